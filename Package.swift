@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "ycft",
+    products: [
+        .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .executable(name: "ycft", targets: ["ycft"]),
+    ],
+    targets: [
+        // The only C in the package: libplist, found through pkg-config.
+        .systemLibrary(
+            name: "CLibPlist",
+            pkgConfig: "libplist-2.0",
+            providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
+        ),
+        // Property-list values <-> bytes, guarded against hostile input.
+        .target(name: "Plist", dependencies: ["CLibPlist"]),
+        // Order-preserving, exact JSON text (no Foundation number or key mangling).
+        .target(name: "OrderedJSON"),
+        // The generic NSKeyedArchiver object graph; knows nothing of YCFirstTime.
+        .target(name: "KeyedArchive", dependencies: ["Plist", "OrderedJSON"]),
+        // The YCFirstTime contract: records, the legacy codec, the plain format.
+        .target(name: "FirstTimeArchive", dependencies: ["KeyedArchive", "Plist", "OrderedJSON"]),
+        // The command-line tool's logic, runnable in-process under test.
+        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON"]),
+        .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
+        // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
+        .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
+
+        .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive"], path: "Tests/TestSupport"),
+        .testTarget(name: "PlistTests", dependencies: ["Plist", "TestSupport"]),
+        .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "TestSupport"]),
+        .testTarget(
+            name: "FirstTimeArchiveTests",
+            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
+        ),
+        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,37 @@
+public import KeyedArchive
+public import OrderedJSON
+public import Plist
+
+/// Why YCFirstTime state could not be read or written.
+public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The archive itself is unreadable or breaks NSKeyedArchiver's layout.
+    case archive(ArchiveError)
+    /// The archive is readable but is not a YCFirstTime archive.
+    case contract(String, at: String)
+    /// Two records share a block key.
+    case duplicateKey(String, at: String)
+    /// A defaults file has no archive under the key.
+    case keyNotFound(String)
+    /// A defaults file holds something other than archive data under the key.
+    case notArchiveData(key: String, found: String)
+    /// The plain format's JSON text is not valid JSON.
+    case json(JSONError)
+    /// The plain format is valid JSON or plist but breaks the records format.
+    case recordsFormat(String, at: String)
+    /// A property list could not be written.
+    case plist(PlistError)
+
+    /// A one-line message: `where: what`.
+    public var description: String {
+        switch self {
+        case let .archive(error): return error.description
+        case let .contract(why, at): return "\(at): \(why)"
+        case let .duplicateKey(key, at): return "\(at): duplicate block key \(quoted(key))"
+        case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
+        case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"
+        case let .json(error): return "invalid JSON: \(error)"
+        case let .recordsFormat(why, at): return "\(at): \(why)"
+        case let .plist(error): return error.description
+        }
+    }
+}

@@ -1,0 +1,233 @@
+public import OrderedJSON
+public import Plist
+
+/// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
+/// `ycft pack` reads) and its property-list form (what a migrated app stores under
+/// `YCFirstTime.records`).
+///
+/// JSON form:
+/// ```json
+/// {
+///   "format" : "ycfirsttime-records",
+///   "formatVersion" : 1,
+///   "records" : {
+///     "onboarding.v1" : {
+///       "lastTime" : 757414800.123456,
+///       "lastTimeUTC" : "2025-01-01T09:00:00.123456Z",
+///       "lastVersion" : "2.1.0"
+///     }
+///   }
+/// }
+/// ```
+/// Records appear in ``FirstTimeRecords`` order (UTF-8 bytes of the key); nil is `null`; a
+/// non-finite time is the string `"NaN"`, `"Infinity"` or `"-Infinity"` with `lastTimeUTC` null.
+public enum RecordsFormat {
+    /// The `format` value.
+    public static let formatName = "ycfirsttime-records"
+    /// The `formatVersion` value.
+    public static let formatVersion = 1
+    /// The `UserDefaults` key of the property-list form.
+    public static let defaultsKey = "YCFirstTime.records"
+
+    // MARK: JSON
+
+    /// The JSON form of records.
+    public static func json(_ records: FirstTimeRecords) -> JSON {
+        .object([
+            .init("format", .string(formatName)),
+            .init("formatVersion", .integer(formatVersion)),
+            .init("records", .object(records.map { key, record in
+                let time: JSON
+                switch record.lastTime {
+                case nil: time = .null
+                case let t? where t.isNaN: time = .string("NaN")
+                case let t? where t.isInfinite: time = .string(t < 0 ? "-Infinity" : "Infinity")
+                case let t?: time = JSON.number(t)!
+                }
+                let utc = record.lastTime.flatMap { ExactTime.utcString(secondsSince2001: $0) }
+                return .init(key, .object([
+                    .init("lastTime", time),
+                    .init("lastTimeUTC", utc.map { .string($0) } ?? .null),
+                    .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
+                ]))
+            })),
+        ])
+    }
+
+    /// Reads the JSON form.
+    ///
+    /// `lastTime` wins when given; when only `lastTimeUTC` is given it is parsed; when both are
+    /// given they must agree to the precision of the `lastTimeUTC` text. Unknown members are
+    /// refused, so a typo never silently drops data.
+    /// - Throws: ``FirstTimeError/json(_:)`` or ``FirstTimeError/recordsFormat(_:at:)``.
+    public static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
+        let document: JSON
+        do { document = try JSON.parse(bytes) } catch { throw .json(error) }
+        guard case let .object(top) = document else {
+            throw .recordsFormat("expected an object, found \(document.kindName)", at: "top level")
+        }
+        var format: String?, version: String?, recordsMember: [JSON.Member]?
+        for member in try unique(top, at: "top level") {
+            switch member.key {
+            case "format":
+                guard case let .string(s) = member.value else { throw .recordsFormat("expected a string", at: "format") }
+                format = s
+            case "formatVersion":
+                guard case let .number(n) = member.value else { throw .recordsFormat("expected a number", at: "formatVersion") }
+                version = n
+            case "records":
+                guard case let .object(m) = member.value else {
+                    throw .recordsFormat("expected an object, found \(member.value.kindName)", at: "records")
+                }
+                recordsMember = m
+            default:
+                throw .recordsFormat("unknown member \(quoted(member.key))", at: "top level")
+            }
+        }
+        guard format == formatName else {
+            throw .recordsFormat("format must be \(quoted(formatName))\(format.map { ", found \(quoted($0))" } ?? " (missing)")", at: "format")
+        }
+        guard version == String(formatVersion) else {
+            throw .recordsFormat("formatVersion must be \(formatVersion)\(version.map { ", found \($0)" } ?? " (missing)")", at: "formatVersion")
+        }
+        guard let recordsMember else { throw .recordsFormat("missing \"records\"", at: "top level") }
+        var entries: [FirstTimeRecords.Entry] = []
+        for member in try unique(recordsMember, at: "records") {
+            entries.append((member.key, try record(member.value, at: "records[\(jsonQuoted(member.key))]")))
+        }
+        return try FirstTimeRecords(entries)
+    }
+
+    private static func jsonQuoted(_ s: String) -> String {
+        var out = ""
+        JSON.writeString(s, into: &out)
+        return out
+    }
+
+    private static func unique(_ members: [JSON.Member], at path: String) throws(FirstTimeError) -> [JSON.Member] {
+        var seen = Set<[UInt8]>()
+        for member in members where !seen.insert(Array(member.key.utf8)).inserted {
+            throw .duplicateKey(member.key, at: path)
+        }
+        return members
+    }
+
+    private static func record(_ value: JSON, at path: String) throws(FirstTimeError) -> FirstTimeRecord {
+        guard case let .object(members) = value else {
+            throw .recordsFormat("expected an object, found \(value.kindName)", at: path)
+        }
+        var record = FirstTimeRecord()
+        var time: JSON?, utc: JSON?
+        for member in try unique(members, at: path) {
+            switch member.key {
+            case "lastVersion":
+                switch member.value {
+                case .null: record.lastVersion = nil
+                case let .string(s): record.lastVersion = s
+                default: throw .recordsFormat("expected a string or null, found \(member.value.kindName)", at: "\(path).lastVersion")
+                }
+            case "lastTime": time = member.value
+            case "lastTimeUTC": utc = member.value
+            default: throw .recordsFormat("unknown member \(quoted(member.key))", at: path)
+            }
+        }
+        var parsedUTC: (seconds: Int64, fraction: String)?
+        switch utc {
+        case nil, .null?: break
+        case let .string(text)?:
+            guard let parsed = ExactTime.parseUTC(text) else {
+                throw .recordsFormat("\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z", at: "\(path).lastTimeUTC")
+            }
+            parsedUTC = parsed
+        case let other?:
+            throw .recordsFormat("expected a string or null, found \(other.kindName)", at: "\(path).lastTimeUTC")
+        }
+        switch time {
+        case nil, .null?:
+            if let parsedUTC { record.lastTime = ExactTime.secondsSince2001(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction) }
+            return record
+        case let .number(text)?:
+            guard let t = Double(text), t.isFinite else {
+                throw .recordsFormat("\(text) is outside the range of a double", at: "\(path).lastTime")
+            }
+            record.lastTime = t
+        case .string("NaN")?: record.lastTime = .nan
+        case .string("Infinity")?: record.lastTime = .infinity
+        case .string("-Infinity")?: record.lastTime = -.infinity
+        case let other?:
+            throw .recordsFormat("expected a number, null, \"NaN\", \"Infinity\" or \"-Infinity\", found \(other.kindName)",
+                                 at: "\(path).lastTime")
+        }
+        if let parsedUTC, let t = record.lastTime {
+            let digits = parsedUTC.fraction.count
+            let given = parsedUTC.seconds * pow10(digits) + (Int64(parsedUTC.fraction) ?? 0)
+            guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), actual == given else {
+                throw .recordsFormat("lastTime \(t) and lastTimeUTC disagree; fix or remove one of them", at: path)
+            }
+        }
+        return record
+    }
+
+    private static func pow10(_ n: Int) -> Int64 {
+        var v: Int64 = 1
+        for _ in 0..<n { v *= 10 }
+        return v
+    }
+
+    // MARK: Property-list form
+
+    /// The property-list form: the JSON form's dictionary with `lastTime` as an exact real, nil
+    /// fields absent, and no `lastTimeUTC`.
+    public static func plist(_ records: FirstTimeRecords) -> PlistValue {
+        .dictionary(PlistDictionary([
+            ("format", .string(formatName)),
+            ("formatVersion", .integer(.signed(Int64(formatVersion)))),
+            ("records", .dictionary(PlistDictionary(records.map { key, record in
+                var fields: [(key: String, value: PlistValue)] = []
+                if let t = record.lastTime { fields.append(("lastTime", .real(t))) }
+                if let v = record.lastVersion { fields.append(("lastVersion", .string(v))) }
+                return (key, .dictionary(PlistDictionary(fields)))
+            }))),
+        ]))
+    }
+
+    /// Reads the property-list form.
+    /// - Throws: ``FirstTimeError/recordsFormat(_:at:)`` naming the first problem.
+    public static func records(fromPlist value: PlistValue, at base: String = defaultsKey) throws(FirstTimeError) -> FirstTimeRecords {
+        guard case let .dictionary(top) = value else {
+            throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: base)
+        }
+        for (key, _) in top where !["format", "formatVersion", "records"].contains(key) {
+            throw .recordsFormat("unknown key \(quoted(key))", at: base)
+        }
+        guard top["format"] == .string(formatName) else {
+            throw .recordsFormat("format must be \(quoted(formatName))", at: "\(base).format")
+        }
+        guard top["formatVersion"] == .integer(.signed(Int64(formatVersion))) else {
+            throw .recordsFormat("formatVersion must be \(formatVersion)", at: "\(base).formatVersion")
+        }
+        guard case let .dictionary(recordsDict)? = top["records"] else {
+            throw .recordsFormat("records must be a dictionary", at: "\(base).records")
+        }
+        var entries: [FirstTimeRecords.Entry] = []
+        for (key, value) in recordsDict {
+            let path = "\(base).records.\(key)"
+            guard case let .dictionary(fields) = value else {
+                throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: path)
+            }
+            var record = FirstTimeRecord()
+            for (field, fieldValue) in fields {
+                switch (field, fieldValue) {
+                case let ("lastTime", .real(t)): record.lastTime = t
+                case let ("lastVersion", .string(v)): record.lastVersion = v
+                case ("lastTime", _), ("lastVersion", _):
+                    throw .recordsFormat("unexpected \(fieldValue.typeName)", at: "\(path).\(field)")
+                default:
+                    throw .recordsFormat("unknown key \(quoted(field))", at: path)
+                }
+            }
+            entries.append((key, record))
+        }
+        return try FirstTimeRecords(entries)
+    }
+}

@@ -1,0 +1,272 @@
+/// Checks a binary property list the way CoreFoundation does before libplist parses it.
+///
+/// libplist 2.2.0 trusts the trailer and offset table, recurses without a depth limit, copies
+/// every shared reference, and silently truncates strings at NUL or drops lone surrogates. This
+/// scanner reads the same bytes without building anything and rejects what would crash libplist,
+/// blow up its memory, or change a value: a malformed trailer or offset table, objects that run
+/// past the table, references out of range, reference cycles, nesting over the depth limit,
+/// expansions over the node budget, and strings libplist cannot keep exactly.
+struct BinaryPlistScanner {
+    private let bytes: UnsafeRawBufferPointer
+    private let limits: PlistLimits
+    private var offsetIntSize = 0
+    private var refSize = 0
+    private var objectCount = 0
+    private var tableOffset = 0
+    private var topObject = 0
+
+    init(bytes: UnsafeRawBufferPointer, limits: PlistLimits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
+
+    /// What the scan learned about the input.
+    struct Summary {
+        var objectCount: Int
+        var expandedNodes: UInt64
+        var depth: Int
+    }
+
+    private func fail(_ why: String, _ offset: Int) -> PlistError {
+        .malformedBinary(why, offset: offset)
+    }
+
+    /// Big-endian unsigned integer of `size` bytes at `offset` (caller checks bounds).
+    @inline(__always)
+    private func readUInt(at offset: Int, size: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for i in 0..<size { value = (value << 8) | UInt64(bytes[offset + i]) }
+        return value
+    }
+
+    /// Validates the input; returns a summary or throws the first problem found.
+    mutating func scan() throws(PlistError) -> Summary {
+        let size = bytes.count
+        let header = Array("bplist00".utf8)
+        guard size >= 8, bytes.prefix(8).elementsEqual(header) else {
+            throw fail("missing 'bplist00' header", 0)
+        }
+        guard size >= 8 + 1 + 32 else { throw fail("file too short for a trailer", size) }
+        let trailer = size - 32
+        offsetIntSize = Int(bytes[trailer + 6])
+        refSize = Int(bytes[trailer + 7])
+        let count = readUInt(at: trailer + 8, size: 8)
+        let top = readUInt(at: trailer + 16, size: 8)
+        let table = readUInt(at: trailer + 24, size: 8)
+        guard [1, 2, 4, 8].contains(offsetIntSize) else {
+            throw fail("trailer offset size \(offsetIntSize) is not 1, 2, 4 or 8", trailer + 6)
+        }
+        guard [1, 2, 4, 8].contains(refSize) else {
+            throw fail("trailer reference size \(refSize) is not 1, 2, 4 or 8", trailer + 7)
+        }
+        // Every object takes at least one byte between the header and the offset table.
+        guard count >= 1, count <= UInt64(trailer - 8) else {
+            throw fail("trailer object count \(count) does not fit the file", trailer + 8)
+        }
+        guard refSize >= 8 || count <= UInt64(1) << UInt64(8 * refSize) else {
+            throw fail("object count \(count) does not fit \(refSize)-byte references", trailer + 7)
+        }
+        guard top < count else { throw fail("top object \(top) is not below object count \(count)", trailer + 16) }
+        guard table >= 9, table < UInt64(trailer) else {
+            throw fail("offset table at \(table) is outside the object area", trailer + 24)
+        }
+        guard count <= (UInt64(trailer) - table) / UInt64(offsetIntSize) else {
+            throw fail("offset table of \(count) entries runs into the trailer", Int(table))
+        }
+        objectCount = Int(count)
+        tableOffset = Int(table)
+        topObject = Int(top)
+
+        var offsets = [Int](repeating: 0, count: objectCount)
+        for i in 0..<objectCount {
+            let at = tableOffset + i * offsetIntSize
+            let offset = readUInt(at: at, size: offsetIntSize)
+            guard offset >= 8, offset < table else {
+                throw fail("offset of object \(i) (\(offset)) is outside the object area", at)
+            }
+            offsets[i] = Int(offset)
+        }
+        return try walk(offsets: offsets)
+    }
+
+    /// One object's marker decoded: its kind, where its payload starts, and its element count.
+    private struct Object {
+        enum Kind { case scalar, array, dict }
+        var kind: Kind
+        var payload: Int
+        var count: Int
+    }
+
+    /// Reads the length that follows a marker whose low nibble is `nibble`.
+    private func length(nibble: UInt8, after offset: Int) throws(PlistError) -> (Int, Int) {
+        if nibble != 0x0F { return (Int(nibble), offset) }
+        guard offset < tableOffset else { throw fail("length runs into the offset table", offset) }
+        let marker = bytes[offset]
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw fail("bad length marker", offset) }
+        let size = 1 << Int(marker & 0x0F)
+        guard offset + 1 + size <= tableOffset else { throw fail("length runs into the offset table", offset) }
+        let value = readUInt(at: offset + 1, size: size)
+        guard value <= UInt64(tableOffset) else { throw fail("length \(value) is larger than the file", offset) }
+        return (Int(value), offset + 1 + size)
+    }
+
+    private func object(_ index: Int, offsets: [Int], path: () -> String) throws(PlistError) -> Object {
+        let start = offsets[index]
+        let marker = bytes[start]
+        let nibble = marker & 0x0F
+        func needs(_ end: Int) throws(PlistError) {
+            guard end <= tableOffset else { throw fail("object \(index) runs into the offset table", start) }
+        }
+        switch marker >> 4 {
+        case 0x0:
+            guard marker == 0x08 || marker == 0x09 else {
+                throw fail("unsupported object marker 0x\(String(marker, radix: 16))", start)
+            }
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x1:
+            guard nibble <= 4 else { throw fail("integer of 2^\(nibble) bytes", start) }
+            try needs(start + 1 + (1 << Int(nibble)))
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x2:
+            guard nibble == 2 || nibble == 3 else { throw fail("real of 2^\(nibble) bytes", start) }
+            try needs(start + 1 + (1 << Int(nibble)))
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x3:
+            guard marker == 0x33 else { throw fail("bad date marker", start) }
+            try needs(start + 9)
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x4:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            try needs(payload + n)
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x5:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            try needs(payload + n)
+            for i in payload..<(payload + n) {
+                let b = bytes[i]
+                if b == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
+                if b >= 0x80 { throw PlistError.unrepresentableString("is not ASCII in an ASCII object", at: path()) }
+            }
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x6:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw fail("string length overflows", start) }
+            try needs(payload + byteCount)
+            var i = 0
+            while i < n {
+                let unit = UInt16(bytes[payload + 2 * i]) << 8 | UInt16(bytes[payload + 2 * i + 1])
+                if unit == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
+                if unit >= 0xD800 && unit <= 0xDBFF {
+                    guard i + 1 < n else { throw PlistError.unrepresentableString("has a lone surrogate", at: path()) }
+                    let next = UInt16(bytes[payload + 2 * i + 2]) << 8 | UInt16(bytes[payload + 2 * i + 3])
+                    guard next >= 0xDC00 && next <= 0xDFFF else {
+                        throw PlistError.unrepresentableString("has a lone surrogate", at: path())
+                    }
+                    i += 2
+                    continue
+                }
+                if unit >= 0xDC00 && unit <= 0xDFFF {
+                    throw PlistError.unrepresentableString("has a lone surrogate", at: path())
+                }
+                i += 1
+            }
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0x8:
+            guard [0, 1, 3, 7].contains(nibble) else { throw fail("UID of \(nibble + 1) bytes", start) }
+            try needs(start + 2 + Int(nibble))
+            return Object(kind: .scalar, payload: start, count: 0)
+        case 0xA:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            let (refBytes, overflow) = n.multipliedReportingOverflow(by: refSize)
+            guard !overflow else { throw fail("array length overflows", start) }
+            try needs(payload + refBytes)
+            return Object(kind: .array, payload: payload, count: n)
+        case 0xD:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            let (refBytes, overflow) = n.multipliedReportingOverflow(by: 2 * refSize)
+            guard !overflow else { throw fail("dictionary length overflows", start) }
+            try needs(payload + refBytes)
+            return Object(kind: .dict, payload: payload, count: n)
+        default:
+            throw fail("unsupported object marker 0x\(String(marker, radix: 16))", start)
+        }
+    }
+
+    private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {
+        let marker = bytes[offsets[index]] >> 4
+        return marker == 0x5 || marker == 0x6
+    }
+
+    /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
+    /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
+    private func walk(offsets: [Int]) throws(PlistError) -> Summary {
+        enum State: UInt8 { case unseen, active, done }
+        var state = [State](repeating: .unseen, count: objectCount)
+        var expanded = [UInt64](repeating: 0, count: objectCount)
+        var height = [Int32](repeating: 0, count: objectCount)
+        let budget = UInt64(limits.nodeBudget(forInputSize: bytes.count))
+
+        struct Frame { var index: Int; var object: Object; var next: Int; var total: UInt64; var height: Int32 }
+        var stack: [Frame] = []
+
+        func pathString(_ stack: [Frame], _ extra: Int?) -> String {
+            var parts = stack.map { "object \($0.index)" }
+            if let extra { parts.append("object \(extra)") }
+            return parts.joined(separator: " > ")
+        }
+
+        // Enter the top object.
+        let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
+        state[topObject] = .active
+        stack.append(Frame(index: topObject, object: topObj, next: 0, total: 1, height: 1))
+
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            let frame = stack[top]
+            let childCount = frame.object.kind == .dict ? 2 * frame.object.count
+                : frame.object.kind == .array ? frame.object.count : 0
+            if frame.next < childCount {
+                stack[top].next += 1
+                let refOffset = frame.object.payload + frame.next * refSize
+                let ref = readUInt(at: refOffset, size: refSize)
+                guard ref < UInt64(objectCount) else {
+                    throw fail("reference \(ref) is not below object count \(objectCount)", refOffset)
+                }
+                let child = Int(ref)
+                if frame.object.kind == .dict && frame.next < frame.object.count {
+                    guard isStringObject(child, offsets: offsets) else {
+                        throw fail("dictionary key (object \(child)) is not a string", offsets[child])
+                    }
+                }
+                switch state[child] {
+                case .active:
+                    throw fail("reference cycle through object \(child)", refOffset)
+                case .done:
+                    stack[top].total &+= expanded[child]
+                    stack[top].height = max(stack[top].height, height[child] + 1)
+                    if stack[top].total > budget { throw .tooManyNodes(expanded: stack[top].total, limit: Int(budget)) }
+                    if stack.count + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
+                case .unseen:
+                    let obj = try object(child, offsets: offsets, path: { pathString(stack, child) })
+                    state[child] = .active
+                    stack.append(Frame(index: child, object: obj, next: 0, total: 1, height: 1))
+                    // Only containers push children, so every frame on the stack but a leaf is a
+                    // container: the stack's size is the nesting depth.
+                    if obj.kind != .scalar && stack.count > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
+                }
+            } else {
+                stack.removeLast()
+                state[frame.index] = .done
+                expanded[frame.index] = frame.total
+                height[frame.index] = frame.object.kind == .scalar ? 0 : frame.height
+                if let parent = stack.indices.last {
+                    stack[parent].total &+= frame.total
+                    if stack[parent].total > budget { throw .tooManyNodes(expanded: stack[parent].total, limit: Int(budget)) }
+                    stack[parent].height = max(stack[parent].height, height[frame.index] + 1)
+                }
+            }
+        }
+        return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]))
+    }
+}

@@ -1,0 +1,142 @@
+/// Proleptic Gregorian calendar arithmetic in UTC, exact and independent of Foundation.
+package enum CivilTime {
+    /// Days from 1970-01-01 to 2001-01-01, the property-list reference date.
+    package static let referenceDaysFrom1970: Int64 = 11_323
+
+    /// Days since 1970-01-01 for a civil date (Howard Hinnant's `days_from_civil`).
+    package static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The civil date of a count of days since 1970-01-01 (`civil_from_days`).
+    package static func date(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Whole seconds since 2001 as `YYYY-MM-DDTHH:MM:SS`, for years 1 to 9999; nil outside.
+    package static func isoDateTime(secondsSince2001 seconds: Int64) -> String? {
+        let (daysSince2001, secondOfDay) = floorDivMod(seconds, 86_400)
+        let (year, month, day) = date(days: daysSince2001 + referenceDaysFrom1970)
+        guard (1...9999).contains(year) else { return nil }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS` (exactly that shape) into whole seconds since 2001.
+    package static func parseISODateTime<S: StringProtocol>(_ text: S) -> Int64? {
+        let chars = Array(text.utf8)
+        guard chars.count == 19, chars[4] == UInt8(ascii: "-"), chars[7] == UInt8(ascii: "-"),
+              chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"), chars[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var v: Int64 = 0
+            for i in range {
+                guard chars[i] >= UInt8(ascii: "0"), chars[i] <= UInt8(ascii: "9") else { return nil }
+                v = v * 10 + Int64(chars[i] - UInt8(ascii: "0"))
+            }
+            return v
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(year: year, month: month),
+              hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = self.days(year: year, month: month, day: day) - referenceDaysFrom1970
+        return days * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
+    /// Days in a month of the proleptic Gregorian calendar.
+    package static func daysIn(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Floor division and the non-negative remainder.
+    package static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
+        let q = a / b, r = a % b
+        return r < 0 ? (q - 1, r + b) : (q, r)
+    }
+
+    private static func pad(_ v: Int64, _ width: Int) -> String {
+        let s = String(v)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
+
+/// Standard base64 (RFC 4648, with padding), without Foundation.
+package enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Encodes bytes.
+    package static func encode(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes base64, ignoring ASCII white space; nil when the text is not valid base64.
+    package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
+        var values = [UInt8]()
+        var padding = 0
+        for c in text.utf8 {
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): guard padding == 0 else { return nil }; values.append(c - 65)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): guard padding == 0 else { return nil }; values.append(c - 97 + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): guard padding == 0 else { return nil }; values.append(c - 48 + 52)
+            case UInt8(ascii: "+"): guard padding == 0 else { return nil }; values.append(62)
+            case UInt8(ascii: "/"): guard padding == 0 else { return nil }; values.append(63)
+            case UInt8(ascii: "="): padding += 1
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            default: return nil
+            }
+        }
+        guard padding <= 2, (values.count + padding) % 4 == 0, values.count % 4 != 1 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(values.count * 3 / 4)
+        var i = 0
+        while i + 4 <= values.count {
+            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6 | UInt32(values[i + 3])
+            out += [UInt8(n >> 16), UInt8(n >> 8 & 255), UInt8(n & 255)]
+            i += 4
+        }
+        let rest = values.count - i
+        if rest == 2 {
+            out.append(UInt8((UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12) >> 16))
+        } else if rest == 3 {
+            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6
+            out += [UInt8(n >> 16), UInt8(n >> 8 & 255)]
+        }
+        return out
+    }
+}

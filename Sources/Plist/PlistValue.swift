@@ -1,0 +1,138 @@
+/// A property-list value, held exactly.
+///
+/// Strings compare by their exact Unicode scalars (never by canonical equivalence), reals by
+/// their bit pattern (`-0.0` is not `0.0`; a NaN equals the same NaN), and dictionaries keep
+/// their key order.
+public indirect enum PlistValue: Sendable {
+    /// A string.
+    case string(String)
+    /// An integer: 64-bit signed, or unsigned above `Int64.max`.
+    case integer(PlistInteger)
+    /// A 64-bit real.
+    case real(Double)
+    /// A boolean.
+    case bool(Bool)
+    /// A date, as the exact seconds since 2001-01-01T00:00:00Z.
+    case date(Double)
+    /// Raw bytes.
+    case data([UInt8])
+    /// An NSKeyedArchiver object reference.
+    case uid(UInt64)
+    /// An ordered array.
+    case array([PlistValue])
+    /// A dictionary with string keys, in order.
+    case dictionary(PlistDictionary)
+
+    /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
+    public var typeName: String {
+        switch self {
+        case .string: return "string"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .bool: return "boolean"
+        case .date: return "date"
+        case .data: return "data"
+        case .uid: return "UID"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        }
+    }
+
+    /// The string, when this is one.
+    public var stringValue: String? { if case let .string(s) = self { return s }; return nil }
+    /// The dictionary, when this is one.
+    public var dictionaryValue: PlistDictionary? { if case let .dictionary(d) = self { return d }; return nil }
+    /// The array, when this is one.
+    public var arrayValue: [PlistValue]? { if case let .array(a) = self { return a }; return nil }
+    /// The UID, when this is one.
+    public var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
+}
+
+extension PlistValue: Equatable {
+    /// Exact equality: strings by scalars, reals and dates by bit pattern, dictionaries in order.
+    public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.date(a), .date(b)): return a.bitPattern == b.bitPattern
+        case let (.data(a), .data(b)): return a == b
+        case let (.uid(a), .uid(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)): return a == b
+        default: return false
+        }
+    }
+}
+
+/// A property-list integer: every value of `Int64` and of `UInt64`.
+public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
+    /// A value that fits `Int64`.
+    case signed(Int64)
+    /// A value above `Int64.max`.
+    case unsigned(UInt64)
+
+    /// Creates a signed integer.
+    public init(_ value: Int64) { self = .signed(value) }
+
+    /// Creates an integer from an unsigned value, signed when it fits `Int64`.
+    public init(unsigned value: UInt64) {
+        self = value <= UInt64(Int64.max) ? .signed(Int64(value)) : .unsigned(value)
+    }
+
+    /// The value when it fits `Int64`.
+    public var int64: Int64? { if case let .signed(v) = self { return v }; return nil }
+
+    /// The decimal text of the value.
+    public var description: String {
+        switch self {
+        case let .signed(v): return String(v)
+        case let .unsigned(v): return String(v)
+        }
+    }
+}
+
+/// An ordered dictionary with string keys, compared by exact Unicode scalars.
+public struct PlistDictionary: Sendable, Equatable, Sequence {
+    /// The entries in order.
+    public private(set) var entries: [(key: String, value: PlistValue)]
+
+    /// Creates a dictionary; the caller guarantees the keys are distinct.
+    public init(_ entries: [(key: String, value: PlistValue)] = []) {
+        self.entries = entries
+    }
+
+    /// The number of entries.
+    public var count: Int { entries.count }
+
+    /// Iterates the entries in order.
+    public func makeIterator() -> IndexingIterator<[(key: String, value: PlistValue)]> {
+        entries.makeIterator()
+    }
+
+    /// The position of `key`, compared by exact scalars.
+    public func index(of key: String) -> Int? {
+        entries.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
+    }
+
+    /// The value for `key`, or nil. Setting nil removes the key; setting a new key appends it;
+    /// setting an existing key replaces its value in place (its position is kept).
+    public subscript(key: String) -> PlistValue? {
+        get { index(of: key).map { entries[$0].value } }
+        set {
+            if let i = index(of: key) {
+                if let newValue { entries[i].value = newValue } else { entries.remove(at: i) }
+            } else if let newValue {
+                entries.append((key, newValue))
+            }
+        }
+    }
+
+    /// Exact, ordered equality.
+    public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
+        lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
+            $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value
+        }
+    }
+}

@@ -1,0 +1,219 @@
+internal import CLibPlist
+
+/// Reads and writes property lists through libplist, guarded against hostile input.
+public enum PropertyList {
+    /// The format of `bytes`, or nil when they are not a property list.
+    ///
+    /// Binary starts with `bplist`; XML starts (after an optional UTF-8 byte-order mark and
+    /// white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
+    public static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
+        if bytes.starts(with: "bplist".utf8) { return .binary }
+        var rest = bytes[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        for opening in ["<?xml", "<!DOCTYPE", "<plist"] where rest.starts(with: opening.utf8) {
+            return .xml
+        }
+        return nil
+    }
+
+    /// Parses binary or XML property-list bytes, after checking them against `limits`.
+    ///
+    /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
+    /// seconds, integers their sign, strings their exact scalars, dictionaries their key order.
+    /// - Parameters:
+    ///   - bytes: the whole input.
+    ///   - limits: size, depth and expansion bounds.
+    /// - Returns: the value and the format it was read from.
+    /// - Throws: ``PlistError`` naming the first problem; nothing reaches libplist unchecked.
+    ///   Calls `plist_from_bin` or `plist_from_xml`.
+    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
+        -> (value: PlistValue, format: PlistFormat)
+    {
+        guard !bytes.isEmpty else { throw .empty }
+        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
+        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
+        guard let format = detectFormat(bytes) else { throw .unknownFormat }
+        let result: Result<PlistValue, PlistError> = bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                let node: plist_t?
+                switch format {
+                case .binary:
+                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                    _ = try scanner.scan()
+                    node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                case .xml:
+                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                    node = ycft_plist_from_xml(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                }
+                guard let node else { throw PlistError.libplistRejected(format: format) }
+                defer { plist_free(node) }
+                var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: limits.maxDepth)
+                return .success(try reader.value(of: node, path: "", depth: 0))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (try result.get(), format)
+    }
+
+    /// Serializes a value.
+    ///
+    /// Binary goes through libplist's `plist_to_bin` (reals exactly representable as 32-bit
+    /// floats are written in 4 bytes, as libplist does; the value is unchanged). XML is written
+    /// by ycft itself, because libplist 2.2.0's XML writer turns `-0.0` into `0.0`.
+    /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist stores C
+    ///   strings) or a value XML cannot hold exactly; ``PlistError/serializationFailed(format:)``.
+    public static func write(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {
+        switch format {
+        case .xml:
+            var writer = XMLPlistWriter()
+            return try writer.document(value)
+        case .binary:
+            let node = try NodeBuilder.node(for: value, path: "")
+            defer { plist_free(node) }
+            var length: UInt32 = 0
+            guard let buffer = ycft_plist_to_bin(node, &length) else { throw .serializationFailed(format: .binary) }
+            defer { ycft_plist_mem_free(buffer) }
+            return Array(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
+        }
+    }
+}
+
+/// Path text for messages: `key.sub[3]`.
+package func appendPath(_ path: String, key: String) -> String {
+    path.isEmpty ? key : "\(path).\(key)"
+}
+
+/// Turns a libplist tree into a ``PlistValue`` (recursion bounded by the scanned depth).
+private struct NodeReader {
+    let convertsCFUID: Bool
+    let maxDepth: Int
+
+    func string(_ pointer: UnsafePointer<CChar>, length: Int, path: @autoclosure () -> String) throws(PlistError) -> String {
+        let buffer = UnsafeRawBufferPointer(start: pointer, count: length)
+        guard let s = String(validating: buffer, as: UTF8.self) else {
+            throw .unrepresentableString("is not valid UTF-8", at: path().isEmpty ? "top level" : path())
+        }
+        return s
+    }
+
+    mutating func value(of node: plist_t, path: String, depth: Int) throws(PlistError) -> PlistValue {
+        guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth) }
+        switch ycft_node_kind(node) {
+        case YCFT_BOOLEAN:
+            return .bool(ycft_get_bool(node) != 0)
+        case YCFT_INTEGER:
+            let bits = ycft_get_uint(node)
+            if bits > UInt64(Int64.max) && ycft_int_is_big_unsigned(node) != 0 { return .integer(.unsigned(bits)) }
+            return .integer(.signed(Int64(bitPattern: bits)))
+        case YCFT_REAL:
+            return .real(ycft_get_real(node))
+        case YCFT_DATE:
+            var exact = 0.0
+            if ycft_date_exact(node, &exact) != 0 { return .date(exact) }
+            var sec: Int32 = 0, usec: Int32 = 0
+            ycft_get_date(node, &sec, &usec)
+            return .date(Double(sec) + Double(usec) / 1_000_000)
+        case YCFT_STRING, YCFT_KEY:
+            var length: UInt64 = 0
+            guard let pointer = plist_get_string_ptr(node, &length) else { return .string("") }
+            return .string(try string(pointer, length: Int(length), path: path))
+        case YCFT_DATA:
+            var length: UInt64 = 0
+            guard let pointer = plist_get_data_ptr(node, &length), length > 0 else { return .data([]) }
+            return .data(Array(UnsafeRawBufferPointer(start: pointer, count: Int(length))))
+        case YCFT_UID:
+            return .uid(ycft_get_uid(node))
+        case YCFT_ARRAY:
+            var items: [PlistValue] = []
+            items.reserveCapacity(Int(plist_array_get_size(node)))
+            guard let iter = ycft_array_iter(node) else { return .array([]) }
+            defer { ycft_plist_mem_free(iter) }
+            while let item = ycft_array_next(node, iter) {
+                items.append(try value(of: item, path: "\(path)[\(items.count)]", depth: depth + 1))
+            }
+            return .array(items)
+        case YCFT_DICT:
+            var entries: [(key: String, value: PlistValue)] = []
+            entries.reserveCapacity(Int(plist_dict_get_size(node)))
+            guard let iter = ycft_dict_iter(node) else { return .dictionary(PlistDictionary()) }
+            defer { ycft_plist_mem_free(iter) }
+            var seen = Set<[UInt8]>()
+            while true {
+                var keyPointer: UnsafeMutablePointer<CChar>?
+                guard let item = ycft_dict_next(node, iter, &keyPointer) else {
+                    ycft_plist_mem_free(keyPointer)
+                    break
+                }
+                defer { ycft_plist_mem_free(keyPointer) }
+                guard let keyPointer else { throw .libplistRejected(format: .binary) }
+                let key = try string(keyPointer, length: strlen(keyPointer), path: path)
+                let itemPath = appendPath(path, key: key)
+                guard seen.insert(Array(key.utf8)).inserted else { throw .duplicateKey(key, at: path.isEmpty ? "top level" : path) }
+                entries.append((key, try value(of: item, path: itemPath, depth: depth + 1)))
+            }
+            if convertsCFUID, entries.count == 1, entries[0].key == "CF$UID",
+               case let .integer(.signed(uid)) = entries[0].value, uid >= 0 {
+                return .uid(UInt64(uid))
+            }
+            return .dictionary(PlistDictionary(entries))
+        default:
+            throw .libplistRejected(format: .binary)
+        }
+    }
+}
+
+/// Builds a libplist tree from a ``PlistValue``; the caller frees the root.
+private enum NodeBuilder {
+    static func node(for value: PlistValue, path: String) throws(PlistError) -> plist_t {
+        switch value {
+        case let .string(s):
+            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: path.isEmpty ? "top level" : path) }
+            return plist_new_string(s)
+        case let .integer(.signed(v)):
+            return ycft_new_int(v)
+        case let .integer(.unsigned(v)):
+            guard let node = ycft_new_big_uint(v) else { throw .serializationFailed(format: .binary) }
+            return node
+        case let .real(d):
+            return plist_new_real(d)
+        case let .bool(b):
+            return plist_new_bool(b ? 1 : 0)
+        case let .date(d):
+            guard let node = ycft_new_date_exact(d) else { throw .serializationFailed(format: .binary) }
+            return node
+        case let .data(bytes):
+            return bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { plist_new_data($0.baseAddress, UInt64($0.count)) }
+            }
+        case let .uid(u):
+            return plist_new_uid(u)
+        case let .array(items):
+            let array = plist_new_array()!
+            for (i, item) in items.enumerated() {
+                do {
+                    plist_array_append_item(array, try node(for: item, path: "\(path)[\(i)]"))
+                } catch {
+                    plist_free(array)
+                    throw error
+                }
+            }
+            return array
+        case let .dictionary(dict):
+            let node = plist_new_dict()!
+            for (key, item) in dict {
+                do throws(PlistError) {
+                    guard !key.utf8.contains(0) else {
+                        throw PlistError.unwritable("key contains NUL", at: appendPath(path, key: key))
+                    }
+                    plist_dict_set_item(node, key, try self.node(for: item, path: appendPath(path, key: key)))
+                } catch {
+                    plist_free(node)
+                    throw error
+                }
+            }
+            return node
+        }
+    }
+}

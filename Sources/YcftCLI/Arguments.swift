@@ -1,0 +1,49 @@
+/// A small, conventional argument cursor: `--long value`, `--long=value`, short aliases such as
+/// `-o`, `--` ends options, a lone `-` is an operand (standard input or output), and options and
+/// operands may interleave.
+struct Arguments {
+    private var rest: [String]
+    private(set) var operands: [String] = []
+    private var optionsEnded = false
+
+    init(_ arguments: [String]) { rest = arguments }
+
+    /// An option as the user wrote it, with its value when it has one.
+    enum Token: Equatable {
+        case option(String, inline: String?)
+        case operand(String)
+    }
+
+    /// The next option (operands are collected as they pass); nil at the end.
+    mutating func nextOption() -> (name: String, inline: String?)? {
+        while !rest.isEmpty {
+            let arg = rest.removeFirst()
+            if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
+                operands.append(arg)
+                continue
+            }
+            if arg == "--" {
+                optionsEnded = true
+                continue
+            }
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+            }
+            return (arg, nil)
+        }
+        return nil
+    }
+
+    /// The value of an option: its inline `=value` or the next argument.
+    mutating func value(for name: String, inline: String?) throws(UsageError) -> String {
+        if let inline { return inline }
+        guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) <value>'") }
+        return rest.removeFirst()
+    }
+}
+
+/// A command-line mistake: printed with the command's usage line, exit status 2.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,71 @@
+/// Help texts, locked by golden tests.
+enum Help {
+    static let exitStatus = """
+    EXIT STATUS:
+      0  success
+      1  the input is not a valid archive or records file (a content problem)
+      2  trouble: usage, unreadable input, unwritable output
+
+    """
+
+    static let main = """
+    OVERVIEW: Read, check and rewrite the state archives of YCFirstTime.
+
+    USAGE: ycft <subcommand>
+
+    OPTIONS:
+      --version               Show the version.
+      -h, --help              Show help information.
+
+    SUBCOMMANDS:
+      dump                    Print the records of an archive as JSON.
+      pack                    Write records (JSON) as a legacy archive.
+      help                    Show help for a subcommand.
+
+    \(exitStatus)
+      See 'ycft help <subcommand>' for detailed help.
+
+    """
+
+    static let dump = """
+    OVERVIEW: Print the records of a YCFirstTime archive as JSON.
+
+    FILE is an NSKeyedArchiver archive (binary or XML) or an exported defaults file
+    (binary or XML) that holds one as data under the key YCFirstTime; which one is
+    detected. The JSON goes to standard output, errors to standard error.
+
+    USAGE: ycft dump [--key NAME] [--compact] FILE|-
+
+    ARGUMENTS:
+      FILE|-                  The archive or defaults file ('-' reads standard input).
+
+    OPTIONS:
+      --key NAME              The defaults key holding the archive. (default: YCFirstTime)
+      --compact               Print the JSON on one line.
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
+
+    static let pack = """
+    OVERVIEW: Write records in ycft's JSON form as a legacy YCFirstTime archive.
+
+    The archive has Apple's NSKeyedArchiver layout, with NSMutableDictionary root and
+    group, so YCFirstTime loads it and keeps every key on its next save. lastTime is
+    used as given; when only lastTimeUTC is given it is parsed; when both are given
+    and disagree beyond the precision of lastTimeUTC, pack refuses.
+
+    USAGE: ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-
+
+    ARGUMENTS:
+      FILE.json|-             The records ('-' reads standard input).
+
+    OPTIONS:
+      --format binary|xml     The archive's property-list format. (default: binary)
+      -o, --output OUT|-      Where to write ('-' is standard output, the default;
+                              a file is replaced atomically).
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
+}

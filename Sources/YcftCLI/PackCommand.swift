@@ -1,0 +1,53 @@
+import FirstTimeArchive
+import Plist
+
+/// `ycft pack`: records in the JSON form to a legacy archive.
+enum PackCommand {
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var format = PlistFormat.binary
+        var output = "-"
+        while let option = args.nextOption() {
+            switch option.name {
+            case "--format":
+                let value = try args.value(for: "--format", inline: option.inline)
+                guard let f = PlistFormat(rawValue: value) else {
+                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'binary' or 'xml'")
+                }
+                format = f
+            case "-o", "--output":
+                output = try args.value(for: option.name, inline: option.inline)
+            default: throw UsageError("Unknown option '\(option.name)'")
+            }
+        }
+        guard args.operands.count == 1 else {
+            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE.json|-'" : "Unexpected argument '\(args.operands[1])'")
+        }
+        let path = args.operands[0]
+        do throws(Ycft.Failure) {
+            if output == "-" && format == .binary && io.stdoutIsTerminal() {
+                throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
+            }
+            let bytes = try Ycft.readInput(path, io: io)
+            let archive: [UInt8]
+            do {
+                let records = try RecordsFormat.records(fromJSON: bytes)
+                archive = try LegacyArchive.encode(records, format: format)
+            } catch {
+                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            }
+            if output == "-" {
+                io.writeStdout(archive)
+            } else {
+                do {
+                    try io.writeFileAtomically(output, archive)
+                } catch {
+                    throw Ycft.Failure(.trouble, output, "cannot write: \(error)")
+                }
+            }
+            return .success
+        } catch {
+            return error.report(io)
+        }
+    }
+}

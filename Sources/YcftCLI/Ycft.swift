@@ -1,0 +1,125 @@
+import FirstTimeArchive
+import KeyedArchive
+import OrderedJSON
+import Plist
+
+/// The `ycft` command line: argument handling, help text and exit status around the library.
+public enum Ycft {
+    /// The tool's version.
+    public static let version = "0.1.0"
+
+    /// Exit statuses, like `diff` and `grep`.
+    public enum Exit: Int32, Sendable {
+        /// Success.
+        case success = 0
+        /// A negative answer: the input is not a valid archive or records file.
+        case content = 1
+        /// Trouble: usage, I/O.
+        case trouble = 2
+    }
+
+    /// Runs the tool with `arguments` (without the program name).
+    /// - Returns: the exit status.
+    public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
+        guard let first = arguments.first else {
+            io.writeStdout(Array(Help.main.utf8))
+            return Exit.success.rawValue
+        }
+        let rest = Array(arguments.dropFirst())
+        switch first {
+        case "-h", "--help":
+            io.writeStdout(Array(Help.main.utf8))
+            return Exit.success.rawValue
+        case "--version":
+            io.writeStdout(Array("ycft \(version)\n".utf8))
+            return Exit.success.rawValue
+        case "help":
+            guard let name = rest.first else {
+                io.writeStdout(Array(Help.main.utf8))
+                return Exit.success.rawValue
+            }
+            guard let command = Command(rawValue: name), rest.count == 1 else {
+                return usage(UsageError("Unknown subcommand '\(name)'"), command: nil, io: io)
+            }
+            io.writeStdout(Array(command.help.utf8))
+            return Exit.success.rawValue
+        default:
+            guard let command = Command(rawValue: first) else {
+                return usage(UsageError(first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"),
+                             command: nil, io: io)
+            }
+            if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+                io.writeStdout(Array(command.help.utf8))
+                return Exit.success.rawValue
+            }
+            do {
+                switch command {
+                case .dump: return try DumpCommand.run(rest, io: io).rawValue
+                case .pack: return try PackCommand.run(rest, io: io).rawValue
+                }
+            } catch {
+                return usage(error, command: command, io: io)
+            }
+        }
+    }
+
+    private static func usage(_ error: UsageError, command: Command?, io: CommandIO) -> Int32 {
+        let usageLine = command?.usage ?? "ycft <subcommand>"
+        let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
+        io.writeStderr("Error: \(error.message)\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
+        return Exit.trouble.rawValue
+    }
+
+    /// The subcommands.
+    enum Command: String, CaseIterable {
+        case dump, pack
+
+        var usage: String {
+            switch self {
+            case .dump: return "ycft dump [--key NAME] [--compact] FILE|-"
+            case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
+            }
+        }
+
+        var help: String {
+            switch self {
+            case .dump: return Help.dump
+            case .pack: return Help.pack
+            }
+        }
+    }
+
+    /// Reads an input operand ('-' is standard input), bounded by the input-size limit.
+    static func readInput(_ path: String, io: CommandIO, limit: Int = PlistLimits.default.maxInputSize) throws(Failure) -> [UInt8] {
+        let bytes: [UInt8]
+        do {
+            bytes = path == "-" ? try io.readStdin(limit) : try io.readFile(path, limit)
+        } catch {
+            throw Failure(.trouble, display(path), "cannot read: \(error)")
+        }
+        guard bytes.count <= limit else {
+            throw Failure(.content, display(path), PlistError.inputTooLarge(size: bytes.count, limit: limit).description)
+        }
+        return bytes
+    }
+
+    /// How a path appears in messages (`-` is `<stdin>`).
+    static func display(_ path: String) -> String { path == "-" ? "<stdin>" : path }
+
+    /// A command's failure: its exit status and the `ycft: FILE: message` line.
+    struct Failure: Error {
+        let exit: Exit
+        let file: String?
+        let message: String
+        init(_ exit: Exit, _ file: String?, _ message: String) {
+            self.exit = exit
+            self.file = file
+            self.message = message
+        }
+
+        func report(_ io: CommandIO) -> Exit {
+            io.writeStderr("ycft: \(file.map { "\($0): " } ?? "")\(message)\n")
+            return exit
+        }
+    }
+}
