@@ -1,0 +1,210 @@
+import Testing
+import Plist
+import TestSupport
+
+/// Inputs that crash, hang or silently change values in libplist 2.2.0 must fail cleanly.
+@Suite struct HostileBinary {
+    // Objects: 0 = array [1], 1 = "a"
+    let small = rawBinaryPlist([[0xA1, 0x01], [0x51, 0x61]])
+
+    @Test func wellFormedSampleReads() throws {
+        #expect(try PropertyList.read(small).value == .array([.string("a")]))
+    }
+
+    @Test func emptyInput() {
+        #expect(throws: PlistError.empty) { try PropertyList.read([]) }
+    }
+
+    @Test func notAPlist() {
+        #expect(throws: PlistError.unknownFormat) { try PropertyList.read(Array("hello".utf8)) }
+    }
+
+    @Test func everyTruncationFailsCleanly() {
+        for length in 1..<small.count {
+            #expect(throws: PlistError.self) { try PropertyList.read(Array(small.prefix(length))) }
+        }
+    }
+
+    @Test func everySingleByteFlipIsHandled() {
+        // Each flip either still parses or fails with a PlistError: never a crash.
+        for i in small.indices {
+            for bit in 0..<8 {
+                var bytes = small
+                bytes[i] ^= 1 << bit
+                _ = try? PropertyList.read(bytes)
+            }
+        }
+    }
+
+    @Test func badOffsetSize() {
+        let bytes = rawBinaryPlist([[0x51, 0x61]], offsetSize: 3)
+        #expect(throws: PlistError.malformedBinary("trailer offset size 3 is not 1, 2, 4 or 8", offset: bytes.count - 26)) {
+            try PropertyList.read(bytes)
+        }
+    }
+
+    @Test func objectCountNearTwoToThe64() {
+        let bytes = rawBinaryPlist([[0x51, 0x61]], count: UInt64.max - 1)
+        #expect(throws: PlistError.malformedBinary("trailer object count \(UInt64.max - 1) does not fit the file",
+                                                   offset: bytes.count - 24)) {
+            try PropertyList.read(bytes)
+        }
+    }
+
+    @Test func topObjectOutOfRange() {
+        #expect(throws: PlistError.self) { try PropertyList.read(rawBinaryPlist([[0x51, 0x61]], top: 1)) }
+    }
+
+    @Test func offsetTablePointingOutsideTheFile() {
+        #expect(throws: PlistError.self) { try PropertyList.read(rawBinaryPlist([[0x51, 0x61]], tableOffset: 1_000_000)) }
+    }
+
+    @Test func offsetIntoTheHeader() {
+        let bytes = rawBinaryPlist([[0x51, 0x61]], offsets: [3])
+        #expect(throws: PlistError.malformedBinary("offset of object 0 (3) is outside the object area", offset: 10)) {
+            try PropertyList.read(bytes)
+        }
+    }
+
+    @Test func referenceOutOfRange() {
+        #expect(throws: PlistError.malformedBinary("reference 9 is not below object count 2", offset: 9)) {
+            try PropertyList.read(rawBinaryPlist([[0xA1, 0x09], [0x51, 0x61]]))
+        }
+    }
+
+    @Test func selfReferenceCycle() {
+        #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 9)) {
+            try PropertyList.read(rawBinaryPlist([[0xA1, 0x00]]))
+        }
+    }
+
+    @Test func cycleOfThree() {
+        #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 13)) {
+            try PropertyList.read(rawBinaryPlist([[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x00]]))
+        }
+    }
+
+    @Test func hundredThousandLevelsOfNesting() {
+        // Each array holds the next one; references are 4 bytes wide.
+        let levels = 100_000
+        let objects: [[UInt8]] = (0..<levels).map { i in
+            i == levels - 1 ? [0xA0] : [0xA1] + withUnsafeBytes(of: UInt32(i + 1).bigEndian, Array.init)
+        }
+        let bytes = rawBinaryPlist(objects, offsetSize: 4, refSize: 4)
+        #expect(throws: PlistError.tooDeep(limit: 512)) { try PropertyList.read(bytes) }
+    }
+
+    @Test func sharedReferenceBomb() {
+        // 40 arrays, each referencing the next twice: 2^40 nodes once expanded.
+        var objects: [[UInt8]] = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
+        objects.append([0x51, 0x61])
+        let bytes = rawBinaryPlist(objects)
+        #expect(throws: PlistError.self) { try PropertyList.read(bytes) }
+        do {
+            _ = try PropertyList.read(bytes)
+        } catch let error {
+            guard case .tooManyNodes(_, let limit) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(limit == 100_000)
+        }
+    }
+
+    @Test func nulInAnASCIIString() {
+        #expect(throws: PlistError.unrepresentableString("contains NUL", at: "object 0 > object 2")) {
+            try PropertyList.read(rawBinaryPlist([[0xD1, 0x01, 0x02], [0x51, 0x6B], [0x53, 0x6E, 0x00, 0x6C]]))
+        }
+    }
+
+    @Test func loneSurrogateInAUTF16String() {
+        #expect(throws: PlistError.unrepresentableString("has a lone surrogate", at: "object 0")) {
+            try PropertyList.read(rawBinaryPlist([[0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B]]))
+        }
+    }
+
+    @Test func surrogatePairIsFine() throws {
+        let value = try PropertyList.read(rawBinaryPlist([[0x62, 0xD8, 0x3D, 0xDE, 0x00]])).value
+        #expect(value == .string("😀"))
+    }
+
+    @Test func nonStringDictionaryKey() {
+        #expect(throws: PlistError.malformedBinary("dictionary key (object 1) is not a string", offset: 11)) {
+            try PropertyList.read(rawBinaryPlist([[0xD1, 0x01, 0x01], [0x10, 0x05]]))
+        }
+    }
+
+    @Test func randomBytesNeverCrash() {
+        var generator = SplitMix64(seed: 42)
+        for _ in 0..<2_000 {
+            var bytes = Array("bplist00".utf8)
+            bytes += (0..<Int(generator.next() % 120)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            _ = try? PropertyList.read(bytes)
+        }
+    }
+
+    @Test func inputOverTheSizeLimit() {
+        let limits = PlistLimits(maxInputSize: 10)
+        #expect(throws: PlistError.inputTooLarge(size: small.count, limit: 10)) { try PropertyList.read(small, limits: limits) }
+    }
+}
+
+@Suite struct HostileXML {
+    func xml(_ body: String) -> [UInt8] {
+        Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\(body)</plist>".utf8)
+    }
+
+    @Test func hundredThousandLevelsOfNesting() {
+        let body = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+        #expect(throws: PlistError.tooDeep(limit: 512)) { try PropertyList.read(xml(body)) }
+    }
+
+    @Test func entityDeclarationsAreRefused() {
+        let text = """
+        <?xml version="1.0"?>
+        <!DOCTYPE plist [ <!ENTITY a "aaaa"> ]>
+        <plist version="1.0"><string>&a;</string></plist>
+        """
+        #expect(throws: PlistError.malformedXML("DTD internal subsets (entity declarations) are not supported", line: 2)) {
+            try PropertyList.read(Array(text.utf8))
+        }
+    }
+
+    @Test func nulReference() {
+        #expect(throws: PlistError.unrepresentableString("has character reference U+0", at: "line 2")) {
+            try PropertyList.read(xml("<string>a&#0;b</string>"))
+        }
+    }
+
+    @Test func surrogateReference() {
+        #expect(throws: PlistError.unrepresentableString("has character reference U+D800", at: "line 2")) {
+            try PropertyList.read(xml("<string>a&#xD800;b</string>"))
+        }
+    }
+
+    @Test func rawNULByte() {
+        #expect(throws: PlistError.malformedXML("NUL byte in XML", line: 2)) {
+            try PropertyList.read(xml("<string>a\u{0}b</string>"))
+        }
+    }
+
+    @Test func invalidUTF8() {
+        var bytes = xml("<string>ab</string>")
+        bytes[bytes.firstIndex(of: UInt8(ascii: "b"))!] = 0xFF
+        #expect(throws: PlistError.unrepresentableString("is not valid UTF-8", at: "top level")) { try PropertyList.read(bytes) }
+    }
+
+    @Test func unclosedDocument() {
+        #expect(throws: PlistError.self) { try PropertyList.read(xml("<dict><key>a</key>")) }
+    }
+}
+
+/// A small deterministic generator for tests.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

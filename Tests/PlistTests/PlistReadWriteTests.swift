@@ -1,0 +1,154 @@
+import Testing
+import Plist
+import TestSupport
+
+/// A value with every plist type and the edge cases exactness depends on.
+let everything: PlistValue = .dictionary(PlistDictionary([
+    ("zeta", .string("last key first")),
+    ("é", .string("precomposed")),
+    ("e\u{301}", .string("decomposed")),
+    ("emoji", .string("a😀b")),
+    ("empty", .string("")),
+    ("negative", .integer(.signed(-1))),
+    ("min", .integer(.signed(.min))),
+    ("max", .integer(.signed(.max))),
+    ("huge", .integer(.unsigned(.max))),
+    ("negzero", .real(-0.0)),
+    ("tiny", .real(.leastNonzeroMagnitude)),
+    ("tenth", .real(0.1)),
+    ("half", .real(0.5)),
+    ("largest", .real(.greatestFiniteMagnitude)),
+    ("inf", .real(-.infinity)),
+    ("yes", .bool(true)),
+    ("no", .bool(false)),
+    ("date", .date(599_529_600.123_456_789)),
+    ("olddate", .date(-3_000_000_000.25)),
+    ("data", .data([0, 1, 2, 255])),
+    ("nodata", .data([])),
+    ("uid", .uid(7)),
+    ("list", .array([.integer(.signed(1)), .array([]), .dictionary(PlistDictionary())])),
+]))
+
+@Suite struct BinaryRoundTrip {
+    @Test func everyTypeSurvivesExactly() throws {
+        let bytes = try PropertyList.write(everything, format: .binary)
+        let read = try PropertyList.read(bytes)
+        #expect(read.format == .binary)
+        #expect(read.value == everything)
+    }
+
+    @Test func keyOrderIsKept() throws {
+        let read = try PropertyList.read(try PropertyList.write(everything, format: .binary))
+        #expect(read.value.dictionaryValue?.entries.map(\.key) == everything.dictionaryValue?.entries.map(\.key))
+    }
+
+    @Test func canonicallyEquivalentKeysStayApart() throws {
+        let read = try PropertyList.read(try PropertyList.write(everything, format: .binary)).value.dictionaryValue!
+        #expect(read["é"] == .string("precomposed"))
+        #expect(read["e\u{301}"] == .string("decomposed"))
+    }
+
+    @Test func negativeZeroAndNaNKeepTheirBits() throws {
+        let nan = Double(bitPattern: 0x7FF8_0000_0000_0001)
+        let value = PlistValue.array([.real(-0.0), .real(0.0), .real(nan)])
+        let read = try PropertyList.read(try PropertyList.write(value, format: .binary)).value.arrayValue!
+        #expect(read.map { if case let .real(d) = $0 { return d.bitPattern }; return 0 }
+                == [(-0.0).bitPattern, 0, 0x7FF8_0000_0000_0001])
+    }
+
+    @Test func readsBytesLibplistDidNotWrite() throws {
+        let bytes = AppleStyleBinaryWriter.write(everything)
+        #expect(try PropertyList.read(bytes).value == everything)
+    }
+
+    @Test func stringWithNULCannotBeWritten() {
+        #expect(throws: PlistError.unwritable("string contains NUL", at: "k")) {
+            try PropertyList.write(.dictionary(PlistDictionary([("k", .string("a\u{0}b"))])), format: .binary)
+        }
+    }
+}
+
+@Suite struct XMLRoundTrip {
+    /// XML dates hold whole seconds; everything else is exact.
+    var xmlSafe: PlistValue {
+        var dict = everything.dictionaryValue!
+        dict["date"] = .date(599_529_600)
+        dict["olddate"] = .date(-3_000_000_000)
+        return .dictionary(dict)
+    }
+
+    @Test func everyTypeSurvivesExactly() throws {
+        let bytes = try PropertyList.write(xmlSafe, format: .xml)
+        let read = try PropertyList.read(bytes)
+        #expect(read.format == .xml)
+        #expect(read.value == xmlSafe)
+    }
+
+    @Test func negativeZeroIsWrittenWithItsSign() throws {
+        let text = String(decoding: try PropertyList.write(.array([.real(-0.0)]), format: .xml), as: UTF8.self)
+        #expect(text.contains("<real>-0.0</real>"))
+    }
+
+    @Test func exactDocument() throws {
+        let value = PlistValue.dictionary(PlistDictionary([
+            ("a&b", .string("<x>\r")), ("n", .integer(.signed(-5))), ("u", .uid(3)), ("r", .real(.nan)),
+            ("d", .date(0)), ("e", .array([])),
+        ]))
+        let text = String(decoding: try PropertyList.write(value, format: .xml), as: UTF8.self)
+        #expect(text == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>a&amp;b</key>
+        \t<string>&lt;x&gt;&#13;</string>
+        \t<key>n</key>
+        \t<integer>-5</integer>
+        \t<key>u</key>
+        \t<dict>
+        \t\t<key>CF$UID</key>
+        \t\t<integer>3</integer>
+        \t</dict>
+        \t<key>r</key>
+        \t<real>nan</real>
+        \t<key>d</key>
+        \t<date>2001-01-01T00:00:00Z</date>
+        \t<key>e</key>
+        \t<array/>
+        </dict>
+        </plist>
+
+        """)
+        #expect(try PropertyList.read(Array(text.utf8)).value.dictionaryValue?["a&b"] == .string("<x>\r"))
+    }
+
+    @Test func fractionalDateIsRefusedNotRounded() {
+        #expect(throws: PlistError.self) { try PropertyList.write(.date(0.5), format: .xml) }
+    }
+
+    @Test func controlCharacterIsRefused() {
+        #expect(throws: PlistError.unwritable("XML 1.0 cannot hold character U+1", at: "top level")) {
+            try PropertyList.write(.string("\u{1}"), format: .xml)
+        }
+    }
+
+    @Test func cfUIDDictionariesBecomeUIDs() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><array><dict><key>CF$UID</key><integer>12</integer></dict>
+        <dict><key>CF$UID</key><integer>1</integer><key>other</key><true/></dict></array></plist>
+        """
+        let value = try PropertyList.read(Array(xml.utf8)).value
+        #expect(value == .array([.uid(12), .dictionary(PlistDictionary([("CF$UID", .integer(.signed(1))), ("other", .bool(true))]))]))
+    }
+}
+
+@Suite struct FormatDetection {
+    @Test(arguments: [
+        ("bplist00", PlistFormat.binary), ("<?xml version", .xml), ("\u{FEFF}  <plist", .xml),
+        ("\n<!DOCTYPE plist", .xml), ("{\"json\": 1}", nil), ("", nil),
+    ] as [(String, PlistFormat?)])
+    func detects(_ text: String, _ format: PlistFormat?) {
+        #expect(PropertyList.detectFormat(Array(text.utf8)) == format)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Plist
+
+/// Paths and child processes for tests.
+public enum TestPaths {
+    /// The package root (found from this file's location).
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `Fixtures/` at the package root.
+    public static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+    /// `../shared/corpus/apple` beside the package, when present.
+    public static var appleCorpus: URL? {
+        let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/apple")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// The directory holding the built products (the test bundle's own directory).
+    public static let productsDirectory: URL = {
+        let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                      ?? CommandLine.arguments[0])
+        var dir = exe.deletingLastPathComponent()
+        // Inside a bundle (`ycftPackageTests.xctest/...`) step out to the products directory.
+        while dir.path.contains(".xctest") { dir = dir.deletingLastPathComponent() }
+        return dir
+    }()
+
+    /// A built executable product by name.
+    public static func executable(_ name: String) -> URL {
+        productsDirectory.appendingPathComponent(name)
+    }
+
+    /// A fresh temporary directory.
+    public static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+}
+
+/// The result of running a child process.
+public struct ProcessResult: Sendable {
+    /// Exit status (or 128 + signal).
+    public var status: Int32
+    /// Everything written to standard output.
+    public var stdout: [UInt8]
+    /// Everything written to standard error, as text.
+    public var stderr: String
+    /// Standard output as text.
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// Runs an executable with arguments and standard input, and waits for it.
+public func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [],
+                       environment: [String: String]? = nil) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let input = Pipe(), output = Pipe(), error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let writer = Thread {
+        input.fileHandleForWriting.write(Data(stdin))
+        try? input.fileHandleForWriting.close()
+    }
+    writer.start()
+    nonisolated(unsafe) var errData = Data()
+    let errReader = Thread { errData = error.fileHandleForReading.readDataToEndOfFile() }
+    errReader.start()
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    return ProcessResult(status: status, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// Reads a file's bytes.
+public func readBytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
+
+/// Writes bytes to a file.
+public func writeBytes(_ bytes: [UInt8], to url: URL) throws { try Data(bytes).write(to: url) }
+
+/// The first differing offset of two byte arrays and both sizes, for failure messages.
+public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
+    let index = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
+    return "first difference at byte \(index); sizes \(a.count) and \(b.count)"
+}
