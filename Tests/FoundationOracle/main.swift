@@ -112,7 +112,7 @@ func encode(_ path: String) {
     let group = NSMutableDictionary()
     var rootClass = "NSMutableDictionary", groupClass = "NSMutableDictionary"
     for line in input.split(separator: "\n") {
-        let parts = line.split(separator: " ")
+        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         switch parts.first {
         case "root": rootClass = String(parts[1])
         case "group": groupClass = String(parts[1])

@@ -1,0 +1,57 @@
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// Linux Foundation treats canonically equivalent keys as one, and collapses dates `0.0` and
+/// `-0.0` into one value when both occur in an archive; Apple and ycft keep them apart. Compare
+/// with the oracle only on records without such pairs (ycft's own round trips cover them).
+let oracleSafeRecords = records([
+    ("onboarding.v1", "2.1.0", 757_414_800.123456),
+    ("é", nil, 0.5),
+    ("neg-zero", "1.0", -0.0),
+    ("", "", -978_307_200.0),
+    (String(repeating: "long-key/", count: 500), "1.0.0", 1e15),
+    ("sub-µs", "1.0", 1.000_000_000_1),
+    ("largest", nil, .greatestFiniteMagnitude),
+    ("no-time", "3", nil),
+    ("nothing", nil, nil),
+    ("emoji 😀", "ß", -1.5),
+    ("1.0", "1.0", 100),
+])
+
+@Suite(.serialized) struct LinuxFoundationOracle {
+    @Test(arguments: PlistFormat.allCases)
+    func acceptsWhatYcftWrites(_ format: PlistFormat) throws {
+        let bytes = try LegacyArchive.encode(oracleSafeRecords, format: format)
+        let decoded = try oracleDecode(bytes)
+        #expect(decoded.records == oracleSafeRecords)
+        #expect(decoded.root == "NSMutableDictionary")
+        #expect(decoded.group == "NSMutableDictionary")
+    }
+
+    @Test func acceptsAnEmptyGroup() throws {
+        let decoded = try oracleDecode(LegacyArchive.encode(FirstTimeRecords(), format: .binary))
+        #expect(decoded.records.count == 0)
+        #expect(decoded.group == "NSMutableDictionary")
+    }
+
+    @Test func ycftDecodesWhatLinuxFoundationWrites() throws {
+        let bytes = try oracleEncode(oracleSafeRecords)
+        #expect(try LegacyArchive.decode(bytes) == oracleSafeRecords)
+    }
+
+    @Test func ycftDecodesLinuxFoundationImmutableGroup() throws {
+        let bytes = try oracleEncode(oracleSafeRecords, groupClass: "NSDictionary")
+        #expect(try oracleDecode(bytes).group == "NSDictionary")
+        #expect(try LegacyArchive.decode(bytes) == oracleSafeRecords)
+    }
+
+    @Test func foreignArchiveRoundTripsThroughDumpAndPack() throws {
+        // Produced by a decoder we did not write, through ycft's JSON, back to that decoder.
+        let foreign = try oracleEncode(oracleSafeRecords)
+        let json = RecordsFormat.json(try LegacyArchive.decode(foreign)).text()
+        let repacked = try LegacyArchive.encode(RecordsFormat.records(fromJSON: Array(json.utf8)), format: .binary)
+        #expect(try oracleDecode(repacked).records == oracleSafeRecords)
+    }
+}
