@@ -29,7 +29,7 @@ let package = Package(
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
 
-        .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive", "OrderedJSON"], path: "Tests/TestSupport"),
         .testTarget(name: "PlistTests", dependencies: ["Plist", "TestSupport"]),
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "TestSupport"]),
@@ -38,6 +38,12 @@ let package = Package(
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
         ),
         .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft"]),
+        // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
+        .testTarget(
+            name: "ContractTests",
+            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "YcftCLI", "TestSupport",
+                           "foundation-oracle"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

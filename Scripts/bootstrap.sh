@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what ycft needs to build on Debian/Ubuntu (libplist-dev, pkg-config) when missing.
+# Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "bootstrap: swift is not on PATH; install a Swift 6 toolchain first (https://swift.org/install)" >&2
+    exit 2
+fi
+
+missing=()
+[ -f /usr/include/plist/plist.h ] || missing+=(libplist-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        echo "bootstrap: installing ${missing[*]}" >&2
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+    elif command -v brew >/dev/null 2>&1; then
+        brew install libplist pkg-config
+    else
+        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers)" >&2
+        exit 2
+    fi
+fi

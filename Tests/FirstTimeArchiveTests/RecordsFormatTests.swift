@@ -1,0 +1,184 @@
+import Testing
+import FirstTimeArchive
+import OrderedJSON
+import Plist
+import TestSupport
+
+@Suite struct RecordsJSON {
+    @Test func exactDocument() {
+        let text = RecordsFormat.json(records([
+            ("onboarding.v1", "2.1.0", 757_414_800.123456), ("rate", nil, nil), ("nan", nil, .nan),
+            ("neg", "1.0", -0.0), ("old", nil, -1.5), ("inf", nil, -.infinity),
+        ])).text()
+        #expect(text == """
+        {
+          "format" : "ycfirsttime-records",
+          "formatVersion" : 1,
+          "records" : {
+            "inf" : {
+              "lastTime" : "-Infinity",
+              "lastTimeUTC" : null,
+              "lastVersion" : null
+            },
+            "nan" : {
+              "lastTime" : "NaN",
+              "lastTimeUTC" : null,
+              "lastVersion" : null
+            },
+            "neg" : {
+              "lastTime" : -0.0,
+              "lastTimeUTC" : "2001-01-01T00:00:00.000000Z",
+              "lastVersion" : "1.0"
+            },
+            "old" : {
+              "lastTime" : -1.5,
+              "lastTimeUTC" : "2000-12-31T23:59:58.500000Z",
+              "lastVersion" : null
+            },
+            "onboarding.v1" : {
+              "lastTime" : 757414800.123456,
+              "lastTimeUTC" : "2025-01-01T09:00:00.123456Z",
+              "lastVersion" : "2.1.0"
+            },
+            "rate" : {
+              "lastTime" : null,
+              "lastTimeUTC" : null,
+              "lastVersion" : null
+            }
+          }
+        }
+
+        """)
+    }
+
+    @Test func keysSortByUTF8Bytes() {
+        let json = RecordsFormat.json(records([("é", nil, nil), ("e\u{301}", nil, nil), ("z", nil, nil), ("A", nil, nil)]))
+        guard case let .object(top) = json, case let .object(members) = top[2].value else { Issue.record("shape"); return }
+        #expect(members.map { Array($0.key.utf8) } == [[0x41], [0x65, 0xCC, 0x81], [0x7A], [0xC3, 0xA9]])
+    }
+
+    @Test func jsonRoundTripIsExact() throws {
+        let input = records([
+            ("a", "1", 757_414_800.123456), ("b", nil, -0.0), ("c", "", .leastNonzeroMagnitude),
+            ("d", nil, .greatestFiniteMagnitude), ("é", "x", 1.000_000_000_1), ("e\u{301}", nil, .infinity), ("n", nil, nil),
+        ])
+        for style in [JSON.Style.pretty, .compact] {
+            let back = try RecordsFormat.records(fromJSON: Array(RecordsFormat.json(input).text(style: style).utf8))
+            #expect(back == input)
+        }
+    }
+
+    func packError(_ records: String) -> String {
+        let text = #"{"format":"ycfirsttime-records","formatVersion":1,"records":"# + records + "}"
+        do {
+            _ = try RecordsFormat.records(fromJSON: Array(text.utf8))
+            return "accepted"
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func onlyUTCIsParsed() throws {
+        let parsed = try RecordsFormat.records(fromJSON: Array(
+            #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTimeUTC":"2025-01-01T09:00:00.123456Z"}}}"#.utf8))
+        #expect(parsed["k"]?.lastTime == 757_414_800.123456)
+    }
+
+    @Test func utcAgreeingToItsPrecisionIsAccepted() {
+        #expect(packError(#"{"k":{"lastTime":757414800.123456,"lastTimeUTC":"2025-01-01T09:00:00Z"}}"#) == "accepted")
+        #expect(packError(#"{"k":{"lastTime":757414800.123456,"lastTimeUTC":"2025-01-01T09:00:00.1Z"}}"#) == "accepted")
+    }
+
+    @Test func disagreeingUTCIsRefused() {
+        #expect(packError(#"{"k":{"lastTime":757414800.123456,"lastTimeUTC":"2025-01-01T09:00:01Z"}}"#)
+                == #"records["k"]: lastTime 757414800.123456 and lastTimeUTC disagree; fix or remove one of them"#)
+    }
+
+    @Test(arguments: [
+        (#"{"k":{"lastTime":"soon"}}"#, #"records["k"].lastTime: expected a number, null, "NaN", "Infinity" or "-Infinity", found string"#),
+        (#"{"k":{"lastTime":1e999}}"#, #"records["k"].lastTime: 1e999 is outside the range of a double"#),
+        (#"{"k":{"lastVersion":3}}"#, #"records["k"].lastVersion: expected a string or null, found number"#),
+        (#"{"k":{"lastTimeUTC":"2025-13-01T00:00:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-13-01T00:00:00Z" is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"#),
+        (#"{"k":{"lastTme":1}}"#, #"records["k"]: unknown member "lastTme""#),
+        (#"{"k":{},"k":{}}"#, #"records: duplicate block key "k""#),
+        (#"{"k":[]}"#, #"records["k"]: expected an object, found array"#),
+    ])
+    func refuses(_ records: String, _ message: String) {
+        #expect(packError(records) == message)
+    }
+
+    @Test func equivalentKeysAreNotDuplicates() {
+        #expect(packError(#"{"\u00e9":{},"e\u0301":{}}"#) == "accepted")
+    }
+
+    @Test func refusesWrongEnvelope() {
+        func error(_ text: String) -> String {
+            do { _ = try RecordsFormat.records(fromJSON: Array(text.utf8)); return "accepted" } catch { return error.description }
+        }
+        #expect(error(#"{"format":"other","formatVersion":1,"records":{}}"#) == #"format: format must be "ycfirsttime-records", found "other""#)
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":2,"records":{}}"#) == "formatVersion: formatVersion must be 1, found 2")
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":1}"#) == #"top level: missing "records""#)
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{},"extra":0}"#) == #"top level: unknown member "extra""#)
+        #expect(error("[]") == "top level: expected an object, found array")
+        #expect(error("{") == "invalid JSON: expected a string key (at line 1, column 2)")
+    }
+}
+
+@Suite struct RecordsPlistForm {
+    @Test func exactShapeAndRoundTrip() throws {
+        let input = records([("k", "1.0", -0.0), ("n", nil, nil)])
+        let value = RecordsFormat.plist(input)
+        #expect(value == .dictionary(PlistDictionary([
+            ("format", .string("ycfirsttime-records")),
+            ("formatVersion", .integer(.signed(1))),
+            ("records", .dictionary(PlistDictionary([
+                ("k", .dictionary(PlistDictionary([("lastTime", .real(-0.0)), ("lastVersion", .string("1.0"))]))),
+                ("n", .dictionary(PlistDictionary())),
+            ]))),
+        ])))
+        for format in PlistFormat.allCases {
+            let back = try PropertyList.read(PropertyList.write(value, format: format)).value
+            #expect(try RecordsFormat.records(fromPlist: back) == input)
+        }
+    }
+}
+
+@Suite struct ExactTimeText {
+    @Test(arguments: [
+        (0.0, "2001-01-01T00:00:00.000000Z"),
+        (-0.0, "2001-01-01T00:00:00.000000Z"),
+        (757_414_800.123456, "2025-01-01T09:00:00.123456Z"),
+        (-0.000_000_4, "2001-01-01T00:00:00.000000Z"),
+        (-0.000_000_6, "2000-12-31T23:59:59.999999Z"),
+        (0.999_999_5, "2001-01-01T00:00:01.000000Z"),
+        (-978_307_200.0, "1970-01-01T00:00:00.000000Z"),
+        (-63_113_904_000.0, "0001-01-01T00:00:00.000000Z"),
+        (252_423_993_599.999_97, "9999-12-31T23:59:59.999970Z"),
+        (83_980_800.0, "2003-08-31T00:00:00.000000Z"),
+        (-31_622_400.0, "2000-01-01T00:00:00.000000Z"),
+    ])
+    func formats(_ seconds: Double, _ text: String) {
+        #expect(ExactTime.utcString(secondsSince2001: seconds) == text)
+    }
+
+    @Test func outsideYearsOneToTenThousandIsNil() {
+        #expect(ExactTime.utcString(secondsSince2001: 1e15) == nil)
+        #expect(ExactTime.utcString(secondsSince2001: -63_113_904_001.0) == nil)
+        #expect(ExactTime.utcString(secondsSince2001: .nan) == nil)
+    }
+
+    @Test func parsesWhatItFormats() {
+        for seconds in [0.0, 757_414_800.123456, -1.5, -978_307_200.0, 123.000_001] {
+            let text = ExactTime.utcString(secondsSince2001: seconds)!
+            let parsed = ExactTime.parseUTC(text)!
+            #expect(ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction) == seconds)
+        }
+    }
+
+    @Test func rejectsMalformedUTC() {
+        for text in ["2025-01-01T09:00:00", "2025-02-30T00:00:00Z", "2025-01-01 09:00:00Z", "2025-01-01T09:00:00.Z",
+                     "2025-01-01T24:00:00Z", "2025-01-01T09:00:00.1234567890Z", "2025-01-01T09:00:00+01:00"] {
+            #expect(ExactTime.parseUTC(text) == nil, "\(text)")
+        }
+    }
+}

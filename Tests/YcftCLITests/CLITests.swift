@@ -1,0 +1,249 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+@testable import YcftCLI
+
+/// Captures what a command writes, and serves files from memory.
+final class FakeIO: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _stdout: [UInt8] = []
+    private var _stderr = ""
+    private var files: [String: [UInt8]]
+    let stdin: [UInt8]
+    let terminal: Bool
+
+    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], terminal: Bool = false) {
+        self.files = files
+        self.stdin = stdin
+        self.terminal = terminal
+    }
+
+    var stdout: [UInt8] { lock.withLock { _stdout } }
+    var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    var stderr: String { lock.withLock { _stderr } }
+    func file(_ path: String) -> [UInt8]? { lock.withLock { files[path] } }
+
+    var io: CommandIO {
+        CommandIO(
+            writeStdout: { bytes in self.lock.withLock { self._stdout += bytes } },
+            writeStderr: { text in self.lock.withLock { self._stderr += text } },
+            readStdin: { _ in self.stdin },
+            readFile: { path, _ in
+                guard let bytes = self.lock.withLock({ self.files[path] }) else { throw SystemError(errno: ENOENT) }
+                return bytes
+            },
+            writeFileAtomically: { path, bytes in self.lock.withLock { self.files[path] = bytes } },
+            stdoutIsTerminal: { self.terminal })
+    }
+
+    func run(_ arguments: [String]) -> Int32 { Ycft.run(arguments, io: io) }
+}
+
+let sampleRecords = records([("onboarding.v1", "2.1.0", 757_414_800.123456), ("rate", nil, nil)])
+let sampleJSON = RecordsFormat.json(sampleRecords).text()
+
+@Suite struct Help {
+    @Test(arguments: [[], ["--help"], ["-h"], ["help"]])
+    func mainHelp(_ arguments: [String]) {
+        let fake = FakeIO()
+        #expect(fake.run(arguments) == 0)
+        #expect(fake.stdoutText == YcftCLI.Help.main)
+        #expect(fake.stderr.isEmpty)
+    }
+
+    @Test(arguments: ["dump", "pack"])
+    func commandHelpIsTheSameThreeWays(_ command: String) {
+        let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
+            let fake = FakeIO()
+            #expect(fake.run(args) == 0)
+            return fake.stdoutText
+        }
+        #expect(Set(texts).count == 1)
+        #expect(texts[0].contains("USAGE: ycft \(command) "))
+    }
+
+    @Test func mainHelpGolden() {
+        #expect(YcftCLI.Help.main == """
+        OVERVIEW: Read, check and rewrite the state archives of YCFirstTime.
+
+        USAGE: ycft <subcommand>
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          dump                    Print the records of an archive as JSON.
+          pack                    Write records (JSON) as a legacy archive.
+          help                    Show help for a subcommand.
+
+        EXIT STATUS:
+          0  success
+          1  the input is not a valid archive or records file (a content problem)
+          2  trouble: usage, unreadable input, unwritable output
+
+          See 'ycft help <subcommand>' for detailed help.
+
+        """)
+    }
+
+    @Test func version() {
+        let fake = FakeIO()
+        #expect(fake.run(["--version"]) == 0)
+        #expect(fake.stdoutText == "ycft 0.1.0\n")
+    }
+}
+
+@Suite struct Usage {
+    @Test(arguments: [
+        (["frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--frob"], "Error: Unknown option '--frob'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["pack", "--format", "json", "a"], "Error: The value 'json' is invalid for '--format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+    ])
+    func usageErrorsExitTwo(_ arguments: [String], _ message: String) {
+        let fake = FakeIO()
+        #expect(fake.run(arguments) == 2)
+        #expect(fake.stderr == message)
+        #expect(fake.stdout.isEmpty)
+    }
+}
+
+@Suite struct Dump {
+    @Test func archiveToJSON() throws {
+        let fake = FakeIO(files: ["a.plist": try LegacyArchive.encode(sampleRecords, format: .binary)])
+        #expect(fake.run(["dump", "a.plist"]) == 0)
+        #expect(fake.stdoutText == sampleJSON)
+        #expect(fake.stderr.isEmpty)
+    }
+
+    @Test func compactFromStdin() throws {
+        let fake = FakeIO(stdin: try LegacyArchive.encode(sampleRecords, format: .xml))
+        #expect(fake.run(["dump", "--compact", "-"]) == 0)
+        #expect(fake.stdoutText == RecordsFormat.json(sampleRecords).text(style: .compact))
+    }
+
+    @Test func defaultsFileWithCustomKey() throws {
+        let archive = try LegacyArchive.encode(sampleRecords, format: .binary)
+        let defaults = try PropertyList.write(.dictionary(PlistDictionary([("X", .string("y")), ("State", .data(archive))])), format: .xml)
+        let fake = FakeIO(files: ["prefs.plist": defaults])
+        #expect(fake.run(["dump", "--key=State", "prefs.plist"]) == 0)
+        #expect(fake.stdoutText == sampleJSON)
+    }
+
+    @Test func missingKeyInDefaultsFile() throws {
+        let defaults = try PropertyList.write(.dictionary(PlistDictionary([("X", .string("y"))])), format: .binary)
+        let fake = FakeIO(files: ["prefs.plist": defaults])
+        #expect(fake.run(["dump", "prefs.plist"]) == 1)
+        #expect(fake.stderr == "ycft: prefs.plist: no \"YCFirstTime\" key: not a YCFirstTime archive or a defaults file holding one\n")
+        #expect(fake.stdout.isEmpty)
+    }
+
+    @Test func contentErrorExitsOne() throws {
+        var objects = appleLayoutOneKey
+        objects[7] = .string("not a date")
+        let bytes = try PropertyList.write(archiveValue(objects), format: .binary)
+        let fake = FakeIO(files: ["bad.plist": bytes])
+        #expect(fake.run(["dump", "bad.plist"]) == 1)
+        #expect(fake.stderr == "ycft: bad.plist: $objects[5].lastTime: expected NSDate, found NSString\n")
+        #expect(fake.stdout.isEmpty)
+    }
+
+    @Test func notAPlistExitsOne() {
+        let fake = FakeIO(stdin: Array("hello".utf8))
+        #expect(fake.run(["dump", "-"]) == 1)
+        #expect(fake.stderr == "ycft: <stdin>: not a property list (neither binary 'bplist00' nor XML)\n")
+    }
+
+    @Test func unreadableFileExitsTwo() {
+        let fake = FakeIO()
+        #expect(fake.run(["dump", "missing.plist"]) == 2)
+        #expect(fake.stderr == "ycft: missing.plist: cannot read: No such file or directory\n")
+    }
+}
+
+@Suite struct Pack {
+    @Test func jsonToBinaryOnStdout() throws {
+        let fake = FakeIO(stdin: Array(sampleJSON.utf8))
+        #expect(fake.run(["pack", "-"]) == 0)
+        #expect(fake.stdout == (try LegacyArchive.encode(sampleRecords, format: .binary)))
+    }
+
+    @Test func jsonToXMLFile() throws {
+        let fake = FakeIO(files: ["r.json": Array(sampleJSON.utf8)])
+        #expect(fake.run(["pack", "--format", "xml", "-o", "out.plist", "r.json"]) == 0)
+        #expect(fake.file("out.plist") == (try LegacyArchive.encode(sampleRecords, format: .xml)))
+        #expect(fake.stdout.isEmpty)
+    }
+
+    @Test func refusesBinaryToATerminal() {
+        let fake = FakeIO(stdin: Array(sampleJSON.utf8), terminal: true)
+        #expect(fake.run(["pack", "-"]) == 2)
+        #expect(fake.stderr == "ycft: refusing to write a binary archive to a terminal; use -o FILE or redirect\n")
+    }
+
+    @Test func badJSONExitsOneWithLocation() {
+        let fake = FakeIO(stdin: Array("{\"format\": }".utf8))
+        #expect(fake.run(["pack", "-"]) == 1)
+        #expect(fake.stderr == "ycft: <stdin>: invalid JSON: unexpected character (at line 1, column 12)\n")
+        #expect(fake.stdout.isEmpty)
+    }
+}
+
+/// The real binary, end to end.
+@Suite(.serialized) struct EndToEnd {
+    let ycft = TestPaths.executable("ycft")
+
+    @Test func dumpThenPackThenDumpIsStable() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let archive = dir.appendingPathComponent("a.plist")
+        try writeBytes(try LegacyArchive.encode(sampleRecords, format: .binary), to: archive)
+        let dumped = try runProcess(ycft, ["dump", archive.path])
+        #expect(dumped.status == 0)
+        #expect(dumped.stdoutText == sampleJSON)
+        let packed = try runProcess(ycft, ["pack", "-o", dir.appendingPathComponent("b.plist").path, "-"], stdin: dumped.stdout)
+        #expect(packed.status == 0)
+        #expect(try readBytes(dir.appendingPathComponent("b.plist")) == readBytes(archive))
+    }
+
+    @Test func errorGoesToStderrWithExitOne() throws {
+        let result = try runProcess(ycft, ["dump", "-"], stdin: Array("garbage".utf8))
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: <stdin>: not a property list (neither binary 'bplist00' nor XML)\n")
+    }
+
+    @Test func packToAFileKeepsItsPermissionsAndLeavesNoTemporaryFile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.plist")
+        try writeBytes([1, 2, 3], to: out)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: out.path)
+        let result = try runProcess(ycft, ["pack", "-o", out.path, "-"], stdin: Array(sampleJSON.utf8))
+        #expect(result.status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: out.path)[.posixPermissions] as? Int
+        #expect(mode == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.plist"])
+    }
+
+    @Test func failedPackLeavesTheTargetUntouched() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let out = dir.appendingPathComponent("out.plist")
+        try writeBytes([1, 2, 3], to: out)
+        let result = try runProcess(ycft, ["pack", "-o", out.path, "-"], stdin: Array("{}".utf8))
+        #expect(result.status == 1)
+        #expect(try readBytes(out) == [1, 2, 3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["out.plist"])
+    }
+
+    @Test func unwritableOutputExitsTwo() throws {
+        let result = try runProcess(ycft, ["pack", "-o", "/nonexistent-dir/out.plist", "-"], stdin: Array(sampleJSON.utf8))
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: /nonexistent-dir/out.plist: cannot write: No such file or directory\n")
+    }
+}
