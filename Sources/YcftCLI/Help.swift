@@ -1,3 +1,6 @@
+import FirstTimeArchive
+import Foundation
+
 /// Help texts, locked by golden tests.
 enum Help {
     static let exitStatus = """
@@ -20,6 +23,7 @@ enum Help {
     SUBCOMMANDS:
       dump                    Print the records of an archive as JSON.
       pack                    Write records (JSON) as a legacy archive.
+      verify                  Check archives against the YCFirstTime contract.
       help                    Show help for a subcommand.
 
     \(exitStatus)
@@ -68,4 +72,41 @@ enum Help {
 
     \(exitStatus)
     """
+
+    static var verify: String {
+        let rules = FirstTimeArchive.ContractRule.allCases.map { rule in
+            let id = "\(rule.rawValue) (\(rule.severity.rawValue))"
+            return "  " + id.padding(toLength: 38, withPad: " ", startingAt: 0) + rule.summary
+        }.joined(separator: "\n")
+        return """
+        OVERVIEW: Check YCFirstTime archives against the persistence contract.
+
+        Each FILE is an archive or an exported defaults file holding one. Every finding
+        has a stable rule id, a severity, the object path and a message. All files are
+        checked before the exit status is decided.
+
+        USAGE: ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE...
+
+        ARGUMENTS:
+          FILE...                 Archives or defaults files ('-' reads standard input).
+
+        OPTIONS:
+          --format FORMAT         text: compiler-style lines on standard error (default);
+                                  json: one document on standard output;
+                                  github: workflow commands (::error ...) on standard output;
+                                  junit: JUnit XML on standard output, a testcase per file.
+          --strict                Warnings fail too.
+          --key NAME              The defaults key holding the archive. (default: YCFirstTime)
+          -h, --help              Show help information.
+
+        RULES:
+        \(rules)
+
+        EXIT STATUS:
+          0  no errors (warnings allowed unless --strict)
+          1  a finding fails
+          2  trouble: usage, an unreadable file
+
+        """
+    }
 }

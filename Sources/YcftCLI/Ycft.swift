@@ -56,6 +56,7 @@ public enum Ycft {
                 switch command {
                 case .dump: return try DumpCommand.run(rest, io: io).rawValue
                 case .pack: return try PackCommand.run(rest, io: io).rawValue
+                case .verify: return try VerifyCommand.run(rest, io: io).rawValue
                 }
             } catch {
                 return usage(error, command: command, io: io)
@@ -72,12 +73,13 @@ public enum Ycft {
 
     /// The subcommands.
     enum Command: String, CaseIterable {
-        case dump, pack
+        case dump, pack, verify
 
         var usage: String {
             switch self {
             case .dump: return "ycft dump [--key NAME] [--compact] FILE|-"
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
+            case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE..."
             }
         }
 
@@ -85,6 +87,7 @@ public enum Ycft {
             switch self {
             case .dump: return Help.dump
             case .pack: return Help.pack
+            case .verify: return Help.verify
             }
         }
     }

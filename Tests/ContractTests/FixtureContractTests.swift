@@ -13,6 +13,7 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
     var purpose: String
     var records: String?
     var error: String?
+    var rules: [String]
     var generated: Bool
 
     var testDescription: String { file }
@@ -24,20 +25,21 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
             .init("purpose", .string(purpose)),
             .init("records", records.map { .string($0) } ?? .null),
             .init("error", error.map { .string($0) } ?? .null),
+            .init("rules", .array(rules.map { .string($0) })),
             .init("generated", .bool(generated)),
         ])
     }
 
-    init(file: String, producer: String, purpose: String, records: String?, error: String?, generated: Bool) {
-        (self.file, self.producer, self.purpose, self.records, self.error, self.generated) =
-            (file, producer, purpose, records, error, generated)
+    init(file: String, producer: String, purpose: String, records: String?, error: String?, rules: [String], generated: Bool) {
+        (self.file, self.producer, self.purpose, self.records, self.error, self.rules, self.generated) =
+            (file, producer, purpose, records, error, rules, generated)
     }
 
     init(_ definition: FixtureDefinition) {
         var error: String?
         if case let .error(message) = definition.expectation { error = message }
         self.init(file: definition.file, producer: definition.producer, purpose: definition.purpose,
-                  records: definition.recordsFile, error: error, generated: true)
+                  records: definition.recordsFile, error: error, rules: definition.rules, generated: true)
     }
 
     init(json: JSON) throws {
@@ -48,8 +50,12 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
             throw FixtureError(message: "manifest entry without file, producer or purpose: \(json.text(style: .compact))")
         }
         let generated = json.members?.first { $0.key == "generated" }?.value == .bool(true)
+        var rules: [String] = []
+        if case let .array(items)? = json.members?.first(where: { $0.key == "rules" })?.value {
+            rules = items.compactMap { if case let .string(s) = $0 { return s }; return nil }
+        }
         self.init(file: file, producer: producer, purpose: purpose, records: string("records"), error: string("error"),
-                  generated: generated)
+                  rules: rules, generated: generated)
     }
 }
 
@@ -158,6 +164,26 @@ let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
             } catch let thrown {
                 #expect(thrown.description == error)
             }
+        }
+    }
+
+    /// `ycft verify` reports exactly the manifest's rules for every fixture.
+    @Test(arguments: Manifest.entriesForTests)
+    func verifyReportsTheExpectedRules(_ entry: ManifestEntry) throws {
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent(entry.file))
+        #expect(ContractChecker.check(bytes).map(\.rule.rawValue) == entry.rules)
+    }
+
+    /// Every valid fixture, re-encoded by ycft, passes verify with no finding at all.
+    @Test(arguments: Manifest.entriesForTests.filter { $0.records != nil })
+    func reencodedValidFixturesPassVerify(_ entry: ManifestEntry) throws {
+        let records = try ArchiveLocator.records(in: readBytes(TestPaths.fixtures.appendingPathComponent(entry.file)))
+        let reencoded = try LegacyArchive.encode(records, format: .binary)
+        let findings = ContractChecker.check(reencoded)
+        if records.contains(where: { $0.record.lastTime.map { !$0.isFinite } ?? false }) {
+            #expect(findings.allSatisfy { $0.rule == .timeNonFinite })
+        } else {
+            #expect(findings == [])
         }
     }
 

@@ -25,6 +25,8 @@ struct FixtureDefinition {
     /// Whether a normal run regenerates the bytes and compares them (false for bytes made by
     /// Linux Foundation, which may change between toolchains; those are only decoded).
     let reproducible: Bool
+    /// The `ycft verify` rule ids it must produce, in order (empty: it passes).
+    var rules: [String] = []
     let make: () throws -> [UInt8]
 
     /// The expected-records file beside the fixture, for valid fixtures.
@@ -106,9 +108,17 @@ enum FixtureCorpus {
                           reproducible: true, make: { try LegacyArchive.encode(records, format: format) })
     }
 
-    static func invalid(_ file: String, _ purpose: String, _ error: String, _ make: @escaping () throws -> [UInt8]) -> FixtureDefinition {
+    static func invalid(_ file: String, _ purpose: String, _ error: String, rule: String,
+                        _ make: @escaping () throws -> [UInt8]) -> FixtureDefinition {
         FixtureDefinition(file: "invalid/\(file)", producer: "invalid", purpose: purpose, expectation: .error(error),
-                          reproducible: true, make: make)
+                          reproducible: true, rules: [rule], make: make)
+    }
+
+    /// Returns the definition with the verify rules it must produce.
+    static func expecting(_ rules: [String], _ definition: FixtureDefinition) -> FixtureDefinition {
+        var copy = definition
+        copy.rules = rules
+        return copy
     }
 
     static var definitions: [FixtureDefinition] {
@@ -156,19 +166,31 @@ enum FixtureCorpus {
                                   objects[1] = object([("$class", .uid(10)), ("NS.objects", .array([.uid(3)])), ("NS.keys", .array([.uid(2)]))])
                                   return apple(objects)
                               }),
-            FixtureDefinition(file: "valid/apple-order/no-shared-group.plist", producer: "apple-order",
+            expecting(["group-missing"], FixtureDefinition(file: "valid/apple-order/no-shared-group.plist", producer: "apple-order",
                               purpose: "a root without sharedGroup: zero records (a fresh install)",
                               expectation: .records(FirstTimeRecords()), reproducible: true, make: {
                                   apple([.string("$null"), dictObject(keys: [], values: [], classUID: 2), classObject(dictChain)])
-                              }),
-            FixtureDefinition(file: "valid/apple-order/immutable-root.plist", producer: "apple-order",
-                              purpose: "NSDictionary root: decodes, but YCFirstTime would reset all state (verify: error)",
-                              expectation: .records(one), reproducible: true,
-                              make: { apple(appleGraph(rootClass: ["NSDictionary", "NSObject"])) }),
-            FixtureDefinition(file: "valid/apple-order/immutable-group.plist", producer: "apple-order",
-                              purpose: "NSDictionary group: decodes, but the next save drops other keys (verify: error)",
-                              expectation: .records(one), reproducible: true,
-                              make: { apple(appleGraph(groupClass: ["NSDictionary", "NSObject"])) }),
+                              })),
+            expecting(["root-immutable"], FixtureDefinition(
+                file: "valid/apple-order/immutable-root.plist", producer: "apple-order",
+                purpose: "NSDictionary root: decodes, but YCFirstTime would reset all state (verify: error)",
+                expectation: .records(one), reproducible: true,
+                make: { apple(appleGraph(rootClass: ["NSDictionary", "NSObject"])) })),
+            expecting(["group-immutable"], FixtureDefinition(
+                file: "valid/apple-order/immutable-group.plist", producer: "apple-order",
+                purpose: "NSDictionary group: decodes, but the next save drops other keys (verify: error)",
+                expectation: .records(one), reproducible: true,
+                make: { apple(appleGraph(groupClass: ["NSDictionary", "NSObject"])) })),
+            expecting(["class-chain", "record-unknown-key"], FixtureDefinition(
+                file: "valid/apple-order/unexpected-extras.plist", producer: "apple-order",
+                purpose: "a record class without $classes and an extra coder key: decodes, verify warns",
+                expectation: .records(one), reproducible: true, make: {
+                    var objects = appleLayoutOneKey
+                    objects[9] = object([("$classname", .string("YCFirstTimeObject"))])
+                    objects[5] = object([("lastVersion", .uid(6)), ("lastTime", .uid(7)), ("runCount", .integer(.signed(3))),
+                                         ("$class", .uid(9))])
+                    return apple(objects)
+                })),
             FixtureDefinition(file: "valid/xml/one-record.xml.plist", producer: "xml",
                               purpose: "the reference layout as an XML archive with CF$UID references",
                               expectation: .records(one), reproducible: true,
@@ -176,10 +198,11 @@ enum FixtureCorpus {
             FixtureDefinition(file: "valid/linux-foundation/three-records.plist", producer: "linux-foundation",
                               purpose: "Linux Foundation's NSKeyedArchiver output, class names fixed up to Apple's",
                               expectation: .records(three), reproducible: false, make: { try oracleEncode(three) }),
-            FixtureDefinition(file: "valid/linux-foundation/immutable-group.plist", producer: "linux-foundation",
-                              purpose: "Linux Foundation's natural output: nested group archived as NSDictionary",
-                              expectation: .records(three), reproducible: false,
-                              make: { try oracleEncode(three, groupClass: "NSDictionary") }),
+            expecting(["group-immutable"], FixtureDefinition(
+                file: "valid/linux-foundation/immutable-group.plist", producer: "linux-foundation",
+                purpose: "Linux Foundation's natural output: nested group archived as NSDictionary",
+                expectation: .records(three), reproducible: false,
+                make: { try oracleEncode(three, groupClass: "NSDictionary") })),
             FixtureDefinition(file: "valid/defaults/export.binary.plist", producer: "defaults",
                               purpose: "a binary defaults export: the archive among unrelated keys of every plist type",
                               expectation: .records(three), reproducible: true,
@@ -189,72 +212,78 @@ enum FixtureCorpus {
                               expectation: .records(three), reproducible: true,
                               make: { try defaults(LegacyArchive.encode(three, format: .binary), format: .xml) }),
         ]
+        let nonFinite = records([("nan", "1.0", .nan), ("inf", "1.0", .infinity)])
+        list.append(FixtureDefinition(file: "invalid/non-finite-time.plist", producer: "invalid",
+                                      purpose: "NS.time NaN and +infinity: decodes exactly, but interval gates misfire",
+                                      expectation: .records(nonFinite), reproducible: true,
+                                      rules: ["time-non-finite", "time-non-finite"],
+                                      make: { try LegacyArchive.encode(nonFinite, format: .binary) }))
         let oneKey = { try LegacyArchive.encode(one, format: .binary) }
         list += [
             invalid("truncated.plist", "an archive cut in half",
-                    "malformed binary plist: trailer offset size 108 is not 1, 2, 4 or 8 (at byte 216)") {
+                    "malformed binary plist: trailer offset size 108 is not 1, 2, 4 or 8 (at byte 216)", rule: "plist-unreadable") {
                 let bytes = try oneKey()
                 return Array(bytes.prefix(bytes.count / 2))
             },
             invalid("bad-trailer.plist", "a trailer whose offset size is 3",
-                    "malformed binary plist: trailer offset size 3 is not 1, 2, 4 or 8 (at byte 459)") {
+                    "malformed binary plist: trailer offset size 3 is not 1, 2, 4 or 8 (at byte 459)", rule: "plist-unreadable") {
                 var bytes = try oneKey()
                 bytes[bytes.count - 26] = 3
                 return bytes
             },
             invalid("out-of-range-reference.plist", "a bplist object reference past the object count",
-                    "malformed binary plist: reference 200 is not below object count 4 (at byte 9)") {
+                    "malformed binary plist: reference 200 is not below object count 4 (at byte 9)", rule: "plist-unreadable") {
                 rawBinaryPlist([[0xA1, 200], [0x51, 0x61], [0x51, 0x62], [0x51, 0x63]])
             },
             invalid("dangling-uid.plist", "lastVersion names UID 99 in an 11-object archive",
-                    "$objects[5].lastVersion: UID 99 is outside $objects (11 objects)") {
+                    "$objects[5].lastVersion: UID 99 is outside $objects (11 objects)", rule: "uid-dangling") {
                 apple(withObject(5, object([("lastVersion", .uid(99)), ("lastTime", .uid(7)), ("$class", .uid(9))])))
             },
             invalid("uid-cycle.plist", "the group lists itself as a record",
-                    "$objects[3]: expected YCFirstTimeObject, found NSMutableDictionary") {
+                    "$objects[3]: expected YCFirstTimeObject, found NSMutableDictionary", rule: "uid-cycle") {
                 apple(withObject(3, dictObject(keys: [4], values: [3], classUID: 10)))
             },
             invalid("wrong-archiver.plist", "$archiver is NSArchiver",
-                    "$archiver: is \"NSArchiver\", expected \"NSKeyedArchiver\"") {
+                    "$archiver: is \"NSArchiver\", expected \"NSKeyedArchiver\"", rule: "envelope-archiver") {
                 AppleStyleBinaryWriter.write(archiveValue(appleLayoutOneKey, archiver: "NSArchiver"))
             },
-            invalid("wrong-version.plist", "$version is 99999", "$version: is 99999, expected 100000") {
+            invalid("wrong-version.plist", "$version is 99999", "$version: is 99999, expected 100000", rule: "envelope-version") {
                 AppleStyleBinaryWriter.write(archiveValue(appleLayoutOneKey, version: 99_999))
             },
-            invalid("missing-root.plist", "$top has no root", "$top.root: missing $top.root") {
+            invalid("missing-root.plist", "$top has no root", "$top.root: missing $top.root", rule: "envelope-root") {
                 var envelope = archiveValue(appleLayoutOneKey).dictionaryValue!
                 envelope["$top"] = .dictionary(PlistDictionary([("other", .uid(1))]))
                 return AppleStyleBinaryWriter.write(.dictionary(envelope))
             },
             invalid("wrong-root-class.plist", "the root is an NSArray",
-                    "$objects[1]: expected NSMutableDictionary (root), found NSArray") {
+                    "$objects[1]: expected NSMutableDictionary (root), found NSArray", rule: "root-class") {
                 var objects = appleLayoutOneKey
                 objects.append(classObject(["NSArray", "NSObject"]))
                 objects[1] = dictObject(keys: [2], values: [3], classUID: 11)
                 return apple(objects)
             },
             invalid("wrong-record-class.plist", "the record class is MyApp.YCFirstTimeObject (a module-qualified name)",
-                    "$objects[5]: expected YCFirstTimeObject, found MyApp.YCFirstTimeObject") {
+                    "$objects[5]: expected YCFirstTimeObject, found MyApp.YCFirstTimeObject", rule: "record-class") {
                 apple(withObject(9, classObject(["MyApp.YCFirstTimeObject", "NSObject"])))
             },
             invalid("wrong-time-type.plist", "lastTime points at a string",
-                    "$objects[5].lastTime: expected NSDate, found NSString") {
+                    "$objects[5].lastTime: expected NSDate, found NSString", rule: "time-type") {
                 apple(withObject(5, object([("lastVersion", .uid(6)), ("lastTime", .uid(6)), ("$class", .uid(9))])))
             },
             invalid("wrong-version-type.plist", "lastVersion points at a number",
-                    "$objects[5].lastVersion: expected NSString, found NSNumber") {
+                    "$objects[5].lastVersion: expected NSString, found NSNumber", rule: "version-type") {
                 apple(withObject(6, .integer(.signed(123))))
             },
             invalid("time-not-real.plist", "NS.time holds an integer",
-                    "$objects[7].NS.time: expected real, found integer") {
+                    "$objects[7].NS.time: expected real, found integer", rule: "time-type") {
                 apple(withObject(7, object([("NS.time", .integer(.signed(2))), ("$class", .uid(8))])))
             },
             invalid("nul-in-key.plist", "a block key with an embedded NUL (libplist would cut it to \"nul\")",
-                    "string contains NUL (at object 0 > object 6 > object 23): libplist would change it silently") {
+                    "string contains NUL (at object 0 > object 6 > object 23): libplist would change it silently", rule: "string-unrepresentable") {
                 apple(withObject(4, .string("nul\u{0}inside")))
             },
             invalid("lone-surrogate-key.plist", "a UTF-16 dictionary key with a lone surrogate (libplist would drop it)",
-                    "string has a lone surrogate (at object 0 > object 1): libplist would change it silently") {
+                    "string has a lone surrogate (at object 0 > object 1): libplist would change it silently", rule: "string-unrepresentable") {
                 // A one-entry dictionary whose key is UTF-16 "k\u{D800}k".
                 rawBinaryPlist([[0xD1, 0x01, 0x02], [0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B], [0x51, 0x76]])
             },

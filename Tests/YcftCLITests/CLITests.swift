@@ -53,7 +53,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack"])
+    @Test(arguments: ["dump", "pack", "verify"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -77,6 +77,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         SUBCOMMANDS:
           dump                    Print the records of an archive as JSON.
           pack                    Write records (JSON) as a legacy archive.
+          verify                  Check archives against the YCFirstTime contract.
           help                    Show help for a subcommand.
 
         EXIT STATUS:

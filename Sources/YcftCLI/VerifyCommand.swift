@@ -1,0 +1,183 @@
+import FirstTimeArchive
+import Foundation
+import OrderedJSON
+import Plist
+
+/// `ycft verify`: checks archives against the YCFirstTime contract, for people and CI.
+enum VerifyCommand {
+    enum Format: String { case text, json, github, junit }
+
+    /// The outcome for one file.
+    struct FileResult {
+        let path: String
+        let findings: [ContractFinding]
+        /// Set when the file could not be read at all (trouble, exit 2).
+        let trouble: String?
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var format = Format.text
+        var strict = false
+        var key = LegacyArchive.defaultsKey
+        while let option = args.nextOption() {
+            switch option.name {
+            case "--format":
+                let value = try args.value(for: "--format", inline: option.inline)
+                guard let f = Format(rawValue: value) else {
+                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'text', 'json', 'github' or 'junit'")
+                }
+                format = f
+            case "--strict":
+                guard option.inline == nil else { throw UsageError("'--strict' takes no value") }
+                strict = true
+            case "--key":
+                key = try args.value(for: "--key", inline: option.inline)
+            default:
+                throw UsageError("Unknown option '\(option.name)'")
+            }
+        }
+        guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'FILE...'") }
+        guard args.operands.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
+
+        var results: [FileResult] = []
+        for path in args.operands {
+            do throws(Ycft.Failure) {
+                let bytes = try Ycft.readInput(path, io: io)
+                results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key), trouble: nil))
+            } catch {
+                if error.exit == .trouble {
+                    results.append(FileResult(path: Ycft.display(path), findings: [], trouble: error.message))
+                } else {
+                    results.append(FileResult(path: Ycft.display(path),
+                                              findings: [ContractFinding(.plistLimit, at: "file", error.message)], trouble: nil))
+                }
+            }
+        }
+
+        func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
+        // Trouble (an unreadable file) is reported on standard error in every format.
+        for result in results {
+            if let trouble = result.trouble { io.writeStderr("ycft: \(result.path): \(trouble)\n") }
+        }
+        switch format {
+        case .text:
+            for result in results {
+                for finding in result.findings {
+                    io.writeStderr("\(result.path): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
+                }
+            }
+        case .json:
+            io.writeStdout(Array(json(results, strict: strict).text().utf8))
+        case .github:
+            var out = ""
+            for result in results {
+                if let trouble = result.trouble {
+                    out += "::error file=\(property(result.path)),title=unreadable::\(data(trouble))\n"
+                }
+                for finding in result.findings {
+                    let command = finding.severity == .error ? "error" : "warning"
+                    out += "::\(command) file=\(property(result.path)),title=\(property(finding.rule.rawValue))::"
+                        + data("\(finding.path): \(finding.message)") + "\n"
+                }
+            }
+            io.writeStdout(Array(out.utf8))
+        case .junit:
+            io.writeStdout(Array(junit(results, strict: strict).utf8))
+        }
+        if results.contains(where: { $0.trouble != nil }) { return .trouble }
+        return results.contains(where: { $0.findings.contains(where: fails) }) ? .content : .success
+    }
+
+    static func json(_ results: [FileResult], strict: Bool) -> JSON {
+        var errors = 0, warnings = 0
+        let files: [JSON] = results.map { result in
+            let e = result.findings.filter { $0.severity == .error }.count
+            let w = result.findings.count - e
+            errors += e
+            warnings += w
+            let failed = result.trouble != nil || e > 0 || (strict && w > 0)
+            return .object([
+                .init("file", .string(result.path)),
+                .init("status", .string(result.trouble != nil ? "unreadable" : failed ? "fail" : "pass")),
+                .init("error", result.trouble.map { .string($0) } ?? .null),
+                .init("errors", .integer(e)),
+                .init("warnings", .integer(w)),
+                .init("findings", .array(result.findings.map { finding in
+                    .object([
+                        .init("rule", .string(finding.rule.rawValue)),
+                        .init("severity", .string(finding.severity.rawValue)),
+                        .init("path", .string(finding.path)),
+                        .init("message", .string(finding.message)),
+                    ])
+                })),
+            ])
+        }
+        return .object([
+            .init("formatVersion", .integer(1)),
+            .init("strict", .bool(strict)),
+            .init("errors", .integer(errors)),
+            .init("warnings", .integer(warnings)),
+            .init("files", .array(files)),
+        ])
+    }
+
+    /// GitHub workflow-command escaping for the message.
+    static func data(_ s: String) -> String {
+        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// GitHub workflow-command escaping for a property value.
+    static func property(_ s: String) -> String {
+        data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+
+    static func xml(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "\n": out += "&#10;"
+            default:
+                if scalar.value < 0x20 && scalar != "\t" { out += "&#\(scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    static func junit(_ results: [FileResult], strict: Bool) -> String {
+        let failures = results.filter { r in r.trouble == nil && r.findings.contains { $0.severity == .error || strict } }.count
+        let errors = results.filter { $0.trouble != nil }.count
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
+        out += "  <testsuite name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
+        for result in results {
+            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(result.path))\""
+            let failing = result.findings.filter { $0.severity == .error || strict }
+            let other = result.findings.filter { !($0.severity == .error || strict) }
+            if result.trouble == nil && result.findings.isEmpty {
+                out += "/>\n"
+                continue
+            }
+            out += ">\n"
+            if let trouble = result.trouble {
+                out += "      <error message=\"\(xml(trouble))\" type=\"unreadable\"/>\n"
+            }
+            if let first = failing.first {
+                let body = failing.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
+                out += "      <failure message=\"\(xml("[\(first.rule.rawValue)] \(first.path): \(first.message)"))\" type=\"\(first.rule.rawValue)\">\(xml(body))</failure>\n"
+            }
+            if !other.isEmpty {
+                let body = other.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
+                out += "      <system-out>\(xml(body))</system-out>\n"
+            }
+            out += "    </testcase>\n"
+        }
+        out += "  </testsuite>\n</testsuites>\n"
+        return out
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+@testable import YcftCLI
+
+@Suite struct Verify {
+    func fixture(_ path: String) throws -> [UInt8] { try readBytes(TestPaths.fixtures.appendingPathComponent(path)) }
+
+    func fake() throws -> FakeIO {
+        FakeIO(files: [
+            "good.plist": try fixture("valid/ycft/three-records.plist"),
+            "cycle.plist": try fixture("invalid/uid-cycle.plist"),
+            "empty.plist": try fixture("valid/apple-order/no-shared-group.plist"),
+            "prefs.plist": try fixture("valid/defaults/export.xml.plist"),
+            "mixed.plist": try fixture("valid/apple-order/unexpected-extras.plist"),
+        ])
+    }
+
+    @Test func passingFilesExitZeroSilently() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "good.plist", "prefs.plist"]) == 0)
+        #expect(io.stderr.isEmpty)
+        #expect(io.stdout.isEmpty)
+    }
+
+    @Test func textFindingsAreCompilerStyle() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "cycle.plist", "good.plist", "empty.plist"]) == 1)
+        #expect(io.stderr == """
+        cycle.plist: error: [uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it
+        empty.plist: warning: [group-missing] $objects[1]: no "sharedGroup": the archive records nothing
+
+        """)
+        #expect(io.stdout.isEmpty)
+    }
+
+    @Test func warningsPassUnlessStrict() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "empty.plist", "mixed.plist"]) == 0)
+        let strict = try fake()
+        #expect(strict.run(["verify", "--strict", "empty.plist", "mixed.plist"]) == 1)
+    }
+
+    @Test func unreadableFileIsTroubleButOthersAreStillChecked() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "missing.plist", "cycle.plist"]) == 2)
+        #expect(io.stderr.hasPrefix("ycft: missing.plist: cannot read: No such file or directory\n"))
+        #expect(io.stderr.contains("cycle.plist: error: [uid-cycle]"))
+    }
+
+    @Test func json() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "--format", "json", "cycle.plist", "good.plist"]) == 1)
+        #expect(io.stdoutText == """
+        {
+          "formatVersion" : 1,
+          "strict" : false,
+          "errors" : 1,
+          "warnings" : 0,
+          "files" : [
+            {
+              "file" : "cycle.plist",
+              "status" : "fail",
+              "error" : null,
+              "errors" : 1,
+              "warnings" : 0,
+              "findings" : [
+                {
+                  "rule" : "uid-cycle",
+                  "severity" : "error",
+                  "path" : "$objects[3].NS.objects[0]",
+                  "message" : "record UID 3 points back to the group that contains it"
+                }
+              ]
+            },
+            {
+              "file" : "good.plist",
+              "status" : "pass",
+              "error" : null,
+              "errors" : 0,
+              "warnings" : 0,
+              "findings" : []
+            }
+          ]
+        }
+
+        """)
+    }
+
+    @Test func github() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "--format=github", "cycle.plist", "empty.plist"]) == 1)
+        #expect(io.stdoutText == """
+        ::error file=cycle.plist,title=uid-cycle::$objects[3].NS.objects[0]: record UID 3 points back to the group that contains it
+        ::warning file=empty.plist,title=group-missing::$objects[1]: no "sharedGroup": the archive records nothing
+
+        """)
+    }
+
+    @Test func githubEscapesPropertiesAndData() {
+        #expect(VerifyCommand.property("a,b:c%\n") == "a%2Cb%3Ac%25%0A")
+        #expect(VerifyCommand.data("50%\r\nx") == "50%25%0D%0Ax")
+    }
+
+    @Test func junit() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "--format", "junit", "cycle.plist", "empty.plist", "good.plist"]) == 1)
+        #expect(io.stdoutText == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <testsuites name="ycft verify" tests="3" failures="1" errors="0">
+          <testsuite name="ycft verify" tests="3" failures="1" errors="0">
+            <testcase classname="ycft.verify" name="cycle.plist">
+              <failure message="[uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it" type="uid-cycle">error: [uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it</failure>
+            </testcase>
+            <testcase classname="ycft.verify" name="empty.plist">
+              <system-out>warning: [group-missing] $objects[1]: no &quot;sharedGroup&quot;: the archive records nothing</system-out>
+            </testcase>
+            <testcase classname="ycft.verify" name="good.plist"/>
+          </testsuite>
+        </testsuites>
+
+        """)
+    }
+
+    @Test func usage() throws {
+        let io = try fake()
+        #expect(io.run(["verify"]) == 2)
+        #expect(io.stderr.hasPrefix("Error: Missing expected argument 'FILE...'\n"))
+        let bad = try fake()
+        #expect(bad.run(["verify", "--format", "xml", "good.plist"]) == 2)
+    }
+
+    @Test func everyRuleIsListedInHelp() {
+        for rule in ContractRule.allCases {
+            #expect(YcftCLI.Help.verify.contains("  \(rule.rawValue) (\(rule.severity.rawValue))"))
+        }
+    }
+}
