@@ -188,6 +188,8 @@ public enum ContractChecker {
 private struct Walker {
     let archive: KeyedArchive
     var findings: [ContractFinding] = []
+    /// Class descriptors already checked (each is reported once, however many instances share it).
+    var checkedClasses = Set<UInt64>()
 
     init(archive: KeyedArchive) { self.archive = archive }
 
@@ -205,6 +207,7 @@ private struct Walker {
     }
 
     mutating func checkChain(_ instance: ArchivedInstance, expected: [String]) {
+        guard checkedClasses.insert(instance.archivedClass.uid).inserted else { return }
         let here = "$objects[\(instance.archivedClass.uid)]"
         guard let chain = instance.archivedClass.chain else {
             add(.classChain, here, "class \(instance.archivedClass.name) has no $classes chain; Apple writes \(expected)")
