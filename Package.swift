@@ -32,7 +32,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive", "OrderedJSON"], path: "Tests/TestSupport"),
         .testTarget(name: "PlistTests", dependencies: ["Plist", "TestSupport"]),
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "TestSupport"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "OrderedJSON", "TestSupport"],
+                    exclude: ["Goldens"]),
         .testTarget(
             name: "FirstTimeArchiveTests",
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]

@@ -1,34 +1,80 @@
 import FirstTimeArchive
+import KeyedArchive
 import OrderedJSON
+import Plist
 
-/// `ycft dump`: the records of an archive or defaults file as JSON on standard output.
+/// `ycft dump`: the records of an archive or defaults file as JSON on standard output; with
+/// `--raw`, any archive's object graph (or any plist); with `--objects`, the flat object table.
 enum DumpCommand {
+    enum Mode { case records, raw, objects }
+
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         var args = Arguments(arguments)
-        var key = LegacyArchive.defaultsKey
+        var key: String?
         var compact = false
+        var mode = Mode.records
+        var refs = false
         while let option = args.nextOption() {
+            func flag() throws(UsageError) {
+                guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") }
+            }
             switch option.name {
             case "--key": key = try args.value(for: "--key", inline: option.inline)
-            case "--compact":
-                guard option.inline == nil else { throw UsageError("'--compact' takes no value") }
-                compact = true
+            case "--compact": try flag(); compact = true
+            case "--raw":
+                try flag()
+                guard mode != .objects else { throw UsageError("'--raw' and '--objects' cannot be combined") }
+                mode = .raw
+            case "--objects":
+                try flag()
+                guard mode != .raw else { throw UsageError("'--raw' and '--objects' cannot be combined") }
+                mode = .objects
+            case "--refs": try flag(); refs = true
             default: throw UsageError("Unknown option '\(option.name)'")
             }
         }
         guard args.operands.count == 1 else {
             throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
         }
+        if refs && mode != .raw { throw UsageError("'--refs' goes with '--raw'") }
         let path = args.operands[0]
+        let file = Ycft.display(path)
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io)
-            let records: FirstTimeRecords
-            do {
-                records = try ArchiveLocator.records(in: bytes, key: key)
-            } catch {
-                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            let json: JSON
+            switch mode {
+            case .records:
+                do {
+                    json = RecordsFormat.json(try ArchiveLocator.records(in: bytes, key: key ?? LegacyArchive.defaultsKey))
+                } catch {
+                    // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
+                    if case .archive(.plist) = error {
+                        throw Ycft.Failure(.content, file, error.description)
+                    }
+                    throw Ycft.Failure(.content, file, "\(error.description) (ycft dump --raw shows everything it holds)")
+                }
+            case .raw, .objects:
+                var value: PlistValue
+                do { value = try PropertyList.read(bytes).value } catch { throw Ycft.Failure(.content, file, error.description) }
+                if let key {
+                    // With --key, show the archive a defaults file holds under that key.
+                    guard case let .dictionary(d) = value, let stored = d[key] else {
+                        throw Ycft.Failure(.content, file, FirstTimeError.keyNotFound(key).description)
+                    }
+                    guard case let .data(inner) = stored else {
+                        throw Ycft.Failure(.content, file, FirstTimeError.notArchiveData(key: key, found: stored.typeName).description)
+                    }
+                    do { value = try PropertyList.read(inner).value } catch {
+                        throw Ycft.Failure(.content, file, "\(key): \(error.description)")
+                    }
+                }
+                do {
+                    json = mode == .raw ? try ArchiveDump.raw(value, shared: refs ? .references : .expand) : try ArchiveDump.objects(value)
+                } catch {
+                    throw Ycft.Failure(.content, file, error.description)
+                }
             }
-            io.writeStdout(Array(RecordsFormat.json(records).text(style: compact ? .compact : .pretty).utf8))
+            io.writeStdout(Array(json.text(style: compact ? .compact : .pretty).utf8))
             return .success
         } catch {
             return error.report(io)

@@ -32,19 +32,33 @@ enum Help {
     """
 
     static let dump = """
-    OVERVIEW: Print the records of a YCFirstTime archive as JSON.
+    OVERVIEW: Print the records of a YCFirstTime archive, or any archive or plist, as JSON.
 
     FILE is an NSKeyedArchiver archive (binary or XML) or an exported defaults file
     (binary or XML) that holds one as data under the key YCFirstTime; which one is
     detected. The JSON goes to standard output, errors to standard error.
 
-    USAGE: ycft dump [--key NAME] [--compact] FILE|-
+    With --raw, any archive's object graph is resolved from $top and printed with
+    class names and chains, exact numbers, {"$data": base64}, {"$date": seconds since
+    2001} and {"$real": "NaN"}; a reference back into the current path (a cycle) is
+    {"$ref": uid}. A plist that is not an archive (a whole defaults file) is printed
+    with the same mapping. --objects prints the flat $objects table with UIDs as
+    {"$uid": n}.
+
+    USAGE: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-
 
     ARGUMENTS:
-      FILE|-                  The archive or defaults file ('-' reads standard input).
+      FILE|-                  The archive, defaults file or plist ('-' reads standard input).
 
     OPTIONS:
-      --key NAME              The defaults key holding the archive. (default: YCFirstTime)
+      --raw                   Print the whole object graph (any archive, any plist).
+      --refs                  With --raw: print each object once, later occurrences as
+                              {"$ref": uid}; objects referenced more than once carry
+                              "$uid". Needed when shared objects would expand too far.
+      --objects               Print the flat $objects table, UIDs as {"$uid": n}.
+      --key NAME              The defaults key holding the archive. (default: YCFirstTime;
+                              with --raw or --objects, show the archive under NAME
+                              instead of the whole file)
       --compact               Print the JSON on one line.
       -h, --help              Show help information.
 

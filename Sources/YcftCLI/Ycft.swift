@@ -77,7 +77,7 @@ public enum Ycft {
 
         var usage: String {
             switch self {
-            case .dump: return "ycft dump [--key NAME] [--compact] FILE|-"
+            case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE..."
             }

@@ -14,6 +14,7 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
     var records: String?
     var error: String?
     var rules: [String]
+    var raw: String?
     var generated: Bool
 
     var testDescription: String { file }
@@ -26,20 +27,23 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
             .init("records", records.map { .string($0) } ?? .null),
             .init("error", error.map { .string($0) } ?? .null),
             .init("rules", .array(rules.map { .string($0) })),
+            .init("raw", raw.map { .string($0) } ?? .null),
             .init("generated", .bool(generated)),
         ])
     }
 
-    init(file: String, producer: String, purpose: String, records: String?, error: String?, rules: [String], generated: Bool) {
-        (self.file, self.producer, self.purpose, self.records, self.error, self.rules, self.generated) =
-            (file, producer, purpose, records, error, rules, generated)
+    init(file: String, producer: String, purpose: String, records: String?, error: String?, rules: [String],
+         raw: String?, generated: Bool) {
+        (self.file, self.producer, self.purpose, self.records, self.error, self.rules, self.raw, self.generated) =
+            (file, producer, purpose, records, error, rules, raw, generated)
     }
 
     init(_ definition: FixtureDefinition) {
         var error: String?
         if case let .error(message) = definition.expectation { error = message }
         self.init(file: definition.file, producer: definition.producer, purpose: definition.purpose,
-                  records: definition.recordsFile, error: error, rules: definition.rules, generated: true)
+                  records: definition.recordsFile, error: error, rules: definition.rules,
+                  raw: definition.rawFile, generated: true)
     }
 
     init(json: JSON) throws {
@@ -55,7 +59,7 @@ struct ManifestEntry: Sendable, CustomTestStringConvertible {
             rules = items.compactMap { if case let .string(s) = $0 { return s }; return nil }
         }
         self.init(file: file, producer: producer, purpose: purpose, records: string("records"), error: string("error"),
-                  rules: rules, generated: generated)
+                  rules: rules, raw: string("raw"), generated: generated)
     }
 }
 
@@ -88,6 +92,11 @@ enum Manifest {
 
 let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
 
+/// `ycft dump --raw` of a fixture file, as text.
+func rawDump(_ url: URL) throws -> String {
+    try ArchiveDump.raw(PropertyList.read(readBytes(url)).value).text()
+}
+
 @Suite(.serialized) struct FixtureCorpusIsCurrent {
     /// Regenerates with UPDATE_FIXTURES=1 (and fails, so nothing passes while recording); a
     /// normal run only compares and never writes into Fixtures/.
@@ -104,6 +113,9 @@ let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
                 if case let .records(records) = definition.expectation, let recordsFile = definition.recordsFile {
                     try writeBytes(Array(RecordsFormat.json(records).text().utf8),
                                    to: TestPaths.fixtures.appendingPathComponent(recordsFile))
+                }
+                if let rawFile = definition.rawFile {
+                    try writeBytes(Array(try rawDump(url).utf8), to: TestPaths.fixtures.appendingPathComponent(rawFile))
                 }
             }
             try writeBytes(Array(Manifest.text(expected).utf8), to: Manifest.url)
@@ -128,7 +140,7 @@ let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
 
     @Test func everyFileInFixturesIsInTheManifest() throws {
         let entries = try Manifest.load()
-        let listed = Set(entries.flatMap { [$0.file] + ($0.records.map { [$0] } ?? []) } + ["README.md", "manifest.json"])
+        let listed = Set(entries.flatMap { [$0.file] + [$0.records, $0.raw].compactMap { $0 } } + ["README.md", "manifest.json"])
         let root = TestPaths.fixtures.path
         var orphans: [String] = []
         let enumerator = FileManager.default.enumerator(atPath: root)!
@@ -185,6 +197,13 @@ let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
         } else {
             #expect(findings == [])
         }
+    }
+
+    /// `ycft dump --raw` output is locked by a golden for the fixtures that have one.
+    @Test(arguments: Manifest.entriesForTests.filter { $0.raw != nil })
+    func rawDumpMatchesItsGolden(_ entry: ManifestEntry) throws {
+        let golden = String(decoding: try readBytes(TestPaths.fixtures.appendingPathComponent(entry.raw!)), as: UTF8.self)
+        #expect(try rawDump(TestPaths.fixtures.appendingPathComponent(entry.file)) == golden)
     }
 
     /// ycft's own fixtures are the golden bytes: encoding the expected records reproduces them.

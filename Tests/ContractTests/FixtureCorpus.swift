@@ -27,7 +27,12 @@ struct FixtureDefinition {
     let reproducible: Bool
     /// The `ycft verify` rule ids it must produce, in order (empty: it passes).
     var rules: [String] = []
+    /// Whether a golden of `ycft dump --raw` sits beside it (`NAME.raw.json`).
+    var rawGolden = false
     let make: () throws -> [UInt8]
+
+    /// The `dump --raw` golden beside the fixture, when it has one.
+    var rawFile: String? { rawGolden ? String(file.dropLast(".plist".count)) + ".raw.json" : nil }
 
     /// The expected-records file beside the fixture, for valid fixtures.
     var recordsFile: String? {
@@ -114,6 +119,13 @@ enum FixtureCorpus {
                           reproducible: true, rules: [rule], make: make)
     }
 
+    /// Returns the definition with a `dump --raw` golden.
+    static func withRaw(_ definition: FixtureDefinition) -> FixtureDefinition {
+        var copy = definition
+        copy.rawGolden = true
+        return copy
+    }
+
     /// Returns the definition with the verify rules it must produce.
     static func expecting(_ rules: [String], _ definition: FixtureDefinition) -> FixtureDefinition {
         var copy = definition
@@ -124,7 +136,7 @@ enum FixtureCorpus {
     static var definitions: [FixtureDefinition] {
         var list: [FixtureDefinition] = [
             ycft("empty.plist", "0 records: an empty NSMutableDictionary group", FirstTimeRecords()),
-            ycft("one-record.plist", "1 record in the reference layout", one),
+            withRaw(ycft("one-record.plist", "1 record in the reference layout", one)),
             ycft("three-records.plist", "3 records: all keys before all records, equal versions shared", three),
             ycft("three-records.xml.plist", "the same 3 records written as an XML archive", three, format: .xml),
             ycft("thousand-records.plist", "1,000 records: sizes of offsets and references grow", thousand),
@@ -203,15 +215,16 @@ enum FixtureCorpus {
                 purpose: "Linux Foundation's natural output: nested group archived as NSDictionary",
                 expectation: .records(three), reproducible: false,
                 make: { try oracleEncode(three, groupClass: "NSDictionary") })),
-            FixtureDefinition(file: "valid/defaults/export.binary.plist", producer: "defaults",
+            withRaw(FixtureDefinition(file: "valid/defaults/export.binary.plist", producer: "defaults",
                               purpose: "a binary defaults export: the archive among unrelated keys of every plist type",
                               expectation: .records(three), reproducible: true,
-                              make: { try defaults(LegacyArchive.encode(three, format: .binary), format: .binary) }),
+                              make: { try defaults(LegacyArchive.encode(three, format: .binary), format: .binary) })),
             FixtureDefinition(file: "valid/defaults/export.xml.plist", producer: "defaults",
                               purpose: "an XML defaults export holding a binary archive as <data>",
                               expectation: .records(three), reproducible: true,
                               make: { try defaults(LegacyArchive.encode(three, format: .binary), format: .xml) }),
         ]
+        list += rawDefinitions
         let nonFinite = records([("nan", "1.0", .nan), ("inf", "1.0", .infinity)])
         list.append(FixtureDefinition(file: "invalid/non-finite-time.plist", producer: "invalid",
                                       purpose: "NS.time NaN and +infinity: decodes exactly, but interval gates misfire",
@@ -289,5 +302,100 @@ enum FixtureCorpus {
             },
         ]
         return list
+    }
+
+    /// Archives that are not YCFirstTime archives, for `ycft dump --raw`: every known class,
+    /// unknown classes, cycles, shared objects, non-string keys, ordered sets, XML.
+    static var rawDefinitions: [FixtureDefinition] {
+        func raw(_ file: String, _ purpose: String, error: String, rules: [String], format: PlistFormat = .binary,
+                 _ objects: [PlistValue], root: UInt64 = 1) -> FixtureDefinition {
+            FixtureDefinition(file: "raw/\(file)", producer: "raw", purpose: purpose, expectation: .error(error),
+                              reproducible: true, rules: rules, rawGolden: true, make: {
+                                  format == .binary ? AppleStyleBinaryWriter.write(archiveValue(objects, root: root))
+                                      : try PropertyList.write(archiveValue(objects, root: root), format: .xml)
+                              })
+        }
+        let uuid: [UInt8] = [0x71, 0xDC, 0x06, 0x8E, 0x34, 0x20, 0x45, 0xFF, 0x91, 0x9E, 0x3A, 0x26, 0x7D, 0x55, 0xEC, 0x22]
+        let knownClasses: [PlistValue] = [
+            .string("$null"),
+            // 1: the root array of every kind of object
+            object([("NS.objects", .array((2...20).map { .uid(UInt64($0)) })), ("$class", .uid(21))]),
+            object([("NS.string", .string("mutable")), ("$class", .uid(22))]),                     // 2
+            object([("NS.time", .real(757_414_800.123456)), ("$class", .uid(23))]),                // 3
+            object([("NS.data", .data([1, 2, 3])), ("$class", .uid(24))]),                         // 4
+            object([("NS.uuidbytes", .data(uuid)), ("$class", .uid(25))]),                         // 5
+            object([("NS.base", .uid(0)), ("NS.relative", .uid(7)), ("$class", .uid(26))]),      // 6
+            .string("https://example.com/a b"),                                                   // 7
+            object([("$class", .uid(27))]),                                                        // 8 NSNull
+            object([("NS.objects", .array([.uid(10), .uid(11)])), ("$class", .uid(28))]),         // 9 NSSet
+            .integer(.signed(-5)),                                                                 // 10
+            .integer(.unsigned(UInt64.max)),                                                       // 11
+            object([("NS.object.0", .uid(13)), ("NS.object.1", .uid(10)), ("$class", .uid(29))]), // 12 NSOrderedSet
+            .real(-0.0),                                                                           // 13
+            // 14: a dictionary whose keys are a number and a date
+            object([("NS.keys", .array([.uid(10), .uid(3)])), ("NS.objects", .array([.uid(15), .uid(16)])), ("$class", .uid(30))]),
+            .real(.nan),                                                                           // 15
+            .bool(true),                                                                           // 16
+            .data([0xFF, 0x00]),                                                                   // 17
+            .date(-0.5),                                                                           // 18
+            .string("é and e\u{301}"),                                                            // 19
+            object([("NS.objects", .array([])), ("$class", .uid(31))]),                           // 20 empty NSMutableArray
+            classObject(["NSArray", "NSObject"]),                                                  // 21
+            classObject(["NSMutableString", "NSString", "NSObject"]),                              // 22
+            classObject(["NSDate", "NSObject"]),                                                   // 23
+            classObject(["NSMutableData", "NSData", "NSObject"]),                                  // 24
+            classObject(["NSUUID", "NSObject"]),                                                   // 25
+            classObject(["NSURL", "NSObject"]),                                                    // 26
+            classObject(["NSNull", "NSObject"]),                                                   // 27
+            classObject(["NSSet", "NSObject"]),                                                    // 28
+            classObject(["NSOrderedSet", "NSObject"]),                                             // 29
+            classObject(["NSDictionary", "NSObject"]),                                             // 30
+            classObject(["NSMutableArray", "NSArray", "NSObject"]),                                // 31
+        ]
+        let cycle: [PlistValue] = [
+            .string("$null"),
+            object([("NS.objects", .array([.uid(1), .uid(2)])), ("$class", .uid(4))]),            // 1 contains itself
+            object([("NS.keys", .array([.uid(3)])), ("NS.objects", .array([.uid(1)])), ("$class", .uid(5))]), // 2 points back
+            .string("parent"),
+            classObject(["NSMutableArray", "NSArray", "NSObject"]),
+            classObject(["NSDictionary", "NSObject"]),
+        ]
+        let shared: [PlistValue] = [
+            .string("$null"),
+            object([("NS.objects", .array([.uid(2), .uid(2), .uid(3), .uid(3)])), ("$class", .uid(5))]),
+            object([("NS.string", .string("shared")), ("$class", .uid(4))]),
+            object([("NS.objects", .array([.uid(2)])), ("$class", .uid(5))]),
+            classObject(["NSMutableString", "NSString", "NSObject"]),
+            classObject(["NSArray", "NSObject"]),
+        ]
+        let unknown: [PlistValue] = [
+            .string("$null"),
+            object([("volume", .real(0.5)), ("tags", .array([.uid(2), .uid(3)])), ("owner", .uid(4)),
+                    ("flags", .dictionary(PlistDictionary([("a", .bool(true))]))), ("missing", .uid(0)), ("$class", .uid(5))]),
+            .string("one"),
+            .string("two"),
+            object([("name", .uid(2)), ("$class", .uid(6))]),
+            classObject(["MyApp.Settings", "MyApp.Base", "NSObject"]),
+            object([("$classname", .string("Owner"))]),                                            // no $classes
+        ]
+        let orderedSet: [PlistValue] = [
+            .string("$null"),
+            object([("NS.object.0", .uid(2)), ("NS.object.1", .uid(3)), ("NS.object.2", .uid(4)), ("$class", .uid(5))]),
+            .string("valgeir"), .string("nico"), .string("puzzle"),
+            classObject(["NSMutableOrderedSet", "NSOrderedSet", "NSObject"]),
+        ]
+        return [
+            raw("known-classes.plist", "every Foundation class with a natural JSON shape, inline scalars, non-string keys",
+                error: "$objects[1]: expected NSMutableDictionary (root), found NSArray", rules: ["root-class"], knownClasses),
+            raw("cycle.plist", "an array that contains itself and a dictionary pointing back: {\"$ref\": uid}",
+                error: "$objects[1]: expected NSMutableDictionary (root), found NSMutableArray", rules: ["root-class"], cycle),
+            raw("shared.plist", "one string object referenced four times: expanded where it occurs",
+                error: "$objects[1]: expected NSMutableDictionary (root), found NSArray", rules: ["root-class"], shared),
+            raw("unknown-class.plist", "unknown classes keep their name, chain and every coder key",
+                error: "$objects[1]: expected NSMutableDictionary (root), found MyApp.Settings", rules: ["root-class"], unknown),
+            raw("ordered-set.xml.plist", "an XML archive of an NSMutableOrderedSet (NS.object.0, NS.object.1, ...)",
+                error: "$objects[1]: expected NSMutableDictionary (root), found NSMutableOrderedSet", rules: ["root-class"],
+                format: .xml, orderedSet),
+        ]
     }
 }

@@ -101,10 +101,10 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     @Test(arguments: [
         (["frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--frob"], "Error: Unknown option '--frob'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
-        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["pack", "--format", "json", "a"], "Error: The value 'json' is invalid for '--format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
     ])
@@ -142,7 +142,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         let defaults = try PropertyList.write(.dictionary(PlistDictionary([("X", .string("y"))])), format: .binary)
         let fake = FakeIO(files: ["prefs.plist": defaults])
         #expect(fake.run(["dump", "prefs.plist"]) == 1)
-        #expect(fake.stderr == "ycft: prefs.plist: no \"YCFirstTime\" key: not a YCFirstTime archive or a defaults file holding one\n")
+        #expect(fake.stderr == "ycft: prefs.plist: no \"YCFirstTime\" key: not a YCFirstTime archive or a defaults file holding one (ycft dump --raw shows everything it holds)\n")
         #expect(fake.stdout.isEmpty)
     }
 
@@ -152,7 +152,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         let bytes = try PropertyList.write(archiveValue(objects), format: .binary)
         let fake = FakeIO(files: ["bad.plist": bytes])
         #expect(fake.run(["dump", "bad.plist"]) == 1)
-        #expect(fake.stderr == "ycft: bad.plist: $objects[5].lastTime: expected NSDate, found NSString\n")
+        #expect(fake.stderr == "ycft: bad.plist: $objects[5].lastTime: expected NSDate, found NSString (ycft dump --raw shows everything it holds)\n")
         #expect(fake.stdout.isEmpty)
     }
 

@@ -1,6 +1,5 @@
-internal import Plist
-
-/// Exact conversions between archive times (seconds since 2001) and text.
+/// Exact conversions between property-list times (seconds since 2001-01-01T00:00:00Z, as
+/// `NSDate` and plist dates store them) and text.
 public enum ExactTime {
     /// The instant as ISO 8601 UTC with six fractional digits (`2025-01-01T09:00:00.123456Z`),
     /// rounded to the nearest microsecond from the shortest decimal text of the double (so

@@ -1,0 +1,93 @@
+// One libFuzzer harness per ycft entry point. The target is chosen by the first argument;
+// the rest goes to libFuzzer. Every harness asserts the properties ycft promises: no crash,
+// no hang, and decoded data that survives a round trip exactly.
+
+import FirstTimeArchive
+import KeyedArchive
+import OrderedJSON
+import Plist
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+/// The harnesses, by name.
+enum Harness: String, CaseIterable {
+    /// `PropertyList.read`: guarded binary and XML reading.
+    case plist
+    /// `KeyedArchive(bytes:)`: the generic archive envelope and object table.
+    case archive
+    /// `LegacyArchive.decode`: records decoding (then encode and decode again: identity).
+    case records
+    /// `ContractChecker.check`: verify.
+    case verify
+    /// `RecordsFormat.records(fromJSON:)`: pack's JSON input (then archive and back: identity).
+    case packJSON = "pack-json"
+    /// `ArchiveLocator.locate`: the defaults-file reader.
+    case defaults
+
+    func run(_ bytes: [UInt8]) {
+        switch self {
+        case .plist:
+            if let read = try? PropertyList.read(bytes) {
+                // Whatever reads must write and read back to the same value (XML may refuse).
+                if let again = try? PropertyList.write(read.value, format: .binary) {
+                    guard let back = try? PropertyList.read(again), back.value == read.value else {
+                        fatalError("binary round trip changed a value")
+                    }
+                }
+            }
+        case .archive:
+            _ = try? KeyedArchive(bytes: bytes)
+        case .records:
+            if let records = try? LegacyArchive.decode(bytes) {
+                let encoded = try? LegacyArchive.encode(records, format: .binary)
+                guard let encoded, let back = try? LegacyArchive.decode(encoded), back == records else {
+                    fatalError("records did not survive encode and decode")
+                }
+            }
+        case .verify:
+            _ = ContractChecker.check(bytes)
+        case .packJSON:
+            if let records = try? RecordsFormat.records(fromJSON: bytes) {
+                if let encoded = try? LegacyArchive.encode(records, format: .binary) {
+                    guard let back = try? LegacyArchive.decode(encoded), back == records else {
+                        fatalError("packed records did not decode to themselves")
+                    }
+                }
+                let text = RecordsFormat.json(records).text()
+                guard let again = try? RecordsFormat.records(fromJSON: Array(text.utf8)), again == records else {
+                    fatalError("JSON form did not read back to the same records")
+                }
+            }
+        case .defaults:
+            _ = try? ArchiveLocator.records(in: bytes)
+        }
+    }
+}
+
+nonisolated(unsafe) var selected: Harness = .plist
+
+@_cdecl("ycft_fuzz_main")
+func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    let names = Harness.allCases.map(\.rawValue).joined(separator: ", ")
+    guard argc >= 2, let name = argv[1].map({ String(cString: $0) }), let harness = Harness(rawValue: name) else {
+        print("usage: ycft-fuzz TARGET [libFuzzer options] [CORPUS...]; targets: \(names)")
+        return 2
+    }
+    selected = harness
+    // Hand libFuzzer the program name and everything after the target.
+    var args = [argv[0]] + (2..<Int(argc)).map { argv[$0] }
+    var count = Int32(args.count)
+    return args.withUnsafeMutableBufferPointer { buffer in
+        var base = buffer.baseAddress
+        return LLVMFuzzerRunDriver(&count, &base) { data, size in
+            let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+            selected.run(bytes)
+            return 0
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
+#   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
+# Targets: plist archive records verify pack-json defaults (ycft-fuzz prints the current list).
+# The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
+# ignored by git); turn every crash into a fixture under Fixtures/invalid/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: Scripts/fuzz.sh TARGET SECONDS}
+seconds=${2:?usage: Scripts/fuzz.sh TARGET SECONDS}
+shift 2
+
+# Swift 6.3's default gold linker fails with -sanitize=fuzzer; lld works.
+swift build --package-path Fuzz -c release \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld >&2
+binary=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address \
+    -Xswiftc -parse-as-library -Xswiftc -use-ld=lld --show-bin-path)/ycft-fuzz
+
+corpus=Fuzz/corpus/$target
+artifacts=Fuzz/artifacts/$target
+mkdir -p "$corpus" "$artifacts"
+case "$target" in
+    pack-json) seeds=$(find Fixtures -name '*.json' ! -name manifest.json) ;;
+    *) seeds=$(find Fixtures -name '*.plist') ;;
+esac
+for seed in $seeds; do
+    cp -n "$seed" "$corpus/seed-$(echo "$seed" | tr '/' '_')" 2>/dev/null || true
+done
+
+exec "$binary" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=5 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "$@" "$corpus"

@@ -1,0 +1,262 @@
+public import OrderedJSON
+public import Plist
+
+/// Renders any property list, and any NSKeyedArchiver archive's object graph, as JSON that
+/// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.
+///
+/// Value mapping: string → string; integer → integer (64-bit signed and unsigned, exact); real →
+/// number in shortest round-trip form (non-finite: `{"$real": "NaN"}`); boolean; data →
+/// `{"$data": base64}`; plist date → `{"$date": seconds since 2001}`; UID → `{"$uid": n}` outside
+/// an archive's graph; `$null` → `null`.
+public enum ArchiveDump {
+    /// How shared objects are printed.
+    public enum SharedObjects: Sendable {
+        /// Expanded wherever they occur (the default), up to a bound proportional to the input.
+        case expand
+        /// Printed once; later occurrences are `{"$ref": uid}`, and objects referenced more than
+        /// once carry `"$uid"`.
+        case references
+    }
+
+    /// Why an archive could not be rendered.
+    public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
+        /// Expanding shared objects would print more than `limit` values.
+        case expansionTooLarge(limit: Int)
+        /// `--objects` was asked of a plist that is not an archive.
+        case notAnArchive
+
+        /// A one-line message.
+        public var description: String {
+            switch self {
+            case let .expansionTooLarge(limit):
+                return "expanding shared objects would print more than \(limit) values (a reference bomb?); use --refs to print each object once"
+            case .notAnArchive:
+                return "not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list"
+            }
+        }
+    }
+
+    /// Whether a value looks like an archive: a dictionary with `$archiver`, `$top` and an
+    /// `$objects` array.
+    public static func isArchive(_ value: PlistValue) -> Bool {
+        guard case let .dictionary(d) = value, d["$archiver"] != nil, case .array? = d["$objects"],
+              case .dictionary? = d["$top"] else { return false }
+        return true
+    }
+
+    /// A plist value as JSON, UIDs as `{"$uid": n}`.
+    public static func json(_ value: PlistValue) -> JSON {
+        switch value {
+        case let .string(s): return .string(s)
+        case let .integer(i): return .number(i.description)
+        case let .real(d): return real(d)
+        case let .bool(b): return .bool(b)
+        case let .data(bytes): return .object([.init("$data", .string(Base64.encode(bytes)))])
+        case let .date(d): return .object([.init("$date", real(d))])
+        case let .uid(u): return .object([.init("$uid", .integer(u))])
+        case let .array(items): return .array(items.map(json))
+        case let .dictionary(dict): return .object(dict.map { .init($0.key, json($0.value)) })
+        }
+    }
+
+    static func real(_ d: Double) -> JSON {
+        if let number = JSON.number(d) { return number }
+        return .object([.init("$real", .string(d.isNaN ? "NaN" : d < 0 ? "-Infinity" : "Infinity"))])
+    }
+
+    /// `ycft dump --raw`: an archive's resolved graph, or any other plist with the value mapping.
+    /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
+    ///   exceed the bound; use ``SharedObjects/references`` then.
+    public static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
+        guard isArchive(value), case let .dictionary(envelope) = value,
+              case let .array(objects)? = envelope["$objects"], case let .dictionary(top)? = envelope["$top"] else {
+            return json(value)
+        }
+        var renderer = GraphRenderer(objects: objects, shared: shared)
+        var topMembers: [JSON.Member] = []
+        for (name, ref) in top {
+            topMembers.append(.init(name, try renderer.value(ref)))
+        }
+        var members: [JSON.Member] = [
+            .init("$archiver", envelope["$archiver"].map(json) ?? .null),
+            .init("$version", envelope["$version"].map(json) ?? .null),
+            .init("$top", .object(topMembers)),
+        ]
+        // Anything else in the envelope is kept too.
+        for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
+            members.append(.init(key, json(extra)))
+        }
+        return .object(members)
+    }
+
+    /// `ycft dump --objects`: the flat `$objects` table with UIDs as `{"$uid": n}`, plus
+    /// `$archiver`, `$version` and `$top`.
+    public static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
+        guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
+        var members: [JSON.Member] = [
+            .init("$archiver", envelope["$archiver"].map(json) ?? .null),
+            .init("$version", envelope["$version"].map(json) ?? .null),
+            .init("$top", envelope["$top"].map(json) ?? .null),
+            .init("$objects", envelope["$objects"].map(json) ?? .null),
+        ]
+        for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
+            members.append(.init(key, json(extra)))
+        }
+        return .object(members)
+    }
+}
+
+/// Resolves UIDs from `$top` through `$objects`, with cycle marks and an expansion bound.
+private struct GraphRenderer {
+    let objects: [PlistValue]
+    let shared: ArchiveDump.SharedObjects
+    let limit: Int
+    var printed = 0
+    var onPath = Set<UInt64>()
+    var done = Set<UInt64>()
+    var referenceCounts: [UInt64: Int] = [:]
+
+    init(objects: [PlistValue], shared: ArchiveDump.SharedObjects) {
+        self.objects = objects
+        self.shared = shared
+        // Proportional to the input: a plain tree prints each object about once.
+        self.limit = max(200_000, 32 * objects.count)
+        if shared == .references {
+            for object in objects { Self.countReferences(object, into: &referenceCounts) }
+        }
+    }
+
+    static func countReferences(_ value: PlistValue, into counts: inout [UInt64: Int]) {
+        switch value {
+        case let .uid(u): counts[u, default: 0] += 1
+        case let .array(items): for item in items { countReferences(item, into: &counts) }
+        case let .dictionary(d): for (_, v) in d { countReferences(v, into: &counts) }
+        default: break
+        }
+    }
+
+    mutating func tick() throws(ArchiveDump.DumpError) {
+        printed += 1
+        if printed > limit { throw .expansionTooLarge(limit: limit) }
+    }
+
+    /// A field value: UIDs resolve, containers recurse, scalars map.
+    mutating func value(_ value: PlistValue) throws(ArchiveDump.DumpError) -> JSON {
+        try tick()
+        switch value {
+        case let .uid(u): return try object(u)
+        case let .array(items):
+            var out: [JSON] = []
+            out.reserveCapacity(items.count)
+            for item in items { out.append(try self.value(item)) }
+            return .array(out)
+        case let .dictionary(d):
+            var out: [JSON.Member] = []
+            for (k, v) in d { out.append(.init(k, try self.value(v))) }
+            return .object(out)
+        default:
+            return ArchiveDump.json(value)
+        }
+    }
+
+    mutating func object(_ uid: UInt64) throws(ArchiveDump.DumpError) -> JSON {
+        guard uid < UInt64(objects.count) else {
+            return .object([.init("$dangling", .integer(uid))])
+        }
+        if case .string("$null") = objects[Int(uid)] { return .null }
+        if onPath.contains(uid) { return .object([.init("$ref", .integer(uid))]) }
+        if shared == .references, done.contains(uid) { return .object([.init("$ref", .integer(uid))]) }
+        onPath.insert(uid)
+        defer {
+            onPath.remove(uid)
+            done.insert(uid)
+        }
+        var rendered = try render(objects[Int(uid)])
+        if shared == .references, (referenceCounts[uid] ?? 0) > 1, case let .object(members) = rendered {
+            rendered = .object([.init("$uid", .integer(uid))] + members)
+        }
+        return rendered
+    }
+
+    func className(_ fields: PlistDictionary) -> (name: String, chain: [String]?)? {
+        guard case let .uid(c)? = fields["$class"], c < UInt64(objects.count),
+              case let .dictionary(descriptor) = objects[Int(c)],
+              case let .string(name)? = descriptor["$classname"] else { return nil }
+        var chain: [String]?
+        if case let .array(items)? = descriptor["$classes"] {
+            chain = items.compactMap { if case let .string(s) = $0 { return s }; return nil }
+        }
+        return (name, chain)
+    }
+
+    mutating func render(_ value: PlistValue) throws(ArchiveDump.DumpError) -> JSON {
+        guard case let .dictionary(fields) = value, fields["$class"] != nil, let cls = className(fields) else {
+            // Inline scalars, plain containers, and objects whose class cannot be resolved.
+            return try self.value(value)
+        }
+        if let natural = try natural(cls.name, fields) { return natural }
+        var members: [JSON.Member] = [.init("$class", .string(cls.name))]
+        if let chain = cls.chain { members.append(.init("$classes", .array(chain.map { .string($0) }))) }
+        for (key, field) in fields where key != "$class" {
+            members.append(.init(key, try self.value(field)))
+        }
+        return .object(members)
+    }
+
+    /// The natural shape of a known Foundation class, or nil when the object's keys are not
+    /// exactly the ones that shape covers (then the generic form keeps everything).
+    mutating func natural(_ name: String, _ fields: PlistDictionary) throws(ArchiveDump.DumpError) -> JSON? {
+        let keys = Set(fields.map(\.key)).subtracting(["$class"])
+        func uidList(_ key: String) -> [PlistValue]? {
+            guard case let .array(items)? = fields[key], items.allSatisfy({ if case .uid = $0 { return true }; return false }) else {
+                return nil
+            }
+            return items
+        }
+        let head = JSON.Member("$class", .string(name))
+        switch name {
+        case "NSDictionary", "NSMutableDictionary":
+            guard keys == ["NS.keys", "NS.objects"], let k = uidList("NS.keys"), let v = uidList("NS.objects"), k.count == v.count else {
+                return nil
+            }
+            var entries: [JSON] = []
+            for (key, value) in zip(k, v) { entries.append(.array([try self.value(key), try self.value(value)])) }
+            return .object([head, .init("entries", .array(entries))])
+        case "NSArray", "NSMutableArray", "NSSet", "NSMutableSet":
+            guard keys == ["NS.objects"], let items = uidList("NS.objects") else { return nil }
+            var out: [JSON] = []
+            for item in items { out.append(try self.value(item)) }
+            return .object([head, .init("items", .array(out))])
+        case "NSOrderedSet", "NSMutableOrderedSet":
+            // Apple writes NS.object.0, NS.object.1, ... (none at all when empty).
+            let count = keys.count
+            guard keys == Set((0..<count).map { "NS.object.\($0)" }) else { return nil }
+            var out: [JSON] = []
+            for i in 0..<count { out.append(try self.value(fields["NS.object.\(i)"]!)) }
+            return .object([head, .init("items", .array(out))])
+        case "NSString", "NSMutableString":
+            guard keys == ["NS.string"], case let .string(s)? = fields["NS.string"] else { return nil }
+            return .object([head, .init("string", .string(s))])
+        case "NSDate":
+            guard keys == ["NS.time"], case let .real(t)? = fields["NS.time"] else { return nil }
+            let utc = ExactTime.utcString(secondsSince2001: t)
+            return .object([head, .init("time", ArchiveDump.real(t)), .init("utc", utc.map { .string($0) } ?? .null)])
+        case "NSData", "NSMutableData":
+            guard keys == ["NS.data"], case let .data(bytes)? = fields["NS.data"] else { return nil }
+            return .object([head, .init("data", .string(Base64.encode(bytes)))])
+        case "NSUUID":
+            guard keys == ["NS.uuidbytes"], case let .data(b)? = fields["NS.uuidbytes"], b.count == 16 else { return nil }
+            let hex = b.map { $0 < 16 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            let text = [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { hex[$0].joined() }.joined(separator: "-").uppercased()
+            return .object([head, .init("uuid", .string(text))])
+        case "NSURL":
+            guard keys == ["NS.base", "NS.relative"] else { return nil }
+            return .object([head, .init("base", try value(fields["NS.base"]!)), .init("relative", try value(fields["NS.relative"]!))])
+        case "NSNull":
+            guard keys.isEmpty else { return nil }
+            return .object([head])
+        default:
+            return nil
+        }
+    }
+}
