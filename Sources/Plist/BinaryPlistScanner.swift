@@ -53,11 +53,13 @@ struct BinaryPlistScanner {
         let count = readUInt(at: trailer + 8, size: 8)
         let top = readUInt(at: trailer + 16, size: 8)
         let table = readUInt(at: trailer + 24, size: 8)
-        guard [1, 2, 4, 8].contains(offsetIntSize) else {
-            throw fail("trailer offset size \(offsetIntSize) is not 1, 2, 4 or 8", trailer + 6)
+        // CoreFoundation writes 1, 2, 4 or 8; libplist also writes 3 (files of 64 KiB to 16 MiB).
+        // CoreFoundation reads any size from 1 to 8, and so does libplist.
+        guard (1...8).contains(offsetIntSize) else {
+            throw fail("trailer offset size \(offsetIntSize) is not between 1 and 8", trailer + 6)
         }
-        guard [1, 2, 4, 8].contains(refSize) else {
-            throw fail("trailer reference size \(refSize) is not 1, 2, 4 or 8", trailer + 7)
+        guard (1...8).contains(refSize) else {
+            throw fail("trailer reference size \(refSize) is not between 1 and 8", trailer + 7)
         }
         // Every object takes at least one byte between the header and the offset table.
         guard count >= 1, count <= UInt64(trailer - 8) else {
@@ -173,7 +175,7 @@ struct BinaryPlistScanner {
             }
             return Object(kind: .scalar, payload: start, count: 0)
         case 0x8:
-            guard [0, 1, 3, 7].contains(nibble) else { throw fail("UID of \(nibble + 1) bytes", start) }
+            guard nibble <= 7 else { throw fail("UID of \(nibble + 1) bytes", start) }
             try needs(start + 2 + Int(nibble))
             return Object(kind: .scalar, payload: start, count: 0)
         case 0xA:

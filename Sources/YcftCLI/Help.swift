@@ -24,6 +24,7 @@ enum Help {
       dump                    Print the records of an archive as JSON.
       pack                    Write records (JSON) as a legacy archive.
       verify                  Check archives against the YCFirstTime contract.
+      migrate                 Move state in defaults files to the plain format and back.
       help                    Show help for a subcommand.
 
     \(exitStatus)
@@ -123,4 +124,53 @@ enum Help {
 
         """
     }
+
+    static let migrate = """
+    OVERVIEW: Move YCFirstTime state in exported defaults files, one or thousands.
+
+    Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
+    app's Library/Preferences/<id>.plist) or a directory searched recursively for
+    *.plist. Every other key keeps its type, exact value and position, and a file
+    keeps its format unless --output-format says otherwise. A file already in the
+    target state is 'unchanged' and not rewritten; one without source state is
+    'skipped'; target keys that exist with other content make the file 'fail'
+    unless --force. Files are replaced atomically; one bad file never stops the rest.
+
+    USAGE: ycft migrate [--to records|interval|legacy]
+                        (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)
+                        [--keep-source] [--force] [--drop-versions] [--key NAME]
+                        [--jobs N] [--report FILE] [--output-format same|binary|xml] PATH...
+
+    ARGUMENTS:
+      PATH...                 Defaults files or directories.
+
+    OPTIONS:
+      --to TARGET             records: YCFirstTime.records, the plain format (default);
+                              interval: interval.<key> = seconds since 1970, plus
+                              YCFirstTime.records for the versions;
+                              legacy: rebuild the YCFirstTime archive (rollback) from
+                              YCFirstTime.records, or else from interval.* keys.
+      -o, --output OUT        Write results to OUT (a file for one input file, else a
+                              directory mirroring the inputs). Inputs are untouched.
+      --in-place              Replace each file, keeping FILE.bak unless --no-backup.
+      --backup SUFFIX         The backup suffix with --in-place. (default: .bak)
+      --no-backup             No backup with --in-place.
+      --dry-run               Write nothing; print what would change per file.
+      --keep-source           Keep the source keys (the archive, or on rollback the
+                              plain and interval keys).
+      --force                 Overwrite target keys that hold other content.
+      --drop-versions         With --to interval: do not write YCFirstTime.records;
+                              the versions are lost (each file says which).
+      --key NAME              The key of the legacy archive. (default: YCFirstTime)
+      -j, --jobs N            Files processed at once. (default: the number of cores)
+      --report FILE           Write a JSON report, one entry per file.
+      --output-format FORMAT  same, binary or xml. (default: same)
+      -h, --help              Show help information.
+
+    EXIT STATUS:
+      0  nothing failed
+      1  a file failed on its content
+      2  trouble: usage, an unreadable or unwritable path
+
+    """
 }

@@ -40,7 +40,7 @@ enum PackCommand {
                 io.writeStdout(archive)
             } else {
                 do {
-                    try io.writeFileAtomically(output, archive)
+                    try io.writeFileAtomically(output, archive, nil)
                 } catch {
                     throw Ycft.Failure(.trouble, output, "cannot write: \(error)")
                 }

@@ -57,6 +57,7 @@ public enum Ycft {
                 case .dump: return try DumpCommand.run(rest, io: io).rawValue
                 case .pack: return try PackCommand.run(rest, io: io).rawValue
                 case .verify: return try VerifyCommand.run(rest, io: io).rawValue
+                case .migrate: return try MigrateCommand.run(rest, io: io).rawValue
                 }
             } catch {
                 return usage(error, command: command, io: io)
@@ -73,13 +74,17 @@ public enum Ycft {
 
     /// The subcommands.
     enum Command: String, CaseIterable {
-        case dump, pack, verify
+        case dump, pack, verify, migrate
 
         var usage: String {
             switch self {
             case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE..."
+            case .migrate:
+                return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "
+                    + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--jobs N] [--report FILE] "
+                    + "[--output-format same|binary|xml] PATH..."
             }
         }
 
@@ -88,6 +93,7 @@ public enum Ycft {
             case .dump: return Help.dump
             case .pack: return Help.pack
             case .verify: return Help.verify
+            case .migrate: return Help.migrate
             }
         }
     }

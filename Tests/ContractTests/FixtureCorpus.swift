@@ -91,7 +91,12 @@ enum FixtureCorpus {
 
     /// A defaults file: the archive among unrelated keys of every plist type.
     static func defaults(_ archive: [UInt8], format: PlistFormat) throws -> [UInt8] {
-        let value = PlistValue.dictionary(PlistDictionary([
+        try PropertyList.write(defaultsValue(archive, format: format), format: format)
+    }
+
+    /// The defaults dictionary around an archive (dates whole seconds for XML).
+    static func defaultsValue(_ archive: [UInt8], format: PlistFormat) -> PlistValue {
+        PlistValue.dictionary(PlistDictionary([
             ("AppleLanguages", .array([.string("en"), .string("fr")])),
             ("LaunchCount", .integer(.signed(42))),
             ("NegativeOffset", .integer(.signed(-7))),
@@ -105,7 +110,6 @@ enum FixtureCorpus {
             ("Nested", .dictionary(PlistDictionary([("inner", .array([.bool(false), .dictionary(PlistDictionary())]))]))),
             ("Name", .string("Zoë")),
         ]))
-        return try PropertyList.write(value, format: format)
     }
 
     static func ycft(_ file: String, _ purpose: String, _ records: FirstTimeRecords, format: PlistFormat = .binary) -> FixtureDefinition {
@@ -219,6 +223,10 @@ enum FixtureCorpus {
                               purpose: "a binary defaults export: the archive among unrelated keys of every plist type",
                               expectation: .records(three), reproducible: true,
                               make: { try defaults(LegacyArchive.encode(three, format: .binary), format: .binary) })),
+            FixtureDefinition(file: "valid/defaults/export.apple-order.plist", producer: "defaults",
+                              purpose: "a defaults file written in CoreFoundation's manner, not by libplist, holding an Apple-order archive",
+                              expectation: .records(one), reproducible: true,
+                              make: { AppleStyleBinaryWriter.write(defaultsValue(apple(appleLayoutOneKey), format: .binary)) }),
             FixtureDefinition(file: "valid/defaults/export.xml.plist", producer: "defaults",
                               purpose: "an XML defaults export holding a binary archive as <data>",
                               expectation: .records(three), reproducible: true,
@@ -234,14 +242,14 @@ enum FixtureCorpus {
         let oneKey = { try LegacyArchive.encode(one, format: .binary) }
         list += [
             invalid("truncated.plist", "an archive cut in half",
-                    "malformed binary plist: trailer offset size 108 is not 1, 2, 4 or 8 (at byte 216)", rule: "plist-unreadable") {
+                    "malformed binary plist: trailer offset size 108 is not between 1 and 8 (at byte 216)", rule: "plist-unreadable") {
                 let bytes = try oneKey()
                 return Array(bytes.prefix(bytes.count / 2))
             },
-            invalid("bad-trailer.plist", "a trailer whose offset size is 3",
-                    "malformed binary plist: trailer offset size 3 is not 1, 2, 4 or 8 (at byte 459)", rule: "plist-unreadable") {
+            invalid("bad-trailer.plist", "a trailer whose offset size is 9",
+                    "malformed binary plist: trailer offset size 9 is not between 1 and 8 (at byte 459)", rule: "plist-unreadable") {
                 var bytes = try oneKey()
-                bytes[bytes.count - 26] = 3
+                bytes[bytes.count - 26] = 9
                 return bytes
             },
             invalid("out-of-range-reference.plist", "a bplist object reference past the object count",

@@ -37,9 +37,18 @@ import TestSupport
     }
 
     @Test func badOffsetSize() {
-        let bytes = rawBinaryPlist([[0x51, 0x61]], offsetSize: 3)
-        #expect(throws: PlistError.malformedBinary("trailer offset size 3 is not 1, 2, 4 or 8", offset: bytes.count - 26)) {
+        let bytes = rawBinaryPlist([[0x51, 0x61]], offsetSize: 9)
+        #expect(throws: PlistError.malformedBinary("trailer offset size 9 is not between 1 and 8", offset: bytes.count - 26)) {
             try PropertyList.read(bytes)
+        }
+    }
+
+    @Test func everyOffsetAndReferenceSizeFromOneToEightReads() throws {
+        // CoreFoundation writes 1, 2, 4 and 8; libplist writes 3 as well; both read any of 1...8.
+        for size in UInt8(1)...8 {
+            let objects: [[UInt8]] = [[0xA1] + Array(repeating: 0, count: Int(size) - 1) + [1], [0x51, 0x61]]
+            let bytes = rawBinaryPlist(objects, offsetSize: size, refSize: size)
+            #expect(try PropertyList.read(bytes).value == .array([.string("a")]), "size \(size)")
         }
     }
 

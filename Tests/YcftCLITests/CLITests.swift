@@ -34,7 +34,7 @@ final class FakeIO: @unchecked Sendable {
                 guard let bytes = self.lock.withLock({ self.files[path] }) else { throw SystemError(errno: ENOENT) }
                 return bytes
             },
-            writeFileAtomically: { path, bytes in self.lock.withLock { self.files[path] = bytes } },
+            writeFileAtomically: { path, bytes, _ in self.lock.withLock { self.files[path] = bytes } },
             stdoutIsTerminal: { self.terminal })
     }
 
@@ -53,7 +53,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack", "verify"])
+    @Test(arguments: ["dump", "pack", "verify", "migrate"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -78,6 +78,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           dump                    Print the records of an archive as JSON.
           pack                    Write records (JSON) as a legacy archive.
           verify                  Check archives against the YCFirstTime contract.
+          migrate                 Move state in defaults files to the plain format and back.
           help                    Show help for a subcommand.
 
         EXIT STATUS:

@@ -1,0 +1,237 @@
+public import Plist
+
+/// Moves YCFirstTime state inside an exported defaults file (a plist dictionary) between the
+/// legacy archive, the plain records format, and IntervalClient keys, touching nothing else.
+///
+/// Every other key keeps its position, type and exact value; new keys are appended; the file
+/// keeps its format unless asked otherwise.
+public enum DefaultsMigration {
+    /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
+    public static let epochOffset: Double = 978_307_200
+    /// The prefix of IntervalClient keys.
+    public static let intervalPrefix = "interval."
+
+    /// Where the state goes.
+    public enum Target: String, Sendable, CaseIterable {
+        /// The plain format under `YCFirstTime.records`.
+        case records
+        /// `interval.<key>` = seconds since 1970 (plus `YCFirstTime.records` unless versions are dropped).
+        case interval
+        /// Back to the legacy archive under `YCFirstTime` (rollback).
+        case legacy
+    }
+
+    /// How to migrate.
+    public struct Options: Sendable {
+        /// Where the state goes.
+        public var target: Target
+        /// Keep the source keys (the archive, or the new keys on rollback).
+        public var keepSource: Bool
+        /// Overwrite target keys that exist with different content (the source wins).
+        public var force: Bool
+        /// The defaults key of the legacy archive.
+        public var key: String
+        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
+        public var dropVersions: Bool
+        /// The output format; nil keeps the input's.
+        public var outputFormat: PlistFormat?
+        /// Bounds for reading.
+        public var limits: PlistLimits
+
+        /// Creates options; the defaults migrate to records and remove the archive.
+        public init(target: Target = .records, keepSource: Bool = false, force: Bool = false,
+                    key: String = LegacyArchive.defaultsKey, dropVersions: Bool = false,
+                    outputFormat: PlistFormat? = nil, limits: PlistLimits = .default) {
+            self.target = target
+            self.keepSource = keepSource
+            self.force = force
+            self.key = key
+            self.dropVersions = dropVersions
+            self.outputFormat = outputFormat
+            self.limits = limits
+        }
+    }
+
+    /// What happened to a file.
+    public enum Status: String, Sendable {
+        /// The state moved; the file has new content.
+        case migrated
+        /// The file is already in the target state.
+        case unchanged
+        /// The file holds no source state.
+        case skipped
+    }
+
+    /// The result for one file.
+    public struct Outcome: Sendable {
+        /// What happened.
+        public var status: Status
+        /// Keys added, in file order.
+        public var added: [String] = []
+        /// Keys removed, in their former order.
+        public var removed: [String] = []
+        /// Keys whose value changed.
+        public var changed: [String] = []
+        /// How many records moved.
+        public var recordCount = 0
+        /// Block keys whose versions were not kept (`--drop-versions`).
+        public var droppedVersions: [String] = []
+        /// Block keys that had no time and so no interval key (lost with `--drop-versions`).
+        public var droppedRecords: [String] = []
+        /// The new file bytes, for `.migrated`.
+        public var output: [UInt8]?
+        /// The format of `output`.
+        public var format: PlistFormat
+    }
+
+    /// Why a file could not be migrated.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The bytes are not a readable plist, or the stored state is broken.
+        case unreadable(String)
+        /// The file is not a defaults dictionary.
+        case notDefaults(String)
+        /// Target keys exist with different content.
+        case conflict(String)
+        /// The result cannot be written in the requested format.
+        case unwritable(String)
+
+        /// One line for `ycft: FILE: message`.
+        public var description: String {
+            switch self {
+            case let .unreadable(m), let .notDefaults(m), let .unwritable(m): return m
+            case let .conflict(m): return "\(m); use --force to let the source win"
+            }
+        }
+    }
+
+    /// Migrates the bytes of one defaults file.
+    public static func migrate(_ bytes: [UInt8], options: Options) throws(Failure) -> Outcome {
+        let read: (value: PlistValue, format: PlistFormat)
+        do { read = try PropertyList.read(bytes, limits: options.limits) } catch { throw .unreadable(error.description) }
+        guard case let .dictionary(original) = read.value else {
+            throw .notDefaults("not a defaults file: the top level is \(read.value.typeName), not a dictionary")
+        }
+        if original["$archiver"] != nil, original["$objects"] != nil {
+            throw .notDefaults("this is an archive, not a defaults file holding one (use ycft dump and ycft pack)")
+        }
+        let format = options.outputFormat ?? read.format
+        var outcome = Outcome(status: .migrated, format: format)
+        // What to write (in order) and which keys the state came from.
+        var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
+        var sources: [String] = []
+        switch options.target {
+        case .records, .interval:
+            let records: FirstTimeRecords
+            if let stored = original[options.key] {
+                records = try decodeArchive(stored, key: options.key, limits: options.limits)
+                sources = [options.key]
+            } else if options.target == .interval, let plain = original[RecordsFormat.defaultsKey],
+                      !original.contains(where: { $0.key.hasPrefix(intervalPrefix) }) {
+                // Already in the plain format: IntervalClient keys can be made from it.
+                do { records = try RecordsFormat.records(fromPlist: plain) } catch { throw .unreadable(error.description) }
+            } else {
+                // No source: already migrated (the target keys are there) or nothing to do.
+                let migrated = options.target == .records
+                    ? original[RecordsFormat.defaultsKey] != nil
+                    : original.contains { $0.key.hasPrefix(intervalPrefix) }
+                outcome.status = migrated ? .unchanged : .skipped
+                return outcome
+            }
+            outcome.recordCount = records.count
+            if options.target == .records || !options.dropVersions {
+                writes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(records),
+                               { existing in (try? RecordsFormat.records(fromPlist: existing)) == records }))
+            } else {
+                outcome.droppedVersions = records.filter { $0.record.lastVersion != nil }.map(\.key)
+            }
+            if options.target == .interval {
+                for (key, record) in records {
+                    guard let time = record.lastTime else {
+                        if options.dropVersions { outcome.droppedRecords.append(key) }
+                        continue
+                    }
+                    let value = PlistValue.real(time + epochOffset)
+                    writes.append((intervalPrefix + key, value, { $0 == value }))
+                }
+            }
+        case .legacy:
+            let records: FirstTimeRecords
+            if let plain = original[RecordsFormat.defaultsKey] {
+                do { records = try RecordsFormat.records(fromPlist: plain) } catch { throw .unreadable(error.description) }
+                sources.append(RecordsFormat.defaultsKey)
+                sources += records.map { intervalPrefix + $0.key }.filter { original[$0] != nil }
+            } else {
+                var entries: [FirstTimeRecords.Entry] = []
+                for (key, value) in original where key.hasPrefix(intervalPrefix) {
+                    let block = String(key.dropFirst(intervalPrefix.count))
+                    let seconds: Double
+                    switch value {
+                    case let .real(d): seconds = d
+                    case let .integer(.signed(i)): seconds = Double(i)
+                    default: throw .unreadable("\(key) holds \(value.typeName), expected seconds since 1970 as a real")
+                    }
+                    entries.append((block, FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
+                    sources.append(key)
+                }
+                do { records = try FirstTimeRecords(entries) } catch { throw .unreadable(error.description) }
+            }
+            guard !sources.isEmpty else {
+                outcome.status = original[options.key] != nil ? .unchanged : .skipped
+                return outcome
+            }
+            outcome.recordCount = records.count
+            let archive: [UInt8]
+            do { archive = try LegacyArchive.encode(records, format: .binary) } catch { throw .unwritable(error.description) }
+            let limits = options.limits
+            writes.append((options.key, .data(archive), { existing in
+                guard case let .data(bytes) = existing else { return false }
+                return (try? LegacyArchive.decode(bytes, limits: limits)) == records
+            }))
+        }
+        // Conflicts first: nothing is changed unless every target key can be written.
+        for write in writes {
+            if let existing = original[write.key], !write.same(existing), !options.force {
+                throw .conflict("\(quoted(write.key)) already exists with different content")
+            }
+        }
+        // New keys take the place of the first source key, so a round trip keeps the key order.
+        var file = original
+        var anchor = options.keepSource ? nil : sources.compactMap { original.index(of: $0) }.min()
+        if !options.keepSource { for key in sources { file[key] = nil } }
+        for write in writes {
+            if let existing = file[write.key] {
+                if !write.same(existing) { file[write.key] = write.value }
+            } else if let at = anchor {
+                file.insert(write.key, write.value, at: at)
+                anchor = at + 1
+            } else {
+                file[write.key] = write.value
+            }
+        }
+        outcome = diff(original, file, into: outcome)
+        if original == file && format == read.format {
+            outcome.status = .unchanged
+            return outcome
+        }
+        do { outcome.output = try PropertyList.write(.dictionary(file), format: format) } catch { throw .unwritable(error.description) }
+        return outcome
+    }
+
+    private static func decodeArchive(_ stored: PlistValue, key: String, limits: PlistLimits) throws(Failure) -> FirstTimeRecords {
+        guard case let .data(bytes) = stored else {
+            throw .unreadable("\(quoted(key)) holds \(stored.typeName), expected archive data")
+        }
+        do { return try LegacyArchive.decode(bytes, limits: limits) } catch { throw .unreadable("\(key): \(error.description)") }
+    }
+
+    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Outcome) -> Outcome {
+        var outcome = outcome
+        outcome.removed = before.map(\.key).filter { after[$0] == nil }
+        outcome.added = after.map(\.key).filter { before[$0] == nil }
+        outcome.changed = after.compactMap { key, value in
+            if let old = before[key], old != value { return key }
+            return nil
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// The defaults fixtures: written by ycft (binary, XML) and in CoreFoundation's manner.
+let defaultsFixtures = ["valid/defaults/export.binary.plist", "valid/defaults/export.xml.plist",
+                        "valid/defaults/export.apple-order.plist"]
+
+func migrate(_ bytes: [UInt8], _ target: DefaultsMigration.Target, _ configure: (inout DefaultsMigration.Options) -> Void = { _ in })
+    throws -> DefaultsMigration.Outcome {
+    var options = DefaultsMigration.Options(target: target)
+    configure(&options)
+    return try DefaultsMigration.migrate(bytes, options: options)
+}
+
+func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
+    try PropertyList.read(bytes).value.dictionaryValue!
+}
+
+/// Every key but the YCFirstTime ones, in order.
+func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
+    d.entries.filter { !$0.key.hasPrefix("YCFirstTime") && !$0.key.hasPrefix("interval.") }
+}
+
+@Suite struct MigrationRoundTrips {
+    @Test(arguments: defaultsFixtures)
+    func recordsThenIntervalThenLegacyIsExact(_ path: String) throws {
+        let original = try readBytes(TestPaths.fixtures.appendingPathComponent(path))
+        let originalRecords = try ArchiveLocator.records(in: original)
+        let originalDict = try dictionary(original)
+
+        let toRecords = try migrate(original, .records)
+        #expect(toRecords.status == .migrated)
+        #expect(toRecords.added == ["YCFirstTime.records"])
+        #expect(toRecords.removed == ["YCFirstTime"])
+        let recordsDict = try dictionary(toRecords.output!)
+        #expect(try RecordsFormat.records(fromPlist: recordsDict["YCFirstTime.records"]!) == originalRecords)
+        #expect(PlistDictionary(unrelated(recordsDict)) == PlistDictionary(unrelated(originalDict)))
+        #expect(PropertyList.detectFormat(toRecords.output!) == PropertyList.detectFormat(original))
+
+        let toInterval = try migrate(toRecords.output!, .interval)
+        let intervalDict = try dictionary(toInterval.output!)
+        for (key, record) in originalRecords {
+            if let time = record.lastTime {
+                #expect(intervalDict["interval.\(key)"] == .real(time + 978_307_200))
+            } else {
+                #expect(intervalDict["interval.\(key)"] == nil)
+            }
+        }
+
+        let back = try migrate(toInterval.output!, .legacy)
+        #expect(back.status == .migrated)
+        let backDict = try dictionary(back.output!)
+        #expect(try ArchiveLocator.records(in: back.output!) == originalRecords)
+        #expect(PlistDictionary(unrelated(backDict)) == PlistDictionary(unrelated(originalDict)))
+        // The archive returns to its old position: the whole key order is the original's.
+        #expect(backDict.map(\.key) == originalDict.map(\.key))
+    }
+
+    @Test func archiveToIntervalAndBackIsExactWithRecordsPresent() throws {
+        let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        let interval = try migrate(original, .interval)
+        #expect(interval.added == ["YCFirstTime.records", "interval.onboarding.v1", "interval.rate.prompt"])
+        let back = try migrate(interval.output!, .legacy)
+        #expect(back.output == original)
+    }
+
+    @Test func fromIntervalKeysAloneVersionsAreNil() throws {
+        let file = PlistValue.dictionary(PlistDictionary([
+            ("other", .string("x")), ("interval.daily", .real(1_735_722_000.5)), ("interval.legacyInt", .integer(.signed(978_307_300))),
+        ]))
+        let outcome = try migrate(try PropertyList.write(file, format: .binary), .legacy)
+        #expect(outcome.removed == ["interval.daily", "interval.legacyInt"])
+        #expect(try ArchiveLocator.records(in: outcome.output!)
+                == records([("daily", nil, 757_414_800.5), ("legacyInt", nil, 100)]))
+        #expect(try dictionary(outcome.output!).map(\.key) == ["other", "YCFirstTime"])
+    }
+
+    @Test func dropVersionsSaysWhatWasLost() throws {
+        let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        let outcome = try migrate(original, .interval) { $0.dropVersions = true }
+        #expect(outcome.droppedVersions == ["onboarding.v1", "rate.prompt"])
+        #expect(outcome.droppedRecords == ["whats-new"])
+        #expect(try dictionary(outcome.output!)["YCFirstTime.records"] == nil)
+    }
+}
+
+@Suite struct MigrationRules {
+    let original: [UInt8]
+    init() throws { original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")) }
+
+    @Test func idempotent() throws {
+        let once = try migrate(original, .records)
+        let twice = try migrate(once.output!, .records)
+        #expect(twice.status == .unchanged)
+        #expect(twice.output == nil)
+        let legacyAgain = try migrate(original, .legacy)
+        #expect(legacyAgain.status == .unchanged)
+    }
+
+    @Test func noSourceIsSkipped() throws {
+        let file = try PropertyList.write(.dictionary(PlistDictionary([("a", .bool(true))])), format: .binary)
+        for target in DefaultsMigration.Target.allCases {
+            #expect(try migrate(file, target).status == .skipped)
+        }
+    }
+
+    @Test func conflictFailsUnlessForced() throws {
+        var dict = try dictionary(original)
+        dict["YCFirstTime.records"] = RecordsFormat.plist(records([("other", "9", 1)]))
+        let file = try PropertyList.write(.dictionary(dict), format: .binary)
+        #expect(throws: DefaultsMigration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
+            try migrate(file, .records)
+        }
+        let forced = try migrate(file, .records) { $0.force = true }
+        #expect(forced.changed == ["YCFirstTime.records"])
+        #expect(try RecordsFormat.records(fromPlist: dictionary(forced.output!)["YCFirstTime.records"]!)
+                == ArchiveLocator.records(in: original))
+    }
+
+    @Test func keepSource() throws {
+        let kept = try migrate(original, .records) { $0.keepSource = true }
+        #expect(kept.removed == [])
+        let dict = try dictionary(kept.output!)
+        #expect(dict["YCFirstTime"] == (try dictionary(original))["YCFirstTime"])
+        #expect(dict.map(\.key).last == "YCFirstTime.records")
+        #expect(try migrate(kept.output!, .records) { $0.keepSource = true }.status == .unchanged)
+    }
+
+    @Test func fractionalDateRefusesXMLOutput() {
+        #expect(throws: DefaultsMigration.Failure.unwritable(
+            "cannot write value: date 757414800.5 has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds (at InstallDate)")) {
+            try migrate(original, .records) { $0.outputFormat = .xml }
+        }
+    }
+
+    @Test func xmlFileConvertsToBinary() throws {
+        let xml = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.xml.plist"))
+        let outcome = try migrate(xml, .records) { $0.outputFormat = .binary }
+        #expect(PropertyList.detectFormat(outcome.output!) == .binary)
+        #expect(PlistDictionary(unrelated(try dictionary(outcome.output!))) == PlistDictionary(unrelated(try dictionary(xml))))
+    }
+
+    @Test func brokenArchiveFails() throws {
+        let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data([1, 2, 3]))])), format: .binary)
+        #expect(throws: DefaultsMigration.Failure.unreadable(
+            "YCFirstTime: not a property list (neither binary 'bplist00' nor XML)") ) { try migrate(file, .records) }
+        let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
+        #expect(throws: DefaultsMigration.Failure.unreadable("\"YCFirstTime\" holds string, expected archive data")) {
+            try migrate(notData, .records)
+        }
+    }
+
+    @Test func archiveIsNotADefaultsFile() throws {
+        let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
+        #expect(throws: DefaultsMigration.Failure.notDefaults(
+            "this is an archive, not a defaults file holding one (use ycft dump and ycft pack)")) { try migrate(archive, .records) }
+    }
+}

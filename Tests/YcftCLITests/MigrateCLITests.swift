@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+@testable import YcftCLI
+
+/// `ycft migrate` end to end, on real files.
+@Suite(.serialized) struct MigrateCLI {
+    let ycft = TestPaths.executable("ycft")
+    let fixture = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
+
+    func fresh(_ names: [String] = ["a.plist"]) throws -> URL {
+        let dir = try TestPaths.temporaryDirectory()
+        for name in names {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: fixture, to: url)
+        }
+        return dir
+    }
+
+    func mode(_ url: URL) throws -> Int {
+        try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as! Int
+    }
+
+    @Test func refusesWithoutADestination() throws {
+        let dir = try fresh()
+        let result = try runProcess(ycft, ["migrate", dir.appendingPathComponent("a.plist").path])
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: Say where results go: '-o OUT', '--in-place' or '--dry-run'\n"))
+    }
+
+    @Test func inPlaceKeepsPermissionsAndWritesABackup() throws {
+        let dir = try fresh()
+        let file = dir.appendingPathComponent("a.plist")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        let original = try readBytes(file)
+        let result = try runProcess(ycft, ["migrate", "--in-place", file.path])
+        #expect(result.status == 0)
+        #expect(result.stderr == "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try mode(file) == 0o600)
+        #expect(try readBytes(dir.appendingPathComponent("a.plist.bak")) == original)
+        #expect(try mode(dir.appendingPathComponent("a.plist.bak")) == 0o600)
+        #expect(try dictionary(readBytes(file))["YCFirstTime.records"] != nil)
+        // Again: unchanged, not rewritten.
+        let before = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as! Date
+        usleep(20_000)
+        let again = try runProcess(ycft, ["migrate", "--in-place", "--backup", ".orig", file.path])
+        #expect(again.status == 0)
+        #expect(again.stderr == "ycft migrate: 1 file: 0 migrated, 1 unchanged, 0 skipped, 0 failed\n")
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as! Date == before)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.plist.orig").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a.plist", "a.plist.bak"])
+    }
+
+    @Test func dryRunWritesNothing() throws {
+        let dir = try fresh()
+        let file = dir.appendingPathComponent("a.plist")
+        let original = try readBytes(file)
+        let result = try runProcess(ycft, ["migrate", "--dry-run", "--to", "interval", file.path])
+        #expect(result.status == 0)
+        #expect(result.stdoutText == "\(file.path): would migrate 3 records: +\"YCFirstTime.records\" +\"interval.onboarding.v1\" +\"interval.rate.prompt\" -\"YCFirstTime\"\n")
+        #expect(try readBytes(file) == original)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["a.plist"])
+    }
+
+    @Test func outputDirectoryMirrorsInputsAndReportIsWritten() throws {
+        let dir = try fresh(["in/x.plist", "in/sub/y.plist"])
+        try writeBytes(Array("not a plist".utf8), to: dir.appendingPathComponent("in/sub/broken.plist"))
+        try writeBytes(Array("ignored".utf8), to: dir.appendingPathComponent("in/notes.txt"))
+        let out = dir.appendingPathComponent("out")
+        let report = dir.appendingPathComponent("report.json")
+        let result = try runProcess(ycft, ["migrate", "-o", out.path, "--report", report.path, "--jobs", "2",
+                                           dir.appendingPathComponent("in").path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("ycft: \(dir.path)/in/sub/broken.plist: not a property list (neither binary 'bplist00' nor XML)\n"))
+        #expect(result.stderr.hasSuffix("ycft migrate: 3 files: 2 migrated, 0 unchanged, 0 skipped, 1 failed\n"))
+        #expect(try dictionary(readBytes(out.appendingPathComponent("x.plist")))["YCFirstTime.records"] != nil)
+        #expect(try dictionary(readBytes(out.appendingPathComponent("sub/y.plist")))["YCFirstTime.records"] != nil)
+        #expect(try readBytes(dir.appendingPathComponent("in/x.plist")) == readBytes(fixture))
+        let text = String(decoding: try readBytes(report), as: UTF8.self)
+        #expect(text.contains(#""summary" : {\#n    "migrated" : 2,\#n    "unchanged" : 0,\#n    "skipped" : 0,\#n    "failed" : 1\#n  }"#))
+        #expect(text.contains(#""path" : "\#(dir.path)/in/sub/broken.plist",\#n      "status" : "failed""#))
+    }
+
+    @Test func conflictFailsAndForceWins() throws {
+        let dir = try fresh()
+        let file = dir.appendingPathComponent("a.plist")
+        var dict = try dictionary(readBytes(file))
+        dict["YCFirstTime.records"] = RecordsFormat.plist(records([("x", nil, 1)]))
+        try writeBytes(try PropertyList.write(.dictionary(dict), format: .binary), to: file)
+        let failed = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.hasPrefix("ycft: \(file.path): \"YCFirstTime.records\" already exists with different content; use --force to let the source win\n"))
+        let forced = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--force", file.path])
+        #expect(forced.status == 0)
+    }
+
+    @Test func missingPathIsTrouble() throws {
+        let dir = try fresh()
+        let result = try runProcess(ycft, ["migrate", "--dry-run", dir.appendingPathComponent("nope.plist").path,
+                                           dir.appendingPathComponent("a.plist").path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("nope.plist: cannot read: No such file or directory"))
+        #expect(result.stdoutText.contains("a.plist: would migrate 3 records"))
+    }
+
+    /// 2,000 generated files, a few of them corrupt, two jobs.
+    @Test func batchOfTwoThousandWithCorruptFiles() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let good = try readBytes(fixture)
+        var corrupt: Set<Int> = [7, 500, 1999]
+        for i in 0..<2000 {
+            var bytes = good
+            if corrupt.contains(i) { bytes = Array(bytes.prefix(100)) }
+            try writeBytes(bytes, to: dir.appendingPathComponent(String(format: "d%02d/f%04d.plist", i % 10, i), isDirectory: false)
+                .ensuringDirectory())
+        }
+        let report = dir.appendingPathComponent("report.json")
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--jobs", "2", "--report", report.path, dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("ycft migrate: 2000 files: 1997 migrated, 0 unchanged, 0 skipped, 3 failed\n"))
+        for i in [0, 1, 999, 1998] {
+            let file = dir.appendingPathComponent(String(format: "d%02d/f%04d.plist", i % 10, i))
+            #expect(try dictionary(readBytes(file))["YCFirstTime.records"] != nil)
+        }
+        for i in corrupt {
+            #expect(try readBytes(dir.appendingPathComponent(String(format: "d%02d/f%04d.plist", i % 10, i))) == Array(good.prefix(100)))
+        }
+        let text = String(decoding: try readBytes(report), as: UTF8.self)
+        #expect(text.components(separatedBy: #""status" : "migrated""#).count - 1 == 1997)
+        #expect(text.components(separatedBy: #""status" : "failed""#).count - 1 == 3)
+        corrupt.removeAll()
+    }
+
+    /// SIGKILL at many moments: the path always holds the old bytes or a complete new file,
+    /// and the next successful run leaves no temporary file behind.
+    @Test func crashSafetyUnderSIGKILL() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        var big = FirstTimeRecords()
+        for i in 0..<20_000 { big["gate.\(i)"] = FirstTimeRecord(lastVersion: "\(i % 9).0", lastTime: Double(i) * 1.5) }
+        let archive = try LegacyArchive.encode(big, format: .binary)
+        let original = try PropertyList.write(.dictionary(PlistDictionary([
+            ("Filler", .data(Array(repeating: 0xAB, count: 4_000_000))), ("YCFirstTime", .data(archive)),
+        ])), format: .binary)
+        let file = dir.appendingPathComponent("big.plist")
+        var sawOld = 0, sawNew = 0
+        for attempt in 0..<16 {
+            try writeBytes(original, to: file)
+            let process = Process()
+            process.executableURL = ycft
+            process.arguments = ["migrate", "--in-place", "--no-backup", file.path]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(UInt32(attempt * 25_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let now = try readBytes(file)
+            if now == original {
+                sawOld += 1
+            } else {
+                let dict = try dictionary(now)
+                #expect(try RecordsFormat.records(fromPlist: dict["YCFirstTime.records"]!) == big)
+                sawNew += 1
+            }
+        }
+        #expect(sawOld + sawNew == 16)
+        try writeBytes(original, to: file)
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path])
+        #expect(result.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["big.plist"])
+    }
+}
+
+func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
+    try PropertyList.read(bytes).value.dictionaryValue!
+}
+
+extension URL {
+    /// Creates the parent directory and returns self.
+    func ensuringDirectory() throws -> URL {
+        try FileManager.default.createDirectory(at: deletingLastPathComponent(), withIntermediateDirectories: true)
+        return self
+    }
+}
