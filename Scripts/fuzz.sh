@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
 #   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
-# Targets: plist archive records verify pack-json defaults (ycft-fuzz prints the current list).
+# Targets: plist archive records verify pack-json defaults dump-raw (ycft-fuzz prints the list).
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
 set -euo pipefail
@@ -15,6 +15,11 @@ swift build --package-path Fuzz -c release \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld >&2
 binary=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address \
     -Xswiftc -parse-as-library -Xswiftc -use-ld=lld --show-bin-path)/ycft-fuzz
+
+# Run a private copy, so rebuilding while a fuzzer runs never touches its binary.
+mkdir -p Fuzz/.build/runs
+cp "$binary" "Fuzz/.build/runs/ycft-fuzz-$target"
+binary=Fuzz/.build/runs/ycft-fuzz-$target
 
 corpus=Fuzz/corpus/$target
 artifacts=Fuzz/artifacts/$target

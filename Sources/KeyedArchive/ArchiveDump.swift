@@ -24,6 +24,8 @@ public enum ArchiveDump {
         case expansionTooLarge(limit: Int)
         /// `--objects` was asked of a plist that is not an archive.
         case notAnArchive
+        /// References nest deeper than `limit` objects (a long UID chain).
+        case graphTooDeep(limit: Int)
 
         /// A one-line message.
         public var description: String {
@@ -32,6 +34,8 @@ public enum ArchiveDump {
                 return "expanding shared objects would print more than \(limit) values (a reference bomb?); use --refs to print each object once"
             case .notAnArchive:
                 return "not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list"
+            case let .graphTooDeep(limit):
+                return "the object graph nests more than \(limit) objects deep; use --objects to see the flat table"
             }
         }
     }
@@ -115,6 +119,8 @@ private struct GraphRenderer {
     var onPath = Set<UInt64>()
     var done = Set<UInt64>()
     var referenceCounts: [UInt64: Int] = [:]
+    /// Objects nested deeper than this fail: rendering recurses once per level.
+    static let maxDepth = 1_000
 
     init(objects: [PlistValue], shared: ArchiveDump.SharedObjects) {
         self.objects = objects
@@ -166,6 +172,7 @@ private struct GraphRenderer {
         if case .string("$null") = objects[Int(uid)] { return .null }
         if onPath.contains(uid) { return .object([.init("$ref", .integer(uid))]) }
         if shared == .references, done.contains(uid) { return .object([.init("$ref", .integer(uid))]) }
+        guard onPath.count < Self.maxDepth else { throw .graphTooDeep(limit: Self.maxDepth) }
         onPath.insert(uid)
         defer {
             onPath.remove(uid)

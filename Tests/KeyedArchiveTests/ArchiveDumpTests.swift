@@ -47,6 +47,18 @@ import TestSupport
         }
     }
 
+    @Test func longUIDChainFailsInsteadOfOverflowingTheStack() throws {
+        // 5,000 arrays, each holding the next: flat in the plist, deep in the graph.
+        var objects: [PlistValue] = [.string("$null")]
+        for i in 1...5_000 { objects.append(object([("NS.objects", .array([.uid(UInt64(i + 1))])), ("$class", .uid(5_002))])) }
+        objects.append(.string("end"))
+        objects.append(classObject(["NSArray", "NSObject"]))
+        let value = try PropertyList.read(PropertyList.write(archiveValue(objects), format: .binary)).value
+        #expect(throws: ArchiveDump.DumpError.graphTooDeep(limit: 1_000)) { try ArchiveDump.raw(value) }
+        #expect(throws: ArchiveDump.DumpError.graphTooDeep(limit: 1_000)) { try ArchiveDump.raw(value, shared: .references) }
+        #expect(try ArchiveDump.objects(value).text(style: .compact).hasPrefix(#"{"$archiver":"NSKeyedArchiver""#))
+    }
+
     @Test func danglingUIDIsShownNotFatal() throws {
         let objects: [PlistValue] = [.string("$null"), object([("NS.objects", .array([.uid(99)])), ("$class", .uid(2))]),
                                      classObject(["NSArray", "NSObject"])]

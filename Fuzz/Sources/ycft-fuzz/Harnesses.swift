@@ -26,8 +26,10 @@ enum Harness: String, CaseIterable {
     case verify
     /// `RecordsFormat.records(fromJSON:)`: pack's JSON input (then archive and back: identity).
     case packJSON = "pack-json"
-    /// `ArchiveLocator.locate`: the defaults-file reader.
+    /// `ArchiveLocator.records` and `DefaultsMigration.migrate` (every target): the defaults-file reader.
     case defaults
+    /// `ArchiveDump.raw` (both modes) and `ArchiveDump.objects`: `ycft dump --raw` and `--objects`.
+    case dumpRaw = "dump-raw"
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -65,6 +67,26 @@ enum Harness: String, CaseIterable {
             }
         case .defaults:
             _ = try? ArchiveLocator.records(in: bytes)
+            for target in DefaultsMigration.Target.allCases {
+                guard let outcome = try? DefaultsMigration.migrate(bytes, options: .init(target: target)) else { continue }
+                guard let output = outcome.output else { continue }
+                // A migrated file is itself migratable, and a second run changes nothing.
+                guard let again = try? DefaultsMigration.migrate(output, options: .init(target: target)) else {
+                    fatalError("a migrated file could not be migrated again")
+                }
+                guard again.status != .migrated else { fatalError("migration is not idempotent") }
+            }
+        case .dumpRaw:
+            guard let value = try? PropertyList.read(bytes).value else { return }
+            for mode in [ArchiveDump.SharedObjects.expand, .references] {
+                if let json = try? ArchiveDump.raw(value, shared: mode) {
+                    let text = json.text()
+                    guard (try? JSON.parse(Array(text.utf8), maxDepth: 100_000)) != nil else {
+                        fatalError("dump --raw printed JSON that does not parse")
+                    }
+                }
+            }
+            _ = try? ArchiveDump.objects(value)
         }
     }
 }
