@@ -119,8 +119,9 @@ private struct GraphRenderer {
     var onPath = Set<UInt64>()
     var done = Set<UInt64>()
     var referenceCounts: [UInt64: Int] = [:]
-    /// Objects nested deeper than this fail: rendering recurses once per level.
-    static let maxDepth = 1_000
+    /// Objects nested deeper than this fail: rendering recurses a few frames per level, and must
+    /// fit the 512 KiB stacks of secondary threads (and AddressSanitizer's larger frames).
+    static let maxDepth = 256
 
     init(objects: [PlistValue], shared: ArchiveDump.SharedObjects) {
         self.objects = objects

@@ -177,6 +177,10 @@ struct BinaryPlistScanner {
         case 0x8:
             guard nibble <= 7 else { throw fail("UID of \(nibble + 1) bytes", start) }
             try needs(start + 2 + Int(nibble))
+            // CoreFoundation rejects UIDs above 32 bits (and libplist cannot write them back).
+            guard readUInt(at: start + 1, size: Int(nibble) + 1) <= UInt64(UInt32.max) else {
+                throw fail("UID larger than 2^32-1", start)
+            }
             return Object(kind: .scalar, payload: start, count: 0)
         case 0xA:
             let (n, payload) = try length(nibble: nibble, after: start + 1)

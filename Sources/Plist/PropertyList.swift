@@ -153,8 +153,9 @@ private struct NodeReader {
                 guard seen.insert(Array(key.utf8)).inserted else { throw .duplicateKey(key, at: path.isEmpty ? "top level" : path) }
                 entries.append((key, try value(of: item, path: itemPath, depth: depth + 1)))
             }
+            // CoreFoundation's UIDs are 32-bit; a larger CF$UID value stays a plain dictionary.
             if convertsCFUID, entries.count == 1, entries[0].key == "CF$UID",
-               case let .integer(.signed(uid)) = entries[0].value, uid >= 0 {
+               case let .integer(.signed(uid)) = entries[0].value, uid >= 0, uid <= Int64(UInt32.max) {
                 return .uid(UInt64(uid))
             }
             return .dictionary(PlistDictionary(entries))
@@ -188,6 +189,10 @@ private enum NodeBuilder {
                 buffer.withMemoryRebound(to: CChar.self) { plist_new_data($0.baseAddress, UInt64($0.count)) }
             }
         case let .uid(u):
+            // libplist 2.2.0 keeps only the low 32 bits of a larger UID; CoreFoundation's are 32-bit.
+            guard u <= UInt64(UInt32.max) else {
+                throw .unwritable("UID \(u) is larger than 2^32-1", at: path.isEmpty ? "top level" : path)
+            }
             return plist_new_uid(u)
         case let .array(items):
             let array = plist_new_array()!

@@ -65,6 +65,9 @@ struct XMLPlistWriter {
         case let .data(bytes):
             out += "\(pad)<data>\(Base64.encode(bytes))</data>\n"
         case let .uid(u):
+            guard u <= UInt64(UInt32.max) else {
+                throw .unwritable("UID \(u) is larger than 2^32-1", at: path.isEmpty ? "top level" : path)
+            }
             out += "\(pad)<dict>\n\(pad)\t<key>CF$UID</key>\n\(pad)\t<integer>\(u)</integer>\n\(pad)</dict>\n"
         case let .array(items):
             if items.isEmpty { out += "\(pad)<array/>\n"; return }

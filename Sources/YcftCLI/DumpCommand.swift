@@ -14,6 +14,7 @@ enum DumpCommand {
         var compact = false
         var mode = Mode.records
         var refs = false
+        var limits = PlistLimits.default
         while let option = args.nextOption() {
             func flag() throws(UsageError) {
                 guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") }
@@ -30,6 +31,7 @@ enum DumpCommand {
                 guard mode != .raw else { throw UsageError("'--raw' and '--objects' cannot be combined") }
                 mode = .objects
             case "--refs": try flag(); refs = true
+            case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
             }
         }
@@ -40,12 +42,12 @@ enum DumpCommand {
         let path = args.operands[0]
         let file = Ycft.display(path)
         do throws(Ycft.Failure) {
-            let bytes = try Ycft.readInput(path, io: io)
+            let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
             let json: JSON
             switch mode {
             case .records:
                 do {
-                    json = RecordsFormat.json(try ArchiveLocator.records(in: bytes, key: key ?? LegacyArchive.defaultsKey))
+                    json = RecordsFormat.json(try ArchiveLocator.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits))
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
                     if case .archive(.plist) = error {
@@ -55,7 +57,9 @@ enum DumpCommand {
                 }
             case .raw, .objects:
                 var value: PlistValue
-                do { value = try PropertyList.read(bytes).value } catch { throw Ycft.Failure(.content, file, error.description) }
+                do { value = try PropertyList.read(bytes, limits: limits).value } catch {
+                    throw Ycft.Failure(.content, file, error.description)
+                }
                 if let key {
                     // With --key, show the archive a defaults file holds under that key.
                     guard case let .dictionary(d) = value, let stored = d[key] else {
@@ -64,7 +68,7 @@ enum DumpCommand {
                     guard case let .data(inner) = stored else {
                         throw Ycft.Failure(.content, file, FirstTimeError.notArchiveData(key: key, found: stored.typeName).description)
                     }
-                    do { value = try PropertyList.read(inner).value } catch {
+                    do { value = try PropertyList.read(inner, limits: limits).value } catch {
                         throw Ycft.Failure(.content, file, "\(key): \(error.description)")
                     }
                 }

@@ -25,6 +25,7 @@ enum Help {
       pack                    Write records (JSON) as a legacy archive.
       verify                  Check archives against the YCFirstTime contract.
       migrate                 Move state in defaults files to the plain format and back.
+      status                  Would each gate run now, and when next?
       help                    Show help for a subcommand.
 
     \(exitStatus)
@@ -61,6 +62,8 @@ enum Help {
                               with --raw or --objects, show the archive under NAME
                               instead of the whole file)
       --compact               Print the JSON on one line.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
+                              (default: 256M)
       -h, --help              Show help information.
 
     \(exitStatus)
@@ -83,6 +86,8 @@ enum Help {
       --format binary|xml     The archive's property-list format. (default: binary)
       -o, --output OUT|-      Where to write ('-' is standard output, the default;
                               a file is replaced atomically).
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
+                              (default: 256M)
       -h, --help              Show help information.
 
     \(exitStatus)
@@ -112,6 +117,8 @@ enum Help {
                                   junit: JUnit XML on standard output, a testcase per file.
           --strict                Warnings fail too.
           --key NAME              The defaults key holding the archive. (default: YCFirstTime)
+          --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
+                                  (default: 256M)
           -h, --help              Show help information.
 
         RULES:
@@ -165,6 +172,8 @@ enum Help {
       -j, --jobs N            Files processed at once. (default: the number of cores)
       --report FILE           Write a JSON report, one entry per file.
       --output-format FORMAT  same, binary or xml. (default: same)
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
+                              (default: 256M)
       -h, --help              Show help information.
 
     EXIT STATUS:
@@ -172,5 +181,40 @@ enum Help {
       1  a file failed on its content
       2  trouble: usage, an unreadable or unwritable path
 
+    """
+
+    static let status = """
+    OVERVIEW: Would each gate run now, and when next?
+
+    FILE is anything 'ycft dump' reads, or a migrated defaults file (YCFirstTime.records,
+    or interval.* keys). Prints one row per record and, for each --gate, whether its
+    block would run now and the earliest moment it becomes eligible.
+
+    USAGE: ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day]
+                       [--gate KEY=RULE]... [--format text|json] [--key NAME] FILE|-
+
+    ARGUMENTS:
+      FILE|-                  The archive or defaults file ('-' reads standard input).
+
+    OPTIONS:
+      --app-version V         The running app's version (CFBundleShortVersionString).
+      --now ISO8601           The moment to judge at, like 2025-01-01T09:00:00Z or
+                              2025-01-01T10:00:00+01:00. (default: the current time)
+      --time-zone TZ          IANA time zone for local times and calendar rules.
+                              (default: UTC)
+      --legacy-day            every:<days>d uses YCFirstTime 1.x's 84,600-second day.
+      --gate KEY=RULE         A gate to judge; repeatable. RULE is one of:
+                                once             YCFirstTime executeOnce
+                                per-version      executeOncePerVersion (exact string)
+                                every:<days>d    executeOncePerInterval(days:), 86,400 s
+                                                 days, fractions allowed (every:0.5d)
+                                hourly, daily, weekly, monthly, yearly
+                                every:<n><unit>  IntervalClient calendar rules; unit is
+                                                 minute, hour, day, week, month or year
+      --format FORMAT         text (default) or json.
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      -h, --help              Show help information.
+
+    \(exitStatus)
     """
 }

@@ -69,6 +69,8 @@ enum MigrateCommand {
                 }
                 jobs = n
             case "--report": report = try args.value(for: "--report", inline: option.inline)
+            case "--max-input-size":
+                options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
                 let value = try args.value(for: "--output-format", inline: option.inline)
                 switch value {

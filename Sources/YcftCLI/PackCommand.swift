@@ -7,6 +7,7 @@ enum PackCommand {
         var args = Arguments(arguments)
         var format = PlistFormat.binary
         var output = "-"
+        var limit = PlistLimits.default.maxInputSize
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -17,6 +18,8 @@ enum PackCommand {
                 format = f
             case "-o", "--output":
                 output = try args.value(for: option.name, inline: option.inline)
+            case "--max-input-size":
+                limit = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
             }
         }
@@ -28,7 +31,7 @@ enum PackCommand {
             if output == "-" && format == .binary && io.stdoutIsTerminal() {
                 throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
             }
-            let bytes = try Ycft.readInput(path, io: io)
+            let bytes = try Ycft.readInput(path, io: io, limit: limit)
             let archive: [UInt8]
             do {
                 let records = try RecordsFormat.records(fromJSON: bytes)

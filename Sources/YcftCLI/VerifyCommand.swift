@@ -20,6 +20,7 @@ enum VerifyCommand {
         var format = Format.text
         var strict = false
         var key = LegacyArchive.defaultsKey
+        var limits = PlistLimits.default
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -33,6 +34,8 @@ enum VerifyCommand {
                 strict = true
             case "--key":
                 key = try args.value(for: "--key", inline: option.inline)
+            case "--max-input-size":
+                limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default:
                 throw UsageError("Unknown option '\(option.name)'")
             }
@@ -43,8 +46,9 @@ enum VerifyCommand {
         var results: [FileResult] = []
         for path in args.operands {
             do throws(Ycft.Failure) {
-                let bytes = try Ycft.readInput(path, io: io)
-                results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key), trouble: nil))
+                let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
+                results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key, limits: limits),
+                                          trouble: nil))
             } catch {
                 if error.exit == .trouble {
                     results.append(FileResult(path: Ycft.display(path), findings: [], trouble: error.message))

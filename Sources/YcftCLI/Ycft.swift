@@ -58,6 +58,7 @@ public enum Ycft {
                 case .pack: return try PackCommand.run(rest, io: io).rawValue
                 case .verify: return try VerifyCommand.run(rest, io: io).rawValue
                 case .migrate: return try MigrateCommand.run(rest, io: io).rawValue
+                case .status: return try StatusCommand.run(rest, io: io).rawValue
                 }
             } catch {
                 return usage(error, command: command, io: io)
@@ -74,13 +75,16 @@ public enum Ycft {
 
     /// The subcommands.
     enum Command: String, CaseIterable {
-        case dump, pack, verify, migrate
+        case dump, pack, verify, migrate, status
 
         var usage: String {
             switch self {
             case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE..."
+            case .status:
+                return "ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
+                    + "[--format text|json] [--key NAME] FILE|-"
             case .migrate:
                 return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "
                     + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--jobs N] [--report FILE] "
@@ -94,6 +98,7 @@ public enum Ycft {
             case .pack: return Help.pack
             case .verify: return Help.verify
             case .migrate: return Help.migrate
+            case .status: return Help.status
             }
         }
     }
@@ -107,9 +112,30 @@ public enum Ycft {
             throw Failure(.trouble, display(path), "cannot read: \(error)")
         }
         guard bytes.count <= limit else {
-            throw Failure(.content, display(path), PlistError.inputTooLarge(size: bytes.count, limit: limit).description)
+            throw Failure(.content, display(path), "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
         }
         return bytes
+    }
+
+    /// Parses a `--max-input-size` value: bytes, or a number with K, M or G (binary units).
+    static func parseSize(_ text: String) throws(UsageError) -> Int {
+        var digits = Substring(text)
+        var scale = 1
+        switch digits.last.map({ Character($0.uppercased()) }) {
+        case "K": scale = 1 << 10; digits = digits.dropLast()
+        case "M": scale = 1 << 20; digits = digits.dropLast()
+        case "G": scale = 1 << 30; digits = digits.dropLast()
+        default: break
+        }
+        guard let n = Int(digits), n > 0 else {
+            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': expected bytes, or a number with K, M or G")
+        }
+        let (size, overflow) = n.multipliedReportingOverflow(by: scale)
+        // libplist takes 32-bit lengths.
+        guard !overflow, size <= Int(UInt32.max) else {
+            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': at most 4G (libplist reads 32-bit lengths)")
+        }
+        return size
     }
 
     /// How a path appears in messages (`-` is `<stdin>`).

@@ -61,6 +61,20 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         #expect(try PropertyList.read(bytes).value == everything)
     }
 
+    @Test func uidsAreThirtyTwoBit() throws {
+        // libplist 2.2.0 keeps only the low 32 bits of a larger UID; ycft refuses instead.
+        let largest = PlistValue.array([.uid(UInt64(UInt32.max))])
+        #expect(try PropertyList.read(PropertyList.write(largest, format: .binary)).value == largest)
+        for format in PlistFormat.allCases {
+            #expect(throws: PlistError.unwritable("UID 4294967296 is larger than 2^32-1", at: "[0]")) {
+                try PropertyList.write(.array([.uid(1 << 32)]), format: format)
+            }
+        }
+        #expect(throws: PlistError.malformedBinary("UID larger than 2^32-1", offset: 10)) {
+            try PropertyList.read(rawBinaryPlist([[0xA1, 0x01], [0x84, 0x01, 0x00, 0x00, 0x00, 0x00]]))
+        }
+    }
+
     @Test func stringWithNULCannotBeWritten() {
         #expect(throws: PlistError.unwritable("string contains NUL", at: "k")) {
             try PropertyList.write(.dictionary(PlistDictionary([("k", .string("a\u{0}b"))])), format: .binary)
@@ -130,6 +144,14 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         #expect(throws: PlistError.unwritable("XML 1.0 cannot hold character U+1", at: "top level")) {
             try PropertyList.write(.string("\u{1}"), format: .xml)
         }
+    }
+
+    @Test func cfUIDAboveThirtyTwoBitsStaysADictionary() throws {
+        // Found by fuzzing: this used to become a UID that the binary writer truncated.
+        let xml = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CF$UID</key><integer>177777777777777</integer></dict></plist>"
+        let value = try PropertyList.read(Array(xml.utf8)).value
+        #expect(value == .dictionary(PlistDictionary([("CF$UID", .integer(.signed(177_777_777_777_777)))])))
+        #expect(try PropertyList.read(PropertyList.write(value, format: .binary)).value == value)
     }
 
     @Test func cfUIDDictionariesBecomeUIDs() throws {

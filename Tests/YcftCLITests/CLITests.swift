@@ -53,7 +53,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack", "verify", "migrate"])
+    @Test(arguments: ["dump", "pack", "verify", "migrate", "status"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -79,6 +79,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           pack                    Write records (JSON) as a legacy archive.
           verify                  Check archives against the YCFirstTime contract.
           migrate                 Move state in defaults files to the plain format and back.
+          status                  Would each gate run now, and when next?
           help                    Show help for a subcommand.
 
         EXIT STATUS:

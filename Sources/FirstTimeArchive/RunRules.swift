@@ -1,0 +1,183 @@
+public import Foundation
+
+/// A calendar interval, as IntervalClient uses: a calendar component and a count.
+public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
+    /// The calendar units IntervalClient supports.
+    public enum Unit: String, Sendable, CaseIterable {
+        case minute, hour, day, week, month, year
+
+        var component: Calendar.Component {
+            switch self {
+            case .minute: return .minute
+            case .hour: return .hour
+            case .day: return .day
+            case .week: return .weekOfYear
+            case .month: return .month
+            case .year: return .year
+            }
+        }
+    }
+
+    /// The unit.
+    public var unit: Unit
+    /// How many units.
+    public var value: Int
+
+    /// Creates an interval of `value` units.
+    public init(_ unit: Unit, _ value: Int = 1) {
+        self.unit = unit
+        self.value = value
+    }
+
+    /// IntervalClient's presets.
+    public static let hourly = CalendarInterval(.hour)
+    /// One calendar day (23 or 25 hours across a daylight-saving change).
+    public static let daily = CalendarInterval(.day)
+    /// One week of the year (`.weekOfYear`).
+    public static let weekly = CalendarInterval(.week)
+    /// One month, clamped to the month's end (Jan 31 + 1 month = Feb 28/29).
+    public static let monthly = CalendarInterval(.month)
+    /// One year, clamped the same way (Feb 29 + 1 year = Feb 28).
+    public static let yearly = CalendarInterval(.year)
+
+    /// `hourly`, `daily`, ... for the presets, else `every:<n><unit>`.
+    public var description: String {
+        if value == 1 {
+            switch unit {
+            case .hour: return "hourly"
+            case .day: return "daily"
+            case .week: return "weekly"
+            case .month: return "monthly"
+            case .year: return "yearly"
+            case .minute: break
+            }
+        }
+        return "every:\(value)\(unit.rawValue)"
+    }
+}
+
+/// When a gate runs.
+public enum GateRule: Sendable, Equatable, CustomStringConvertible {
+    /// YCFirstTime `executeOnce`: when the key was never recorded.
+    case once
+    /// YCFirstTime `executeOncePerVersion`: when the recorded version is not exactly the current one.
+    case perVersion
+    /// YCFirstTime `executeOncePerInterval(days:)`: when `(now - lastTime) / 86400 >= days`
+    /// (YCFirstTime's `days` is a `Float`; 1.x divided by 84,600).
+    case everyDays(Float)
+    /// IntervalClient: when `now >= calendar.date(byAdding: unit, value:, to: lastRun)`.
+    case calendar(CalendarInterval)
+
+    /// Parses `once`, `per-version`, `every:<days>d`, `hourly|daily|weekly|monthly|yearly`, or
+    /// `every:<n><unit>` with unit `minute|hour|day|week|month|year`.
+    public init?(parsing text: String) {
+        switch text {
+        case "once": self = .once
+        case "per-version": self = .perVersion
+        case "hourly": self = .calendar(.hourly)
+        case "daily": self = .calendar(.daily)
+        case "weekly": self = .calendar(.weekly)
+        case "monthly": self = .calendar(.monthly)
+        case "yearly": self = .calendar(.yearly)
+        default:
+            guard text.hasPrefix("every:") else { return nil }
+            let body = text.dropFirst("every:".count)
+            if let unit = CalendarInterval.Unit.allCases.first(where: { body.hasSuffix($0.rawValue) }) {
+                guard let n = Int(body.dropLast(unit.rawValue.count)), n > 0 else { return nil }
+                self = .calendar(CalendarInterval(unit, n))
+            } else if body.hasSuffix("d"), let days = Float(body.dropLast()), days.isFinite, days >= 0 {
+                self = .everyDays(days)
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The rule as `ycft status --gate` spells it.
+    public var description: String {
+        switch self {
+        case .once: return "once"
+        case .perVersion: return "per-version"
+        case let .everyDays(days): return "every:\(days)d"
+        case let .calendar(interval): return interval.description
+        }
+    }
+}
+
+/// The answer for one gate.
+public struct GateDecision: Sendable, Equatable {
+    /// Whether the gate's block would run now.
+    public var wouldRun: Bool
+    /// The earliest instant (seconds since 2001) at which it runs: `now` when it would run now,
+    /// nil when it never will (for example `once` after a run).
+    public var nextEligible: Double?
+}
+
+/// YCFirstTime's and IntervalClient's rules, as pure functions of a record, a clock, an app
+/// version and a calendar.
+public enum RunRules {
+    /// Seconds in YCFirstTime 2.x's day.
+    public static let day: Double = 86_400
+    /// YCFirstTime 1.x's divisor (a typo it documents): 23.5-hour "days".
+    public static let legacyDay: Double = 84_600
+
+    /// Decides whether a gate runs now and when it next can.
+    /// - Parameters:
+    ///   - record: the gate's record, nil when the key was never recorded.
+    ///   - now: seconds since 2001-01-01T00:00:00Z.
+    ///   - appVersion: the running app's version (`CFBundleShortVersionString`), or nil.
+    ///   - calendar: the calendar and time zone IntervalClient computes with.
+    ///   - legacyDay: use YCFirstTime 1.x's 84,600-second day for `everyDays`.
+    public static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
+                              calendar: Calendar, legacyDay: Bool = false) -> GateDecision {
+        switch rule {
+        case .once:
+            return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nil)
+        case .perVersion:
+            let same: Bool
+            switch (record, record?.lastVersion, appVersion) {
+            case (nil, _, _): same = false
+            case (_, nil, nil): same = true
+            case let (_, recorded?, current?): same = recorded.utf8.elementsEqual(current.utf8)
+            default: same = false
+            }
+            return same ? GateDecision(wouldRun: false, nextEligible: nil) : GateDecision(wouldRun: true, nextEligible: now)
+        case let .everyDays(days):
+            guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
+            let divisor = legacyDay ? Self.legacyDay : Self.day
+            let limit = Double(days)
+            func due(_ t: Double) -> Bool { (t - last) / divisor >= limit }
+            if due(now) { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard last.isFinite, !last.isNaN else {
+                // NaN and +infinity never come due; -infinity always is (handled above).
+                return GateDecision(wouldRun: false, nextEligible: nil)
+            }
+            return GateDecision(wouldRun: false, nextEligible: earliest(from: last + limit * divisor, where: due))
+        case let .calendar(interval):
+            guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard last.isFinite else {
+                return last < 0 ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nil)
+            }
+            let lastRun = Date(timeIntervalSinceReferenceDate: last)
+            guard let next = calendar.date(byAdding: interval.unit.component, value: interval.value, to: lastRun) else {
+                return GateDecision(wouldRun: false, nextEligible: nil)
+            }
+            let nextTime = next.timeIntervalSinceReferenceDate
+            return now >= nextTime ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nextTime)
+        }
+    }
+
+    /// The smallest double at or near `guess` for which `due` holds, stepping by one ulp: the
+    /// floating-point comparison, not real arithmetic, decides the boundary.
+    static func earliest(from guess: Double, where due: (Double) -> Bool) -> Double? {
+        guard guess.isFinite else { return nil }
+        var t = guess
+        var steps = 0
+        if due(t) {
+            while due(t.nextDown), steps < 64 { t = t.nextDown; steps += 1 }
+            return t
+        }
+        while !due(t), steps < 64 { t = t.nextUp; steps += 1 }
+        return due(t) ? t : nil
+    }
+}

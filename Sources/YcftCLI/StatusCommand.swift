@@ -1,0 +1,184 @@
+import FirstTimeArchive
+import Foundation
+import OrderedJSON
+import Plist
+
+/// `ycft status`: would each gate fire now, and when next?
+enum StatusCommand {
+    static func run(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
+        throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var appVersion: String?
+        var now: Double?
+        var zoneName = "UTC"
+        var legacyDay = false
+        var gates: [(key: String, rule: GateRule, text: String)] = []
+        var json = false
+        var key = LegacyArchive.defaultsKey
+        while let option = args.nextOption() {
+            switch option.name {
+            case "--app-version": appVersion = try args.value(for: "--app-version", inline: option.inline)
+            case "--now":
+                let text = try args.value(for: "--now", inline: option.inline)
+                guard let parsed = parseInstant(text) else {
+                    throw UsageError("The value '\(text)' is invalid for '--now <time>': expected ISO 8601 like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00")
+                }
+                now = parsed
+            case "--time-zone":
+                zoneName = try args.value(for: "--time-zone", inline: option.inline)
+                guard TimeZone(identifier: zoneName) != nil else {
+                    throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
+                }
+            case "--legacy-day":
+                guard option.inline == nil else { throw UsageError("'--legacy-day' takes no value") }
+                legacyDay = true
+            case "--gate":
+                let text = try args.value(for: "--gate", inline: option.inline)
+                guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, every:<days>d, hourly, daily, weekly, monthly, yearly, every:<n><minute|hour|day|week|month|year>")
+                }
+                gates.append((String(text[..<eq]), rule, String(text[text.index(after: eq)...])))
+            case "--format":
+                let value = try args.value(for: "--format", inline: option.inline)
+                guard value == "text" || value == "json" else {
+                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'text' or 'json'")
+                }
+                json = value == "json"
+            case "--key": key = try args.value(for: "--key", inline: option.inline)
+            default: throw UsageError("Unknown option '\(option.name)'")
+            }
+        }
+        guard args.operands.count == 1 else {
+            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
+        }
+        let path = args.operands[0]
+        let zone = TimeZone(identifier: zoneName)!
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let instant = now ?? clock()
+        do throws(Ycft.Failure) {
+            let bytes = try Ycft.readInput(path, io: io)
+            let records: FirstTimeRecords
+            do { records = try StateReader.records(in: bytes, key: key).records } catch {
+                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            }
+            let decisions = gates.map { gate in
+                (gate, RunRules.decide(gate.rule, record: records[gate.key], now: instant, appVersion: appVersion,
+                                       calendar: calendar, legacyDay: legacyDay))
+            }
+            if json {
+                let doc = JSON.object([
+                    .init("formatVersion", .integer(1)),
+                    .init("now", utc(instant)),
+                    .init("timeZone", .string(zoneName)),
+                    .init("appVersion", appVersion.map { .string($0) } ?? .null),
+                    .init("records", .array(records.map { key, record in
+                        .object([
+                            .init("key", .string(key)),
+                            .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
+                            .init("lastTime", exact(record.lastTime)),
+                            .init("lastTimeUTC", record.lastTime.map(utc) ?? .null),
+                            .init("ageSeconds", record.lastTime.map { exact(instant - $0) } ?? .null),
+                        ])
+                    })),
+                    .init("gates", .array(decisions.map { gate, decision in
+                        .object([
+                            .init("key", .string(gate.key)),
+                            .init("rule", .string(gate.text)),
+                            .init("wouldRun", .bool(decision.wouldRun)),
+                            .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
+                        ])
+                    })),
+                ])
+                io.writeStdout(Array(doc.text().utf8))
+            } else {
+                io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zone, zoneName: zoneName,
+                                          appVersion: appVersion).utf8))
+            }
+            return .success
+        } catch {
+            return error.report(io)
+        }
+    }
+
+    static func exact(_ t: Double?) -> JSON {
+        guard let t else { return .null }
+        if let n = JSON.number(t) { return n }
+        return .string(t.isNaN ? "NaN" : t < 0 ? "-Infinity" : "Infinity")
+    }
+
+    static func utc(_ t: Double) -> JSON {
+        ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null
+    }
+
+    /// `2025-01-01T10:00:00.123456+01:00` in `zone`.
+    static func local(_ t: Double, _ zone: TimeZone) -> String? {
+        guard t.isFinite else { return nil }
+        let offset = zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: t))
+        guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else { return nil }
+        let sign = offset < 0 ? "-" : "+"
+        let minutes = abs(offset) / 60
+        let suffix = offset == 0 ? "Z" : String(format: "%@%02d:%02d", sign, minutes / 60, minutes % 60)
+        return String(text.dropLast()) + suffix
+    }
+
+    static func age(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "-" }
+        let negative = seconds < 0
+        var s = Int64(seconds.magnitude.rounded(.down))
+        let days = s / 86_400; s %= 86_400
+        let text = days > 0 ? "\(days)d \(s / 3600)h \(s / 60 % 60)m" : "\(s / 3600)h \(s / 60 % 60)m \(s % 60)s"
+        return negative ? "in the future by \(text)" : text
+    }
+
+    static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
+                     now: Double, zone: TimeZone, zoneName: String, appVersion: String?) -> String {
+        func table(_ rows: [[String]]) -> String {
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            return rows.map { row in
+                row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                    .joined(separator: "  ")
+            }.joined(separator: "\n") + "\n"
+        }
+        var out = "now \(ExactTime.utcString(secondsSince2001: now) ?? "\(now)") (\(zoneName)), app version \(appVersion.map { "\"\($0)\"" } ?? "none")\n\n"
+        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)", "LAST TIME (\(zoneName))", "AGE"]]
+        for (key, record) in records {
+            let t = record.lastTime
+            rows.append([key, record.lastVersion ?? "-",
+                         t.map { ExactTime.utcString(secondsSince2001: $0) ?? "\($0)" } ?? "-",
+                         t.flatMap { local($0, zone) } ?? "-",
+                         t.map { age(now - $0) } ?? "-"])
+        }
+        out += records.count == 0 ? "no records\n" : table(rows)
+        if !decisions.isEmpty {
+            var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
+            for (gate, decision) in decisions {
+                let next = decision.nextEligible.map { ExactTime.utcString(secondsSince2001: $0) ?? "\($0)" } ?? "never"
+                gateRows.append([gate.key + (records[gate.key] == nil ? " (never run)" : ""), gate.text,
+                                 decision.wouldRun ? "yes" : "no", next])
+            }
+            out += "\n" + table(gateRows)
+        }
+        return out
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` to seconds since 2001.
+    static func parseInstant(_ text: String) -> Double? {
+        if let parsed = ExactTime.parseUTC(text) {
+            return ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
+        }
+        guard text.count >= 25 else { return nil }
+        let zonePart = text.suffix(6)
+        let sign: Int64
+        switch zonePart.first {
+        case "+": sign = 1
+        case "-": sign = -1
+        default: return nil
+        }
+        let parts = zonePart.dropFirst().split(separator: ":")
+        guard parts.count == 2, let h = Int64(parts[0]), let m = Int64(parts[1]), h < 24, m < 60,
+              let parsed = ExactTime.parseUTC(String(text.dropLast(6)) + "Z") else { return nil }
+        let shifted = parsed.seconds - sign * (h * 3600 + m * 60)
+        return ExactTime.secondsSince2001(seconds: shifted, fraction: parsed.fraction)
+    }
+}
