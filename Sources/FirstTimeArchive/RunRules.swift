@@ -111,6 +111,12 @@ public struct GateDecision: Sendable, Equatable {
     /// The earliest instant (seconds since 2001) at which it runs: `now` when it would run now,
     /// nil when it never will (for example `once` after a run).
     public var nextEligible: Double?
+
+    /// Creates a decision.
+    public init(wouldRun: Bool, nextEligible: Double?) {
+        self.wouldRun = wouldRun
+        self.nextEligible = nextEligible
+    }
 }
 
 /// YCFirstTime's and IntervalClient's rules, as pure functions of a record, a clock, an app

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+
+/// Seconds since 2001 for a UTC instant written `YYYY-MM-DDTHH:MM:SS[.f]Z`.
+func at(_ text: String) -> Double {
+    let parsed = ExactTime.parseUTC(text)!
+    return ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
+}
+
+func calendar(_ zone: String = "UTC") -> Calendar {
+    var c = Calendar(identifier: .gregorian)
+    c.timeZone = TimeZone(identifier: zone)!
+    return c
+}
+
+func decide(_ rule: GateRule, _ record: FirstTimeRecord?, now: Double, version: String? = "1.0", zone: String = "UTC",
+            legacy: Bool = false) -> GateDecision {
+    RunRules.decide(rule, record: record, now: now, appVersion: version, calendar: calendar(zone), legacyDay: legacy)
+}
+
+@Suite struct YCFirstTimeRules {
+    let now = at("2025-06-01T12:00:00Z")
+
+    @Test func onceRunsOnlyWhenNeverRecorded() {
+        #expect(decide(.once, nil, now: now) == GateDecision(wouldRun: true, nextEligible: now))
+        #expect(decide(.once, FirstTimeRecord(lastVersion: nil, lastTime: nil), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
+        #expect(decide(.once, FirstTimeRecord(lastVersion: "1.0", lastTime: now - 1), now: now).wouldRun == false)
+    }
+
+    @Test(arguments: [
+        ("1.0", "1.0", false), ("1.0", "1.0.0", true), ("1.0.0", "1.0", true), (nil, "1.0", true),
+        ("1.0", nil, true), (nil, nil, false), ("é", "e\u{301}", true),
+    ] as [(String?, String?, Bool)])
+    func perVersionComparesExactStrings(_ recorded: String?, _ current: String?, _ runs: Bool) {
+        let decision = decide(.perVersion, FirstTimeRecord(lastVersion: recorded, lastTime: 0), now: now, version: current)
+        #expect(decision.wouldRun == runs)
+        #expect(decision.nextEligible == (runs ? now : nil))
+    }
+
+    @Test func perVersionRunsWhenNeverRecorded() {
+        #expect(decide(.perVersion, nil, now: now, version: nil).wouldRun)
+    }
+
+    @Test func halfADayIsTwelveHoursToTheSecond() {
+        let last = at("2025-06-01T00:00:00Z")
+        let record = FirstTimeRecord(lastVersion: "1.0", lastTime: last)
+        #expect(decide(.everyDays(0.5), record, now: at("2025-06-01T11:59:59Z")) == GateDecision(wouldRun: false, nextEligible: at("2025-06-01T12:00:00Z")))
+        #expect(decide(.everyDays(0.5), record, now: at("2025-06-01T12:00:00Z")).wouldRun)
+    }
+
+    @Test func legacyDivisorMakesDays23AndAHalfHours() {
+        let last = at("2025-06-01T00:00:00Z")
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: last)
+        // 84,600 s = 23 h 30 min.
+        #expect(decide(.everyDays(1), record, now: last + 84_600, legacy: true).wouldRun)
+        #expect(!decide(.everyDays(1), record, now: last + 84_599, legacy: true).wouldRun)
+        #expect(!decide(.everyDays(1), record, now: last + 84_600).wouldRun)
+        #expect(decide(.everyDays(1), record, now: last + 86_399, legacy: false).nextEligible == last + 86_400)
+    }
+
+    @Test func floatDaysAreYCFirstTimesFloat() {
+        // days: Float(0.1) is 0.100000001490116..., so the boundary is 8640.000128746 s later.
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: 0)
+        let next = decide(.everyDays(0.1), record, now: 1).nextEligible!
+        #expect(next == Double(Float(0.1)) * 86_400)
+        #expect(!decide(.everyDays(0.1), record, now: next.nextDown).wouldRun)
+        #expect(decide(.everyDays(0.1), record, now: next).wouldRun)
+    }
+
+    @Test func nilTimeRunsAndNonFiniteTimesMisfireAsYCFirstTimeWould() {
+        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: "1", lastTime: nil), now: now).wouldRun)
+        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: .nan), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
+        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: .infinity), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
+        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: -.infinity), now: now).wouldRun)
+    }
+}
+
+@Suite struct IntervalClientRules {
+    @Test(arguments: [
+        ("2024-01-31T12:00:00Z", "2024-02-29T12:00:00Z"),  // leap year: clamps to Feb 29
+        ("2023-01-31T12:00:00Z", "2023-02-28T12:00:00Z"),  // non-leap: Feb 28
+        ("2024-03-31T00:00:00Z", "2024-04-30T00:00:00Z"),
+        ("2024-02-29T08:00:00Z", "2024-03-29T08:00:00Z"),
+    ])
+    func monthlyClampsToTheMonthsEnd(_ last: String, _ next: String) {
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: at(last))
+        #expect(decide(.calendar(.monthly), record, now: at(last) + 1) == GateDecision(wouldRun: false, nextEligible: at(next)))
+        #expect(decide(.calendar(.monthly), record, now: at(next)).wouldRun)
+        #expect(!decide(.calendar(.monthly), record, now: at(next) - 0.000_001).wouldRun)
+    }
+
+    @Test func yearlyFromFebruary29() {
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: at("2024-02-29T00:00:00Z"))
+        #expect(decide(.calendar(.yearly), record, now: at("2024-03-01T00:00:00Z")).nextEligible == at("2025-02-28T00:00:00Z"))
+    }
+
+    @Test func weeklyAcrossADaylightSavingChange() {
+        // Paris moves to summer time on 2025-03-30: a calendar week is 167 hours.
+        let last = at("2025-03-27T09:00:00Z") // 10:00 in Paris
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: last)
+        let paris = decide(.calendar(.weekly), record, now: last + 1, zone: "Europe/Paris")
+        #expect(paris.nextEligible == at("2025-04-03T08:00:00Z")) // 10:00 in Paris again
+        let utc = decide(.calendar(.weekly), record, now: last + 1, zone: "UTC")
+        #expect(utc.nextEligible == at("2025-04-03T09:00:00Z"))
+    }
+
+    @Test func dailyAcrossADaylightSavingChangeIsTwentyThreeHours() {
+        let last = at("2025-03-29T23:00:00Z") // midnight in Paris, the night the clocks move
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: last)
+        #expect(decide(.calendar(.daily), record, now: last, zone: "Europe/Paris").nextEligible == last + 23 * 3600)
+    }
+
+    @Test func customIntervalsAndNeverRun() {
+        let last = at("2025-06-01T00:00:00Z")
+        let record = FirstTimeRecord(lastVersion: nil, lastTime: last)
+        #expect(decide(.calendar(CalendarInterval(.minute, 90)), record, now: last).nextEligible == last + 5400)
+        #expect(decide(.calendar(CalendarInterval(.hour, 2)), record, now: last + 7200) == GateDecision(wouldRun: true, nextEligible: last + 7200))
+        #expect(decide(.calendar(.hourly), nil, now: last) == GateDecision(wouldRun: true, nextEligible: last))
+    }
+}
+
+@Suite struct GateRuleParsing {
+    @Test(arguments: [
+        ("once", GateRule.once), ("per-version", .perVersion), ("every:0.5d", .everyDays(0.5)), ("every:3d", .everyDays(3)),
+        ("hourly", .calendar(.hourly)), ("weekly", .calendar(.weekly)), ("every:2week", .calendar(CalendarInterval(.week, 2))),
+        ("every:90minute", .calendar(CalendarInterval(.minute, 90))), ("every:1day", .calendar(.daily)),
+    ])
+    func parses(_ text: String, _ rule: GateRule) {
+        #expect(GateRule(parsing: text) == rule)
+    }
+
+    @Test(arguments: ["", "twice", "every:", "every:d", "every:-1d", "every:0minute", "every:1fortnight", "every:nand", "every:infd"])
+    func rejects(_ text: String) {
+        #expect(GateRule(parsing: text) == nil)
+    }
+}

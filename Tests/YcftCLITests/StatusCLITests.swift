@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+@testable import YcftCLI
+
+@Suite struct Status {
+    func fixture(_ path: String) throws -> [UInt8] { try readBytes(TestPaths.fixtures.appendingPathComponent(path)) }
+
+    let args = ["status", "--now", "2025-02-01T01:00:00+01:00", "--time-zone", "Europe/Paris", "--app-version", "2.1.0",
+                "--gate", "onboarding.v1=once", "--gate", "rate.prompt=every:30d", "--gate", "whats-new=per-version",
+                "--gate", "onboarding.v1=monthly", "--gate", "new.gate=weekly"]
+
+    @Test func textGolden() throws {
+        let io = FakeIO(files: ["p.plist": try fixture("valid/defaults/export.binary.plist")])
+        #expect(io.run(args + ["p.plist"]) == 0)
+        #expect(io.stdoutText == """
+        now 2025-02-01T00:00:00.000000Z (Europe/Paris), app version "2.1.0"
+
+        KEY            LAST VERSION  LAST TIME (UTC)              LAST TIME (Europe/Paris)          AGE
+        onboarding.v1  2.1.0         2025-01-01T09:00:00.123456Z  2025-01-01T10:00:00.123456+01:00  30d 14h 59m
+        rate.prompt    2.0.0         2024-10-07T13:20:00.000000Z  2024-10-07T15:20:00.000000+02:00  116d 10h 40m
+        whats-new      -             -                            -                                 -
+
+        GATE                  RULE         RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1         once         no        never
+        rate.prompt           every:30d    yes       2025-02-01T00:00:00.000000Z
+        whats-new             per-version  yes       2025-02-01T00:00:00.000000Z
+        onboarding.v1         monthly      no        2025-02-01T09:00:00.123456Z
+        new.gate (never run)  weekly       yes       2025-02-01T00:00:00.000000Z
+
+        """)
+    }
+
+    @Test func jsonGolden() throws {
+        let io = FakeIO(files: ["p.plist": try fixture("valid/defaults/export.binary.plist")])
+        #expect(io.run(args + ["--format", "json", "p.plist"]) == 0)
+        #expect(io.stdoutText == """
+        {
+          "formatVersion" : 1,
+          "now" : "2025-02-01T00:00:00.000000Z",
+          "timeZone" : "Europe/Paris",
+          "appVersion" : "2.1.0",
+          "records" : [
+            {
+              "key" : "onboarding.v1",
+              "lastVersion" : "2.1.0",
+              "lastTime" : 757414800.123456,
+              "lastTimeUTC" : "2025-01-01T09:00:00.123456Z",
+              "ageSeconds" : 2645999.8765439987
+            },
+            {
+              "key" : "rate.prompt",
+              "lastVersion" : "2.0.0",
+              "lastTime" : 750000000.0,
+              "lastTimeUTC" : "2024-10-07T13:20:00.000000Z",
+              "ageSeconds" : 10060800.0
+            },
+            {
+              "key" : "whats-new",
+              "lastVersion" : null,
+              "lastTime" : null,
+              "lastTimeUTC" : null,
+              "ageSeconds" : null
+            }
+          ],
+          "gates" : [
+            {
+              "key" : "onboarding.v1",
+              "rule" : "once",
+              "wouldRun" : false,
+              "nextEligibleUTC" : null
+            },
+            {
+              "key" : "rate.prompt",
+              "rule" : "every:30d",
+              "wouldRun" : true,
+              "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
+            },
+            {
+              "key" : "whats-new",
+              "rule" : "per-version",
+              "wouldRun" : true,
+              "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
+            },
+            {
+              "key" : "onboarding.v1",
+              "rule" : "monthly",
+              "wouldRun" : false,
+              "nextEligibleUTC" : "2025-02-01T09:00:00.123456Z"
+            },
+            {
+              "key" : "new.gate",
+              "rule" : "weekly",
+              "wouldRun" : true,
+              "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
+            }
+          ]
+        }
+
+        """)
+    }
+
+    @Test func migratedFilesGiveTheSameAnswers() throws {
+        let original = try fixture("valid/defaults/export.binary.plist")
+        let toRecords = try DefaultsMigration.migrate(original, options: .init(target: .records)).output!
+        let toInterval = try DefaultsMigration.migrate(original, options: .init(target: .interval, dropVersions: true)).output!
+        func run(_ bytes: [UInt8]) -> String {
+            let io = FakeIO(files: ["p.plist": bytes])
+            _ = io.run(["status", "--format", "json", "--now", "2025-02-01T00:00:00Z", "--gate", "rate.prompt=every:30d",
+                        "--gate", "onboarding.v1=monthly", "p.plist"])
+            return io.stdoutText
+        }
+        let fromArchive = run(original)
+        #expect(run(toRecords) == fromArchive)
+        // interval keys lose the versions, not the answers for time-based gates.
+        let fromInterval = run(toInterval)
+        #expect(fromInterval.contains(#""rule" : "every:30d",\#n      "wouldRun" : true"#))
+        #expect(fromInterval.contains(#""nextEligibleUTC" : "2025-02-01T09:00:00.123456Z""#))
+    }
+
+    @Test func usage() {
+        for (arguments, message) in [
+            (["status", "--gate", "k=sometimes", "f"], "Error: The value 'k=sometimes' is invalid for '--gate <key=rule>'"),
+            (["status", "--now", "yesterday", "f"], "Error: The value 'yesterday' is invalid for '--now <time>'"),
+            (["status", "--time-zone", "Mars/Olympus", "f"], "Error: The value 'Mars/Olympus' is invalid for '--time-zone <zone>'"),
+        ] {
+            let io = FakeIO()
+            #expect(io.run(arguments) == 2)
+            #expect(io.stderr.hasPrefix(message))
+        }
+    }
+
+    @Test func parsesOffsets() {
+        #expect(StatusCommand.parseInstant("2025-02-01T01:00:00+01:00") == StatusCommand.parseInstant("2025-02-01T00:00:00Z"))
+        #expect(StatusCommand.parseInstant("2025-01-31T19:30:00.5-04:30") == StatusCommand.parseInstant("2025-02-01T00:00:00.5Z"))
+        #expect(StatusCommand.parseInstant("2025-02-01T00:00:00") == nil)
+    }
+}
