@@ -47,7 +47,7 @@ enum DumpCommand {
             switch mode {
             case .records:
                 do {
-                    json = RecordsFormat.json(try ArchiveLocator.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits))
+                    json = RecordsFormat.json(try StateReader.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).records)
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
                     if case .archive(.plist) = error {

@@ -37,8 +37,9 @@ enum Help {
     OVERVIEW: Print the records of a YCFirstTime archive, or any archive or plist, as JSON.
 
     FILE is an NSKeyedArchiver archive (binary or XML) or an exported defaults file
-    (binary or XML) that holds one as data under the key YCFirstTime; which one is
-    detected. The JSON goes to standard output, errors to standard error.
+    (binary or XML) that holds one as data under the key YCFirstTime, or a migrated
+    one (YCFirstTime.records, or interval.* keys); which one is detected. The JSON
+    goes to standard output, errors to standard error.
 
     With --raw, any archive's object graph is resolved from $top and printed with
     class names and chains, exact numbers, {"$data": base64}, {"$date": seconds since

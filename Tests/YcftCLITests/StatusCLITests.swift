@@ -138,3 +138,21 @@ import TestSupport
         #expect(StatusCommand.parseInstant("2025-02-01T00:00:00") == nil)
     }
 }
+
+@Suite struct StoreFilesThroughTheTool {
+    @Test(arguments: [FirstTimeStore.FileFormat.legacyArchive, .plainRecords(.binary), .plainRecords(.xml)])
+    func dumpAndStatusReadWhatTheStoreWrites(_ format: FirstTimeStore.FileFormat) throws {
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("state.plist").path
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let store = try FirstTimeStore(path: file, format: format, versionProvider: { "3.1" },
+                                       clock: { Date(timeIntervalSinceReferenceDate: 757_414_800.123456) }, calendar: calendar)
+        try store.executeOnce({}, forKey: "onboarding")
+        let io = FakeIO(files: ["s": try readBytes(URL(fileURLWithPath: file))])
+        #expect(io.run(["dump", "--compact", "s"]) == 0)
+        #expect(io.stdoutText == #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"onboarding":{"lastTime":757414800.123456,"lastTimeUTC":"2025-01-01T09:00:00.123456Z","lastVersion":"3.1"}}}"# + "\n")
+        let status = FakeIO(files: ["s": try readBytes(URL(fileURLWithPath: file))])
+        #expect(status.run(["status", "--format", "json", "--now", "2025-01-02T00:00:00Z", "--gate", "onboarding=once", "s"]) == 0)
+        #expect(status.stdoutText.contains(#""wouldRun" : false"#))
+    }
+}
