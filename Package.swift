@@ -26,6 +26,13 @@ let package = Package(
         // The command-line tool's logic, runnable in-process under test.
         .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
+        // Benchmark: swift run -c release ycft-bench (see the README's Performance section).
+        .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),
+        .executableTarget(
+            name: "ycft-bench",
+            dependencies: ["CBenchFloor", "FirstTimeArchive", "KeyedArchive", "Plist", "YcftCLI"],
+            path: "Benchmarks/ycft-bench"
+        ),
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
 

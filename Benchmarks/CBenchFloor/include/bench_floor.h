@@ -1,0 +1,13 @@
+#ifndef YCFT_BENCH_FLOOR_H
+#define YCFT_BENCH_FLOOR_H
+#include <stdint.h>
+
+/* The floor any decoder built on libplist can reach: parse the bytes with libplist, visit every
+   node (reading each scalar), free the tree. Returns the number of nodes visited, 0 on failure. */
+uint64_t ycft_bench_parse_visit_free(const char *bytes, uint32_t length);
+
+/* Parses the bytes, then times only plist_to_bin of the resulting tree, `repeat` times.
+   Returns the total bytes written (to keep the work observable), 0 on failure. */
+uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, double *seconds_out);
+
+#endif

@@ -1,0 +1,257 @@
+// ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
+// in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run).
+
+import CBenchFloor
+import FirstTimeArchive
+import Foundation
+import KeyedArchive
+import Plist
+import YcftCLI
+
+#if DEBUG
+let banner = """
+################################################################
+#  ycft-bench was built in DEBUG: numbers mean nothing.         #
+#  Run: swift run -c release ycft-bench                         #
+################################################################
+
+"""
+FileHandle.standardError.write(Data(banner.utf8))
+#endif
+
+// MARK: Inputs (deterministic)
+
+func makeRecords(_ count: Int) -> FirstTimeRecords {
+    var records = FirstTimeRecords()
+    var entries: [FirstTimeRecords.Entry] = []
+    entries.reserveCapacity(count)
+    for i in 0..<count {
+        let version: String? = i % 13 == 0 ? nil : "\(i % 7).\(i % 5).\(i % 3)"
+        let time: Double? = i % 17 == 0 ? nil : 700_000_000 + Double(i) * 61.25
+        entries.append(("gate.\(i).\(i &* 2_654_435_761 % 1000)", FirstTimeRecord(lastVersion: version, lastTime: time)))
+    }
+    records = try! FirstTimeRecords(entries)
+    return records
+}
+
+// MARK: Measuring
+
+nonisolated(unsafe) var sink: UInt64 = 0
+
+struct Sample {
+    var median: Double
+    var min: Double
+}
+
+func measure(samples: Int, warmup: Bool = true, _ body: () throws -> UInt64) rethrows -> Sample {
+    if warmup { sink &+= try body() }
+    var times: [Double] = []
+    for _ in 0..<samples {
+        let start = DispatchTime.now().uptimeNanoseconds
+        sink &+= try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    times.sort()
+    return Sample(median: times[times.count / 2], min: times[0])
+}
+
+/// Peak RSS (KiB) of this executable run as a child with `--child MODE FILE`.
+func peakMemory(_ mode: String, _ file: String) -> Int {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(exe), strdup("--child"), strdup(mode), strdup(file), nil]
+    defer { argv.forEach { free($0) } }
+    guard posix_spawn(&pid, exe, nil, nil, argv, environ) == 0 else { return -1 }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    return Int(usage.ru_maxrss)
+}
+
+func format(_ s: Double) -> String {
+    s >= 1 ? String(format: "%.2f s", s) : s >= 0.001 ? String(format: "%.1f ms", s * 1000) : String(format: "%.0f µs", s * 1e6)
+}
+
+// MARK: Operations
+
+func floor(_ bytes: [UInt8]) -> UInt64 {
+    bytes.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { ycft_bench_parse_visit_free($0.baseAddress, UInt32($0.count)) }
+    }
+}
+
+func decode(_ bytes: [UInt8]) throws -> UInt64 {
+    UInt64(try LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count)
+}
+
+/// `ycft dump FILE` in process, standard output counted and thrown away.
+func dump(_ path: String) -> UInt64 {
+    let counter = ByteCounter()
+    var io = CommandIO.live
+    io.writeStdout = { counter.add($0.count) }
+    io.writeStderr = { _ in }
+    let status = Ycft.run(["dump", "--max-input-size", "4095M", path], io: io)
+    precondition(status == 0, "dump failed")
+    return counter.value
+}
+
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count: UInt64 = 0
+    func add(_ n: Int) { lock.withLock { count &+= UInt64(n) } }
+    var value: UInt64 { lock.withLock { count } }
+}
+
+final class YCFirstTimeObject: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    var lastVersion: NSString?
+    var lastTime: NSDate?
+    init?(coder: NSCoder) {
+        lastVersion = coder.decodeObject(of: NSString.self, forKey: "lastVersion")
+        lastTime = coder.decodeObject(of: NSDate.self, forKey: "lastTime")
+    }
+    func encode(with coder: NSCoder) {}
+}
+
+/// Linux Foundation's NSKeyedUnarchiver to records (the class mapping the tests use).
+func foundationDecode(_ bytes: [UInt8]) throws -> UInt64 {
+    NSKeyedUnarchiver.setClass(YCFirstTimeObject.self, forClassName: "YCFirstTimeObject")
+    let root = try NSKeyedUnarchiver.unarchivedObject(
+        ofClasses: [NSMutableDictionary.self, NSDictionary.self, NSString.self, NSDate.self, YCFirstTimeObject.self],
+        from: Data(bytes)) as? NSDictionary
+    let group = root?.object(forKey: "sharedGroup") as? NSDictionary
+    var records: [FirstTimeRecords.Entry] = []
+    group?.forEach { key, value in
+        if let key = key as? String, let object = value as? YCFirstTimeObject {
+            records.append((key, FirstTimeRecord(lastVersion: object.lastVersion as String?,
+                                                 lastTime: object.lastTime?.timeIntervalSinceReferenceDate)))
+        }
+    }
+    return UInt64(records.count)
+}
+
+// MARK: Child mode (peak memory)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--child", arguments.count == 3 {
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[2])))
+    switch arguments[1] {
+    case "floor": sink &+= floor(bytes)
+    case "decode": sink &+= try decode(bytes)
+    case "dump": sink &+= dump(arguments[2])
+    default: exit(2)
+    }
+    exit(sink == 0 ? 1 : 0)
+}
+
+// MARK: Main
+
+let quick = arguments.contains("--quick")
+let sizes = quick ? [1_000] : [1, 1_000, 100_000, 1_000_000]
+let samples = quick ? 1 : 5
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-\(getpid())")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+
+print("# ycft-bench\(quick ? " (quick: one small sample; not for numbers)" : "")")
+print("")
+print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 20) MiB; "
+      + "samples: \(samples) (1,000,000 records: 3) after one warm-up; times are medians (min in brackets)")
+print("")
+print("| records | archive | libplist floor | ycft decode | ratio | ycft dump | ratio | Linux Foundation | ycft speed-up |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+var decodeBySize: [Int: Double] = [:]
+var archive100k: URL?
+for size in sizes {
+    let records = makeRecords(size)
+    let bytes = try LegacyArchive.encode(records, format: .binary)
+    let file = work.appendingPathComponent("archive-\(size).plist")
+    try Data(bytes).write(to: file)
+    if size == 100_000 || (quick && size == 1_000) { archive100k = file }
+    let n = size >= 1_000_000 ? 3 : samples
+    let floorTime = measure(samples: n) { floor(bytes) }
+    let decodeTime = try measure(samples: n) { try decode(bytes) }
+    let dumpTime = measure(samples: n) { dump(file.path) }
+    decodeBySize[size] = decodeTime.median
+    var foundationText = "-", speedup = "-"
+    if size <= 100_000 {
+        let f = try measure(samples: size >= 100_000 ? 3 : n) { try foundationDecode(bytes) }
+        foundationText = "\(format(f.median)) [\(format(f.min))]"
+        speedup = String(format: "%.1f×", f.median / decodeTime.median)
+    }
+    print("| \(size) | \(bytes.count >> 10) KiB | \(format(floorTime.median)) [\(format(floorTime.min))] | "
+          + "\(format(decodeTime.median)) [\(format(decodeTime.min))] | \(String(format: "%.2f×", decodeTime.median / floorTime.median)) | "
+          + "\(format(dumpTime.median)) [\(format(dumpTime.min))] | \(String(format: "%.2f×", dumpTime.median / floorTime.median)) | "
+          + "\(foundationText) | \(speedup) |")
+}
+if let big = decodeBySize[1_000_000], let mid = decodeBySize[100_000] {
+    print("")
+    print("linear growth: decode of 1,000,000 records costs \(String(format: "%.1f×", big / mid)) the 100,000-record decode")
+}
+
+// pack, verify, peak memory on the 100,000-record archive (1,000 in quick mode)
+if let file = archive100k {
+    let bytes = Array(try Data(contentsOf: file))
+    let records = try LegacyArchive.decode(bytes)
+    print("")
+    print("| operation (\(records.count) records) | ycft | baseline | ratio |")
+    print("|---|---:|---:|---:|")
+    let pack = try measure(samples: samples) { UInt64(try LegacyArchive.encode(records, format: .binary).count) }
+    var toBin = [Double]()
+    for _ in 0..<(samples + 1) {
+        var seconds = 0.0
+        let total = bytes.withUnsafeBufferPointer { b in
+            b.withMemoryRebound(to: CChar.self) { ycft_bench_to_bin($0.baseAddress, UInt32($0.count), 1, &seconds) }
+        }
+        sink &+= total
+        toBin.append(seconds)
+    }
+    toBin.removeFirst()
+    toBin.sort()
+    let toBinMedian = toBin[toBin.count / 2]
+    print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(toBinMedian)) libplist `plist_to_bin` of the same tree | \(String(format: "%.2f×", pack.median / toBinMedian)) |")
+    let floorTime = measure(samples: samples) { floor(bytes) }
+    let verify = measure(samples: samples) { UInt64(ContractChecker.check(bytes).count + 1) }
+    print("| verify | \(format(verify.median)) | \(format(floorTime.median)) libplist floor | \(String(format: "%.2f×", verify.median / floorTime.median)) |")
+    let floorRSS = peakMemory("floor", file.path), decodeRSS = peakMemory("decode", file.path), dumpRSS = peakMemory("dump", file.path)
+    print("| peak memory, decode | \(decodeRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(decodeRSS) / Double(floorRSS))) |")
+    print("| peak memory, dump | \(dumpRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(dumpRSS) / Double(floorRSS))) |")
+}
+
+// migrate: a directory of small defaults files, 1 job and 2 jobs
+do {
+    let count = quick ? 200 : 10_000
+    let dir = work.appendingPathComponent("defaults")
+    for i in 0..<count {
+        let records = makeRecords(3 + i % 5)
+        let archive = try LegacyArchive.encode(records, format: .binary)
+        let file = PlistValue.dictionary(PlistDictionary([
+            ("LaunchCount", .integer(.signed(Int64(i)))), ("YCFirstTime", .data(archive)), ("Name", .string("user \(i)")),
+        ]))
+        let sub = dir.appendingPathComponent(String(format: "%03d", i % 100))
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try Data(try PropertyList.write(file, format: .binary)).write(to: sub.appendingPathComponent("\(i).plist"))
+    }
+    var results: [Int: Double] = [:]
+    for jobs in [1, 2] {
+        var times: [Double] = []
+        for _ in 0..<(quick ? 1 : 3) {
+            let out = work.appendingPathComponent("out-\(jobs)-\(times.count)")
+            var io = CommandIO.live
+            io.writeStderr = { _ in }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let status = Ycft.run(["migrate", "-o", out.path, "--jobs", "\(jobs)", dir.path], io: io)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            precondition(status == 0)
+            try? FileManager.default.removeItem(at: out)
+        }
+        times.sort()
+        results[jobs] = times[times.count / 2]
+    }
+    print("")
+    print("migrate --to records of \(count) small defaults files: 1 job \(format(results[1]!)) "
+          + "(\(String(format: "%.2f", results[1]! / Double(count) * 1000)) ms per file), 2 jobs \(format(results[2]!)) "
+          + "(\(String(format: "%.2f", results[2]! / Double(count) * 1000)) ms per file); speed-up \(String(format: "%.2f×", results[1]! / results[2]!))")
+}
+FileHandle.standardError.write(Data("(sink \(sink % 10))\n".utf8))
