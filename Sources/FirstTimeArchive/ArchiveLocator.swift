@@ -22,6 +22,13 @@ public enum ArchiveLocator {
                               limits: PlistLimits = .default) throws(FirstTimeError) -> (archive: KeyedArchive, origin: Origin) {
         let read: (value: PlistValue, format: PlistFormat)
         do { read = try PropertyList.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        return try locate(read.value, format: read.format, key: key, limits: limits)
+    }
+
+    /// Finds the archive in a plist already read (an archive, or a defaults file holding one).
+    public static func locate(_ value: PlistValue, format: PlistFormat, key: String = LegacyArchive.defaultsKey,
+                              limits: PlistLimits = .default) throws(FirstTimeError) -> (archive: KeyedArchive, origin: Origin) {
+        let read = (value: value, format: format)
         if case let .dictionary(top) = read.value, top["$archiver"] == nil, top["$objects"] == nil {
             guard let stored = top[key] else { throw .keyNotFound(key) }
             guard case let .data(inner) = stored else {

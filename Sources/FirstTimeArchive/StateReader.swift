@@ -18,8 +18,9 @@ public enum StateReader {
     /// (`YCFirstTime.records`, else `interval.*` keys converted to seconds since 2001).
     public static func records(in bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                                limits: PlistLimits = .default) throws(FirstTimeError) -> (records: FirstTimeRecords, source: Source) {
-        let value: PlistValue
-        do { value = try PropertyList.read(bytes, limits: limits).value } catch { throw .archive(.plist(error)) }
+        let read: (value: PlistValue, format: PlistFormat)
+        do { read = try PropertyList.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        let value = read.value
         if case let .dictionary(file) = value, file["$archiver"] == nil, file[key] == nil {
             if let plain = file[RecordsFormat.defaultsKey] {
                 return (try RecordsFormat.records(fromPlist: plain), .plainRecords)
@@ -37,7 +38,7 @@ public enum StateReader {
             }
             if !entries.isEmpty { return (try FirstTimeRecords(entries), .intervalKeys) }
         }
-        let located = try ArchiveLocator.locate(bytes, key: key, limits: limits)
+        let located = try ArchiveLocator.locate(value, format: read.format, key: key, limits: limits)
         let source: Source
         if case .archive = located.origin { source = .archive } else { source = .defaultsArchive }
         return (try LegacyArchive.decode(located.archive), source)

@@ -84,64 +84,98 @@ extension JSON {
 
     /// The JSON text, with a trailing newline.
     public func text(style: Style = .pretty) -> String {
-        var out = ""
-        write(into: &out, style: style, indent: 0)
-        out += "\n"
-        return out
+        String(decoding: bytes(style: style), as: UTF8.self)
     }
 
-    private func write(into out: inout String, style: Style, indent: Int) {
-        switch self {
-        case .null: out += "null"
-        case let .bool(b): out += b ? "true" : "false"
-        case let .number(n): out += n
-        case let .string(s): JSON.writeString(s, into: &out)
-        case let .array(items):
-            if items.isEmpty { out += "[]"; return }
-            out += "["
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                if style == .pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                item.write(into: &out, style: style, indent: indent + 1)
-            }
-            if style == .pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "]"
-        case let .object(members):
-            if members.isEmpty { out += "{}"; return }
-            out += "{"
-            for (i, member) in members.enumerated() {
-                if i > 0 { out += "," }
-                if style == .pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                JSON.writeString(member.key, into: &out)
-                out += style == .pretty ? " : " : ":"
-                member.value.write(into: &out, style: style, indent: indent + 1)
-            }
-            if style == .pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "}"
+    /// The JSON text as UTF-8 bytes, with a trailing newline.
+    public func bytes(style: Style = .pretty) -> [UInt8] {
+        var writer = Writer(pretty: style == .pretty)
+        writer.write(self, indent: 0)
+        writer.out.append(0x0A)
+        return writer.out
+    }
+
+    /// Writes into one byte buffer (string appends were most of `ycft dump`'s time).
+    private struct Writer {
+        let pretty: Bool
+        var out: [UInt8] = []
+        var indents: [[UInt8]] = [[]]
+
+        init(pretty: Bool) {
+            self.pretty = pretty
+            out.reserveCapacity(1 << 16)
         }
+
+        mutating func newline(_ indent: Int) {
+            guard pretty else { return }
+            while indents.count <= indent { indents.append(indents[indents.count - 1] + [0x20, 0x20]) }
+            out.append(0x0A)
+            out.append(contentsOf: indents[indent])
+        }
+
+        mutating func write(_ value: JSON, indent: Int) {
+            switch value {
+            case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+            case let .bool(b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+            case let .number(n): out.append(contentsOf: n.utf8)
+            case let .string(s): JSON.writeString(s, into: &out)
+            case let .array(items):
+                if items.isEmpty { out.append(contentsOf: [0x5B, 0x5D]); return }
+                out.append(0x5B)
+                for (i, item) in items.enumerated() {
+                    if i > 0 { out.append(0x2C) }
+                    newline(indent + 1)
+                    write(item, indent: indent + 1)
+                }
+                newline(indent)
+                out.append(0x5D)
+            case let .object(members):
+                if members.isEmpty { out.append(contentsOf: [0x7B, 0x7D]); return }
+                out.append(0x7B)
+                for (i, member) in members.enumerated() {
+                    if i > 0 { out.append(0x2C) }
+                    newline(indent + 1)
+                    JSON.writeString(member.key, into: &out)
+                    if pretty { out.append(contentsOf: [0x20, 0x3A, 0x20]) } else { out.append(0x3A) }
+                    write(member.value, indent: indent + 1)
+                }
+                newline(indent)
+                out.append(0x7D)
+            }
+        }
+    }
+
+    /// Appends `s` as a JSON string literal to UTF-8 bytes.
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
+        out.append(0x22)
+        let utf8 = s.utf8
+        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: utf8)
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case 0x22: out.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+                case 0x09: out.append(contentsOf: [0x5C, 0x74])
+                case 0x08: out.append(contentsOf: [0x5C, 0x62])
+                case 0x0C: out.append(contentsOf: [0x5C, 0x66])
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: out.append(byte)
+                }
+            }
+        }
+        out.append(0x22)
     }
 
     /// Appends `s` as a JSON string literal (only `"`, `\` and control characters are escaped).
     public static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
+        var bytes: [UInt8] = []
+        writeString(s, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
+
 }

@@ -49,7 +49,7 @@ public enum PropertyList {
                 guard let node else { throw PlistError.libplistRejected(format: format) }
                 defer { plist_free(node) }
                 var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: limits.maxDepth)
-                return .success(try reader.value(of: node, path: "", depth: 0))
+                return .success(try reader.value(of: node, depth: 0))
             } catch {
                 return .failure(error)
             }
@@ -90,15 +90,30 @@ private struct NodeReader {
     let convertsCFUID: Bool
     let maxDepth: Int
 
-    func string(_ pointer: UnsafePointer<CChar>, length: Int, path: @autoclosure () -> String) throws(PlistError) -> String {
+    /// Where the reader is, kept as components and rendered only for an error message.
+    enum Component { case key(String), index(Int) }
+    var path: [Component] = []
+
+    var pathText: String {
+        var out = ""
+        for component in path {
+            switch component {
+            case let .key(k): out = appendPath(out, key: k)
+            case let .index(i): out += "[\(i)]"
+            }
+        }
+        return out.isEmpty ? "top level" : out
+    }
+
+    func string(_ pointer: UnsafePointer<CChar>, length: Int) throws(PlistError) -> String {
         let buffer = UnsafeRawBufferPointer(start: pointer, count: length)
         guard let s = String(validating: buffer, as: UTF8.self) else {
-            throw .unrepresentableString("is not valid UTF-8", at: path().isEmpty ? "top level" : path())
+            throw .unrepresentableString("is not valid UTF-8", at: pathText)
         }
         return s
     }
 
-    mutating func value(of node: plist_t, path: String, depth: Int) throws(PlistError) -> PlistValue {
+    mutating func value(of node: plist_t, depth: Int) throws(PlistError) -> PlistValue {
         guard depth <= maxDepth else { throw .tooDeep(limit: maxDepth) }
         switch ycft_node_kind(node) {
         case YCFT_BOOLEAN:
@@ -118,7 +133,7 @@ private struct NodeReader {
         case YCFT_STRING, YCFT_KEY:
             var length: UInt64 = 0
             guard let pointer = plist_get_string_ptr(node, &length) else { return .string("") }
-            return .string(try string(pointer, length: Int(length), path: path))
+            return .string(try string(pointer, length: Int(length)))
         case YCFT_DATA:
             var length: UInt64 = 0
             guard let pointer = plist_get_data_ptr(node, &length), length > 0 else { return .data([]) }
@@ -131,7 +146,9 @@ private struct NodeReader {
             guard let iter = ycft_array_iter(node) else { return .array([]) }
             defer { ycft_plist_mem_free(iter) }
             while let item = ycft_array_next(node, iter) {
-                items.append(try value(of: item, path: "\(path)[\(items.count)]", depth: depth + 1))
+                path.append(.index(items.count))
+                items.append(try value(of: item, depth: depth + 1))
+                path.removeLast()
             }
             return .array(items)
         case YCFT_DICT:
@@ -139,7 +156,7 @@ private struct NodeReader {
             entries.reserveCapacity(Int(plist_dict_get_size(node)))
             guard let iter = ycft_dict_iter(node) else { return .dictionary(PlistDictionary()) }
             defer { ycft_plist_mem_free(iter) }
-            var seen = Set<[UInt8]>()
+            var keys = KeySet()
             while true {
                 var keyPointer: UnsafeMutablePointer<CChar>?
                 guard let item = ycft_dict_next(node, iter, &keyPointer) else {
@@ -148,10 +165,11 @@ private struct NodeReader {
                 }
                 defer { ycft_plist_mem_free(keyPointer) }
                 guard let keyPointer else { throw .libplistRejected(format: .binary) }
-                let key = try string(keyPointer, length: strlen(keyPointer), path: path)
-                let itemPath = appendPath(path, key: key)
-                guard seen.insert(Array(key.utf8)).inserted else { throw .duplicateKey(key, at: path.isEmpty ? "top level" : path) }
-                entries.append((key, try value(of: item, path: itemPath, depth: depth + 1)))
+                let key = try string(keyPointer, length: strlen(keyPointer))
+                guard keys.insert(key, among: entries) else { throw .duplicateKey(key, at: pathText) }
+                path.append(.key(key))
+                entries.append((key, try value(of: item, depth: depth + 1)))
+                path.removeLast()
             }
             // CoreFoundation's UIDs are 32-bit; a larger CF$UID value stays a plain dictionary.
             if convertsCFUID, entries.count == 1, entries[0].key == "CF$UID",
@@ -162,6 +180,35 @@ private struct NodeReader {
         default:
             throw .libplistRejected(format: .binary)
         }
+    }
+}
+
+/// Finds duplicate dictionary keys by their exact bytes (Swift's `String` hashing would merge
+/// canonically equivalent keys): a linear scan for small dictionaries, hashes of the UTF-8
+/// bytes for large ones, with an exact comparison on every hash match.
+struct KeySet {
+    private var hashes: [Int: [Int]] = [:]
+
+    /// Records `key` (the next entry of `entries`); false when an equal key is already there.
+    mutating func insert(_ key: String, among entries: [(key: String, value: PlistValue)]) -> Bool {
+        if entries.count < 8 {
+            return !entries.contains { $0.key.utf8.elementsEqual(key.utf8) }
+        }
+        if hashes.isEmpty {
+            for (i, entry) in entries.enumerated() { hashes[Self.hash(entry.key), default: []].append(i) }
+        }
+        let h = Self.hash(key)
+        if let candidates = hashes[h], candidates.contains(where: { entries[$0].key.utf8.elementsEqual(key.utf8) }) {
+            return false
+        }
+        hashes[h, default: []].append(entries.count)
+        return true
+    }
+
+    static func hash(_ key: String) -> Int {
+        var hasher = Hasher()
+        for byte in key.utf8 { hasher.combine(byte) }
+        return hasher.finalize()
     }
 }
 

@@ -78,7 +78,7 @@ enum DumpCommand {
                     throw Ycft.Failure(.content, file, error.description)
                 }
             }
-            io.writeStdout(Array(json.text(style: compact ? .compact : .pretty).utf8))
+            io.writeStdout(json.bytes(style: compact ? .compact : .pretty))
             return .success
         } catch {
             return error.report(io)

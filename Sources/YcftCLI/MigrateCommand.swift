@@ -138,7 +138,7 @@ enum MigrateCommand {
         var trouble = reports.contains { $0.trouble }
         if let report {
             let json = reportJSON(reports, options: options, mode: mode)
-            do { try io.writeFileAtomically(report, Array(json.text().utf8), nil) } catch {
+            do { try io.writeFileAtomically(report, json.bytes(), nil) } catch {
                 io.writeStderr("ycft: \(report): cannot write the report: \(error)\n")
                 trouble = true
             }

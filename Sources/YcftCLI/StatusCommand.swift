@@ -90,7 +90,7 @@ enum StatusCommand {
                         ])
                     })),
                 ])
-                io.writeStdout(Array(doc.text().utf8))
+                io.writeStdout(doc.bytes())
             } else {
                 io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zone, zoneName: zoneName,
                                           appVersion: appVersion).utf8))

@@ -72,7 +72,7 @@ enum VerifyCommand {
                 }
             }
         case .json:
-            io.writeStdout(Array(json(results, strict: strict).text().utf8))
+            io.writeStdout(json(results, strict: strict).bytes())
         case .github:
             var out = ""
             for result in results {
