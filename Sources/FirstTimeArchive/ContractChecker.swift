@@ -295,7 +295,7 @@ private struct Walker {
                 if entry.key == 0 { add(.keyType, keyPath, "key is nil") }
                 continue
             }
-            if key.utf8.elementsEqual(LegacyArchive.groupKey.utf8) {
+            if exactlyEqual(key, LegacyArchive.groupKey) {
                 if groupUID != nil { add(.keyDuplicate, "$objects[\(root.uid)]", "\"sharedGroup\" appears twice") }
                 groupUID = entry.value
             } else {

@@ -78,7 +78,7 @@ public enum LegacyArchive {
             guard let key = try archive.string(entry.key == 0 ? nil : entry.key, at: keyPath) else {
                 throw ArchiveError.unexpected(expected: "NSString", found: "nil", at: keyPath)
             }
-            guard key.utf8.elementsEqual(groupKey.utf8) else {
+            guard exactlyEqual(key, groupKey) else {
                 throw FirstTimeError.contract("unexpected root key \(quoted(key)); the root holds only \"sharedGroup\"",
                                               at: "$objects[\(root.uid)]")
             }

@@ -1,3 +1,5 @@
+internal import Plist
+
 /// What YCFirstTime remembers about one block key.
 ///
 /// Equality is exact: versions by Unicode scalars, times by bit pattern (`-0.0` is not `0.0`).
@@ -18,7 +20,7 @@ public struct FirstTimeRecord: Sendable, Equatable, CustomStringConvertible {
     public static func == (a: FirstTimeRecord, b: FirstTimeRecord) -> Bool {
         switch (a.lastVersion, b.lastVersion) {
         case (nil, nil): break
-        case let (x?, y?) where x.utf8.elementsEqual(y.utf8): break
+        case let (x?, y?) where exactlyEqual(x, y): break
         default: return false
         }
         switch (a.lastTime, b.lastTime) {
@@ -53,7 +55,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two entries have the same key.
     public init(_ entries: [Entry]) throws(FirstTimeError) {
         let sorted = entries.sorted { Self.precedes($0.key, $1.key) }
-        for i in sorted.indices.dropFirst() where sorted[i - 1].key.utf8.elementsEqual(sorted[i].key.utf8) {
+        for i in sorted.indices.dropFirst() where exactlyEqual(sorted[i - 1].key, sorted[i].key) {
             throw .duplicateKey(sorted[i].key, at: "records")
         }
         self.entries = sorted
@@ -61,7 +63,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
 
     /// Whether `a` sorts before `b`: by UTF-8 bytes.
     public static func precedes(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
+        utf8Precedes(a, b)
     }
 
     /// The number of records.
@@ -74,11 +76,11 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     public subscript(key: String) -> FirstTimeRecord? {
         get {
             let i = insertionIndex(key)
-            return i < entries.count && entries[i].key.utf8.elementsEqual(key.utf8) ? entries[i].record : nil
+            return i < entries.count && exactlyEqual(entries[i].key, key) ? entries[i].record : nil
         }
         set {
             let i = insertionIndex(key)
-            let present = i < entries.count && entries[i].key.utf8.elementsEqual(key.utf8)
+            let present = i < entries.count && exactlyEqual(entries[i].key, key)
             switch (present, newValue) {
             case let (true, record?): entries[i].record = record
             case (true, nil): entries.remove(at: i)
@@ -100,7 +102,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     /// Exact equality of keys and records.
     public static func == (a: FirstTimeRecords, b: FirstTimeRecords) -> Bool {
         a.entries.count == b.entries.count && zip(a.entries, b.entries).allSatisfy {
-            $0.key.utf8.elementsEqual($1.key.utf8) && $0.record == $1.record
+            exactlyEqual($0.key, $1.key) && $0.record == $1.record
         }
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+internal import Plist
 
 /// A calendar interval, as IntervalClient uses: a calendar component and a count.
 public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
@@ -144,7 +145,7 @@ public enum RunRules {
             switch (record, record?.lastVersion, appVersion) {
             case (nil, _, _): same = false
             case (_, nil, nil): same = true
-            case let (_, recorded?, current?): same = recorded.utf8.elementsEqual(current.utf8)
+            case let (_, recorded?, current?): same = exactlyEqual(recorded, current)
             default: same = false
             }
             return same ? GateDecision(wouldRun: false, nextEligible: nil) : GateDecision(wouldRun: true, nextEligible: now)

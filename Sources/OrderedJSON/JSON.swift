@@ -28,7 +28,7 @@ public indirect enum JSON: Sendable, Equatable {
         }
         /// Keys compare by exact Unicode scalars.
         public static func == (a: Member, b: Member) -> Bool {
-            a.key.utf8.elementsEqual(b.key.utf8) && a.value == b.value
+            JSON.exactlyEqual(a.key, b.key) && a.value == b.value
         }
     }
 
@@ -48,7 +48,7 @@ public indirect enum JSON: Sendable, Equatable {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
         case let (.number(x), .number(y)): return x == y
-        case let (.string(x), .string(y)): return x.utf8.elementsEqual(y.utf8)
+        case let (.string(x), .string(y)): return JSON.exactlyEqual(x, y)
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)): return x == y
         default: return false
@@ -57,6 +57,13 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// The members when this is an object.
     public var members: [Member]? { if case let .object(m) = self { return m }; return nil }
+
+    /// Exact scalar equality (OrderedJSON does not depend on Plist).
+    static func exactlyEqual(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a, b = b
+        return a.withUTF8 { pa in b.withUTF8 { pb in pa.elementsEqual(pb) } }
+    }
 
     /// A short name of the value's kind for messages.
     public var kindName: String {

@@ -52,7 +52,7 @@ extension PlistValue: Equatable {
     /// Exact equality: strings by scalars, reals and dates by bit pattern, dictionaries in order.
     public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.string(a), .string(b)): return exactlyEqual(a, b)
         case let (.integer(a), .integer(b)): return a == b
         case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
         case let (.bool(a), .bool(b)): return a == b
@@ -113,7 +113,7 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
 
     /// The position of `key`, compared by exact scalars.
     public func index(of key: String) -> Int? {
-        entries.firstIndex { $0.key.utf8.elementsEqual(key.utf8) }
+        entries.firstIndex { exactlyEqual($0.key, key) }
     }
 
     /// The value for `key`, or nil. Setting nil removes the key; setting a new key appends it;
@@ -137,7 +137,23 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
     /// Exact, ordered equality.
     public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
-            $0.key.utf8.elementsEqual($1.key.utf8) && $0.value == $1.value
+            exactlyEqual($0.key, $1.key) && $0.value == $1.value
         }
     }
+}
+
+/// Whether two strings have exactly the same Unicode scalars (UTF-8 bytes), unlike `==`, which
+/// treats canonically equivalent strings as equal. Compares contiguous bytes directly.
+@inlinable
+public func exactlyEqual(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in pa.elementsEqual(pb) } }
+}
+
+/// Whether `a` sorts before `b` by UTF-8 bytes (the same order as by Unicode scalar values).
+@inlinable
+public func utf8Precedes(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in pa.lexicographicallyPrecedes(pb) } }
 }

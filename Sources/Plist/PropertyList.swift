@@ -192,13 +192,13 @@ struct KeySet {
     /// Records `key` (the next entry of `entries`); false when an equal key is already there.
     mutating func insert(_ key: String, among entries: [(key: String, value: PlistValue)]) -> Bool {
         if entries.count < 8 {
-            return !entries.contains { $0.key.utf8.elementsEqual(key.utf8) }
+            return !entries.contains { exactlyEqual($0.key, key) }
         }
         if hashes.isEmpty {
             for (i, entry) in entries.enumerated() { hashes[Self.hash(entry.key), default: []].append(i) }
         }
         let h = Self.hash(key)
-        if let candidates = hashes[h], candidates.contains(where: { entries[$0].key.utf8.elementsEqual(key.utf8) }) {
+        if let candidates = hashes[h], candidates.contains(where: { exactlyEqual(entries[$0].key, key) }) {
             return false
         }
         hashes[h, default: []].append(entries.count)
