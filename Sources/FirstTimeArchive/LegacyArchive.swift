@@ -93,9 +93,8 @@ public enum LegacyArchive {
         let group = try dictionaryInstance(archive, groupUID, role: "sharedGroup")
         var entries: [FirstTimeRecords.Entry] = []
         for (i, entry) in try archive.dictionaryEntries(group).enumerated() {
-            let keyPath = "$objects[\(group.uid)].NS.keys[\(i)]"
-            guard let key = try archive.string(entry.key == 0 ? nil : entry.key, at: keyPath) else {
-                throw ArchiveError.unexpected(expected: "NSString", found: "nil", at: keyPath)
+            guard let key = try archive.string(entry.key == 0 ? nil : entry.key, at: "$objects[\(group.uid)].NS.keys[\(i)]") else {
+                throw ArchiveError.unexpected(expected: "NSString", found: "nil", at: "$objects[\(group.uid)].NS.keys[\(i)]")
             }
             entries.append((key, try record(archive, entry.value, at: "$objects[\(group.uid)].NS.objects[\(i)]")))
         }
@@ -107,33 +106,32 @@ public enum LegacyArchive {
         }
     }
 
-    private static func record(_ archive: KeyedArchive, _ uid: UInt64, at path: String) throws -> FirstTimeRecord {
-        let value = try archive.object(uid, at: path)
+    private static func record(_ archive: KeyedArchive, _ uid: UInt64, at path: @autoclosure () -> String) throws -> FirstTimeRecord {
+        let value = try archive.object(uid, at: path())
         guard uid != 0, case .dictionary = value else {
             throw ArchiveError.unexpected(expected: recordClass, found: archive.describe(value),
-                                          at: uid == 0 ? path : "$objects[\(uid)]")
+                                          at: uid == 0 ? path() : "$objects[\(uid)]")
         }
         let instance = try archive.instance(uid)
         guard instance.archivedClass.name == recordClass else {
             throw ArchiveError.unexpected(expected: recordClass, found: instance.archivedClass.name, at: "$objects[\(uid)]")
         }
         var record = FirstTimeRecord()
-        let here = "$objects[\(uid)]"
         if let field = instance.fields[versionKey] {
-            let ref = try archive.reference(field, at: "\(here).\(versionKey)")
-            record.lastVersion = try archive.string(ref, at: "\(here).\(versionKey)")
+            let ref = try archive.reference(field, at: "$objects[\(uid)].\(versionKey)")
+            record.lastVersion = try archive.string(ref, at: "$objects[\(uid)].\(versionKey)")
         }
-        if let field = instance.fields[timeKey], let ref = try archive.reference(field, at: "\(here).\(timeKey)") {
-            record.lastTime = try date(archive, ref, at: "\(here).\(timeKey)")
+        if let field = instance.fields[timeKey], let ref = try archive.reference(field, at: "$objects[\(uid)].\(timeKey)") {
+            record.lastTime = try date(archive, ref, at: "$objects[\(uid)].\(timeKey)")
         }
         return record
     }
 
-    private static func date(_ archive: KeyedArchive, _ uid: UInt64, at path: String) throws -> Double {
-        let value = try archive.object(uid, at: path)
+    private static func date(_ archive: KeyedArchive, _ uid: UInt64, at path: @autoclosure () -> String) throws -> Double {
+        let value = try archive.object(uid, at: path())
         guard case .dictionary = value, let instance = try? archive.instance(uid),
               instance.archivedClass.name == dateClass else {
-            throw ArchiveError.unexpected(expected: dateClass, found: archive.describe(value), at: path)
+            throw ArchiveError.unexpected(expected: dateClass, found: archive.describe(value), at: path())
         }
         guard let time = instance.fields["NS.time"] else {
             throw ArchiveError.malformed("NSDate has no NS.time", at: "$objects[\(uid)]")

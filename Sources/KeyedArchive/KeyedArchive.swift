@@ -18,6 +18,8 @@ public struct KeyedArchive: Sendable {
     public let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
     public let objects: [PlistValue]
+    /// Class descriptors parsed once, by UID (every object with a `$classname`).
+    private let classes: [UInt64: Result<ArchivedClass, ArchiveError>]
 
     /// Reads an archive from property-list bytes.
     /// - Throws: ``ArchiveError/plist(_:)`` when the bytes are not a plist, otherwise the first
@@ -69,6 +71,14 @@ public struct KeyedArchive: Sendable {
         self.version = version
         self.top = top
         self.objects = objects
+        var classes: [UInt64: Result<ArchivedClass, ArchiveError>] = [:]
+        for (index, object) in objects.enumerated() {
+            if case let .dictionary(d) = object, d["$classname"] != nil {
+                let uid = UInt64(index)
+                classes[uid] = Result { () throws(ArchiveError) in try Self.parseDescriptor(d, uid: uid) }
+            }
+        }
+        self.classes = classes
     }
 
     /// The UID stored under `$top[name]`.
@@ -100,25 +110,29 @@ public struct KeyedArchive: Sendable {
     /// The object at `uid` as a class instance: its coder keys and its class descriptor.
     /// - Throws: when it is not a dictionary with a `$class` UID naming a class descriptor.
     public func instance(_ uid: UInt64) throws(ArchiveError) -> ArchivedInstance {
-        let path = "$objects[\(uid)]"
-        let value = try object(uid, at: path)
+        let value = try object(uid, at: "$objects[\(uid)]")
         guard case let .dictionary(fields) = value, let classRef = fields["$class"] else {
-            throw .unexpected(expected: "an archived object", found: describe(value), at: path)
+            throw .unexpected(expected: "an archived object", found: describe(value), at: "$objects[\(uid)]")
         }
         guard case let .uid(classUID) = classRef else {
-            throw .unexpected(expected: "UID", found: classRef.typeName, at: "\(path).$class")
+            throw .unexpected(expected: "UID", found: classRef.typeName, at: "$objects[\(uid)].$class")
         }
-        let archivedClass = try classDescriptor(classUID, at: "\(path).$class")
+        let archivedClass = try classDescriptor(classUID, at: "$objects[\(uid)].$class")
         return ArchivedInstance(uid: uid, archivedClass: archivedClass, fields: fields)
     }
 
     /// The class descriptor `{$classname, $classes}` at `uid`.
-    public func classDescriptor(_ uid: UInt64, at path: String) throws(ArchiveError) -> ArchivedClass {
-        let value = try object(uid, at: path)
-        let here = "$objects[\(uid)]"
+    public func classDescriptor(_ uid: UInt64, at path: @autoclosure () -> String) throws(ArchiveError) -> ArchivedClass {
+        if let cached = classes[uid] { return try cached.get() }
+        let value = try object(uid, at: path())
         guard case let .dictionary(descriptor) = value else {
-            throw .unexpected(expected: "a class descriptor", found: describe(value), at: here)
+            throw .unexpected(expected: "a class descriptor", found: describe(value), at: "$objects[\(uid)]")
         }
+        return try Self.parseDescriptor(descriptor, uid: uid)
+    }
+
+    private static func parseDescriptor(_ descriptor: PlistDictionary, uid: UInt64) throws(ArchiveError) -> ArchivedClass {
+        let here = "$objects[\(uid)]"
         guard case let .string(name)? = descriptor["$classname"] else {
             throw .malformed("class descriptor has no $classname string", at: here)
         }

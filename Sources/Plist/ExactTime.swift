@@ -8,53 +8,90 @@ public enum ExactTime {
     public static func utcString(secondsSince2001 seconds: Double) -> String? {
         guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return nil }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
-        guard let text = CivilTime.isoDateTime(secondsSince2001: whole) else { return nil }
-        let digits = String(fraction)
-        return text + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+        let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
+        let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
+        guard (1...9999).contains(year) else { return nil }
+        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit.
+        var out = [UInt8](repeating: 0, count: 27)
+        func put(_ value: Int64, at start: Int, width: Int) {
+            var v = value
+            for i in stride(from: start + width - 1, through: start, by: -1) {
+                out[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                v /= 10
+            }
+        }
+        put(year, at: 0, width: 4); out[4] = 0x2D
+        put(month, at: 5, width: 2); out[7] = 0x2D
+        put(day, at: 8, width: 2); out[10] = 0x54
+        put(secondOfDay / 3600, at: 11, width: 2); out[13] = 0x3A
+        put(secondOfDay / 60 % 60, at: 14, width: 2); out[16] = 0x3A
+        put(secondOfDay % 60, at: 17, width: 2); out[19] = 0x2E
+        put(fraction, at: 20, width: 6); out[26] = 0x5A
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
     public static func scaled(_ seconds: Double, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
-        // Decompose the shortest round-trip text into sign, digit string and decimal exponent.
+        // The shortest round-trip text: [-]digits[.digits][e[-]digits]
         var text = seconds.description
-        let negative = text.hasPrefix("-")
-        if negative { text.removeFirst() }
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
-            exponent = Int(text[text.index(after: e)...])!
-            text = String(text[..<e])
-        }
-        var mantissa = text
-        if let dot = mantissa.firstIndex(of: ".") {
-            exponent -= mantissa.distance(from: dot, to: mantissa.endIndex) - 1
-            mantissa.remove(at: dot)
-        }
-        // value = mantissa × 10^exponent; we want round(value × 10^digits).
-        let shift = exponent + digits
-        var digitsArray = mantissa.utf8.map { Int64($0 - UInt8(ascii: "0")) }
-        var roundUp = false
-        if shift < 0 {
-            let keep = digitsArray.count + shift
-            if keep < 0 {
-                digitsArray = []
-            } else {
-                roundUp = digitsArray[keep] >= 5
-                digitsArray = Array(digitsArray[..<keep])
+        return text.withUTF8 { bytes -> Int64? in
+            var i = 0
+            let negative = bytes[0] == UInt8(ascii: "-")
+            if negative { i = 1 }
+            var mantissa: [UInt8] = []
+            mantissa.reserveCapacity(20)
+            var fractionDigits = 0
+            var inFraction = false
+            var exponent = 0
+            while i < bytes.count {
+                let c = bytes[i]
+                if c == UInt8(ascii: ".") {
+                    inFraction = true
+                } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+                    var j = i + 1
+                    var sign = 1
+                    if j < bytes.count, bytes[j] == UInt8(ascii: "-") { sign = -1; j += 1 } else if j < bytes.count, bytes[j] == UInt8(ascii: "+") { j += 1 }
+                    var e = 0
+                    while j < bytes.count { e = e * 10 + Int(bytes[j] - 48); j += 1 }
+                    exponent = sign * e
+                    break
+                } else {
+                    mantissa.append(c - 48)
+                    if inFraction { fractionDigits += 1 }
+                }
+                i += 1
             }
-        } else {
-            digitsArray += Array(repeating: 0, count: shift)
+            // value = mantissa × 10^(exponent - fractionDigits); we want round(value × 10^digits).
+            let shift = exponent - fractionDigits + digits
+            var keep = mantissa.count
+            var roundUp = false
+            if shift < 0 {
+                keep = mantissa.count + shift
+                if keep < 0 {
+                    keep = 0
+                } else {
+                    roundUp = mantissa[keep] >= 5
+                }
+            }
+            var value: Int64 = 0
+            for d in mantissa[..<keep] {
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(Int64(d))
+                guard !o1, !o2 else { return nil }
+                value = s
+            }
+            if shift > 0 {
+                for _ in 0..<shift {
+                    let (m, o) = value.multipliedReportingOverflow(by: 10)
+                    guard !o else { return nil }
+                    value = m
+                }
+            }
+            if roundUp { value += 1 }
+            return negative ? -value : value
         }
-        var value: Int64 = 0
-        for d in digitsArray {
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(d)
-            guard !o1, !o2 else { return nil }
-            value = a
-        }
-        if roundUp { value += 1 }
-        return negative ? -value : value
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC, up to nine fractional digits).
