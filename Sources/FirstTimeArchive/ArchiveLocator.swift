@@ -49,6 +49,7 @@ public enum ArchiveLocator {
     /// Decodes the records of the archive in `bytes` (an archive or a defaults file).
     public static func records(in bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                                limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
-        try LegacyArchive.decode(locate(bytes, key: key, limits: limits).archive)
+        if let records = LegacyArchive.fastDecode(bytes, limits: limits) { return records }
+        return try LegacyArchive.decode(locate(bytes, key: key, limits: limits).archive)
     }
 }

@@ -35,9 +35,18 @@ public enum LegacyArchive {
     /// Decodes archive bytes (binary or XML) to records.
     /// - Throws: ``FirstTimeError`` saying what is wrong and where.
     public static func decode(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
+        if let records = fastDecode(bytes, limits: limits) { return records }
         let archive: KeyedArchive
         do { archive = try KeyedArchive(bytes: bytes, limits: limits) } catch { throw .archive(error) }
         return try decode(archive)
+    }
+
+    /// The fast path for a clean binary archive, or nil (then the checked path decides).
+    static func fastDecode(_ bytes: [UInt8], limits: PlistLimits) -> FirstTimeRecords? {
+        guard PropertyList.detectFormat(bytes) == .binary, let document = try? PlistDocument(bytes, limits: limits) else {
+            return nil
+        }
+        return FastDecoder.records(document)
     }
 
     /// Decodes an archive to records.

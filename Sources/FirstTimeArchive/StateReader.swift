@@ -18,6 +18,7 @@ public enum StateReader {
     /// (`YCFirstTime.records`, else `interval.*` keys converted to seconds since 2001).
     public static func records(in bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                                limits: PlistLimits = .default) throws(FirstTimeError) -> (records: FirstTimeRecords, source: Source) {
+        if let records = LegacyArchive.fastDecode(bytes, limits: limits) { return (records, .archive) }
         let read: (value: PlistValue, format: PlistFormat)
         do { read = try PropertyList.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         let value = read.value
@@ -37,6 +38,10 @@ public enum StateReader {
                                 FirstTimeRecord(lastVersion: nil, lastTime: seconds - DefaultsMigration.epochOffset)))
             }
             if !entries.isEmpty { return (try FirstTimeRecords(entries), .intervalKeys) }
+        }
+        if case let .dictionary(file) = value, file["$archiver"] == nil, case let .data(inner)? = file[key],
+           let records = LegacyArchive.fastDecode(inner, limits: limits) {
+            return (records, .defaultsArchive)
         }
         let located = try ArchiveLocator.locate(value, format: read.format, key: key, limits: limits)
         let source: Source

@@ -199,6 +199,54 @@ struct BinaryPlistScanner {
         }
     }
 
+    /// The UTF-16 code units of a string object (ASCII widened), or nil when it is not one.
+    /// Lengths and extents were checked when the object was scanned or are checked here.
+    private func units(_ index: Int, offsets: [Int]) -> [UInt16]? {
+        let start = offsets[index]
+        let marker = bytes[start]
+        guard marker >> 4 == 0x5 || marker >> 4 == 0x6,
+              let (n, payload) = try? length(nibble: marker & 0x0F, after: start + 1) else { return nil }
+        if marker >> 4 == 0x5 {
+            guard payload + n <= tableOffset else { return nil }
+            return (0..<n).map { UInt16(bytes[payload + $0]) }
+        }
+        guard n <= (tableOffset - payload) / 2 else { return nil }
+        return (0..<n).map { UInt16(bytes[payload + 2 * $0]) << 8 | UInt16(bytes[payload + 2 * $0 + 1]) }
+    }
+
+    /// libplist keeps both entries of a dictionary that repeats a key; CoreFoundation keeps one.
+    /// Either way a value would be lost or ambiguous, so a repeated key is an error.
+    private func checkDuplicateKeys(_ dict: Object, index: Int, offsets: [Int]) throws(PlistError) {
+        guard dict.count > 1 else { return }
+        var refs: [Int] = []
+        refs.reserveCapacity(dict.count)
+        for i in 0..<dict.count {
+            let ref = readUInt(at: dict.payload + i * refSize, size: refSize)
+            guard ref < UInt64(objectCount) else { return }  // reported by the walk
+            refs.append(Int(ref))
+        }
+        func report(_ ref: Int) -> PlistError {
+            let text = units(ref, offsets: offsets).map { String(decoding: $0, as: UTF16.self) } ?? "?"
+            return .duplicateKey(text, at: "object \(index)")
+        }
+        if refs.count <= 8 {
+            var decoded: [[UInt16]?] = []
+            for ref in refs { decoded.append(units(ref, offsets: offsets)) }
+            for i in 1..<refs.count {
+                for j in 0..<i where refs[i] == refs[j] || (decoded[i] != nil && decoded[i] == decoded[j]) {
+                    throw report(refs[i])
+                }
+            }
+        } else {
+            var seen = Set<[UInt16]>()
+            var seenRefs = Set<Int>()
+            for ref in refs {
+                guard seenRefs.insert(ref).inserted else { throw report(ref) }
+                if let u = units(ref, offsets: offsets), !seen.insert(u).inserted { throw report(ref) }
+            }
+        }
+    }
+
     private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {
         let marker = bytes[offsets[index]] >> 4
         return marker == 0x5 || marker == 0x6
@@ -224,6 +272,7 @@ struct BinaryPlistScanner {
 
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
+        if topObj.kind == .dict { try checkDuplicateKeys(topObj, index: topObject, offsets: offsets) }
         state[topObject] = .active
         stack.append(Frame(index: topObject, object: topObj, next: 0, total: 1, height: 1))
 
@@ -255,6 +304,7 @@ struct BinaryPlistScanner {
                     if stack.count + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 case .unseen:
                     let obj = try object(child, offsets: offsets, path: { pathString(stack, child) })
+                    if obj.kind == .dict { try checkDuplicateKeys(obj, index: child, offsets: offsets) }
                     state[child] = .active
                     stack.append(Frame(index: child, object: obj, next: 0, total: 1, height: 1))
                     // Only containers push children, so every frame on the stack but a leaf is a

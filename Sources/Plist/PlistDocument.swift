@@ -1,0 +1,113 @@
+internal import CLibPlist
+
+/// A parsed property list kept in libplist's own tree, for readers that visit it once and want
+/// to skip building a ``PlistValue`` tree (the fast path of the records decoder).
+///
+/// The same guards as ``PropertyList/read(_:limits:)`` apply before libplist sees the bytes.
+/// Nodes are borrowed from the document: use them only while it is alive.
+public final class PlistDocument {
+    private let root: plist_t
+    /// The format the bytes were in.
+    public let format: PlistFormat
+
+    /// Parses and guards bytes (binary or XML).
+    /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
+    public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
+        guard !bytes.isEmpty else { throw .empty }
+        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
+        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
+        guard let format = PropertyList.detectFormat(bytes) else { throw .unknownFormat }
+        let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                let node: plist_t?
+                switch format {
+                case .binary:
+                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                    _ = try scanner.scan()
+                    node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                case .xml:
+                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                    node = ycft_plist_from_xml(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                }
+                guard let node else { throw PlistError.libplistRejected(format: format) }
+                return .success(node)
+            } catch {
+                return .failure(error)
+            }
+        }
+        root = try parsed.get()
+        self.format = format
+    }
+
+    deinit { plist_free(root) }
+
+    /// The top-level node.
+    public var top: PlistNode { PlistNode(raw: root) }
+}
+
+/// A node borrowed from a ``PlistDocument``. Accessors return nil when the node is of another
+/// kind, or when a string is not valid UTF-8 (the caller then takes the checked path).
+public struct PlistNode {
+    let raw: plist_t
+
+    /// The node's kind.
+    public enum Kind { case string, integer, real, bool, date, data, uid, array, dictionary, other }
+
+    /// The node's kind.
+    public var kind: Kind {
+        switch ycft_node_kind(raw) {
+        case YCFT_STRING, YCFT_KEY: return .string
+        case YCFT_INTEGER: return .integer
+        case YCFT_REAL: return .real
+        case YCFT_BOOLEAN: return .bool
+        case YCFT_DATE: return .date
+        case YCFT_DATA: return .data
+        case YCFT_UID: return .uid
+        case YCFT_ARRAY: return .array
+        case YCFT_DICT: return .dictionary
+        default: return .other
+        }
+    }
+
+    /// The string, validated as UTF-8.
+    public var string: String? {
+        guard kind == .string else { return nil }
+        var length: UInt64 = 0
+        guard let pointer = plist_get_string_ptr(raw, &length) else { return "" }
+        return String(validating: UnsafeRawBufferPointer(start: pointer, count: Int(length)), as: UTF8.self)
+    }
+
+    /// The real.
+    public var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
+
+    /// The UID.
+    public var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
+
+    /// The integer, when it fits `Int64` as a signed value.
+    public var int64: Int64? {
+        guard kind == .integer else { return nil }
+        let bits = ycft_get_uint(raw)
+        if bits > UInt64(Int64.max) && ycft_int_is_big_unsigned(raw) != 0 { return nil }
+        return Int64(bitPattern: bits)
+    }
+
+    /// The number of entries of a dictionary.
+    public var dictionaryCount: Int { kind == .dictionary ? Int(plist_dict_get_size(raw)) : 0 }
+
+    /// The value for `key` in a dictionary (libplist compares keys byte for byte).
+    public subscript(key: String) -> PlistNode? {
+        guard kind == .dictionary, let item = plist_dict_get_item(raw, key) else { return nil }
+        return PlistNode(raw: item)
+    }
+
+    /// The items of an array, walked with libplist's iterator (never an index loop).
+    public var items: [PlistNode]? {
+        guard kind == .array else { return nil }
+        var out: [PlistNode] = []
+        out.reserveCapacity(Int(plist_array_get_size(raw)))
+        guard let iter = ycft_array_iter(raw) else { return out }
+        defer { ycft_plist_mem_free(iter) }
+        while let item = ycft_array_next(raw, iter) { out.append(PlistNode(raw: item)) }
+        return out
+    }
+}
