@@ -1,3 +1,5 @@
+internal import CLibPlist
+
 /// Checks a binary property list the way CoreFoundation does before libplist parses it.
 ///
 /// libplist 2.2.0 trusts the trailer and offset table, recurses without a depth limit, copies
@@ -34,9 +36,16 @@ struct BinaryPlistScanner {
     /// Big-endian unsigned integer of `size` bytes at `offset` (caller checks bounds).
     @inline(__always)
     private func readUInt(at offset: Int, size: Int) -> UInt64 {
-        var value: UInt64 = 0
-        for i in 0..<size { value = (value << 8) | UInt64(bytes[offset + i]) }
-        return value
+        switch size {
+        case 1: return UInt64(bytes[offset])
+        case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for i in 0..<size { value = (value << 8) | UInt64(bytes[offset + i]) }
+            return value
+        }
     }
 
     /// Validates the input; returns a summary or throws the first problem found.
@@ -214,6 +223,21 @@ struct BinaryPlistScanner {
         return (0..<n).map { UInt16(bytes[payload + 2 * $0]) << 8 | UInt16(bytes[payload + 2 * $0 + 1]) }
     }
 
+    /// Whether two string objects hold the same text. Same marker and length: compare bytes;
+    /// an ASCII and a UTF-16 object of the same length: compare code units.
+    private func sameString(_ a: Int, _ b: Int, offsets: [Int]) -> Bool {
+        let ma = bytes[offsets[a]], mb = bytes[offsets[b]]
+        guard ma >> 4 == 0x5 || ma >> 4 == 0x6, mb >> 4 == 0x5 || mb >> 4 == 0x6,
+              let (na, pa) = try? length(nibble: ma & 0x0F, after: offsets[a] + 1),
+              let (nb, pb) = try? length(nibble: mb & 0x0F, after: offsets[b] + 1), na == nb else { return false }
+        if ma >> 4 == mb >> 4 {
+            let width = ma >> 4 == 0x5 ? 1 : 2
+            guard pa + na * width <= tableOffset, pb + nb * width <= tableOffset else { return false }
+            return memcmp(bytes.baseAddress! + pa, bytes.baseAddress! + pb, na * width) == 0
+        }
+        return units(a, offsets: offsets) == units(b, offsets: offsets)
+    }
+
     /// libplist keeps both entries of a dictionary that repeats a key; CoreFoundation keeps one.
     /// Either way a value would be lost or ambiguous, so a repeated key is an error.
     private func checkDuplicateKeys(_ dict: Object, index: Int, offsets: [Int]) throws(PlistError) {
@@ -230,10 +254,8 @@ struct BinaryPlistScanner {
             return .duplicateKey(text, at: "object \(index)")
         }
         if refs.count <= 8 {
-            var decoded: [[UInt16]?] = []
-            for ref in refs { decoded.append(units(ref, offsets: offsets)) }
             for i in 1..<refs.count {
-                for j in 0..<i where refs[i] == refs[j] || (decoded[i] != nil && decoded[i] == decoded[j]) {
+                for j in 0..<i where refs[i] == refs[j] || sameString(refs[i], refs[j], offsets: offsets) {
                     throw report(refs[i])
                 }
             }
@@ -304,6 +326,14 @@ struct BinaryPlistScanner {
                     if stack.count + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 case .unseen:
                     let obj = try object(child, offsets: offsets, path: { pathString(stack, child) })
+                    if obj.kind == .scalar {
+                        // A leaf is done at once: one node, no height.
+                        state[child] = .done
+                        expanded[child] = 1
+                        stack[top].total &+= 1
+                        if stack[top].total > budget { throw .tooManyNodes(expanded: stack[top].total, limit: Int(budget)) }
+                        continue
+                    }
                     if obj.kind == .dict { try checkDuplicateKeys(obj, index: child, offsets: offsets) }
                     state[child] = .active
                     stack.append(Frame(index: child, object: obj, next: 0, total: 1, height: 1))

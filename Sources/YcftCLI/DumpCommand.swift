@@ -47,7 +47,9 @@ enum DumpCommand {
             switch mode {
             case .records:
                 do {
-                    json = RecordsFormat.json(try StateReader.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).records)
+                    let records = try StateReader.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).records
+                    io.writeStdout(RecordsFormat.jsonBytes(records, style: compact ? .compact : .pretty))
+                    return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
                     if case .archive(.plist) = error {
