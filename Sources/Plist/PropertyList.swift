@@ -213,11 +213,30 @@ struct KeySet {
 }
 
 /// Builds a libplist tree from a ``PlistValue``; the caller frees the root.
-private enum NodeBuilder {
+private struct NodeBuilder {
+    /// Where the builder is, rendered only for an error message.
+    var path: [NodeReader.Component] = []
+
+    var pathText: String {
+        var out = ""
+        for component in path {
+            switch component {
+            case let .key(k): out = appendPath(out, key: k)
+            case let .index(i): out += "[\(i)]"
+            }
+        }
+        return out.isEmpty ? "top level" : out
+    }
+
     static func node(for value: PlistValue, path: String) throws(PlistError) -> plist_t {
+        var builder = NodeBuilder()
+        return try builder.node(for: value)
+    }
+
+    mutating func node(for value: PlistValue) throws(PlistError) -> plist_t {
         switch value {
         case let .string(s):
-            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: path.isEmpty ? "top level" : path) }
+            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
             return plist_new_string(s)
         case let .integer(.signed(v)):
             return ycft_new_int(v)
@@ -237,33 +256,33 @@ private enum NodeBuilder {
             }
         case let .uid(u):
             // libplist 2.2.0 keeps only the low 32 bits of a larger UID; CoreFoundation's are 32-bit.
-            guard u <= UInt64(UInt32.max) else {
-                throw .unwritable("UID \(u) is larger than 2^32-1", at: path.isEmpty ? "top level" : path)
-            }
+            guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
             return plist_new_uid(u)
         case let .array(items):
             let array = plist_new_array()!
             for (i, item) in items.enumerated() {
+                path.append(.index(i))
                 do {
-                    plist_array_append_item(array, try node(for: item, path: "\(path)[\(i)]"))
+                    plist_array_append_item(array, try node(for: item))
                 } catch {
                     plist_free(array)
                     throw error
                 }
+                path.removeLast()
             }
             return array
         case let .dictionary(dict):
             let node = plist_new_dict()!
             for (key, item) in dict {
+                path.append(.key(key))
                 do throws(PlistError) {
-                    guard !key.utf8.contains(0) else {
-                        throw PlistError.unwritable("key contains NUL", at: appendPath(path, key: key))
-                    }
-                    plist_dict_set_item(node, key, try self.node(for: item, path: appendPath(path, key: key)))
+                    guard !key.utf8.contains(0) else { throw PlistError.unwritable("key contains NUL", at: pathText) }
+                    plist_dict_set_item(node, key, try self.node(for: item))
                 } catch {
                     plist_free(node)
                     throw error
                 }
+                path.removeLast()
             }
             return node
         }
