@@ -242,12 +242,12 @@ enum FixtureCorpus {
         let oneKey = { try LegacyArchive.encode(one, format: .binary) }
         list += [
             invalid("truncated.plist", "an archive cut in half",
-                    "malformed binary plist: trailer offset size 108 is not between 1 and 8 (at byte 216)", rule: "plist-unreadable") {
+                    "malformed binary plist: trailer offset size 97 is not between 1 and 8 (at byte 218)", rule: "plist-unreadable") {
                 let bytes = try oneKey()
                 return Array(bytes.prefix(bytes.count / 2))
             },
             invalid("bad-trailer.plist", "a trailer whose offset size is 9",
-                    "malformed binary plist: trailer offset size 9 is not between 1 and 8 (at byte 459)", rule: "plist-unreadable") {
+                    "malformed binary plist: trailer offset size 9 is not between 1 and 8 (at byte 463)", rule: "plist-unreadable") {
                 var bytes = try oneKey()
                 bytes[bytes.count - 26] = 9
                 return bytes

@@ -56,6 +56,23 @@ let everything: PlistValue = .dictionary(PlistDictionary([
                 == [(-0.0).bitPattern, 0, 0x7FF8_0000_0000_0001])
     }
 
+    @Test func readsWhatLibplistWrites() throws {
+        #expect(try PropertyList.read(PropertyList.writeWithLibplist(everything)).value == everything)
+    }
+
+    @Test func writesApplesLayout() throws {
+        // Keys before values, shared equal strings, 8-byte reals, minimal sizes.
+        let value = PlistValue.dictionary(PlistDictionary([("a", .real(0.5)), ("b", .string("a"))]))
+        #expect(try PropertyList.write(value, format: .binary) == Array("bplist00".utf8) + [
+            0xD2, 0x01, 0x02, 0x03, 0x01,                         // dict: keys 1, 2; values 3, 1 ("a" shared)
+            0x51, 0x61,                                           // "a"
+            0x51, 0x62,                                           // "b"
+            0x23, 0x3F, 0xE0, 0, 0, 0, 0, 0, 0,                   // 0.5 in 8 bytes
+            0x08, 0x0D, 0x0F, 0x11,                               // offsets
+            0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x1A,
+        ])
+    }
+
     @Test func readsBytesLibplistDidNotWrite() throws {
         let bytes = AppleStyleBinaryWriter.write(everything)
         #expect(try PropertyList.read(bytes).value == everything)

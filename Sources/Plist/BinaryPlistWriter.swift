@@ -1,0 +1,182 @@
+/// Writes Apple's binary property-list format (`bplist00`) in CoreFoundation's manner, in time
+/// and memory linear in the value.
+///
+/// ycft writes binary itself because libplist 2.2.0's `plist_to_bin` is superlinear (measured
+/// on this machine: 25,000 records 0.28 s, 50,000 1.6 s, 100,000 9.9 s, 200,000 51 s, so a
+/// million-record archive would take hours), and because its output is not Apple's: it writes a
+/// dictionary's keys and values interleaved, and reals that fit a float in 4 bytes. This writer
+/// numbers objects depth-first with a dictionary's keys before its values, shares equal strings
+/// and numbers (compared exactly: `"é"` and `"e\u{301}"`, `0.0` and `-0.0` stay apart), writes
+/// reals in 8 bytes, non-ASCII strings as UTF-16, and uses the smallest of 1, 2, 4 or 8 bytes
+/// for offsets and references.
+struct BinaryPlistWriter {
+    /// One object before serialization: its encoded bytes, or a container's marker and references.
+    private enum Object {
+        case scalar([UInt8])
+        case container(marker: UInt8, refs: [Int], count: Int)
+    }
+
+    private var objects: [Object] = []
+    private var shared: [[UInt8]: Int] = [:]
+    private var path: [PathComponent] = []
+
+    private enum PathComponent { case key(String), index(Int) }
+
+    private var pathText: String {
+        var out = ""
+        for component in path {
+            switch component {
+            case let .key(k): out = appendPath(out, key: k)
+            case let .index(i): out += "[\(i)]"
+            }
+        }
+        return out.isEmpty ? "top level" : out
+    }
+
+    /// Serializes a value.
+    /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist-based readers
+    ///   would cut it) or a UID above 2^32-1 (CoreFoundation's limit).
+    static func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
+        var writer = BinaryPlistWriter()
+        let top = try writer.flatten(value)
+        return writer.serialize(top: top)
+    }
+
+    private static func bigEndian(_ v: UInt64, _ size: Int, into out: inout [UInt8]) {
+        for i in stride(from: size - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
+    }
+
+    private static func header(_ kind: UInt8, _ count: Int, into out: inout [UInt8]) {
+        if count < 15 {
+            out.append(kind << 4 | UInt8(count))
+        } else {
+            out.append(kind << 4 | 0x0F)
+            integer(Int64(count), into: &out)
+        }
+    }
+
+    private static func integer(_ v: Int64, into out: inout [UInt8]) {
+        if v >= 0 && v <= 0xFF { out.append(0x10); out.append(UInt8(v)) }
+        else if v >= 0 && v <= 0xFFFF { out.append(0x11); bigEndian(UInt64(v), 2, into: &out) }
+        else if v >= 0 && v <= 0xFFFF_FFFF { out.append(0x12); bigEndian(UInt64(v), 4, into: &out) }
+        else { out.append(0x13); bigEndian(UInt64(bitPattern: v), 8, into: &out) }
+    }
+
+    /// Adds a scalar, sharing equal encodings.
+    private mutating func scalar(_ bytes: [UInt8], share: Bool = true) -> Int {
+        if share, let existing = shared[bytes] { return existing }
+        objects.append(.scalar(bytes))
+        if share { shared[bytes] = objects.count - 1 }
+        return objects.count - 1
+    }
+
+    private mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
+        var bytes: [UInt8] = []
+        switch value {
+        case let .string(s):
+            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
+            return scalar(Self.encodeString(s))
+        case let .integer(.signed(v)):
+            Self.integer(v, into: &bytes)
+            return scalar(bytes)
+        case let .integer(.unsigned(v)):
+            bytes.append(0x14)
+            Self.bigEndian(0, 8, into: &bytes)
+            Self.bigEndian(v, 8, into: &bytes)
+            return scalar(bytes)
+        case let .real(d):
+            bytes.append(0x23)
+            Self.bigEndian(d.bitPattern, 8, into: &bytes)
+            return scalar(bytes)
+        case let .bool(b):
+            return scalar([b ? 0x09 : 0x08])
+        case let .date(d):
+            bytes.append(0x33)
+            Self.bigEndian(d.bitPattern, 8, into: &bytes)
+            return scalar(bytes)
+        case let .data(data):
+            Self.header(0x4, data.count, into: &bytes)
+            bytes.append(contentsOf: data)
+            return scalar(bytes, share: false)
+        case let .uid(u):
+            guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
+            let size = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : 4
+            bytes.append(0x80 | UInt8(size - 1))
+            Self.bigEndian(u, size, into: &bytes)
+            return scalar(bytes)
+        case let .array(items):
+            objects.append(.container(marker: 0xA, refs: [], count: items.count))
+            let index = objects.count - 1
+            var refs: [Int] = []
+            refs.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                path.append(.index(i))
+                refs.append(try flatten(item))
+                path.removeLast()
+            }
+            objects[index] = .container(marker: 0xA, refs: refs, count: items.count)
+            return index
+        case let .dictionary(dict):
+            objects.append(.container(marker: 0xD, refs: [], count: dict.count))
+            let index = objects.count - 1
+            var refs: [Int] = []
+            refs.reserveCapacity(2 * dict.count)
+            for (key, _) in dict {
+                path.append(.key(key))
+                guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
+                refs.append(scalar(Self.encodeString(key)))
+                path.removeLast()
+            }
+            for (key, item) in dict {
+                path.append(.key(key))
+                refs.append(try flatten(item))
+                path.removeLast()
+            }
+            objects[index] = .container(marker: 0xD, refs: refs, count: dict.count)
+            return index
+        }
+    }
+
+    private static func encodeString(_ s: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        if s.utf8.allSatisfy({ $0 < 0x80 }) {
+            header(0x5, s.utf8.count, into: &bytes)
+            bytes.append(contentsOf: s.utf8)
+        } else {
+            let units = Array(s.utf16)
+            header(0x6, units.count, into: &bytes)
+            bytes.reserveCapacity(bytes.count + 2 * units.count)
+            for unit in units { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
+        }
+        return bytes
+    }
+
+    private static func size(for value: Int) -> Int {
+        value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
+    }
+
+    private func serialize(top: Int) -> [UInt8] {
+        let refSize = Self.size(for: objects.count - 1)
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(objects.count)
+        for object in objects {
+            offsets.append(out.count)
+            switch object {
+            case let .scalar(bytes):
+                out.append(contentsOf: bytes)
+            case let .container(marker, refs, count):
+                Self.header(marker, count, into: &out)
+                for ref in refs { Self.bigEndian(UInt64(ref), refSize, into: &out) }
+            }
+        }
+        let tableOffset = out.count
+        let offsetSize = Self.size(for: max(tableOffset, 1))
+        for offset in offsets { Self.bigEndian(UInt64(offset), offsetSize, into: &out) }
+        out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
+        Self.bigEndian(UInt64(objects.count), 8, into: &out)
+        Self.bigEndian(UInt64(top), 8, into: &out)
+        Self.bigEndian(UInt64(tableOffset), 8, into: &out)
+        return out
+    }
+}
