@@ -4,6 +4,7 @@
 # Targets: plist archive records verify pack-json defaults dump-raw (ycft-fuzz prints the list).
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
+# FUZZ_TIMEOUT (seconds, default 30) is the per-input limit; instrumented builds run 10-50x slower.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: Scripts/fuzz.sh TARGET SECONDS}
@@ -32,5 +33,5 @@ for seed in $seeds; do
     cp -n "$seed" "$corpus/seed-$(echo "$seed" | tr '/' '_')" 2>/dev/null || true
 done
 
-exec "$binary" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=5 \
+exec "$binary" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-30}" \
     -artifact_prefix="$artifacts/" -print_final_stats=1 "$@" "$corpus"

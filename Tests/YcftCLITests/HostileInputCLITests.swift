@@ -141,3 +141,17 @@ enum Attacks {
 
     static let rawShowsIt: Set<String> = ["UID cycle of length 1", "UID cycle of length 3"]
 }
+
+/// Inputs fuzzing found slow under instrumentation: they must stay fast in the real tool.
+@Suite struct FuzzFindings {
+    @Test func slowExpansionStaysFast() throws {
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("raw/fuzz-slow-expansion.plist"))
+        let result = try runMeasured(TestPaths.executable("ycft"), ["dump", "--raw", "-"], stdin: bytes)
+        #expect(result.status == 0)
+        #expect(result.stdout.count > 100_000)
+        if ProcessInfo.processInfo.environment["YCFT_SANITIZER"] == nil {
+            #expect(result.seconds < 1.0)
+            #expect(result.maxRSSKiB < 200 * 1024)
+        }
+    }
+}
