@@ -55,17 +55,26 @@ func measure(samples: Int, warmup: Bool = true, _ body: () throws -> UInt64) ret
     return Sample(median: times[times.count / 2], min: times[0])
 }
 
-/// Peak RSS (KiB) of this executable run as a child with `--child MODE FILE`.
+/// Peak RSS (KiB) of this executable run as a child with `--child MODE FILE`. The child reports
+/// its own VmHWM: `ru_maxrss` from `wait4` would include the parent's peak, which Linux copies
+/// into the child's accounting at exec.
 func peakMemory(_ mode: String, _ file: String) -> Int {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-    var pid: pid_t = 0
-    let argv: [UnsafeMutablePointer<CChar>?] = [strdup(exe), strdup("--child"), strdup(mode), strdup(file), nil]
-    defer { argv.forEach { free($0) } }
-    guard posix_spawn(&pid, exe, nil, nil, argv, environ) == 0 else { return -1 }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    return Int(usage.ru_maxrss)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = ["--child", mode, file]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    guard (try? process.run()) != nil else { return -1 }
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+}
+
+/// This process's peak resident set (VmHWM), in KiB.
+func ownPeakKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return -1 }
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? -1
 }
 
 func format(_ s: Double) -> String {
@@ -141,6 +150,7 @@ if arguments.first == "--child", arguments.count == 3 {
     case "dump": sink &+= dump(arguments[2])
     default: exit(2)
     }
+    print(ownPeakKiB())
     exit(sink == 0 ? 1 : 0)
 }
 
@@ -233,6 +243,20 @@ do {
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
         try Data(try PropertyList.write(file, format: .binary)).write(to: sub.appendingPathComponent("\(i).plist"))
     }
+    var dry: [Int: Double] = [:]
+    for jobs in [1, 2] {
+        var times: [Double] = []
+        for _ in 0..<(quick ? 1 : 3) {
+            var io = CommandIO.live
+            io.writeStderr = { _ in }
+            io.writeStdout = { _ in }
+            let start = DispatchTime.now().uptimeNanoseconds
+            precondition(Ycft.run(["migrate", "--dry-run", "--jobs", "\(jobs)", dir.path], io: io) == 0)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        times.sort()
+        dry[jobs] = times[times.count / 2]
+    }
     var results: [Int: Double] = [:]
     for jobs in [1, 2] {
         var times: [Double] = []
@@ -253,5 +277,7 @@ do {
     print("migrate --to records of \(count) small defaults files: 1 job \(format(results[1]!)) "
           + "(\(String(format: "%.2f", results[1]! / Double(count) * 1000)) ms per file), 2 jobs \(format(results[2]!)) "
           + "(\(String(format: "%.2f", results[2]! / Double(count) * 1000)) ms per file); speed-up \(String(format: "%.2f×", results[1]! / results[2]!))")
+    print("the same with --dry-run (decode and re-encode, no writes): 1 job \(format(dry[1]!)), 2 jobs \(format(dry[2]!)); "
+          + "speed-up \(String(format: "%.2f×", dry[1]! / dry[2]!))")
 }
 FileHandle.standardError.write(Data("(sink \(sink % 10))\n".utf8))

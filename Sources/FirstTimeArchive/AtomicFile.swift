@@ -24,7 +24,11 @@ public enum AtomicFile {
     /// one takes those of `modeOf` when given, else the umask's default. Temporary files that
     /// an earlier, killed run left for the same path are removed first.
     /// - Throws: ``SystemError`` from the failing call.
-    public static func replace(_ path: String, with bytes: [UInt8], modeOf: String? = nil) throws {
+    /// - Parameter syncDirectory: flush the directory after the rename, so the new file survives
+    ///   a power loss once this returns. A batch may pass false and call ``syncDirectory(_:)``
+    ///   once per directory at the end: the rename is atomic either way (a crash leaves the old
+    ///   or the new file), only its durability waits for the batch's final flush.
+    public static func replace(_ path: String, with bytes: [UInt8], modeOf: String? = nil, syncDirectory: Bool = true) throws {
         let directory: String
         if let slash = path.lastIndex(of: "/") {
             directory = slash == path.startIndex ? "/" : String(path[..<slash])
@@ -68,6 +72,11 @@ public enum AtomicFile {
         }
         guard rename(temporary, path) == 0 else { throw SystemError(errno: errno) }
         committed = true
+        if syncDirectory { Self.syncDirectory(directory) }
+    }
+
+    /// Flushes a directory's entries (renames) to disk.
+    public static func syncDirectory(_ directory: String) {
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dirFD >= 0 {
             _ = fsync(dirFD)
@@ -75,15 +84,40 @@ public enum AtomicFile {
         }
     }
 
+    /// The directory part of a path (`.` when there is none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
     /// The prefix of temporary files for `name`: `.NAME.ycft-`.
     static func temporaryPrefix(_ name: String) -> String { ".\(name).ycft-" }
 
-    /// Removes `.NAME.ycft-XXXXXX` files left in `directory` by a run that was killed.
+    /// Removes `.NAME.ycft-XXXXXX` files that a killed run left in `directory`. Each directory
+    /// is listed once per process (a batch writes thousands of files into few directories), and
+    /// every stale temporary file in it is removed then.
     static func removeStaleTemporaries(directory: String, name: String) {
-        let prefix = temporaryPrefix(name)
+        guard cleaned.insertIfAbsent(directory) else { return }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in entries where entry.hasPrefix(prefix) && entry.count == prefix.count + 6 {
+        for entry in entries where isTemporaryName(entry) {
             unlink("\(directory)/\(entry)")
         }
     }
+
+    /// `.NAME.ycft-XXXXXX` with six mkstemp characters.
+    static func isTemporaryName(_ entry: String) -> Bool {
+        guard entry.hasPrefix("."), let marker = entry.range(of: ".ycft-", options: .backwards) else { return false }
+        return entry.distance(from: marker.upperBound, to: entry.endIndex) == 6 && marker.lowerBound > entry.index(after: entry.startIndex)
+    }
+
+    private static let cleaned = DirectorySet()
+}
+
+/// Directories already cleaned of stale temporary files, shared by the batch's workers.
+private final class DirectorySet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen = Set<String>()
+
+    /// Inserts the path; false when it was already there.
+    func insertIfAbsent(_ path: String) -> Bool { lock.withLock { seen.insert(path).inserted } }
 }

@@ -20,6 +20,10 @@ public struct CommandIO: Sendable {
     /// Replaces a file atomically with the bytes; a new file takes the permissions of
     /// `modeOf` when given (an existing file keeps its own).
     public var writeFileAtomically: @Sendable (_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws -> Void
+    /// Like `writeFileAtomically`, but leaves the directory flush to `syncDirectories` (batches).
+    public var writeFileAtomicallyDeferringSync: (@Sendable (_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws -> Void)?
+    /// Flushes directories' entries to disk (the end of a batch).
+    public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
     public var stdoutIsTerminal: @Sendable () -> Bool
     /// Whether standard error is a terminal.
@@ -83,6 +87,10 @@ public struct CommandIO: Sendable {
         io.makeDirectory = { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
         io.readFile = CommandIO.liveReadFile
         io.writeFileAtomically = { path, bytes, modeOf in try AtomicFile.replace(path, with: bytes, modeOf: modeOf) }
+        io.writeFileAtomicallyDeferringSync = { path, bytes, modeOf in
+            try AtomicFile.replace(path, with: bytes, modeOf: modeOf, syncDirectory: false)
+        }
+        io.syncDirectories = { directories in directories.forEach(AtomicFile.syncDirectory) }
         return io
     }
 

@@ -172,11 +172,18 @@ enum MigrateCommand {
             }
         }
         progress.finish()
+        io.syncDirectories(touchedDirectories.all)
         return state.results()
     }
 
     static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO) -> FileReport {
         var report = FileReport(path: job.path, status: "failed")
+        // Each file is renamed into place atomically; its directory is flushed once, at the end.
+        let write = io.writeFileAtomicallyDeferringSync ?? io.writeFileAtomically
+        func writeFile(_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws {
+            try write(path, bytes, modeOf)
+            touchedDirectories.insertIfAbsent(AtomicFile.directory(of: path))
+        }
         let bytes: [UInt8]
         do throws(Ycft.Failure) {
             bytes = try Ycft.readInput(job.path, io: io, limit: options.limits.maxInputSize)
@@ -209,9 +216,9 @@ enum MigrateCommand {
             guard let output = outcome.output, let target = job.output else { break }
             do {
                 if let backupSuffix {
-                    try io.writeFileAtomically(job.path + backupSuffix, bytes, job.path)
+                    try writeFile(job.path + backupSuffix, bytes, job.path)
                 }
-                try io.writeFileAtomically(target, output, job.path)
+                try writeFile(target, output, job.path)
             } catch {
                 report.status = "failed"
                 report.error = "cannot write: \(error)"
@@ -224,9 +231,10 @@ enum MigrateCommand {
             let content = outcome.output ?? bytes
             do {
                 if let slash = target.lastIndex(of: "/"), slash != target.startIndex {
-                    try io.makeDirectory(String(target[..<slash]))
+                    let directory = String(target[..<slash])
+                    if madeDirectories.insertIfAbsent(directory) { try io.makeDirectory(directory) }
                 }
-                try io.writeFileAtomically(target, content, job.path)
+                try writeFile(target, content, job.path)
             } catch {
                 report.status = "failed"
                 report.error = "cannot write: \(error)"
@@ -282,6 +290,20 @@ enum MigrateCommand {
             })),
         ])
     }
+}
+
+/// Output directories already created in this run (creating them again is a wasted syscall storm).
+private let madeDirectories = PathSet()
+
+/// Directories written into in this run, flushed once at the end.
+private let touchedDirectories = PathSet()
+
+private final class PathSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen = Set<String>()
+    @discardableResult
+    func insertIfAbsent(_ path: String) -> Bool { lock.withLock { seen.insert(path).inserted } }
+    var all: [String] { lock.withLock { seen.sorted() } }
 }
 
 /// The work queue and results shared by the workers.
