@@ -16,8 +16,12 @@ for log in Fuzz/logs/*.log; do
     cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*')
     ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*')
     corp=$(echo "$last" | grep -o 'corp: [0-9]*' | grep -o '[0-9]*')
-    if grep -q 'Test unit written to' "$log"; then ended="finding: $(grep -o 'Test unit written to .*' "$log" | tail -1 | sed 's/Test unit written to //')"
+    # Crashes, timeouts and out-of-memory stop a run; slow units are only noted.
+    finding=$(grep -o 'Test unit written to [^ ]*' "$log" | grep -E '/(crash|timeout|oom|leak)-' | tail -1 | sed 's/Test unit written to //')
+    slow=$(grep -c 'Test unit written to [^ ]*slow-unit' "$log")
+    if [ -n "$finding" ]; then ended="finding: $finding"
     elif [ -n "$secs" ]; then ended="time limit, no finding"
     else ended="running"; runs=$(echo "$last" | awk "{print \$1}" | tr -d "#"); fi
+    [ "$slow" -gt 0 ] && ended="$ended ($slow slow input$([ "$slow" -gt 1 ] && echo s) noted)"
     echo "| $target | ${secs:--} | ${runs:--} | ${rate:--} | ${cov:--} | ${ft:--} | ${corp:--} | ${rss:+$rss MB} | $ended |"
 done
