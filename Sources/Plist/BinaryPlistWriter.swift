@@ -18,20 +18,8 @@ struct BinaryPlistWriter {
 
     private var objects: [Object] = []
     private var shared: [[UInt8]: Int] = [:]
-    private var path: [PathComponent] = []
-
-    private enum PathComponent { case key(String), index(Int) }
-
-    private var pathText: String {
-        var out = ""
-        for component in path {
-            switch component {
-            case let .key(k): out = appendPath(out, key: k)
-            case let .index(i): out += "[\(i)]"
-            }
-        }
-        return out.isEmpty ? "top level" : out
-    }
+    private var path = ValuePath()
+    private var pathText: String { path.text }
 
     /// Serializes a value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist-based readers
@@ -110,9 +98,9 @@ struct BinaryPlistWriter {
             var refs: [Int] = []
             refs.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
-                path.append(.index(i))
+                path.push(.index(i))
                 refs.append(try flatten(item))
-                path.removeLast()
+                path.pop()
             }
             objects[index] = .container(marker: 0xA, refs: refs, count: items.count)
             return index
@@ -122,15 +110,15 @@ struct BinaryPlistWriter {
             var refs: [Int] = []
             refs.reserveCapacity(2 * dict.count)
             for (key, _) in dict {
-                path.append(.key(key))
+                path.push(.key(key))
                 guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
                 refs.append(scalar(Self.encodeString(key)))
-                path.removeLast()
+                path.pop()
             }
             for (key, item) in dict {
-                path.append(.key(key))
+                path.push(.key(key))
                 refs.append(try flatten(item))
-                path.removeLast()
+                path.pop()
             }
             objects[index] = .container(marker: 0xD, refs: refs, count: dict.count)
             return index

@@ -13,30 +13,7 @@ public final class PlistDocument {
     /// Parses and guards bytes (binary or XML).
     /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
     public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
-        guard !bytes.isEmpty else { throw .empty }
-        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
-        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard let format = PropertyList.detectFormat(bytes) else { throw .unknownFormat }
-        let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                let node: plist_t?
-                switch format {
-                case .binary:
-                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    _ = try scanner.scan()
-                    node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
-                case .xml:
-                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                    node = ycft_plist_from_xml(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
-                }
-                guard let node else { throw PlistError.libplistRejected(format: format) }
-                return .success(node)
-            } catch {
-                return .failure(error)
-            }
-        }
-        root = try parsed.get()
-        self.format = format
+        (root, format) = try PropertyList.guardedParse(bytes, limits: limits)
     }
 
     deinit { plist_free(root) }

@@ -30,11 +30,20 @@ public enum PropertyList {
     public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
         -> (value: PlistValue, format: PlistFormat)
     {
+        let (node, format) = try guardedParse(bytes, limits: limits)
+        defer { plist_free(node) }
+        var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: limits.maxDepth)
+        return (try reader.value(of: node, depth: 0), format)
+    }
+
+    /// Checks the bytes against `limits` and the format's own rules, then parses them with
+    /// libplist. The caller frees the returned tree.
+    static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) -> (plist_t, PlistFormat) {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        let result: Result<PlistValue, PlistError> = bytes.withUnsafeBytes { raw in
+        let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
             do throws(PlistError) {
                 let node: plist_t?
                 switch format {
@@ -47,14 +56,12 @@ public enum PropertyList {
                     node = ycft_plist_from_xml(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
                 }
                 guard let node else { throw PlistError.libplistRejected(format: format) }
-                defer { plist_free(node) }
-                var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: limits.maxDepth)
-                return .success(try reader.value(of: node, depth: 0))
+                return .success(node)
             } catch {
                 return .failure(error)
             }
         }
-        return (try result.get(), format)
+        return (try parsed.get(), format)
     }
 
     /// Serializes a value.
@@ -95,17 +102,19 @@ package func appendPath(_ path: String, key: String) -> String {
 }
 
 /// Turns a libplist tree into a ``PlistValue`` (recursion bounded by the scanned depth).
-private struct NodeReader {
-    let convertsCFUID: Bool
-    let maxDepth: Int
-
-    /// Where the reader is, kept as components and rendered only for an error message.
+/// Where a reader or writer is in a value, kept as components and rendered only for an error
+/// message (building the text for every node was most of the work).
+struct ValuePath {
     enum Component { case key(String), index(Int) }
-    var path: [Component] = []
+    private var components: [Component] = []
 
-    var pathText: String {
+    mutating func push(_ component: Component) { components.append(component) }
+    mutating func pop() { components.removeLast() }
+
+    /// `key.sub[3]`, or `top level`.
+    var text: String {
         var out = ""
-        for component in path {
+        for component in components {
             switch component {
             case let .key(k): out = appendPath(out, key: k)
             case let .index(i): out += "[\(i)]"
@@ -113,6 +122,13 @@ private struct NodeReader {
         }
         return out.isEmpty ? "top level" : out
     }
+}
+
+private struct NodeReader {
+    let convertsCFUID: Bool
+    let maxDepth: Int
+    var path = ValuePath()
+    var pathText: String { path.text }
 
     func string(_ pointer: UnsafePointer<CChar>, length: Int) throws(PlistError) -> String {
         let buffer = UnsafeRawBufferPointer(start: pointer, count: length)
@@ -155,9 +171,9 @@ private struct NodeReader {
             guard let iter = ycft_array_iter(node) else { return .array([]) }
             defer { ycft_plist_mem_free(iter) }
             while let item = ycft_array_next(node, iter) {
-                path.append(.index(items.count))
+                path.push(.index(items.count))
                 items.append(try value(of: item, depth: depth + 1))
-                path.removeLast()
+                path.pop()
             }
             return .array(items)
         case YCFT_DICT:
@@ -176,9 +192,9 @@ private struct NodeReader {
                 guard let keyPointer else { throw .libplistRejected(format: .binary) }
                 let key = try string(keyPointer, length: strlen(keyPointer))
                 guard keys.insert(key, among: entries) else { throw .duplicateKey(key, at: pathText) }
-                path.append(.key(key))
+                path.push(.key(key))
                 entries.append((key, try value(of: item, depth: depth + 1)))
-                path.removeLast()
+                path.pop()
             }
             // CoreFoundation's UIDs are 32-bit; a larger CF$UID value stays a plain dictionary.
             if convertsCFUID, entries.count == 1, entries[0].key == "CF$UID",
@@ -223,19 +239,8 @@ struct KeySet {
 
 /// Builds a libplist tree from a ``PlistValue``; the caller frees the root.
 private struct NodeBuilder {
-    /// Where the builder is, rendered only for an error message.
-    var path: [NodeReader.Component] = []
-
-    var pathText: String {
-        var out = ""
-        for component in path {
-            switch component {
-            case let .key(k): out = appendPath(out, key: k)
-            case let .index(i): out += "[\(i)]"
-            }
-        }
-        return out.isEmpty ? "top level" : out
-    }
+    var path = ValuePath()
+    var pathText: String { path.text }
 
     static func node(for value: PlistValue, path: String) throws(PlistError) -> plist_t {
         var builder = NodeBuilder()
@@ -270,20 +275,20 @@ private struct NodeBuilder {
         case let .array(items):
             let array = plist_new_array()!
             for (i, item) in items.enumerated() {
-                path.append(.index(i))
+                path.push(.index(i))
                 do {
                     plist_array_append_item(array, try node(for: item))
                 } catch {
                     plist_free(array)
                     throw error
                 }
-                path.removeLast()
+                path.pop()
             }
             return array
         case let .dictionary(dict):
             let node = plist_new_dict()!
             for (key, item) in dict {
-                path.append(.key(key))
+                path.push(.key(key))
                 do throws(PlistError) {
                     guard !key.utf8.contains(0) else { throw PlistError.unwritable("key contains NUL", at: pathText) }
                     plist_dict_set_item(node, key, try self.node(for: item))
@@ -291,7 +296,7 @@ private struct NodeBuilder {
                     plist_free(node)
                     throw error
                 }
-                path.removeLast()
+                path.pop()
             }
             return node
         }
