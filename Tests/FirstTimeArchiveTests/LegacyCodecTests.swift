@@ -104,15 +104,9 @@ let hardRecords = records([
 
 /// A small deterministic record generator.
 struct Generator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var random: SplitMix64
+    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { random.next() }
     mutating func string() -> String {
         let alphabet: [String] = ["a", "b", ".", "é", "e\u{301}", "😀", "ß", "1", " ", "/", "中"]
         return (0..<Int(next() % 8)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }.joined()
