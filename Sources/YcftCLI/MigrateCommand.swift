@@ -163,26 +163,32 @@ enum MigrateCommand {
                         io: CommandIO) -> [FileReport] {
         let state = SharedState(count: list.count)
         let progress = Progress(total: list.count, io: io)
+        let run = RunState()
+        // Messages go through the progress display, which clears its bar before printing them.
+        var quietIO = io
+        quietIO.writeStderr = { progress.message($0) }
+        let workerIO = quietIO
         let workers = max(1, min(jobs, list.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let index = state.next() {
-                let report = migrateOne(list[index], mode: mode, options: options, io: io)
+                let report = migrateOne(list[index], mode: mode, options: options, io: workerIO, run: run)
                 state.store(report, at: index)
                 progress.tick()
             }
         }
         progress.finish()
-        io.syncDirectories(touchedDirectories.all)
+        io.syncDirectories(run.touchedDirectories)
         return state.results()
     }
 
-    static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO) -> FileReport {
+    static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO,
+                           run: RunState) -> FileReport {
         var report = FileReport(path: job.path, status: "failed")
         // Each file is renamed into place atomically; its directory is flushed once, at the end.
         let write = io.writeFileAtomicallyDeferringSync ?? io.writeFileAtomically
         func writeFile(_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws {
             try write(path, bytes, modeOf)
-            touchedDirectories.insertIfAbsent(AtomicFile.directory(of: path))
+            run.touch(AtomicFile.directory(of: path))
         }
         let bytes: [UInt8]
         do throws(Ycft.Failure) {
@@ -231,8 +237,7 @@ enum MigrateCommand {
             let content = outcome.output ?? bytes
             do {
                 if let slash = target.lastIndex(of: "/"), slash != target.startIndex {
-                    let directory = String(target[..<slash])
-                    if madeDirectories.insertIfAbsent(directory) { try io.makeDirectory(directory) }
+                    try run.makeDirectoryOnce(String(target[..<slash]), io: io)
                 }
                 try writeFile(target, content, job.path)
             } catch {
@@ -292,18 +297,26 @@ enum MigrateCommand {
     }
 }
 
-/// Output directories already created in this run (creating them again is a wasted syscall storm).
-private let madeDirectories = PathSet()
-
-/// Directories written into in this run, flushed once at the end.
-private let touchedDirectories = PathSet()
-
-private final class PathSet: @unchecked Sendable {
+/// What one run of `migrate` remembers across its workers: the output directories it created
+/// (each once) and the directories it wrote into (flushed once at the end).
+final class RunState: @unchecked Sendable {
     private let lock = NSLock()
-    private var seen = Set<String>()
-    @discardableResult
-    func insertIfAbsent(_ path: String) -> Bool { lock.withLock { seen.insert(path).inserted } }
-    var all: [String] { lock.withLock { seen.sorted() } }
+    private var made = Set<String>()
+    private var touched = Set<String>()
+
+    /// Creates `directory` unless this run already did; the lock is held while creating, so
+    /// another worker never writes into a directory that is still being made.
+    func makeDirectoryOnce(_ directory: String, io: CommandIO) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !made.contains(directory) else { return }
+        try io.makeDirectory(directory)
+        made.insert(directory)
+    }
+
+    func touch(_ directory: String) { lock.withLock { _ = touched.insert(directory) } }
+
+    var touchedDirectories: [String] { lock.withLock { touched.sorted() } }
 }
 
 /// The work queue and results shared by the workers.
@@ -364,6 +377,17 @@ private final class Progress: @unchecked Sendable {
             } else {
                 io.writeStderr("ycft migrate: \(done)/\(total) files\n")
             }
+        }
+    }
+
+    /// Prints a message on its own line, first clearing the bar (it is redrawn on the next tick).
+    func message(_ text: String) {
+        lock.withLock {
+            if drew {
+                io.writeStderr("\r\u{1B}[K")
+                drew = false
+            }
+            io.writeStderr(text)
         }
     }
 

@@ -134,6 +134,22 @@ import TestSupport
         corrupt.removeAll()
     }
 
+    /// Found by running it on a terminal: with two jobs, one worker could write into an output
+    /// directory the other was still creating.
+    @Test func outputDirectoriesAreCreatedBeforeAnyWorkerWritesIntoThem() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let good = try readBytes(fixture)
+        for i in 0..<400 {
+            try writeBytes(good, to: dir.appendingPathComponent("in/d\(i % 40)/f\(i).plist", isDirectory: false).ensuringDirectory())
+        }
+        for attempt in 0..<3 {
+            let out = dir.appendingPathComponent("out\(attempt)")
+            let result = try runProcess(ycft, ["migrate", "-o", out.path, "--jobs", "2", dir.appendingPathComponent("in").path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.hasSuffix("ycft migrate: 400 files: 400 migrated, 0 unchanged, 0 skipped, 0 failed\n"))
+        }
+    }
+
     /// SIGKILL at many moments: the path always holds the old bytes or a complete new file,
     /// and the next successful run leaves no temporary file behind.
     @Test func crashSafetyUnderSIGKILL() throws {
