@@ -11,7 +11,9 @@ public struct MeasuredResult: Sendable {
     public var stdout: [UInt8]
     /// Standard error, as text.
     public var stderr: String
-    /// Peak resident set size, in KiB (`ru_maxrss` from `wait4`).
+    /// Peak resident set size, in KiB (`ru_maxrss` from `wait4`). An upper bound: Linux carries
+    /// the spawning process's own peak into the child's count at exec, so an assertion on it can
+    /// only fail spuriously (if the test runner itself grew past the bound), never pass falsely.
     public var maxRSSKiB: Int
     /// Wall-clock seconds.
     public var seconds: Double
