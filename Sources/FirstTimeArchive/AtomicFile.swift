@@ -28,7 +28,7 @@ public enum AtomicFile {
     ///   a power loss once this returns. A batch may pass false and call ``syncDirectory(_:)``
     ///   once per directory at the end: the rename is atomic either way (a crash leaves the old
     ///   or the new file), only its durability waits for the batch's final flush.
-    public static func replace(_ path: String, with bytes: [UInt8], modeOf: String? = nil, syncDirectory: Bool = true) throws {
+    public static func replace(_ path: String, with bytes: [UInt8], modeOf: String? = nil, syncDirectory: Bool = true) throws(SystemError) {
         let directory: String
         if let slash = path.lastIndex(of: "/") {
             directory = slash == path.startIndex ? "/" : String(path[..<slash])
