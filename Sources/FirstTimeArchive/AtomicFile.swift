@@ -37,7 +37,7 @@ public enum AtomicFile {
         }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         removeStaleTemporaries(directory: directory, name: name)
-        var template = Array("\(directory)/.\(name).ycft-XXXXXX".utf8CString)
+        var template = Array("\(directory)/.\(name).ycft-\(getpid())-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw SystemError(errno: errno) }
         let temporary = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
@@ -93,21 +93,26 @@ public enum AtomicFile {
     /// The prefix of temporary files for `name`: `.NAME.ycft-`.
     static func temporaryPrefix(_ name: String) -> String { ".\(name).ycft-" }
 
-    /// Removes `.NAME.ycft-XXXXXX` files that a killed run left in `directory`. Each directory
-    /// is listed once per process (a batch writes thousands of files into few directories), and
-    /// every stale temporary file in it is removed then.
+    /// Removes temporary files (`.NAME.ycft-PID-XXXXXX`) that a run which is no longer alive
+    /// left in `directory`. A file whose process still runs (this one, or another ycft writing
+    /// into the same directory) is never touched. Each directory is listed once per process.
     static func removeStaleTemporaries(directory: String, name: String) {
         guard cleaned.insertIfAbsent(directory) else { return }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for entry in entries where isTemporaryName(entry) {
-            unlink("\(directory)/\(entry)")
+        for entry in entries {
+            guard let pid = temporaryOwner(entry), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink("\(directory)/\(entry)") }
         }
     }
 
-    /// `.NAME.ycft-XXXXXX` with six mkstemp characters.
-    static func isTemporaryName(_ entry: String) -> Bool {
-        guard entry.hasPrefix("."), let marker = entry.range(of: ".ycft-", options: .backwards) else { return false }
-        return entry.distance(from: marker.upperBound, to: entry.endIndex) == 6 && marker.lowerBound > entry.index(after: entry.startIndex)
+    /// The process id in a temporary file's name `.NAME.ycft-PID-XXXXXX`, or nil for any other name.
+    static func temporaryOwner(_ entry: String) -> pid_t? {
+        guard entry.hasPrefix("."), let marker = entry.range(of: ".ycft-", options: .backwards),
+              marker.lowerBound > entry.index(after: entry.startIndex) else { return nil }
+        let rest = entry[marker.upperBound...]
+        guard let dash = rest.lastIndex(of: "-"), rest.distance(from: dash, to: rest.endIndex) == 7,
+              let pid = pid_t(rest[..<dash]), pid > 0 else { return nil }
+        return pid
     }
 
     private static let cleaned = DirectorySet()
