@@ -60,54 +60,57 @@ public enum RecordsFormat {
     public static func jsonBytes(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> [UInt8] {
         let pretty = style == .pretty
         var out: [UInt8] = []
-        out.reserveCapacity(64 + records.count * 128)
-        func raw(_ text: String) { out.append(contentsOf: text.utf8) }
-        func member(_ key: String, indent: String) {
-            if pretty { raw("\n" + indent) }
-            JSON.writeString(key, into: &out)
-            raw(pretty ? " : " : ":")
-        }
-        raw("{")
-        member("format", indent: "  ")
+        out.reserveCapacity(64 + records.count * 160)
+        // The fixed fragments, as bytes once.
+        let separator: [UInt8] = Array((pretty ? " : " : ":").utf8)
+        let indent2: [UInt8] = pretty ? Array("\n  ".utf8) : []
+        let indent4: [UInt8] = pretty ? Array("\n    ".utf8) : []
+        let indent6: [UInt8] = pretty ? Array("\n      ".utf8) : []
+        let lastTime = Array("\"lastTime\"".utf8), lastTimeUTC = Array("\"lastTimeUTC\"".utf8)
+        let lastVersion = Array("\"lastVersion\"".utf8), null = Array("null".utf8)
+        out.append(0x7B)
+        out += indent2; out += Array("\"format\"".utf8); out += separator
         JSON.writeString(formatName, into: &out)
-        raw(",")
-        member("formatVersion", indent: "  ")
-        raw(String(formatVersion))
-        raw(",")
-        member("records", indent: "  ")
+        out.append(0x2C)
+        out += indent2; out += Array("\"formatVersion\"".utf8); out += separator
+        out += Array(String(formatVersion).utf8)
+        out.append(0x2C)
+        out += indent2; out += Array("\"records\"".utf8); out += separator
         if records.count == 0 {
-            raw("{}")
+            out += [0x7B, 0x7D]
         } else {
-            raw("{")
+            out.append(0x7B)
             for (i, entry) in records.entries.enumerated() {
-                if i > 0 { raw(",") }
-                member(entry.key, indent: "    ")
-                raw("{")
-                member("lastTime", indent: "      ")
+                if i > 0 { out.append(0x2C) }
+                out += indent4
+                JSON.writeString(entry.key, into: &out)
+                out += separator
+                out.append(0x7B)
+                out += indent6; out += lastTime; out += separator
                 switch entry.record.lastTime {
-                case nil: raw("null")
-                case let t? where t.isNaN: raw("\"NaN\"")
-                case let t? where t.isInfinite: raw(t < 0 ? "\"-Infinity\"" : "\"Infinity\"")
-                case let t?: raw(t.description)
+                case nil: out += null
+                case let t? where t.isNaN: out += Array("\"NaN\"".utf8)
+                case let t? where t.isInfinite: out += Array((t < 0 ? "\"-Infinity\"" : "\"Infinity\"").utf8)
+                case let t?: out += t.description.utf8
                 }
-                raw(",")
-                member("lastTimeUTC", indent: "      ")
+                out.append(0x2C)
+                out += indent6; out += lastTimeUTC; out += separator
                 if let utc = entry.record.lastTime.flatMap({ ExactTime.utcString(secondsSince2001: $0) }) {
-                    JSON.writeString(utc, into: &out)
+                    out.append(0x22); out += utc.utf8; out.append(0x22)
                 } else {
-                    raw("null")
+                    out += null
                 }
-                raw(",")
-                member("lastVersion", indent: "      ")
-                if let version = entry.record.lastVersion { JSON.writeString(version, into: &out) } else { raw("null") }
-                if pretty { raw("\n    ") }
-                raw("}")
+                out.append(0x2C)
+                out += indent6; out += lastVersion; out += separator
+                if let version = entry.record.lastVersion { JSON.writeString(version, into: &out) } else { out += null }
+                out += indent4
+                out.append(0x7D)
             }
-            if pretty { raw("\n  ") }
-            raw("}")
+            out += indent2
+            out.append(0x7D)
         }
-        if pretty { raw("\n") }
-        raw("}\n")
+        if pretty { out.append(0x0A) }
+        out += [0x7D, 0x0A]
         return out
     }
 
