@@ -215,37 +215,34 @@ enum MigrateCommand {
         if !outcome.droppedRecords.isEmpty {
             io.writeStderr("ycft: \(job.path): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
         }
+        // What to write where: nothing for a dry run; the new bytes (and a backup) in place; with
+        // -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
+        let target: String
+        var writes: [(path: String, bytes: [UInt8])] = []
         switch mode {
         case .dryRun:
             io.writeStdout(Array(dryRunLine(job.path, outcome).utf8))
+            return report
         case let .inPlace(backupSuffix):
-            guard let output = outcome.output, let target = job.output else { break }
-            do {
-                if let backupSuffix {
-                    try writeFile(job.path + backupSuffix, bytes, job.path)
-                }
-                try writeFile(target, output, job.path)
-            } catch {
-                report.status = "failed"
-                report.error = "cannot write: \(error)"
-                report.trouble = true
-                io.writeStderr("ycft: \(target): cannot write: \(error)\n")
-            }
+            guard let output = outcome.output, let path = job.output else { return report }
+            target = path
+            if let backupSuffix { writes.append((job.path + backupSuffix, bytes)) }
+            writes.append((path, output))
         case .output:
-            guard let target = job.output else { break }
-            // Unchanged and skipped files are copied as they are, so OUT holds the whole batch.
-            let content = outcome.output ?? bytes
-            do {
-                if let slash = target.lastIndex(of: "/"), slash != target.startIndex {
-                    try run.makeDirectoryOnce(String(target[..<slash]), io: io)
-                }
-                try writeFile(target, content, job.path)
-            } catch {
-                report.status = "failed"
-                report.error = "cannot write: \(error)"
-                report.trouble = true
-                io.writeStderr("ycft: \(target): cannot write: \(error)\n")
+            guard let path = job.output else { return report }
+            target = path
+            writes.append((path, outcome.output ?? bytes))
+        }
+        do {
+            if case .output = mode, let slash = target.lastIndex(of: "/"), slash != target.startIndex {
+                try run.makeDirectoryOnce(String(target[..<slash]), io: io)
             }
+            for write in writes { try writeFile(write.path, write.bytes, job.path) }
+        } catch {
+            report.status = "failed"
+            report.error = "cannot write: \(error)"
+            report.trouble = true
+            io.writeStderr("ycft: \(target): cannot write: \(error)\n")
         }
         return report
     }
