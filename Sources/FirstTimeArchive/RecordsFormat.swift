@@ -220,18 +220,12 @@ public enum RecordsFormat {
         }
         if let parsedUTC, let t = record.lastTime {
             let digits = parsedUTC.fraction.count
-            let given = parsedUTC.seconds * pow10(digits) + (Int64(parsedUTC.fraction) ?? 0)
+            let given = parsedUTC.seconds * ExactTime.pow10(digits) + (Int64(parsedUTC.fraction) ?? 0)
             guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), actual == given else {
                 throw .recordsFormat("lastTime \(t) and lastTimeUTC disagree; fix or remove one of them", at: path)
             }
         }
         return record
-    }
-
-    private static func pow10(_ n: Int) -> Int64 {
-        var v: Int64 = 1
-        for _ in 0..<n { v *= 10 }
-        return v
     }
 
     // MARK: Property-list form

@@ -124,7 +124,8 @@ public enum ExactTime {
         return Double((negative ? "-" : "") + digits)!
     }
 
-    private static func pow10(_ n: Int) -> Int64 {
+    /// 10^n for n from 0 to 18.
+    package static func pow10(_ n: Int) -> Int64 {
         var v: Int64 = 1
         for _ in 0..<n { v *= 10 }
         return v
