@@ -3,9 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "ycft",
+    // Synchronization.Mutex needs macOS 15 on Apple platforms.
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "SafeFiles", targets: ["SafeFiles"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [
@@ -17,14 +20,16 @@ let package = Package(
         ),
         // Property-list values <-> bytes, guarded against hostile input.
         .target(name: "Plist", dependencies: ["CLibPlist"]),
+        // The one file writer (atomic replace, links, devices, owners) and guarded reads; no libplist.
+        .target(name: "SafeFiles"),
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
         // The generic NSKeyedArchiver object graph; knows nothing of YCFirstTime.
         .target(name: "KeyedArchive", dependencies: ["Plist", "OrderedJSON"]),
         // The YCFirstTime contract: records, the legacy codec, the plain format.
-        .target(name: "FirstTimeArchive", dependencies: ["KeyedArchive", "Plist", "OrderedJSON"]),
+        .target(name: "FirstTimeArchive", dependencies: ["KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         // The command-line tool's logic, runnable in-process under test.
-        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON"]),
+        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
         // Benchmark: swift run -c release ycft-bench (see the README's Performance section).
         .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),
@@ -45,7 +50,8 @@ let package = Package(
             name: "FirstTimeArchiveTests",
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
         ),
-        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft"]),
+        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive"]),
+        .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(
             name: "ContractTests",

@@ -1,5 +1,6 @@
 public import Foundation
 public import Plist
+internal import SafeFiles
 
 /// YCFirstTime's and IntervalClient's gates for Swift code on Linux and macOS, persisted to a
 /// file in the legacy archive format (so state written here opens in an iOS build, and the
@@ -72,10 +73,10 @@ public final class FirstTimeStore: @unchecked Sendable {
             state = FirstTimeRecords()
             return
         }
+        let limit = PlistLimits.default.maxInputSize
         let bytes: [UInt8]
-        do { bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-            throw .io(path: path, "cannot read: \(error.localizedDescription)")
-        }
+        do { bytes = try SafeFile.read(path, limit: limit).bytes } catch { throw .io(path: path, error.description) }
+        guard bytes.count <= limit else { throw .io(path: path, "cannot read: larger than \(limit) bytes") }
         do { state = try StateReader.records(in: bytes).records } catch { throw .unreadable(path: path, error) }
     }
 
@@ -202,6 +203,6 @@ public final class FirstTimeStore: @unchecked Sendable {
         } catch {
             throw .io(path: path, "cannot encode: \(error)")
         }
-        do { try AtomicFile.replace(path, with: bytes) } catch { throw .io(path: path, "cannot write: \(error)") }
+        do { try SafeFile.write(bytes, to: path) } catch { throw .io(path: path, error.description) }
     }
 }

@@ -78,15 +78,18 @@ enum Help {
     used as given; when only lastTimeUTC is given it is parsed; when both are given
     and disagree beyond the precision of lastTimeUTC, pack refuses.
 
-    USAGE: ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-
+    USAGE: ycft pack [--format binary|xml] [-o OUT|-] [--force] FILE.json|-
 
     ARGUMENTS:
       FILE.json|-             The records ('-' reads standard input).
 
     OPTIONS:
       --format binary|xml     The archive's property-list format. (default: binary)
-      -o, --output OUT|-      Where to write ('-' is standard output, the default;
-                              a file is replaced atomically).
+      -o, --output OUT|-      Where to write ('-' and /dev/stdout are standard output,
+                              the default). A file is replaced atomically, keeping its
+                              mode and owner; through a symbolic link, the file it
+                              points to is replaced; a pipe or device is written to.
+      --force                 Replace OUT even when it is read-only.
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 256M)
       -h, --help              Show help information.
@@ -138,11 +141,13 @@ enum Help {
 
     Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
     app's Library/Preferences/<id>.plist) or a directory searched recursively for
-    *.plist. Every other key keeps its type, exact value and position, and a file
-    keeps its format unless --output-format says otherwise. A file already in the
-    target state is 'unchanged' and not rewritten; one without source state is
-    'skipped'; target keys that exist with other content make the file 'fail'
-    unless --force. Files are replaced atomically; one bad file never stops the rest.
+    *.plist (backups of an earlier --in-place run excepted). Every other key keeps its
+    type, exact value and position, and a file keeps its format unless
+    --output-format says otherwise. A file already in the target state is 'unchanged'
+    and not rewritten; one without source state is 'skipped'; target keys that exist
+    with other content make the file 'fail' unless --force. Files are replaced
+    atomically, keeping mode and owner; a file another program changed while ycft
+    worked on it is not replaced (it fails); one bad file never stops the rest.
 
     USAGE: ycft migrate [--to records|interval|legacy]
                         (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)
@@ -159,19 +164,26 @@ enum Help {
                               legacy: rebuild the YCFirstTime archive (rollback) from
                               YCFirstTime.records, or else from interval.* keys.
       -o, --output OUT        Write results to OUT (a file for one input file, else a
-                              directory mirroring the inputs). Inputs are untouched.
+                              directory: a file found in directory D lands at
+                              OUT/<its path below D>, a file operand at OUT/<the
+                              operand's path>). Inputs are untouched; two inputs
+                              meeting at one output, or an output that is an input,
+                              are refused before anything is written.
       --in-place              Replace each file, keeping FILE.bak unless --no-backup.
+                              An existing backup is never replaced: FILE.bak.1, ...
       --backup SUFFIX         The backup suffix with --in-place. (default: .bak)
       --no-backup             No backup with --in-place.
       --dry-run               Write nothing; print what would change per file.
       --keep-source           Keep the source keys (the archive, or on rollback the
                               plain and interval keys).
-      --force                 Overwrite target keys that hold other content.
+      --force                 Overwrite target keys that hold other content, and
+                              replace read-only files.
       --drop-versions         With --to interval: do not write YCFirstTime.records;
                               the versions are lost (each file says which).
       --key NAME              The key of the legacy archive. (default: YCFirstTime)
       -j, --jobs N            Files processed at once. (default: the number of cores)
-      --report FILE           Write a JSON report, one entry per file.
+      --report FILE|-         Write a JSON report, one entry per file ('-' is
+                              standard output).
       --output-format FORMAT  same, binary or xml. (default: same)
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 256M)

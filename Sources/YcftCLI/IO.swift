@@ -1,5 +1,6 @@
-import FirstTimeArchive
 import Foundation
+import SafeFiles
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,129 +8,169 @@ import Darwin
 #endif
 
 /// Everything a command touches outside the process, as closures, so every command runs
-/// in-process under test with captured streams and a fake file system.
+/// in-process under test with captured streams and a fake file system. The live instance sends
+/// every file write through ``SafeFile`` and every byte of output through ``StandardStreams``.
 public struct CommandIO: Sendable {
-    /// Writes bytes to standard output.
+    /// Writes bytes to standard output (never traps; a failure is reported by `streamFailures`).
     public var writeStdout: @Sendable ([UInt8]) -> Void
-    /// Writes text to standard error.
+    /// Writes text to standard error (never traps; a failure is reported by `streamFailures`).
     public var writeStderr: @Sendable (String) -> Void
     /// Reads standard input to its end, or at most `limit + 1` bytes.
-    public var readStdin: @Sendable (_ limit: Int) throws -> [UInt8]
-    /// Reads a file, or at most `limit + 1` bytes of it.
-    public var readFile: @Sendable (_ path: String, _ limit: Int) throws -> [UInt8]
-    /// Replaces a file atomically with the bytes; a new file takes the permissions of
-    /// `modeOf` when given (an existing file keeps its own).
-    public var writeFileAtomically: @Sendable (_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws -> Void
-    /// Like `writeFileAtomically`, but leaves the directory flush to `syncDirectories` (batches).
-    public var writeFileAtomicallyDeferringSync: (@Sendable (_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws -> Void)?
+    public var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
+    /// Reads a file (at most `limit + 1` bytes) with its status; `lock` holds its advisory lock.
+    public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
+    /// The one file writer (``SafeFile/write(_:to:options:)``).
+    public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+        throws(FileError) -> SafeFile.WriteOutcome
+    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``).
+    public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
+        throws(FileError) -> String
     /// Flushes directories' entries to disk (the end of a batch).
     public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
     public var stdoutIsTerminal: @Sendable () -> Bool
     /// Whether standard error is a terminal.
     public var stderrIsTerminal: @Sendable () -> Bool = { false }
-    /// What a path is.
-    public var fileKind: @Sendable (_ path: String) -> FileKind = { _ in .missing }
+    /// The status of a path, following links; nil when it does not exist.
+    public var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
     /// Every regular file below a directory, as paths relative to it, sorted.
     public var listFiles: @Sendable (_ directory: String) throws -> [String] = { _ in [] }
     /// Creates a directory and its parents.
     public var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
+    /// What went wrong with standard output and standard error so far (checked at the end of a run).
+    public var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
-    /// Creates an IO from closures.
+    /// Creates an IO from closures (files in memory: `writeFile` and `backupFile` as given).
     public init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
                 writeStderr: @escaping @Sendable (String) -> Void,
-                readStdin: @escaping @Sendable (Int) throws -> [UInt8],
-                readFile: @escaping @Sendable (String, Int) throws -> [UInt8],
-                writeFileAtomically: @escaping @Sendable (String, [UInt8], String?) throws -> Void,
+                readStdin: @escaping @Sendable (Int) throws(FileError) -> [UInt8],
+                readFile: @escaping @Sendable (String, Int, Bool) throws(FileError) -> InputFile,
+                writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
+                backupFile: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> String,
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
         self.writeStdout = writeStdout
         self.writeStderr = writeStderr
         self.readStdin = readStdin
         self.readFile = readFile
-        self.writeFileAtomically = writeFileAtomically
+        self.writeFile = writeFile
+        self.backupFile = backupFile
         self.stdoutIsTerminal = stdoutIsTerminal
     }
 
-    /// The real process streams and file system.
-    public static let live = CommandIO(
-        writeStdout: { bytes in FileHandle.standardOutput.write(Data(bytes)) },
-        writeStderr: { text in FileHandle.standardError.write(Data(text.utf8)) },
-        readStdin: { limit in try readAll(fd: 0, limit: limit) },
-        readFile: { path, limit in try liveReadFile(path, limit) },
-        writeFileAtomically: { path, bytes, modeOf in try AtomicFile.replace(path, with: bytes, modeOf: modeOf) },
-        stdoutIsTerminal: { isatty(1) != 0 }
-    ).withLiveFileSystem()
+    /// The real process: its standard streams (``StandardStreams/shared``) and file system.
+    public static var live: CommandIO { live(StandardStreams.shared) }
 
-    /// This IO with the real file system for directories, kinds and listings (streams unchanged).
-    public func withLiveFileSystem() -> CommandIO {
-        var io = self
-        io.stderrIsTerminal = { isatty(2) != 0 }
-        io.fileKind = { path in
-            var info = stat()
-            guard stat(path, &info) == 0 else { return .missing }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: return .directory
-            case S_IFREG: return .file
-            default: return .other
-            }
-        }
+    /// The real file system with the given streams.
+    public static func live(_ streams: StandardStreams) -> CommandIO {
+        var io = CommandIO(
+            writeStdout: { bytes in streams.standardOutput.write(bytes) },
+            writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
+            readStdin: { limit throws(FileError) in
+                if streams.standardInputWasClosed { throw FileError(.read, "<stdin>", .system(SystemError(errno: EBADF))) }
+                do throws(SystemError) { return try SafeFile.readFully(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
+            },
+            readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
+            writeFile: { path, bytes, options throws(FileError) in try SafeFile.write(bytes, to: path, options: options) },
+            backupFile: { path, read, suffix, bytes throws(FileError) in
+                try SafeFile.backup(of: path, expected: read, suffix: suffix, bytes: bytes)
+            },
+            stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
+        )
+        io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
+        io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory in
             guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
                 throw SystemError(errno: ENOENT)
             }
             var files: [String] = []
             while let relative = enumerator.nextObject() as? String {
-                var info = stat()
-                if stat("\(directory)/\(relative)", &info) == 0, info.st_mode & S_IFMT == S_IFREG { files.append(relative) }
+                if case let .success(status) = FileStatus.of("\(directory)/\(relative)", followLinks: false),
+                   status.kind == .regular {
+                    files.append(relative)
+                }
             }
             return files.sorted()
         }
         io.makeDirectory = { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
-        io.readFile = CommandIO.liveReadFile
-        io.writeFileAtomically = { path, bytes, modeOf in try AtomicFile.replace(path, with: bytes, modeOf: modeOf) }
-        io.writeFileAtomicallyDeferringSync = { path, bytes, modeOf in
-            try AtomicFile.replace(path, with: bytes, modeOf: modeOf, syncDirectory: false)
-        }
-        io.syncDirectories = { directories in directories.forEach(AtomicFile.syncDirectory) }
+        io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
+        io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
     }
+}
 
-    static let liveReadFile: @Sendable (String, Int) throws -> [UInt8] = { path, limit in
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SystemError(errno: errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw SystemError(errno: errno) }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw SystemError(errno: EISDIR) }
-        return try readAll(fd: fd, limit: limit)
+/// Failed writes to the standard streams during a run.
+public struct StreamFailures: Sendable, Equatable {
+    /// The first failure writing standard output.
+    public var standardOutput: SystemError?
+    /// The first failure writing standard error.
+    public var standardError: SystemError?
+
+    /// Creates a value (no failures by default).
+    public init(standardOutput: SystemError? = nil, standardError: SystemError? = nil) {
+        self.standardOutput = standardOutput
+        self.standardError = standardError
     }
 }
 
-/// What a path names.
-public enum FileKind: Sendable, Equatable {
-    /// A regular file.
-    case file
-    /// A directory.
-    case directory
-    /// Something else (a device, a socket).
-    case other
-    /// Nothing.
-    case missing
-}
+/// The process's standard streams: the only path by which ycft prints. A write never traps: the
+/// first failure (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`) is remembered, later writes to that stream
+/// are dropped, and ``Ycft/run(_:io:)`` turns it into a message and exit status 2 at the end
+/// (a reader that went away, `| head`, ends the run quietly).
+public final class StandardStreams: Sendable {
+    /// Standard output (descriptor 1).
+    public let standardOutput: OutputChannel
+    /// Standard error (descriptor 2).
+    public let standardError: OutputChannel
+    /// Whether descriptor 0 was closed when the process started.
+    public let standardInputWasClosed: Bool
 
+    /// The process's streams, prepared once: descriptors 0-2 that were closed at start are held
+    /// open on `/dev/null` (so no file ycft opens can become "standard output") and report
+    /// `EBADF` when used; `SIGPIPE` is ignored so a closed pipe is an error value, not a kill.
+    public static let shared = StandardStreams()
 
-private func readAll(fd: Int32, limit: Int) throws -> [UInt8] {
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while out.count <= limit {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw SystemError(errno: errno)
+    private init() {
+        signal(SIGPIPE, SIG_IGN)
+        var closed = [false, false, false]
+        for fd in 0...2 where fcntl(Int32(fd), F_GETFD) == -1 {
+            closed[fd] = true
+            let null = open("/dev/null", O_RDWR)
+            if null >= 0 && null != Int32(fd) {
+                dup2(null, Int32(fd))
+                close(null)
+            }
         }
-        if n == 0 { break }
-        out.append(contentsOf: chunk[..<n])
+        standardInputWasClosed = closed[0]
+        standardOutput = OutputChannel(descriptor: 1, closed: closed[1])
+        standardError = OutputChannel(descriptor: 2, closed: closed[2])
     }
-    return out
 }
 
+/// One output stream: writes in full or remembers why it could not.
+public final class OutputChannel: Sendable {
+    private let descriptor: Int32
+    /// Whether the descriptor was closed when the process started.
+    public let wasClosed: Bool
+    private let state: Mutex<SystemError?>
+
+    init(descriptor: Int32, closed: Bool) {
+        self.descriptor = descriptor
+        wasClosed = closed
+        state = Mutex(nil)
+    }
+
+    /// Writes all bytes, or records the failure (and drops this and every later write).
+    public func write(_ bytes: [UInt8]) {
+        state.withLock { failure in
+            guard failure == nil, !bytes.isEmpty else { return }
+            if wasClosed {
+                failure = SystemError(errno: EBADF)
+                return
+            }
+            do throws(SystemError) { try SafeFile.writeFully(bytes, to: descriptor) } catch { failure = error }
+        }
+    }
+
+    /// The first failure, if any.
+    public var failure: SystemError? { state.withLock { $0 } }
+}

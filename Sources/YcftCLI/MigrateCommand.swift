@@ -3,6 +3,10 @@ import FirstTimeArchive
 import Foundation
 import OrderedJSON
 import Plist
+import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `ycft migrate`: moves YCFirstTime state in exported defaults files, one or thousands.
 enum MigrateCommand {
@@ -18,6 +22,104 @@ enum MigrateCommand {
         let output: String?
     }
 
+    /// The jobs of one run, decided before anything is written.
+    struct Plan {
+        var jobs: [Job] = []
+
+        /// Expands the operands (directories recursively, `*.plist`, backups of earlier runs
+        /// excepted), drops a file named twice, and gives each job its output.
+        /// - Throws: a failure (exit 2, nothing written) when two inputs would be written to
+        ///   one output, or an output is one of the inputs.
+        static func make(_ operands: [String], mode: Destination, io: CommandIO,
+                         reports: inout [FileReport]) throws(Ycft.Failure) -> Plan {
+            var found: [(path: String, mirror: String, fileOperand: Bool)] = []
+            var seen = Set<FileIdentity.Inode>()
+            func add(_ path: String, mirror: String, fileOperand: Bool, status: FileStatus?) {
+                if let status, !seen.insert(FileIdentity.Inode(status.identity)).inserted { return }
+                found.append((path, mirror, fileOperand))
+            }
+            for operand in operands {
+                guard let status = io.fileStatus(operand) else {
+                    reports.append(FileReport(path: operand, status: "failed", error: "cannot read: No such file or directory", trouble: true))
+                    continue
+                }
+                switch status.kind {
+                case .regular:
+                    add(operand, mirror: mirrored(operand), fileOperand: true, status: status)
+                case .directory:
+                    let files: [String]
+                    do { files = try io.listFiles(operand) } catch {
+                        reports.append(FileReport(path: operand, status: "failed", error: "cannot list: \(error)", trouble: true))
+                        continue
+                    }
+                    let plists = files.filter { $0.hasSuffix(".plist") }
+                    let names = Set(plists)
+                    for relative in plists where !isBackup(relative, among: names) {
+                        let path = operand.hasSuffix("/") ? operand + relative : "\(operand)/\(relative)"
+                        add(path, mirror: relative, fileOperand: false, status: io.fileStatus(path))
+                    }
+                default:
+                    reports.append(FileReport(path: operand, status: "failed", error: "not a regular file or directory", trouble: true))
+                }
+            }
+            var plan = Plan()
+            switch mode {
+            case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
+            case .inPlace: plan.jobs = found.map { Job(path: $0.path, output: $0.path) }
+            case let .output(out):
+                let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
+                    && io.fileStatus(out)?.kind != .directory
+                plan.jobs = found.map { item in
+                    Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
+                }
+            }
+            // Refuse outputs that meet, and outputs that are inputs.
+            guard case .output = mode else { return plan }
+            var byOutput: [String: [String]] = [:]
+            for job in plan.jobs { byOutput[normalized(job.output ?? ""), default: []].append(job.path) }
+            var problems: [String] = []
+            for job in plan.jobs {
+                guard let output = job.output, let inputs = byOutput[normalized(output)] else { continue }
+                if inputs.count > 1 && inputs[0] == job.path {
+                    problems.append("\(output): \(inputs.count) inputs would be written here: \(inputs.joined(separator: ", "))")
+                }
+                if let status = io.fileStatus(output), seen.contains(FileIdentity.Inode(status.identity)) {
+                    problems.append("\(output): the output is an input; use --in-place to rewrite a file")
+                }
+            }
+            guard problems.isEmpty else {
+                throw Ycft.Failure(.trouble, nil, problems.joined(separator: "\nycft: ") + "\nycft: nothing was written")
+            }
+            return plan
+        }
+
+        /// A file operand's place below OUT: its path as given, without a leading `/` or `.`
+        /// and `..` parts (`a/x.plist` -> `a/x.plist`, `/data/x.plist` -> `data/x.plist`).
+        static func mirrored(_ path: String) -> String {
+            path.split(separator: "/").filter { $0 != "." && $0 != ".." }.joined(separator: "/")
+        }
+
+        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs.
+        static func normalized(_ path: String) -> String {
+            var parts: [Substring] = []
+            for part in path.split(separator: "/") where part != "." {
+                if part == "..", let last = parts.last, last != ".." { parts.removeLast() } else { parts.append(part) }
+            }
+            return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+        }
+
+        /// A backup an earlier `--in-place` run left: `x.plist<suffix>` beside `x.plist`
+        /// (`x.plist.orig.plist` with `--backup .orig.plist`).
+        static func isBackup(_ relative: String, among names: Set<String>) -> Bool {
+            var candidate = Substring(relative)
+            while let dot = candidate.lastIndex(of: ".") {
+                candidate = candidate[..<dot]
+                if candidate.hasSuffix(".plist") && names.contains(String(candidate)) { return true }
+            }
+            return false
+        }
+    }
+
     /// What happened to one file, for the summary and the report.
     struct FileReport: Sendable {
         let path: String
@@ -25,6 +127,7 @@ enum MigrateCommand {
         var outcome: DefaultsMigration.Outcome?
         var error: String?
         var trouble = false
+        var backup: String?
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -97,32 +200,17 @@ enum MigrateCommand {
             return chosen
         }()
 
-        // Expand the operands into jobs (directories: every *.plist below them, recursively).
-        var jobsList: [Job] = []
+        // Plan every path before anything is written: expand directories, drop duplicates
+        // (one file named twice, or through a link), decide each output, refuse collisions.
         var reports: [FileReport] = []
-        let operands = args.operands
-        let singleFile = operands.count == 1 && io.fileKind(operands[0]) == .file
-        for operand in operands {
-            switch io.fileKind(operand) {
-            case .file:
-                jobsList.append(Job(path: operand, output: outputPath(mode, singleFile: singleFile, root: nil, file: operand, io: io)))
-            case .directory:
-                let files: [String]
-                do { files = try io.listFiles(operand) } catch {
-                    reports.append(FileReport(path: operand, status: "failed", error: "cannot list: \(error)", trouble: true))
-                    continue
-                }
-                for relative in files where relative.hasSuffix(".plist") {
-                    let path = operand.hasSuffix("/") ? operand + relative : "\(operand)/\(relative)"
-                    jobsList.append(Job(path: path, output: outputPath(mode, singleFile: false, root: operand, file: relative, io: io)))
-                }
-            case .missing, .other:
-                reports.append(FileReport(path: operand, status: "failed",
-                                          error: io.fileKind(operand) == .missing ? "cannot read: No such file or directory" : "not a regular file or directory",
-                                          trouble: true))
-            }
+        let plan: Plan
+        do throws(Ycft.Failure) {
+            plan = try Plan.make(args.operands, mode: mode, io: io, reports: &reports)
+        } catch {
+            return error.report(io)
         }
-        for report in reports { io.writeStderr("ycft: \(report.path): \(report.error!)\n") }
+        let jobsList = plan.jobs
+        for report in reports { io.writeStderr("ycft: \(report.path): \(report.error ?? "failed")\n") }
 
         let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
         reports += results
@@ -137,25 +225,18 @@ enum MigrateCommand {
 
         var trouble = reports.contains { $0.trouble }
         if let report {
-            let json = reportJSON(reports, options: options, mode: mode)
-            do { try io.writeFileAtomically(report, json.bytes(), nil) } catch {
-                io.writeStderr("ycft: \(report): cannot write the report: \(error)\n")
-                trouble = true
+            let json = reportJSON(reports, options: options, mode: mode).bytes()
+            if Ycft.isStandardOutput(report) {
+                io.writeStdout(json)
+            } else {
+                do { _ = try io.writeFile(report, json, SafeFile.WriteOptions()) } catch {
+                    io.writeStderr("ycft: \(Ycft.display(error.path)): cannot write the report: \(Ycft.failure(error).message)\n")
+                    trouble = true
+                }
             }
         }
         if trouble { return .trouble }
         return reports.contains { $0.status == "failed" } ? .content : .success
-    }
-
-    static func outputPath(_ mode: Destination, singleFile: Bool, root: String?, file: String, io: CommandIO) -> String? {
-        switch mode {
-        case .dryRun: return nil
-        case .inPlace: return root.map { "\($0)/\(file)" } ?? file
-        case let .output(out):
-            if singleFile && io.fileKind(out) != .directory { return out }
-            let name = root == nil ? (file.split(separator: "/").last.map(String.init) ?? file) : file
-            return out.hasSuffix("/") ? out + name : "\(out)/\(name)"
-        }
     }
 
     /// Migrates every job, `jobs` at a time; one bad file never stops the others.
@@ -184,28 +265,33 @@ enum MigrateCommand {
     static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO,
                            run: RunState) -> FileReport {
         var report = FileReport(path: job.path, status: "failed")
-        // Each file is renamed into place atomically; its directory is flushed once, at the end.
-        let write = io.writeFileAtomicallyDeferringSync ?? io.writeFileAtomically
-        func writeFile(_ path: String, _ bytes: [UInt8], _ modeOf: String?) throws {
-            try write(path, bytes, modeOf)
-            run.touch(AtomicFile.directory(of: path))
-        }
-        let bytes: [UInt8]
-        do throws(Ycft.Failure) {
-            bytes = try Ycft.readInput(job.path, io: io, limit: options.limits.maxInputSize)
-        } catch {
-            report.error = error.message
-            report.trouble = error.exit == .trouble
-            io.writeStderr("ycft: \(job.path): \(error.message)\n")
+        func fail(_ message: String, path: String? = nil, trouble: Bool) -> FileReport {
+            report.status = "failed"
+            report.error = message
+            report.trouble = trouble
+            io.writeStderr("ycft: \(Ycft.display(path ?? job.path)): \(message)\n")
             return report
         }
+        // In place, the file stays locked (flock) from this read to its replacement, so two ycft
+        // runs never work on one file; the writer also refuses a file another program changed.
+        let input: InputFile
+        do {
+            input = try io.readFile(job.path, options.limits.maxInputSize, mode != .dryRun && job.output == job.path)
+        } catch {
+            return fail(Ycft.failure(error).message, trouble: true)
+        }
+        defer { input.release() }
+        let bytes = input.bytes
+        guard bytes.count <= options.limits.maxInputSize else {
+            return fail("input is larger than the limit of \(options.limits.maxInputSize) bytes (raise it with --max-input-size)",
+                        trouble: false)
+        }
+        TestHooks.afterRead(job.path)
         let outcome: DefaultsMigration.Outcome
         do {
             outcome = try DefaultsMigration.migrate(bytes, options: options)
         } catch {
-            report.error = error.description
-            io.writeStderr("ycft: \(job.path): \(error.description)\n")
-            return report
+            return fail(error.description, trouble: false)
         }
         report.outcome = outcome
         report.status = outcome.status.rawValue
@@ -215,34 +301,42 @@ enum MigrateCommand {
         if !outcome.droppedRecords.isEmpty {
             io.writeStderr("ycft: \(job.path): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
         }
-        // What to write where: nothing for a dry run; the new bytes (and a backup) in place; with
-        // -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
-        let target: String
-        var writes: [(path: String, bytes: [UInt8])] = []
-        switch mode {
-        case .dryRun:
-            io.writeStdout(Array(dryRunLine(job.path, outcome).utf8))
-            return report
-        case let .inPlace(backupSuffix):
-            guard let output = outcome.output, let path = job.output else { return report }
-            target = path
-            if let backupSuffix { writes.append((job.path + backupSuffix, bytes)) }
-            writes.append((path, output))
-        case .output:
-            guard let path = job.output else { return report }
-            target = path
-            writes.append((path, outcome.output ?? bytes))
-        }
-        do {
-            if case .output = mode, let slash = target.lastIndex(of: "/"), slash != target.startIndex {
-                try run.makeDirectoryOnce(String(target[..<slash]), io: io)
+        // What to write where: nothing for a dry run; the new bytes (after a backup) in place;
+        // with -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
+        do throws(FileError) {
+            switch mode {
+            case .dryRun:
+                io.writeStdout(Array(dryRunLine(job.path, outcome).utf8))
+            case let .inPlace(backupSuffix):
+                guard let output = outcome.output else { break }
+                guard let status = input.status else { throw FileError(.write, job.path, .unsupportedKind(.other)) }
+                // Refuse before making a backup what the writer would refuse anyway.
+                if status.isReadOnly && !options.force { throw FileError(.write, job.path, .readOnly(permissions: status.permissions)) }
+                if let backupSuffix {
+                    let backup = try io.backupFile(job.path, status, backupSuffix, bytes)
+                    report.backup = backup
+                    if backup != job.path + backupSuffix {
+                        io.writeStderr("ycft: \(job.path): \(job.path + backupSuffix) exists; the backup is \(backup)\n")
+                    }
+                }
+                let written = try io.writeFile(job.path, output, SafeFile.WriteOptions(
+                    expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
+                run.touch(SafeFile.directory(of: written.path))
+            case .output:
+                guard let path = job.output else { break }
+                let slash = path.lastIndex(of: "/")
+                if let slash, slash != path.startIndex {
+                    do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch {
+                        return fail("cannot create the directory: \(error)", path: path, trouble: true)
+                    }
+                }
+                let written = try io.writeFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
+                    replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
+                    syncDirectory: false))
+                run.touch(SafeFile.directory(of: written.path))
             }
-            for write in writes { try writeFile(write.path, write.bytes, job.path) }
         } catch {
-            report.status = "failed"
-            report.error = "cannot write: \(error)"
-            report.trouble = true
-            io.writeStderr("ycft: \(target): cannot write: \(error)\n")
+            return fail(Ycft.failure(error).message, path: error.path, trouble: true)
         }
         return report
     }
@@ -288,6 +382,7 @@ enum MigrateCommand {
                     .init("changed", .array((r.outcome?.changed ?? []).map { .string($0) })),
                     .init("records", r.outcome.map { .integer($0.recordCount) } ?? .null),
                     .init("error", r.error.map { .string($0) } ?? .null),
+                    .init("backup", r.backup.map { .string($0) } ?? .null),
                 ])
             })),
         ])

@@ -1,5 +1,6 @@
 import FirstTimeArchive
 import Plist
+import SafeFiles
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {
@@ -8,6 +9,7 @@ enum PackCommand {
         var format = PlistFormat.binary
         var output = "-"
         var limit = PlistLimits.default.maxInputSize
+        var force = false
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -18,6 +20,9 @@ enum PackCommand {
                 format = f
             case "-o", "--output":
                 output = try args.value(for: option.name, inline: option.inline)
+            case "--force":
+                guard option.inline == nil else { throw UsageError("'--force' takes no value") }
+                force = true
             case "--max-input-size":
                 limit = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
@@ -28,7 +33,7 @@ enum PackCommand {
         }
         let path = args.operands[0]
         do throws(Ycft.Failure) {
-            if output == "-" && format == .binary && io.stdoutIsTerminal() {
+            if Ycft.isStandardOutput(output) && format == .binary && io.stdoutIsTerminal() {
                 throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
             }
             let bytes = try Ycft.readInput(path, io: io, limit: limit)
@@ -39,13 +44,13 @@ enum PackCommand {
             } catch {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
             }
-            if output == "-" {
+            if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)
             } else {
                 do {
-                    try io.writeFileAtomically(output, archive, nil)
+                    _ = try io.writeFile(output, archive, SafeFile.WriteOptions(replaceReadOnly: force))
                 } catch {
-                    throw Ycft.Failure(.trouble, output, "cannot write: \(error)")
+                    throw Ycft.failure(error)
                 }
             }
             return .success

@@ -2,6 +2,12 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The `ycft` command line: argument handling, help text and exit status around the library.
 public enum Ycft {
@@ -18,9 +24,32 @@ public enum Ycft {
         case trouble = 2
     }
 
+    /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
+    /// before anything opens a file, then runs the tool.
+    /// - Returns: the exit status.
+    public static func main(_ arguments: [String]) -> Int32 {
+        run(arguments, io: .live(StandardStreams.shared))
+    }
+
     /// Runs the tool with `arguments` (without the program name).
+    ///
+    /// A failed write to standard output ends in `ycft: cannot write standard output: REASON`
+    /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
+    /// with the command's own status. When standard error cannot be written, the status is at
+    /// least 2 (the run's messages were lost).
     /// - Returns: the exit status.
     public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
+        let status = dispatch(arguments, io: io)
+        let failures = io.streamFailures()
+        if let output = failures.standardOutput, output.errno != EPIPE {
+            io.writeStderr("ycft: cannot write standard output: \(output)\n")
+            return Exit.trouble.rawValue
+        }
+        if failures.standardError != nil { return max(status, Exit.trouble.rawValue) }
+        return status
+    }
+
+    private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
         guard let first = arguments.first else {
             io.writeStdout(Array(Help.main.utf8))
             return Exit.success.rawValue
@@ -107,9 +136,9 @@ public enum Ycft {
     static func readInput(_ path: String, io: CommandIO, limit: Int = PlistLimits.default.maxInputSize) throws(Failure) -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = path == "-" ? try io.readStdin(limit) : try io.readFile(path, limit)
+            bytes = path == "-" ? try io.readStdin(limit) : try io.readFile(path, limit, false).bytes
         } catch {
-            throw Failure(.trouble, display(path), "cannot read: \(error)")
+            throw Failure(.trouble, display(path), error.description)
         }
         guard bytes.count <= limit else {
             throw Failure(.content, display(path), "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
@@ -137,6 +166,17 @@ public enum Ycft {
         }
         return size
     }
+
+    /// A file error as a command failure: `ycft: PATH: what happened`, with the flag that would
+    /// change the answer where there is one (the library never names flags).
+    static func failure(_ error: FileError, forceFlag: String? = "--force") -> Failure {
+        var message = error.description
+        if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
+        return Failure(.trouble, display(error.path), message)
+    }
+
+    /// Whether an output operand means standard output (`-`, `/dev/stdout`).
+    static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
     /// How a path appears in messages (`-` is `<stdin>`).
     static func display(_ path: String) -> String { path == "-" ? "<stdin>" : path }

@@ -6,4 +6,4 @@ import Glibc
 import Darwin
 #endif
 
-exit(Ycft.run(Array(CommandLine.arguments.dropFirst())))
+exit(Ycft.main(Array(CommandLine.arguments.dropFirst())))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
+import SafeFiles
 import Plist
 import TestSupport
 @testable import YcftCLI
@@ -30,11 +31,20 @@ final class FakeIO: @unchecked Sendable {
             writeStdout: { bytes in self.lock.withLock { self._stdout += bytes } },
             writeStderr: { text in self.lock.withLock { self._stderr += text } },
             readStdin: { _ in self.stdin },
-            readFile: { path, _ in
-                guard let bytes = self.lock.withLock({ self.files[path] }) else { throw SystemError(errno: ENOENT) }
-                return bytes
+            readFile: { path, _, _ throws(FileError) in
+                guard let bytes = self.lock.withLock({ self.files[path] }) else {
+                    throw FileError(.read, path, .system(SystemError(errno: ENOENT)))
+                }
+                return InputFile(path: path, bytes: bytes)
             },
-            writeFileAtomically: { path, bytes, _ in self.lock.withLock { self.files[path] = bytes } },
+            writeFile: { path, bytes, _ in
+                self.lock.withLock { self.files[path] = bytes }
+                return .replaced(path)
+            },
+            backupFile: { path, _, suffix, bytes in
+                self.lock.withLock { self.files[path + suffix] = bytes }
+                return path + suffix
+            },
             stdoutIsTerminal: { self.terminal })
     }
 

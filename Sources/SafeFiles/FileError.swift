@@ -1,0 +1,80 @@
+/// Why reading or writing a file failed, with the path it concerns. Library messages say what
+/// happened; the command layer adds the flags that would change it.
+///
+/// ```swift
+/// do { try SafeFile.write(bytes, to: "state.plist") } catch {
+///     print("\(error.path): \(error)")    // "state.plist: not replaced: it is read-only (mode 0444)"
+/// }
+/// ```
+public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Reason: Sendable, Equatable {
+        /// A system call failed.
+        case system(SystemError)
+        /// The path names a directory.
+        case isDirectory
+        /// The path names a file ycft neither replaces nor streams to (a socket, a block device).
+        case unsupportedKind(FileKind)
+        /// The path is a symbolic link whose target does not exist.
+        case danglingLink(target: String)
+        /// The file's permission bits allow no one to write it, or the process may not.
+        case readOnly(permissions: UInt32)
+        /// The file is not the one that was read (another inode, size or modification time).
+        case changedSinceRead
+        /// The file changed while it was being read.
+        case changedWhileReading
+        /// Another process holds the file's lock (another ycft working on it).
+        case locked
+        /// A file appeared at the path while a new one was being written there.
+        case appeared
+        /// Every backup name (`FILE.bak`, `FILE.bak.1` ... `FILE.bak.99`) is taken.
+        case noFreeBackupName
+    }
+
+    /// The operation that failed.
+    public enum Operation: String, Sendable {
+        /// Reading an input.
+        case read = "cannot read"
+        /// Writing or replacing a file.
+        case write = "cannot write"
+        /// Making a backup.
+        case backup = "cannot back up"
+    }
+
+    /// The path the error concerns (the file a symbolic link points to, when it was followed).
+    public let path: String
+    /// The operation.
+    public let operation: Operation
+    /// Why.
+    public let reason: Reason
+
+    /// Creates an error.
+    public init(_ operation: Operation, _ path: String, _ reason: Reason) {
+        self.operation = operation
+        self.path = path
+        self.reason = reason
+    }
+
+    /// `cannot write: No space left on device`, `not replaced: it is read-only (mode 0444)`, ...
+    public var description: String {
+        switch reason {
+        case let .system(error): return "\(operation.rawValue): \(error)"
+        case .isDirectory: return "\(operation.rawValue): Is a directory"
+        case let .unsupportedKind(kind): return "\(operation.rawValue): it is \(kind.phrase), which ycft neither replaces nor writes to"
+        case let .danglingLink(target): return "\(operation.rawValue): it is a symbolic link to \"\(target)\", which does not exist"
+        case let .readOnly(permissions):
+            return "not replaced: it is read-only (mode \(String(permissions, radix: 8).leftPadded(to: 4)))"
+        case .changedSinceRead: return "not replaced: it changed after ycft read it (another program wrote it)"
+        case .changedWhileReading: return "\(operation.rawValue): it changed while ycft was reading it"
+        case .locked: return "\(operation.rawValue): another process (another ycft?) is working on it"
+        case .appeared: return "not written: a file appeared at this path while ycft was writing it"
+        case .noFreeBackupName: return "\(operation.rawValue): every backup name up to .99 is taken"
+        }
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a path names, from `lstat(2)` or `fstat(2)`.
+public enum FileKind: Sendable, Equatable {
+    /// A regular file.
+    case regular
+    /// A directory.
+    case directory
+    /// A symbolic link (only from a status that does not follow links).
+    case symbolicLink
+    /// A named pipe.
+    case fifo
+    /// A character device (a terminal, `/dev/null`, `/dev/full`).
+    case characterDevice
+    /// A block device.
+    case blockDevice
+    /// A socket.
+    case socket
+    /// Anything else.
+    case other
+
+    init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symbolicLink
+        case S_IFIFO: self = .fifo
+        case S_IFCHR: self = .characterDevice
+        case S_IFBLK: self = .blockDevice
+        case S_IFSOCK: self = .socket
+        default: self = .other
+        }
+    }
+
+    /// `a regular file`, `a directory`, ... for messages.
+    public var phrase: String {
+        switch self {
+        case .regular: return "a regular file"
+        case .directory: return "a directory"
+        case .symbolicLink: return "a symbolic link"
+        case .fifo: return "a named pipe"
+        case .characterDevice: return "a character device"
+        case .blockDevice: return "a block device"
+        case .socket: return "a socket"
+        case .other: return "a special file"
+        }
+    }
+}
+
+/// Which file a path named when it was read, and its content's version: the inode, the size and
+/// the modification time. Two equal identities mean "the same file, unchanged" as far as the
+/// operating system can tell (the check GNU tools and editors make before replacing a file).
+public struct FileIdentity: Sendable, Hashable {
+    /// `st_dev`.
+    public var device: UInt64
+    /// `st_ino`.
+    public var inode: UInt64
+    /// `st_size`.
+    public var size: Int64
+    /// `st_mtim.tv_sec`.
+    public var modifiedSeconds: Int64
+    /// `st_mtim.tv_nsec`.
+    public var modifiedNanoseconds: Int64
+
+    /// Creates an identity from its parts.
+    public init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modifiedSeconds = modifiedSeconds
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    /// The file alone (device and inode), whatever its content: for "is this the same file?".
+    public struct Inode: Sendable, Hashable {
+        /// `st_dev`.
+        public var device: UInt64
+        /// `st_ino`.
+        public var inode: UInt64
+
+        /// The inode of an identity.
+        public init(_ identity: FileIdentity) {
+            device = identity.device
+            inode = identity.inode
+        }
+    }
+
+    /// Whether both name the same inode (whatever its content).
+    public func sameFile(as other: FileIdentity) -> Bool { device == other.device && inode == other.inode }
+}
+
+/// A file's kind, identity, permissions and owner.
+public struct FileStatus: Sendable, Equatable {
+    /// What the path names.
+    public var kind: FileKind
+    /// The inode and content version.
+    public var identity: FileIdentity
+    /// The permission bits, `st_mode & 0o7777` (setuid, setgid and sticky included).
+    public var permissions: UInt32
+    /// `st_uid`.
+    public var owner: UInt32
+    /// `st_gid`.
+    public var group: UInt32
+
+    /// Creates a status from its parts (for tests and in-memory file systems).
+    public init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32) {
+        self.kind = kind
+        self.identity = identity
+        self.permissions = permissions
+        self.owner = owner
+        self.group = group
+    }
+
+    init(_ info: stat) {
+        kind = FileKind(mode: info.st_mode)
+        #if canImport(Darwin)
+        let mtime = info.st_mtimespec
+        #else
+        let mtime = info.st_mtim
+        #endif
+        identity = FileIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino),
+                                size: Int64(truncatingIfNeeded: info.st_size),
+                                modifiedSeconds: Int64(truncatingIfNeeded: mtime.tv_sec),
+                                modifiedNanoseconds: Int64(truncatingIfNeeded: mtime.tv_nsec))
+        permissions = UInt32(truncatingIfNeeded: info.st_mode) & 0o7777
+        owner = UInt32(truncatingIfNeeded: info.st_uid)
+        group = UInt32(truncatingIfNeeded: info.st_gid)
+    }
+
+    /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.
+    public static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
+        var info = stat()
+        let rc = followLinks ? stat(path, &info) : lstat(path, &info)
+        return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
+    }
+
+    /// The status of an open descriptor.
+    static func of(descriptor fd: Int32) -> Result<FileStatus, SystemError> {
+        var info = stat()
+        return fstat(fd, &info) == 0 ? .success(FileStatus(info)) : .failure(.current)
+    }
+
+    /// True when no one may write the file by its permission bits (`0444`, `0555`): the owner
+    /// meant it read-only, which ycft respects also when it runs as root.
+    public var isReadOnly: Bool { permissions & 0o222 == 0 }
+}

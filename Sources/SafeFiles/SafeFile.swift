@@ -1,0 +1,506 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one way ycft writes a file. Its policy, decided once:
+///
+/// | the path names | what happens |
+/// |---|---|
+/// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
+/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them) |
+/// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
+/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it |
+/// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
+/// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
+/// | `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` | written to that descriptor |
+/// | a directory, socket or block device | refused |
+///
+/// Setuid, setgid and sticky bits are never given to a file ycft writes. On any failure the
+/// target is untouched and ycft's temporary file is gone; a process killed mid-write leaves at
+/// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and `rename`, or on file systems without
+/// `O_TMPFILE`), which ycft never deletes later: it deletes nothing it did not create in the
+/// same call.
+///
+/// ```swift
+/// let input = try SafeFile.read("prefs.plist", limit: 1 << 20, lock: true)
+/// var options = SafeFile.WriteOptions()
+/// options.expected = input.status?.identity      // refuse if an app rewrote it meanwhile
+/// try SafeFile.write(newBytes, to: "prefs.plist", options: options)
+/// ```
+public enum SafeFile {
+    /// How ``write(_:to:options:)`` may treat the target.
+    public struct WriteOptions: Sendable {
+        /// Replace the target only while it is still this file, unchanged (from ``InputFile``).
+        public var expected: FileIdentity?
+        /// Replace a read-only file too.
+        public var replaceReadOnly: Bool
+        /// Permission bits for a new file (only `0o777` is used); nil: `0o666` less the umask.
+        public var newFilePermissions: UInt32?
+        /// Owner and group for a new file, where the process may set them; nil: the process's.
+        public var newFileOwner: (owner: UInt32, group: UInt32)?
+        /// Flush the directory after the rename (a batch may flush each directory once at the end
+        /// with ``syncDirectory(_:)``; the rename is atomic either way).
+        public var syncDirectory: Bool
+        /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
+        public var mayReplace: Bool
+
+        /// The defaults: replace a writable regular file or create a new one, flush the directory.
+        public init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
+                    newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true) {
+            self.expected = expected
+            self.replaceReadOnly = replaceReadOnly
+            self.newFilePermissions = newFilePermissions
+            self.newFileOwner = newFileOwner
+            self.syncDirectory = syncDirectory
+            self.mayReplace = mayReplace
+        }
+    }
+
+    /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
+    public enum WriteOutcome: Sendable, Equatable {
+        /// An existing regular file was replaced.
+        case replaced(String)
+        /// A new file was created.
+        case created(String)
+        /// The bytes were written to a pipe, device or descriptor.
+        case streamed(String)
+
+        /// The path written.
+        public var path: String {
+            switch self {
+            case let .replaced(p), let .created(p), let .streamed(p): return p
+            }
+        }
+    }
+
+    /// Writes `bytes` to `path` by the policy above.
+    /// - Returns: what was done, and where.
+    /// - Throws: ``FileError`` naming the path; the target is then untouched.
+    @discardableResult
+    public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
+        if let fd = descriptorPath(path) {
+            do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
+            return .streamed(path)
+        }
+        var target = path
+        var status: FileStatus
+        switch FileStatus.of(path, followLinks: false) {
+        case let .success(s): status = s
+        case let .failure(error) where error.errno == ENOENT:
+            return try create(bytes, at: path, options: options)
+        case let .failure(error): throw FileError(.write, path, .system(error))
+        }
+        if status.kind == .symbolicLink {
+            guard let resolved = realPath(path) else {
+                let failure = SystemError.current
+                if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
+                throw FileError(.write, path, .system(failure))
+            }
+            target = resolved
+            switch FileStatus.of(target, followLinks: false) {
+            case let .success(s): status = s
+            case let .failure(error): throw FileError(.write, target, .system(error))
+            }
+        }
+        switch status.kind {
+        case .regular: return try replace(bytes, at: target, status: status, options: options)
+        case .fifo, .characterDevice:
+            let fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
+            defer { close(fd) }
+            do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+            return .streamed(target)
+        case .directory: throw FileError(.write, target, .isDirectory)
+        case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
+        }
+    }
+
+    /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
+    /// very file that was read (its owner, mode and times kept), or, where the file system has no
+    /// hard links, a new file with `bytes` and the original's mode and owner. An existing backup
+    /// is never replaced: the next free name of `SUFFIX`, `SUFFIX.1` ... `SUFFIX.99` is taken.
+    /// - Parameters:
+    ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
+    ///   - bytes: the file's content, for the copy.
+    /// - Returns: the backup's path.
+    /// - Throws: ``FileError``; no backup exists then.
+    public static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
+        let source = realPath(path) ?? path
+        for n in 0..<100 {
+            let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
+            if link(source, candidate) == 0 {
+                if case let .success(made) = FileStatus.of(candidate, followLinks: false), made.identity == expected.identity {
+                    return candidate
+                }
+                unlink(candidate)  // just linked by this call: the file changed in between
+                throw FileError(.backup, path, .changedSinceRead)
+            }
+            let failure = SystemError.current
+            switch failure.errno {
+            case EEXIST: continue
+            case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
+                var options = WriteOptions(newFilePermissions: expected.permissions,
+                                           newFileOwner: (expected.owner, expected.group), mayReplace: false)
+                options.syncDirectory = false
+                do {
+                    try write(bytes, to: candidate, options: options)
+                    return candidate
+                } catch where error.reason == .appeared || error.reason == .system(SystemError(errno: EEXIST)) {
+                    continue
+                } catch {
+                    throw FileError(.backup, path, error.reason)
+                }
+            default: throw FileError(.backup, path, .system(failure))
+            }
+        }
+        throw FileError(.backup, path, .noFreeBackupName)
+    }
+
+    /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
+    /// with its status. With `lock`, an exclusive advisory lock (`flock`) is taken and held
+    /// until the returned value's ``InputFile/release()`` or its end: two ycft processes never
+    /// work on one file at once.
+    /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock).
+    public static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+        let handle = FileLock(fd)
+        let before: FileStatus
+        switch FileStatus.of(descriptor: fd) {
+        case let .success(s): before = s
+        case let .failure(error): throw FileError(.read, path, .system(error))
+        }
+        if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
+        if lock && flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let failure = SystemError.current
+            // Only a held lock is an answer; a file system without locks is read unlocked.
+            if failure.errno == EWOULDBLOCK { throw FileError(.read, path, .locked) }
+        }
+        let bytes: [UInt8]
+        do { bytes = try readAll(fd, limit: limit) } catch { throw FileError(.read, path, .system(error)) }
+        guard before.kind == .regular else { return InputFile(path: path, bytes: bytes, status: nil, lock: nil) }
+        guard case let .success(after) = FileStatus.of(descriptor: fd), after.identity == before.identity else {
+            throw FileError(.read, path, .changedWhileReading)
+        }
+        return InputFile(path: path, bytes: bytes, status: before, lock: lock ? handle : nil)
+    }
+
+    /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
+    /// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
+    public static func writeFully(_ bytes: [UInt8], to fd: Int32) throws(SystemError) { try writeAll(fd, bytes) }
+
+    /// Reads a descriptor to its end, or until more than `limit` bytes were read.
+    /// - Throws: ``SystemError`` from `read(2)`.
+    public static func readFully(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] { try readAll(fd, limit: limit) }
+
+    /// Flushes a directory's entries (renames) to disk.
+    public static func syncDirectory(_ directory: String) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            _ = fsync(fd)
+            close(fd)
+        }
+    }
+
+    /// The directory part of a path (`.` when there is none).
+    public static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The descriptor that `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` names.
+    public static func descriptorPath(_ path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return 1
+        case "/dev/stderr": return 2
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+            }
+            return nil
+        }
+    }
+
+    // MARK: - Replacing and creating
+
+    private static func replace(_ bytes: [UInt8], at target: String, status: FileStatus,
+                                options: WriteOptions) throws(FileError) -> WriteOutcome {
+        if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
+        guard options.mayReplace else { throw FileError(.write, target, .appeared) }
+        if !options.replaceReadOnly && (status.isReadOnly || (access(target, W_OK) != 0 && errno == EACCES)) {
+            throw FileError(.write, target, .readOnly(permissions: status.permissions))
+        }
+        let directory = directory(of: target)
+        let temporary = try Temporary(directory: directory, name: baseName(target), for: target)
+        defer { temporary.discard() }
+        try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
+        try temporary.fill(bytes)
+        // The last look before the rename: the file must still be the one we were asked to replace.
+        guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == status.identity else {
+            throw FileError(.write, target, .changedSinceRead)
+        }
+        try temporary.commit(replacing: true)
+        if options.syncDirectory { syncDirectory(directory) }
+        return .replaced(target)
+    }
+
+    private static func create(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> WriteOutcome {
+        let directory = directory(of: target)
+        let temporary = try Temporary(directory: directory, name: baseName(target), for: target)
+        defer { temporary.discard() }
+        if let owner = options.newFileOwner {
+            try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
+                                                 permissions: options.newFilePermissions ?? temporary.defaultPermissions)
+        } else if let permissions = options.newFilePermissions {
+            try temporary.setPermissions(permissions)
+        }
+        try temporary.fill(bytes)
+        try temporary.commit(replacing: false)
+        if options.syncDirectory { syncDirectory(directory) }
+        return .created(target)
+    }
+
+    static func baseName(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func linkText(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// A file's bytes and status as ``SafeFile/read(_:limit:lock:)`` found them, holding the file's
+/// lock (when asked for) until ``release()`` or until the last copy is gone.
+public struct InputFile: Sendable {
+    /// The path as given.
+    public let path: String
+    /// The bytes read (at most the limit plus one).
+    public let bytes: [UInt8]
+    /// The status of a regular file when it was read; nil for standard input, pipes and devices.
+    public let status: FileStatus?
+    let lock: FileLock?
+
+    /// An input with no file behind it (standard input, a test's bytes).
+    public init(path: String, bytes: [UInt8], status: FileStatus? = nil) {
+        self.init(path: path, bytes: bytes, status: status, lock: nil)
+    }
+
+    init(path: String, bytes: [UInt8], status: FileStatus?, lock: FileLock?) {
+        self.path = path
+        self.bytes = bytes
+        self.status = status
+        self.lock = lock
+    }
+
+    /// Releases the file's lock now (it is released anyway when the last copy is gone).
+    public func release() { lock?.release() }
+}
+
+/// An open descriptor, closed (and so unlocked) once.
+final class FileLock: @unchecked Sendable {
+    // Only `release` mutates `fd`, and it swaps it out atomically enough for one owner: an
+    // `InputFile` is used by one worker at a time.
+    private var fd: Int32
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    func release() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+    }
+
+    deinit { release() }
+}
+
+/// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
+private final class Temporary {
+    let fd: Int32
+    let directory: String
+    let stem: String
+    let target: String
+    /// The name it has (nil while an unnamed `O_TMPFILE`).
+    private var name: String?
+    private var committed = false
+
+    init(directory: String, name: String, for target: String) throws(FileError) {
+        self.directory = directory
+        self.target = target
+        stem = "\(directory)/.\(Temporary.shortened(name)).ycft-"
+        #if os(Linux)
+        let unnamed = open(directory, linuxTemporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+        if unnamed >= 0 {
+            fd = unnamed
+            return
+        }
+        let failure = SystemError.current
+        // Only "this file system has no O_TMPFILE" falls back to a named file (ENOENT: no directory).
+        guard [EOPNOTSUPP, EISDIR, EINVAL].contains(failure.errno) || failure.errno == ENOTSUP else {
+            throw FileError(.write, target, .system(failure))
+        }
+        #endif
+        var lastError = SystemError(errno: EEXIST)
+        for _ in 0..<16 {
+            let candidate = stem + Temporary.randomSuffix()
+            let named = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            if named >= 0 {
+                fd = named
+                self.name = candidate
+                return
+            }
+            lastError = .current
+            if lastError.errno != EEXIST { break }
+        }
+        throw FileError(.write, target, .system(lastError))
+    }
+
+    /// `0o666` less the process's umask (the temporary file is opened with `0o600`, so nothing
+    /// can read it before its final permissions are set; the umask is applied here by hand).
+    var defaultPermissions: UInt32 { 0o666 & ~Temporary.umaskValue }
+
+    func setPermissions(_ permissions: UInt32) throws(FileError) {
+        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
+    }
+
+    func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
+        if owner != geteuid() || group != getegid() {
+            if fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+                // Not permitted to give the file away: keep at least the group where we may.
+                _ = fchown(fd, uid_t.max, gid_t(group))
+            }
+        }
+        try setPermissions(permissions)
+    }
+
+    func fill(_ bytes: [UInt8]) throws(FileError) {
+        do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+        guard fsync(fd) == 0 else { throw FileError(.write, target, .system(.current)) }
+    }
+
+    /// Puts the file in place: renamed over the target (`replacing`), or linked where nothing is.
+    func commit(replacing: Bool) throws(FileError) {
+        if name == nil {
+            // An unnamed O_TMPFILE: link it in. Replacing needs a name to rename from.
+            let linkTarget = replacing ? stem + Temporary.randomSuffix() : target
+            guard linkAt(linkTarget) else {
+                let failure = SystemError.current
+                throw FileError(.write, target, failure.errno == EEXIST && !replacing ? .appeared : .system(failure))
+            }
+            if !replacing {
+                committed = true
+                return
+            }
+            name = linkTarget
+        }
+        guard let name else { return }
+        if replacing {
+            guard rename(name, target) == 0 else { throw FileError(.write, target, .system(.current)) }
+        } else {
+            guard link(name, target) == 0 else {
+                let failure = SystemError.current
+                throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
+            }
+            unlink(name)
+        }
+        self.name = nil
+        committed = true
+    }
+
+    /// Closes the descriptor and removes the named temporary file this object created.
+    func discard() {
+        close(fd)
+        if !committed, let name { unlink(name) }
+    }
+
+    private func linkAt(_ path: String) -> Bool {
+        #if os(Linux)
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return true }
+        let failure = SystemError.current
+        if failure.errno == EEXIST { return false }
+        // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
+        if linkat(fd, "", AT_FDCWD, path, 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
+        errno = failure.errno
+        #endif
+        return false
+    }
+
+    /// The name's first 64 bytes (whole characters), so `.NAME.ycft-XXXXXXXXXXXX` stays within
+    /// NAME_MAX whatever the target's name.
+    static func shortened(_ name: String) -> String {
+        var out = ""
+        var bytes = 0
+        for character in name {
+            bytes += character.utf8.count
+            if bytes > 64 { break }
+            out.append(character)
+        }
+        return out
+    }
+
+    static func randomSuffix() -> String {
+        let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        return String(repeating: "0", count: 12 - hex.count) + hex
+    }
+
+    /// The process's umask: from `/proc/self/status` where Linux shows it (reading it with
+    /// `umask(2)` means setting it, which races with threads creating files), else set back at once.
+    static let umaskValue: UInt32 = {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            if let status = try? readAll(fd, limit: 1 << 16),
+               let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+               let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
+                return value
+            }
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return UInt32(mask)
+    }()
+}
+
+#if os(Linux)
+/// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Glibc exports it only under `_GNU_SOURCE`). The value
+/// of `__O_TMPFILE` is the generic one (x86, ARM, RISC-V, ...).
+private let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
+#endif
+
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw .current
+        }
+        offset += n
+    }
+}
+
+func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while out.count <= limit {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw .current
+        }
+        if n == 0 { break }
+        out.append(contentsOf: chunk[..<n])
+    }
+    return out
+}

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Test seams that exist only in debug builds (release builds compile them to nothing), for
+/// tests that must act at an exact moment of a real `ycft` process.
+enum TestHooks {
+    /// After `migrate` read a file: with `YCFT_TEST_AFTER_READ_FIFO=PATH` (a named pipe), writes
+    /// the file's path and a newline to the pipe, then waits until the test writes one byte back.
+    /// The test changes the file in between, deterministically.
+    static func afterRead(_ path: String) {
+        #if DEBUG
+        guard let fifo = getenv("YCFT_TEST_AFTER_READ_FIFO").map({ String(cString: $0) }) else { return }
+        let out = open(fifo, O_WRONLY | O_CLOEXEC)
+        guard out >= 0 else { return }
+        let line = Array((path + "\n").utf8)
+        _ = line.withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
+        close(out)
+        let back = open(fifo, O_RDONLY | O_CLOEXEC)
+        guard back >= 0 else { return }
+        var byte: UInt8 = 0
+        _ = read(back, &byte, 1)
+        close(back)
+        #endif
+    }
+}
