@@ -63,7 +63,9 @@ public enum LegacyArchive {
         } catch let error as FirstTimeError {
             throw error
         } catch {
-            preconditionFailure("unexpected error \(error)")
+            // decodeRecords throws only the two types above; should that ever change, the
+            // error still becomes a message, never a trap.
+            throw .contract("unexpected error: \(error)", at: "archive")
         }
     }
 

@@ -42,7 +42,8 @@ public enum RecordsFormat {
                 case nil: time = .null
                 case let t? where t.isNaN: time = .string("NaN")
                 case let t? where t.isInfinite: time = .string(t < 0 ? "-Infinity" : "Infinity")
-                case let t?: time = JSON.number(t)!
+                // Finite here (the two cases above took NaN and the infinities), so never nil.
+                case let t?: time = JSON.number(t) ?? .string(t.description)
                 }
                 let utc = record.lastTime.flatMap { ExactTime.utcString(secondsSince2001: $0) }
                 return .init(key, .object([
@@ -220,8 +221,8 @@ public enum RecordsFormat {
         }
         if let parsedUTC, let t = record.lastTime {
             let digits = parsedUTC.fraction.count
-            let given = parsedUTC.seconds * ExactTime.pow10(digits) + (Int64(parsedUTC.fraction) ?? 0)
-            guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), actual == given else {
+            let given = ExactTime.scaledUTC(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)
+            guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), Int128(actual) == given else {
                 throw .recordsFormat("lastTime \(t) and lastTimeUTC disagree; fix or remove one of them", at: path)
             }
         }

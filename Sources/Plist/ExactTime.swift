@@ -30,6 +30,16 @@ public enum ExactTime {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The instant for people: ``utcString(secondsSince2001:)`` where it has one, else what the
+    /// instant is: `beyond year 9999`, `before year 1`, `+infinity`, `-infinity` or `NaN`
+    /// (never a raw number in a date column).
+    public static func utcText(secondsSince2001 seconds: Double) -> String {
+        if let text = utcString(secondsSince2001: seconds) { return text }
+        if seconds.isNaN { return "NaN" }
+        if seconds.isInfinite { return seconds < 0 ? "-infinity" : "+infinity" }
+        return seconds < 0 ? "before year 1" : "beyond year 9999"
+    }
+
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
     public static func scaled(_ seconds: Double, digits: Int) -> Int64? {
@@ -112,16 +122,26 @@ public enum ExactTime {
     }
 
     /// The double nearest to a parsed UTC instant (correctly rounded from its decimal value).
+    /// Total for every value ``parseUTC(_:)`` returns (128-bit arithmetic: year 9999 with nine
+    /// fractional digits is beyond `Int64`).
     public static func secondsSince2001(seconds: Int64, fraction: String) -> Double {
         if fraction.isEmpty { return Double(seconds) }
+        guard let total = scaledUTC(seconds: seconds, fraction: fraction) else { return .nan }
         // Exact decimal: seconds + 0.fraction, written out and read by the correctly rounded parser.
-        let scale = Int64(pow10(fraction.count))
-        let total = seconds * scale + Int64(fraction)!
         let negative = total < 0
         var digits = String(total.magnitude)
         if digits.count <= fraction.count { digits = String(repeating: "0", count: fraction.count - digits.count + 1) + digits }
         digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -fraction.count))
-        return Double((negative ? "-" : "") + digits)!
+        // A well-formed decimal always parses (out-of-range values become infinity, not nil).
+        return Double((negative ? "-" : "") + digits) ?? .nan
+    }
+
+    /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
+    /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits.
+    public static func scaledUTC(seconds: Int64, fraction: String) -> Int128? {
+        guard fraction.utf8.count <= 18, let f = fraction.isEmpty ? 0 : Int64(fraction), f >= 0,
+              fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int128(seconds) * Int128(pow10(fraction.utf8.count)) + Int128(f)
     }
 
     /// 10^n for n from 0 to 18.

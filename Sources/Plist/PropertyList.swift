@@ -48,6 +48,7 @@ public enum PropertyList {
                 let node: plist_t?
                 switch format {
                 case .binary:
+                    // `bytes` is not empty (checked above), so `baseAddress` is not nil here or below.
                     var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
                     _ = try scanner.scan()
                     node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
@@ -273,6 +274,8 @@ private struct NodeBuilder {
             guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
             return plist_new_uid(u)
         case let .array(items):
+            // libplist returns nil only when malloc fails, which no input can cause (the size
+            // limits bound every allocation); Swift cannot continue without memory anyway.
             let array = plist_new_array()!
             for (i, item) in items.enumerated() {
                 path.push(.index(i))
@@ -286,6 +289,7 @@ private struct NodeBuilder {
             }
             return array
         case let .dictionary(dict):
+            // As above: nil only when malloc fails.
             let node = plist_new_dict()!
             for (key, item) in dict {
                 path.push(.key(key))

@@ -52,7 +52,9 @@ enum StatusCommand {
             throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
         }
         let path = args.operands[0]
-        let zone = TimeZone(identifier: zoneName)!
+        guard let zone = TimeZone(identifier: zoneName) else {
+            throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let instant = now ?? clock()
@@ -86,6 +88,7 @@ enum StatusCommand {
                             .init("key", .string(gate.key)),
                             .init("rule", .string(gate.text)),
                             .init("wouldRun", .bool(decision.wouldRun)),
+                            .init("nextEligible", exact(decision.nextEligible)),
                             .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
                         ])
                     })),
@@ -111,11 +114,14 @@ enum StatusCommand {
         ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null
     }
 
-    /// `2025-01-01T10:00:00.123456+01:00` in `zone`.
-    static func local(_ t: Double, _ zone: TimeZone) -> String? {
-        guard t.isFinite else { return nil }
+    /// `2025-01-01T10:00:00.123456+01:00` in `zone`; for an instant outside years 1-9999 what
+    /// ``ExactTime/utcText(secondsSince2001:)`` says of it.
+    static func local(_ t: Double, _ zone: TimeZone) -> String {
+        guard ExactTime.utcString(secondsSince2001: t) != nil else { return ExactTime.utcText(secondsSince2001: t) }
         let offset = zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: t))
-        guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else { return nil }
+        guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else {
+            return ExactTime.utcText(secondsSince2001: t + Double(offset))
+        }
         let sign = offset < 0 ? "-" : "+"
         let minutes = abs(offset) / 60
         let suffix = offset == 0 ? "Z" : String(format: "%@%02d:%02d", sign, minutes / 60, minutes % 60)
@@ -125,6 +131,10 @@ enum StatusCommand {
     static func age(_ seconds: Double) -> String {
         guard seconds.isFinite else { return "-" }
         let negative = seconds < 0
+        // Whole seconds fit Int64 up to 2^63; beyond about 2^53 a double has no whole seconds to show.
+        guard seconds.magnitude < 0x1p53 else {
+            return (negative ? "in the future by " : "") + "more than 104249991374d"
+        }
         var s = Int64(seconds.magnitude.rounded(.down))
         let days = s / 86_400; s %= 86_400
         let text = days > 0 ? "\(days)d \(s / 3600)h \(s / 60 % 60)m" : "\(s / 3600)h \(s / 60 % 60)m \(s % 60)s"
@@ -140,20 +150,20 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(ExactTime.utcString(secondsSince2001: now) ?? "\(now)") (\(zoneName)), app version \(appVersion.map { "\"\($0)\"" } ?? "none")\n\n"
+        var out = "now \(ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map { "\"\($0)\"" } ?? "none")\n\n"
         var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)", "LAST TIME (\(zoneName))", "AGE"]]
         for (key, record) in records {
             let t = record.lastTime
             rows.append([key, record.lastVersion ?? "-",
-                         t.map { ExactTime.utcString(secondsSince2001: $0) ?? "\($0)" } ?? "-",
-                         t.flatMap { local($0, zone) } ?? "-",
+                         t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-",
+                         t.map { local($0, zone) } ?? "-",
                          t.map { age(now - $0) } ?? "-"])
         }
         out += records.count == 0 ? "no records\n" : table(rows)
         if !decisions.isEmpty {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
-                let next = decision.nextEligible.map { ExactTime.utcString(secondsSince2001: $0) ?? "\($0)" } ?? "never"
+                let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
                 gateRows.append([gate.key + (records[gate.key] == nil ? " (never run)" : ""), gate.text,
                                  decision.wouldRun ? "yes" : "no", next])
             }

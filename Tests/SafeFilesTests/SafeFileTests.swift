@@ -1,0 +1,209 @@
+import Foundation
+import Testing
+import SafeFiles
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one writer's policy, case by case, on real files.
+@Suite struct SafeFileWriter {
+    func status(_ path: String, follow: Bool = false) throws -> FileStatus {
+        try FileStatus.of(path, followLinks: follow).get()
+    }
+
+    func entries(_ dir: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    }
+
+    @Test func replacesAtomicallyKeepingPermissionsAndLeavesNoTemporary() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("a.plist").path
+        try writeBytes([1, 2, 3], to: URL(fileURLWithPath: file))
+        chmod(file, 0o640)
+        let before = try status(file)
+        let outcome = try SafeFile.write([4, 5], to: file)
+        #expect(outcome == .replaced(file))
+        let after = try status(file)
+        #expect(after.permissions == 0o640)
+        #expect(after.owner == before.owner && after.group == before.group)
+        #expect(after.identity.inode != before.identity.inode)
+        #expect(try readBytes(URL(fileURLWithPath: file)) == [4, 5])
+        #expect(try entries(dir) == ["a.plist"])
+    }
+
+    @Test func newFileTakesGivenPermissionsWithoutSetuidAndNeverClobbers() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("new").path
+        let outcome = try SafeFile.write([9], to: file, options: .init(newFilePermissions: 0o4755))
+        #expect(outcome == .created(file))
+        #expect(try status(file).permissions == 0o755)
+        // mayReplace false: an existing file is never replaced.
+        #expect(throws: FileError(.write, file, .appeared)) {
+            try SafeFile.write([1], to: file, options: .init(mayReplace: false))
+        }
+        #expect(try readBytes(URL(fileURLWithPath: file)) == [9])
+    }
+
+    @Test func setuidBitsAreNotKeptOnReplace() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("s").path
+        try writeBytes([1], to: URL(fileURLWithPath: file))
+        chmod(file, 0o6755)
+        try SafeFile.write([2], to: file)
+        #expect(try status(file).permissions == 0o755)
+    }
+
+    @Test func followsASymlinkAndKeepsTheLink() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let real = dir.appendingPathComponent("real").path, link = dir.appendingPathComponent("link").path
+        try writeBytes([1], to: URL(fileURLWithPath: real))
+        symlink("real", link)
+        let outcome = try SafeFile.write([7, 7], to: link)
+        #expect(outcome == .replaced(try #require(realpathString(real))))
+        #expect(try status(link).kind == .symbolicLink)
+        #expect(try readBytes(URL(fileURLWithPath: real)) == [7, 7])
+    }
+
+    @Test func refusesADanglingLinkADirectoryAndASocket() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let link = dir.appendingPathComponent("dangling").path
+        symlink("missing-target", link)
+        #expect(throws: FileError(.write, link, .danglingLink(target: "missing-target"))) {
+            try SafeFile.write([1], to: link)
+        }
+        #expect(try status(link).kind == .symbolicLink)
+        #expect(throws: FileError(.write, dir.path, .isDirectory)) { try SafeFile.write([1], to: dir.path) }
+    }
+
+    @Test func streamsToAFifoAndToDevices() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        nonisolated(unsafe) var received: [UInt8] = []
+        let reader = Thread { received = readFIFO(fifo) }
+        reader.start()
+        #expect(try SafeFile.write([1, 2, 3], to: fifo) == .streamed(fifo))
+        while !reader.isFinished { usleep(1000) }
+        #expect(received == [1, 2, 3])
+        #expect(try status(fifo).kind == .fifo)
+        #expect(try SafeFile.write([1], to: "/dev/null") == .streamed("/dev/null"))
+        #expect(throws: FileError(.write, "/dev/full", .system(SystemError(errno: ENOSPC)))) {
+            try SafeFile.write([1], to: "/dev/full")
+        }
+        #expect(try status("/dev/full").kind == .characterDevice)
+    }
+
+    @Test func readOnlyIsRefusedUnlessAsked() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("ro").path
+        try writeBytes([1], to: URL(fileURLWithPath: file))
+        chmod(file, 0o444)
+        #expect(throws: FileError(.write, file, .readOnly(permissions: 0o444))) { try SafeFile.write([2], to: file) }
+        #expect("\(FileError(.write, file, .readOnly(permissions: 0o444)))" == "not replaced: it is read-only (mode 0444)")
+        try SafeFile.write([2], to: file, options: .init(replaceReadOnly: true))
+        #expect(try readBytes(URL(fileURLWithPath: file)) == [2])
+        #expect(try status(file).permissions == 0o444)
+    }
+
+    @Test func aFileChangedSinceItWasReadIsNotReplaced() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("f").path
+        try writeBytes([1, 1], to: URL(fileURLWithPath: file))
+        let input = try SafeFile.read(file, limit: 100)
+        #expect(input.bytes == [1, 1])
+        // Another program rewrites it (same size, new content, a later modification time).
+        usleep(10_000)
+        try writeBytes([2, 2], to: URL(fileURLWithPath: file))
+        #expect(throws: FileError(.write, file, .changedSinceRead)) {
+            try SafeFile.write([3], to: file, options: .init(expected: input.status?.identity))
+        }
+        #expect(try readBytes(URL(fileURLWithPath: file)) == [2, 2])
+        // Replaced by rename (a new inode) counts as changed too.
+        let again = try SafeFile.read(file, limit: 100)
+        try SafeFile.write([4], to: file)
+        #expect(throws: FileError(.write, file, .changedSinceRead)) {
+            try SafeFile.write([5], to: file, options: .init(expected: again.status?.identity))
+        }
+        #expect(try entries(dir) == ["f"])
+    }
+
+    @Test func aLockedFileIsNotReadTwice() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("l").path
+        try writeBytes([1], to: URL(fileURLWithPath: file))
+        let first = try SafeFile.read(file, limit: 10, lock: true)
+        #expect(throws: FileError(.read, file, .locked)) { try SafeFile.read(file, limit: 10, lock: true) }
+        first.release()
+        #expect(try SafeFile.read(file, limit: 10, lock: true).bytes == [1])
+    }
+
+    @Test func backupsAreHardLinksAndNeverReplaced() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("x.plist").path
+        try writeBytes([1], to: URL(fileURLWithPath: file))
+        try writeBytes([0xEE], to: URL(fileURLWithPath: file + ".bak"))
+        let input = try SafeFile.read(file, limit: 10)
+        let status = try #require(input.status)
+        let backup = try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
+        #expect(backup == file + ".bak.1")
+        #expect(try readBytes(URL(fileURLWithPath: file + ".bak")) == [0xEE])
+        #expect(try self.status(backup).identity == status.identity)
+        let second = try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
+        #expect(second == file + ".bak.2")
+    }
+
+    @Test func longNamesWork() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let name = String(repeating: "n", count: 249) + ".plist"   // 255 bytes: NAME_MAX
+        let file = dir.appendingPathComponent(name).path
+        try SafeFile.write([1], to: file)
+        try SafeFile.write([2], to: file)
+        #expect(try readBytes(URL(fileURLWithPath: file)) == [2])
+        #expect(try entries(dir) == [name])
+    }
+
+    @Test func nothingElseInTheDirectoryIsEverDeleted() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let lookalikes = [".thesis.ycft-4000000-backup", ".out.archive.ycft-4000000-abcdef", ".out.archive.ycft-000000000000"]
+        for name in lookalikes { try writeBytes([42], to: dir.appendingPathComponent(name)) }
+        try SafeFile.write([1], to: dir.appendingPathComponent("out.archive").path)
+        try SafeFile.write([2], to: dir.appendingPathComponent("out.archive").path)
+        #expect(try entries(dir) == (lookalikes + ["out.archive"]).sorted())
+    }
+
+    @Test func aMissingDirectoryIsAClearError() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("no/such/f").path
+        #expect(throws: FileError(.write, file, .system(SystemError(errno: ENOENT)))) { try SafeFile.write([1], to: file) }
+    }
+
+    @Test func descriptorPathsWriteToTheDescriptor() throws {
+        #expect(SafeFile.descriptorPath("/dev/stdout") == 1)
+        #expect(SafeFile.descriptorPath("/dev/fd/7") == 7)
+        #expect(SafeFile.descriptorPath("/proc/self/fd/3") == 3)
+        #expect(SafeFile.descriptorPath("/dev/fd/x") == nil)
+        #expect(SafeFile.descriptorPath("/tmp/out") == nil)
+    }
+}
+
+func realpathString(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size from stat).
+func readFIFO(_ path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n <= 0 { break }
+        out += buffer[..<n]
+    }
+    return out
+}
