@@ -193,17 +193,3 @@ func realpathString(_ path: String) -> String? {
     return String(cString: resolved)
 }
 
-/// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size from stat).
-func readFIFO(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return [] }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = read(fd, &buffer, buffer.count)
-        if n <= 0 { break }
-        out += buffer[..<n]
-    }
-    return out
-}

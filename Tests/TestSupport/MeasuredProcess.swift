@@ -49,3 +49,67 @@ public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8]
                           stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self),
                           maxRSSKiB: Int(usage.ru_maxrss), seconds: seconds)
 }
+
+/// Where a child's standard output or error goes in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``.
+public enum SpawnStream: Sendable {
+    /// Captured into a file and returned.
+    case capture
+    /// Closed before the program starts (`>&-`).
+    case closed
+    /// Opened for writing at this path (`> /dev/full`).
+    case path(String)
+}
+
+/// Runs an executable with its standard output and error as given (closed, a device, captured)
+/// and waits for it; standard input comes from a file holding `stdin`.
+public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
+                       stderr: SpawnStream = .capture, environment: [String: String] = [:]) throws -> ProcessResult {
+    let dir = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let inPath = dir.appendingPathComponent("in").path
+    try Data(stdin).write(to: URL(fileURLWithPath: inPath))
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
+    var captured: [Int32: String] = [:]
+    for (fd, stream) in [(Int32(1), stdout), (Int32(2), stderr)] {
+        switch stream {
+        case .capture:
+            let path = dir.appendingPathComponent("out\(fd)").path
+            captured[fd] = path
+            posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        case .closed: posix_spawn_file_actions_addclose(&actions, fd)
+        case let .path(path): posix_spawn_file_actions_addopen(&actions, fd, path, O_WRONLY, 0)
+        }
+    }
+    let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+    let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+    let envp = env.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+    guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let exited = status & 0x7F == 0
+    let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    func read(_ fd: Int32) -> Data { captured[fd].flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) } ?? Data() }
+    return ProcessResult(status: code, stdout: Array(read(1)), stderr: String(decoding: read(2), as: UTF8.self))
+}
+
+/// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size
+/// from stat, which is 0 for a pipe).
+public func readFIFO(_ path: String) -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return [] }
+    defer { close(fd) }
+    var out: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fd, &buffer, buffer.count)
+        if n <= 0 { break }
+        out += buffer[..<n]
+    }
+    return out
+}

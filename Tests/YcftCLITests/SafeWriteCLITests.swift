@@ -1,0 +1,421 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import SafeFiles
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// "Never lose, clobber or crash on a user's file": every case through the built binary.
+@Suite(.serialized) struct SafeWritesThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+    let defaults = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
+    let archive = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")
+    let isRoot = geteuid() == 0
+
+    func tree(_ names: [String]) throws -> URL {
+        let dir = try TestPaths.temporaryDirectory()
+        for name in names {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: defaults, to: url)
+        }
+        return dir
+    }
+
+    func isMigrated(_ url: URL) throws -> Bool {
+        try PropertyList.read(readBytes(url)).value.dictionaryValue?["YCFirstTime.records"] != nil
+    }
+
+    func status(_ url: URL) throws -> FileStatus { try FileStatus.of(url.path, followLinks: false).get() }
+
+    func files(_ dir: URL) throws -> [String] {
+        (FileManager.default.enumerator(atPath: dir.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    /// Runs ycft in `dir` (relative paths as a user types them).
+    func ycft(in dir: URL, _ arguments: [String]) throws -> ProcessResult {
+        try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["-C", dir.path, ycft.path] + arguments)
+    }
+
+    // 1. migrate -o: nothing lost
+
+    @Test func equalNamesFromTwoFileOperandsLandInMirroredPaths() throws {
+        let dir = try tree(["a/x.plist", "b/x.plist"])
+        let result = try ycft(in: dir, ["migrate", "-o", "OUT", "a/x.plist", "b/x.plist"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try files(dir.appendingPathComponent("OUT")) == ["a", "a/x.plist", "b", "b/x.plist"])
+        #expect(try isMigrated(dir.appendingPathComponent("OUT/a/x.plist")))
+        #expect(try isMigrated(dir.appendingPathComponent("OUT/b/x.plist")))
+    }
+
+    @Test func aTreeWithEqualNamesInDifferentFoldersKeepsEveryResult() throws {
+        let dir = try tree(["in/a/x.plist", "in/b/x.plist", "in/x.plist"])
+        let result = try ycft(in: dir, ["migrate", "-o", "OUT", "in"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try files(dir.appendingPathComponent("OUT")).filter { $0.hasSuffix(".plist") } == ["a/x.plist", "b/x.plist", "x.plist"])
+    }
+
+    @Test func outputsThatMeetAreRefusedBeforeAnythingIsWritten() throws {
+        let dir = try tree(["a/x.plist", "b/x.plist"])
+        let result = try ycft(in: dir, ["migrate", "-o", "OUT", "a", "b"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: OUT/x.plist: 2 inputs would be written here: a/x.plist, b/x.plist\nycft: nothing was written\n")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("OUT").path))
+    }
+
+    // 2. links and special files
+
+    @Test func packToAFullDeviceFailsAndLeavesTheDevice() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        let result = try runProcess(ycft, ["pack", "-o", "/dev/full", json.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: /dev/full: cannot write: No space left on device\n")
+        #expect(try FileStatus.of("/dev/full", followLinks: false).get().kind == .characterDevice)
+    }
+
+    @Test func packThroughASymlinkReplacesItsTargetAndKeepsTheLink() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        try writeBytes(Array("old".utf8), to: dir.appendingPathComponent("real.archive"))
+        symlink("real.archive", dir.appendingPathComponent("link.archive").path)
+        let result = try runProcess(ycft, ["pack", "-o", dir.appendingPathComponent("link.archive").path, json.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try status(dir.appendingPathComponent("link.archive")).kind == .symbolicLink)
+        #expect(try readBytes(dir.appendingPathComponent("real.archive")) == readBytes(archive))
+    }
+
+    @Test func migrateInPlaceThroughASymlinkMigratesTheRealFile() throws {
+        let dir = try tree(["real.plist"])
+        symlink("real.plist", dir.appendingPathComponent("link.plist").path)
+        let result = try runProcess(ycft, ["migrate", "--in-place", dir.appendingPathComponent("link.plist").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try status(dir.appendingPathComponent("link.plist")).kind == .symbolicLink)
+        #expect(try isMigrated(dir.appendingPathComponent("real.plist")))
+        #expect(try readBytes(dir.appendingPathComponent("link.plist.bak")) == readBytes(defaults))
+    }
+
+    @Test func packToAFifoStreamsAndToDevStdoutPrints() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        let fifo = dir.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        nonisolated(unsafe) var received: [UInt8] = []
+        let reader = Thread { received = readFIFO(fifo) }
+        reader.start()
+        let result = try runProcess(ycft, ["pack", "-o", fifo, json.path])
+        while !reader.isFinished { usleep(1000) }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(received == (try readBytes(archive)))
+        #expect(try FileStatus.of(fifo, followLinks: false).get().kind == .fifo)
+        let viaStdout = try runProcess(ycft, ["pack", "-o", "/dev/stdout", json.path])
+        #expect(viaStdout.status == 0)
+        #expect(viaStdout.stdout == (try readBytes(archive)))
+    }
+
+    // 3. standard output and error
+
+    @Test func aFullOrClosedStandardOutputIsAnErrorNotACrash() throws {
+        let full = try runSpawned(ycft, ["dump", archive.path], stdout: .path("/dev/full"))
+        #expect(full.status == 2)
+        #expect(full.stderr == "ycft: cannot write standard output: No space left on device\n")
+        let closed = try runSpawned(ycft, ["dump", archive.path], stdout: .closed)
+        #expect(closed.status == 2)
+        #expect(closed.stderr == "ycft: cannot write standard output: Bad file descriptor\n")
+        let version = try runSpawned(ycft, ["--version"], stdout: .path("/dev/full"))
+        #expect(version.status == 2)
+        #expect(version.stderr == "ycft: cannot write standard output: No space left on device\n")
+        let dir = try TestPaths.temporaryDirectory()
+        let empty = dir.appendingPathComponent("empty.bin")
+        try writeBytes([], to: empty)
+        let noStderr = try runSpawned(ycft, ["dump", empty.path], stderr: .closed)
+        #expect(noStderr.status == 2)
+        #expect(noStderr.stdout.isEmpty)
+    }
+
+    @Test func aClosedStandardOutputNeverBecomesAFile() throws {
+        // With fd 1 closed, the first file ycft opens would get descriptor 1; the streams are
+        // reserved first, so pack's output file holds the archive and nothing else.
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        let out = dir.appendingPathComponent("out.archive")
+        let result = try runSpawned(ycft, ["pack", "-o", out.path, json.path], stdout: .closed)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try readBytes(out) == readBytes(archive))
+    }
+
+    @Test func aClosedPipeEndsQuietly() throws {
+        let big = try TestPaths.temporaryDirectory().appendingPathComponent("big.plist")
+        var records = FirstTimeRecords()
+        for i in 0..<5_000 { records["gate.\(i)"] = FirstTimeRecord(lastVersion: "1.0", lastTime: Double(i)) }
+        try writeBytes(try LegacyArchive.encode(records, format: .binary), to: big)
+        let result = try runProcess(URL(fileURLWithPath: "/bin/bash"),
+                                    ["-c", "'\(ycft.path)' dump '\(big.path)' | head -c 10 >/dev/null; echo \"${PIPESTATUS[0]}\""])
+        #expect(result.stdoutText == "0\n")
+        #expect(result.stderr == "")
+    }
+
+    @Test func aBatchGoesOnWithoutStandardErrorAndWritesItsReport() throws {
+        var names: [String] = []
+        for i in 0..<150 { names.append("t/good\(i).plist") }
+        let dir = try tree(names)
+        for i in 0..<151 { try writeBytes(Array("garbage".utf8), to: dir.appendingPathComponent("t/bad\(i).plist")) }
+        let report = dir.appendingPathComponent("report.json")
+        let result = try runSpawned(ycft, ["migrate", "--in-place", "--jobs", "1", "--report", report.path,
+                                           dir.appendingPathComponent("t").path], stderr: .closed)
+        #expect(result.status == 2)
+        for i in 0..<150 { #expect(try isMigrated(dir.appendingPathComponent("t/good\(i).plist"))) }
+        let json = try JSONSerialization.jsonObject(with: Data(readBytes(report))) as? [String: Any]
+        let summary = json?["summary"] as? [String: Int]
+        #expect(summary?["migrated"] == 150)
+        #expect(summary?["failed"] == 151)
+    }
+
+    // 4. large times
+
+    @Test func statusPrintsHugeTimesAsSuchAndNeverTraps() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("huge.plist")
+        var records = FirstTimeRecords()
+        records["k"] = FirstTimeRecord(lastVersion: "1", lastTime: 1e19)
+        records["m"] = FirstTimeRecord(lastVersion: "1", lastTime: -1e19)
+        try writeBytes(try LegacyArchive.encode(records, format: .binary), to: file)
+        let result = try runProcess(ycft, ["status", "--now", "2025-01-01T00:00:00Z", "--gate", "k=daily", "--gate", "m=every:2147483648year",
+                                           file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == """
+        now 2025-01-01T00:00:00.000000Z (UTC), app version none
+
+        KEY  LAST VERSION  LAST TIME (UTC)   LAST TIME (UTC)   AGE
+        k    1             beyond year 9999  beyond year 9999  in the future by more than 104249991374d
+        m    1             before year 1     before year 1     more than 104249991374d
+
+        GATE  RULE                  RUNS NOW  NEXT ELIGIBLE (UTC)
+        k     daily                 no        beyond year 9999
+        m     every:2147483648year  no        beyond year 9999
+
+        """)
+    }
+
+    // 5. lost update
+
+    @Test func aFileChangedDuringTheBatchIsNotOverwritten() throws {
+        let dir = try tree(["t/a.plist", "t/b.plist"])
+        let fifo = dir.appendingPathComponent("hook").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let process = Process()
+        process.executableURL = ycft
+        process.arguments = ["migrate", "--in-place", "--no-backup", "--jobs", "1", dir.appendingPathComponent("t").path]
+        process.environment = ProcessInfo.processInfo.environment.merging(["YCFT_TEST_AFTER_READ_FIFO": fifo]) { $1 }
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let appWrote = Array("the app wrote this".utf8)
+        for expected in ["a.plist", "b.plist"] {
+            let line = String(decoding: readFIFO(fifo), as: UTF8.self)
+            #expect(line.hasSuffix("/t/\(expected)\n"))
+            // The app rewrites a.plist while ycft works on it.
+            if expected == "a.plist" { try writeBytes(appWrote, to: dir.appendingPathComponent("t/a.plist")) }
+            let go = open(fifo, O_WRONLY)
+            _ = write(go, "g", 1)
+            close(go)
+        }
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(stderr.contains("t/a.plist: not replaced: it changed after ycft read it (another program wrote it)\n"))
+        #expect(try readBytes(dir.appendingPathComponent("t/a.plist")) == appWrote)
+        #expect(try isMigrated(dir.appendingPathComponent("t/b.plist")))
+        #expect(try files(dir.appendingPathComponent("t")) == ["a.plist", "b.plist"])
+    }
+
+    // 6. ownership
+
+    @Test func ownershipAndModeAreKeptWhenRunAsRoot() throws {
+        guard isRoot else { return }
+        let dir = try tree(["t/x.plist", "t/s.plist"])
+        let file = dir.appendingPathComponent("t/x.plist")
+        #expect(chown(file.path, 12345, 12346) == 0)
+        chmod(file.path, 0o640)
+        let result = try runProcess(ycft, ["migrate", "--in-place", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        for url in [file, dir.appendingPathComponent("t/x.plist.bak")] {
+            let s = try status(url)
+            #expect(s.owner == 12345 && s.group == 12346 && s.permissions == 0o640, "\(url.lastPathComponent)")
+        }
+        #expect(try isMigrated(file))
+        // -o from a setuid input: the output is the runner's, without setuid.
+        let setuid = dir.appendingPathComponent("t/s.plist")
+        #expect(chown(setuid.path, 12345, 12346) == 0)
+        chmod(setuid.path, 0o4755)
+        let out = dir.appendingPathComponent("out.plist")
+        #expect(try runProcess(ycft, ["migrate", "-o", out.path, setuid.path]).status == 0)
+        let made = try status(out)
+        #expect(made.permissions == 0o755)
+        #expect(made.owner == geteuid())
+    }
+
+    // 7. nothing ycft did not create is deleted
+
+    @Test func packNeverDeletesFilesThatLookLikeTemporaries() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        let thesis = dir.appendingPathComponent(".thesis.ycft-4000000-backup")
+        let lookalike = dir.appendingPathComponent(".out.archive.ycft-4000000-abcdef")
+        try writeBytes(Array("chapter one".utf8), to: thesis)
+        try writeBytes(Array("mine".utf8), to: lookalike)
+        #expect(try runProcess(ycft, ["pack", "-o", dir.appendingPathComponent("out.archive").path, json.path]).status == 0)
+        #expect(try readBytes(thesis) == Array("chapter one".utf8))
+        #expect(try readBytes(lookalike) == Array("mine".utf8))
+    }
+
+    // 8. easy mistakes
+
+    @Test func aSecondInPlaceRunNeverReplacesTheFirstBackup() throws {
+        let dir = try tree(["x.plist"])
+        let file = dir.appendingPathComponent("x.plist")
+        #expect(try runProcess(ycft, ["migrate", "--in-place", file.path]).status == 0)
+        // The user restores an older state and migrates again: x.plist.bak holds the first original.
+        try writeBytes(try readBytes(defaults), to: file)
+        try writeBytes(Array("first backup".utf8), to: dir.appendingPathComponent("x.plist.bak"))
+        let report = dir.appendingPathComponent("r.json")
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--report", report.path, file.path])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("ycft: \(file.path): \(file.path).bak exists; the backup is \(file.path).bak.1\n"))
+        #expect(try readBytes(dir.appendingPathComponent("x.plist.bak")) == Array("first backup".utf8))
+        #expect(try readBytes(dir.appendingPathComponent("x.plist.bak.1")) == readBytes(defaults))
+        let json = try JSONSerialization.jsonObject(with: Data(readBytes(report))) as? [String: Any]
+        let entry = (json?["files"] as? [[String: Any]])?.first
+        #expect(entry?["backup"] as? String == file.path + ".bak.1")
+    }
+
+    @Test func anOutputThatIsTheInputIsRefused() throws {
+        let dir = try tree(["f.plist"])
+        let file = dir.appendingPathComponent("f.plist")
+        let result = try runProcess(ycft, ["migrate", "-o", file.path, file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: \(file.path): the output is an input; use --in-place to rewrite a file\nycft: nothing was written\n")
+        #expect(try readBytes(file) == readBytes(defaults))
+    }
+
+    @Test func backupsAreNotTakenAsInputsByTheNextDirectoryRun() throws {
+        let dir = try tree(["t/x.plist"])
+        let t = dir.appendingPathComponent("t")
+        #expect(try runProcess(ycft, ["migrate", "--in-place", "--backup", ".orig.plist", t.path]).status == 0)
+        #expect(try files(t) == ["x.plist", "x.plist.orig.plist"])
+        let again = try runProcess(ycft, ["migrate", "--in-place", "--to", "interval", t.path])
+        #expect(again.stderr.hasSuffix("ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n"))
+        #expect(try readBytes(t.appendingPathComponent("x.plist.orig.plist")) == readBytes(defaults))
+    }
+
+    @Test func readOnlyFilesAreRefusedUnlessForced() throws {
+        let dir = try tree(["ro.plist"])
+        let file = dir.appendingPathComponent("ro.plist")
+        chmod(file.path, 0o444)
+        let result = try runProcess(ycft, ["migrate", "--in-place", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("ycft: \(file.path): not replaced: it is read-only (mode 0444); use --force to replace it anyway\n"))
+        #expect(try readBytes(file) == readBytes(defaults))
+        #expect(try files(dir) == ["ro.plist"])
+        let forced = try runProcess(ycft, ["migrate", "--in-place", "--force", file.path])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try isMigrated(file))
+        #expect(try status(file).permissions == 0o444)
+    }
+
+    @Test func longFileNamesWork() throws {
+        let name = String(repeating: "p", count: 240) + ".plist"
+        let dir = try tree([name])
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", dir.appendingPathComponent(name).path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try isMigrated(dir.appendingPathComponent(name)))
+    }
+
+    @Test func aReadOnlyDirectoryFailsCleanly() throws {
+        let dir = try tree(["ro/x.plist"])
+        let ro = dir.appendingPathComponent("ro")
+        chmod(ro.path, 0o555)
+        defer { chmod(ro.path, 0o755) }
+        var arguments = ["migrate", "--in-place", "--no-backup", ro.appendingPathComponent("x.plist").path]
+        var executable = ycft
+        if isRoot {
+            // Root writes anywhere; the check is for a user, so run as nobody.
+            chown(dir.path, 65534, 65534)
+            chown(ro.path, 65534, 65534)
+            chown(ro.appendingPathComponent("x.plist").path, 65534, 65534)
+            chmod(dir.path, 0o755)
+            executable = URL(fileURLWithPath: "/usr/bin/setpriv")
+            arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", ycft.path] + arguments
+            // nobody must be able to reach the directory and the binary.
+            guard access(ycft.path, X_OK) == 0, FileManager.default.isExecutableFile(atPath: executable.path) else { return }
+        }
+        let result = try runProcess(executable, arguments)
+        if result.stderr.contains("Permission denied") && result.stderr.contains(ycft.path) { return }  // binary not reachable as nobody
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("x.plist: cannot write: Permission denied\n"))
+        #expect(try readBytes(ro.appendingPathComponent("x.plist")) == readBytes(defaults))
+        #expect(try files(ro) == ["x.plist"])
+    }
+
+    // Concurrency and crashes
+
+    @Test func twoInPlaceRunsOverOneTreeMigrateEachFileOnce() throws {
+        var names: [String] = []
+        for i in 0..<200 { names.append("t/f\(i).plist") }
+        let dir = try tree(names)
+        let t = dir.appendingPathComponent("t")
+        let processes = (0..<2).map { _ -> Process in
+            let p = Process()
+            p.executableURL = ycft
+            p.arguments = ["migrate", "--in-place", "--jobs", "2", t.path]
+            p.standardError = FileHandle.nullDevice
+            return p
+        }
+        for p in processes { try p.run() }
+        for p in processes { p.waitUntilExit() }
+        let original = try readBytes(defaults)
+        for i in 0..<200 {
+            let file = t.appendingPathComponent("f\(i).plist")
+            #expect(try isMigrated(file))
+            // Exactly one backup, the original.
+            #expect(try readBytes(t.appendingPathComponent("f\(i).plist.bak")) == original)
+            #expect(!FileManager.default.fileExists(atPath: t.path + "/f\(i).plist.bak.1"))
+        }
+        #expect(try files(t).count == 400)
+    }
+
+    @Test func sigkillDuringABatchLeavesEveryFileWhole() throws {
+        var names: [String] = []
+        for i in 0..<2_000 { names.append("t/d\(i % 10)/f\(i).plist") }
+        let dir = try tree(names)
+        let t = dir.appendingPathComponent("t")
+        let original = try readBytes(defaults)
+        let process = Process()
+        process.executableURL = ycft
+        process.arguments = ["migrate", "--in-place", "--no-backup", "--jobs", "2", t.path]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(400_000)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        var migrated = 0
+        for name in names {
+            let bytes = try readBytes(dir.appendingPathComponent(name))
+            if bytes == original { continue }
+            #expect(try isMigrated(dir.appendingPathComponent(name)))
+            migrated += 1
+        }
+        // Only the 2,000 inputs are there (an unnamed O_TMPFILE leaves nothing behind).
+        #expect(try files(t).filter { $0.hasSuffix(".plist") }.count == 2_000)
+        #expect(try files(t).filter { !$0.hasSuffix(".plist") && !$0.hasPrefix("d") }.isEmpty)
+        _ = migrated
+    }
+}
