@@ -70,30 +70,35 @@ import TestSupport
               "key" : "onboarding.v1",
               "rule" : "once",
               "wouldRun" : false,
+              "nextEligible" : null,
               "nextEligibleUTC" : null
             },
             {
               "key" : "rate.prompt",
               "rule" : "every:30d",
               "wouldRun" : true,
+              "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
             },
             {
               "key" : "whats-new",
               "rule" : "per-version",
               "wouldRun" : true,
+              "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
             },
             {
               "key" : "onboarding.v1",
               "rule" : "monthly",
               "wouldRun" : false,
+              "nextEligible" : 760093200.123456,
               "nextEligibleUTC" : "2025-02-01T09:00:00.123456Z"
             },
             {
               "key" : "new.gate",
               "rule" : "weekly",
               "wouldRun" : true,
+              "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
             }
           ]
