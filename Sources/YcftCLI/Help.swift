@@ -163,7 +163,8 @@ enum Help {
                               YCFirstTime.records for the versions;
                               legacy: rebuild the YCFirstTime archive (rollback) from
                               YCFirstTime.records, or else from interval.* keys.
-      -o, --output OUT        Write results to OUT (a file for one input file, else a
+      -o, --output OUT        Write results to OUT (a file for one input file, '-' for
+                              standard output, else a
                               directory: a file found in directory D lands at
                               OUT/<its path below D>, a file operand at OUT/<the
                               operand's path>). Inputs are untouched; two inputs

@@ -70,7 +70,18 @@ public struct CommandIO: Sendable {
                 do throws(SystemError) { return try SafeFile.readFully(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
-            writeFile: { path, bytes, options throws(FileError) in try SafeFile.write(bytes, to: path, options: options) },
+            writeFile: { path, bytes, options throws(FileError) in
+                // Standard output and error stay on their one output path, whichever name reaches them.
+                switch SafeFile.descriptorPath(path) {
+                case 1?:
+                    streams.standardOutput.write(bytes)
+                    return .streamed(path)
+                case 2?:
+                    streams.standardError.write(bytes)
+                    return .streamed(path)
+                default: return try SafeFile.write(bytes, to: path, options: options)
+                }
+            },
             backupFile: { path, read, suffix, bytes throws(FileError) in
                 try SafeFile.backup(of: path, expected: read, suffix: suffix, bytes: bytes)
             },

@@ -69,6 +69,9 @@ enum MigrateCommand {
             case let .output(out):
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
                     && io.fileStatus(out)?.kind != .directory
+                if SafeFile.descriptorPath(out) != nil && !single {
+                    throw Ycft.Failure(.trouble, nil, "\(out): standard output and other descriptors take one input file; give a directory for several")
+                }
                 plan.jobs = found.map { item in
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
                 }
@@ -153,7 +156,9 @@ enum MigrateCommand {
                     throw UsageError("The value '\(value)' is invalid for '--to <target>': expected 'records', 'interval' or 'legacy'")
                 }
                 options.target = target
-            case "-o", "--output": try setDestination(.output(try args.value(for: option.name, inline: option.inline)))
+            case "-o", "--output":
+                let out = try args.value(for: option.name, inline: option.inline)
+                try setDestination(.output(out == "-" ? "/dev/stdout" : out))
             case "--in-place": try flag(); try setDestination(.inPlace(backupSuffix: nil))
             case "--dry-run": try flag(); try setDestination(.dryRun)
             case "--backup":

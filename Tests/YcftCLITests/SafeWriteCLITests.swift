@@ -119,6 +119,21 @@ import Glibc
         #expect(viaStdout.stdout == (try readBytes(archive)))
     }
 
+    @Test func migrateToStandardOutputAndAReportOnStandardOutput() throws {
+        let dir = try tree(["a/x.plist", "b/x.plist"])
+        let one = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist"])
+        #expect(one.status == 0)
+        #expect(try PropertyList.read(one.stdout).value.dictionaryValue?["YCFirstTime.records"] != nil)
+        let two = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist", "b/x.plist"])
+        #expect(two.status == 2)
+        #expect(two.stderr == "ycft: /dev/stdout: standard output and other descriptors take one input file; give a directory for several\n")
+        let report = try ycft(in: dir, ["migrate", "--dry-run", "--report", "-", "a"])
+        #expect(report.status == 0)
+        #expect(report.stdoutText.hasPrefix("a/x.plist: would migrate 3 records"))
+        #expect(report.stdoutText.contains("\"formatVersion\" : 1"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("-").path))
+    }
+
     // 3. standard output and error
 
     @Test func aFullOrClosedStandardOutputIsAnErrorNotACrash() throws {
