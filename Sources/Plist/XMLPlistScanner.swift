@@ -57,17 +57,10 @@ struct XMLPlistScanner {
                 for j in i..<end where bytes[j] == 0 { throw fail("NUL byte in XML", j) }
                 i = end + 3
             } else if starts(with: "<!DOCTYPE", at: i) {
-                var j = i
-                while j < n && bytes[j] != UInt8(ascii: ">") {
-                    if bytes[j] == UInt8(ascii: "[") {
-                        throw fail("DTD internal subsets (entity declarations) are not supported", j)
-                    }
-                    j += 1
-                }
-                i = j + 1
+                i = try endOfMarkup(from: i + 9, terminator: ">", start: i, refusing: UInt8(ascii: "["),
+                                    "DTD internal subsets (entity declarations) are not supported")
             } else if starts(with: "<?", at: i) {
-                guard let end = find("?>", from: i + 2) else { throw fail("unterminated processing instruction", i) }
-                i = end + 2
+                i = try endOfMarkup(from: i + 2, terminator: "?>", start: i, refusing: nil, "")
             } else {
                 var j = i + 1
                 let closing = j < n && bytes[j] == UInt8(ascii: "/")
@@ -78,14 +71,12 @@ struct XMLPlistScanner {
                     j += 1
                 }
                 let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]), as: UTF8.self)
-                while j < n && bytes[j] != UInt8(ascii: ">") {
-                    if bytes[j] == 0 { throw fail("NUL byte in XML", j) }
-                    j += 1
-                }
-                guard j < n else { throw fail("unterminated tag", i) }
+                j = try endOfMarkup(from: j, terminator: ">", start: i, refusing: nil, "") - 1
                 let selfClosing = bytes[j - 1] == UInt8(ascii: "/")
                 if name == "array" || name == "dict" {
                     if closing {
+                        // A closing tag with nothing open: this reading and libplist's differ.
+                        guard depth > 0 else { throw fail("</\(name)> closes nothing", i) }
                         depth -= 1
                     } else if !selfClosing {
                         depth += 1
@@ -95,6 +86,38 @@ struct XMLPlistScanner {
                 i = j + 1
             }
         }
+    }
+
+    /// The offset just past `terminator`, skipping double-quoted text as libplist 2.2.0 does in
+    /// processing instructions, DOCTYPE declarations and tag attributes. Quoted text that holds
+    /// `<` or `>` is refused: it is the one place where a reader that ignores quotes and one that
+    /// honours them disagree about where markup ends (a quoted `"?>"` once hid 200,000 closing
+    /// tags from the depth count, and libplist built a tree deep enough to overflow its stack).
+    private func endOfMarkup(from offset: Int, terminator: String, start: Int, refusing refused: UInt8?,
+                             _ refusal: String) throws(PlistError) -> Int {
+        let end = Array(terminator.utf8)
+        var j = offset
+        while j < bytes.count {
+            let b = bytes[j]
+            if b == 0 { throw fail("NUL byte in XML", j) }
+            if b == UInt8(ascii: "\"") {
+                var k = j + 1
+                while k < bytes.count && bytes[k] != UInt8(ascii: "\"") {
+                    if bytes[k] == UInt8(ascii: "<") || bytes[k] == UInt8(ascii: ">") {
+                        throw fail("'<' or '>' inside quoted text in markup is not supported", k)
+                    }
+                    if bytes[k] == 0 { throw fail("NUL byte in XML", k) }
+                    k += 1
+                }
+                guard k < bytes.count else { throw fail("unterminated quoted text in markup", j) }
+                j = k + 1
+                continue
+            }
+            if let refused, b == refused { throw fail(refusal, j) }
+            if b == end[0] && starts(with: terminator, at: j) { return j + end.count }
+            j += 1
+        }
+        throw fail(terminator == "?>" ? "unterminated processing instruction" : "unterminated tag", start)
     }
 
     /// Rejects numeric character references that a C string cannot hold or UTF-8 cannot encode.

@@ -7,6 +7,13 @@ import TestSupport
 
 /// The classic attacks, generated here, through every reading command.
 enum Attacks {
+    /// 4.6 MB: libplist 2.2.0 skips double-quoted text in `<?...?>`, so the 200,000 closing tags
+    /// are inside the processing instruction for it, and the 200,000 arrays after it nest that
+    /// deep: its recursive free overflowed the stack (SIGSEGV) in every command.
+    static let quotedClosingTags = Array(("<?xml version=\"1.0\"?>\n<?x \"?>\" " + String(repeating: "</array>", count: 200_000)
+        + " ?>\n<plist>" + String(repeating: "<array>", count: 200_000) + String(repeating: "</array>", count: 200_000)
+        + "</plist>\n").utf8)
+
     static var smallArchive: [UInt8] { try! LegacyArchive.encode(records([("k", "1.0", 2.5)]), format: .binary) }
 
     static func archive(_ objects: [PlistValue]) -> [UInt8] {
@@ -47,6 +54,13 @@ enum Attacks {
                 <plist version="1.0"><string>&b;</string></plist>
                 """.utf8)),
             ("truncated archive", Array(small.prefix(small.count / 2))),
+            ("closing tags hidden in a quoted processing instruction", quotedClosingTags),
+            ("closing tags hidden in a quoted attribute", Array(("<?xml version=\"1.0\"?><plist><dict x=\"/>\" "
+                + String(repeating: "</array>", count: 1_000) + "><key>a</key>" + String(repeating: "<array>", count: 1_000)
+                + String(repeating: "</array>", count: 1_000) + "</dict></plist>").utf8)),
+            ("closing tags that close nothing", Array(("<?xml version=\"1.0\"?><?x '?>' " + String(repeating: "</array>", count: 100_000)
+                + " ?><plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
+                + "</plist>").utf8)),
         ]
         // A long UID chain: flat in the plist, 5,000 levels deep as a graph.
         var chain: [PlistValue] = [.string("$null")]
@@ -140,6 +154,24 @@ enum Attacks {
     }
 
     static let rawShowsIt: Set<String> = ["UID cycle of length 1", "UID cycle of length 3"]
+
+    /// One hostile file in a batch: the batch goes on and writes its report.
+    @Test func aHostileXMLFileDoesNotStopABatch() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"),
+                                         to: dir.appendingPathComponent("good.plist"))
+        try writeBytes(Attacks.quotedClosingTags, to: dir.appendingPathComponent("hostile.plist"))
+        let report = dir.appendingPathComponent("report.json")
+        let result = try runProcess(ycft, ["migrate", "--dry-run", "--report", report.path, dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("hostile.plist: malformed XML plist: '<' or '>' inside quoted text in markup is not supported (at line 2)"))
+        #expect(result.stdoutText == "\(dir.path)/good.plist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")
+        #expect(FileManager.default.fileExists(atPath: report.path))
+        for command in [["status"], ["verify"], ["dump"]] {
+            let one = try runProcess(ycft, command + [dir.appendingPathComponent("hostile.plist").path])
+            #expect(one.status == 1, "\(command): \(one.stderr)")
+        }
+    }
 }
 
 /// Inputs fuzzing found slow under instrumentation: they must stay fast in the real tool.
