@@ -210,11 +210,11 @@ private struct Walker {
         guard checkedClasses.insert(instance.archivedClass.uid).inserted else { return }
         let here = "$objects[\(instance.archivedClass.uid)]"
         guard let chain = instance.archivedClass.chain else {
-            add(.classChain, here, "class \(instance.archivedClass.name) has no $classes chain; Apple writes \(expected)")
+            add(.classChain, here, "class \(UntrustedText.escaped(instance.archivedClass.name)) has no $classes chain; Apple writes \(expected)")
             return
         }
         if chain != expected {
-            add(.classChain, here, "$classes is \(chain), Apple writes \(expected)")
+            add(.classChain, here, "$classes is \(chain.map(UntrustedText.escaped)), Apple writes \(expected)")
         }
     }
 
@@ -234,7 +234,7 @@ private struct Walker {
                 : "YCFirstTime's next save would replace it and drop every other block key"
             add(immutableRule, path, "\(role) is NSDictionary: \(consequence)")
         default:
-            add(classRule, path, "\(role) is \(instance.archivedClass.name), expected NSMutableDictionary")
+            add(classRule, path, "\(role) is \(UntrustedText.escaped(instance.archivedClass.name)), expected NSMutableDictionary")
             return nil
         }
         return instance
@@ -342,7 +342,7 @@ private struct Walker {
             return
         }
         guard instance.archivedClass.name == LegacyArchive.recordClass else {
-            add(.recordClass, here, "expected YCFirstTimeObject, found \(instance.archivedClass.name)")
+            add(.recordClass, here, "expected YCFirstTimeObject, found \(UntrustedText.escaped(instance.archivedClass.name))")
             return
         }
         checkChain(instance, expected: LegacyArchive.recordChain)

@@ -159,11 +159,7 @@ public enum RecordsFormat {
         return try FirstTimeRecords(entries)
     }
 
-    private static func jsonQuoted(_ s: String) -> String {
-        var out = ""
-        JSON.writeString(s, into: &out)
-        return out
-    }
+    private static func jsonQuoted(_ s: String) -> String { UntrustedText.quoted(s) }
 
     private static func unique(_ members: [JSON.Member], at path: String) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()

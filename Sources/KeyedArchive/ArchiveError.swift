@@ -22,7 +22,7 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .plist(error): return error.description
         case let .envelope(why, at): return "\(at): \(why)"
         case let .danglingUID(uid, count, at): return "\(at): UID \(uid) is outside $objects (\(count) objects)"
-        case let .unexpected(expected, found, at): return "\(at): expected \(expected), found \(found)"
+        case let .unexpected(expected, found, at): return "\(at): expected \(expected), found \(UntrustedText.escaped(found))"
         case let .malformed(why, at): return "\(at): \(why)"
         }
     }

@@ -168,7 +168,7 @@ public struct KeyedArchive: Sendable {
             if case let .uid(classUID)? = fields["$class"], classUID < UInt64(objects.count),
                case let .dictionary(descriptor) = objects[Int(classUID)],
                case let .string(name)? = descriptor["$classname"] {
-                return name
+                return UntrustedText.escaped(name)
             }
             if fields["$classname"] != nil { return "a class descriptor" }
             return "a dictionary without $class"
@@ -191,7 +191,7 @@ public struct KeyedArchive: Sendable {
                 throw .unexpected(expected: "NSString", found: instance.archivedClass.name, at: path())
             }
             guard case let .string(s)? = instance.fields["NS.string"] else {
-                throw .malformed("\(instance.archivedClass.name) has no NS.string string", at: "$objects[\(uid)]")
+                throw .malformed("\(UntrustedText.escaped(instance.archivedClass.name)) has no NS.string string", at: "$objects[\(uid)]")
             }
             return s
         default:

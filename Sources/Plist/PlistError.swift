@@ -71,23 +71,5 @@ public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomString
     public var description: String { rawValue }
 }
 
-/// Quotes a user-supplied string for a message, escaping control characters so one line stays one line.
-package func quoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\t": out += "\\t"
-        case "\r": out += "\\r"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7F || (0xD800...0xDFFF).contains(scalar.value) {
-                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+/// Quotes untrusted text for a message: ``UntrustedText/quoted(_:)``.
+package func quoted(_ s: String) -> String { UntrustedText.quoted(s) }

@@ -99,7 +99,8 @@ public enum PropertyList {
 
 /// Path text for messages: `key.sub[3]`.
 package func appendPath(_ path: String, key: String) -> String {
-    path.isEmpty ? key : "\(path).\(key)"
+    let shown = UntrustedText.escaped(key)
+    return path.isEmpty ? shown : "\(path).\(shown)"
 }
 
 /// Turns a libplist tree into a ``PlistValue`` (recursion bounded by the scanned depth).

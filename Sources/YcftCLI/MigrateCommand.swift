@@ -215,7 +215,7 @@ enum MigrateCommand {
             return error.report(io)
         }
         let jobsList = plan.jobs
-        for report in reports { io.writeStderr("ycft: \(report.path): \(report.error ?? "failed")\n") }
+        for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
         let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
         reports += results
@@ -235,7 +235,7 @@ enum MigrateCommand {
                 io.writeStdout(json)
             } else {
                 do { _ = try io.writeFile(report, json, SafeFile.WriteOptions()) } catch {
-                    io.writeStderr("ycft: \(Ycft.display(error.path)): cannot write the report: \(Ycft.failure(error).message)\n")
+                    io.writeStderr("ycft: \(Ycft.shown(error.path)): cannot write the report: \(Ycft.failure(error).message)\n")
                     trouble = true
                 }
             }
@@ -274,7 +274,7 @@ enum MigrateCommand {
             report.status = "failed"
             report.error = message
             report.trouble = trouble
-            io.writeStderr("ycft: \(Ycft.display(path ?? job.path)): \(message)\n")
+            io.writeStderr("ycft: \(Ycft.shown(path ?? job.path)): \(message)\n")
             return report
         }
         // In place, the file stays locked (flock) from this read to its replacement, so two ycft
@@ -301,10 +301,10 @@ enum MigrateCommand {
         report.outcome = outcome
         report.status = outcome.status.rawValue
         if !outcome.droppedVersions.isEmpty {
-            io.writeStderr("ycft: \(job.path): dropped the versions of \(outcome.droppedVersions.count) record\(outcome.droppedVersions.count == 1 ? "" : "s"): \(listed(outcome.droppedVersions))\n")
+            io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped the versions of \(outcome.droppedVersions.count) record\(outcome.droppedVersions.count == 1 ? "" : "s"): \(listed(outcome.droppedVersions))\n")
         }
         if !outcome.droppedRecords.isEmpty {
-            io.writeStderr("ycft: \(job.path): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
+            io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
         }
         // What to write where: nothing for a dry run; the new bytes (after a backup) in place;
         // with -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
@@ -321,7 +321,7 @@ enum MigrateCommand {
                     let backup = try io.backupFile(job.path, status, backupSuffix, bytes)
                     report.backup = backup
                     if backup != job.path + backupSuffix {
-                        io.writeStderr("ycft: \(job.path): \(job.path + backupSuffix) exists; the backup is \(backup)\n")
+                        io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(backup))\n")
                     }
                 }
                 let written = try io.writeFile(job.path, output, SafeFile.WriteOptions(
@@ -351,22 +351,18 @@ enum MigrateCommand {
         return keys.count > 10 ? shown + ", and \(keys.count - 10) more" : shown
     }
 
-    static func quoted(_ s: String) -> String {
-        var out = ""
-        JSON.writeString(s, into: &out)
-        return out
-    }
+    static func quoted(_ s: String) -> String { UntrustedText.quoted(s) }
 
     static func dryRunLine(_ path: String, _ outcome: DefaultsMigration.Outcome) -> String {
         switch outcome.status {
-        case .unchanged: return "\(path): unchanged\n"
-        case .skipped: return "\(path): skipped (no source state)\n"
+        case .unchanged: return "\(Ycft.shown(path)): unchanged\n"
+        case .skipped: return "\(Ycft.shown(path)): skipped (no source state)\n"
         case .migrated:
             var parts: [String] = []
             parts += outcome.added.map { "+\(quoted($0))" }
             parts += outcome.removed.map { "-\(quoted($0))" }
             parts += outcome.changed.map { "~\(quoted($0))" }
-            return "\(path): would migrate \(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"): \(parts.joined(separator: " "))\n"
+            return "\(Ycft.shown(path)): would migrate \(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"): \(parts.joined(separator: " "))\n"
         }
     }
 

@@ -150,11 +150,11 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map { "\"\($0)\"" } ?? "none")\n\n"
+        var out = "now \(ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
         var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)", "LAST TIME (\(zoneName))", "AGE"]]
         for (key, record) in records {
             let t = record.lastTime
-            rows.append([key, record.lastVersion ?? "-",
+            rows.append([UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
                          t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-",
                          t.map { local($0, zone) } ?? "-",
                          t.map { age(now - $0) } ?? "-"])
@@ -164,7 +164,7 @@ enum StatusCommand {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
                 let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
-                gateRows.append([gate.key + (records[gate.key] == nil ? " (never run)" : ""), gate.text,
+                gateRows.append([UntrustedText.escaped(gate.key) + (records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)

@@ -62,13 +62,13 @@ enum VerifyCommand {
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
         // Trouble (an unreadable file) is reported on standard error in every format.
         for result in results {
-            if let trouble = result.trouble { io.writeStderr("ycft: \(result.path): \(trouble)\n") }
+            if let trouble = result.trouble { io.writeStderr("ycft: \(UntrustedText.escaped(result.path)): \(trouble)\n") }
         }
         switch format {
         case .text:
             for result in results {
                 for finding in result.findings {
-                    io.writeStderr("\(result.path): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
+                    io.writeStderr("\(UntrustedText.escaped(result.path)): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
                 }
             }
         case .json:

@@ -178,7 +178,11 @@ public enum Ycft {
     /// Whether an output operand means standard output (`-`, `/dev/stdout`).
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
-    /// How a path appears in messages (`-` is `<stdin>`).
+    /// How a path from the command line or a directory walk appears in human-readable output:
+    /// ``display(_:)``, escaped so that no control character reaches the terminal.
+    static func shown(_ path: String) -> String { UntrustedText.escaped(display(path)) }
+
+    /// How a path appears in messages and reports (`-` is `<stdin>`).
     static func display(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 
     /// A command's failure: its exit status and the `ycft: FILE: message` line.
@@ -193,7 +197,7 @@ public enum Ycft {
         }
 
         func report(_ io: CommandIO) -> Exit {
-            io.writeStderr("ycft: \(file.map { "\($0): " } ?? "")\(message)\n")
+            io.writeStderr("ycft: \(file.map { "\(UntrustedText.escaped($0)): " } ?? "")\(message)\n")
             return exit
         }
     }
