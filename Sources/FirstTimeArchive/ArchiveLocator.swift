@@ -35,7 +35,7 @@ public enum ArchiveLocator {
                 throw .notArchiveData(key: key, found: stored.typeName)
             }
             let innerRead: (value: PlistValue, format: PlistFormat)
-            do { innerRead = try PropertyList.read(inner, limits: limits) } catch { throw .archive(.plist(error)) }
+            do { innerRead = try PropertyList.read(inner, limits: limits) } catch { throw .embeddedNotPlist(key: key, error) }
             do {
                 return (try KeyedArchive(plist: innerRead.value),
                         .defaultsFile(read.format, key: key, archiveFormat: innerRead.format))

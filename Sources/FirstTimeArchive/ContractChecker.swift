@@ -158,6 +158,12 @@ public enum ContractChecker {
             default:
                 return ContractFinding(.plistUnreadable, at: "file", plistError.description)
             }
+        case let .embeddedNotPlist(_, plistError):
+            switch plistError {
+            case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: "file", error.description)
+            case .tooDeep, .tooManyNodes, .inputTooLarge: return ContractFinding(.plistLimit, at: "file", error.description)
+            default: return ContractFinding(.plistUnreadable, at: "file", error.description)
+            }
         case .keyNotFound, .notArchiveData:
             return ContractFinding(.archiveMissing, at: "file", error.description)
         case let .archive(archiveError):

@@ -221,7 +221,12 @@ public enum DefaultsMigration {
         guard case let .data(bytes) = stored else {
             throw .unreadable("\(quoted(key)) holds \(stored.typeName), expected archive data")
         }
-        do { return try LegacyArchive.decode(bytes, limits: limits) } catch { throw .unreadable("\(key): \(error.description)") }
+        do { return try LegacyArchive.decode(bytes, limits: limits) } catch {
+            if case let .archive(.plist(plistError)) = error {
+                throw .unreadable(FirstTimeError.embeddedNotPlist(key: key, plistError).description)
+            }
+            throw .unreadable("\(key): \(error.description)")
+        }
     }
 
     private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Outcome) -> Outcome {

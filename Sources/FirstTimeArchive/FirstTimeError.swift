@@ -14,6 +14,8 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     case keyNotFound(String)
     /// A defaults file holds something other than archive data under the key.
     case notArchiveData(key: String, found: String)
+    /// A defaults file holds data under the key, but that data is not a readable property list.
+    case embeddedNotPlist(key: String, PlistError)
     /// The plain format's JSON text is not valid JSON.
     case json(JSONError)
     /// The plain format is valid JSON or plist but breaks the records format.
@@ -29,6 +31,7 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .duplicateKey(key, at): return "\(at): duplicate block key \(quoted(key))"
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
         case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"
+        case let .embeddedNotPlist(key, error): return "\(quoted(key)) holds data that is not an archive: \(error)"
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(why, at): return "\(at): \(why)"
         case let .plist(error): return error.description

@@ -164,7 +164,9 @@ public enum RecordsFormat {
     private static func unique(_ members: [JSON.Member], at path: String) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()
         for member in members where !seen.insert(Array(member.key.utf8)).inserted {
-            throw .duplicateKey(member.key, at: path)
+            // Only in `records` is a member a block key; elsewhere it is a field of the format.
+            if path == "records" { throw .duplicateKey(member.key, at: path) }
+            throw .recordsFormat("repeated member \(quoted(member.key))", at: path)
         }
         return members
     }

@@ -71,7 +71,7 @@ enum DumpCommand {
                         throw Ycft.Failure(.content, file, FirstTimeError.notArchiveData(key: key, found: stored.typeName).description)
                     }
                     do { value = try PropertyList.read(inner, limits: limits).value } catch {
-                        throw Ycft.Failure(.content, file, "\(key): \(error.description)")
+                        throw Ycft.Failure(.content, file, FirstTimeError.embeddedNotPlist(key: key, error).description)
                     }
                 }
                 do {

@@ -162,7 +162,7 @@ public enum Ycft {
         let (size, overflow) = n.multipliedReportingOverflow(by: scale)
         // libplist takes 32-bit lengths.
         guard !overflow, size <= Int(UInt32.max) else {
-            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': at most 4G (libplist reads 32-bit lengths)")
+            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)")
         }
         return size
     }

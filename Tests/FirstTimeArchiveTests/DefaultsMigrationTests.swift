@@ -146,7 +146,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     @Test func brokenArchiveFails() throws {
         let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data([1, 2, 3]))])), format: .binary)
         #expect(throws: DefaultsMigration.Failure.unreadable(
-            "YCFirstTime: not a property list (neither binary 'bplist00' nor XML)") ) { try migrate(file, .records) }
+            #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#) ) { try migrate(file, .records) }
         let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
         #expect(throws: DefaultsMigration.Failure.unreadable("\"YCFirstTime\" holds string, expected archive data")) {
             try migrate(notData, .records)

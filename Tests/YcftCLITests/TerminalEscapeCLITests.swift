@@ -71,3 +71,43 @@ import TestSupport
         #expect(fake.stderr == #"ycft: <stdin>: records["k"]: unknown member "\u{1B}x""# + "\n")
     }
 }
+
+/// Messages that point the right way.
+@Suite struct MessagesPointTheRightWay {
+    let ycft = TestPaths.executable("ycft")
+
+    @Test func garbageUnderTheKeyIsNotCalledANonPlistFile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("garbage.plist")
+        try writeBytes(try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data(Array("garbage".utf8))),
+                                                                             ("other", .integer(.signed(1)))])), format: .binary), to: file)
+        let said = #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#
+        let dump = try runProcess(ycft, ["dump", file.path])
+        #expect(dump.status == 1)
+        #expect(dump.stderr == "ycft: \(file.path): \(said) (ycft dump --raw shows everything it holds)\n")
+        let verify = try runProcess(ycft, ["verify", file.path])
+        #expect(verify.stderr == "\(file.path): error: [plist-unreadable] file: \(said)\n")
+        let migrate = try runProcess(ycft, ["migrate", "--dry-run", file.path])
+        #expect(migrate.stderr.hasPrefix("ycft: \(file.path): \(said)\n"))
+        let status = try runProcess(ycft, ["status", file.path])
+        #expect(status.stderr == "ycft: \(file.path): \(said)\n")
+    }
+
+    @Test func aRepeatedTopLevelMemberIsNotABlockKey() {
+        let fake = FakeIO(stdin: Array(#"{"format":"ycfirsttime-records","format":"x","formatVersion":1,"records":{}}"#.utf8))
+        #expect(fake.run(["pack", "-"]) == 1)
+        #expect(fake.stderr == "ycft: <stdin>: top level: repeated member \"format\"\n")
+        let block = FakeIO(stdin: Array(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{},"k":{}}}"#.utf8))
+        #expect(block.run(["pack", "-"]) == 1)
+        #expect(block.stderr == "ycft: <stdin>: records: duplicate block key \"k\"\n")
+    }
+
+    @Test func theLargestInputSizeIsSaidExactly() {
+        let fake = FakeIO()
+        #expect(fake.run(["dump", "--max-input-size", "4G", "x"]) == 2)
+        #expect(fake.stderr.hasPrefix("Error: The value '4G' is invalid for '--max-input-size <size>': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)\n"))
+        let ok = FakeIO()
+        #expect(ok.run(["dump", "--max-input-size", "4294967295", "x"]) == 2)
+        #expect(ok.stderr == "ycft: x: cannot read: No such file or directory\n")
+    }
+}
