@@ -1,12 +1,50 @@
-/// Checks an XML property list before libplist parses it.
+/// Checks an XML property list before libplist parses it, so that what libplist builds is what
+/// Apple's parser (CoreFoundation's `CFPropertyList.c`) would read, or the file is refused.
 ///
-/// libplist's XML parser recurses once per nesting level and passes NUL bytes and numeric
-/// character references to surrogates straight into C strings, where they truncate or corrupt a
-/// value. This scanner bounds the nesting, rejects those characters, and refuses DTD internal
-/// subsets (entity declarations), which no property list needs.
+/// libplist 2.2.0 recurses once per nesting level, passes NUL bytes and character references to
+/// surrogates into C strings, skips double-quoted text inside markup, reads values loosely
+/// (`<integer>010</integer>` as octal 8, `12abc` as 12, an empty `<integer/>` as 0, an
+/// out-of-range integer as anything, `<real>0x1p3</real>` as 8, a malformed date as 1970, bad
+/// base64 as empty data, `<true>false</true>` as true), keeps one of two equal keys, drops a key
+/// with no value and ignores a second `<plist>`. This scanner reads the document as a strict
+/// grammar and refuses each of those, naming the key path:
+///
+/// - one `<plist>` element (attributes allowed there only) holding one value; before it only an
+///   optional byte-order mark, the XML declaration, a DOCTYPE without an internal subset,
+///   comments and whitespace; after it only comments and whitespace;
+/// - `<dict>` alternates `<key>` and a value, with no key twice (compared after entity decoding);
+/// - `<integer>`: optional whitespace and sign, then decimal digits without a leading zero, or
+///   `0x` and hexadecimal digits, within -2^63 ... 2^64-1;
+/// - `<real>`: a decimal number (digits, fraction, exponent) that does not overflow, or `nan`,
+///   `inf`, `infinity` in any case with an optional sign;
+/// - `<date>`: exactly `YYYY-MM-DDTHH:MM:SSZ`, a real calendar instant in years 1-9999;
+/// - `<data>`: base64 with correct padding, whitespace allowed;
+/// - `<true/>`, `<false/>`: empty;
+/// - `<string>`, `<key>`: text, CDATA and the five predefined entities and character references
+///   (not to NUL or surrogates); no NUL bytes anywhere; no other entity.
+///
+/// It also bounds nesting (``PlistLimits/maxDepth``) and counts the values libplist will build.
 struct XMLPlistScanner {
     let bytes: UnsafeRawBufferPointer
     let limits: PlistLimits
+
+    /// What the document holds, as libplist will build it.
+    struct Summary: Equatable {
+        /// Values (arrays, dictionaries and leaves; keys not counted).
+        var values = 0
+        /// The deepest nesting of arrays and dictionaries.
+        var depth = 0
+    }
+
+    private enum Frame {
+        case plist(values: Int)
+        case array(count: Int)
+        /// `key`: read, waiting for its value; `last`: the key of the latest value (for paths).
+        case dict(key: String?, last: String?, keys: Set<[UInt8]>)
+    }
+
+    private static let valueNames: Set<String> = ["string", "integer", "real", "date", "data", "true", "false", "array", "dict"]
+    private static let textNames: Set<String> = ["string", "key", "integer", "real", "date", "data"]
 
     private func line(at offset: Int) -> Int {
         var n = 1
@@ -35,61 +73,347 @@ struct XMLPlistScanner {
         return nil
     }
 
+    private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+
     /// Scans the whole input; throws the first problem found.
-    func scan() throws(PlistError) {
-        var depth = 0
+    @discardableResult
+    func scan() throws(PlistError) -> Summary {
+        var summary = Summary()
+        var stack: [Frame] = []
+        var sawPlist = false, closedPlist = false, sawDeclaration = false
         var i = 0
         let n = bytes.count
+        if starts(with: "\u{FEFF}", at: 0) { i = 3 }
+        let start = i
+        func path() -> String { Self.pathText(stack) }
+        /// Records one value at the current place (a dict's value, an array's item, the plist's value).
+        func placeValue(at offset: Int) throws(PlistError) {
+            switch stack.last {
+            case nil:
+                throw fail("a value outside <plist>", offset)
+            case let .plist(values)?:
+                guard values == 0 else { throw fail("<plist> holds more than one value", offset) }
+                stack[stack.count - 1] = .plist(values: 1)
+            case let .array(count)?:
+                stack[stack.count - 1] = .array(count: count + 1)
+            case let .dict(key, _, keys)?:
+                guard key != nil else { throw fail("\(path()): a value without a <key> in <dict>", offset) }
+                stack[stack.count - 1] = .dict(key: nil, last: key, keys: keys)
+            }
+            summary.values += 1
+        }
         while i < n {
             let b = bytes[i]
             if b == 0 { throw fail("NUL byte in XML", i) }
-            if b == UInt8(ascii: "&") {
-                try checkReference(at: i)
+            if b != UInt8(ascii: "<") {
+                guard Self.isSpace(b) else { throw fail("text outside a value", i) }
                 i += 1
                 continue
             }
-            guard b == UInt8(ascii: "<") else { i += 1; continue }
             if starts(with: "<!--", at: i) {
                 guard let end = find("-->", from: i + 4) else { throw fail("unterminated comment", i) }
-                i = end + 3
-            } else if starts(with: "<![CDATA[", at: i) {
-                guard let end = find("]]>", from: i + 9) else { throw fail("unterminated CDATA section", i) }
                 for j in i..<end where bytes[j] == 0 { throw fail("NUL byte in XML", j) }
                 i = end + 3
-            } else if starts(with: "<!DOCTYPE", at: i) {
+                continue
+            }
+            if starts(with: "<?", at: i) {
+                // Only the XML declaration, first in the file.
+                guard i == start, !sawDeclaration, starts(with: "<?xml", at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
+                    throw fail("processing instructions other than the XML declaration at the start are not supported", i)
+                }
+                sawDeclaration = true
+                i = try endOfMarkup(from: i + 2, terminator: "?>", start: i, refusing: nil, "")
+                continue
+            }
+            if starts(with: "<!DOCTYPE", at: i) {
+                guard !sawPlist else { throw fail("DOCTYPE after <plist>", i) }
                 i = try endOfMarkup(from: i + 9, terminator: ">", start: i, refusing: UInt8(ascii: "["),
                                     "DTD internal subsets (entity declarations) are not supported")
-            } else if starts(with: "<?", at: i) {
-                i = try endOfMarkup(from: i + 2, terminator: "?>", start: i, refusing: nil, "")
-            } else {
-                var j = i + 1
-                let closing = j < n && bytes[j] == UInt8(ascii: "/")
-                if closing { j += 1 }
-                let nameStart = j
-                while j < n, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "/"),
-                      bytes[j] != UInt8(ascii: " "), bytes[j] != 0x09, bytes[j] != 0x0A, bytes[j] != 0x0D {
-                    j += 1
+                continue
+            }
+            if starts(with: "<![CDATA[", at: i) { throw fail("CDATA outside <string> or <key>", i) }
+            // A tag.
+            var j = i + 1
+            let closing = j < n && bytes[j] == UInt8(ascii: "/")
+            if closing { j += 1 }
+            let nameStart = j
+            while j < n, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "/"), !Self.isSpace(bytes[j]) { j += 1 }
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]), as: UTF8.self)
+            let attributesStart = j
+            let end = try endOfMarkup(from: j, terminator: ">", start: i, refusing: nil, "")
+            let selfClosing = bytes[end - 2] == UInt8(ascii: "/")
+            let attributesEnd = selfClosing ? end - 2 : end - 1
+            let hasAttributes = (attributesStart..<max(attributesStart, attributesEnd)).contains { !Self.isSpace(bytes[$0]) }
+            if closedPlist { throw fail("content after </plist>", i) }
+            if closing {
+                guard !hasAttributes, !selfClosing else { throw fail("malformed closing tag </\(UntrustedText.escaped(name))>", i) }
+                switch (name, stack.last) {
+                case ("array", .array?): stack.removeLast()
+                case ("dict", let .dict(key, _, _)?):
+                    guard key == nil else { throw fail("\(path()): a <key> without a value in <dict>", i) }
+                    stack.removeLast()
+                case ("plist", let .plist(values)?):
+                    guard values == 1 else { throw fail("<plist> holds no value", i) }
+                    stack.removeLast()
+                    closedPlist = true
+                default:
+                    throw fail("</\(UntrustedText.escaped(name))> closes nothing", i)
                 }
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]), as: UTF8.self)
-                j = try endOfMarkup(from: j, terminator: ">", start: i, refusing: nil, "") - 1
-                let selfClosing = bytes[j - 1] == UInt8(ascii: "/")
-                if name == "array" || name == "dict" {
-                    if closing {
-                        // A closing tag with nothing open: this reading and libplist's differ.
-                        guard depth > 0 else { throw fail("</\(name)> closes nothing", i) }
-                        depth -= 1
-                    } else if !selfClosing {
-                        depth += 1
-                        if depth > limits.maxDepth { throw PlistError.tooDeep(limit: limits.maxDepth) }
+                i = end
+                continue
+            }
+            if name == "plist" {
+                guard stack.isEmpty, !sawPlist, !selfClosing else { throw fail("a second <plist>, or one not at the top", i) }
+                sawPlist = true
+                stack.append(.plist(values: 0))
+                i = end
+                continue
+            }
+            guard !hasAttributes else { throw fail("attributes on <\(UntrustedText.escaped(name))> are not supported", i) }
+            if name == "key" {
+                guard case let .dict(key, last, keys)? = stack.last, key == nil else {
+                    throw fail("\(path()): <key> outside a <dict>, or two keys in a row", i)
+                }
+                let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: true, collect: true)
+                var known = keys
+                // Keys are compared as bytes: canonically equivalent spellings are two keys.
+                guard known.insert(text).inserted else {
+                    throw fail("\(path()): duplicate dictionary key \(UntrustedText.quoted(String(decoding: text, as: UTF8.self)))", i)
+                }
+                stack[stack.count - 1] = .dict(key: String(decoding: text, as: UTF8.self), last: last, keys: known)
+                i = next
+                continue
+            }
+            guard Self.valueNames.contains(name) else { throw fail("unknown element <\(UntrustedText.escaped(name))>", i) }
+            try placeValue(at: i)
+            switch name {
+            case "array", "dict":
+                if !selfClosing {
+                    stack.append(name == "array" ? .array(count: 0) : .dict(key: nil, last: nil, keys: []))
+                    let depth = stack.count - 1  // the plist frame is not a level
+                    summary.depth = max(summary.depth, depth)
+                    if depth > limits.maxDepth { throw PlistError.tooDeep(limit: limits.maxDepth) }
+                } else {
+                    summary.depth = max(summary.depth, stack.count)
+                }
+                i = end
+            case "true", "false":
+                if selfClosing {
+                    i = end
+                } else {
+                    guard starts(with: "</\(name)>", at: end) else {
+                        throw fail("\(path()): <\(name)> must be empty", i)
+                    }
+                    i = end + name.utf8.count + 3
+                }
+            default:
+                let isString = name == "string"
+                let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: isString, collect: !isString)
+                if !isString {
+                    if let problem = Self.problem(with: text, as: name) {
+                        throw fail("\(path()): \(problem)", i)
                     }
                 }
-                i = j + 1
+                i = next
             }
+        }
+        guard closedPlist else { throw fail(sawPlist ? "unterminated <plist>" : "no <plist> element", n) }
+        return summary
+    }
+
+    /// The key path of the current place, for messages: `key.sub[3]`, or `top level`.
+    private static func pathText(_ stack: [Frame]) -> String {
+        var out = ""
+        for frame in stack {
+            switch frame {
+            case .plist: break
+            case let .array(count): out += "[\(max(0, count - 1))]"
+            case let .dict(key, last, _):
+                if let key = key ?? last { out = appendPath(out, key: key) }
+            }
+        }
+        return out.isEmpty ? "top level" : out
+    }
+
+    /// The decoded text of `<name>...</name>` starting at `offset` (just past the start tag), and
+    /// the offset past the end tag. Only `<string>` and `<key>` (`text`) may hold CDATA and
+    /// references; the other elements hold plain characters.
+    private func textContent(from offset: Int, name: String, text: Bool, collect: Bool) throws(PlistError) -> ([UInt8], Int) {
+        let cdata = text
+        var out: [UInt8] = []
+        var j = offset
+        while j < bytes.count {
+            let b = bytes[j]
+            if b == 0 { throw fail("NUL byte in XML", j) }
+            if b == UInt8(ascii: "<") {
+                if starts(with: "</\(name)>", at: j) {
+                    return (out, j + name.utf8.count + 3)
+                }
+                if cdata && starts(with: "<![CDATA[", at: j) {
+                    guard let end = find("]]>", from: j + 9) else { throw fail("unterminated CDATA section", j) }
+                    for k in (j + 9)..<end {
+                        if bytes[k] == 0 { throw fail("NUL byte in XML", k) }
+                        if collect { out.append(bytes[k]) }
+                    }
+                    j = end + 3
+                    continue
+                }
+                throw fail("<\(name)> holds markup; only text is allowed", j)
+            }
+            if b == UInt8(ascii: "&") {
+                guard text else { throw fail("<\(name)> holds a reference; only plain characters are allowed", j) }
+                let (scalar, next) = try reference(at: j)
+                if collect { out += Array(String(Character(scalar)).utf8) }
+                j = next
+                continue
+            }
+            if collect { out.append(b) }
+            j += 1
+        }
+        throw fail("unterminated <\(name)>", offset)
+    }
+
+    /// A character or predefined entity reference at `offset` (`&amp;`, `&#65;`, `&#x41;`).
+    private func reference(at offset: Int) throws(PlistError) -> (Unicode.Scalar, Int) {
+        guard let semicolon = find(";", from: offset + 1), semicolon - offset <= 12 else {
+            throw fail("'&' that starts no reference (write &amp;)", offset)
+        }
+        let body = Array(UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<semicolon]))
+        let next = semicolon + 1
+        switch String(decoding: body, as: UTF8.self) {
+        case "lt": return ("<", next)
+        case "gt": return (">", next)
+        case "amp": return ("&", next)
+        case "quot": return ("\"", next)
+        case "apos": return ("'", next)
+        default: break
+        }
+        guard body.first == UInt8(ascii: "#") else {
+            throw fail("unknown entity &\(UntrustedText.escaped(String(decoding: body, as: UTF8.self)));", offset)
+        }
+        var digits = body.dropFirst()
+        var radix: UInt32 = 10
+        if digits.first == UInt8(ascii: "x") { radix = 16; digits = digits.dropFirst() }
+        var value: UInt32 = 0
+        for d in digits {
+            guard let v = Self.digit(d, radix: radix) else { throw fail("malformed character reference", offset) }
+            value = min(value &* radix &+ v, 0x11_0000)
+        }
+        guard !digits.isEmpty, value != 0, !(0xD800...0xDFFF).contains(value), value <= 0x10FFFF,
+              let scalar = Unicode.Scalar(value) else {
+            throw PlistError.unrepresentableString(
+                "has character reference U+\(String(value, radix: 16, uppercase: true))", at: "line \(line(at: offset))")
+        }
+        return (scalar, next)
+    }
+
+    private static func digit(_ b: UInt8, radix: UInt32) -> UInt32? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: return UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: return UInt32(b - UInt8(ascii: "A") + 10)
+        default: return nil
         }
     }
 
+    /// Why `text` is not a value of type `name` as CoreFoundation reads it (and libplist the
+    /// same way), or nil when it is.
+    static func problem(with text: [UInt8], as name: String) -> String? {
+        var trimmed = text[...]
+        while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
+        while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
+        let t = Array(trimmed)
+        // The value as shown in a message (at most 64 bytes of it), built only when it is wrong.
+        var shown: String {
+            UntrustedText.quoted(String(decoding: text.prefix(64), as: UTF8.self)) + (text.count > 64 ? "..." : "")
+        }
+        switch name {
+        case "integer": return integerProblem(t) ? "\(shown) is not an integer as Apple reads it" : nil
+        case "real": return realProblem(t) ? "\(shown) is not a real as Apple reads it" : nil
+        case "date":
+            guard t.count == 20, t.last == UInt8(ascii: "Z"),
+                  CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil else {
+                return "\(shown) is not a date like 2025-01-01T09:00:00Z"
+            }
+            return nil
+        case "data": return base64Problem(text) ? "\(shown) is not base64" : nil
+        default: return nil
+        }
+    }
+
+    /// Decimal without a leading zero, or `0x` hexadecimal; optional sign; -2^63 ... 2^64-1.
+    private static func integerProblem(_ t: [UInt8]) -> Bool {
+        var i = 0
+        var negative = false
+        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) { negative = t[i] == UInt8(ascii: "-"); i += 1 }
+        var radix: UInt64 = 10
+        if i + 1 < t.count && t[i] == UInt8(ascii: "0") && t[i + 1] == UInt8(ascii: "x") { radix = 16; i += 2 }
+        let digits = t[i...]
+        guard !digits.isEmpty else { return true }
+        if radix == 10 && digits.count > 1 && digits.first == UInt8(ascii: "0") { return true }  // libplist: octal
+        var value: UInt64 = 0
+        for d in digits {
+            guard let v = digit(d, radix: UInt32(radix)) else { return true }
+            let (m, o1) = value.multipliedReportingOverflow(by: radix)
+            let (s, o2) = m.addingReportingOverflow(UInt64(v))
+            if o1 || o2 { return true }
+            value = s
+        }
+        return negative && value > UInt64(Int64.max) + 1
+    }
+
+    /// `[+-] (digits [. digits] | . digits) [e [+-] digits]`, finite, or nan/inf/infinity.
+    private static func realProblem(_ t: [UInt8]) -> Bool {
+        let lower = String(decoding: t, as: UTF8.self).lowercased()
+        let unsigned = lower.hasPrefix("-") || lower.hasPrefix("+") ? String(lower.dropFirst()) : lower
+        if ["nan", "inf", "infinity"].contains(unsigned) { return false }
+        var i = 0
+        func digits() -> Int {
+            let from = i
+            while i < t.count && t[i] >= UInt8(ascii: "0") && t[i] <= UInt8(ascii: "9") { i += 1 }
+            return i - from
+        }
+        if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) { i += 1 }
+        var mantissa = digits()
+        if i < t.count && t[i] == UInt8(ascii: ".") {
+            i += 1
+            mantissa += digits()
+        }
+        guard mantissa > 0 else { return true }
+        if i < t.count && (t[i] == UInt8(ascii: "e") || t[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < t.count && (t[i] == UInt8(ascii: "-") || t[i] == UInt8(ascii: "+")) { i += 1 }
+            guard digits() > 0 else { return true }
+        }
+        guard i == t.count, let value = Double(String(decoding: t, as: UTF8.self)) else { return true }
+        return !value.isFinite
+    }
+
+    /// Base64 with `=` padding only at the end and a length that is a multiple of four, once
+    /// whitespace is taken out.
+    private static func base64Problem(_ text: [UInt8]) -> Bool {
+        var count = 0
+        for b in text where !isSpace(b) { count += 1 }
+        guard count % 4 == 0 else { return true }
+        var padding = 0
+        var index = 0
+        for b in text where !isSpace(b) {
+            defer { index += 1 }
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                if padding > 0 { return true }
+            case UInt8(ascii: "="):
+                padding += 1
+                if padding > 2 || index < count - 2 { return true }
+            default: return true
+            }
+        }
+        return false
+    }
+
     /// The offset just past `terminator`, skipping double-quoted text as libplist 2.2.0 does in
-    /// processing instructions, DOCTYPE declarations and tag attributes. Quoted text that holds
+    /// the XML declaration, DOCTYPE declarations and tag attributes. Quoted text that holds
     /// `<` or `>` is refused: it is the one place where a reader that ignores quotes and one that
     /// honours them disagree about where markup ends (a quoted `"?>"` once hid 200,000 closing
     /// tags from the depth count, and libplist built a tree deep enough to overflow its stack).
@@ -113,40 +437,11 @@ struct XMLPlistScanner {
                 j = k + 1
                 continue
             }
+            if b == UInt8(ascii: "<") { throw fail("'<' inside markup", j) }
             if let refused, b == refused { throw fail(refusal, j) }
             if b == end[0] && starts(with: terminator, at: j) { return j + end.count }
             j += 1
         }
         throw fail(terminator == "?>" ? "unterminated processing instruction" : "unterminated tag", start)
-    }
-
-    /// Rejects numeric character references that a C string cannot hold or UTF-8 cannot encode.
-    private func checkReference(at offset: Int) throws(PlistError) {
-        guard offset + 2 < bytes.count, bytes[offset + 1] == UInt8(ascii: "#") else { return }
-        var j = offset + 2
-        var radix: UInt32 = 10
-        if j < bytes.count && (bytes[j] == UInt8(ascii: "x") || bytes[j] == UInt8(ascii: "X")) { radix = 16; j += 1 }
-        var value: UInt32 = 0
-        var digits = 0
-        while j < bytes.count, let d = hexDigit(bytes[j], radix: radix) {
-            value = min(value &* radix &+ d, 0x11_0000)
-            digits += 1
-            j += 1
-        }
-        guard digits > 0 else { return }
-        if value == 0 || (0xD800...0xDFFF).contains(value) || value > 0x10FFFF {
-            throw PlistError.unrepresentableString(
-                "has character reference U+\(String(value, radix: 16, uppercase: true))",
-                at: "line \(line(at: offset))")
-        }
-    }
-
-    private func hexDigit(_ b: UInt8, radix: UInt32) -> UInt32? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16: return UInt32(b - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16: return UInt32(b - UInt8(ascii: "A") + 10)
-        default: return nil
-        }
     }
 }

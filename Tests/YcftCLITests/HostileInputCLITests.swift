@@ -164,7 +164,7 @@ enum Attacks {
         let report = dir.appendingPathComponent("report.json")
         let result = try runProcess(ycft, ["migrate", "--dry-run", "--report", report.path, dir.path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("hostile.plist: malformed XML plist: '<' or '>' inside quoted text in markup is not supported (at line 2)"))
+        #expect(result.stderr.contains("hostile.plist: malformed XML plist: processing instructions other than the XML declaration at the start are not supported (at line 2)"))
         #expect(result.stdoutText == "\(dir.path)/good.plist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")
         #expect(FileManager.default.fileExists(atPath: report.path))
         for command in [["status"], ["verify"], ["dump"]] {
