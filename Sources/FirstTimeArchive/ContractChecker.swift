@@ -153,7 +153,7 @@ public enum ContractChecker {
             switch plistError {
             case .unrepresentableString, .duplicateKey:
                 return ContractFinding(.stringUnrepresentable, at: "file", plistError.description)
-            case .tooDeep, .tooManyNodes, .inputTooLarge:
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge:
                 return ContractFinding(.plistLimit, at: "file", plistError.description)
             default:
                 return ContractFinding(.plistUnreadable, at: "file", plistError.description)
@@ -161,7 +161,7 @@ public enum ContractChecker {
         case let .embeddedNotPlist(_, plistError):
             switch plistError {
             case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: "file", error.description)
-            case .tooDeep, .tooManyNodes, .inputTooLarge: return ContractFinding(.plistLimit, at: "file", error.description)
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return ContractFinding(.plistLimit, at: "file", error.description)
             default: return ContractFinding(.plistUnreadable, at: "file", error.description)
             }
         case .keyNotFound, .notArchiveData:

@@ -159,7 +159,8 @@ public enum DefaultsMigration {
             if let plain = original[RecordsFormat.defaultsKey] {
                 do { records = try RecordsFormat.records(fromPlist: plain) } catch { throw .unreadable(error.description) }
                 sources.append(RecordsFormat.defaultsKey)
-                sources += records.map { intervalPrefix + $0.key }.filter { original[$0] != nil }
+                let present = original.keyIndex()
+                sources += records.map { intervalPrefix + $0.key }.filter { present[ExactKey($0)] != nil }
             } else {
                 var entries: [FirstTimeRecords.Entry] = []
                 for (key, value) in original where key.hasPrefix(intervalPrefix) {
@@ -188,27 +189,55 @@ public enum DefaultsMigration {
                 return (try? LegacyArchive.decode(bytes, limits: limits)) == records
             }))
         }
-        // Conflicts first: nothing is changed unless every target key can be written.
+        // Conflicts first: nothing is changed unless every target key can be written. Every key
+        // lookup below goes through hash indexes: a file with 100,000 keys stays linear.
+        let originalIndex = original.keyIndex()
         for write in writes {
-            if let existing = original[write.key], !write.same(existing), !options.force {
+            if let at = originalIndex[ExactKey(write.key)], !write.same(original.entries[at].value), !options.force {
                 throw .conflict("\(quoted(write.key)) already exists with different content")
             }
         }
-        // New keys take the place of the first source key, so a round trip keeps the key order.
-        var file = original
-        var anchor = options.keepSource ? nil : sources.compactMap { original.index(of: $0) }.min()
-        if !options.keepSource { for key in sources { file[key] = nil } }
-        for write in writes {
-            if let existing = file[write.key] {
-                if !write.same(existing) { file[write.key] = write.value }
-            } else if let at = anchor {
-                file.insert(write.key, write.value, at: at)
-                anchor = at + 1
+        // New keys take the place of the first source key, so a round trip keeps the key order;
+        // a target key that stays in the file keeps its place.
+        let removed: Set<ExactKey> = options.keepSource ? [] : Set(sources.map(ExactKey.init))
+        var pending: [ExactKey: Int] = [:]
+        for (i, write) in writes.enumerated() { pending[ExactKey(write.key)] = i }
+        let fresh = writes.filter { write in
+            let key = ExactKey(write.key)
+            return originalIndex[key] == nil || removed.contains(key)
+        }
+        var entries: [(key: String, value: PlistValue)] = []
+        entries.reserveCapacity(original.count + fresh.count)
+        var placed = false
+        // The diff is known while building: what was removed, added and replaced (in file order).
+        var removedKeys: [String] = [], changedKeys: [String] = []
+        for entry in original {
+            let key = ExactKey(entry.key)
+            if removed.contains(key) {
+                removedKeys.append(entry.key)
+                if !placed {
+                    entries += fresh.map { ($0.key, $0.value) }
+                    placed = true
+                }
+                continue
+            }
+            if let w = pending[key], !writes[w].same(entry.value) {
+                entries.append((entry.key, writes[w].value))
+                if writes[w].value != entry.value { changedKeys.append(entry.key) }
             } else {
-                file[write.key] = write.value
+                entries.append(entry)
             }
         }
-        outcome = diff(original, file, into: outcome)
+        if !placed { entries += fresh.map { ($0.key, $0.value) } }
+        let file = PlistDictionary(entries)
+        if fresh.contains(where: { removed.contains(ExactKey($0.key)) }) {
+            // A key both removed and written back (no target does this today): compare the files.
+            outcome = diff(original, file, into: outcome)
+        } else {
+            outcome.removed = removedKeys
+            outcome.added = fresh.map(\.key)
+            outcome.changed = changedKeys
+        }
         if original == file && format == read.format {
             outcome.status = .unchanged
             return outcome
@@ -231,10 +260,11 @@ public enum DefaultsMigration {
 
     private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Outcome) -> Outcome {
         var outcome = outcome
-        outcome.removed = before.map(\.key).filter { after[$0] == nil }
-        outcome.added = after.map(\.key).filter { before[$0] == nil }
+        let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
+        outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }
+        outcome.added = after.map(\.key).filter { beforeIndex[ExactKey($0)] == nil }
         outcome.changed = after.compactMap { key, value in
-            if let old = before[key], old != value { return key }
+            if let at = beforeIndex[ExactKey(key)], before.entries[at].value != value { return key }
             return nil
         }
         return outcome

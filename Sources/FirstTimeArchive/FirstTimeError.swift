@@ -31,7 +31,11 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .duplicateKey(key, at): return "\(at): duplicate block key \(quoted(key))"
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
         case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"
-        case let .embeddedNotPlist(key, error): return "\(quoted(key)) holds data that is not an archive: \(error)"
+        case let .embeddedNotPlist(key, error):
+            switch error {
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)"
+            default: return "\(quoted(key)) holds data that is not an archive: \(error)"
+            }
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(why, at): return "\(at): \(why)"
         case let .plist(error): return error.description

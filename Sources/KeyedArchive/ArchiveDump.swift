@@ -122,12 +122,20 @@ private struct GraphRenderer {
     /// Objects nested deeper than this fail: rendering recurses a few frames per level, and must
     /// fit the 512 KiB stacks of secondary threads (and AddressSanitizer's larger frames).
     static let maxDepth = 256
+    /// At most this many values are printed (about 100 MiB of JSON and 1 GiB of memory at worst).
+    static let maxPrinted = 2_000_000
 
     init(objects: [PlistValue], shared: ArchiveDump.SharedObjects) {
         self.objects = objects
         self.shared = shared
-        // Proportional to the input: a plain tree prints each object about once.
-        self.limit = max(200_000, 32 * objects.count)
+        // Proportional to the input (a plain tree prints each object about once), counting only
+        // objects that print something ($null padding buys nothing), and never above
+        // maxPrinted, which bounds memory and output whatever the input.
+        let substantial = objects.reduce(0) { count, object in
+            if case .string("$null") = object { return count }
+            return count + 1
+        }
+        self.limit = min(Self.maxPrinted, max(200_000, 32 * substantial))
         if shared == .references {
             for object in objects { Self.countReferences(object, into: &referenceCounts) }
         }
@@ -204,7 +212,11 @@ private struct GraphRenderer {
         }
         if let natural = try natural(cls.name, fields) { return natural }
         var members: [JSON.Member] = [.init("$class", .string(cls.name))]
-        if let chain = cls.chain { members.append(.init("$classes", .array(chain.map { .string($0) }))) }
+        if let chain = cls.chain {
+            // A class chain is printed with every instance: each name counts.
+            for _ in chain { try tick() }
+            members.append(.init("$classes", .array(chain.map { .string($0) })))
+        }
         for (key, field) in fields where key != "$class" {
             members.append(.init(key, try self.value(field)))
         }

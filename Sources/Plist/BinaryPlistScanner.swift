@@ -149,7 +149,7 @@ struct BinaryPlistScanner {
         case 0x4:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             try needs(payload + n)
-            return Object(kind: .scalar, payload: start, count: 0)
+            return Object(kind: .scalar, payload: start, count: n)
         case 0x5:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             try needs(payload + n)
@@ -158,7 +158,7 @@ struct BinaryPlistScanner {
                 if b == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
                 if b >= 0x80 { throw PlistError.unrepresentableString("is not ASCII in an ASCII object", at: path()) }
             }
-            return Object(kind: .scalar, payload: start, count: 0)
+            return Object(kind: .scalar, payload: start, count: n)
         case 0x6:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
@@ -182,7 +182,8 @@ struct BinaryPlistScanner {
                 }
                 i += 1
             }
-            return Object(kind: .scalar, payload: start, count: 0)
+            // libplist keeps UTF-8: up to 3 bytes per UTF-16 unit.
+            return Object(kind: .scalar, payload: start, count: 3 * n)
         case 0x8:
             guard nibble <= 7 else { throw fail("UID of \(nibble + 1) bytes", start) }
             try needs(start + 2 + Int(nibble))
@@ -280,10 +281,13 @@ struct BinaryPlistScanner {
         enum State: UInt8 { case unseen, active, done }
         var state = [State](repeating: .unseen, count: objectCount)
         var expanded = [UInt64](repeating: 0, count: objectCount)
+        // String and data bytes under each object once shared references are copied.
+        var expandedBytes = [UInt64](repeating: 0, count: objectCount)
         var height = [Int32](repeating: 0, count: objectCount)
         let budget = UInt64(limits.nodeBudget(forInputSize: bytes.count))
+        let byteBudget = UInt64(limits.maxExpandedBytes)
 
-        struct Frame { var index: Int; var object: Object; var next: Int; var total: UInt64; var height: Int32 }
+        struct Frame { var index: Int; var object: Object; var next: Int; var total: UInt64; var bytes: UInt64; var height: Int32 }
         var stack: [Frame] = []
 
         func pathString(_ stack: [Frame], _ extra: Int?) -> String {
@@ -296,7 +300,8 @@ struct BinaryPlistScanner {
         let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
         if topObj.kind == .dict { try checkDuplicateKeys(topObj, index: topObject, offsets: offsets) }
         state[topObject] = .active
-        stack.append(Frame(index: topObject, object: topObj, next: 0, total: 1, height: 1))
+        stack.append(Frame(index: topObject, object: topObj, next: 0, total: 1,
+                           bytes: topObj.kind == .scalar ? UInt64(topObj.count) : 0, height: 1))
 
         while !stack.isEmpty {
             let top = stack.count - 1
@@ -321,6 +326,8 @@ struct BinaryPlistScanner {
                     throw fail("reference cycle through object \(child)", refOffset)
                 case .done:
                     stack[top].total &+= expanded[child]
+                    stack[top].bytes &+= expandedBytes[child]
+                    if stack[top].bytes > byteBudget { throw .tooManyBytes(expanded: stack[top].bytes, limit: Int(byteBudget)) }
                     stack[top].height = max(stack[top].height, height[child] + 1)
                     if stack[top].total > budget { throw .tooManyNodes(expanded: stack[top].total, limit: Int(budget)) }
                     if stack.count + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
@@ -330,13 +337,16 @@ struct BinaryPlistScanner {
                         // A leaf is done at once: one node, no height.
                         state[child] = .done
                         expanded[child] = 1
+                        expandedBytes[child] = UInt64(obj.count)
                         stack[top].total &+= 1
+                        stack[top].bytes &+= UInt64(obj.count)
+                        if stack[top].bytes > byteBudget { throw .tooManyBytes(expanded: stack[top].bytes, limit: Int(byteBudget)) }
                         if stack[top].total > budget { throw .tooManyNodes(expanded: stack[top].total, limit: Int(budget)) }
                         continue
                     }
                     if obj.kind == .dict { try checkDuplicateKeys(obj, index: child, offsets: offsets) }
                     state[child] = .active
-                    stack.append(Frame(index: child, object: obj, next: 0, total: 1, height: 1))
+                    stack.append(Frame(index: child, object: obj, next: 0, total: 1, bytes: 0, height: 1))
                     // Only containers push children, so every frame on the stack but a leaf is a
                     // container: the stack's size is the nesting depth.
                     if obj.kind != .scalar && stack.count > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
@@ -345,9 +355,12 @@ struct BinaryPlistScanner {
                 stack.removeLast()
                 state[frame.index] = .done
                 expanded[frame.index] = frame.total
+                expandedBytes[frame.index] = frame.bytes
                 height[frame.index] = frame.object.kind == .scalar ? 0 : frame.height
                 if let parent = stack.indices.last {
                     stack[parent].total &+= frame.total
+                    stack[parent].bytes &+= frame.bytes
+                    if stack[parent].bytes > byteBudget { throw .tooManyBytes(expanded: stack[parent].bytes, limit: Int(byteBudget)) }
                     if stack[parent].total > budget { throw .tooManyNodes(expanded: stack[parent].total, limit: Int(budget)) }
                     stack[parent].height = max(stack[parent].height, height[frame.index] + 1)
                 }

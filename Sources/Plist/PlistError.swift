@@ -17,6 +17,8 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooDeep(limit: Int)
     /// Shared references would expand to more nodes than the budget allows (a "reference bomb").
     case tooManyNodes(expanded: UInt64, limit: Int)
+    /// Shared references would copy more string and data bytes than ``PlistLimits/maxExpandedBytes``.
+    case tooManyBytes(expanded: UInt64, limit: Int)
     /// A string that libplist would silently change (embedded NUL, lone surrogate, invalid UTF-8).
     case unrepresentableString(String, at: String)
     /// A dictionary holds the same key twice.
@@ -45,7 +47,9 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .tooDeep(limit):
             return "nesting is deeper than the limit of \(limit) levels"
         case let .tooManyNodes(expanded, limit):
-            return "shared references expand to \(expanded) nodes, over the limit of \(limit) for this input size"
+            return "the values expand to \(expanded) nodes, over the limit of \(limit) for this input"
+        case let .tooManyBytes(expanded, limit):
+            return "shared references copy strings and data to \(expanded) bytes, over the limit of \(limit)"
         case let .unrepresentableString(why, at):
             return "string \(why) (at \(at)): libplist would change it silently"
         case let .duplicateKey(key, at):

@@ -129,6 +129,18 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
         }
     }
 
+    /// A hash index of the keys by exact bytes, for code that looks up many keys (one lookup with
+    /// ``index(of:)`` is a linear search).
+    public func keyIndex() -> [ExactKey: Int] {
+        var index: [ExactKey: Int] = [:]
+        index.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated() {
+            let key = ExactKey(entry.key)
+            if index[key] == nil { index[key] = i }
+        }
+        return index
+    }
+
     /// Inserts an entry at a position; the caller guarantees the key is new.
     public mutating func insert(_ key: String, _ value: PlistValue, at index: Int) {
         entries.insert((key, value), at: Swift.min(Swift.max(index, 0), entries.count))
@@ -139,6 +151,25 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
         lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
             exactlyEqual($0.key, $1.key) && $0.value == $1.value
         }
+    }
+}
+
+/// A string compared and hashed by its exact UTF-8 bytes (`String`'s own `==` and hash treat
+/// canonically equivalent strings as one), for sets and dictionaries of plist keys.
+public struct ExactKey: Hashable, Sendable {
+    /// The string.
+    public let string: String
+
+    /// Wraps a string.
+    public init(_ string: String) { self.string = string }
+
+    /// Equal when the UTF-8 bytes are.
+    public static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
+
+    /// Hashes the UTF-8 bytes in one call.
+    public func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 

@@ -56,18 +56,32 @@ struct XMLPlistScanner {
         .malformedXML(why, line: line(at: offset))
     }
 
-    private func starts(with text: String, at offset: Int) -> Bool {
-        let utf8 = Array(text.utf8)
+    private func starts(with text: String, at offset: Int) -> Bool { starts(with: Array(text.utf8), at: offset) }
+
+    private func starts(with utf8: [UInt8], at offset: Int) -> Bool {
         guard offset + utf8.count <= bytes.count else { return false }
-        for (i, b) in utf8.enumerated() where bytes[offset + i] != b { return false }
+        var i = 0
+        while i < utf8.count {
+            if bytes[offset + i] != utf8[i] { return false }
+            i += 1
+        }
         return true
     }
 
-    private func find(_ text: String, from offset: Int) -> Int? {
-        let utf8 = Array(text.utf8)
+    /// The byte sequences the scanner looks for, made once.
+    private enum Token {
+        static let comment = Array("<!--".utf8), commentEnd = Array("-->".utf8)
+        static let declaration = Array("<?xml".utf8), doctype = Array("<!DOCTYPE".utf8)
+        static let cdata = Array("<![CDATA[".utf8), cdataEnd = Array("]]>".utf8)
+        static let tagEnd = Array(">".utf8), instructionEnd = Array("?>".utf8)
+    }
+
+    private func find(_ text: String, from offset: Int) -> Int? { find(Array(text.utf8), from: offset) }
+
+    private func find(_ utf8: [UInt8], from offset: Int) -> Int? {
         var i = offset
         while i + utf8.count <= bytes.count {
-            if bytes[i] == utf8[0] && starts(with: text, at: i) { return i }
+            if bytes[i] == utf8[0] && starts(with: utf8, at: i) { return i }
             i += 1
         }
         return nil
@@ -75,10 +89,20 @@ struct XMLPlistScanner {
 
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
+    /// The element names of a property list, interned (most tags cost no new string).
+    private static let knownNames = ["plist", "dict", "key", "array", "string", "integer", "real", "date", "data", "true", "false"]
+        .map { (Array($0.utf8), $0) }
+
+    private static func elementName(_ raw: UnsafeRawBufferPointer) -> String {
+        for (bytes, name) in knownNames where bytes.count == raw.count && bytes.elementsEqual(raw) { return name }
+        return String(decoding: raw, as: UTF8.self)
+    }
+
     /// Scans the whole input; throws the first problem found.
     @discardableResult
     func scan() throws(PlistError) -> Summary {
         var summary = Summary()
+        let budget = limits.nodeBudget(forInputSize: bytes.count)
         var stack: [Frame] = []
         var sawPlist = false, closedPlist = false, sawDeclaration = false
         var i = 0
@@ -101,6 +125,7 @@ struct XMLPlistScanner {
                 stack[stack.count - 1] = .dict(key: nil, last: key, keys: keys)
             }
             summary.values += 1
+            if summary.values > budget { throw PlistError.tooManyNodes(expanded: UInt64(summary.values), limit: budget) }
         }
         while i < n {
             let b = bytes[i]
@@ -110,37 +135,38 @@ struct XMLPlistScanner {
                 i += 1
                 continue
             }
-            if starts(with: "<!--", at: i) {
-                guard let end = find("-->", from: i + 4) else { throw fail("unterminated comment", i) }
+            let second = i + 1 < n ? bytes[i + 1] : 0
+            if second == UInt8(ascii: "!") && starts(with: Token.comment, at: i) {
+                guard let end = find(Token.commentEnd, from: i + 4) else { throw fail("unterminated comment", i) }
                 for j in i..<end where bytes[j] == 0 { throw fail("NUL byte in XML", j) }
                 i = end + 3
                 continue
             }
-            if starts(with: "<?", at: i) {
+            if second == UInt8(ascii: "?") {
                 // Only the XML declaration, first in the file.
-                guard i == start, !sawDeclaration, starts(with: "<?xml", at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
+                guard i == start, !sawDeclaration, starts(with: Token.declaration, at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
                     throw fail("processing instructions other than the XML declaration at the start are not supported", i)
                 }
                 sawDeclaration = true
-                i = try endOfMarkup(from: i + 2, terminator: "?>", start: i, refusing: nil, "")
+                i = try endOfMarkup(from: i + 2, terminator: Token.instructionEnd, start: i, refusing: nil, "")
                 continue
             }
-            if starts(with: "<!DOCTYPE", at: i) {
+            if second == UInt8(ascii: "!") && starts(with: Token.doctype, at: i) {
                 guard !sawPlist else { throw fail("DOCTYPE after <plist>", i) }
-                i = try endOfMarkup(from: i + 9, terminator: ">", start: i, refusing: UInt8(ascii: "["),
+                i = try endOfMarkup(from: i + 9, terminator: Token.tagEnd, start: i, refusing: UInt8(ascii: "["),
                                     "DTD internal subsets (entity declarations) are not supported")
                 continue
             }
-            if starts(with: "<![CDATA[", at: i) { throw fail("CDATA outside <string> or <key>", i) }
+            if second == UInt8(ascii: "!") { throw fail(starts(with: Token.cdata, at: i) ? "CDATA outside <string> or <key>" : "unsupported markup", i) }
             // A tag.
             var j = i + 1
             let closing = j < n && bytes[j] == UInt8(ascii: "/")
             if closing { j += 1 }
             let nameStart = j
             while j < n, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "/"), !Self.isSpace(bytes[j]) { j += 1 }
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]), as: UTF8.self)
+            let name = Self.elementName(UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]))
             let attributesStart = j
-            let end = try endOfMarkup(from: j, terminator: ">", start: i, refusing: nil, "")
+            let end = try endOfMarkup(from: j, terminator: Token.tagEnd, start: i, refusing: nil, "")
             let selfClosing = bytes[end - 2] == UInt8(ascii: "/")
             let attributesEnd = selfClosing ? end - 2 : end - 1
             let hasAttributes = (attributesStart..<max(attributesStart, attributesEnd)).contains { !Self.isSpace(bytes[$0]) }
@@ -201,7 +227,7 @@ struct XMLPlistScanner {
                 if selfClosing {
                     i = end
                 } else {
-                    guard starts(with: "</\(name)>", at: end) else {
+                    guard starts(with: Array("</\(name)>".utf8), at: end) else {
                         throw fail("\(path()): <\(name)> must be empty", i)
                     }
                     i = end + name.utf8.count + 3
@@ -240,17 +266,18 @@ struct XMLPlistScanner {
     /// references; the other elements hold plain characters.
     private func textContent(from offset: Int, name: String, text: Bool, collect: Bool) throws(PlistError) -> ([UInt8], Int) {
         let cdata = text
+        let closing = Array("</\(name)>".utf8)
         var out: [UInt8] = []
         var j = offset
         while j < bytes.count {
             let b = bytes[j]
             if b == 0 { throw fail("NUL byte in XML", j) }
             if b == UInt8(ascii: "<") {
-                if starts(with: "</\(name)>", at: j) {
+                if starts(with: closing, at: j) {
                     return (out, j + name.utf8.count + 3)
                 }
-                if cdata && starts(with: "<![CDATA[", at: j) {
-                    guard let end = find("]]>", from: j + 9) else { throw fail("unterminated CDATA section", j) }
+                if cdata && starts(with: Token.cdata, at: j) {
+                    guard let end = find(Token.cdataEnd, from: j + 9) else { throw fail("unterminated CDATA section", j) }
                     for k in (j + 9)..<end {
                         if bytes[k] == 0 { throw fail("NUL byte in XML", k) }
                         if collect { out.append(bytes[k]) }
@@ -417,9 +444,8 @@ struct XMLPlistScanner {
     /// `<` or `>` is refused: it is the one place where a reader that ignores quotes and one that
     /// honours them disagree about where markup ends (a quoted `"?>"` once hid 200,000 closing
     /// tags from the depth count, and libplist built a tree deep enough to overflow its stack).
-    private func endOfMarkup(from offset: Int, terminator: String, start: Int, refusing refused: UInt8?,
+    private func endOfMarkup(from offset: Int, terminator end: [UInt8], start: Int, refusing refused: UInt8?,
                              _ refusal: String) throws(PlistError) -> Int {
-        let end = Array(terminator.utf8)
         var j = offset
         while j < bytes.count {
             let b = bytes[j]
@@ -439,9 +465,9 @@ struct XMLPlistScanner {
             }
             if b == UInt8(ascii: "<") { throw fail("'<' inside markup", j) }
             if let refused, b == refused { throw fail(refusal, j) }
-            if b == end[0] && starts(with: terminator, at: j) { return j + end.count }
+            if b == end[0] && starts(with: end, at: j) { return j + end.count }
             j += 1
         }
-        throw fail(terminator == "?>" ? "unterminated processing instruction" : "unterminated tag", start)
+        throw fail(end == Token.instructionEnd ? "unterminated processing instruction" : "unterminated tag", start)
     }
 }

@@ -64,7 +64,7 @@ enum Help {
                               instead of the whole file)
       --compact               Print the JSON on one line.
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
-                              (default: 256M)
+                              (default: 32M)
       -h, --help              Show help information.
 
     \(exitStatus)
@@ -91,7 +91,7 @@ enum Help {
                               points to is replaced; a pipe or device is written to.
       --force                 Replace OUT even when it is read-only.
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
-                              (default: 256M)
+                              (default: 32M)
       -h, --help              Show help information.
 
     \(exitStatus)
@@ -122,7 +122,7 @@ enum Help {
           --strict                Warnings fail too.
           --key NAME              The defaults key holding the archive. (default: YCFirstTime)
           --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
-                                  (default: 256M)
+                                  (default: 32M)
           -h, --help              Show help information.
 
         RULES:
@@ -187,7 +187,7 @@ enum Help {
                               standard output).
       --output-format FORMAT  same, binary or xml. (default: same)
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
-                              (default: 256M)
+                              (default: 32M)
       -h, --help              Show help information.
 
     EXIT STATUS:
