@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
 #   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
-# Targets: plist archive records verify pack-json defaults dump-raw (ycft-fuzz prints the list).
+# Targets: plist archive records verify pack-json defaults dump-raw xml-guard (ycft-fuzz prints
+# the list); xml-guard uses the XML token dictionary Fuzz/xml.dict.
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
 # FUZZ_TIMEOUT (seconds, default 30) is the per-input limit; instrumented builds run 10-50x slower.
@@ -25,8 +26,12 @@ binary=Fuzz/.build/runs/ycft-fuzz-$target
 corpus=Fuzz/corpus/$target
 artifacts=Fuzz/artifacts/$target
 mkdir -p "$corpus" "$artifacts"
+extra=()
 case "$target" in
     pack-json) seeds=$(find Fixtures -name '*.json' ! -name manifest.json) ;;
+    xml-guard)
+        seeds=$(grep -l '<?xml' $(find Fixtures -name '*.plist'))
+        extra=(-dict=Fuzz/xml.dict) ;;
     *) seeds=$(find Fixtures -name '*.plist') ;;
 esac
 for seed in $seeds; do
@@ -34,4 +39,4 @@ for seed in $seeds; do
 done
 
 exec "$binary" "$target" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-30}" \
-    -artifact_prefix="$artifacts/" -print_final_stats=1 "$@" "$corpus"
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "${extra[@]}" "$@" "$corpus"

@@ -27,6 +27,25 @@ public enum PropertyList {
     /// - Returns: the value and the format it was read from.
     /// - Throws: ``PlistError`` naming the first problem; nothing reaches libplist unchecked.
     ///   Calls `plist_from_bin` or `plist_from_xml`.
+    /// What the XML guard finds in an XML property list without handing it to libplist: the
+    /// values libplist would build (keys not counted) and the deepest nesting of arrays and
+    /// dictionaries. For tests and fuzzing: whenever this succeeds, ``read(_:limits:)`` builds
+    /// exactly that many values.
+    /// - Throws: ``PlistError`` as ``read(_:limits:)`` would for the same bytes.
+    public static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
+        guard !bytes.isEmpty else { throw .empty }
+        var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
+        bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                let summary = try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                result = .success((summary.values, summary.depth))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
         -> (value: PlistValue, format: PlistFormat)
     {

@@ -59,4 +59,25 @@ import TestSupport
         #expect(migrated?["count"] == .integer(.signed(10)))
         #expect(migrated?["YCFirstTime.records"] != nil)
     }
+
+    /// What `dump --raw` once showed as something (libplist's reading) is refused, naming the place.
+    @Test(arguments: [
+        ("<integer>12abc</integer>", #"top level: "12abc" is not an integer as Apple reads it"#),
+        ("<integer/>", #"top level: "" is not an integer as Apple reads it"#),
+        ("<integer>99999999999999999999</integer>", #"top level: "99999999999999999999" is not an integer as Apple reads it"#),
+        ("<real>abc</real>", #"top level: "abc" is not a real as Apple reads it"#),
+        ("<real>0x1p3</real>", #"top level: "0x1p3" is not a real as Apple reads it"#),
+        ("<date>yesterday</date>", #"top level: "yesterday" is not a date like 2025-01-01T09:00:00Z"#),
+        ("<data>%%%%</data>", #"top level: "%%%%" is not base64"#),
+        ("<true>false</true>", "top level: <true> must be empty"),
+        ("<dict><key>k</key></dict>", "k: a <key> without a value in <dict>"),
+        ("<true/></plist><plist><false/>", "content after </plist>"),
+    ])
+    func dumpRawRefusesWhatLibplistWouldReadLoosely(_ body: String, _ why: String) throws {
+        let xml = "<?xml version=\"1.0\"?>\n<plist version=\"1.0\">\n\(body)\n</plist>\n"
+        let result = try runProcess(ycft, ["dump", "--raw", "-"], stdin: Array(xml.utf8))
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: <stdin>: malformed XML plist: \(why) (at line 3)\n")
+    }
 }

@@ -30,6 +30,24 @@ enum Harness: String, CaseIterable {
     case defaults
     /// `ArchiveDump.raw` (both modes) and `ArchiveDump.objects`: `ycft dump --raw` and `--objects`.
     case dumpRaw = "dump-raw"
+    /// The XML guard against libplist: whatever the guard accepts, libplist reads with exactly
+    /// the guard's value count and depth, and ycft's XML writer writes back to the same value.
+    case xmlGuard = "xml-guard"
+
+    /// Values and depth of a value as libplist's tree holds them (a `CF$UID` dictionary, which
+    /// ycft reads as a UID, is two values and one level there).
+    static func shape(_ value: PlistValue) -> (values: Int, depth: Int) {
+        switch value {
+        case .uid: return (2, 1)
+        case let .array(items):
+            let inner = items.map(shape)
+            return (1 + inner.reduce(0) { $0 + $1.values }, 1 + (inner.map(\.depth).max() ?? 0))
+        case let .dictionary(entries):
+            let inner = entries.map { shape($0.value) }
+            return (1 + inner.reduce(0) { $0 + $1.values }, 1 + (inner.map(\.depth).max() ?? 0))
+        default: return (1, 0)
+        }
+    }
 
     func run(_ bytes: [UInt8]) {
         switch self {
@@ -87,6 +105,18 @@ enum Harness: String, CaseIterable {
                 }
             }
             _ = try? ArchiveDump.objects(value)
+        case .xmlGuard:
+            guard let guarded = try? PropertyList.xmlShape(bytes) else { return }
+            guard let read = try? PropertyList.read(bytes) else { return }  // refused later: safe
+            let built = Harness.shape(read.value)
+            guard built.values == guarded.values, built.depth == guarded.depth else {
+                fatalError("the XML guard counted \(guarded) but libplist built \(built)")
+            }
+            if let xml = try? PropertyList.write(read.value, format: .xml) {
+                guard let back = try? PropertyList.read(xml), back.value == read.value else {
+                    fatalError("ycft's XML writer did not write back the value the guard accepted")
+                }
+            }
         }
     }
 }
