@@ -1,27 +1,40 @@
 public import Foundation
 internal import Plist
 
-/// A calendar interval, as IntervalClient uses: a calendar component and a count.
+/// A calendar interval, as IntervalClient uses: any `Calendar.Component` and any count,
+/// computed with `Calendar.date(byAdding:value:to:)` exactly as Foundation computes it (a zero
+/// or negative count included).
 public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
-    /// The calendar units IntervalClient supports.
+    /// The calendar components `Calendar.date(byAdding:value:to:)` accepts, by the names
+    /// `ycft status --gate every:<n><unit>` uses (`week` is `weekOfYear`, IntervalClient's weekly).
     public enum Unit: String, Sendable, CaseIterable {
-        case minute, hour, day, week, month, year
+        case era, year, quarter, month, week, weekOfYear, weekOfMonth, weekday, weekdayOrdinal, yearForWeekOfYear
+        case day, hour, minute, second, nanosecond
 
-        var component: Calendar.Component {
+        /// The Foundation component.
+        public var component: Calendar.Component {
             switch self {
-            case .minute: return .minute
-            case .hour: return .hour
-            case .day: return .day
-            case .week: return .weekOfYear
-            case .month: return .month
+            case .era: return .era
             case .year: return .year
+            case .quarter: return .quarter
+            case .month: return .month
+            case .week, .weekOfYear: return .weekOfYear
+            case .weekOfMonth: return .weekOfMonth
+            case .weekday: return .weekday
+            case .weekdayOrdinal: return .weekdayOrdinal
+            case .yearForWeekOfYear: return .yearForWeekOfYear
+            case .day: return .day
+            case .hour: return .hour
+            case .minute: return .minute
+            case .second: return .second
+            case .nanosecond: return .nanosecond
             }
         }
     }
 
     /// The unit.
     public var unit: Unit
-    /// How many units.
+    /// How many units (any integer: Foundation decides what zero and negative counts mean).
     public var value: Int
 
     /// Creates an interval of `value` units.
@@ -50,10 +63,16 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
             case .week: return "weekly"
             case .month: return "monthly"
             case .year: return "yearly"
-            case .minute: break
+            default: break
             }
         }
         return "every:\(value)\(unit.rawValue)"
+    }
+
+    /// When a gate last run at `last` comes due: `calendar.date(byAdding:value:to:)`, or nil
+    /// when Foundation cannot compute it (IntervalClient then runs the gate).
+    public func next(after last: Date, in calendar: Calendar) -> Date? {
+        calendar.date(byAdding: unit.component, value: value, to: last)
     }
 }
 
@@ -63,14 +82,18 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
     case once
     /// YCFirstTime `executeOncePerVersion`: when the recorded version is not exactly the current one.
     case perVersion
-    /// YCFirstTime `executeOncePerInterval(days:)`: when `(now - lastTime) / 86400 >= days`
-    /// (YCFirstTime's `days` is a `Float`; 1.x divided by 84,600).
+    /// YCFirstTime `executeOncePerInterval(days:)`: a key never run runs; otherwise it runs again
+    /// only when `days > 0`, the record has a `lastTime`, and `(now - lastTime) / 86400 >=
+    /// Double(days)` (`days` is a `Float`, widened: `0.1` days is 8,640.000128746033 s). With
+    /// `days <= 0` or NaN it behaves as `once`; a record without `lastTime` never runs again.
+    /// (YCFirstTime 1.x divided by 84,600.)
     case everyDays(Float)
     /// IntervalClient: when `now >= calendar.date(byAdding: unit, value:, to: lastRun)`.
     case calendar(CalendarInterval)
 
-    /// Parses `once`, `per-version`, `every:<days>d`, `hourly|daily|weekly|monthly|yearly`, or
-    /// `every:<n><unit>` with unit `minute|hour|day|week|month|year`.
+    /// Parses `once`, `per-version`, `every:<days>d` (any `Float`, `every:0.1d`, `every:-1d`),
+    /// `hourly|daily|weekly|monthly|yearly`, or `every:<n><unit>` with any integer `n` and a
+    /// ``CalendarInterval/Unit`` name.
     public init?(parsing text: String) {
         switch text {
         case "once": self = .once
@@ -83,10 +106,12 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
         default:
             guard text.hasPrefix("every:") else { return nil }
             let body = text.dropFirst("every:".count)
-            if let unit = CalendarInterval.Unit.allCases.first(where: { body.hasSuffix($0.rawValue) }) {
-                guard let n = Int(body.dropLast(unit.rawValue.count)), n > 0 else { return nil }
+            // Longest unit names first: `weekday` before `day`, `yearForWeekOfYear` before `year`.
+            let units = CalendarInterval.Unit.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+            if let unit = units.first(where: { body.hasSuffix($0.rawValue) }) {
+                guard let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
                 self = .calendar(CalendarInterval(unit, n))
-            } else if body.hasSuffix("d"), let days = Float(body.dropLast()), days.isFinite, days >= 0 {
+            } else if body.hasSuffix("d"), let days = Float(body.dropLast()) {
                 self = .everyDays(days)
             } else {
                 return nil
@@ -150,7 +175,10 @@ public enum RunRules {
             }
             return same ? GateDecision(wouldRun: false, nextEligible: nil) : GateDecision(wouldRun: true, nextEligible: now)
         case let .everyDays(days):
-            guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
+            // YCFirstTime's alreadyExecuted: no record runs; days <= 0 (or NaN) is executeOnce; a
+            // record without lastTime never runs again.
+            guard let record else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard days > 0, let last = record.lastTime else { return GateDecision(wouldRun: false, nextEligible: nil) }
             let divisor = legacyDay ? Self.legacyDay : Self.day
             let limit = Double(days)
             func due(_ t: Double) -> Bool { (t - last) / divisor >= limit }
@@ -161,13 +189,13 @@ public enum RunRules {
             }
             return GateDecision(wouldRun: false, nextEligible: earliest(from: last + limit * divisor, where: due))
         case let .calendar(interval):
+            // IntervalClient's shouldRun: no stored time runs; so does a time calendar arithmetic
+            // cannot move (Foundation returns nil).
+            // Even a non-finite time goes to Foundation, which decides what it means.
             guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
-            guard last.isFinite else {
-                return last < 0 ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nil)
-            }
             let lastRun = Date(timeIntervalSinceReferenceDate: last)
-            guard let next = calendar.date(byAdding: interval.unit.component, value: interval.value, to: lastRun) else {
-                return GateDecision(wouldRun: false, nextEligible: nil)
+            guard let next = interval.next(after: lastRun, in: calendar) else {
+                return GateDecision(wouldRun: true, nextEligible: now)
             }
             let nextTime = next.timeIntervalSinceReferenceDate
             return now >= nextTime ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nextTime)

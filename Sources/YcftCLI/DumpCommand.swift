@@ -47,7 +47,9 @@ enum DumpCommand {
             switch mode {
             case .records:
                 do {
-                    let records = try StateReader.records(in: bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).records
+                    let state = try StateReader.read(bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits)
+                    for warning in state.warnings { io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(warning)\n") }
+                    let records = state.records
                     io.writeStdout(RecordsFormat.jsonBytes(records, style: compact ? .compact : .pretty))
                     return .success
                 } catch {

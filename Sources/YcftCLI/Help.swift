@@ -220,11 +220,16 @@ enum Help {
       --gate KEY=RULE         A gate to judge; repeatable. RULE is one of:
                                 once             YCFirstTime executeOnce
                                 per-version      executeOncePerVersion (exact string)
-                                every:<days>d    executeOncePerInterval(days:), 86,400 s
-                                                 days, fractions allowed (every:0.5d)
+                                every:<days>d    executeOncePerInterval(days:): 86,400 s
+                                                 days, a Float (every:0.5d); days <= 0
+                                                 is once; a record without a time never
+                                                 runs again; runs at the boundary
                                 hourly, daily, weekly, monthly, yearly
-                                every:<n><unit>  IntervalClient calendar rules; unit is
-                                                 minute, hour, day, week, month or year
+                                every:<n><unit>  IntervalClient calendar rules, any integer
+                                                 n; unit: era, year, quarter, month, week,
+                                                 weekOfYear, weekOfMonth, weekday,
+                                                 weekdayOrdinal, yearForWeekOfYear, day,
+                                                 hour, minute, second, nanosecond
       --format FORMAT         text (default) or json.
       --key NAME              The defaults key of the archive. (default: YCFirstTime)
       -h, --help              Show help information.

@@ -35,7 +35,7 @@ enum StatusCommand {
             case "--gate":
                 let text = try args.value(for: "--gate", inline: option.inline)
                 guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
-                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, every:<days>d, hourly, daily, weekly, monthly, yearly, every:<n><minute|hour|day|week|month|year>")
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, every:<days>d, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
                 }
                 gates.append((String(text[..<eq]), rule, String(text[text.index(after: eq)...])))
             case "--format":
@@ -60,10 +60,12 @@ enum StatusCommand {
         let instant = now ?? clock()
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io)
-            let records: FirstTimeRecords
-            do { records = try StateReader.records(in: bytes, key: key).records } catch {
+            let state: StateReader.State
+            do { state = try StateReader.read(bytes, key: key) } catch {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
             }
+            for warning in state.warnings { io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(warning)\n") }
+            let records = state.records
             let decisions = gates.map { gate in
                 (gate, RunRules.decide(gate.rule, record: records[gate.key], now: instant, appVersion: appVersion,
                                        calendar: calendar, legacyDay: legacyDay))
@@ -74,6 +76,7 @@ enum StatusCommand {
                     .init("now", utc(instant)),
                     .init("timeZone", .string(zoneName)),
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
+                    .init("warnings", .array(state.warnings.map { .string($0) })),
                     .init("records", .array(records.map { key, record in
                         .object([
                             .init("key", .string(key)),
@@ -87,6 +90,7 @@ enum StatusCommand {
                         .object([
                             .init("key", .string(gate.key)),
                             .init("rule", .string(gate.text)),
+                            .init("intervalSeconds", intervalSeconds(gate.rule, legacyDay: legacyDay).map { exact($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", exact(decision.nextEligible)),
                             .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
@@ -96,12 +100,19 @@ enum StatusCommand {
                 io.writeStdout(doc.bytes())
             } else {
                 io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zone, zoneName: zoneName,
-                                          appVersion: appVersion).utf8))
+                                          appVersion: appVersion, legacyDay: legacyDay).utf8))
             }
             return .success
         } catch {
             return error.report(io)
         }
+    }
+
+    /// The exact interval of a YCFirstTime `every:<days>d` gate: `Double(days)` days of 86,400
+    /// seconds (84,600 with --legacy-day), the comparison the library makes.
+    static func intervalSeconds(_ rule: GateRule, legacyDay: Bool) -> Double? {
+        guard case let .everyDays(days) = rule, days > 0 else { return nil }
+        return Double(days) * (legacyDay ? RunRules.legacyDay : RunRules.day)
     }
 
     static func exact(_ t: Double?) -> JSON {
@@ -142,7 +153,7 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, zone: TimeZone, zoneName: String, appVersion: String?) -> String {
+                     now: Double, zone: TimeZone, zoneName: String, appVersion: String?, legacyDay: Bool = false) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
@@ -164,7 +175,7 @@ enum StatusCommand {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
                 let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
-                gateRows.append([UntrustedText.escaped(gate.key) + (records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text),
+                gateRows.append([UntrustedText.escaped(gate.key) + (records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, legacyDay: legacyDay).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)

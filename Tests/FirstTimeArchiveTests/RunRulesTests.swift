@@ -69,8 +69,10 @@ func decide(_ rule: GateRule, _ record: FirstTimeRecord?, now: Double, version: 
         #expect(decide(.everyDays(0.1), record, now: next).wouldRun)
     }
 
-    @Test func nilTimeRunsAndNonFiniteTimesMisfireAsYCFirstTimeWould() {
-        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: "1", lastTime: nil), now: now).wouldRun)
+    @Test func aRecordWithoutTimeNeverRerunsAndNonFiniteTimesMisfireAsYCFirstTimeWould() {
+        // alreadyExecuted: `if days > 0, let lastTime = info.lastTime { ... }` else executed.
+        #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: "1", lastTime: nil), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
+        #expect(decide(.everyDays(1), nil, now: now) == GateDecision(wouldRun: true, nextEligible: now))
         #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: .nan), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
         #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: .infinity), now: now) == GateDecision(wouldRun: false, nextEligible: nil))
         #expect(decide(.everyDays(1), FirstTimeRecord(lastVersion: nil, lastTime: -.infinity), now: now).wouldRun)
@@ -126,12 +128,16 @@ func decide(_ rule: GateRule, _ record: FirstTimeRecord?, now: Double, version: 
         ("once", GateRule.once), ("per-version", .perVersion), ("every:0.5d", .everyDays(0.5)), ("every:3d", .everyDays(3)),
         ("hourly", .calendar(.hourly)), ("weekly", .calendar(.weekly)), ("every:2week", .calendar(CalendarInterval(.week, 2))),
         ("every:90minute", .calendar(CalendarInterval(.minute, 90))), ("every:1day", .calendar(.daily)),
+        ("every:-1d", .everyDays(-1)), ("every:0d", .everyDays(0)), ("every:0minute", .calendar(CalendarInterval(.minute, 0))),
+        ("every:3weekday", .calendar(CalendarInterval(.weekday, 3))), ("every:-2yearForWeekOfYear", .calendar(CalendarInterval(.yearForWeekOfYear, -2))),
+        ("every:1weekOfMonth", .calendar(CalendarInterval(.weekOfMonth, 1))), ("every:7nanosecond", .calendar(CalendarInterval(.nanosecond, 7))),
+        ("every:1quarter", .calendar(CalendarInterval(.quarter, 1))), ("every:1era", .calendar(CalendarInterval(.era, 1))),
     ])
     func parses(_ text: String, _ rule: GateRule) {
         #expect(GateRule(parsing: text) == rule)
     }
 
-    @Test(arguments: ["", "twice", "every:", "every:d", "every:-1d", "every:0minute", "every:1fortnight", "every:nand", "every:infd"])
+    @Test(arguments: ["", "twice", "every:", "every:d", "every:1fortnight", "every:xday", "every:1.5day", "every:99999999999999999999year"])
     func rejects(_ text: String) {
         #expect(GateRule(parsing: text) == nil)
     }

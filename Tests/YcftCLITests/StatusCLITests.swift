@@ -23,12 +23,12 @@ import TestSupport
         rate.prompt    2.0.0         2024-10-07T13:20:00.000000Z  2024-10-07T15:20:00.000000+02:00  116d 10h 40m
         whats-new      -             -                            -                                 -
 
-        GATE                  RULE         RUNS NOW  NEXT ELIGIBLE (UTC)
-        onboarding.v1         once         no        never
-        rate.prompt           every:30d    yes       2025-02-01T00:00:00.000000Z
-        whats-new             per-version  yes       2025-02-01T00:00:00.000000Z
-        onboarding.v1         monthly      no        2025-02-01T09:00:00.123456Z
-        new.gate (never run)  weekly       yes       2025-02-01T00:00:00.000000Z
+        GATE                  RULE                     RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1         once                     no        never
+        rate.prompt           every:30d (2592000.0 s)  yes       2025-02-01T00:00:00.000000Z
+        whats-new             per-version              yes       2025-02-01T00:00:00.000000Z
+        onboarding.v1         monthly                  no        2025-02-01T09:00:00.123456Z
+        new.gate (never run)  weekly                   yes       2025-02-01T00:00:00.000000Z
 
         """)
     }
@@ -42,6 +42,7 @@ import TestSupport
           "now" : "2025-02-01T00:00:00.000000Z",
           "timeZone" : "Europe/Paris",
           "appVersion" : "2.1.0",
+          "warnings" : [],
           "records" : [
             {
               "key" : "onboarding.v1",
@@ -69,6 +70,7 @@ import TestSupport
             {
               "key" : "onboarding.v1",
               "rule" : "once",
+              "intervalSeconds" : null,
               "wouldRun" : false,
               "nextEligible" : null,
               "nextEligibleUTC" : null
@@ -76,6 +78,7 @@ import TestSupport
             {
               "key" : "rate.prompt",
               "rule" : "every:30d",
+              "intervalSeconds" : 2592000.0,
               "wouldRun" : true,
               "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
@@ -83,6 +86,7 @@ import TestSupport
             {
               "key" : "whats-new",
               "rule" : "per-version",
+              "intervalSeconds" : null,
               "wouldRun" : true,
               "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
@@ -90,6 +94,7 @@ import TestSupport
             {
               "key" : "onboarding.v1",
               "rule" : "monthly",
+              "intervalSeconds" : null,
               "wouldRun" : false,
               "nextEligible" : 760093200.123456,
               "nextEligibleUTC" : "2025-02-01T09:00:00.123456Z"
@@ -97,6 +102,7 @@ import TestSupport
             {
               "key" : "new.gate",
               "rule" : "weekly",
+              "intervalSeconds" : null,
               "wouldRun" : true,
               "nextEligible" : 760060800.0,
               "nextEligibleUTC" : "2025-02-01T00:00:00.000000Z"
@@ -121,7 +127,7 @@ import TestSupport
         #expect(run(toRecords) == fromArchive)
         // interval keys lose the versions, not the answers for time-based gates.
         let fromInterval = run(toInterval)
-        #expect(fromInterval.contains(#""rule" : "every:30d",\#n      "wouldRun" : true"#))
+        #expect(fromInterval.contains(#""rule" : "every:30d",\#n      "intervalSeconds" : 2592000.0,\#n      "wouldRun" : true"#))
         #expect(fromInterval.contains(#""nextEligibleUTC" : "2025-02-01T09:00:00.123456Z""#))
     }
 
@@ -159,5 +165,37 @@ import TestSupport
         let status = FakeIO(files: ["s": try readBytes(URL(fileURLWithPath: file))])
         #expect(status.run(["status", "--format", "json", "--now", "2025-01-02T00:00:00Z", "--gate", "onboarding=once", "s"]) == 0)
         #expect(status.stdoutText.contains(#""wouldRun" : false"#))
+    }
+}
+
+/// IntervalClient's fallbacks and YCFirstTime's interval rule, as `ycft status` answers them.
+@Suite struct StatusSemantics {
+    @Test func aNonNumberIntervalValueRunsTheGateWithAWarning() throws {
+        let file = try PropertyList.write(.dictionary(PlistDictionary([
+            ("interval.text", .string("soon")), ("interval.int", .integer(.signed(1_748_779_200))),
+        ])), format: .binary)
+        let io = FakeIO(files: ["p.plist": file])
+        #expect(io.run(["status", "--now", "2025-06-01T13:00:00Z", "--gate", "text=daily", "--gate", "int=hourly", "p.plist"]) == 0)
+        #expect(io.stderr == #"ycft: p.plist: warning: "interval.text" holds string, not a number IntervalClient can read: its gate runs as if it never ran"# + "\n")
+        #expect(io.stdoutText.hasSuffix("""
+        GATE              RULE    RUNS NOW  NEXT ELIGIBLE (UTC)
+        text (never run)  daily   yes       2025-06-01T13:00:00.000000Z
+        int               hourly  yes       2025-06-01T13:00:00.000000Z
+
+        """))
+    }
+
+    @Test func theExactIntervalIsShownAndDaysAtOrBelowZeroAreOnce() throws {
+        let io = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
+        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--gate", "onboarding.v1=every:0.1d",
+                        "--gate", "rate.prompt=every:0d", "--gate", "whats-new=every:1d", "--gate", "rate.prompt=every:-1day", "a"]) == 0)
+        #expect(io.stdoutText.hasSuffix("""
+        GATE           RULE                              RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1  every:0.1d (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
+        rate.prompt    every:0d                          no        never
+        whats-new      every:1d (86400.0 s)              no        never
+        rate.prompt    every:-1day                       yes       2025-01-01T11:24:00.123585Z
+
+        """))
     }
 }
