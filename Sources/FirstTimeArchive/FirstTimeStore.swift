@@ -1,28 +1,41 @@
 public import Foundation
 public import Plist
 internal import SafeFiles
+internal import Synchronization
 
-/// YCFirstTime's and IntervalClient's gates for Swift code on Linux and macOS, persisted to a
-/// file in the legacy archive format (so state written here opens in an iOS build, and the
-/// reverse) or in the plain format.
+/// YCFirstTime's and IntervalClient's gates for Swift code on Linux and macOS, persisted the
+/// way the apps persist them: in a defaults-domain property list (what `defaults export`
+/// writes, or an app's `Library/Preferences/<id>.plist`), with the YCFirstTime archive under
+/// `YCFirstTime`, IntervalClient's `interval.<key>` numbers beside it, and every other key of
+/// the domain kept exactly. So `ycft dump`, `status` and `migrate` work on a store's file, and a
+/// domain exported from a device can be used as a store.
 ///
-/// **Exactly once, durably.** A gate that fires records the run and saves the file *before*
-/// the block runs. If the save fails, the error is thrown, the block does not run, and the
-/// state in memory stays what the file holds: memory and disk never diverge. Every save
-/// replaces the file atomically.
+/// ```swift
+/// let store = try FirstTimeStore(path: "Preferences.plist")
+/// try store.executeOnce({ showOnboarding() }, forKey: "onboarding.v1")
+/// try store.executeOncePerInterval({ askForRating() }, forKey: "rate", withDaysInterval: 30)
+/// if store.shouldRun("weekly-report", every: .weekly) { sendReport(); try store.markRun("weekly-report") }
+/// ```
 ///
-/// **Thread safety.** Every method may be called from any thread. Decisions and saves are
-/// serialized by an internal lock, so when two threads race on one key exactly one of them
-/// runs the block. Blocks run on the caller's thread after the lock is released, so a block
-/// may call the store again. Two stores (or processes) writing one file are not coordinated:
-/// the last save wins.
+/// **As the library does it.** Method names, the nil-block rule, the version and clock seams
+/// (``versionProvider``, ``nowProvider``: nil restores the default) and the order follow
+/// YCFirstTime 2.x: the block runs *first*, then the run is recorded (its `lastTime` read after
+/// the block) and saved; a block that never returns records nothing. ``reset()`` removes the
+/// `YCFirstTime` key from the domain. IntervalClient's calls (``shouldRun(_:every:)``,
+/// ``markRun(_:)``, ``reset(_:)``) use their own key space, `interval.<key>` = seconds since
+/// 1970, never the YCFirstTime archive. ``recordsBeforeRunning`` is an explicit crash-safe mode
+/// that records before the block runs (a block that crashes then never runs again).
+///
+/// **Thread safety.** Every method may be called from any thread. A gate holds the store's
+/// (recursive) lock from its decision through its block to its save, so when threads race on
+/// one key exactly one runs the block, and a block may call the store again. Two stores (or
+/// processes) writing one file are not coordinated: the last save wins.
 public final class FirstTimeStore: @unchecked Sendable {
-    /// How the file holds the state.
+    /// Which form of the YCFirstTime state a new domain gets (an existing domain keeps its own).
     public enum FileFormat: Sendable, Equatable {
-        /// The legacy NSKeyedArchiver archive YCFirstTime writes (binary plist).
+        /// The legacy NSKeyedArchiver archive under `YCFirstTime` (binary plist file).
         case legacyArchive
-        /// A plist dictionary holding the plain format under `YCFirstTime.records`, as a
-        /// migrated app's defaults do.
+        /// The plain format under `YCFirstTime.records`, as a migrated app stores it.
         case plainRecords(PlistFormat)
     }
 
@@ -42,91 +55,162 @@ public final class FirstTimeStore: @unchecked Sendable {
         }
     }
 
-    private let path: String
-    private let format: FileFormat
-    private let versionProvider: @Sendable () -> String?
-    private let clock: @Sendable () -> Date
-    private let calendar: Calendar
-    private let lock = NSLock()
-    private var state: FirstTimeRecords
+    /// The file of ``shared`` (set it before the first use of ``shared``). Default:
+    /// `$YCFT_STORE`, else `~/.ycft/Preferences.plist`.
+    public static var sharedPath: String {
+        get { sharedPathStorage.withLock { $0 } }
+        set { sharedPathStorage.withLock { $0 = newValue } }
+    }
+    private static let sharedPathStorage = Mutex<String>(ProcessInfo.processInfo.environment["YCFT_STORE"]
+        ?? (NSHomeDirectory() as NSString).appendingPathComponent(".ycft/Preferences.plist"))
 
-    /// Opens a store, loading the file when it exists (a missing file is an empty store).
-    /// - Parameters:
-    ///   - path: the state file.
-    ///   - format: how to write it (either format is read).
-    ///   - versionProvider: the running app's version; YCFirstTime uses `CFBundleShortVersionString`.
-    ///   - clock: the current time (a seam for tests).
-    ///   - calendar: the calendar and time zone for IntervalClient rules.
-    /// - Throws: ``StoreError`` when the file exists but cannot be read.
-    public init(path: String, format: FileFormat = .legacyArchive,
-                versionProvider: @escaping @Sendable () -> String? = {
-                    Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
-                },
-                clock: @escaping @Sendable () -> Date = { Date() },
-                calendar: Calendar = .current) throws(StoreError) {
-        self.path = path
-        self.format = format
-        self.versionProvider = versionProvider
-        self.clock = clock
-        self.calendar = calendar
-        guard FileManager.default.fileExists(atPath: path) else {
-            state = FirstTimeRecords()
-            return
+    /// The process-wide store at ``sharedPath``, opened on first use. When that file cannot be
+    /// read the store starts empty, ``loadError`` says why, and it never overwrites the file.
+    public static var shared: FirstTimeStore { sharedStore }
+    private static let sharedStore: FirstTimeStore = {
+        do throws(StoreError) { return try FirstTimeStore(path: sharedPath) } catch {
+            return FirstTimeStore(unreadable: sharedPath, error: error)
         }
+    }()
+
+    /// Why the file could not be loaded (only for ``shared``; ``init(path:format:calendar:)`` throws).
+    public let loadError: StoreError?
+
+    /// The running app's version; nil restores the default (`CFBundleShortVersionString`).
+    public var versionProvider: (@Sendable () -> String?)? {
+        get { lock.withLock { versionOverride } }
+        set { lock.withLock { versionOverride = newValue } }
+    }
+
+    /// The current time; nil restores the default (`Date()`).
+    public var nowProvider: (@Sendable () -> Date)? {
+        get { lock.withLock { nowOverride } }
+        set { lock.withLock { nowOverride = newValue } }
+    }
+
+    /// Record the run before the block runs (crash-safe: a block that crashes is not retried),
+    /// instead of after it as YCFirstTime does. Default false.
+    public var recordsBeforeRunning: Bool {
+        get { lock.withLock { recordFirst } }
+        set { lock.withLock { recordFirst = newValue } }
+    }
+
+    private let path: String
+    private var newFileFormat: PlistFormat
+    private let calendar: Calendar
+    private let lock = NSRecursiveLock()
+    private var versionOverride: (@Sendable () -> String?)?
+    private var nowOverride: (@Sendable () -> Date)?
+    private var recordFirst = false
+    /// The whole domain as it will be saved; `records` mirrors its YCFirstTime part.
+    private var domain: PlistDictionary
+    private var state: FirstTimeRecords
+    /// Where the YCFirstTime state lives in the domain.
+    private var recordsKey: String
+
+    /// Opens a store, loading the file when it exists (a missing file is an empty domain).
+    /// - Parameters:
+    ///   - path: the defaults-domain file (a bare YCFirstTime archive, as earlier ycft versions
+    ///     kept, is read as a domain holding it).
+    ///   - format: the form of the YCFirstTime state when the domain has none yet.
+    ///   - calendar: the calendar and time zone for IntervalClient's rules.
+    /// - Throws: ``StoreError`` when the file exists but cannot be read.
+    public init(path: String, format: FileFormat = .legacyArchive, calendar: Calendar = .current) throws(StoreError) {
+        self.path = path
+        self.calendar = calendar
+        loadError = nil
+        switch format {
+        case .legacyArchive:
+            newFileFormat = .binary
+            recordsKey = LegacyArchive.defaultsKey
+        case let .plainRecords(plist):
+            newFileFormat = plist
+            recordsKey = RecordsFormat.defaultsKey
+        }
+        domain = PlistDictionary()
+        state = FirstTimeRecords()
+        guard FileManager.default.fileExists(atPath: path) else { return }
         let limit = PlistLimits.default.maxInputSize
         let bytes: [UInt8]
         do { bytes = try SafeFile.read(path, limit: limit).bytes } catch { throw .io(path: path, error.description) }
         guard bytes.count <= limit else { throw .io(path: path, "cannot read: larger than \(limit) bytes") }
-        do { state = try StateReader.records(in: bytes).records } catch { throw .unreadable(path: path, error) }
+        let read: (value: PlistValue, format: PlistFormat)
+        do { read = try PropertyList.read(bytes) } catch { throw .unreadable(path: path, .archive(.plist(error))) }
+        guard case let .dictionary(file) = read.value else {
+            throw .unreadable(path: path, .contract("the file is \(read.value.typeName), not a defaults domain", at: "top level"))
+        }
+        newFileFormat = read.format
+        if file["$archiver"] != nil, file["$objects"] != nil {
+            // A bare archive (what earlier versions of this store wrote): the domain holds it.
+            domain = PlistDictionary([(LegacyArchive.defaultsKey, .data(bytes))])
+            newFileFormat = .binary
+        } else {
+            domain = file
+        }
+        do {
+            if case let .data(archive)? = domain[LegacyArchive.defaultsKey] {
+                state = try LegacyArchive.decode(archive)
+                recordsKey = LegacyArchive.defaultsKey
+            } else if let plain = domain[RecordsFormat.defaultsKey] {
+                state = try RecordsFormat.records(fromPlist: plain)
+                recordsKey = RecordsFormat.defaultsKey
+            }
+        } catch {
+            throw .unreadable(path: path, error)
+        }
     }
 
-    /// The records as they are now (a snapshot).
+    private init(unreadable path: String, error: StoreError) {
+        self.path = path
+        calendar = .current
+        newFileFormat = .binary
+        domain = PlistDictionary()
+        state = FirstTimeRecords()
+        recordsKey = LegacyArchive.defaultsKey
+        loadError = error
+    }
+
+    /// The YCFirstTime records as they are now (a snapshot).
     public var records: FirstTimeRecords { lock.withLock { state } }
 
     // MARK: YCFirstTime
 
     /// Runs `block` the first time `key` is seen, and never again. A nil block records nothing.
     /// - Returns: whether the block ran.
-    /// - Throws: ``StoreError`` when the run could not be saved (the block did not run).
+    /// - Throws: ``StoreError`` when the run could not be saved (the block ran; its run is not
+    ///   recorded, as when the app is killed before YCFirstTime saves).
     @discardableResult
     public func executeOnce(_ block: (() -> Void)?, forKey key: String) throws(StoreError) -> Bool {
-        try executeOnce(block, executeAfterFirstTime: nil, forKey: key)
+        try execute(block, afterFirstTime: nil, key: key, rule: .once)
     }
 
-    /// Runs `block` the first time, and `afterFirstTime` every later time.
+    /// Runs `block` the first time, and `afterFirstTime` on every later call.
     @discardableResult
     public func executeOnce(_ block: (() -> Void)?, executeAfterFirstTime afterFirstTime: (() -> Void)?,
                             forKey key: String) throws(StoreError) -> Bool {
-        guard let block else { return false }
-        let ran = try gate(.once, key: key)
-        if ran { block() } else { afterFirstTime?() }
-        return ran
+        try execute(block, afterFirstTime: afterFirstTime, key: key, rule: .once)
     }
 
     /// Runs `block` once per app version (compared as exact strings: "1.0" is not "1.0.0").
     @discardableResult
     public func executeOncePerVersion(_ block: (() -> Void)?, forKey key: String) throws(StoreError) -> Bool {
-        try executeOncePerVersion(block, executeAfterFirstTime: nil, forKey: key)
+        try execute(block, afterFirstTime: nil, key: key, rule: .perVersion)
     }
 
     /// Runs `block` once per app version, and `afterFirstTime` on every other call.
     @discardableResult
     public func executeOncePerVersion(_ block: (() -> Void)?, executeAfterFirstTime afterFirstTime: (() -> Void)?,
                                       forKey key: String) throws(StoreError) -> Bool {
-        guard let block else { return false }
-        let ran = try gate(.perVersion, key: key)
-        if ran { block() } else { afterFirstTime?() }
-        return ran
+        try execute(block, afterFirstTime: afterFirstTime, key: key, rule: .perVersion)
     }
 
-    /// Runs `block` when at least `days` days of 86,400 seconds passed since its last run.
+    /// Runs `block` the first time, then again once `days` days of 86,400 seconds have passed
+    /// since its last run (at the boundary instant itself). `days <= 0` behaves as
+    /// ``executeOnce(_:forKey:)``; a record without a time never runs again.
     @discardableResult
     public func executeOncePerInterval(_ block: (() -> Void)?, forKey key: String,
                                        withDaysInterval days: Float) throws(StoreError) -> Bool {
-        guard let block else { return false }
-        let ran = try gate(.everyDays(days), key: key)
-        if ran { block() }
-        return ran
+        try execute(block, afterFirstTime: nil, key: key, rule: .everyDays(days))
     }
 
     /// Whether `key` has ever run (ignores version and interval).
@@ -137,72 +221,161 @@ public final class FirstTimeStore: @unchecked Sendable {
         lock.withLock { state[key]?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
     }
 
-    /// Forgets every key.
+    /// Forgets every YCFirstTime key: removes `YCFirstTime` (or `YCFirstTime.records`) from the
+    /// domain, as the library removes its defaults key; the rest of the domain stays.
     public func reset() throws(StoreError) {
-        try update { $0 = FirstTimeRecords() }
+        lock.lock()
+        defer { lock.unlock() }
+        var next = domain
+        next[recordsKey] = nil
+        try save(next)
+        domain = next
+        state = FirstTimeRecords()
     }
 
     // MARK: IntervalClient
 
-    /// Whether a gate with a calendar interval should run now (never run: yes).
-    public func shouldRun(_ key: String, every interval: CalendarInterval) -> Bool {
-        let now = clock().timeIntervalSinceReferenceDate
-        return lock.withLock {
-            RunRules.decide(.calendar(interval), record: state[key], now: now, appVersion: nil, calendar: calendar).wouldRun
+    /// Whether the gate should run now: yes when `interval.<key>` holds no number (missing, or
+    /// not a number `as? TimeInterval` reads), when calendar arithmetic fails, or when `now >=
+    /// calendar.date(byAdding:value:to: lastRun)`.
+    public func shouldRun(_ key: IntervalKey, every interval: IntervalConfig) -> Bool {
+        lock.withLock {
+            let now = currentDate().timeIntervalSinceReferenceDate
+            return RunRules.decide(.calendar(interval.calendarInterval), record: intervalRecord(key), now: now,
+                                   appVersion: nil, calendar: calendar).wouldRun
         }
     }
 
-    /// Records that the gate ran now.
-    public func markRun(_ key: String) throws(StoreError) {
-        let now = clock().timeIntervalSinceReferenceDate
-        let version = versionProvider()
-        try update { $0[key] = FirstTimeRecord(lastVersion: version, lastTime: now) }
+    /// Records that the gate ran now: `interval.<key>` = seconds since 1970 (a real).
+    public func markRun(_ key: IntervalKey) throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var next = domain
+        next[DefaultsMigration.intervalPrefix + key.name] = .real(currentDate().timeIntervalSince1970)
+        try save(next)
+        domain = next
     }
 
-    /// Forgets one gate.
-    public func reset(_ key: String) throws(StoreError) {
-        try update { $0[key] = nil }
+    /// Forgets one IntervalClient gate (removes `interval.<key>`).
+    public func reset(_ key: IntervalKey) throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        var next = domain
+        next[DefaultsMigration.intervalPrefix + key.name] = nil
+        try save(next)
+        domain = next
+    }
+
+    /// When the gate last ran, or nil (as ``shouldRun(_:every:)`` reads it).
+    public func lastRun(_ key: IntervalKey) -> Date? {
+        lock.withLock { intervalRecord(key)?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
     }
 
     // MARK: Internals
 
-    /// Decides under the lock and, when the gate fires, saves the run before returning true.
-    private func gate(_ rule: GateRule, key: String) throws(StoreError) -> Bool {
-        let now = clock().timeIntervalSinceReferenceDate
-        let version = versionProvider()
+    private func currentVersion() -> String? {
+        if let versionOverride { return versionOverride() }
+        return Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+    }
+
+    private func currentDate() -> Date { nowOverride?() ?? Date() }
+
+    private func intervalRecord(_ key: IntervalKey) -> FirstTimeRecord? {
+        guard let stored = domain[DefaultsMigration.intervalPrefix + key.name],
+              let seconds = StateReader.intervalSeconds(stored) else { return nil }
+        return FirstTimeRecord(lastVersion: nil, lastTime: seconds - DefaultsMigration.epochOffset)
+    }
+
+    /// YCFirstTime's `execute`: already executed runs the after-block; a nil block returns
+    /// without saving; otherwise the block runs, then the run is recorded and saved.
+    private func execute(_ block: (() -> Void)?, afterFirstTime: (() -> Void)?, key: String,
+                         rule: GateRule) throws(StoreError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        let decision = RunRules.decide(rule, record: state[key], now: now, appVersion: version, calendar: calendar)
-        guard decision.wouldRun else { return false }
-        var next = state
-        next[key] = FirstTimeRecord(lastVersion: version, lastTime: now)
-        try save(next)
-        state = next
+        let now = currentDate().timeIntervalSinceReferenceDate
+        let decision = RunRules.decide(rule, record: state[key], now: now, appVersion: currentVersion(), calendar: calendar)
+        guard decision.wouldRun else {
+            afterFirstTime?()
+            return false
+        }
+        guard let block else { return false }
+        if recordFirst {
+            try record(key)
+            block()
+        } else {
+            block()
+            try record(key)
+        }
         return true
     }
 
-    private func update(_ change: (inout FirstTimeRecords) -> Void) throws(StoreError) {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Saves the run of `key` (version from the provider, time read now) and then updates memory.
+    private func record(_ key: String) throws(StoreError) {
         var next = state
-        change(&next)
-        try save(next)
+        next[key] = FirstTimeRecord(lastVersion: currentVersion(), lastTime: currentDate().timeIntervalSinceReferenceDate)
+        var nextDomain = domain
+        nextDomain[recordsKey] = try encode(next)
+        try save(nextDomain)
+        domain = nextDomain
         state = next
     }
 
-    private func save(_ records: FirstTimeRecords) throws(StoreError) {
+    private func encode(_ records: FirstTimeRecords) throws(StoreError) -> PlistValue {
+        if recordsKey == RecordsFormat.defaultsKey { return RecordsFormat.plist(records) }
+        do { return .data(try LegacyArchive.encode(records, format: .binary)) } catch {
+            throw .io(path: path, "cannot encode: \(error)")
+        }
+    }
+
+    private func save(_ next: PlistDictionary) throws(StoreError) {
+        if let loadError { throw .io(path: path, "not saved: the file could not be read when the store opened (\(loadError))") }
         let bytes: [UInt8]
-        do {
-            switch format {
-            case .legacyArchive:
-                bytes = try LegacyArchive.encode(records, format: .binary)
-            case let .plainRecords(plistFormat):
-                bytes = try PropertyList.write(.dictionary(PlistDictionary([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))])),
-                                               format: plistFormat)
-            }
-        } catch {
+        do { bytes = try PropertyList.write(.dictionary(next), format: newFileFormat) } catch {
             throw .io(path: path, "cannot encode: \(error)")
         }
         do { try SafeFile.write(bytes, to: path) } catch { throw .io(path: path, error.description) }
+    }
+}
+
+/// The name of an IntervalClient gate (stored as `interval.<name>`).
+public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The gate's name.
+    public let name: String
+
+    /// A gate named `name`.
+    public init(_ name: String) { self.name = name }
+
+    /// A gate named by a string literal.
+    public init(stringLiteral name: String) { self.name = name }
+
+    /// The name.
+    public var description: String { name }
+}
+
+/// How often an IntervalClient gate runs: the presets, or any calendar component and count.
+public enum IntervalConfig: Sendable, Equatable {
+    /// One hour.
+    case hourly
+    /// One calendar day.
+    case daily
+    /// One week of the year.
+    case weekly
+    /// One calendar month (clamped to the month's end).
+    case monthly
+    /// One calendar year.
+    case yearly
+    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them.
+    case custom(Calendar.Component, Int)
+
+    /// The rule ``RunRules`` decides with.
+    public var calendarInterval: CalendarInterval {
+        switch self {
+        case .hourly: return .hourly
+        case .daily: return .daily
+        case .weekly: return .weekly
+        case .monthly: return .monthly
+        case .yearly: return .yearly
+        case let .custom(component, value): return CalendarInterval(component: component, value: value)
+        }
     }
 }

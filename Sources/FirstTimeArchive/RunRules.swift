@@ -32,14 +32,24 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The unit.
-    public var unit: Unit
+    /// The calendar component added (`.weekOfYear` for `week`).
+    public var component: Calendar.Component
     /// How many units (any integer: Foundation decides what zero and negative counts mean).
     public var value: Int
 
+    /// The unit's name, when the component has one (`week` for `.weekOfYear`).
+    public var unit: Unit? { Unit.allCases.first { $0.component == component } }
+
     /// Creates an interval of `value` units.
     public init(_ unit: Unit, _ value: Int = 1) {
-        self.unit = unit
+        self.component = unit.component
+        self.value = value
+    }
+
+    /// Creates an interval of any component (`IntervalConfig.custom`): what Foundation cannot
+    /// add (`.timeZone`, `.calendar`) makes `Calendar.date(byAdding:)` return nil, and the gate runs.
+    public init(component: Calendar.Component, value: Int) {
+        self.component = component
         self.value = value
     }
 
@@ -58,21 +68,21 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         if value == 1 {
             switch unit {
-            case .hour: return "hourly"
-            case .day: return "daily"
-            case .week: return "weekly"
-            case .month: return "monthly"
-            case .year: return "yearly"
+            case .hour?: return "hourly"
+            case .day?: return "daily"
+            case .week?: return "weekly"
+            case .month?: return "monthly"
+            case .year?: return "yearly"
             default: break
             }
         }
-        return "every:\(value)\(unit.rawValue)"
+        return "every:\(value)\(unit?.rawValue ?? "\(component)")"
     }
 
     /// When a gate last run at `last` comes due: `calendar.date(byAdding:value:to:)`, or nil
     /// when Foundation cannot compute it (IntervalClient then runs the gate).
     public func next(after last: Date, in calendar: Calendar) -> Date? {
-        calendar.date(byAdding: unit.component, value: value, to: last)
+        calendar.date(byAdding: component, value: value, to: last)
     }
 }
 

@@ -16,8 +16,10 @@ final class Knobs: @unchecked Sendable {
 func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .legacyArchive) throws -> FirstTimeStore {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
-    return try FirstTimeStore(path: path, format: format, versionProvider: { knobs.version }, clock: { knobs.now },
-                              calendar: calendar)
+    let store = try FirstTimeStore(path: path, format: format, calendar: calendar)
+    store.versionProvider = { knobs.version }
+    store.nowProvider = { knobs.now }
+    return store
 }
 
 @Suite struct FirstTimeStoreBehaviour {
@@ -68,14 +70,24 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
     @Test func intervalClientSurface() throws {
         let knobs = Knobs()
         knobs.now = Date(timeIntervalSinceReferenceDate: at("2024-01-31T12:00:00Z"))
-        let s = try store(try path(), knobs)
+        let file = try path()
+        let s = try store(file, knobs)
         #expect(s.shouldRun("report", every: .monthly))
         try s.markRun("report")
         #expect(!s.shouldRun("report", every: .monthly))
+        #expect(s.lastRun("report") == knobs.now)
+        // IntervalClient's own key: seconds since 1970 as a plain number, not a YCFirstTime record.
+        let domain = try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
+        #expect(domain?["interval.report"] == .real(knobs.now.timeIntervalSince1970))
+        #expect(domain?["YCFirstTime"] == nil)
+        #expect(!s.blockWasExecuted("report"))
         knobs.now = Date(timeIntervalSinceReferenceDate: at("2024-02-29T12:00:00Z"))
         #expect(s.shouldRun("report", every: .monthly))
+        #expect(!s.shouldRun("report", every: .custom(.month, 2)))
+        #expect(s.shouldRun("report", every: .custom(.day, -1)))
         try s.reset("report")
-        #expect(!s.blockWasExecuted("report"))
+        #expect(s.lastRun("report") == nil)
+        #expect(try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue?["interval.report"] == nil)
     }
 
     @Test(arguments: [FirstTimeStore.FileFormat.legacyArchive, .plainRecords(.binary), .plainRecords(.xml)])
@@ -89,24 +101,39 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         let reopened = try store(file, knobs, format: format)
         #expect(reopened.records == s.records)
         #expect(reopened.records["whats-new"] == FirstTimeRecord(lastVersion: "2.0", lastTime: 757_414_800.123456))
-        // A legacy file is an archive that passes verify; a plain one is what migrate writes.
+        // A legacy domain holds an archive that passes verify; a plain one is what migrate writes.
         let bytes = try readBytes(URL(fileURLWithPath: file))
         if format == .legacyArchive {
             #expect(ContractChecker.check(bytes) == [])
-            #expect(try LegacyArchive.decode(bytes) == s.records)
+            #expect(try StateReader.records(in: bytes) == (s.records, .defaultsArchive))
         } else {
             #expect(try StateReader.records(in: bytes) == (s.records, .plainRecords))
         }
     }
 
-    @Test func readsEitherFormatWhateverItWrites() throws {
+    @Test func anExistingDomainKeepsItsForm() throws {
+        // A migrated domain (YCFirstTime.records) stays migrated: the store never writes a second,
+        // disagreeing copy of the state in the other form.
         let knobs = Knobs()
         let file = try path()
         try store(file, knobs, format: .plainRecords(.binary)).executeOnce({}, forKey: "k")
-        let legacy = try store(file, knobs, format: .legacyArchive)
-        #expect(legacy.blockWasExecuted("k"))
-        try legacy.executeOnce({}, forKey: "j")
-        #expect(try LegacyArchive.decode(readBytes(URL(fileURLWithPath: file))).count == 2)
+        let opened = try store(file, knobs, format: .legacyArchive)
+        #expect(opened.blockWasExecuted("k"))
+        try opened.executeOnce({}, forKey: "j")
+        let domain = try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
+        #expect(domain?["YCFirstTime"] == nil)
+        #expect(try RecordsFormat.records(fromPlist: #require(domain?["YCFirstTime.records"])).count == 2)
+    }
+
+    @Test func aBareArchiveFromAnEarlierVersionOpensAsADomain() throws {
+        let file = try path()
+        try writeBytes(try LegacyArchive.encode(records([("old", "1.0", 5)]), format: .binary), to: URL(fileURLWithPath: file))
+        let s = try store(file, Knobs())
+        #expect(s.blockWasExecuted("old"))
+        try s.executeOnce({}, forKey: "new")
+        let state = try StateReader.records(in: readBytes(URL(fileURLWithPath: file)))
+        #expect(state.source == .defaultsArchive)
+        #expect(state.records.count == 2)
     }
 
     @Test func failedSaveLeavesMemoryAndDiskConsistent() throws {
@@ -119,19 +146,26 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         // Make the directory unwritable: the next save must fail.
         try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: dir.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir.path) }
+        // YCFirstTime runs the block, then saves: a failed save leaves the run unrecorded, in
+        // memory and on disk (as when the app is killed before the library saves).
         guard getuid() != 0 else {
             // root ignores permissions; use a path whose parent is a file instead.
             let blocked = try store(dir.appendingPathComponent("state.plist").path + "/impossible", knobs)
             var ran = false
             #expect(throws: FirstTimeStore.StoreError.self) { try blocked.executeOnce({ ran = true }, forKey: "k") }
-            #expect(!ran)
+            #expect(ran)
             #expect(!blocked.blockWasExecuted("k"))
             #expect(try readBytes(URL(fileURLWithPath: file)) == onDisk)
+            // The crash-safe mode records first: a failed save means the block does not run.
+            blocked.recordsBeforeRunning = true
+            var ranFirst = false
+            #expect(throws: FirstTimeStore.StoreError.self) { try blocked.executeOnce({ ranFirst = true }, forKey: "k") }
+            #expect(!ranFirst)
             return
         }
         var ran = false
         #expect(throws: FirstTimeStore.StoreError.self) { try s.executeOnce({ ran = true }, forKey: "unsaved") }
-        #expect(!ran)
+        #expect(ran)
         #expect(!s.blockWasExecuted("unsaved"))
         #expect(try readBytes(URL(fileURLWithPath: file)) == onDisk)
     }
@@ -157,4 +191,101 @@ final class Counter: @unchecked Sendable {
     private var count = 0
     func increment() { lock.withLock { count += 1 } }
     var value: Int { lock.withLock { count } }
+}
+
+/// The store as YCFirstTime and IntervalClient behave, on a defaults domain.
+@Suite struct FirstTimeStoreAsTheLibraries {
+    func path() throws -> String { try TestPaths.temporaryDirectory().appendingPathComponent("Preferences.plist").path }
+
+    @Test func theBlockRunsBeforeTheRunIsRecordedWithTheTimeAfterIt() throws {
+        let knobs = Knobs()
+        let s = try store(try path(), knobs)
+        let start = knobs.now
+        var seenInside: Bool?
+        try s.executeOnce({
+            seenInside = s.blockWasExecuted("k")
+            knobs.now = start.addingTimeInterval(5)  // the block takes five seconds
+        }, forKey: "k")
+        #expect(seenInside == false)
+        #expect(s.lastExecutionDate(forKey: "k") == start.addingTimeInterval(5))
+        // Record-first mode: inside the block the key already counts as executed.
+        s.recordsBeforeRunning = true
+        var inside: Bool?
+        try s.executeOncePerVersion({ inside = s.blockWasExecuted("v") }, forKey: "v")
+        #expect(inside == true)
+    }
+
+    @Test func executeOnceAndMarkRunUseTheirOwnKeySpaces() throws {
+        let s = try store(try path(), Knobs())
+        try s.markRun("same")
+        var ran = false
+        #expect(try s.executeOnce({ ran = true }, forKey: "same"))
+        #expect(ran)
+        try s.reset("same")
+        #expect(s.blockWasExecuted("same"))
+    }
+
+    @Test func aDefaultsDomainKeepsEveryOtherKeyAndResetRemovesOnlyTheYCFirstTimeKey() throws {
+        let file = try path()
+        let exported = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        try writeBytes(exported, to: URL(fileURLWithPath: file))
+        let before = try #require(PropertyList.read(exported).value.dictionaryValue)
+        let s = try store(file, Knobs())
+        #expect(s.blockWasExecuted("onboarding.v1"))
+        try s.executeOnce({}, forKey: "new.gate")
+        try s.markRun("weekly")
+        var after = try #require(PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
+        // Every other key: same value, same place; the archive changed in place; interval key appended.
+        #expect(after.map(\.key) == before.map(\.key) + ["interval.weekly"])
+        for (key, value) in before where key != "YCFirstTime" { #expect(after[key] == value, "\(key)") }
+        #expect(try StateReader.records(in: readBytes(URL(fileURLWithPath: file))).records.count == 4)
+        try s.reset()
+        after = try #require(PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
+        #expect(after["YCFirstTime"] == nil)
+        #expect(after.map(\.key) == before.map(\.key).filter { $0 != "YCFirstTime" } + ["interval.weekly"])
+        #expect(!s.blockWasExecuted("onboarding.v1"))
+        #expect(s.lastRun("weekly") != nil)
+    }
+
+    @Test func nilProvidersRestoreTheDefaults() throws {
+        let s = try FirstTimeStore(path: try path())
+        s.versionProvider = { "9.9" }
+        s.nowProvider = { Date(timeIntervalSinceReferenceDate: 0) }
+        try s.executeOnce({}, forKey: "a")
+        #expect(s.records["a"] == FirstTimeRecord(lastVersion: "9.9", lastTime: 0))
+        s.versionProvider = nil
+        s.nowProvider = nil
+        let before = Date()
+        try s.executeOnce({}, forKey: "b")
+        let b = try #require(s.records["b"])
+        // The test runner has no CFBundleShortVersionString: the default provider answers nil.
+        #expect(b.lastVersion == Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String)
+        #expect(try #require(b.lastTime) >= before.timeIntervalSinceReferenceDate)
+        #expect(try !s.executeOnce(nil, forKey: "c"))
+        #expect(!s.blockWasExecuted("c"))
+    }
+
+    @Test func theSharedStoreUsesItsConfiguredFile() throws {
+        let file = try path()
+        FirstTimeStore.sharedPath = file
+        let shared = FirstTimeStore.shared
+        #expect(shared === FirstTimeStore.shared)
+        #expect(shared.loadError == nil)
+        shared.nowProvider = { Date(timeIntervalSinceReferenceDate: 1) }
+        try shared.executeOnce({}, forKey: "shared.key")
+        #expect(try StateReader.records(in: readBytes(URL(fileURLWithPath: file))).records["shared.key"]?.lastTime == 1)
+    }
+
+    @Test func theToolReadsTheStoresFile() throws {
+        let file = try path()
+        let s = try store(file, Knobs())
+        try s.executeOnce({}, forKey: "onboarding")
+        try s.markRun("report")
+        let bytes = try readBytes(URL(fileURLWithPath: file))
+        // The YCFirstTime archive is what dump and migrate read; interval keys beside it stay.
+        #expect(try StateReader.records(in: bytes).records.map(\.key) == ["onboarding"])
+        let migrated = try DefaultsMigration.migrate(bytes, options: .init(target: .records))
+        #expect(migrated.status == .migrated)
+        #expect(try PropertyList.read(#require(migrated.output)).value.dictionaryValue?["interval.report"] != nil)
+    }
 }

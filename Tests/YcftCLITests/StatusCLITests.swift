@@ -156,8 +156,9 @@ import TestSupport
         let file = try TestPaths.temporaryDirectory().appendingPathComponent("state.plist").path
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let store = try FirstTimeStore(path: file, format: format, versionProvider: { "3.1" },
-                                       clock: { Date(timeIntervalSinceReferenceDate: 757_414_800.123456) }, calendar: calendar)
+        let store = try FirstTimeStore(path: file, format: format, calendar: calendar)
+        store.versionProvider = { "3.1" }
+        store.nowProvider = { Date(timeIntervalSinceReferenceDate: 757_414_800.123456) }
         try store.executeOnce({}, forKey: "onboarding")
         let io = FakeIO(files: ["s": try readBytes(URL(fileURLWithPath: file))])
         #expect(io.run(["dump", "--compact", "s"]) == 0)
@@ -197,5 +198,25 @@ import TestSupport
         rate.prompt    every:-1day                       yes       2025-01-01T11:24:00.123585Z
 
         """))
+    }
+
+    /// The README's worked example, one gate per rule at its boundary instant.
+    @Test func theReadmesWorkedExample() throws {
+        let io = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
+        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--app-version", "2.1.0", "--gate", "onboarding.v1=every:0.1d",
+                        "--gate", "whats-new=every:1d", "--gate", "onboarding.v1=once", "--gate", "rate.prompt=per-version",
+                        "--gate", "onboarding.v1=hourly", "a"]) == 0)
+        #expect(io.stdoutText.hasSuffix("""
+        GATE           RULE                              RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1  every:0.1d (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
+        whats-new      every:1d (86400.0 s)              no        never
+        onboarding.v1  once                              no        never
+        rate.prompt    per-version                       yes       2025-01-01T11:24:00.123585Z
+        onboarding.v1  hourly                            yes       2025-01-01T11:24:00.123585Z
+
+        """))
+        let earlier = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
+        #expect(earlier.run(["status", "--now", "2025-01-01T11:24:00.123584Z", "--gate", "onboarding.v1=every:0.1d", "a"]) == 0)
+        #expect(earlier.stdoutText.contains("every:0.1d (8640.000128746033 s)  no        2025-01-01T11:24:00.123585Z"))
     }
 }
