@@ -253,8 +253,10 @@ public enum SafeFile {
         if let owner = options.newFileOwner {
             try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
                                                  permissions: options.newFilePermissions ?? temporary.defaultPermissions)
-        } else if let permissions = options.newFilePermissions {
-            try temporary.setPermissions(permissions)
+        } else {
+            // The temporary was made 0600 (nothing can read it while it fills): give the new
+            // file its permissions, 0666 less the umask unless asked otherwise.
+            try temporary.setPermissions(options.newFilePermissions ?? temporary.defaultPermissions)
         }
         try temporary.fill(bytes)
         try temporary.commit(replacing: false)

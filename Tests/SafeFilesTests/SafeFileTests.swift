@@ -45,6 +45,16 @@ import Glibc
         #expect(try readBytes(URL(fileURLWithPath: file)) == [9])
     }
 
+    @Test func aNewFileWithoutGivenPermissionsGetsTheUmasksDefault() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("fresh").path
+        // The writer reads the umask from /proc/self/status once per process; compare with that.
+        try SafeFile.write([1], to: file)
+        let expected = 0o666 & ~UInt32(processUmask())
+        #expect(try status(file).permissions == expected)
+        #expect(expected & 0o600 == 0o600)
+    }
+
     @Test func setuidBitsAreNotKeptOnReplace() throws {
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("s").path
@@ -193,3 +203,15 @@ func realpathString(_ path: String) -> String? {
     return String(cString: resolved)
 }
 
+
+/// The umask as /proc/self/status shows it (what the writer uses), or umask(2)'s.
+func processUmask() -> mode_t {
+    if let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+       let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+       let value = mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8) {
+        return value
+    }
+    let mask = umask(0o022)
+    umask(mask)
+    return mask
+}
