@@ -1,5 +1,5 @@
 /// A small, conventional argument cursor: `--long value`, `--long=value`, short aliases such as
-/// `-o`, `--` ends options, a lone `-` is an operand (standard input or output), and options and
+/// `-o` with the value separate or attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and options and
 /// operands may interleave.
 struct Arguments {
     private var rest: [String]
@@ -28,6 +28,10 @@ struct Arguments {
             }
             if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
                 return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+            }
+            // A short option with its value attached: `-j1`, `-oOUT`.
+            if !arg.hasPrefix("--"), arg.count > 2 {
+                return (String(arg.prefix(2)), String(arg.dropFirst(2)))
             }
             return (arg, nil)
         }

@@ -105,14 +105,17 @@ enum Help {
         return """
         OVERVIEW: Check YCFirstTime archives against the persistence contract.
 
-        Each FILE is an archive or an exported defaults file holding one. Every finding
-        has a stable rule id, a severity, the object path and a message. All files are
-        checked before the exit status is decided.
+        Each FILE is an archive or an exported defaults file holding one, or a directory
+        searched recursively for files matching --include (*.plist by default). Every
+        finding has a stable rule id, a severity, the object path and a message. All files
+        are checked before the exit status is decided; json and junit print one document
+        for the whole run.
 
-        USAGE: ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE...
+        USAGE: ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH...
 
         ARGUMENTS:
-          FILE...                 Archives or defaults files ('-' reads standard input).
+          PATH...                 Archives, defaults files or directories ('-' reads
+                                  standard input).
 
         OPTIONS:
           --format FORMAT         text: compiler-style lines on standard error (default);
@@ -121,6 +124,8 @@ enum Help {
                                   junit: JUnit XML on standard output, a testcase per file.
           --strict                Warnings fail too.
           --key NAME              The defaults key holding the archive. (default: YCFirstTime)
+          --include GLOB          In directories, check files whose name matches GLOB;
+                                  repeatable. (default: *.plist)
           --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                                   (default: 32M)
           -h, --help              Show help information.
@@ -141,7 +146,8 @@ enum Help {
 
     Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
     app's Library/Preferences/<id>.plist) or a directory searched recursively for
-    *.plist (backups of an earlier --in-place run excepted). Every other key keeps its
+    files matching --include, *.plist by default (backups of an earlier --in-place run
+    excepted; a directory where nothing matches is named on standard error). Every other key keeps its
     type, exact value and position, and a file keeps its format unless
     --output-format says otherwise. A file already in the target state is 'unchanged'
     and not rewritten; one without source state is 'skipped'; target keys that exist
@@ -152,7 +158,8 @@ enum Help {
     USAGE: ycft migrate [--to records|interval|legacy]
                         (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)
                         [--keep-source] [--force] [--drop-versions] [--key NAME]
-                        [--jobs N] [--report FILE] [--output-format same|binary|xml] PATH...
+                        [--include GLOB]... [--jobs N] [--report FILE]
+                        [--output-format same|binary|xml] PATH...
 
     ARGUMENTS:
       PATH...                 Defaults files or directories.
@@ -182,6 +189,8 @@ enum Help {
       --drop-versions         With --to interval: do not write YCFirstTime.records;
                               the versions are lost (each file says which).
       --key NAME              The key of the legacy archive. (default: YCFirstTime)
+      --include GLOB          In directories, take files whose name matches GLOB;
+                              repeatable. (default: *.plist)
       -j, --jobs N            Files processed at once. (default: the number of cores)
       --report FILE|-         Write a JSON report, one entry per file ('-' is
                               standard output).
@@ -205,7 +214,8 @@ enum Help {
     block would run now and the earliest moment it becomes eligible.
 
     USAGE: ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day]
-                       [--gate KEY=RULE]... [--format text|json] [--key NAME] FILE|-
+                       [--gate KEY=RULE]... [--format text|json] [--key NAME]
+                       [--max-input-size SIZE] FILE|-
 
     ARGUMENTS:
       FILE|-                  The archive or defaults file ('-' reads standard input).
@@ -232,6 +242,8 @@ enum Help {
                                                  hour, minute, second, nanosecond
       --format FORMAT         text (default) or json.
       --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
+                              (default: 32M)
       -h, --help              Show help information.
 
     \(exitStatus)

@@ -30,38 +30,16 @@ enum MigrateCommand {
         /// excepted), drops a file named twice, and gives each job its output.
         /// - Throws: a failure (exit 2, nothing written) when two inputs would be written to
         ///   one output, or an output is one of the inputs.
-        static func make(_ operands: [String], mode: Destination, io: CommandIO,
+        static func make(_ operands: [String], mode: Destination, walk: FileWalk, io: CommandIO,
                          reports: inout [FileReport]) throws(Ycft.Failure) -> Plan {
-            var found: [(path: String, mirror: String, fileOperand: Bool)] = []
+            let walked = walk.expand(operands, io: io)
+            for problem in walked.problems {
+                reports.append(FileReport(path: problem.path, status: "failed", error: problem.message, trouble: true))
+            }
+            for directory in walked.unmatched { io.writeStderr(walk.unmatchedNote(directory.path, others: directory.others)) }
+            let found = walked.inputs
             var seen = Set<FileIdentity.Inode>()
-            func add(_ path: String, mirror: String, fileOperand: Bool, status: FileStatus?) {
-                if let status, !seen.insert(FileIdentity.Inode(status.identity)).inserted { return }
-                found.append((path, mirror, fileOperand))
-            }
-            for operand in operands {
-                guard let status = io.fileStatus(operand) else {
-                    reports.append(FileReport(path: operand, status: "failed", error: "cannot read: No such file or directory", trouble: true))
-                    continue
-                }
-                switch status.kind {
-                case .regular:
-                    add(operand, mirror: mirrored(operand), fileOperand: true, status: status)
-                case .directory:
-                    let files: [String]
-                    do { files = try io.listFiles(operand) } catch {
-                        reports.append(FileReport(path: operand, status: "failed", error: "cannot list: \(error)", trouble: true))
-                        continue
-                    }
-                    let plists = files.filter { $0.hasSuffix(".plist") }
-                    let names = Set(plists)
-                    for relative in plists where !isBackup(relative, among: names) {
-                        let path = operand.hasSuffix("/") ? operand + relative : "\(operand)/\(relative)"
-                        add(path, mirror: relative, fileOperand: false, status: io.fileStatus(path))
-                    }
-                default:
-                    reports.append(FileReport(path: operand, status: "failed", error: "not a regular file or directory", trouble: true))
-                }
-            }
+            for input in found { if let status = io.fileStatus(input.path) { seen.insert(FileIdentity.Inode(status.identity)) } }
             var plan = Plan()
             switch mode {
             case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
@@ -96,12 +74,6 @@ enum MigrateCommand {
             return plan
         }
 
-        /// A file operand's place below OUT: its path as given, without a leading `/` or `.`
-        /// and `..` parts (`a/x.plist` -> `a/x.plist`, `/data/x.plist` -> `data/x.plist`).
-        static func mirrored(_ path: String) -> String {
-            path.split(separator: "/").filter { $0 != "." && $0 != ".." }.joined(separator: "/")
-        }
-
         /// `a/b/../c` and `a//c` as one spelling, for comparing outputs.
         static func normalized(_ path: String) -> String {
             var parts: [Substring] = []
@@ -111,16 +83,6 @@ enum MigrateCommand {
             return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
         }
 
-        /// A backup an earlier `--in-place` run left: `x.plist<suffix>` beside `x.plist`
-        /// (`x.plist.orig.plist` with `--backup .orig.plist`).
-        static func isBackup(_ relative: String, among names: Set<String>) -> Bool {
-            var candidate = Substring(relative)
-            while let dot = candidate.lastIndex(of: ".") {
-                candidate = candidate[..<dot]
-                if candidate.hasSuffix(".plist") && names.contains(String(candidate)) { return true }
-            }
-            return false
-        }
     }
 
     /// What happened to one file, for the summary and the report.
@@ -131,6 +93,8 @@ enum MigrateCommand {
         var error: String?
         var trouble = false
         var backup: String?
+        /// The dry-run line, printed in input order once the batch is done.
+        var listing: String?
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -141,6 +105,8 @@ enum MigrateCommand {
         var backupGiven = false, noBackup = false
         var jobs = ProcessInfo.processInfo.activeProcessorCount
         var report: String?
+        var walk = FileWalk()
+        var includes: [String] = []
         func setDestination(_ d: Destination) throws(UsageError) {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
@@ -177,6 +143,7 @@ enum MigrateCommand {
                 }
                 jobs = n
             case "--report": report = try args.value(for: "--report", inline: option.inline)
+            case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
@@ -200,6 +167,7 @@ enum MigrateCommand {
         }
         if options.dropVersions && options.target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
         if args.operands.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
+        if !includes.isEmpty { walk.includes = includes }
         let mode: Destination = {
             if case .inPlace = chosen { return .inPlace(backupSuffix: noBackup ? nil : backup) }
             return chosen
@@ -210,7 +178,7 @@ enum MigrateCommand {
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {
-            plan = try Plan.make(args.operands, mode: mode, io: io, reports: &reports)
+            plan = try Plan.make(args.operands, mode: mode, walk: walk, io: io, reports: &reports)
         } catch {
             return error.report(io)
         }
@@ -218,6 +186,8 @@ enum MigrateCommand {
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
         let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
+        // The listing comes in input order (sorted within each directory), whatever the jobs did first.
+        for result in results { if let listing = result.listing { io.writeStdout(Array(listing.utf8)) } }
         reports += results
 
         var counts: [String: Int] = [:]
@@ -311,7 +281,7 @@ enum MigrateCommand {
         do throws(FileError) {
             switch mode {
             case .dryRun:
-                io.writeStdout(Array(dryRunLine(job.path, outcome).utf8))
+                report.listing = dryRunLine(job.path, outcome)
             case let .inPlace(backupSuffix):
                 guard let output = outcome.output else { break }
                 guard let status = input.status else { throw FileError(.write, job.path, .unsupportedKind(.other)) }

@@ -15,6 +15,7 @@ enum StatusCommand {
         var gates: [(key: String, rule: GateRule, text: String)] = []
         var json = false
         var key = LegacyArchive.defaultsKey
+        var limits = PlistLimits.default
         while let option = args.nextOption() {
             switch option.name {
             case "--app-version": appVersion = try args.value(for: "--app-version", inline: option.inline)
@@ -45,6 +46,8 @@ enum StatusCommand {
                 }
                 json = value == "json"
             case "--key": key = try args.value(for: "--key", inline: option.inline)
+            case "--max-input-size":
+                limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
             }
         }
@@ -59,9 +62,9 @@ enum StatusCommand {
         calendar.timeZone = zone
         let instant = now ?? clock()
         do throws(Ycft.Failure) {
-            let bytes = try Ycft.readInput(path, io: io)
+            let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
             let state: StateReader.State
-            do { state = try StateReader.read(bytes, key: key) } catch {
+            do { state = try StateReader.read(bytes, key: key, limits: limits) } catch {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
             }
             for warning in state.warnings { io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(warning)\n") }

@@ -21,6 +21,8 @@ enum VerifyCommand {
         var strict = false
         var key = LegacyArchive.defaultsKey
         var limits = PlistLimits.default
+        var walk = FileWalk()
+        var includes: [String] = []
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -36,6 +38,8 @@ enum VerifyCommand {
                 key = try args.value(for: "--key", inline: option.inline)
             case "--max-input-size":
                 limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
+            case "--include":
+                includes.append(try args.value(for: "--include", inline: option.inline))
             default:
                 throw UsageError("Unknown option '\(option.name)'")
             }
@@ -43,8 +47,12 @@ enum VerifyCommand {
         guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'FILE...'") }
         guard args.operands.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
 
-        var results: [FileResult] = []
-        for path in args.operands {
+        if !includes.isEmpty { walk.includes = includes }
+        // Directories are searched like migrate's (one walk); the whole run is one document.
+        let walked = walk.expand(args.operands, io: io)
+        for directory in walked.unmatched { io.writeStderr(walk.unmatchedNote(directory.path, others: directory.others)) }
+        var results: [FileResult] = walked.problems.map { FileResult(path: $0.path, findings: [], trouble: $0.message) }
+        for path in walked.inputs.map(\.path) {
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
                 results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key, limits: limits),

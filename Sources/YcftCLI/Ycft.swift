@@ -110,13 +110,13 @@ public enum Ycft {
             switch self {
             case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
-            case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] FILE..."
+            case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."
             case .status:
                 return "ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
-                    + "[--format text|json] [--key NAME] FILE|-"
+                    + "[--format text|json] [--key NAME] [--max-input-size SIZE] FILE|-"
             case .migrate:
                 return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "
-                    + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--jobs N] [--report FILE] "
+                    + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--include GLOB]... [--jobs N] [--report FILE] "
                     + "[--output-format same|binary|xml] PATH..."
             }
         }

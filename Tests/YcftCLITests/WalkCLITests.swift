@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// One directory walk for migrate and verify: trees, --include, and a word when nothing matched.
+@Suite struct DirectoryWalks {
+    let ycft = TestPaths.executable("ycft")
+    let archive = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")
+    let defaults = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
+
+    func tree(_ files: [(String, URL)]) throws -> URL {
+        let dir = try TestPaths.temporaryDirectory()
+        for (name, source) in files {
+            let url = dir.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: source, to: url)
+        }
+        return dir
+    }
+
+    @Test func verifyTakesDirectoriesAndPrintsOneDocument() throws {
+        let dir = try tree([("t/a.plist", archive), ("t/sub/b.plist", defaults), ("t/notes.txt", archive)])
+        let result = try runProcess(ycft, ["verify", "--format", "junit", dir.appendingPathComponent("t").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText.components(separatedBy: "<?xml").count == 2)
+        #expect(result.stdoutText.contains(#"<testsuites name="ycft verify" tests="2" failures="0" errors="0">"#))
+        #expect(result.stdoutText.contains("t/sub/b.plist"))
+        #expect(!result.stdoutText.contains("notes.txt"))
+    }
+
+    @Test func includeChoosesOtherNamesAndAnUnmatchedDirectoryIsNamed() throws {
+        let dir = try tree([("t/x.bplist", defaults), ("t/y.xml", defaults)])
+        let t = dir.appendingPathComponent("t").path
+        let none = try runProcess(ycft, ["migrate", "--dry-run", t])
+        #expect(none.status == 0)
+        #expect(none.stderr.hasPrefix("ycft: \(t): no file matches *.plist (2 other files); choose them with --include GLOB\n"))
+        let some = try runProcess(ycft, ["migrate", "--dry-run", "--include", "*.bplist", "--include=*.xml", t])
+        #expect(some.stdoutText == "\(t)/x.bplist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n"
+                + "\(t)/y.xml: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")
+        let verify = try runProcess(ycft, ["verify", "--include", "*.bplist", t])
+        #expect(verify.status == 0)
+        #expect(verify.stderr.isEmpty)
+    }
+
+    @Test func theDryRunListingHasOneOrderWhateverTheJobs() throws {
+        let dir = try tree((0..<60).map { ("t/f\(String(format: "%02d", $0)).plist", defaults) })
+        let t = dir.appendingPathComponent("t").path
+        let runs = try (0..<3).map { _ in try runProcess(ycft, ["migrate", "--dry-run", "-j2", t]).stdoutText }
+        #expect(Set(runs).count == 1)
+        let paths = runs[0].split(separator: "\n").map { String($0.prefix { $0 != ":" }) }
+        #expect(paths == paths.sorted())
+        #expect(paths.count == 60)
+    }
+
+    @Test func shortOptionsTakeAttachedValuesAndStatusTakesAnInputLimit() throws {
+        let dir = try tree([("a.plist", defaults)])
+        let attached = try runProcess(ycft, ["migrate", "-j1", "-o\(dir.appendingPathComponent("out.plist").path)", dir.appendingPathComponent("a.plist").path])
+        #expect(attached.status == 0, "\(attached.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.plist").path))
+        let limited = try runProcess(ycft, ["status", "--max-input-size", "100", dir.appendingPathComponent("a.plist").path])
+        #expect(limited.status == 1)
+        #expect(limited.stderr.hasSuffix("input is larger than the limit of 100 bytes (raise it with --max-input-size)\n"))
+    }
+}
