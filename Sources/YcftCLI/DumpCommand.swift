@@ -79,6 +79,12 @@ enum DumpCommand {
                 do {
                     json = mode == .raw ? try ArchiveDump.raw(value, shared: refs ? .references : .expand) : try ArchiveDump.objects(value)
                 } catch {
+                    // A defaults file holding the archive: the way to its object table is --key.
+                    if mode == .objects, key == nil, case let .dictionary(d) = value,
+                       case .data? = d[LegacyArchive.defaultsKey] {
+                        throw Ycft.Failure(.content, file, "a defaults file, not an archive; its archive's object table: "
+                                           + "ycft dump --objects --key \(LegacyArchive.defaultsKey) \(Ycft.shown(path))")
+                    }
                     throw Ycft.Failure(.content, file, error.description)
                 }
             }

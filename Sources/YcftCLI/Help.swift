@@ -123,6 +123,7 @@ enum Help {
                                   github: workflow commands (::error ...) on standard output;
                                   junit: JUnit XML on standard output, a testcase per file.
           --strict                Warnings fail too.
+          --compact               With --format json, JSON on one line.
           --key NAME              The defaults key holding the archive. (default: YCFirstTime)
           --include GLOB          In directories, check files whose name matches GLOB;
                                   repeatable. (default: *.plist)
@@ -194,6 +195,7 @@ enum Help {
       -j, --jobs N            Files processed at once. (default: the number of cores)
       --report FILE|-         Write a JSON report, one entry per file ('-' is
                               standard output).
+      --compact               The report's JSON on one line.
       --output-format FORMAT  same, binary or xml. (default: same)
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 32M)
@@ -213,7 +215,7 @@ enum Help {
     or interval.* keys). Prints one row per record and, for each --gate, whether its
     block would run now and the earliest moment it becomes eligible.
 
-    USAGE: ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day]
+    USAGE: ycft status [--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day]
                        [--gate KEY=RULE]... [--format text|json] [--key NAME]
                        [--max-input-size SIZE] FILE|-
 
@@ -221,11 +223,13 @@ enum Help {
       FILE|-                  The archive or defaults file ('-' reads standard input).
 
     OPTIONS:
-      --app-version V         The running app's version (CFBundleShortVersionString).
+      --app-version V         The running app's version (CFBundleShortVersionString);
+                              needed by per-version gates.
+      --no-app-version        The app has no CFBundleShortVersionString.
       --now ISO8601           The moment to judge at, like 2025-01-01T09:00:00Z or
                               2025-01-01T10:00:00+01:00. (default: the current time)
-      --time-zone TZ          IANA time zone for local times and calendar rules.
-                              (default: UTC)
+      --time-zone TZ          IANA time zone for calendar rules, and a column of local
+                              times. (default: UTC, and no local column)
       --legacy-day            every:<days>d uses YCFirstTime 1.x's 84,600-second day.
       --gate KEY=RULE         A gate to judge; repeatable. RULE is one of:
                                 once             YCFirstTime executeOnce
@@ -241,6 +245,7 @@ enum Help {
                                                  weekdayOrdinal, yearForWeekOfYear, day,
                                                  hour, minute, second, nanosecond
       --format FORMAT         text (default) or json.
+      --compact               JSON on one line.
       --key NAME              The defaults key of the archive. (default: YCFirstTime)
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 32M)

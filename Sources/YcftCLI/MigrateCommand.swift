@@ -107,6 +107,7 @@ enum MigrateCommand {
         var report: String?
         var walk = FileWalk()
         var includes: [String] = []
+        var compact = false
         func setDestination(_ d: Destination) throws(UsageError) {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
@@ -144,6 +145,7 @@ enum MigrateCommand {
                 jobs = n
             case "--report": report = try args.value(for: "--report", inline: option.inline)
             case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
+            case "--compact": try flag(); compact = true
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
@@ -200,7 +202,7 @@ enum MigrateCommand {
 
         var trouble = reports.contains { $0.trouble }
         if let report {
-            let json = reportJSON(reports, options: options, mode: mode).bytes()
+            let json = reportJSON(reports, options: options, mode: mode).bytes(style: compact ? .compact : .pretty)
             if Ycft.isStandardOutput(report) {
                 io.writeStdout(json)
             } else {
@@ -266,6 +268,11 @@ enum MigrateCommand {
         do {
             outcome = try DefaultsMigration.migrate(bytes, options: options)
         } catch {
+            // An XML plist cannot hold every string (control characters): binary can.
+            let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
+            if case .unwritable = error, writesXML {
+                return fail(error.description + " (--output-format binary writes it)", trouble: false)
+            }
             return fail(error.description, trouble: false)
         }
         report.outcome = outcome

@@ -11,6 +11,9 @@ enum StatusCommand {
         var appVersion: String?
         var now: Double?
         var zoneName = "UTC"
+        var zoneGiven = false
+        var versionSaid = false
+        var compact = false
         var legacyDay = false
         var gates: [(key: String, rule: GateRule, text: String)] = []
         var json = false
@@ -18,7 +21,13 @@ enum StatusCommand {
         var limits = PlistLimits.default
         while let option = args.nextOption() {
             switch option.name {
-            case "--app-version": appVersion = try args.value(for: "--app-version", inline: option.inline)
+            case "--app-version":
+                appVersion = try args.value(for: "--app-version", inline: option.inline)
+                versionSaid = true
+            case "--no-app-version":
+                guard option.inline == nil else { throw UsageError("'--no-app-version' takes no value") }
+                appVersion = nil
+                versionSaid = true
             case "--now":
                 let text = try args.value(for: "--now", inline: option.inline)
                 guard let parsed = parseInstant(text) else {
@@ -27,6 +36,7 @@ enum StatusCommand {
                 now = parsed
             case "--time-zone":
                 zoneName = try args.value(for: "--time-zone", inline: option.inline)
+                zoneGiven = true
                 guard TimeZone(identifier: zoneName) != nil else {
                     throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
                 }
@@ -46,6 +56,9 @@ enum StatusCommand {
                 }
                 json = value == "json"
             case "--key": key = try args.value(for: "--key", inline: option.inline)
+            case "--compact":
+                guard option.inline == nil else { throw UsageError("'--compact' takes no value") }
+                compact = true
             case "--max-input-size":
                 limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
@@ -55,6 +68,11 @@ enum StatusCommand {
             throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
         }
         let path = args.operands[0]
+        // Judged against no version, a per-version gate would say "yes" for the wrong reason.
+        if !versionSaid, let gate = gates.first(where: { $0.rule == .perVersion }) {
+            throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version V "
+                             + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
+        }
         guard let zone = TimeZone(identifier: zoneName) else {
             throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
         }
@@ -100,9 +118,9 @@ enum StatusCommand {
                         ])
                     })),
                 ])
-                io.writeStdout(doc.bytes())
+                io.writeStdout(doc.bytes(style: compact ? .compact : .pretty))
             } else {
-                io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zone, zoneName: zoneName,
+                io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zoneGiven ? zone : nil, zoneName: zoneName,
                                           appVersion: appVersion, legacyDay: legacyDay).utf8))
             }
             return .success
@@ -156,7 +174,7 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, zone: TimeZone, zoneName: String, appVersion: String?, legacyDay: Bool = false) -> String {
+                     now: Double, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
@@ -165,13 +183,15 @@ enum StatusCommand {
             }.joined(separator: "\n") + "\n"
         }
         var out = "now \(ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
-        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)", "LAST TIME (\(zoneName))", "AGE"]]
+        // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
+        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(zoneName))"]) + ["AGE"]]
         for (key, record) in records {
             let t = record.lastTime
-            rows.append([UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
-                         t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-",
-                         t.map { local($0, zone) } ?? "-",
-                         t.map { age(now - $0) } ?? "-"])
+            var row = [UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
+                       t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-"]
+            if let zone { row.append(t.map { local($0, zone) } ?? "-") }
+            row.append(t.map { age(now - $0) } ?? "-")
+            rows.append(row)
         }
         out += records.count == 0 ? "no records\n" : table(rows)
         if !decisions.isEmpty {

@@ -23,6 +23,7 @@ enum VerifyCommand {
         var limits = PlistLimits.default
         var walk = FileWalk()
         var includes: [String] = []
+        var compact = false
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -40,6 +41,9 @@ enum VerifyCommand {
                 limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--include":
                 includes.append(try args.value(for: "--include", inline: option.inline))
+            case "--compact":
+                guard option.inline == nil else { throw UsageError("'--compact' takes no value") }
+                compact = true
             default:
                 throw UsageError("Unknown option '\(option.name)'")
             }
@@ -80,7 +84,7 @@ enum VerifyCommand {
                 }
             }
         case .json:
-            io.writeStdout(json(results, strict: strict).bytes())
+            io.writeStdout(json(results, strict: strict).bytes(style: compact ? .compact : .pretty))
         case .github:
             var out = ""
             for result in results {

@@ -112,7 +112,7 @@ public enum Ycft {
             case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."
             case .status:
-                return "ycft status [--app-version V] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
+                return "ycft status [--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
                     + "[--format text|json] [--key NAME] [--max-input-size SIZE] FILE|-"
             case .migrate:
                 return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "

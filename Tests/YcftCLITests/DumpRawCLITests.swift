@@ -43,9 +43,16 @@ import TestSupport
     }
 
     @Test func objectsOfAPlainPlistFails() throws {
+        // A defaults file holding the archive: the hint is --key, which shows the archive's table.
         let io = FakeIO(files: ["p.plist": try fixture("valid/defaults/export.binary.plist")])
         #expect(io.run(["dump", "--objects", "p.plist"]) == 1)
-        #expect(io.stderr == "ycft: p.plist: not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list\n")
+        #expect(io.stderr == "ycft: p.plist: a defaults file, not an archive; its archive's object table: ycft dump --objects --key YCFirstTime p.plist\n")
+        let keyed = FakeIO(files: ["p.plist": try fixture("valid/defaults/export.binary.plist")])
+        #expect(keyed.run(["dump", "--objects", "--key", "YCFirstTime", "p.plist"]) == 0)
+        // Any other plist: --raw shows it.
+        let plain = FakeIO(files: ["q.plist": try PropertyList.write(.dictionary(PlistDictionary([("a", .bool(true))])), format: .binary)])
+        #expect(plain.run(["dump", "--objects", "q.plist"]) == 1)
+        #expect(plain.stderr == "ycft: q.plist: not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list\n")
     }
 
     @Test(arguments: [

@@ -51,7 +51,7 @@ import TestSupport
                     // A date column never shows a raw number (the exact interval "(8.64e+34 s)" may).
                     let dates = text.stdoutText.replacingOccurrences(of: #"\([^)]* s\)"#, with: "", options: .regularExpression)
                     #expect(!dates.contains("e+"), "\(context): \(text.stdoutText)")
-                    try answers(["status", "--format", "json", "--now", now, "--time-zone", zone] + gateArguments("k") + [file], context)
+                    try answers(["status", "--format", "json", "--now", now, "--time-zone", zone, "--no-app-version"] + gateArguments("k") + [file], context)
                 }
             }
             if dumped.status == 0 {
@@ -64,7 +64,7 @@ import TestSupport
             let migrated = try answers(["migrate", "-o", out.path, "--to", target, defaults.path], context)
             if migrated.status == 0 {
                 try answers(["dump", out.path], context)
-                try answers(["status", "--now", "2025-01-01T00:00:00Z"] + gateArguments("k") + [out.path], context)
+                try answers(["status", "--now", "2025-01-01T00:00:00Z", "--no-app-version"] + gateArguments("k") + [out.path], context)
                 try answers(["migrate", "--dry-run", "--to", "legacy", out.path], context)
             }
         }
@@ -83,7 +83,7 @@ import TestSupport
         try answers(["dump", file.path], context)
         try answers(["dump", "--raw", file.path], context)
         for key in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
-            try answers(["status", "--now", "2025-01-01T00:00:00Z", "--time-zone", "Europe/Paris"] + gateArguments(key) + [file.path], context)
+            try answers(["status", "--now", "2025-01-01T00:00:00Z", "--time-zone", "Europe/Paris", "--app-version", "1"] + gateArguments(key) + [file.path], context)
         }
         try answers(["migrate", "--dry-run", "--to", "legacy", file.path], context)
         try answers(["migrate", "-o", dir.appendingPathComponent("out.plist").path, "--to", "legacy", file.path], context)

@@ -64,3 +64,59 @@ import TestSupport
         #expect(limited.stderr.hasSuffix("input is larger than the limit of 100 bytes (raise it with --max-input-size)\n"))
     }
 }
+
+/// status that cannot mislead, --compact wherever JSON is printed, hints that point the right way.
+@Suite struct EverydayFixes {
+    let archive = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")
+
+    @Test func aPerVersionGateNeedsTheAppsVersion() throws {
+        let bytes = try readBytes(archive)
+        let missing = FakeIO(files: ["a": bytes])
+        #expect(missing.run(["status", "--gate", "rate.prompt=per-version", "a"]) == 2)
+        #expect(missing.stderr.hasPrefix("Error: The gate 'rate.prompt=per-version' needs the app's version: pass --app-version V (its CFBundleShortVersionString), or --no-app-version for an app without one\n"))
+        let none = FakeIO(files: ["a": bytes])
+        #expect(none.run(["status", "--no-app-version", "--gate", "whats-new=per-version", "a"]) == 0)
+        #expect(none.stdoutText.contains("whats-new  per-version  no        never"))
+    }
+
+    @Test func aLocalTimeColumnOnlyWithATimeZone() throws {
+        let utc = FakeIO(files: ["a": try readBytes(archive)])
+        #expect(utc.run(["status", "--now", "2025-01-02T00:00:00Z", "a"]) == 0)
+        #expect(utc.stdoutText.contains("KEY            LAST VERSION  LAST TIME (UTC)              AGE\n"))
+        let paris = FakeIO(files: ["a": try readBytes(archive)])
+        #expect(paris.run(["status", "--now", "2025-01-02T00:00:00Z", "--time-zone", "Europe/Paris", "a"]) == 0)
+        #expect(paris.stdoutText.contains("LAST TIME (UTC)              LAST TIME (Europe/Paris)          AGE\n"))
+    }
+
+    @Test func compactJSONEverywhere() throws {
+        let bytes = try readBytes(archive)
+        let status = FakeIO(files: ["a": bytes])
+        #expect(status.run(["status", "--format", "json", "--compact", "--now", "2025-01-02T00:00:00Z", "a"]) == 0)
+        #expect(status.stdoutText.hasPrefix(#"{"formatVersion":1,"now":"2025-01-02T00:00:00.000000Z","#))
+        #expect(status.stdoutText.filter { $0 == "\n" }.count == 1)
+        let verify = FakeIO(files: ["a": bytes])
+        #expect(verify.run(["verify", "--format", "json", "--compact", "a"]) == 0)
+        #expect(verify.stdoutText.hasPrefix(#"{"formatVersion":1,"#))
+        #expect(verify.stdoutText.filter { $0 == "\n" }.count == 1)
+        let dir = try TestPaths.temporaryDirectory()
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"),
+                                         to: dir.appendingPathComponent("p.plist"))
+        let migrate = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--compact", "--report", "-", dir.path])
+        #expect(migrate.stdoutText.hasSuffix("\n"))
+        #expect(migrate.stdoutText.split(separator: "\n").last?.hasPrefix(#"{"formatVersion":1,"target":"records","#) == true)
+    }
+
+    @Test func anXMLFailureNamesTheBinaryWayOut() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("ctl.plist")
+        let exported = try #require(PropertyList.read(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))).value.dictionaryValue)
+        var entries = exported.entries
+        entries.append(("k\u{1}ey", .integer(.signed(1))))
+        try writeBytes(try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary), to: file)
+        let xml = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--output-format", "xml", file.path])
+        #expect(xml.status == 1)
+        #expect(xml.stderr.contains("(--output-format binary writes it)\n"))
+        let binary = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--output-format", "binary", file.path])
+        #expect(binary.status == 0)
+    }
+}
