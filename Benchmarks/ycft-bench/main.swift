@@ -1,5 +1,6 @@
 // ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
-// in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run).
+// in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
+// `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time).
 
 import CBenchFloor
 import FirstTimeArchive
@@ -145,13 +146,61 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--child", arguments.count == 3 {
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[2])))
     switch arguments[1] {
+    case "noop": sink &+= UInt64(bytes.count)
     case "floor": sink &+= floor(bytes)
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
+    case "verify": sink &+= UInt64(ContractChecker.check(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
     default: exit(2)
     }
     print(ownPeakKiB())
     exit(sink == 0 ? 1 : 0)
+}
+
+// MARK: Instructions (callgrind): ycft-bench --instructions [RECORDS]
+
+/// Instructions (callgrind's `Ir`) a child run of `mode` on `file` executes, less nothing: the
+/// caller subtracts the `noop` child (start-up and reading the file).
+func instructions(_ mode: String, _ file: String) -> UInt64? {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-callgrind-\(getpid())-\(mode).out").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)",
+                         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, "--child", mode, file]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let text = try? String(contentsOfFile: out, encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") }) else { return nil }
+    return UInt64(line.dropFirst("summary:".count).trimmingCharacters(in: .whitespaces))
+}
+
+if arguments.first == "--instructions" {
+    let size = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-ir-\(getpid())")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: work) }
+    let file = work.appendingPathComponent("archive.plist")
+    try Data(try LegacyArchive.encode(makeRecords(size), format: .binary)).write(to: file)
+    print("# ycft-bench --instructions: \(size) records, callgrind Ir (deterministic: load does not move it)")
+    print("")
+    guard let base = instructions("noop", file.path), let floorIr = instructions("floor", file.path) else {
+        print("valgrind is not available (apt-get install valgrind)")
+        exit(2)
+    }
+    let floorNet = Double(floorIr - min(floorIr, base))
+    print("| operation | instructions | net of start-up and read | ratio to the libplist floor |")
+    print("|---|---:|---:|---:|")
+    print("| start-up and reading the file | \(base) | - | - |")
+    print("| libplist floor (parse, visit, free) | \(floorIr) | \(Int(floorNet)) | 1.00× |")
+    for mode in ["decode", "dump", "verify"] {
+        guard let ir = instructions(mode, file.path) else { print("| \(mode) | failed | - | - |"); continue }
+        let net = Double(ir - min(ir, base))
+        print("| ycft \(mode) | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
+    }
+    exit(0)
 }
 
 // MARK: Main
