@@ -26,6 +26,9 @@ enum Help {
       verify                  Check archives against the YCFirstTime contract.
       migrate                 Move state in defaults files to the plain format and back.
       status                  Would each gate run now, and when next?
+      set                     Set one record's version or time, in place.
+      unset                   Remove records, in place.
+      reset                   YCFirstTime's reset(), in place.
       help                    Show help for a subcommand.
 
     \(exitStatus)
@@ -78,7 +81,7 @@ enum Help {
     used as given; when only lastTimeUTC is given it is parsed; when both are given
     and disagree beyond the precision of lastTimeUTC, pack refuses.
 
-    USAGE: ycft pack [--format binary|xml] [-o OUT|-] [--force] FILE.json|-
+    USAGE: ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-
 
     ARGUMENTS:
       FILE.json|-             The records ('-' reads standard input).
@@ -89,6 +92,10 @@ enum Help {
                               the default). A file is replaced atomically, keeping its
                               mode and owner; through a symbolic link, the file it
                               points to is replaced; a pipe or device is written to.
+      --into DEFAULTS_FILE    Put the archive into a defaults file under --key (in
+                              place of the old one; every other key stays), through
+                              the same writer.
+      --key NAME              The defaults key for --into. (default: YCFirstTime)
       --force                 Replace OUT even when it is read-only.
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 32M)
@@ -141,6 +148,76 @@ enum Help {
 
         """
     }
+
+    static let editWriting = """
+    FILE is anything 'ycft dump' reads: an archive, a defaults file holding one, or a
+    migrated defaults file. It is written back in the same form (an archive stays an
+    archive; a defaults file keeps every other key, in place) through ycft's one writer:
+    atomically, mode and owner kept, refused if another program changed the file
+    meanwhile, or if it is read-only (unless --force).
+    """
+
+    static let set = """
+    OVERVIEW: Set one record's version or time, in place.
+
+    \(editWriting)
+
+    USAGE: ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time]
+                    [--key NAME] [--force] FILE KEY
+
+    ARGUMENTS:
+      FILE                    The file to change.
+      KEY                     The block key (created when it is not there).
+
+    OPTIONS:
+      --last-version V        The recorded version.
+      --no-last-version       No recorded version (nil).
+      --last-time T           The recorded time: ISO 8601 with an offset
+                              (2025-01-01T10:00:00+01:00), 'now', or with --seconds exact
+                              seconds since 2001 (757414800.123456).
+      --no-last-time          No recorded time (nil).
+      --seconds               --last-time is seconds since 2001.
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --force                 Replace FILE even when it is read-only.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
+
+    static let unset = """
+    OVERVIEW: Remove records, in place.
+
+    \(editWriting)
+
+    USAGE: ycft unset [--key NAME] [--force] FILE KEY...
+
+    OPTIONS:
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --force                 Replace FILE even when it is read-only.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
+
+    static let reset = """
+    OVERVIEW: YCFirstTime's reset(), in place.
+
+    Removes the YCFirstTime key from a defaults file (YCFirstTime.records from a
+    migrated one, every interval.* key from a file of IntervalClient keys); a bare
+    archive becomes an empty one. Every other key stays.
+
+    USAGE: ycft reset [--key NAME] [--force] FILE
+
+    OPTIONS:
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --force                 Replace FILE even when it is read-only.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
 
     static let migrate = """
     OVERVIEW: Move YCFirstTime state in exported defaults files, one or thousands.

@@ -10,6 +10,8 @@ enum PackCommand {
         var output = "-"
         var limit = PlistLimits.default.maxInputSize
         var force = false
+        var into: String?
+        var key = LegacyArchive.defaultsKey
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
@@ -20,6 +22,8 @@ enum PackCommand {
                 format = f
             case "-o", "--output":
                 output = try args.value(for: option.name, inline: option.inline)
+            case "--into": into = try args.value(for: "--into", inline: option.inline)
+            case "--key": key = try args.value(for: "--key", inline: option.inline)
             case "--force":
                 guard option.inline == nil else { throw UsageError("'--force' takes no value") }
                 force = true
@@ -32,8 +36,9 @@ enum PackCommand {
             throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE.json|-'" : "Unexpected argument '\(args.operands[1])'")
         }
         let path = args.operands[0]
+        if into != nil && output != "-" { throw UsageError("Use only one of '-o' and '--into'") }
         do throws(Ycft.Failure) {
-            if Ycft.isStandardOutput(output) && format == .binary && io.stdoutIsTerminal() {
+            if into == nil && Ycft.isStandardOutput(output) && format == .binary && io.stdoutIsTerminal() {
                 throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
             }
             let bytes = try Ycft.readInput(path, io: io, limit: limit)
@@ -43,6 +48,13 @@ enum PackCommand {
                 archive = try LegacyArchive.encode(records, format: format)
             } catch {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            }
+            if let into {
+                // Into a defaults file: the archive under KEY, every other key in place.
+                let common = EditCommands.Common(key: key, force: force, limits: PlistLimits.default)
+                return EditCommands.rewrite(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+                    try StateWriter.put(archive, into: bytes, key: key)
+                }
             }
             if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)

@@ -88,6 +88,9 @@ public enum Ycft {
                 case .verify: return try VerifyCommand.run(rest, io: io).rawValue
                 case .migrate: return try MigrateCommand.run(rest, io: io).rawValue
                 case .status: return try StatusCommand.run(rest, io: io).rawValue
+                case .set: return try EditCommands.set(rest, io: io).rawValue
+                case .unset: return try EditCommands.unset(rest, io: io).rawValue
+                case .reset: return try EditCommands.reset(rest, io: io).rawValue
                 }
             } catch {
                 return usage(error, command: command, io: io)
@@ -104,12 +107,17 @@ public enum Ycft {
 
     /// The subcommands.
     enum Command: String, CaseIterable {
-        case dump, pack, verify, migrate, status
+        case dump, pack, verify, migrate, status, set, unset, reset
 
         var usage: String {
             switch self {
             case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
-            case .pack: return "ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-"
+            case .pack: return "ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"
+            case .set:
+                return "ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time] "
+                    + "[--key NAME] [--force] FILE KEY"
+            case .unset: return "ycft unset [--key NAME] [--force] FILE KEY..."
+            case .reset: return "ycft reset [--key NAME] [--force] FILE"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."
             case .status:
                 return "ycft status [--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
@@ -128,6 +136,9 @@ public enum Ycft {
             case .verify: return Help.verify
             case .migrate: return Help.migrate
             case .status: return Help.status
+            case .set: return Help.set
+            case .unset: return Help.unset
+            case .reset: return Help.reset
             }
         }
     }

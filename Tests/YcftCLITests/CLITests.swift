@@ -63,7 +63,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack", "verify", "migrate", "status"])
+    @Test(arguments: ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -90,6 +90,9 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           verify                  Check archives against the YCFirstTime contract.
           migrate                 Move state in defaults files to the plain format and back.
           status                  Would each gate run now, and when next?
+          set                     Set one record's version or time, in place.
+          unset                   Remove records, in place.
+          reset                   YCFirstTime's reset(), in place.
           help                    Show help for a subcommand.
 
         EXIT STATUS:
@@ -117,7 +120,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["pack", "--format", "json", "a"], "Error: The value 'json' is invalid for '--format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--format binary|xml] [-o OUT|-] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["pack", "--format", "json", "a"], "Error: The value 'json' is invalid for '--format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
     ])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) {

@@ -1,0 +1,168 @@
+import FirstTimeArchive
+import Foundation
+import Plist
+import SafeFiles
+
+/// `ycft set`, `ycft unset` and `ycft reset`: change the state in any file `dump` reads, written
+/// back in the same form (an archive stays an archive, a defaults file keeps every other key in
+/// place), through the one writer.
+enum EditCommands {
+    /// The common options: `--key NAME`, `--force`, `--max-input-size SIZE`.
+    struct Common {
+        var key = LegacyArchive.defaultsKey
+        var force = false
+        var limits = PlistLimits.default
+
+        /// Handles a common option; false when `name` is not one.
+        mutating func handle(_ name: String, _ inline: String?, _ args: inout Arguments) throws(UsageError) -> Bool {
+            switch name {
+            case "--key": key = try args.value(for: "--key", inline: inline)
+            case "--force":
+                guard inline == nil else { throw UsageError("'--force' takes no value") }
+                force = true
+            case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: inline))
+            default: return false
+            }
+            return true
+        }
+    }
+
+    static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
+        throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var common = Common()
+        var version: String?? = .none, time: String?? = .none
+        var seconds = false
+        while let option = args.nextOption() {
+            if try common.handle(option.name, option.inline, &args) { continue }
+            func flag() throws(UsageError) { guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") } }
+            switch option.name {
+            case "--last-version": version = .some(try args.value(for: "--last-version", inline: option.inline))
+            case "--no-last-version": try flag(); version = .some(nil)
+            case "--last-time": time = .some(try args.value(for: "--last-time", inline: option.inline))
+            case "--no-last-time": try flag(); time = .some(nil)
+            case "--seconds": try flag(); seconds = true
+            default: throw UsageError("Unknown option '\(option.name)'")
+            }
+        }
+        guard args.operands.count == 2 else {
+            throw UsageError(args.operands.count < 2 ? "Missing expected argument 'FILE KEY'" : "Unexpected argument '\(args.operands[2])'")
+        }
+        if case .none = version, case .none = time {
+            throw UsageError("Say what to set: --last-version V, --no-last-version, --last-time T or --no-last-time")
+        }
+        var lastTime: Double?? = .none
+        if case let .some(given) = time {
+            if let text = given {
+                if text == "now" {
+                    lastTime = .some(clock())
+                } else if seconds {
+                    guard let value = Double(text) else {
+                        throw UsageError("The value '\(text)' is invalid for '--last-time <seconds>': expected seconds since 2001")
+                    }
+                    lastTime = .some(value)
+                } else {
+                    guard let instant = StatusCommand.parseInstant(text) else {
+                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected ISO 8601 like "
+                                         + "2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, 'now', or seconds since 2001 with --seconds")
+                    }
+                    lastTime = .some(instant)
+                }
+            } else {
+                lastTime = .some(nil)
+            }
+        } else if seconds {
+            throw UsageError("'--seconds' goes with '--last-time'")
+        }
+        let key = args.operands[1]
+        return try edit(args.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+            try apply(&records, key, version, lastTime)
+        }
+    }
+
+    private static func apply(_ records: inout FirstTimeRecords, _ key: String, _ version: String??, _ time: Double??) throws(Ycft.Failure) {
+        var record = records[key] ?? FirstTimeRecord()
+        if case let .some(v) = version { record.lastVersion = v }
+        if case let .some(t) = time { record.lastTime = t }
+        records[key] = record
+    }
+
+    static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var common = Common()
+        while let option = args.nextOption() {
+            if try common.handle(option.name, option.inline, &args) { continue }
+            throw UsageError("Unknown option '\(option.name)'")
+        }
+        guard args.operands.count >= 2 else { throw UsageError("Missing expected argument 'FILE KEY...'") }
+        let keys = Array(args.operands.dropFirst())
+        return try edit(args.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+            let missing = keys.filter { records[$0] == nil }
+            guard missing.isEmpty else {
+                throw Ycft.Failure(.content, nil, "no record \(missing.map(UntrustedText.quoted).joined(separator: ", ")); nothing was changed")
+            }
+            for key in keys { records[key] = nil }
+        }
+    }
+
+    static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        var args = Arguments(arguments)
+        var common = Common()
+        while let option = args.nextOption() {
+            if try common.handle(option.name, option.inline, &args) { continue }
+            throw UsageError("Unknown option '\(option.name)'")
+        }
+        guard args.operands.count == 1 else {
+            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE'" : "Unexpected argument '\(args.operands[1])'")
+        }
+        return rewrite(args.operands[0], common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            try StateWriter.reset(bytes, key: common.key, limits: common.limits)
+        }
+    }
+
+    /// Reads the records of `path`, changes them, and writes them back in the file's form.
+    private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
+                             _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
+        var failure: Ycft.Failure?
+        let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            var records: FirstTimeRecords
+            do throws(FirstTimeError) { records = try StateReader.read(bytes, key: common.key, limits: common.limits).records } catch {
+                throw .unreadable(error.description)
+            }
+            do throws(Ycft.Failure) { try change(&records) } catch {
+                failure = error
+                throw .unreadable(error.message)
+            }
+            return try StateWriter.write(records, into: bytes, key: common.key, limits: common.limits)
+        }
+        if let failure, status != .success { return failure.exit }
+        return status
+    }
+
+    /// The one read-change-write cycle of the edit commands: the file is locked from read to
+    /// replace and replaced only while it is still the file read.
+    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
+                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+        do throws(Ycft.Failure) {
+            guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
+            let input: InputFile
+            do { input = try io.readFile(path, common.limits.maxInputSize, true) } catch { throw Ycft.failure(error) }
+            defer { input.release() }
+            guard input.bytes.count <= common.limits.maxInputSize else {
+                throw Ycft.Failure(.content, Ycft.display(path),
+                                   "input is larger than the limit of \(common.limits.maxInputSize) bytes (raise it with --max-input-size)")
+            }
+            let output: [UInt8]
+            do { output = try change(input.bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.description) }
+            guard output != input.bytes else { return .success }
+            do {
+                _ = try io.writeFile(path, output, SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force))
+            } catch {
+                throw Ycft.failure(error)
+            }
+            return .success
+        } catch {
+            return error.report(io)
+        }
+    }
+}

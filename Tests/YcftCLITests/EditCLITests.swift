@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import SafeFiles
+import TestSupport
+
+/// set, unset, reset and pack --into: any form dump reads, written back in the same form.
+@Suite struct EditCommandsThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+    let archive = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")
+    let defaults = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
+
+    func copy(_ source: URL, _ name: String = "f.plist") throws -> URL {
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent(name)
+        try FileManager.default.copyItem(at: source, to: file)
+        return file
+    }
+
+    func dict(_ url: URL) throws -> PlistDictionary { try #require(PropertyList.read(readBytes(url)).value.dictionaryValue) }
+
+    @Test func setKeepsEveryOtherKeyOfADefaultsFileInPlace() throws {
+        let file = try copy(defaults)
+        let before = try dict(file)
+        let result = try runProcess(ycft, ["set", file.path, "onboarding.v1", "--last-version", "3.0", "--last-time", "2025-03-01T10:00:00+01:00"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+        let after = try dict(file)
+        #expect(after.map(\.key) == before.map(\.key))
+        for (key, value) in before where key != "YCFirstTime" { #expect(after[key] == value, "\(key)") }
+        let state = try StateReader.read(readBytes(file))
+        #expect(state.source == .defaultsArchive)
+        #expect(state.records["onboarding.v1"] == FirstTimeRecord(lastVersion: "3.0", lastTime: at("2025-03-01T09:00:00Z")))
+        #expect(state.records.count == 3)
+        #expect(ContractChecker.check(try readBytes(file)) == [])
+    }
+
+    @Test func setOnABareArchiveWithExactSecondsAndNils() throws {
+        let file = try copy(archive)
+        #expect(try runProcess(ycft, ["set", "--seconds", "--last-time", "757414800.123456", "--no-last-version", file.path, "k"]).status == 0)
+        #expect(try runProcess(ycft, ["set", file.path, "whats-new", "--no-last-time", "--last-version", "1"]).status == 0)
+        let records = try LegacyArchive.decode(readBytes(file))
+        #expect(records["k"] == FirstTimeRecord(lastVersion: nil, lastTime: 757_414_800.123456))
+        #expect(records["whats-new"] == FirstTimeRecord(lastVersion: "1", lastTime: nil))
+        #expect(PropertyList.detectFormat(try readBytes(file)) == .binary)
+    }
+
+    @Test func unsetAndResetInEachForm() throws {
+        let file = try copy(defaults)
+        #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path]).status == 0)
+        #expect(try runProcess(ycft, ["unset", file.path, "rate.prompt"]).status == 0)
+        var state = try StateReader.read(readBytes(file))
+        #expect(state.source == .plainRecords)
+        #expect(state.records.map(\.key) == ["onboarding.v1", "whats-new"])
+        let missing = try runProcess(ycft, ["unset", file.path, "nope", "whats-new"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "ycft: \(file.path): no record \"nope\"; nothing was changed\n")
+        #expect(try runProcess(ycft, ["reset", file.path]).status == 0)
+        #expect(try dict(file)["YCFirstTime.records"] == nil)
+        #expect(try dict(file)["LaunchCount"] == .integer(.signed(42)))
+        // Reset twice is reset once.
+        #expect(try runProcess(ycft, ["reset", file.path]).status == 0)
+        // IntervalClient keys: times kept as seconds since 1970; a version cannot be held.
+        let interval = try copy(defaults, "i.plist")
+        #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--to", "interval", "--drop-versions", interval.path]).status == 0)
+        #expect(try runProcess(ycft, ["set", interval.path, "new", "--last-time", "2025-01-01T00:00:00Z"]).status == 0)
+        state = try StateReader.read(readBytes(interval))
+        #expect(state.source == .intervalKeys)
+        #expect(try dict(interval)["interval.new"] == .real(at("2025-01-01T00:00:00Z") + 978_307_200))
+        let versioned = try runProcess(ycft, ["set", interval.path, "new", "--last-version", "1"])
+        #expect(versioned.status == 1)
+        #expect(versioned.stderr.contains("IntervalClient keys hold no version"))
+    }
+
+    @Test func packIntoPutsTheArchiveInADefaultsFile() throws {
+        let file = try copy(defaults)
+        let before = try dict(file)
+        let json = try runProcess(ycft, ["dump", archive.path]).stdout
+        let result = try runProcess(ycft, ["pack", "--into", file.path, "-"], stdin: json)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try dict(file)
+        #expect(after.map(\.key) == before.map(\.key))
+        #expect(after["YCFirstTime"] == .data(try readBytes(archive)))
+        #expect(try runProcess(ycft, ["pack", "--into", file.path, "-o", "x", "-"], stdin: json).status == 2)
+    }
+
+    @Test func editsGoThroughTheOneWriter() throws {
+        let file = try copy(defaults)
+        chmod(file.path, 0o444)
+        let refused = try runProcess(ycft, ["set", file.path, "k", "--last-time", "now"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("not replaced: it is read-only (mode 0444); use --force to replace it anyway"))
+        #expect(try readBytes(file) == readBytes(defaults))
+        #expect(try runProcess(ycft, ["set", "--force", file.path, "k", "--last-time", "now"]).status == 0)
+        #expect(try FileStatus.of(file.path).get().permissions == 0o444)
+        #expect(try runProcess(ycft, ["set", "-", "k", "--last-time", "now"]).status == 2)
+        #expect(try runProcess(ycft, ["set", file.path, "k"]).status == 2)
+    }
+}
+
+/// Seconds since 2001 for a UTC instant written `YYYY-MM-DDTHH:MM:SS[.f]Z`.
+private func at(_ text: String) -> Double {
+    guard let parsed = ExactTime.parseUTC(text) else { return .nan }
+    return ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
+}
