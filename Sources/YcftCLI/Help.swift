@@ -29,6 +29,7 @@ enum Help {
       set                     Set one record's version or time, in place.
       unset                   Remove records, in place.
       reset                   YCFirstTime's reset(), in place.
+      edit                    Edit the records in $VISUAL or $EDITOR, in place.
       help                    Show help for a subcommand.
 
     \(exitStatus)
@@ -209,6 +210,26 @@ enum Help {
     archive becomes an empty one. Every other key stays.
 
     USAGE: ycft reset [--key NAME] [--force] FILE
+
+    OPTIONS:
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --force                 Replace FILE even when it is read-only.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
+      -h, --help              Show help information.
+
+    \(exitStatus)
+    """
+
+    static let edit = """
+    OVERVIEW: Edit the records in $VISUAL or $EDITOR, in place.
+
+    The records open as ycft's JSON form (what 'ycft dump' prints). Saved with a
+    mistake, the editor opens again with the error on top; saved unchanged or empty,
+    nothing is written. A valid change is written back as 'ycft set' writes.
+
+    \(editWriting)
+
+    USAGE: ycft edit [--key NAME] [--force] FILE
 
     OPTIONS:
       --key NAME              The defaults key of the archive. (default: YCFirstTime)

@@ -91,6 +91,7 @@ public enum Ycft {
                 case .set: return try EditCommands.set(rest, io: io).rawValue
                 case .unset: return try EditCommands.unset(rest, io: io).rawValue
                 case .reset: return try EditCommands.reset(rest, io: io).rawValue
+                case .edit: return try EditCommands.edit(rest, io: io).rawValue
                 }
             } catch {
                 return usage(error, command: command, io: io)
@@ -107,7 +108,7 @@ public enum Ycft {
 
     /// The subcommands.
     enum Command: String, CaseIterable {
-        case dump, pack, verify, migrate, status, set, unset, reset
+        case dump, pack, verify, migrate, status, set, unset, reset, edit
 
         var usage: String {
             switch self {
@@ -118,6 +119,7 @@ public enum Ycft {
                     + "[--key NAME] [--force] FILE KEY"
             case .unset: return "ycft unset [--key NAME] [--force] FILE KEY..."
             case .reset: return "ycft reset [--key NAME] [--force] FILE"
+            case .edit: return "ycft edit [--key NAME] [--force] FILE"
             case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."
             case .status:
                 return "ycft status [--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
@@ -139,6 +141,7 @@ public enum Ycft {
             case .set: return Help.set
             case .unset: return Help.unset
             case .reset: return Help.reset
+            case .edit: return Help.edit
             }
         }
     }

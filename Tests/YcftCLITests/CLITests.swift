@@ -63,7 +63,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset"])
+    @Test(arguments: ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset", "edit"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -93,6 +93,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           set                     Set one record's version or time, in place.
           unset                   Remove records, in place.
           reset                   YCFirstTime's reset(), in place.
+          edit                    Edit the records in $VISUAL or $EDITOR, in place.
           help                    Show help for a subcommand.
 
         EXIT STATUS:

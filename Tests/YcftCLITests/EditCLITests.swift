@@ -103,3 +103,64 @@ private func at(_ text: String) -> Double {
     guard let parsed = ExactTime.parseUTC(text) else { return .nan }
     return ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
 }
+
+/// ycft edit with scripted editors: a change, a mistake then a fix, a cancel.
+@Suite struct EditInAnEditor {
+    let ycft = TestPaths.executable("ycft")
+
+    func setUp() throws -> (file: URL, dir: URL) {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("p.plist")
+        try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"), to: file)
+        return (file, dir)
+    }
+
+    /// An editor script: `body` runs with the file to edit as $1.
+    func editor(_ dir: URL, _ name: String, _ body: String) throws -> String {
+        let script = dir.appendingPathComponent(name)
+        try writeBytes(Array("#!/bin/sh\n\(body)\n".utf8), to: script)
+        chmod(script.path, 0o755)
+        return script.path
+    }
+
+    @Test func aValidChangeIsWrittenBack() throws {
+        let (file, dir) = try setUp()
+        let script = try editor(dir, "ed.sh", #"sed -i 's/"2.1.0"/"9.0.0"/' "$1""#)
+        let result = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": script, "PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try StateReader.read(readBytes(file)).records["onboarding.v1"]?.lastVersion == "9.0.0")
+    }
+
+    @Test func aMistakeReopensWithTheErrorAndAFixIsWritten() throws {
+        let (file, dir) = try setUp()
+        // First save breaks the JSON; the second run sees the error on top and fixes it.
+        let script = try editor(dir, "ed.sh", """
+        if grep -q '^# ycft edit:' "$1"; then
+          grep '^# ycft edit:' "$1" > "\(dir.path)/seen"
+          sed -i 's/"lastVersion" : 7/"lastVersion" : "7"/' "$1"
+        else
+          sed -i 's/"2.1.0"/7/' "$1"
+        fi
+        """)
+        let result = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": script, "PATH": "/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let seen = String(decoding: try readBytes(dir.appendingPathComponent("seen")), as: UTF8.self)
+        #expect(seen == "# ycft edit: records[\"onboarding.v1\"].lastVersion: expected a string or null, found number\n")
+        #expect(try StateReader.read(readBytes(file)).records["onboarding.v1"]?.lastVersion == "7")
+    }
+
+    @Test func noChangeOrTheSameMistakeWritesNothing() throws {
+        let (file, dir) = try setUp()
+        let original = try readBytes(file)
+        let unchanged = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": "true", "PATH": "/usr/bin:/bin"])
+        #expect(unchanged.status == 0)
+        #expect(unchanged.stderr == "ycft: \(file.path): no change; nothing was written\n")
+        let stubborn = try editor(dir, "bad.sh", #"grep -q '^# ycft edit:' "$1" || sed -i 's/"2.1.0"/7/' "$1""#)
+        let failed = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": stubborn, "PATH": "/usr/bin:/bin"])
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("the edit still has an error"))
+        let quit = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": "false", "PATH": "/usr/bin:/bin"])
+        #expect(quit.status == 1)
+        #expect(try readBytes(file) == original)
+    }
+}
