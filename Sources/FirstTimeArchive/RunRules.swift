@@ -101,9 +101,11 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
     /// IntervalClient: when `now >= calendar.date(byAdding: unit, value:, to: lastRun)`.
     case calendar(CalendarInterval)
 
-    /// Parses `once`, `per-version`, `every:<days>d` (any `Float`, `every:0.1d`, `every:-1d`),
-    /// `hourly|daily|weekly|monthly|yearly`, or `every:<n><unit>` with any integer `n` and a
-    /// ``CalendarInterval/Unit`` name.
+    /// Parses `once`, `per-version`, `days:<n>` (YCFirstTime's `executeOncePerInterval`: any
+    /// `Float`, `days:0.1`, `days:-1`), `hourly|daily|weekly|monthly|yearly`, or `every:<n><unit>`
+    /// (IntervalClient's calendar rules) with any integer `n` and a ``CalendarInterval/Unit`` name.
+    /// The two families have different names on purpose: `days:1` is 86,400 seconds,
+    /// `every:1day` a calendar day (23 or 25 hours across a daylight-saving change).
     public init?(parsing text: String) {
         switch text {
         case "once": self = .once
@@ -114,6 +116,11 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
         case "monthly": self = .calendar(.monthly)
         case "yearly": self = .calendar(.yearly)
         default:
+            if text.hasPrefix("days:") {
+                guard let days = Float(text.dropFirst("days:".count)) else { return nil }
+                self = .everyDays(days)
+                return
+            }
             guard text.hasPrefix("every:") else { return nil }
             let body = text.dropFirst("every:".count)
             // Longest unit names first: `weekday` before `day`, `yearForWeekOfYear` before `year`.
@@ -121,8 +128,6 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
             if let unit = units.first(where: { body.hasSuffix($0.rawValue) }) {
                 guard let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
                 self = .calendar(CalendarInterval(unit, n))
-            } else if body.hasSuffix("d"), let days = Float(body.dropLast()) {
-                self = .everyDays(days)
             } else {
                 return nil
             }
@@ -134,7 +139,7 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .once: return "once"
         case .perVersion: return "per-version"
-        case let .everyDays(days): return "every:\(days)d"
+        case let .everyDays(days): return "days:\(days)"
         case let .calendar(interval): return interval.description
         }
     }

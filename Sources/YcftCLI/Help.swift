@@ -328,16 +328,17 @@ enum Help {
                               2025-01-01T10:00:00+01:00. (default: the current time)
       --time-zone TZ          IANA time zone for calendar rules, and a column of local
                               times. (default: UTC, and no local column)
-      --legacy-day            every:<days>d uses YCFirstTime 1.x's 84,600-second day.
+      --legacy-day            days:<n> uses YCFirstTime 1.x's 84,600-second day.
       --gate KEY=RULE         A gate to judge; repeatable. RULE is one of:
                                 once             YCFirstTime executeOnce
                                 per-version      executeOncePerVersion (exact string)
-                                every:<days>d    executeOncePerInterval(days:): 86,400 s
-                                                 days, a Float (every:0.5d); days <= 0
+                                days:<n>         executeOncePerInterval(days:): 86,400 s
+                                                 days, a Float (days:0.5); days <= 0
                                                  is once; a record without a time never
                                                  runs again; runs at the boundary
                                 hourly, daily, weekly, monthly, yearly
-                                every:<n><unit>  IntervalClient calendar rules, any integer
+                                every:<n><unit>  IntervalClient's calendar rules (every:1day
+                                                 is a calendar day, not days:1), any integer
                                                  n; unit: era, year, quarter, month, week,
                                                  weekOfYear, weekOfMonth, weekday,
                                                  weekdayOrdinal, yearForWeekOfYear, day,

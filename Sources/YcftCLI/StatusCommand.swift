@@ -45,8 +45,14 @@ enum StatusCommand {
                 legacyDay = true
             case "--gate":
                 let text = try args.value(for: "--gate", inline: option.inline)
+                if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
+                   ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), Float(ruleText.dropFirst("every:".count).dropLast()) != nil {
+                    let days = ruleText.dropFirst("every:".count).dropLast()
+                    throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
+                                     + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
+                }
                 guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
-                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, every:<days>d, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
                 }
                 gates.append((String(text[..<eq]), rule, String(text[text.index(after: eq)...])))
             case "--format":
@@ -129,7 +135,7 @@ enum StatusCommand {
         }
     }
 
-    /// The exact interval of a YCFirstTime `every:<days>d` gate: `Double(days)` days of 86,400
+    /// The exact interval of a YCFirstTime `days:<n>` gate: `Double(days)` days of 86,400
     /// seconds (84,600 with --legacy-day), the comparison the library makes.
     static func intervalSeconds(_ rule: GateRule, legacyDay: Bool) -> Double? {
         guard case let .everyDays(days) = rule, days > 0 else { return nil }

@@ -125,10 +125,10 @@ func decide(_ rule: GateRule, _ record: FirstTimeRecord?, now: Double, version: 
 
 @Suite struct GateRuleParsing {
     @Test(arguments: [
-        ("once", GateRule.once), ("per-version", .perVersion), ("every:0.5d", .everyDays(0.5)), ("every:3d", .everyDays(3)),
+        ("once", GateRule.once), ("per-version", .perVersion), ("days:0.5", .everyDays(0.5)), ("days:3", .everyDays(3)),
         ("hourly", .calendar(.hourly)), ("weekly", .calendar(.weekly)), ("every:2week", .calendar(CalendarInterval(.week, 2))),
         ("every:90minute", .calendar(CalendarInterval(.minute, 90))), ("every:1day", .calendar(.daily)),
-        ("every:-1d", .everyDays(-1)), ("every:0d", .everyDays(0)), ("every:0minute", .calendar(CalendarInterval(.minute, 0))),
+        ("days:-1", .everyDays(-1)), ("days:0", .everyDays(0)), ("every:0minute", .calendar(CalendarInterval(.minute, 0))),
         ("every:3weekday", .calendar(CalendarInterval(.weekday, 3))), ("every:-2yearForWeekOfYear", .calendar(CalendarInterval(.yearForWeekOfYear, -2))),
         ("every:1weekOfMonth", .calendar(CalendarInterval(.weekOfMonth, 1))), ("every:7nanosecond", .calendar(CalendarInterval(.nanosecond, 7))),
         ("every:1quarter", .calendar(CalendarInterval(.quarter, 1))), ("every:1era", .calendar(CalendarInterval(.era, 1))),

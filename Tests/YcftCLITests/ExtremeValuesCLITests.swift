@@ -14,7 +14,7 @@ import TestSupport
         .greatestFiniteMagnitude, 1e12, -63_114_076_800.5,
     ]
 
-    static let gates = ["once", "per-version", "every:1e30d", "every:0.0000001d", "every:3.4e38d", "hourly", "yearly",
+    static let gates = ["once", "per-version", "days:1e30", "days:0.0000001", "days:3.4e38", "hourly", "yearly",
                         "every:9223372036854775807year", "every:9223372036854775807minute", "every:2147483648month"]
 
     func gateArguments(_ key: String) -> [String] { Self.gates.flatMap { ["--gate", "\(key)=\($0)"] } }

@@ -9,7 +9,7 @@ import TestSupport
     func fixture(_ path: String) throws -> [UInt8] { try readBytes(TestPaths.fixtures.appendingPathComponent(path)) }
 
     let args = ["status", "--now", "2025-02-01T01:00:00+01:00", "--time-zone", "Europe/Paris", "--app-version", "2.1.0",
-                "--gate", "onboarding.v1=once", "--gate", "rate.prompt=every:30d", "--gate", "whats-new=per-version",
+                "--gate", "onboarding.v1=once", "--gate", "rate.prompt=days:30", "--gate", "whats-new=per-version",
                 "--gate", "onboarding.v1=monthly", "--gate", "new.gate=weekly"]
 
     @Test func textGolden() throws {
@@ -23,12 +23,12 @@ import TestSupport
         rate.prompt    2.0.0         2024-10-07T13:20:00.000000Z  2024-10-07T15:20:00.000000+02:00  116d 10h 40m
         whats-new      -             -                            -                                 -
 
-        GATE                  RULE                     RUNS NOW  NEXT ELIGIBLE (UTC)
-        onboarding.v1         once                     no        never
-        rate.prompt           every:30d (2592000.0 s)  yes       2025-02-01T00:00:00.000000Z
-        whats-new             per-version              yes       2025-02-01T00:00:00.000000Z
-        onboarding.v1         monthly                  no        2025-02-01T09:00:00.123456Z
-        new.gate (never run)  weekly                   yes       2025-02-01T00:00:00.000000Z
+        GATE                  RULE                   RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1         once                   no        never
+        rate.prompt           days:30 (2592000.0 s)  yes       2025-02-01T00:00:00.000000Z
+        whats-new             per-version            yes       2025-02-01T00:00:00.000000Z
+        onboarding.v1         monthly                no        2025-02-01T09:00:00.123456Z
+        new.gate (never run)  weekly                 yes       2025-02-01T00:00:00.000000Z
 
         """)
     }
@@ -77,7 +77,7 @@ import TestSupport
             },
             {
               "key" : "rate.prompt",
-              "rule" : "every:30d",
+              "rule" : "days:30",
               "intervalSeconds" : 2592000.0,
               "wouldRun" : true,
               "nextEligible" : 760060800.0,
@@ -119,7 +119,7 @@ import TestSupport
         let toInterval = try DefaultsMigration.migrate(original, options: .init(target: .interval, dropVersions: true)).output!
         func run(_ bytes: [UInt8]) -> String {
             let io = FakeIO(files: ["p.plist": bytes])
-            _ = io.run(["status", "--format", "json", "--now", "2025-02-01T00:00:00Z", "--gate", "rate.prompt=every:30d",
+            _ = io.run(["status", "--format", "json", "--now", "2025-02-01T00:00:00Z", "--gate", "rate.prompt=days:30",
                         "--gate", "onboarding.v1=monthly", "p.plist"])
             return io.stdoutText
         }
@@ -127,7 +127,7 @@ import TestSupport
         #expect(run(toRecords) == fromArchive)
         // interval keys lose the versions, not the answers for time-based gates.
         let fromInterval = run(toInterval)
-        #expect(fromInterval.contains(#""rule" : "every:30d",\#n      "intervalSeconds" : 2592000.0,\#n      "wouldRun" : true"#))
+        #expect(fromInterval.contains(#""rule" : "days:30",\#n      "intervalSeconds" : 2592000.0,\#n      "wouldRun" : true"#))
         #expect(fromInterval.contains(#""nextEligibleUTC" : "2025-02-01T09:00:00.123456Z""#))
     }
 
@@ -188,14 +188,14 @@ import TestSupport
 
     @Test func theExactIntervalIsShownAndDaysAtOrBelowZeroAreOnce() throws {
         let io = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
-        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--gate", "onboarding.v1=every:0.1d",
-                        "--gate", "rate.prompt=every:0d", "--gate", "whats-new=every:1d", "--gate", "rate.prompt=every:-1day", "a"]) == 0)
+        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--gate", "onboarding.v1=days:0.1",
+                        "--gate", "rate.prompt=days:0", "--gate", "whats-new=days:1", "--gate", "rate.prompt=every:-1day", "a"]) == 0)
         #expect(io.stdoutText.hasSuffix("""
-        GATE           RULE                              RUNS NOW  NEXT ELIGIBLE (UTC)
-        onboarding.v1  every:0.1d (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
-        rate.prompt    every:0d                          no        never
-        whats-new      every:1d (86400.0 s)              no        never
-        rate.prompt    every:-1day                       yes       2025-01-01T11:24:00.123585Z
+        GATE           RULE                            RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1  days:0.1 (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
+        rate.prompt    days:0                          no        never
+        whats-new      days:1 (86400.0 s)              no        never
+        rate.prompt    every:-1day                     yes       2025-01-01T11:24:00.123585Z
 
         """))
     }
@@ -203,20 +203,26 @@ import TestSupport
     /// The README's worked example, one gate per rule at its boundary instant.
     @Test func theReadmesWorkedExample() throws {
         let io = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
-        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--app-version", "2.1.0", "--gate", "onboarding.v1=every:0.1d",
-                        "--gate", "whats-new=every:1d", "--gate", "onboarding.v1=once", "--gate", "rate.prompt=per-version",
+        #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--app-version", "2.1.0", "--gate", "onboarding.v1=days:0.1",
+                        "--gate", "whats-new=days:1", "--gate", "onboarding.v1=once", "--gate", "rate.prompt=per-version",
                         "--gate", "onboarding.v1=hourly", "a"]) == 0)
         #expect(io.stdoutText.hasSuffix("""
-        GATE           RULE                              RUNS NOW  NEXT ELIGIBLE (UTC)
-        onboarding.v1  every:0.1d (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
-        whats-new      every:1d (86400.0 s)              no        never
-        onboarding.v1  once                              no        never
-        rate.prompt    per-version                       yes       2025-01-01T11:24:00.123585Z
-        onboarding.v1  hourly                            yes       2025-01-01T11:24:00.123585Z
+        GATE           RULE                            RUNS NOW  NEXT ELIGIBLE (UTC)
+        onboarding.v1  days:0.1 (8640.000128746033 s)  yes       2025-01-01T11:24:00.123585Z
+        whats-new      days:1 (86400.0 s)              no        never
+        onboarding.v1  once                            no        never
+        rate.prompt    per-version                     yes       2025-01-01T11:24:00.123585Z
+        onboarding.v1  hourly                          yes       2025-01-01T11:24:00.123585Z
 
         """))
         let earlier = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
-        #expect(earlier.run(["status", "--now", "2025-01-01T11:24:00.123584Z", "--gate", "onboarding.v1=every:0.1d", "a"]) == 0)
-        #expect(earlier.stdoutText.contains("every:0.1d (8640.000128746033 s)  no        2025-01-01T11:24:00.123585Z"))
+        #expect(earlier.run(["status", "--now", "2025-01-01T11:24:00.123584Z", "--gate", "onboarding.v1=days:0.1", "a"]) == 0)
+        #expect(earlier.stdoutText.contains("days:0.1 (8640.000128746033 s)  no        2025-01-01T11:24:00.123585Z"))
+    }
+
+    @Test func theOldIntervalSpellingNamesTheNewOne() {
+        let io = FakeIO()
+        #expect(io.run(["status", "--gate", "k=every:30d", "x"]) == 2)
+        #expect(io.stderr.hasPrefix("Error: The rule 'every:30d' is now 'days:30' (YCFirstTime's executeOncePerInterval, days of 86,400 seconds); 'every:30day' is IntervalClient's calendar day\n"))
     }
 }
