@@ -27,6 +27,25 @@ enum EditCommands {
         }
     }
 
+    /// Parses a command that takes only the common options: its options and its operands.
+    static func commonOnly(_ arguments: [String]) throws(UsageError) -> (Common, [String]) {
+        var args = Arguments(arguments)
+        var common = Common()
+        while let option = args.nextOption() {
+            if try common.handle(option.name, option.inline, &args) { continue }
+            throw UsageError("Unknown option '\(option.name)'")
+        }
+        return (common, args.operands)
+    }
+
+    /// The single FILE operand of `reset` and `edit`.
+    static func singleFile(_ operands: [String]) throws(UsageError) -> String {
+        guard operands.count == 1 else {
+            throw UsageError(operands.isEmpty ? "Missing expected argument 'FILE'" : "Unexpected argument '\(operands[1])'")
+        }
+        return operands[0]
+    }
+
     static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
         throws(UsageError) -> Ycft.Exit {
         var args = Arguments(arguments)
@@ -88,15 +107,10 @@ enum EditCommands {
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
-        var common = Common()
-        while let option = args.nextOption() {
-            if try common.handle(option.name, option.inline, &args) { continue }
-            throw UsageError("Unknown option '\(option.name)'")
-        }
-        guard args.operands.count >= 2 else { throw UsageError("Missing expected argument 'FILE KEY...'") }
-        let keys = Array(args.operands.dropFirst())
-        return try edit(args.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+        let (common, operands) = try commonOnly(arguments)
+        guard operands.count >= 2 else { throw UsageError("Missing expected argument 'FILE KEY...'") }
+        let keys = Array(operands.dropFirst())
+        return try edit(operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             let missing = keys.filter { records[$0] == nil }
             guard missing.isEmpty else {
                 throw Ycft.Failure(.content, nil, "no record \(missing.map(UntrustedText.quoted).joined(separator: ", ")); nothing was changed")
@@ -106,16 +120,9 @@ enum EditCommands {
     }
 
     static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
-        var common = Common()
-        while let option = args.nextOption() {
-            if try common.handle(option.name, option.inline, &args) { continue }
-            throw UsageError("Unknown option '\(option.name)'")
-        }
-        guard args.operands.count == 1 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE'" : "Unexpected argument '\(args.operands[1])'")
-        }
-        return rewrite(args.operands[0], common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+        let (common, operands) = try commonOnly(arguments)
+        let path = try singleFile(operands)
+        return rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             try StateWriter.reset(bytes, key: common.key, limits: common.limits)
         }
     }
@@ -172,16 +179,8 @@ extension EditCommands {
     /// mistake, the editor opens again with the error on top (`#` lines, ignored when read);
     /// written back only on a valid change, like `crontab -e` and `kubectl edit`.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
-        var common = Common()
-        while let option = args.nextOption() {
-            if try common.handle(option.name, option.inline, &args) { continue }
-            throw UsageError("Unknown option '\(option.name)'")
-        }
-        guard args.operands.count == 1 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE'" : "Unexpected argument '\(args.operands[1])'")
-        }
-        let path = args.operands[0]
+        let (common, operands) = try commonOnly(arguments)
+        let path = try singleFile(operands)
         let environment = ProcessInfo.processInfo.environment
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         var cancelled = false

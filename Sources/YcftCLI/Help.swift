@@ -158,6 +158,14 @@ enum Help {
     meanwhile, or if it is read-only (unless --force).
     """
 
+    /// The options every in-place edit command takes.
+    static let editOptions = """
+      --key NAME              The defaults key of the archive. (default: YCFirstTime)
+      --force                 Replace FILE even when it is read-only.
+      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
+      -h, --help              Show help information.
+    """
+
     static let set = """
     OVERVIEW: Set one record's version or time, in place.
 
@@ -194,10 +202,7 @@ enum Help {
     USAGE: ycft unset [--key NAME] [--force] FILE KEY...
 
     OPTIONS:
-      --key NAME              The defaults key of the archive. (default: YCFirstTime)
-      --force                 Replace FILE even when it is read-only.
-      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
-      -h, --help              Show help information.
+    \(editOptions)
 
     \(exitStatus)
     """
@@ -212,10 +217,7 @@ enum Help {
     USAGE: ycft reset [--key NAME] [--force] FILE
 
     OPTIONS:
-      --key NAME              The defaults key of the archive. (default: YCFirstTime)
-      --force                 Replace FILE even when it is read-only.
-      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
-      -h, --help              Show help information.
+    \(editOptions)
 
     \(exitStatus)
     """
@@ -232,10 +234,7 @@ enum Help {
     USAGE: ycft edit [--key NAME] [--force] FILE
 
     OPTIONS:
-      --key NAME              The defaults key of the archive. (default: YCFirstTime)
-      --force                 Replace FILE even when it is read-only.
-      --max-input-size SIZE   Refuse inputs larger than SIZE bytes. (default: 32M)
-      -h, --help              Show help information.
+    \(editOptions)
 
     \(exitStatus)
     """
