@@ -82,13 +82,15 @@ enum Help {
     used as given; when only lastTimeUTC is given it is parsed; when both are given
     and disagree beyond the precision of lastTimeUTC, pack refuses.
 
-    USAGE: ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-
+    USAGE: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-
 
     ARGUMENTS:
       FILE.json|-             The records ('-' reads standard input).
 
     OPTIONS:
-      --format binary|xml     The archive's property-list format. (default: binary)
+      --plist-format binary|xml
+                              The archive's property-list format. (default: binary;
+                              was --format)
       -o, --output OUT|-      Where to write ('-' and /dev/stdout are standard output,
                               the default). A file is replaced atomically, keeping its
                               mode and owner; through a symbolic link, the file it
@@ -247,7 +249,7 @@ enum Help {
     files matching --include, *.plist by default (backups of an earlier --in-place run
     excepted; a directory where nothing matches is named on standard error). Every other key keeps its
     type, exact value and position, and a file keeps its format unless
-    --output-format says otherwise. A file already in the target state is 'unchanged'
+    --plist-format says otherwise. A file already in the target state is 'unchanged'
     and not rewritten; one without source state is 'skipped'; target keys that exist
     with other content make the file 'fail' unless --force. Files are replaced
     atomically, keeping mode and owner; a file another program changed while ycft
@@ -257,7 +259,7 @@ enum Help {
                         (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)
                         [--keep-source] [--force] [--drop-versions] [--key NAME]
                         [--include GLOB]... [--jobs N] [--report FILE]
-                        [--output-format same|binary|xml] PATH...
+                        [--plist-format same|binary|xml] PATH...
 
     ARGUMENTS:
       PATH...                 Defaults files or directories.
@@ -293,7 +295,7 @@ enum Help {
       --report FILE|-         Write a JSON report, one entry per file ('-' is
                               standard output).
       --compact               The report's JSON on one line.
-      --output-format FORMAT  same, binary or xml. (default: same)
+      --plist-format FORMAT   same, binary or xml. (default: same; was --output-format)
       --max-input-size SIZE   Refuse inputs larger than SIZE bytes (K, M, G allowed).
                               (default: 32M)
       -h, --help              Show help information.

@@ -149,12 +149,14 @@ enum MigrateCommand {
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
-                let value = try args.value(for: "--output-format", inline: option.inline)
+                throw UsageError("'--output-format' is now '--plist-format same|binary|xml'")
+            case "--plist-format":
+                let value = try args.value(for: "--plist-format", inline: option.inline)
                 switch value {
                 case "same": options.outputFormat = nil
                 case "binary": options.outputFormat = .binary
                 case "xml": options.outputFormat = .xml
-                default: throw UsageError("The value '\(value)' is invalid for '--output-format <format>': expected 'same', 'binary' or 'xml'")
+                default: throw UsageError("The value '\(value)' is invalid for '--plist-format <format>': expected 'same', 'binary' or 'xml'")
                 }
             default: throw UsageError("Unknown option '\(option.name)'")
             }
@@ -271,7 +273,7 @@ enum MigrateCommand {
             // An XML plist cannot hold every string (control characters): binary can.
             let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
             if case .unwritable = error, writesXML {
-                return fail(error.description + " (--output-format binary writes it)", trouble: false)
+                return fail(error.description + " (--plist-format binary writes it)", trouble: false)
             }
             return fail(error.description, trouble: false)
         }

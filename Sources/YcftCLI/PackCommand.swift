@@ -15,9 +15,11 @@ enum PackCommand {
         while let option = args.nextOption() {
             switch option.name {
             case "--format":
-                let value = try args.value(for: "--format", inline: option.inline)
+                throw UsageError("'--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)")
+            case "--plist-format":
+                let value = try args.value(for: "--plist-format", inline: option.inline)
                 guard let f = PlistFormat(rawValue: value) else {
-                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'binary' or 'xml'")
+                    throw UsageError("The value '\(value)' is invalid for '--plist-format <format>': expected 'binary' or 'xml'")
                 }
                 format = f
             case "-o", "--output":

@@ -113,7 +113,7 @@ public enum Ycft {
         var usage: String {
             switch self {
             case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
-            case .pack: return "ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"
+            case .pack: return "ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"
             case .set:
                 return "ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time] "
                     + "[--key NAME] [--force] FILE KEY"
@@ -127,7 +127,7 @@ public enum Ycft {
             case .migrate:
                 return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "
                     + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--include GLOB]... [--jobs N] [--report FILE] "
-                    + "[--output-format same|binary|xml] PATH..."
+                    + "[--plist-format same|binary|xml] PATH..."
             }
         }
 

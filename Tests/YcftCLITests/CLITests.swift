@@ -121,7 +121,8 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["pack", "--format", "json", "a"], "Error: The value 'json' is invalid for '--format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
     ])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) {
@@ -194,7 +195,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
 
     @Test func jsonToXMLFile() throws {
         let fake = FakeIO(files: ["r.json": Array(sampleJSON.utf8)])
-        #expect(fake.run(["pack", "--format", "xml", "-o", "out.plist", "r.json"]) == 0)
+        #expect(fake.run(["pack", "--plist-format", "xml", "-o", "out.plist", "r.json"]) == 0)
         #expect(fake.file("out.plist") == (try LegacyArchive.encode(sampleRecords, format: .xml)))
         #expect(fake.stdout.isEmpty)
     }

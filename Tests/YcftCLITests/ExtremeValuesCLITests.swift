@@ -55,7 +55,7 @@ import TestSupport
                 }
             }
             if dumped.status == 0 {
-                for format in ["binary", "xml"] { try answers(["pack", "--format", format, "-"], stdin: dumped.stdout, context) }
+                for format in ["binary", "xml"] { try answers(["pack", "--plist-format", format, "-"], stdin: dumped.stdout, context) }
             }
         }
         for target in ["records", "interval"] {

@@ -113,10 +113,10 @@ import TestSupport
         var entries = exported.entries
         entries.append(("k\u{1}ey", .integer(.signed(1))))
         try writeBytes(try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary), to: file)
-        let xml = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--output-format", "xml", file.path])
+        let xml = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--plist-format", "xml", file.path])
         #expect(xml.status == 1)
-        #expect(xml.stderr.contains("(--output-format binary writes it)\n"))
-        let binary = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--output-format", "binary", file.path])
+        #expect(xml.stderr.contains("(--plist-format binary writes it)\n"))
+        let binary = try runProcess(TestPaths.executable("ycft"), ["migrate", "--dry-run", "--plist-format", "binary", file.path])
         #expect(binary.status == 0)
     }
 }
