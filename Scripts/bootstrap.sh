@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what ycft needs to build on Debian/Ubuntu (libplist-dev, pkg-config) when missing.
+# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, pkg-config, GNU
+# time) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -11,6 +12,8 @@ fi
 missing=()
 [ -f /usr/include/plist/plist.h ] || missing+=(libplist-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# GNU time measures a child's own peak memory for the hostile-input tests.
+[ -x /usr/bin/time ] || missing+=(time)
 
 if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then

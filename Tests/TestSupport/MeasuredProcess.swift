@@ -11,9 +11,11 @@ public struct MeasuredResult: Sendable {
     public var stdout: [UInt8]
     /// Standard error, as text.
     public var stderr: String
-    /// Peak resident set size, in KiB (`ru_maxrss` from `wait4`). An upper bound: Linux carries
-    /// the spawning process's own peak into the child's count at exec, so an assertion on it can
-    /// only fail spuriously (if the test runner itself grew past the bound), never pass falsely.
+    /// Peak resident set size of the program, in KiB: measured by GNU `time` (`/usr/bin/time
+    /// -f %M`), whose own small process forks the program, so the count is the program's alone.
+    /// (`ru_maxrss` from our own `wait4` would include the test runner's peak: Linux carries the
+    /// spawning process's memory into the child's count at exec, and the runner, holding the
+    /// generated bombs, passes 200 MiB.) Without GNU time, that upper bound is the fallback.
     public var maxRSSKiB: Int
     /// Wall-clock seconds.
     public var seconds: Double
@@ -33,21 +35,35 @@ public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8]
     posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+    let peakPath = dir.appendingPathComponent("peak").path
+    let timer = "/usr/bin/time"
+    let measured = FileManager.default.isExecutableFile(atPath: timer)
+    let command = measured ? [timer, "-f", "%M", "-o", peakPath, executable.path] + arguments : [executable.path] + arguments
+    let argv = command.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
     var pid: pid_t = 0
     let start = DispatchTime.now()
-    let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+    let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
     guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
     var status: Int32 = 0
     var usage = rusage()
     while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     let exited = status & 0x7F == 0
-    let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    var code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    var peak = Int(usage.ru_maxrss)
+    if measured, let report = try? String(contentsOfFile: peakPath, encoding: .utf8) {
+        // "%M" is the last line; before it GNU time may say how the program ended.
+        let lines = report.split(separator: "\n")
+        if let last = lines.last, let kib = Int(last) { peak = kib }
+        if let line = lines.first(where: { $0.hasPrefix("Command terminated by signal ") }),
+           let signal = Int32(line.dropFirst("Command terminated by signal ".count)) {
+            code = 128 + signal
+        }
+    }
     return MeasuredResult(status: code, stdout: Array(try Data(contentsOf: URL(fileURLWithPath: outPath))),
                           stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self),
-                          maxRSSKiB: Int(usage.ru_maxrss), seconds: seconds)
+                          maxRSSKiB: peak, seconds: seconds)
 }
 
 /// Where a child's standard output or error goes in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``.
