@@ -115,6 +115,11 @@ private func at(_ text: String) -> Double {
         return (file, dir)
     }
 
+    /// This process's environment (the sanitizer's options included) with EDITOR set.
+    func env(_ editor: String) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging(["EDITOR": editor, "VISUAL": ""]) { $1 }
+    }
+
     /// An editor script: `body` runs with the file to edit as $1. Run as `sh SCRIPT`, never
     /// executed itself: a parallel test's fork can hold the script's write descriptor open for
     /// an instant, and exec(2) of the file would then fail with ETXTBSY ("Text file busy").
@@ -127,7 +132,7 @@ private func at(_ text: String) -> Double {
     @Test func aValidChangeIsWrittenBack() throws {
         let (file, dir) = try setUp()
         let script = try editor(dir, "ed.sh", #"sed -i 's/"2.1.0"/"9.0.0"/' "$1""#)
-        let result = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": script, "PATH": "/usr/bin:/bin"])
+        let result = try runProcess(ycft, ["edit", file.path], environment: env(script))
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try StateReader.read(readBytes(file)).records["onboarding.v1"]?.lastVersion == "9.0.0")
     }
@@ -143,7 +148,7 @@ private func at(_ text: String) -> Double {
           sed -i 's/"2.1.0"/7/' "$1"
         fi
         """)
-        let result = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": script, "PATH": "/usr/bin:/bin"])
+        let result = try runProcess(ycft, ["edit", file.path], environment: env(script))
         #expect(result.status == 0, "\(result.stderr)")
         let seen = String(decoding: try readBytes(dir.appendingPathComponent("seen")), as: UTF8.self)
         #expect(seen == "# ycft edit: records[\"onboarding.v1\"].lastVersion: expected a string or null, found number\n")
@@ -153,14 +158,14 @@ private func at(_ text: String) -> Double {
     @Test func noChangeOrTheSameMistakeWritesNothing() throws {
         let (file, dir) = try setUp()
         let original = try readBytes(file)
-        let unchanged = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": "true", "PATH": "/usr/bin:/bin"])
+        let unchanged = try runProcess(ycft, ["edit", file.path], environment: env("true"))
         #expect(unchanged.status == 0)
         #expect(unchanged.stderr == "ycft: \(file.path): no change; nothing was written\n")
         let stubborn = try editor(dir, "bad.sh", #"grep -q '^# ycft edit:' "$1" || sed -i 's/"2.1.0"/7/' "$1""#)
-        let failed = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": stubborn, "PATH": "/usr/bin:/bin"])
+        let failed = try runProcess(ycft, ["edit", file.path], environment: env(stubborn))
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("the edit still has an error"))
-        let quit = try runProcess(ycft, ["edit", file.path], environment: ["EDITOR": "false", "PATH": "/usr/bin:/bin"])
+        let quit = try runProcess(ycft, ["edit", file.path], environment: env("false"))
         #expect(quit.status == 1)
         #expect(try readBytes(file) == original)
     }
