@@ -227,29 +227,28 @@ public enum SafeFile {
 
     private static func replace(_ bytes: [UInt8], at target: String, status: FileStatus,
                                 options: WriteOptions) throws(FileError) -> WriteOutcome {
+        try prepareReplace(bytes, at: target, status: status, options: options).finish(flushed: false)
+    }
+
+    private static func create(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> WriteOutcome {
+        try prepareCreate(bytes, at: target, options: options).finish(flushed: false)
+    }
+
+    fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
+                                           options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
         if !options.replaceReadOnly && (status.isReadOnly || (access(target, W_OK) != 0 && errno == EACCES)) {
             throw FileError(.write, target, .readOnly(permissions: status.permissions))
         }
-        let directory = directory(of: target)
-        let temporary = try Temporary(directory: directory, name: baseName(target), for: target)
-        defer { temporary.discard() }
+        let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
-        try temporary.fill(bytes)
-        // The last look before the rename: the file must still be the one we were asked to replace.
-        guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == status.identity else {
-            throw FileError(.write, target, .changedSinceRead)
-        }
-        try temporary.commit(replacing: true)
-        if options.syncDirectory { syncDirectory(directory) }
-        return .replaced(target)
+        try temporary.write(bytes)
+        return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory)
     }
 
-    private static func create(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> WriteOutcome {
-        let directory = directory(of: target)
-        let temporary = try Temporary(directory: directory, name: baseName(target), for: target)
-        defer { temporary.discard() }
+    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
+        let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         if let owner = options.newFileOwner {
             try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
                                                  permissions: options.newFilePermissions ?? temporary.defaultPermissions)
@@ -258,10 +257,67 @@ public enum SafeFile {
             // file its permissions, 0666 less the umask unless asked otherwise.
             try temporary.setPermissions(options.newFilePermissions ?? temporary.defaultPermissions)
         }
-        try temporary.fill(bytes)
-        try temporary.commit(replacing: false)
-        if options.syncDirectory { syncDirectory(directory) }
-        return .created(target)
+        try temporary.write(bytes)
+        return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
+    }
+
+    // MARK: - Group commit
+
+    /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
+    /// ``commit(_:)``.
+    public enum Staged {
+        /// Written (pipes, devices, descriptors are written at once).
+        case done(WriteOutcome)
+        /// A complete temporary file, not yet flushed or in place.
+        case pending(PendingWrite)
+    }
+
+    /// Like ``write(_:to:options:)``, but a regular file's new content is only written to its
+    /// unnamed temporary: ``commit(_:)`` then flushes a whole group at once (one `syncfs`) and
+    /// puts each in place. The guarantee is the same (no file is renamed into place before its
+    /// data is on disk, and each is still refused if it changed since it was read); the cost of
+    /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
+    /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
+    public static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
+        if descriptorPath(path) != nil { return .done(try write(bytes, to: path, options: options)) }
+        var target = path
+        var status: FileStatus
+        switch FileStatus.of(path, followLinks: false) {
+        case let .success(s): status = s
+        case let .failure(error) where error.errno == ENOENT:
+            return .pending(try prepareCreate(bytes, at: path, options: options))
+        case let .failure(error): throw FileError(.write, path, .system(error))
+        }
+        if status.kind == .symbolicLink {
+            guard let resolved = realPath(path) else { return .done(try write(bytes, to: path, options: options)) }
+            target = resolved
+            switch FileStatus.of(target, followLinks: false) {
+            case let .success(s): status = s
+            case let .failure(error): throw FileError(.write, target, .system(error))
+            }
+        }
+        guard status.kind == .regular else { return .done(try write(bytes, to: target, options: options)) }
+        return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
+    }
+
+    /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
+    /// puts each in place (refusing one whose target changed), in order.
+    /// - Returns: each write's outcome or error.
+    public static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
+        guard let first = pending.first else { return [] }
+        let flushed = flushAll(first.temporary.fd)
+        return pending.map { write in
+            do throws(FileError) { return .success(try write.finish(flushed: flushed)) } catch { return .failure(error) }
+        }
+    }
+
+    /// `syncfs(2)` on the file system holding `fd`: every file's data reaches the disk at once.
+    private static func flushAll(_ fd: Int32) -> Bool {
+        #if os(Linux)
+        return linuxSyncfs(fd) == 0
+        #else
+        return false
+        #endif
     }
 
     static func baseName(_ path: String) -> String {
@@ -309,6 +365,40 @@ public struct InputFile: Sendable {
     public func release() { lock?.release() }
 }
 
+/// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
+/// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing.
+public final class PendingWrite {
+    fileprivate let temporary: Temporary
+    /// The path it will be written to (a followed link's target).
+    public let target: String
+    private let replacing: FileStatus?
+    private let syncsDirectory: Bool
+
+    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool) {
+        self.temporary = temporary
+        self.target = target
+        self.replacing = replacing
+        syncsDirectory = syncDirectory
+    }
+
+    /// Flushes (unless the group was) and puts the file in place.
+    fileprivate func finish(flushed: Bool) throws(FileError) -> SafeFile.WriteOutcome {
+        defer { temporary.discard() }
+        if !flushed { try temporary.flush() }
+        if let replacing {
+            // The last look before the rename: the file must still be the one we were asked to replace.
+            guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
+                throw FileError(.write, target, .changedSinceRead)
+            }
+        }
+        try temporary.commit(replacing: replacing != nil)
+        if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
+        return replacing != nil ? .replaced(target) : .created(target)
+    }
+
+    deinit { temporary.discard() }
+}
+
 /// An open descriptor, closed (and so unlocked) once.
 final class FileLock: @unchecked Sendable {
     // Only `release` mutates `fd`, and it swaps it out atomically enough for one owner: an
@@ -328,7 +418,7 @@ final class FileLock: @unchecked Sendable {
 }
 
 /// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
-private final class Temporary {
+fileprivate final class Temporary {
     let fd: Int32
     let directory: String
     let stem: String
@@ -336,6 +426,7 @@ private final class Temporary {
     /// The name it has (nil while an unnamed `O_TMPFILE`).
     private var name: String?
     private var committed = false
+    private var discarded = false
 
     init(directory: String, name: String, for target: String) throws(FileError) {
         self.directory = directory
@@ -386,8 +477,11 @@ private final class Temporary {
         try setPermissions(permissions)
     }
 
-    func fill(_ bytes: [UInt8]) throws(FileError) {
+    func write(_ bytes: [UInt8]) throws(FileError) {
         do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+    }
+
+    func flush() throws(FileError) {
         guard fsync(fd) == 0 else { throw FileError(.write, target, .system(.current)) }
     }
 
@@ -420,8 +514,13 @@ private final class Temporary {
         committed = true
     }
 
-    /// Closes the descriptor and removes the named temporary file this object created.
+    /// Dropped on an error path: nothing stays behind.
+    deinit { discard() }
+
+    /// Closes the descriptor and removes the named temporary file this object created (once).
     func discard() {
+        guard !discarded else { return }
+        discarded = true
         close(fd)
         if !committed, let name { unlink(name) }
     }
@@ -475,6 +574,9 @@ private final class Temporary {
 }
 
 #if os(Linux)
+/// `syncfs(2)` (Glibc declares it only under `_GNU_SOURCE`).
+@_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+
 /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Glibc exports it only under `_GNU_SOURCE`). The value
 /// of `__O_TMPFILE` is the generic one (x86, ARM, RISC-V, ...).
 private let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY

@@ -22,6 +22,11 @@ public struct CommandIO: Sendable {
     /// The one file writer (``SafeFile/write(_:to:options:)``).
     public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
+    /// Stages a write for a group commit (``SafeFile/stage(_:to:options:)``); in memory, writes at once.
+    public var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+        throws(FileError) -> SafeFile.Staged
+    /// Flushes staged writes together and puts each in place (``SafeFile/commit(_:)``).
+    public var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
     /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``).
     public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
@@ -53,6 +58,7 @@ public struct CommandIO: Sendable {
         self.readStdin = readStdin
         self.readFile = readFile
         self.writeFile = writeFile
+        self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
         self.backupFile = backupFile
         self.stdoutIsTerminal = stdoutIsTerminal
     }
@@ -87,6 +93,13 @@ public struct CommandIO: Sendable {
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
+        let writeThrough = io.writeFile
+        io.stageFile = { path, bytes, options throws(FileError) in
+            // Standard streams and descriptors are written at once, through the streams.
+            if SafeFile.descriptorPath(path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            return try SafeFile.stage(bytes, to: path, options: options)
+        }
+        io.commitFiles = { pending in SafeFile.commit(pending) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory in

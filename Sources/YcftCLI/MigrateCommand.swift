@@ -229,27 +229,65 @@ enum MigrateCommand {
         quietIO.writeStderr = { progress.message($0) }
         let workerIO = quietIO
         let workers = max(1, min(jobs, list.count))
+        let groupSize = Self.groupSize(workers: workers)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let index = state.next() {
-                let report = migrateOne(list[index], mode: mode, options: options, io: workerIO, run: run)
-                state.store(report, at: index)
-                progress.tick()
+            // Group commit: each worker stages up to `groupSize` files (complete, unnamed, not yet
+            // flushed), then flushes them with one syncfs and puts each in place.
+            var group: [(index: Int, report: FileReport, staged: StagedJob)] = []
+            func commitGroup() {
+                let results = workerIO.commitFiles(group.map(\.staged.pending))
+                for (item, result) in zip(group, results) {
+                    var report = item.report
+                    switch result {
+                    case let .success(written): run.touch(SafeFile.directory(of: written.path))
+                    case let .failure(error):
+                        report.status = "failed"
+                        report.error = Ycft.failure(error).message
+                        report.trouble = true
+                        workerIO.writeStderr("ycft: \(Ycft.shown(error.path)): \(Ycft.failure(error).message)\n")
+                    }
+                    item.staged.input.release()
+                    state.store(report, at: item.index)
+                    progress.tick()
+                }
+                group.removeAll()
             }
+            while let index = state.next() {
+                let (report, staged) = migrateOne(list[index], mode: mode, options: options, io: workerIO, run: run)
+                if let staged {
+                    group.append((index, report, staged))
+                    if group.count >= groupSize { commitGroup() }
+                } else {
+                    state.store(report, at: index)
+                    progress.tick()
+                }
+            }
+            commitGroup()
         }
         progress.finish()
         io.syncDirectories(run.touchedDirectories)
         return state.results()
     }
 
+    /// Files a worker stages before one flush puts them all in place: up to 128, fewer with many
+    /// workers (each staged file holds a descriptor, two in place), within a 1,024-descriptor limit.
+    static func groupSize(workers: Int) -> Int { max(4, min(128, 384 / max(1, workers))) }
+
+    /// A staged write and the input it came from (whose lock is held until the commit).
+    struct StagedJob {
+        let pending: PendingWrite
+        let input: InputFile
+    }
+
     static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO,
-                           run: RunState) -> FileReport {
+                           run: RunState) -> (FileReport, StagedJob?) {
         var report = FileReport(path: job.path, status: "failed")
-        func fail(_ message: String, path: String? = nil, trouble: Bool) -> FileReport {
+        func fail(_ message: String, path: String? = nil, trouble: Bool) -> (FileReport, StagedJob?) {
             report.status = "failed"
             report.error = message
             report.trouble = trouble
             io.writeStderr("ycft: \(Ycft.shown(path ?? job.path)): \(message)\n")
-            return report
+            return (report, nil)
         }
         // In place, the file stays locked (flock) from this read to its replacement, so two ycft
         // runs never work on one file; the writer also refuses a file another program changed.
@@ -259,7 +297,8 @@ enum MigrateCommand {
         } catch {
             return fail(Ycft.failure(error).message, trouble: true)
         }
-        defer { input.release() }
+        var keepLock = false
+        defer { if !keepLock { input.release() } }
         let bytes = input.bytes
         guard bytes.count <= options.limits.maxInputSize else {
             return fail("input is larger than the limit of \(options.limits.maxInputSize) bytes (raise it with --max-input-size)",
@@ -303,9 +342,14 @@ enum MigrateCommand {
                         io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(backup))\n")
                     }
                 }
-                let written = try io.writeFile(job.path, output, SafeFile.WriteOptions(
+                let staged = try io.stageFile(job.path, output, SafeFile.WriteOptions(
                     expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
-                run.touch(SafeFile.directory(of: written.path))
+                switch staged {
+                case let .done(written): run.touch(SafeFile.directory(of: written.path))
+                case let .pending(pending):
+                    keepLock = true
+                    return (report, StagedJob(pending: pending, input: input))
+                }
             case .output:
                 guard let path = job.output else { break }
                 let slash = path.lastIndex(of: "/")
@@ -314,15 +358,18 @@ enum MigrateCommand {
                         return fail("cannot create the directory: \(error)", path: path, trouble: true)
                     }
                 }
-                let written = try io.writeFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
+                let staged = try io.stageFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))
-                run.touch(SafeFile.directory(of: written.path))
+                switch staged {
+                case let .done(written): run.touch(SafeFile.directory(of: written.path))
+                case let .pending(pending): return (report, StagedJob(pending: pending, input: input))
+                }
             }
         } catch {
             return fail(Ycft.failure(error).message, path: error.path, trouble: true)
         }
-        return report
+        return (report, nil)
     }
 
     static func listed(_ keys: [String]) -> String {

@@ -188,6 +188,41 @@ import Glibc
         #expect(throws: FileError(.write, file, .system(SystemError(errno: ENOENT)))) { try SafeFile.write([1], to: file) }
     }
 
+    @Test func aGroupCommitFlushesOnceAndStillRefusesAChangedFile() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let fresh = dir.appendingPathComponent("fresh").path
+        let kept = dir.appendingPathComponent("kept").path
+        let changed = dir.appendingPathComponent("changed").path
+        try writeBytes([1], to: URL(fileURLWithPath: kept))
+        try writeBytes([1], to: URL(fileURLWithPath: changed))
+        let read = try SafeFile.read(changed, limit: 10)
+        var pending: [PendingWrite] = []
+        for (path, options) in [(fresh, SafeFile.WriteOptions()), (kept, SafeFile.WriteOptions()),
+                                (changed, SafeFile.WriteOptions(expected: read.status?.identity))] {
+            guard case let .pending(write) = try SafeFile.stage([7, 7], to: path, options: options) else {
+                Issue.record("\(path) was not staged")
+                return
+            }
+            pending.append(write)
+        }
+        // Nothing is in place before the commit.
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+        #expect(try readBytes(URL(fileURLWithPath: kept)) == [1])
+        // Another program rewrites one file between staging and commit.
+        usleep(10_000)
+        try writeBytes([9, 9, 9], to: URL(fileURLWithPath: changed))
+        let results = SafeFile.commit(pending)
+        #expect(results.count == 3)
+        #expect(try results[0].get() == .created(fresh))
+        #expect(try results[1].get() == .replaced(kept))
+        #expect(throws: FileError(.write, changed, .changedSinceRead)) { try results[2].get() }
+        #expect(try readBytes(URL(fileURLWithPath: changed)) == [9, 9, 9])
+        #expect(try entries(dir) == ["changed", "fresh", "kept"])
+        // A staged write dropped without a commit leaves nothing.
+        do { _ = try SafeFile.stage([5], to: dir.appendingPathComponent("dropped").path) }
+        #expect(try entries(dir) == ["changed", "fresh", "kept"])
+    }
+
     @Test func descriptorPathsWriteToTheDescriptor() throws {
         #expect(SafeFile.descriptorPath("/dev/stdout") == 1)
         #expect(SafeFile.descriptorPath("/dev/fd/7") == 7)
