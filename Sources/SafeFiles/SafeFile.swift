@@ -80,40 +80,9 @@ public enum SafeFile {
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
-        if let fd = descriptorPath(path) {
-            do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
-            return .streamed(path)
-        }
-        var target = path
-        var status: FileStatus
-        switch FileStatus.of(path, followLinks: false) {
-        case let .success(s): status = s
-        case let .failure(error) where error.errno == ENOENT:
-            return try create(bytes, at: path, options: options)
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        if status.kind == .symbolicLink {
-            guard let resolved = realPath(path) else {
-                let failure = SystemError.current
-                if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
-                throw FileError(.write, path, .system(failure))
-            }
-            target = resolved
-            switch FileStatus.of(target, followLinks: false) {
-            case let .success(s): status = s
-            case let .failure(error): throw FileError(.write, target, .system(error))
-            }
-        }
-        switch status.kind {
-        case .regular: return try replace(bytes, at: target, status: status, options: options)
-        case .fifo, .characterDevice:
-            let fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
-            guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
-            defer { close(fd) }
-            do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
-            return .streamed(target)
-        case .directory: throw FileError(.write, target, .isDirectory)
-        case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
+        switch try stage(bytes, to: path, options: options) {
+        case let .done(outcome): return outcome
+        case let .pending(write): return try write.finish(flushed: false)
         }
     }
 
@@ -225,15 +194,6 @@ public enum SafeFile {
 
     // MARK: - Replacing and creating
 
-    private static func replace(_ bytes: [UInt8], at target: String, status: FileStatus,
-                                options: WriteOptions) throws(FileError) -> WriteOutcome {
-        try prepareReplace(bytes, at: target, status: status, options: options).finish(flushed: false)
-    }
-
-    private static func create(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> WriteOutcome {
-        try prepareCreate(bytes, at: target, options: options).finish(flushed: false)
-    }
-
     fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
                                            options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
@@ -279,7 +239,10 @@ public enum SafeFile {
     /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
     /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
     public static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
-        if descriptorPath(path) != nil { return .done(try write(bytes, to: path, options: options)) }
+        if let fd = descriptorPath(path) {
+            do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
+            return .done(.streamed(path))
+        }
         var target = path
         var status: FileStatus
         switch FileStatus.of(path, followLinks: false) {
@@ -289,15 +252,28 @@ public enum SafeFile {
         case let .failure(error): throw FileError(.write, path, .system(error))
         }
         if status.kind == .symbolicLink {
-            guard let resolved = realPath(path) else { return .done(try write(bytes, to: path, options: options)) }
+            guard let resolved = realPath(path) else {
+                let failure = SystemError.current
+                if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
+                throw FileError(.write, path, .system(failure))
+            }
             target = resolved
             switch FileStatus.of(target, followLinks: false) {
             case let .success(s): status = s
             case let .failure(error): throw FileError(.write, target, .system(error))
             }
         }
-        guard status.kind == .regular else { return .done(try write(bytes, to: target, options: options)) }
-        return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
+        switch status.kind {
+        case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
+        case .fifo, .characterDevice:
+            let fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
+            defer { close(fd) }
+            do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+            return .done(.streamed(target))
+        case .directory: throw FileError(.write, target, .isDirectory)
+        case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
+        }
     }
 
     /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
@@ -366,7 +342,8 @@ public struct InputFile: Sendable {
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
-/// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing.
+/// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing
+/// (its temporary discards itself).
 public final class PendingWrite {
     fileprivate let temporary: Temporary
     /// The path it will be written to (a followed link's target).
@@ -395,8 +372,6 @@ public final class PendingWrite {
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
         return replacing != nil ? .replaced(target) : .created(target)
     }
-
-    deinit { temporary.discard() }
 }
 
 /// An open descriptor, closed (and so unlocked) once.
