@@ -31,14 +31,15 @@ struct FileWalk {
         var problems: [(path: String, message: String)] = []
         /// Directories in which no file matched but others exist: (path, files seen).
         var unmatched: [(path: String, others: Int)] = []
+        /// The files the inputs name (so "is this output one of the inputs?" needs no new look).
+        var inodes = Set<FileIdentity.Inode>()
     }
 
     /// Expands the operands; `-` (standard input) passes through as a file operand.
     func expand(_ operands: [String], io: CommandIO) -> Result {
         var result = Result()
-        var seen = Set<FileIdentity.Inode>()
         func add(_ path: String, mirror: String, fileOperand: Bool, status: FileStatus?) {
-            if let status, !seen.insert(FileIdentity.Inode(status.identity)).inserted { return }
+            if let status, !result.inodes.insert(FileIdentity.Inode(status.identity)).inserted { return }
             result.inputs.append(Input(path: path, mirror: mirror, fileOperand: fileOperand))
         }
         for operand in operands {

@@ -38,8 +38,6 @@ enum MigrateCommand {
             }
             for directory in walked.unmatched { io.writeStderr(walk.unmatchedNote(directory.path, others: directory.others)) }
             let found = walked.inputs
-            var seen = Set<FileIdentity.Inode>()
-            for input in found { if let status = io.fileStatus(input.path) { seen.insert(FileIdentity.Inode(status.identity)) } }
             var plan = Plan()
             switch mode {
             case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
@@ -64,7 +62,7 @@ enum MigrateCommand {
                 if inputs.count > 1 && inputs[0] == job.path {
                     problems.append("\(output): \(inputs.count) inputs would be written here: \(inputs.joined(separator: ", "))")
                 }
-                if let status = io.fileStatus(output), seen.contains(FileIdentity.Inode(status.identity)) {
+                if let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
                     problems.append("\(output): the output is an input; use --in-place to rewrite a file")
                 }
             }
@@ -82,7 +80,6 @@ enum MigrateCommand {
             }
             return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
         }
-
     }
 
     /// What happened to one file, for the summary and the report.
