@@ -95,11 +95,11 @@ enum EditCommands {
         }
         let key = args.operands[1]
         return try edit(args.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
-            try apply(&records, key, version, lastTime)
+            apply(&records, key, version, lastTime)
         }
     }
 
-    private static func apply(_ records: inout FirstTimeRecords, _ key: String, _ version: String??, _ time: Double??) throws(Ycft.Failure) {
+    private static func apply(_ records: inout FirstTimeRecords, _ key: String, _ version: String??, _ time: Double??) {
         var record = records[key] ?? FirstTimeRecord()
         if case let .some(v) = version { record.lastVersion = v }
         if case let .some(t) = time { record.lastTime = t }
@@ -127,23 +127,18 @@ enum EditCommands {
         }
     }
 
-    /// Reads the records of `path`, changes them, and writes them back in the file's form.
+    /// Reads the records of `path`, changes them, and writes them back in the file's form. A
+    /// change that refuses (its message) leaves the file alone, exit 1, as any content problem.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
-        var failure: Ycft.Failure?
-        let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+        rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             var records: FirstTimeRecords
             do throws(FirstTimeError) { records = try StateReader.read(bytes, key: common.key, limits: common.limits).records } catch {
                 throw .unreadable(error.description)
             }
-            do throws(Ycft.Failure) { try change(&records) } catch {
-                failure = error
-                throw .unreadable(error.message)
-            }
+            do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
             return try StateWriter.write(records, into: bytes, key: common.key, limits: common.limits)
         }
-        if let failure, status != .success { return failure.exit }
-        return status
     }
 
     /// The one read-change-write cycle of the edit commands: the file is locked from read to
