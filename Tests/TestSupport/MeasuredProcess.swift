@@ -21,51 +21,6 @@ public struct MeasuredResult: Sendable {
     public var seconds: Double
 }
 
-/// Runs an executable with standard input from `stdin`, through files (no pipe can deadlock),
-/// and measures it with `wait4`.
-public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8] = []) throws -> MeasuredResult {
-    let dir = try TestPaths.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let inPath = dir.appendingPathComponent("in").path, outPath = dir.appendingPathComponent("out").path
-    let errPath = dir.appendingPathComponent("err").path
-    try Data(stdin).write(to: URL(fileURLWithPath: inPath))
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, inPath, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    let peakPath = dir.appendingPathComponent("peak").path
-    let timer = "/usr/bin/time"
-    let measured = FileManager.default.isExecutableFile(atPath: timer)
-    let command = measured ? [timer, "-f", "%M", "-o", peakPath, executable.path] + arguments : [executable.path] + arguments
-    let argv = command.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let start = DispatchTime.now()
-    let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
-    guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
-    var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-    let exited = status & 0x7F == 0
-    var code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    var peak = Int(usage.ru_maxrss)
-    if measured, let report = try? String(contentsOfFile: peakPath, encoding: .utf8) {
-        // "%M" is the last line; before it GNU time may say how the program ended.
-        let lines = report.split(separator: "\n")
-        if let last = lines.last, let kib = Int(last) { peak = kib }
-        if let line = lines.first(where: { $0.hasPrefix("Command terminated by signal ") }),
-           let signal = Int32(line.dropFirst("Command terminated by signal ".count)) {
-            code = 128 + signal
-        }
-    }
-    return MeasuredResult(status: code, stdout: Array(try Data(contentsOf: URL(fileURLWithPath: outPath))),
-                          stderr: String(decoding: try Data(contentsOf: URL(fileURLWithPath: errPath)), as: UTF8.self),
-                          maxRSSKiB: peak, seconds: seconds)
-}
-
 /// Where a child's standard output or error goes in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``.
 public enum SpawnStream: Sendable {
     /// Captured into a file and returned.
@@ -76,12 +31,19 @@ public enum SpawnStream: Sendable {
     case path(String)
 }
 
-/// Runs an executable with its standard output and error as given (closed, a device, captured)
-/// and waits for it; standard input comes from a file holding `stdin`.
-public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
-                       stderr: SpawnStream = .capture, environment: [String: String] = [:]) throws -> ProcessResult {
-    let dir = try TestPaths.temporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: dir) }
+/// A finished child: its exit status (or 128 + signal), rusage, wall time and captured streams.
+private struct Spawned {
+    var code: Int32
+    var usage: rusage
+    var seconds: Double
+    var stdout: [UInt8]
+    var stderr: String
+}
+
+/// The one spawn-and-wait of the test helpers: standard input from a file holding `stdin` (no
+/// pipe can deadlock), standard output and error as given, the environment merged into ours.
+private func spawnAndWait(_ command: [String], in dir: URL, stdin: [UInt8], stdout: SpawnStream, stderr: SpawnStream,
+                          environment: [String: String]) throws -> Spawned {
     let inPath = dir.appendingPathComponent("in").path
     try Data(stdin).write(to: URL(fileURLWithPath: inPath))
     var actions = posix_spawn_file_actions_t()
@@ -100,18 +62,55 @@ public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] 
         }
     }
     let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-    let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+    let argv = command.map { strdup($0) } + [nil]
     let envp = env.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
     var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+    let start = DispatchTime.now()
+    let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
     guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let exited = status & 0x7F == 0
-    let code = exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     func read(_ fd: Int32) -> Data { captured[fd].flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) } ?? Data() }
-    return ProcessResult(status: code, stdout: Array(read(1)), stderr: String(decoding: read(2), as: UTF8.self))
+    return Spawned(code: code, usage: usage, seconds: seconds, stdout: Array(read(1)), stderr: String(decoding: read(2), as: UTF8.self))
+}
+
+/// Runs an executable with standard input from `stdin` and measures it: wall time, and its
+/// peak memory through GNU time (see ``MeasuredResult/maxRSSKiB``).
+public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8] = []) throws -> MeasuredResult {
+    let dir = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let peakPath = dir.appendingPathComponent("peak").path
+    let timer = "/usr/bin/time"
+    let measured = FileManager.default.isExecutableFile(atPath: timer)
+    let command = measured ? [timer, "-f", "%M", "-o", peakPath, executable.path] + arguments : [executable.path] + arguments
+    let run = try spawnAndWait(command, in: dir, stdin: stdin, stdout: .capture, stderr: .capture, environment: [:])
+    var code = run.code
+    var peak = Int(run.usage.ru_maxrss)
+    if measured, let report = try? String(contentsOfFile: peakPath, encoding: .utf8) {
+        // "%M" is the last line; before it GNU time may say how the program ended.
+        let lines = report.split(separator: "\n")
+        if let last = lines.last, let kib = Int(last) { peak = kib }
+        if let line = lines.first(where: { $0.hasPrefix("Command terminated by signal ") }),
+           let signal = Int32(line.dropFirst("Command terminated by signal ".count)) {
+            code = 128 + signal
+        }
+    }
+    return MeasuredResult(status: code, stdout: run.stdout, stderr: run.stderr, maxRSSKiB: peak, seconds: run.seconds)
+}
+
+/// Runs an executable with its standard output and error as given (closed, a device, captured)
+/// and waits for it; standard input comes from a file holding `stdin`.
+public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
+                       stderr: SpawnStream = .capture, environment: [String: String] = [:]) throws -> ProcessResult {
+    let dir = try TestPaths.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let run = try spawnAndWait([executable.path] + arguments, in: dir, stdin: stdin, stdout: stdout, stderr: stderr,
+                               environment: environment)
+    return ProcessResult(status: run.code, stdout: run.stdout, stderr: run.stderr)
 }
 
 /// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size
