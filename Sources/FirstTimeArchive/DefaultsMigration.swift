@@ -6,10 +6,6 @@ public import Plist
 /// Every other key keeps its position, type and exact value; new keys are appended; the file
 /// keeps its format unless asked otherwise.
 public enum DefaultsMigration {
-    /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
-    public static let epochOffset: Double = 978_307_200
-    /// The prefix of IntervalClient keys.
-    public static let intervalPrefix = "interval."
 
     /// Where the state goes.
     public enum Target: String, Sendable, CaseIterable {
@@ -74,10 +70,14 @@ public enum DefaultsMigration {
         public var changed: [String] = []
         /// How many records moved.
         public var recordCount = 0
-        /// Block keys whose versions were not kept (`--drop-versions`).
+        /// Block keys whose versions were not kept (`dropVersions`).
         public var droppedVersions: [String] = []
-        /// Block keys that had no time and so no interval key (lost with `--drop-versions`).
+        /// Block keys that had no time and so no interval key (lost with `dropVersions`).
         public var droppedRecords: [String] = []
+        /// What the source state holds that the device reads differently (see
+        /// ``ContractFinding/isNotable``): an unrelated root key, an interval value that is not
+        /// a number (left in the file), ...
+        public var findings: [ContractFinding] = []
         /// The new file bytes, for `.migrated`.
         public var output: [UInt8]?
         /// The format of `output`.
@@ -90,7 +90,7 @@ public enum DefaultsMigration {
         case unreadable(String)
         /// The file is not a defaults dictionary.
         case notDefaults(String)
-        /// Target keys exist with different content.
+        /// Target keys exist with different content (``Options/force`` lets the source win).
         case conflict(String)
         /// The result cannot be written in the requested format.
         case unwritable(String)
@@ -98,42 +98,50 @@ public enum DefaultsMigration {
         /// One line for `ycft: FILE: message`.
         public var description: String {
             switch self {
-            case let .unreadable(m), let .notDefaults(m), let .unwritable(m): return m
-            case let .conflict(m): return "\(m); use --force to let the source win"
+            case let .unreadable(m), let .notDefaults(m), let .unwritable(m), let .conflict(m): return m
             }
         }
     }
 
     /// Migrates the bytes of one defaults file.
     public static func migrate(_ bytes: [UInt8], options: Options) throws(Failure) -> Outcome {
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = try PropertyList.read(bytes, limits: options.limits) } catch { throw .unreadable(error.description) }
-        guard case let .dictionary(original) = read.value else {
-            throw .notDefaults("not a defaults file: the top level is \(read.value.typeName), not a dictionary")
+        let file: StateFile
+        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error.description) }
+        guard let original = file.defaults else {
+            if case let value? = file.value, value.dictionaryValue == nil {
+                throw .notDefaults("not a defaults file: the top level is \(value.typeName), not a dictionary")
+            }
+            throw .notDefaults("this is an archive, not a defaults file holding one")
         }
-        if original["$archiver"] != nil, original["$objects"] != nil {
-            throw .notDefaults("this is an archive, not a defaults file holding one (use ycft dump and ycft pack)")
-        }
-        let format = options.outputFormat ?? read.format
+        let format = options.outputFormat ?? file.format
         var outcome = Outcome(status: .migrated, format: format)
+        func read(_ form: StateFile.Form) throws(Failure) -> FirstTimeRecords {
+            do {
+                let decoded = try file.read(form)
+                outcome.findings += decoded.findings
+                return decoded.records
+            } catch {
+                switch error {
+                case .embeddedNotPlist, .notArchiveData: throw .unreadable(error.description)
+                default: throw .unreadable(form == .defaultsArchive ? "\(options.key): \(error.description)" : error.description)
+                }
+            }
+        }
         // What to write (in order) and which keys the state came from.
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
         var sources: [String] = []
         switch options.target {
         case .records, .interval:
             let records: FirstTimeRecords
-            if let stored = original[options.key] {
-                records = try decodeArchive(stored, key: options.key, limits: options.limits)
+            if file.forms.contains(.defaultsArchive) {
+                records = try read(.defaultsArchive)
                 sources = [options.key]
-            } else if options.target == .interval, let plain = original[RecordsFormat.defaultsKey],
-                      !original.contains(where: { $0.key.hasPrefix(intervalPrefix) }) {
+            } else if options.target == .interval, file.forms.contains(.plainRecords), !file.forms.contains(.intervalKeys) {
                 // Already in the plain format: IntervalClient keys can be made from it.
-                do { records = try RecordsFormat.records(fromPlist: plain) } catch { throw .unreadable(error.description) }
+                records = try read(.plainRecords)
             } else {
                 // No source: already migrated (the target keys are there) or nothing to do.
-                let migrated = options.target == .records
-                    ? original[RecordsFormat.defaultsKey] != nil
-                    : original.contains { $0.key.hasPrefix(intervalPrefix) }
+                let migrated = file.forms.contains(options.target == .records ? .plainRecords : .intervalKeys)
                 outcome.status = migrated ? .unchanged : .skipped
                 return outcome
             }
@@ -150,31 +158,23 @@ public enum DefaultsMigration {
                         if options.dropVersions { outcome.droppedRecords.append(key) }
                         continue
                     }
-                    let value = PlistValue.real(time + epochOffset)
-                    writes.append((intervalPrefix + key, value, { $0 == value }))
+                    let value = PlistValue.real(time + IntervalKey.epochOffset)
+                    writes.append((IntervalKey.prefix + key, value, { $0 == value }))
                 }
             }
         case .legacy:
             let records: FirstTimeRecords
-            if let plain = original[RecordsFormat.defaultsKey] {
-                do { records = try RecordsFormat.records(fromPlist: plain) } catch { throw .unreadable(error.description) }
+            let present = original.keyIndex()
+            if file.forms.contains(.plainRecords) {
+                records = try read(.plainRecords)
                 sources.append(RecordsFormat.defaultsKey)
-                let present = original.keyIndex()
-                sources += records.map { intervalPrefix + $0.key }.filter { present[ExactKey($0)] != nil }
+                sources += records.map { IntervalKey.prefix + $0.key }.filter { present[ExactKey($0)] != nil }
+            } else if file.forms.contains(.intervalKeys) {
+                // Values IntervalClient cannot read are no state: they stay in the file (with a finding).
+                records = try read(.intervalKeys)
+                sources += records.map { IntervalKey.prefix + $0.key }
             } else {
-                var entries: [FirstTimeRecords.Entry] = []
-                for (key, value) in original where key.hasPrefix(intervalPrefix) {
-                    let block = String(key.dropFirst(intervalPrefix.count))
-                    let seconds: Double
-                    switch value {
-                    case let .real(d): seconds = d
-                    case let .integer(.signed(i)): seconds = Double(i)
-                    default: throw .unreadable("\(key) holds \(value.typeName), expected seconds since 1970 as a real")
-                    }
-                    entries.append((block, FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
-                    sources.append(key)
-                }
-                do { records = try FirstTimeRecords(entries) } catch { throw .unreadable(error.description) }
+                records = FirstTimeRecords()
             }
             guard !sources.isEmpty else {
                 outcome.status = original[options.key] != nil ? .unchanged : .skipped
@@ -229,33 +229,21 @@ public enum DefaultsMigration {
             }
         }
         if !placed { entries += fresh.map { ($0.key, $0.value) } }
-        let file = PlistDictionary(entries)
+        let result = PlistDictionary(entries)
         if fresh.contains(where: { removed.contains(ExactKey($0.key)) }) {
             // A key both removed and written back (no target does this today): compare the files.
-            outcome = diff(original, file, into: outcome)
+            outcome = diff(original, result, into: outcome)
         } else {
             outcome.removed = removedKeys
             outcome.added = fresh.map(\.key)
             outcome.changed = changedKeys
         }
-        if original == file && format == read.format {
+        if original == result && format == file.format {
             outcome.status = .unchanged
             return outcome
         }
-        do { outcome.output = try PropertyList.write(.dictionary(file), format: format) } catch { throw .unwritable(error.description) }
+        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritable(error.description) }
         return outcome
-    }
-
-    private static func decodeArchive(_ stored: PlistValue, key: String, limits: PlistLimits) throws(Failure) -> FirstTimeRecords {
-        guard case let .data(bytes) = stored else {
-            throw .unreadable("\(quoted(key)) holds \(stored.typeName), expected archive data")
-        }
-        do { return try LegacyArchive.decode(bytes, limits: limits) } catch {
-            if case let .archive(.plist(plistError)) = error {
-                throw .unreadable(FirstTimeError.embeddedNotPlist(key: key, plistError).description)
-            }
-            throw .unreadable("\(key): \(error.description)")
-        }
     }
 
     private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Outcome) -> Outcome {

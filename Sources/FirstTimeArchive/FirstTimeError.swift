@@ -6,8 +6,10 @@ public import Plist
 public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The archive itself is unreadable or breaks NSKeyedArchiver's layout.
     case archive(ArchiveError)
-    /// The archive is readable but is not a YCFirstTime archive.
-    case contract(String, at: String)
+    /// The archive is readable but breaks a fatal rule of the contract (the first such finding).
+    case contract(ContractFinding)
+    /// The file is not a defaults domain (its top level is not a dictionary).
+    case notDefaults(found: String)
     /// Two records share a block key.
     case duplicateKey(String, at: String)
     /// A defaults file has no archive under the key.
@@ -27,7 +29,8 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case let .archive(error): return error.description
-        case let .contract(why, at): return "\(at): \(why)"
+        case let .contract(finding): return finding.located
+        case let .notDefaults(found): return "top level: the file is \(found), not a defaults domain"
         case let .duplicateKey(key, at): return "\(at): duplicate block key \(quoted(key))"
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
         case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"

@@ -137,7 +137,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         let read: (value: PlistValue, format: PlistFormat)
         do { read = try PropertyList.read(bytes) } catch { throw .unreadable(path: path, .archive(.plist(error))) }
         guard case let .dictionary(file) = read.value else {
-            throw .unreadable(path: path, .contract("the file is \(read.value.typeName), not a defaults domain", at: "top level"))
+            throw .unreadable(path: path, .notDefaults(found: read.value.typeName))
         }
         newFileFormat = read.format
         if file["$archiver"] != nil, file["$objects"] != nil {
@@ -251,7 +251,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var next = domain
-        next[DefaultsMigration.intervalPrefix + key.name] = .real(currentDate().timeIntervalSince1970)
+        next[IntervalKey.prefix + key.name] = .real(currentDate().timeIntervalSince1970)
         try save(next)
         domain = next
     }
@@ -261,7 +261,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         var next = domain
-        next[DefaultsMigration.intervalPrefix + key.name] = nil
+        next[IntervalKey.prefix + key.name] = nil
         try save(next)
         domain = next
     }
@@ -281,9 +281,9 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func currentDate() -> Date { nowOverride?() ?? Date() }
 
     private func intervalRecord(_ key: IntervalKey) -> FirstTimeRecord? {
-        guard let stored = domain[DefaultsMigration.intervalPrefix + key.name],
-              let seconds = StateReader.intervalSeconds(stored) else { return nil }
-        return FirstTimeRecord(lastVersion: nil, lastTime: seconds - DefaultsMigration.epochOffset)
+        guard let stored = domain[IntervalKey.prefix + key.name],
+              let seconds = IntervalKey.seconds(stored) else { return nil }
+        return FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)
     }
 
     /// YCFirstTime's `execute`: already executed runs the after-block; a nil block returns
@@ -350,6 +350,27 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
 
     /// The name.
     public var description: String { name }
+
+    /// The prefix of IntervalClient keys in a defaults domain: `interval.<name>`.
+    public static let prefix = "interval."
+    /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
+    public static let epochOffset: Double = 978_307_200
+
+    /// The defaults key of this gate.
+    public var defaultsKey: String { Self.prefix + name }
+
+    /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
+    /// bridges an `NSNumber` when exact): a real, an integer a double holds exactly, or a
+    /// boolean (1 or 0); nil for anything else (the gate runs as if it never ran).
+    public static func seconds(_ stored: PlistValue) -> Double? {
+        switch stored {
+        case let .real(d): return d
+        case let .integer(.signed(i)): return Double(exactly: i)
+        case let .integer(.unsigned(u)): return Double(exactly: u)
+        case let .bool(b): return b ? 1 : 0
+        default: return nil
+        }
+    }
 }
 
 /// How often an IntervalClient gate runs: the presets, or any calendar component and count.

@@ -33,124 +33,57 @@ public enum LegacyArchive {
     // MARK: Decoding
 
     /// Decodes archive bytes (binary or XML) to records.
-    /// - Throws: ``FirstTimeError`` saying what is wrong and where.
+    /// - Throws: ``FirstTimeError`` saying what is wrong and where: the first finding of a fatal
+    ///   rule (``ContractRule/Spec/isFatal``), or why the bytes are not an archive.
     public static func decode(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
-        if let records = fastDecode(bytes, limits: limits) { return records }
+        try read(bytes, limits: limits).records
+    }
+
+    /// Decodes archive bytes to records and the findings of the rules that do not stop decoding
+    /// (an `NSDictionary` root, an unrelated root key, a non-finite time, ...), which say what the
+    /// device does differently from ycft.
+    /// - Throws: ``FirstTimeError`` as ``decode(_:limits:)``.
+    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> DecodedArchive {
+        let document: PlistDocument
+        do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        if let decoded = fastRead(document) { return decoded }
+        return try read(checked: document)
+    }
+
+    /// The fast path for a binary archive: the same walker over libplist's tree, without
+    /// building a ``PlistValue`` tree. Nil when the envelope is not exactly NSKeyedArchiver's
+    /// or a fatal rule is broken (the checked path then gives the precise error).
+    static func fastRead(_ document: PlistDocument) -> DecodedArchive? {
+        guard let graph = NodeGraph(document) else { return nil }
+        let judgement = ContractWalker.judge(graph, mode: .decode)
+        guard let records = judgement.records else { return nil }
+        return DecodedArchive(records: records, findings: judgement.findings)
+    }
+
+    /// The checked path: the walker over the resolved archive.
+    static func read(checked document: PlistDocument) throws(FirstTimeError) -> DecodedArchive {
+        let value: PlistValue
+        do { value = try document.value() } catch { throw .archive(.plist(error)) }
         let archive: KeyedArchive
-        do { archive = try KeyedArchive(bytes: bytes, limits: limits) } catch { throw .archive(error) }
-        return try decode(archive)
+        do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
+        return try read(archive)
     }
 
-    /// The fast path for a clean binary archive, or nil (then the checked path decides).
-    static func fastDecode(_ bytes: [UInt8], limits: PlistLimits) -> FirstTimeRecords? {
-        guard PropertyList.detectFormat(bytes) == .binary, let document = try? PlistDocument(bytes, limits: limits) else {
-            return nil
-        }
-        return FastDecoder.records(document)
-    }
-
-    /// Decodes an archive to records.
+    /// Decodes an archive to records and its non-fatal findings.
     ///
     /// Accepts what real archives contain: root and group as `NSMutableDictionary` or
     /// `NSDictionary`; strings inline or as `NSString`/`NSMutableString` (`NS.string`); nil
     /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
-    /// (zero records). Non-finite times decode (``ContractChecker`` flags them).
+    /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
+    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> DecodedArchive {
+        let judgement = ContractWalker.judge(archive, mode: .decode)
+        if let fatal = judgement.fatal { throw .contract(fatal) }
+        return DecodedArchive(records: judgement.records ?? FirstTimeRecords(), findings: judgement.findings)
+    }
+
+    /// Decodes an archive to records.
     public static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
-        do {
-            return try decodeRecords(archive)
-        } catch let error as ArchiveError {
-            throw .archive(error)
-        } catch let error as FirstTimeError {
-            throw error
-        } catch {
-            // decodeRecords throws only the two types above; should that ever change, the
-            // error still becomes a message, never a trap.
-            throw .contract("unexpected error: \(error)", at: "archive")
-        }
-    }
-
-    private static func dictionaryInstance(_ archive: KeyedArchive, _ uid: UInt64, role: String) throws -> ArchivedInstance {
-        let value = try archive.object(uid, at: "$objects[\(uid)]")
-        guard case .dictionary = value, let instance = try? archive.instance(uid),
-              dictionaryClasses.contains(instance.archivedClass.name) else {
-            throw ArchiveError.unexpected(expected: "NSMutableDictionary (\(role))", found: archive.describe(value),
-                                          at: "$objects[\(uid)]")
-        }
-        return instance
-    }
-
-    private static func decodeRecords(_ archive: KeyedArchive) throws -> FirstTimeRecords {
-        let rootUID = try archive.topUID("root")
-        guard rootUID != 0 else { throw ArchiveError.unexpected(expected: "NSMutableDictionary (root)", found: "nil", at: "$top.root") }
-        let root = try dictionaryInstance(archive, rootUID, role: "root")
-        var groupUID: UInt64?
-        for (i, entry) in try archive.dictionaryEntries(root).enumerated() {
-            let keyPath = "$objects[\(root.uid)].NS.keys[\(i)]"
-            guard let key = try archive.string(entry.key == 0 ? nil : entry.key, at: keyPath) else {
-                throw ArchiveError.unexpected(expected: "NSString", found: "nil", at: keyPath)
-            }
-            guard exactlyEqual(key, groupKey) else {
-                throw FirstTimeError.contract("unexpected root key \(quoted(key)); the root holds only \"sharedGroup\"",
-                                              at: "$objects[\(root.uid)]")
-            }
-            guard groupUID == nil else { throw FirstTimeError.duplicateKey(key, at: "$objects[\(root.uid)]") }
-            guard entry.value != 0 else {
-                throw ArchiveError.unexpected(expected: "NSMutableDictionary (sharedGroup)", found: "nil",
-                                              at: "$objects[\(root.uid)].NS.objects[\(i)]")
-            }
-            groupUID = entry.value
-        }
-        guard let groupUID else { return FirstTimeRecords() }
-        let group = try dictionaryInstance(archive, groupUID, role: "sharedGroup")
-        var entries: [FirstTimeRecords.Entry] = []
-        for (i, entry) in try archive.dictionaryEntries(group).enumerated() {
-            guard let key = try archive.string(entry.key == 0 ? nil : entry.key, at: "$objects[\(group.uid)].NS.keys[\(i)]") else {
-                throw ArchiveError.unexpected(expected: "NSString", found: "nil", at: "$objects[\(group.uid)].NS.keys[\(i)]")
-            }
-            entries.append((key, try record(archive, entry.value, at: "$objects[\(group.uid)].NS.objects[\(i)]")))
-        }
-        do {
-            return try FirstTimeRecords(entries)
-        } catch {
-            if case let .duplicateKey(key, _) = error { throw FirstTimeError.duplicateKey(key, at: "$objects[\(group.uid)]") }
-            throw error
-        }
-    }
-
-    private static func record(_ archive: KeyedArchive, _ uid: UInt64, at path: @autoclosure () -> String) throws -> FirstTimeRecord {
-        let value = try archive.object(uid, at: path())
-        guard uid != 0, case .dictionary = value else {
-            throw ArchiveError.unexpected(expected: recordClass, found: archive.describe(value),
-                                          at: uid == 0 ? path() : "$objects[\(uid)]")
-        }
-        let instance = try archive.instance(uid)
-        guard instance.archivedClass.name == recordClass else {
-            throw ArchiveError.unexpected(expected: recordClass, found: instance.archivedClass.name, at: "$objects[\(uid)]")
-        }
-        var record = FirstTimeRecord()
-        if let field = instance.fields[versionKey] {
-            let ref = try archive.reference(field, at: "$objects[\(uid)].\(versionKey)")
-            record.lastVersion = try archive.string(ref, at: "$objects[\(uid)].\(versionKey)")
-        }
-        if let field = instance.fields[timeKey], let ref = try archive.reference(field, at: "$objects[\(uid)].\(timeKey)") {
-            record.lastTime = try date(archive, ref, at: "$objects[\(uid)].\(timeKey)")
-        }
-        return record
-    }
-
-    private static func date(_ archive: KeyedArchive, _ uid: UInt64, at path: @autoclosure () -> String) throws -> Double {
-        let value = try archive.object(uid, at: path())
-        guard case .dictionary = value, let instance = try? archive.instance(uid),
-              instance.archivedClass.name == dateClass else {
-            throw ArchiveError.unexpected(expected: dateClass, found: archive.describe(value), at: path())
-        }
-        guard let time = instance.fields["NS.time"] else {
-            throw ArchiveError.malformed("NSDate has no NS.time", at: "$objects[\(uid)]")
-        }
-        guard case let .real(seconds) = time else {
-            throw ArchiveError.unexpected(expected: "real", found: time.typeName, at: "$objects[\(uid)].NS.time")
-        }
-        return seconds
+        try read(archive).records
     }
 
     // MARK: Encoding

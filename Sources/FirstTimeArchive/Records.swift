@@ -54,11 +54,25 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     /// Creates records from entries in any order.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two entries have the same key.
     public init(_ entries: [Entry]) throws(FirstTimeError) {
+        let (records, duplicates) = Self.sortingKeys(entries)
+        if let first = duplicates.first { throw .duplicateKey(first, at: "records") }
+        self = records
+    }
+
+    /// Entries already sorted by key, without duplicates.
+    init(sorted: [Entry]) { entries = sorted }
+
+    /// The entries sorted by key, the first of equal keys kept, and every key that came again.
+    static func sortingKeys(_ entries: [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
         let sorted = entries.sorted { Self.precedes($0.key, $1.key) }
+        var duplicates: [String] = []
         for i in sorted.indices.dropFirst() where exactlyEqual(sorted[i - 1].key, sorted[i].key) {
-            throw .duplicateKey(sorted[i].key, at: "records")
+            duplicates.append(sorted[i].key)
         }
-        self.entries = sorted
+        guard !duplicates.isEmpty else { return (FirstTimeRecords(sorted: sorted), []) }
+        var unique: [Entry] = []
+        for entry in sorted where unique.last.map({ !exactlyEqual($0.key, entry.key) }) ?? true { unique.append(entry) }
+        return (FirstTimeRecords(sorted: unique), duplicates)
     }
 
     /// Whether `a` sorts before `b`: by UTF-8 bytes.

@@ -3,12 +3,13 @@ public import Plist
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
 /// place, every other key untouched), a migrated file keeps `YCFirstTime.records`, a file of
-/// IntervalClient keys keeps `interval.<key>` numbers. The reverse of ``StateReader``.
+/// IntervalClient keys keeps `interval.<key>` numbers. The reverse of ``StateFile/state()``.
 ///
 /// ```swift
-/// var state = try StateReader.read(bytes)
-/// state.records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: 780_000_000)
-/// let edited = try StateWriter.write(state.records, into: bytes)
+/// let file = try StateFile(bytes)
+/// var records = try file.state().records
+/// records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: 780_000_000)
+/// let edited = try StateWriter.write(records, into: file)
 /// ```
 public enum StateWriter {
     /// Why the state cannot be written back.
@@ -26,87 +27,96 @@ public enum StateWriter {
         }
     }
 
-    /// `bytes` with its YCFirstTime state replaced by `records`, in the file's own form.
+    /// `bytes` with its YCFirstTime state replaced by `records`, in the file's own form. Every
+    /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
+    /// step); every other key keeps its place and value.
     /// - Parameters:
     ///   - key: the defaults key of the archive (`YCFirstTime`).
     /// - Throws: ``Failure``.
     public static func write(_ records: FirstTimeRecords, into bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                              limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let state: StateReader.State
-        do { state = try StateReader.read(bytes, key: key, limits: limits) } catch { throw .unreadable(error.description) }
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = try PropertyList.read(bytes, limits: limits) } catch { throw .unreadable(error.description) }
-        func encode(_ format: PlistFormat) throws(Failure) -> [UInt8] {
-            do { return try LegacyArchive.encode(records, format: format) } catch { throw .unreadable(error.description) }
-        }
-        func written(_ dict: PlistDictionary) throws(Failure) -> [UInt8] {
-            do { return try PropertyList.write(.dictionary(dict), format: read.format) } catch { throw .unreadable(error.description) }
-        }
-        guard case var .dictionary(file) = read.value else { throw .unreadable("the top level is not a dictionary") }
-        switch state.source {
-        case .archive:
-            return try encode(read.format)
-        case .defaultsArchive:
-            var innerFormat = PlistFormat.binary
-            if case let .data(inner)? = file[key], let format = PropertyList.detectFormat(inner) { innerFormat = format }
-            file[key] = .data(try encode(innerFormat))
-            return try written(file)
-        case .plainRecords:
-            file[RecordsFormat.defaultsKey] = RecordsFormat.plist(records)
-            return try written(file)
-        case .intervalKeys:
+        let file: StateFile
+        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .unreadable(error.description) }
+        return try write(records, into: file)
+    }
+
+    /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``).
+    /// - Throws: ``Failure``.
+    public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
+        guard let primary = file.forms.first else { throw .unreadable(FirstTimeError.keyNotFound(file.key).description) }
+        if primary == .archive { return try encode(records, file.format) }
+        guard var domain = file.defaults else { throw .unreadable("the top level is not a dictionary") }
+        if file.forms == [.intervalKeys] {
             let versioned = records.filter { $0.record.lastVersion != nil }.map(\.key)
             guard versioned.isEmpty else {
                 throw .cannotHold("IntervalClient keys hold no version (\(versioned.prefix(3).map(quoted).joined(separator: ", "))); "
                                   + "migrate the file to the records format first")
             }
-            var entries: [(key: String, value: PlistValue)] = []
-            let wanted = Dictionary(records.map { (ExactKey(DefaultsMigration.intervalPrefix + $0.key), $0.record) },
-                                    uniquingKeysWith: { a, _ in a })
-            var placed = Set<ExactKey>()
-            for entry in file {
-                let name = ExactKey(entry.key)
-                guard entry.key.hasPrefix(DefaultsMigration.intervalPrefix) else {
-                    entries.append(entry)
-                    continue
-                }
-                // An interval key stays where it is, with its new time; a removed one goes.
-                guard let record = wanted[name], let time = record.lastTime else { continue }
-                placed.insert(name)
-                let value = PlistValue.real(time + DefaultsMigration.epochOffset)
-                entries.append((entry.key, StateReader.intervalSeconds(entry.value) == time + DefaultsMigration.epochOffset ? entry.value : value))
-            }
-            for (key, record) in records where !placed.contains(ExactKey(DefaultsMigration.intervalPrefix + key)) {
-                if let time = record.lastTime { entries.append((DefaultsMigration.intervalPrefix + key, .real(time + DefaultsMigration.epochOffset))) }
-            }
-            return try written(PlistDictionary(entries))
         }
+        for form in file.forms {
+            switch form {
+            case .archive:
+                break
+            case .defaultsArchive:
+                let innerFormat = (try? file.archiveData()).flatMap { PropertyList.detectFormat($0) } ?? .binary
+                domain[file.key] = .data(try encode(records, innerFormat))
+            case .plainRecords:
+                domain[RecordsFormat.defaultsKey] = RecordsFormat.plist(records)
+            case .intervalKeys:
+                domain = intervalKeys(records, in: domain)
+            }
+        }
+        do { return try PropertyList.write(.dictionary(domain), format: file.format) } catch { throw .unreadable(error.description) }
     }
 
-    /// `bytes` after YCFirstTime's `reset()`: the archive (or the plain records) removed from a
-    /// defaults file, an empty archive for a bare archive, every IntervalClient key removed
-    /// from a file of them.
+    private static func encode(_ records: FirstTimeRecords, _ format: PlistFormat) throws(Failure) -> [UInt8] {
+        do { return try LegacyArchive.encode(records, format: format) } catch { throw .unreadable(error.description) }
+    }
+
+    /// The domain with its `interval.<key>` entries replaced by the records' times: a key that
+    /// stays keeps its place (and its stored value when that already reads as the time), a
+    /// removed one goes, new ones are appended.
+    private static func intervalKeys(_ records: FirstTimeRecords, in domain: PlistDictionary) -> PlistDictionary {
+        var entries: [(key: String, value: PlistValue)] = []
+        let wanted = Dictionary(records.map { (ExactKey(IntervalKey.prefix + $0.key), $0.record) }, uniquingKeysWith: { a, _ in a })
+        var placed = Set<ExactKey>()
+        for entry in domain {
+            let name = ExactKey(entry.key)
+            guard entry.key.hasPrefix(IntervalKey.prefix) else {
+                entries.append(entry)
+                continue
+            }
+            guard let record = wanted[name], let time = record.lastTime else { continue }
+            placed.insert(name)
+            let seconds = time + IntervalKey.epochOffset
+            entries.append((entry.key, IntervalKey.seconds(entry.value) == seconds ? entry.value : .real(seconds)))
+        }
+        for (key, record) in records where !placed.contains(ExactKey(IntervalKey.prefix + key)) {
+            if let time = record.lastTime { entries.append((IntervalKey.prefix + key, .real(time + IntervalKey.epochOffset))) }
+        }
+        return PlistDictionary(entries)
+    }
+
+    /// `bytes` after YCFirstTime's `reset()`: every form of the state removed from a defaults
+    /// file, an empty archive for a bare archive. A defaults file without state is returned
+    /// unchanged (`reset()` of a missing key does nothing).
     /// - Throws: ``Failure``.
     public static func reset(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                              limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let state: StateReader.State
-        do { state = try StateReader.read(bytes, key: key, limits: limits) } catch {
-            // A defaults file without the state is already reset (YCFirstTime's reset() of a
-            // missing key does nothing).
-            if case .keyNotFound = error { return bytes }
-            throw .unreadable(error.description)
+        let file: StateFile
+        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .unreadable(error.description) }
+        guard let primary = file.forms.first else { return bytes }
+        if primary == .archive { return try encode(FirstTimeRecords(), file.format) }
+        guard var domain = file.defaults else { throw .unreadable("the top level is not a dictionary") }
+        for form in file.forms {
+            switch form {
+            case .archive: break
+            case .defaultsArchive: domain[key] = nil
+            case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
+            case .intervalKeys: domain = PlistDictionary(domain.entries.filter { !$0.key.hasPrefix(IntervalKey.prefix) })
+            }
         }
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = try PropertyList.read(bytes, limits: limits) } catch { throw .unreadable(error.description) }
-        guard case var .dictionary(file) = read.value else { throw .unreadable("the top level is not a dictionary") }
-        switch state.source {
-        case .archive:
-            do { return try LegacyArchive.encode(FirstTimeRecords(), format: read.format) } catch { throw .unreadable(error.description) }
-        case .defaultsArchive: file[key] = nil
-        case .plainRecords: file[RecordsFormat.defaultsKey] = nil
-        case .intervalKeys: file = PlistDictionary(file.entries.filter { !$0.key.hasPrefix(DefaultsMigration.intervalPrefix) })
-        }
-        do { return try PropertyList.write(.dictionary(file), format: read.format) } catch { throw .unreadable(error.description) }
+        do { return try PropertyList.write(.dictionary(domain), format: file.format) } catch { throw .unreadable(error.description) }
     }
 
     /// A defaults file with `archive` under `key` (replaced in place, or added at the end).

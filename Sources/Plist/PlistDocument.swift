@@ -14,9 +14,21 @@ public final class PlistDocument {
     /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
     public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
         (root, format) = try PropertyList.guardedParse(bytes, limits: limits)
+        maxDepth = limits.maxDepth
     }
 
+    private let maxDepth: Int
+
     deinit { plist_free(root) }
+
+    /// The whole tree as a ``PlistValue``: the same value ``PropertyList/read(_:limits:)``
+    /// gives for the same bytes, without parsing them again.
+    /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
+    ///   libplist cannot hold exactly).
+    public func value() throws(PlistError) -> PlistValue {
+        var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: maxDepth)
+        return try reader.value(of: root, depth: 0)
+    }
 
     /// The top-level node.
     public var top: PlistNode { PlistNode(raw: root) }
@@ -75,6 +87,26 @@ public struct PlistNode {
     public subscript(key: String) -> PlistNode? {
         guard kind == .dictionary, let item = plist_dict_get_item(raw, key) else { return nil }
         return PlistNode(raw: item)
+    }
+
+    /// The keys of a dictionary, in order (nil for another kind, or a key that is not UTF-8).
+    public var keys: [String]? {
+        guard kind == .dictionary else { return nil }
+        var out: [String] = []
+        guard let iter = ycft_dict_iter(raw) else { return out }
+        defer { ycft_plist_mem_free(iter) }
+        while true {
+            var keyPointer: UnsafeMutablePointer<CChar>?
+            guard ycft_dict_next(raw, iter, &keyPointer) != nil, let keyPointer else {
+                ycft_plist_mem_free(keyPointer)
+                return out
+            }
+            defer { ycft_plist_mem_free(keyPointer) }
+            guard let key = String(validating: UnsafeRawBufferPointer(start: keyPointer, count: strlen(keyPointer)), as: UTF8.self) else {
+                return nil
+            }
+            out.append(key)
+        }
     }
 
     /// The items of an array, walked with libplist's iterator (never an index loop).

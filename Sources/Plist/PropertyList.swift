@@ -49,10 +49,8 @@ public enum PropertyList {
     public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
         -> (value: PlistValue, format: PlistFormat)
     {
-        let (node, format) = try guardedParse(bytes, limits: limits)
-        defer { plist_free(node) }
-        var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: limits.maxDepth)
-        return (try reader.value(of: node, depth: 0), format)
+        let document = try PlistDocument(bytes, limits: limits)
+        return (try document.value(), document.format)
     }
 
     /// Checks the bytes against `limits` and the format's own rules, then parses them with
@@ -145,7 +143,7 @@ struct ValuePath {
     }
 }
 
-private struct NodeReader {
+struct NodeReader {
     let convertsCFUID: Bool
     let maxDepth: Int
     var path = ValuePath()

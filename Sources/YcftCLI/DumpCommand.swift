@@ -47,10 +47,9 @@ enum DumpCommand {
             switch mode {
             case .records:
                 do {
-                    let state = try StateReader.read(bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits)
-                    for warning in state.warnings { io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(warning)\n") }
-                    let records = state.records
-                    io.writeStdout(RecordsFormat.jsonBytes(records, style: compact ? .compact : .pretty))
+                    let state = try StateFile(bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).state()
+                    Ycft.warn(state.findings, path: path, io: io)
+                    io.writeStdout(RecordsFormat.jsonBytes(state.records, style: compact ? .compact : .pretty))
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
@@ -66,22 +65,16 @@ enum DumpCommand {
                 }
                 if let key {
                     // With --key, show the archive a defaults file holds under that key.
-                    guard case let .dictionary(d) = value, let stored = d[key] else {
-                        throw Ycft.Failure(.content, file, FirstTimeError.keyNotFound(key).description)
-                    }
-                    guard case let .data(inner) = stored else {
-                        throw Ycft.Failure(.content, file, FirstTimeError.notArchiveData(key: key, found: stored.typeName).description)
-                    }
-                    do { value = try PropertyList.read(inner, limits: limits).value } catch {
-                        throw Ycft.Failure(.content, file, FirstTimeError.embeddedNotPlist(key: key, error).description)
+                    do { value = try StateFile(bytes, key: key, limits: limits).archivePlist() } catch {
+                        throw Ycft.Failure(.content, file, error.description)
                     }
                 }
                 do {
                     json = mode == .raw ? try ArchiveDump.raw(value, shared: refs ? .references : .expand) : try ArchiveDump.objects(value)
                 } catch {
                     // A defaults file holding the archive: the way to its object table is --key.
-                    if mode == .objects, key == nil, case let .dictionary(d) = value,
-                       case .data? = d[LegacyArchive.defaultsKey] {
+                    if mode == .objects, key == nil,
+                       (try? StateFile(bytes, limits: limits))?.forms.contains(.defaultsArchive) == true {
                         throw Ycft.Failure(.content, file, "a defaults file, not an archive; its archive's object table: "
                                            + "ycft dump --objects --key \(LegacyArchive.defaultsKey) \(Ycft.shown(path))")
                     }

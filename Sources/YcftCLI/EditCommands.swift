@@ -132,12 +132,16 @@ enum EditCommands {
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            let file: StateFile
             var records: FirstTimeRecords
-            do throws(FirstTimeError) { records = try StateReader.read(bytes, key: common.key, limits: common.limits).records } catch {
+            do throws(FirstTimeError) {
+                file = try StateFile(bytes, key: common.key, limits: common.limits)
+                records = try file.state().records
+            } catch {
                 throw .unreadable(error.description)
             }
             do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
-            return try StateWriter.write(records, into: bytes, key: common.key, limits: common.limits)
+            return try StateWriter.write(records, into: file)
         }
     }
 
@@ -180,8 +184,12 @@ extension EditCommands {
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         var cancelled = false
         let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            let file: StateFile
             let original: FirstTimeRecords
-            do throws(FirstTimeError) { original = try StateReader.read(bytes, key: common.key, limits: common.limits).records } catch {
+            do throws(FirstTimeError) {
+                file = try StateFile(bytes, key: common.key, limits: common.limits)
+                original = try file.state().records
+            } catch {
                 throw .unreadable(error.description)
             }
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-edit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
@@ -226,7 +234,7 @@ extension EditCommands {
                     cancelled = true
                     return bytes
                 }
-                return try StateWriter.write(records, into: bytes, key: common.key, limits: common.limits)
+                return try StateWriter.write(records, into: file)
             }
         }
         if status == .success && cancelled { io.writeStderr("ycft: \(Ycft.shown(path)): no change; nothing was written\n") }

@@ -311,8 +311,10 @@ enum MigrateCommand {
             if case .unwritable = error, writesXML {
                 return fail(error.description + " (--plist-format binary writes it)", trouble: false)
             }
+            if case .conflict = error { return fail(error.description + "; use --force to let the source win", trouble: false) }
             return fail(error.description, trouble: false)
         }
+        Ycft.warn(outcome.findings, path: job.path, io: io)
         report.outcome = outcome
         report.status = outcome.status.rawValue
         if !outcome.droppedVersions.isEmpty {

@@ -87,14 +87,28 @@ enum StatusCommand {
         let instant = now ?? clock()
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-            let state: StateReader.State
-            do { state = try StateReader.read(bytes, key: key, limits: limits) } catch {
+            let file: StateFile
+            do { file = try StateFile(bytes, key: key, limits: limits) } catch {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
             }
-            for warning in state.warnings { io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(warning)\n") }
-            let records = state.records
+            // The device's answer: a state YCFirstTime would discard makes every gate run.
+            var records = FirstTimeRecords()
+            var findings: [ContractFinding] = []
+            var reset: ContractFinding?
+            do throws(FirstTimeError) {
+                let state = try file.state()
+                (records, findings, reset) = (state.records, state.findings, state.resetsAll)
+            } catch {
+                let finding = ContractChecker.finding(for: error)
+                guard finding.rule.spec.device == .resetsAll else {
+                    throw Ycft.Failure(.content, Ycft.display(path), error.description)
+                }
+                (findings, reset) = ([finding], finding)
+            }
+            Ycft.warn(findings, path: path, io: io)
+            let judged = reset == nil ? records : FirstTimeRecords()
             let decisions = gates.map { gate in
-                (gate, RunRules.decide(gate.rule, record: records[gate.key], now: instant, appVersion: appVersion,
+                (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: appVersion,
                                        calendar: calendar, legacyDay: legacyDay))
             }
             if json {
@@ -103,7 +117,11 @@ enum StatusCommand {
                     .init("now", utc(instant)),
                     .init("timeZone", .string(zoneName)),
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
-                    .init("warnings", .array(state.warnings.map { .string($0) })),
+                    .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
+                    .init("deviceResetsAll", reset.map { finding in
+                        JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path)),
+                                     .init("message", .string(finding.message))])
+                    } ?? .null),
                     .init("records", .array(records.map { key, record in
                         .object([
                             .init("key", .string(key)),
@@ -126,8 +144,13 @@ enum StatusCommand {
                 ])
                 io.writeStdout(doc.bytes(style: compact ? .compact : .pretty))
             } else {
-                io.writeStdout(Array(text(records: records, decisions: decisions, now: instant, zone: zoneGiven ? zone : nil, zoneName: zoneName,
-                                          appVersion: appVersion, legacyDay: legacyDay).utf8))
+                var out = text(records: records, decisions: decisions, now: instant, zone: zoneGiven ? zone : nil, zoneName: zoneName,
+                               appVersion: appVersion, legacyDay: legacyDay, judged: judged)
+                if let reset {
+                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.escaped(reset.located))): "
+                        + "every gate runs as on a fresh install\n"
+                }
+                io.writeStdout(Array(out.utf8))
             }
             return .success
         } catch {
@@ -180,7 +203,8 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false) -> String {
+                     now: Double, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false,
+                     judged: FirstTimeRecords? = nil) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
@@ -204,7 +228,7 @@ enum StatusCommand {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
                 let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
-                gateRows.append([UntrustedText.escaped(gate.key) + (records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, legacyDay: legacyDay).map { " (\($0) s)" } ?? ""),
+                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, legacyDay: legacyDay).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)

@@ -196,6 +196,14 @@ public enum Ycft {
     /// ``display(_:)``, escaped so that no control character reaches the terminal.
     static func shown(_ path: String) -> String { UntrustedText.escaped(display(path)) }
 
+    /// The findings a reading command reports on stderr (``ContractFinding/isNotable``):
+    /// `ycft: FILE: warning: [rule] path: message`.
+    static func warn(_ findings: [ContractFinding], path: String, io: CommandIO) {
+        for finding in findings where finding.isNotable {
+            io.writeStderr("ycft: \(shown(path)): warning: [\(finding.rule.rawValue)] \(UntrustedText.escaped(finding.located))\n")
+        }
+    }
+
     /// How a path appears in messages and reports (`-` is `<stdin>`).
     static func display(_ path: String) -> String { path == "-" ? "<stdin>" : path }
 

@@ -165,14 +165,14 @@ func rawDump(_ url: URL) throws -> String {
         let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent(entry.file))
         if let recordsFile = entry.records {
             let expected = try RecordsFormat.records(fromJSON: readBytes(TestPaths.fixtures.appendingPathComponent(recordsFile)))
-            let decoded = try ArchiveLocator.records(in: bytes)
+            let decoded = try StateFile(bytes).state().records
             #expect(decoded == expected)
             // Re-encoded by ycft, it decodes to the same records.
             #expect(try LegacyArchive.decode(LegacyArchive.encode(decoded, format: .binary)) == expected)
         } else if let error = entry.error {
-            #expect(throws: FirstTimeError.self) { try ArchiveLocator.records(in: bytes) }
+            #expect(throws: FirstTimeError.self) { try StateFile(bytes).state() }
             do {
-                _ = try ArchiveLocator.records(in: bytes)
+                _ = try StateFile(bytes).state().records
             } catch let thrown {
                 #expect(thrown.description == error)
             }
@@ -189,7 +189,7 @@ func rawDump(_ url: URL) throws -> String {
     /// Every valid fixture, re-encoded by ycft, passes verify with no finding at all.
     @Test(arguments: Manifest.entriesForTests.filter { $0.records != nil })
     func reencodedValidFixturesPassVerify(_ entry: ManifestEntry) throws {
-        let records = try ArchiveLocator.records(in: readBytes(TestPaths.fixtures.appendingPathComponent(entry.file)))
+        let records = try StateFile(readBytes(TestPaths.fixtures.appendingPathComponent(entry.file))).state().records
         let reencoded = try LegacyArchive.encode(records, format: .binary)
         let findings = ContractChecker.check(reencoded)
         if records.contains(where: { $0.record.lastTime.map { !$0.isFinite } ?? false }) {

@@ -261,7 +261,7 @@ enum FixtureCorpus {
                 apple(withObject(5, object([("lastVersion", .uid(99)), ("lastTime", .uid(7)), ("$class", .uid(9))])))
             },
             invalid("uid-cycle.plist", "the group lists itself as a record",
-                    "$objects[3]: expected YCFirstTimeObject, found NSMutableDictionary", rule: "uid-cycle") {
+                    "$objects[3].NS.objects[0]: record UID 3 points back to the group that contains it", rule: "uid-cycle") {
                 apple(withObject(3, dictObject(keys: [4], values: [3], classUID: 10)))
             },
             invalid("wrong-archiver.plist", "$archiver is NSArchiver",

@@ -84,17 +84,18 @@ import TestSupport
         ]))
         for format in PlistFormat.allCases {
             let bytes = try PropertyList.write(defaults, format: format)
-            let located = try ArchiveLocator.locate(bytes)
-            #expect(located.origin == .defaultsFile(format, key: "YCFirstTime", archiveFormat: .binary))
-            #expect(try ArchiveLocator.records(in: bytes) == records([("k", "1.2.3", 2.5)]))
+            let file = try StateFile(bytes)
+            #expect(file.forms == [.defaultsArchive])
+            #expect(file.format == format)
+            #expect(try StateFile(bytes).state().records == records([("k", "1.2.3", 2.5)]))
         }
     }
 
     @Test func defaultsFileUnderAnotherKey() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .xml)
         let bytes = try PropertyList.write(.dictionary(PlistDictionary([("Other", .data(archive))])), format: .binary)
-        #expect(try ArchiveLocator.records(in: bytes, key: "Other") == records([("k", nil, 1)]))
-        #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try ArchiveLocator.records(in: bytes) }
+        #expect(try StateFile(bytes, key: "Other").state().records == records([("k", nil, 1)]))
+        #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try StateFile(bytes).state() }
     }
 }
 
@@ -150,9 +151,27 @@ import TestSupport
         #expect(message(with(3, .string("oops"))) == "$objects[3]: expected NSMutableDictionary (sharedGroup), found NSString")
     }
 
-    @Test func unexpectedRootKey() {
-        #expect(message(with(2, .string("otherGroup")))
-                == "$objects[1]: unexpected root key \"otherGroup\"; the root holds only \"sharedGroup\"")
+    /// YCFirstTime's loader takes any root NSMutableDictionary and reads `sharedGroup` from it:
+    /// an unrelated root key decodes, with a finding (and keeps the records beside it).
+    @Test func unexpectedRootKeyDecodesWithAFinding() throws {
+        let renamed = try LegacyArchive.read(PropertyList.write(archiveValue(with(2, .string("otherGroup"))), format: .binary))
+        #expect(renamed.records == FirstTimeRecords())
+        #expect(renamed.findings.map(\.rule) == [.rootExtraKey, .groupMissing])
+        #expect(renamed.findings[0].description
+                == #"warning: [root-extra-key] $objects[1]: root key "otherGroup" is not "sharedGroup": YCFirstTime ignores it and keeps it"#)
+        // Beside sharedGroup: a second root key whose value (a string) the loader allows.
+        var objects = appleLayoutOneKey
+        objects[1] = dictObject(keys: [2, 11], values: [3, 12], classUID: 10)
+        objects += [.string("note"), .string("kept")]
+        let beside = try LegacyArchive.read(PropertyList.write(archiveValue(objects), format: .binary))
+        #expect(beside.records == records([("k", "1.2.3", 2.5)]))
+        #expect(beside.findings.map(\.rule) == [.rootExtraKey])
+        // A value of a class outside the loader's list fails the device's whole unarchive.
+        objects[12] = .integer(.signed(7))
+        let number = try LegacyArchive.read(PropertyList.write(archiveValue(objects), format: .binary))
+        #expect(number.records == records([("k", "1.2.3", 2.5)]))
+        #expect(number.findings.map(\.rule) == [.rootExtraKey, .classNotAllowed])
+        #expect(number.findings[1].rule.spec.device == .resetsAll)
     }
 
     @Test func mismatchedKeysAndObjects() {
@@ -163,7 +182,7 @@ import TestSupport
     @Test func uidCycleIsAnErrorNotAHang() {
         // The group lists itself as a record.
         #expect(message(with(3, dictObject(keys: [4], values: [3], classUID: 10)))
-                == "$objects[3]: expected YCFirstTimeObject, found NSMutableDictionary")
+                == "$objects[3].NS.objects[0]: record UID 3 points back to the group that contains it")
     }
 
     @Test func wrongArchiver() {
@@ -178,7 +197,9 @@ import TestSupport
         var envelope = archiveValue(appleLayoutOneKey).dictionaryValue!
         envelope["$top"] = .dictionary(PlistDictionary())
         let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
-        #expect(throws: FirstTimeError.archive(.envelope("missing $top.root", at: "$top.root"))) { try LegacyArchive.decode(bytes) }
+        #expect(throws: FirstTimeError.contract(ContractFinding(.envelopeRoot, at: "$top.root", "missing $top.root"))) {
+            try LegacyArchive.decode(bytes)
+        }
     }
 
     @Test func duplicateBlockKeys() {

@@ -28,7 +28,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     @Test(arguments: defaultsFixtures)
     func recordsThenIntervalThenLegacyIsExact(_ path: String) throws {
         let original = try readBytes(TestPaths.fixtures.appendingPathComponent(path))
-        let originalRecords = try ArchiveLocator.records(in: original)
+        let originalRecords = try StateFile(original).state().records
         let originalDict = try dictionary(original)
 
         let toRecords = try migrate(original, .records)
@@ -53,7 +53,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         let back = try migrate(toInterval.output!, .legacy)
         #expect(back.status == .migrated)
         let backDict = try dictionary(back.output!)
-        #expect(try ArchiveLocator.records(in: back.output!) == originalRecords)
+        #expect(try StateFile(back.output!).state().records == originalRecords)
         #expect(PlistDictionary(unrelated(backDict)) == PlistDictionary(unrelated(originalDict)))
         // The archive returns to its old position: the whole key order is the original's.
         #expect(backDict.map(\.key) == originalDict.map(\.key))
@@ -73,7 +73,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         ]))
         let outcome = try migrate(try PropertyList.write(file, format: .binary), .legacy)
         #expect(outcome.removed == ["interval.daily", "interval.legacyInt"])
-        #expect(try ArchiveLocator.records(in: outcome.output!)
+        #expect(try StateFile(outcome.output!).state().records
                 == records([("daily", nil, 757_414_800.5), ("legacyInt", nil, 100)]))
         #expect(try dictionary(outcome.output!).map(\.key) == ["other", "YCFirstTime"])
     }
@@ -117,7 +117,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         let forced = try migrate(file, .records) { $0.force = true }
         #expect(forced.changed == ["YCFirstTime.records"])
         #expect(try RecordsFormat.records(fromPlist: dictionary(forced.output!)["YCFirstTime.records"]!)
-                == ArchiveLocator.records(in: original))
+                == StateFile(original).state().records)
     }
 
     @Test func keepSource() throws {
@@ -156,6 +156,6 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     @Test func archiveIsNotADefaultsFile() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         #expect(throws: DefaultsMigration.Failure.notDefaults(
-            "this is an archive, not a defaults file holding one (use ycft dump and ycft pack)")) { try migrate(archive, .records) }
+            "this is an archive, not a defaults file holding one")) { try migrate(archive, .records) }
     }
 }

@@ -105,9 +105,9 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         let bytes = try readBytes(URL(fileURLWithPath: file))
         if format == .legacyArchive {
             #expect(ContractChecker.check(bytes) == [])
-            #expect(try StateReader.records(in: bytes) == (s.records, .defaultsArchive))
+            #expect(try StateFile(bytes).state().records == s.records && StateFile(bytes).state().form == .defaultsArchive)
         } else {
-            #expect(try StateReader.records(in: bytes) == (s.records, .plainRecords))
+            #expect(try StateFile(bytes).state().records == s.records && StateFile(bytes).state().form == .plainRecords)
         }
     }
 
@@ -131,8 +131,8 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         let s = try store(file, Knobs())
         #expect(s.blockWasExecuted("old"))
         try s.executeOnce({}, forKey: "new")
-        let state = try StateReader.records(in: readBytes(URL(fileURLWithPath: file)))
-        #expect(state.source == .defaultsArchive)
+        let state = try StateFile(readBytes(URL(fileURLWithPath: file))).state()
+        #expect(state.form == .defaultsArchive)
         #expect(state.records.count == 2)
     }
 
@@ -238,7 +238,7 @@ final class Counter: @unchecked Sendable {
         // Every other key: same value, same place; the archive changed in place; interval key appended.
         #expect(after.map(\.key) == before.map(\.key) + ["interval.weekly"])
         for (key, value) in before where key != "YCFirstTime" { #expect(after[key] == value, "\(key)") }
-        #expect(try StateReader.records(in: readBytes(URL(fileURLWithPath: file))).records.count == 4)
+        #expect(try StateFile(readBytes(URL(fileURLWithPath: file))).state().records.count == 4)
         try s.reset()
         after = try #require(PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
         #expect(after["YCFirstTime"] == nil)
@@ -273,7 +273,7 @@ final class Counter: @unchecked Sendable {
         #expect(shared.loadError == nil)
         shared.nowProvider = { Date(timeIntervalSinceReferenceDate: 1) }
         try shared.executeOnce({}, forKey: "shared.key")
-        #expect(try StateReader.records(in: readBytes(URL(fileURLWithPath: file))).records["shared.key"]?.lastTime == 1)
+        #expect(try StateFile(readBytes(URL(fileURLWithPath: file))).state().records["shared.key"]?.lastTime == 1)
     }
 
     @Test func theToolReadsTheStoresFile() throws {
@@ -283,7 +283,7 @@ final class Counter: @unchecked Sendable {
         try s.markRun("report")
         let bytes = try readBytes(URL(fileURLWithPath: file))
         // The YCFirstTime archive is what dump and migrate read; interval keys beside it stay.
-        #expect(try StateReader.records(in: bytes).records.map(\.key) == ["onboarding"])
+        #expect(try StateFile(bytes).state().records.map(\.key) == ["onboarding"])
         let migrated = try DefaultsMigration.migrate(bytes, options: .init(target: .records))
         #expect(migrated.status == .migrated)
         #expect(try PropertyList.read(#require(migrated.output)).value.dictionaryValue?["interval.report"] != nil)

@@ -34,22 +34,22 @@ import TestSupport
     /// `as? TimeInterval`; a value that is not a number runs the gate, with a warning.
     @Test func intervalValuesThatAreNotNumbersRunTheGate() throws {
         let now = at("2025-06-02T12:00:00Z")
-        let stored = last + DefaultsMigration.epochOffset
+        let stored = last + IntervalKey.epochOffset
         let file = try PropertyList.write(.dictionary(PlistDictionary([
             ("interval.text", .string("yesterday")), ("interval.int", .integer(.signed(Int64(stored)))),
             ("interval.huge", .integer(.signed(9_007_199_254_740_993))), ("interval.real", .real(stored)),
             ("interval.flag", .bool(true)), ("other", .string("kept")),
         ])), format: .binary)
-        let state = try StateReader.read(file)
-        #expect(state.source == .intervalKeys)
+        let state = try StateFile(file).state()
+        #expect(state.form == .intervalKeys)
         #expect(state.records["text"] == nil)
         #expect(state.records["huge"] == nil)  // 2^53 + 1 has no exact double: as? TimeInterval fails
         #expect(state.records["int"]?.lastTime == last)
         #expect(state.records["real"]?.lastTime == last)
-        #expect(state.records["flag"]?.lastTime == 1 - DefaultsMigration.epochOffset)
-        #expect(state.warnings == [
-            #""interval.text" holds string, not a number IntervalClient can read: its gate runs as if it never ran"#,
-            #""interval.huge" holds integer, not a number IntervalClient can read: its gate runs as if it never ran"#,
+        #expect(state.records["flag"]?.lastTime == 1 - IntervalKey.epochOffset)
+        #expect(state.findings == [
+            ContractFinding(.intervalValue, at: "interval.text", "holds string, not a number IntervalClient can read: its gate runs as if it never ran"),
+            ContractFinding(.intervalValue, at: "interval.huge", "holds integer, not a number IntervalClient can read: its gate runs as if it never ran"),
         ])
         #expect(RunRules.decide(.calendar(.daily), record: state.records["text"], now: now, appVersion: nil, calendar: calendar()).wouldRun)
         #expect(!RunRules.decide(.calendar(.weekly), record: state.records["int"], now: now, appVersion: nil, calendar: calendar()).wouldRun)
@@ -73,9 +73,9 @@ import TestSupport
             let value = [-3, -1, 0, 1, 1, 2, 5, 13, 400][Int(rng.next() % 9)]
             let lastRun = anchors[Int(rng.next() % UInt64(anchors.count))] + Double(Int(rng.next() % 7_200)) - 3_600
             // Stored as IntervalClient stores it, read back as ycft reads it.
-            let stored = lastRun + DefaultsMigration.epochOffset
+            let stored = lastRun + IntervalKey.epochOffset
             let file = try PropertyList.write(.dictionary(PlistDictionary([("interval.k", .real(stored))])), format: .binary)
-            let record = try StateReader.read(file).records["k"]
+            let record = try StateFile(file).state().records["k"]
             var foundation = Calendar(identifier: .gregorian)
             foundation.timeZone = try #require(TimeZone(identifier: zone))
             let next = foundation.date(byAdding: unit.component, value: value, to: Date(timeIntervalSince1970: stored))

@@ -28,8 +28,8 @@ import TestSupport
         let after = try dict(file)
         #expect(after.map(\.key) == before.map(\.key))
         for (key, value) in before where key != "YCFirstTime" { #expect(after[key] == value, "\(key)") }
-        let state = try StateReader.read(readBytes(file))
-        #expect(state.source == .defaultsArchive)
+        let state = try StateFile(readBytes(file)).state()
+        #expect(state.form == .defaultsArchive)
         #expect(state.records["onboarding.v1"] == FirstTimeRecord(lastVersion: "3.0", lastTime: at("2025-03-01T09:00:00Z")))
         #expect(state.records.count == 3)
         #expect(ContractChecker.check(try readBytes(file)) == [])
@@ -49,8 +49,8 @@ import TestSupport
         let file = try copy(defaults)
         #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path]).status == 0)
         #expect(try runProcess(ycft, ["unset", file.path, "rate.prompt"]).status == 0)
-        var state = try StateReader.read(readBytes(file))
-        #expect(state.source == .plainRecords)
+        var state = try StateFile(readBytes(file)).state()
+        #expect(state.form == .plainRecords)
         #expect(state.records.map(\.key) == ["onboarding.v1", "whats-new"])
         let missing = try runProcess(ycft, ["unset", file.path, "nope", "whats-new"])
         #expect(missing.status == 1)
@@ -64,8 +64,8 @@ import TestSupport
         let interval = try copy(defaults, "i.plist")
         #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--to", "interval", "--drop-versions", interval.path]).status == 0)
         #expect(try runProcess(ycft, ["set", interval.path, "new", "--last-time", "2025-01-01T00:00:00Z"]).status == 0)
-        state = try StateReader.read(readBytes(interval))
-        #expect(state.source == .intervalKeys)
+        state = try StateFile(readBytes(interval)).state()
+        #expect(state.form == .intervalKeys)
         #expect(try dict(interval)["interval.new"] == .real(at("2025-01-01T00:00:00Z") + 978_307_200))
         let versioned = try runProcess(ycft, ["set", interval.path, "new", "--last-version", "1"])
         #expect(versioned.status == 1)
@@ -134,7 +134,7 @@ private func at(_ text: String) -> Double {
         let script = try editor(dir, "ed.sh", #"sed -i 's/"2.1.0"/"9.0.0"/' "$1""#)
         let result = try runProcess(ycft, ["edit", file.path], environment: env(script))
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try StateReader.read(readBytes(file)).records["onboarding.v1"]?.lastVersion == "9.0.0")
+        #expect(try StateFile(readBytes(file)).state().records["onboarding.v1"]?.lastVersion == "9.0.0")
     }
 
     @Test func aMistakeReopensWithTheErrorAndAFixIsWritten() throws {
@@ -152,7 +152,7 @@ private func at(_ text: String) -> Double {
         #expect(result.status == 0, "\(result.stderr)")
         let seen = String(decoding: try readBytes(dir.appendingPathComponent("seen")), as: UTF8.self)
         #expect(seen == "# ycft edit: records[\"onboarding.v1\"].lastVersion: expected a string or null, found number\n")
-        #expect(try StateReader.read(readBytes(file)).records["onboarding.v1"]?.lastVersion == "7")
+        #expect(try StateFile(readBytes(file)).state().records["onboarding.v1"]?.lastVersion == "7")
     }
 
     @Test func noChangeOrTheSameMistakeWritesNothing() throws {

@@ -43,6 +43,7 @@ import TestSupport
           "timeZone" : "Europe/Paris",
           "appVersion" : "2.1.0",
           "warnings" : [],
+          "deviceResetsAll" : null,
           "records" : [
             {
               "key" : "onboarding.v1",
@@ -177,7 +178,7 @@ import TestSupport
         ])), format: .binary)
         let io = FakeIO(files: ["p.plist": file])
         #expect(io.run(["status", "--now", "2025-06-01T13:00:00Z", "--gate", "text=daily", "--gate", "int=hourly", "p.plist"]) == 0)
-        #expect(io.stderr == #"ycft: p.plist: warning: "interval.text" holds string, not a number IntervalClient can read: its gate runs as if it never ran"# + "\n")
+        #expect(io.stderr == #"ycft: p.plist: warning: [interval-value] interval.text: holds string, not a number IntervalClient can read: its gate runs as if it never ran"# + "\n")
         #expect(io.stdoutText.hasSuffix("""
         GATE              RULE    RUNS NOW  NEXT ELIGIBLE (UTC)
         text (never run)  daily   yes       2025-06-01T13:00:00.000000Z

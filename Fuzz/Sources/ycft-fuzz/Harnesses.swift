@@ -26,7 +26,7 @@ enum Harness: String, CaseIterable {
     case verify
     /// `RecordsFormat.records(fromJSON:)`: pack's JSON input (then archive and back: identity).
     case packJSON = "pack-json"
-    /// `ArchiveLocator.records` and `DefaultsMigration.migrate` (every target): the defaults-file reader.
+    /// `StateFile` (classify, read) and `DefaultsMigration.migrate` (every target): the defaults-file reader.
     case defaults
     /// `ArchiveDump.raw` (both modes) and `ArchiveDump.objects`: `ycft dump --raw` and `--objects`.
     case dumpRaw = "dump-raw"
@@ -84,7 +84,7 @@ enum Harness: String, CaseIterable {
                 }
             }
         case .defaults:
-            _ = try? ArchiveLocator.records(in: bytes)
+            _ = try? StateFile(bytes).state().records
             for target in DefaultsMigration.Target.allCases {
                 guard let outcome = try? DefaultsMigration.migrate(bytes, options: .init(target: target)) else { continue }
                 guard let output = outcome.output else { continue }

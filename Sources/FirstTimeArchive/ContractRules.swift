@@ -1,0 +1,211 @@
+/// How serious a contract finding is.
+public enum Severity: String, Sendable, Equatable, Comparable {
+    /// The app would misread or lose state.
+    case error
+    /// Legal for YCFirstTime but not what it writes; worth a look.
+    case warning
+
+    /// Errors sort before warnings.
+    public static func < (a: Severity, b: Severity) -> Bool { a == .error && b == .warning }
+}
+
+/// What YCFirstTime (2.x) does on the device with a stored state that breaks a rule, as its
+/// loader computes it: `unarchivedObject(ofClasses: [NSMutableDictionary, NSDictionary,
+/// NSString, NSDate, YCFirstTimeObject])`, then `as? NSMutableDictionary ?? NSMutableDictionary()`.
+public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
+    /// It reads the state exactly as ycft does.
+    case readsAsIs = "reads-as-is"
+    /// It reads the state and ignores the part the finding names (kept on the next save).
+    case ignoresPart = "ignores-part"
+    /// It reads the state, but its next save loses what the finding names.
+    case losesOnNextSave = "loses-on-next-save"
+    /// It reads the state, but an interval gate misfires (never fires again, or always fires).
+    case misfires
+    /// One gate runs as if it had never run.
+    case gateRuns = "gate-runs"
+    /// It discards all state: every gate runs as on a fresh install, and the next save
+    /// replaces the stored state.
+    case resetsAll = "resets-all"
+
+    /// One line for the README and `verify --help`.
+    public var summary: String {
+        switch self {
+        case .readsAsIs: return "reads it as ycft does"
+        case .ignoresPart: return "reads the state, ignores this part (kept on the next save)"
+        case .losesOnNextSave: return "reads the state; the next save loses this part"
+        case .misfires: return "reads the state; an interval gate misfires"
+        case .gateRuns: return "this gate runs as if it never ran"
+        case .resetsAll: return "discards all state: every gate runs again"
+        }
+    }
+}
+
+/// The contract's rules, each with a stable id. ``ContractRule/spec`` is the one table that
+/// says, for every rule, how serious a finding is, whether ycft can still read records from
+/// the file, and what the device does; decoding, `verify`, the fast path and `status` all
+/// read it.
+public enum ContractRule: String, Sendable, CaseIterable {
+    // The file.
+    case plistUnreadable = "plist-unreadable"
+    case stringUnrepresentable = "string-unrepresentable"
+    case plistLimit = "plist-limit"
+    case stateMissing = "state-missing"
+    case statesDisagree = "states-disagree"
+    // The envelope.
+    case envelopeArchiver = "envelope-archiver"
+    case envelopeVersion = "envelope-version"
+    case envelopeRoot = "envelope-root"
+    case envelopeObjects = "envelope-objects"
+    case uidDangling = "uid-dangling"
+    case uidCycle = "uid-cycle"
+    // The root and the group.
+    case rootImmutable = "root-immutable"
+    case rootClass = "root-class"
+    case rootExtraKey = "root-extra-key"
+    case classNotAllowed = "class-not-allowed"
+    case groupMissing = "group-missing"
+    case groupImmutable = "group-immutable"
+    case groupClass = "group-class"
+    case dictionaryStructure = "dictionary-structure"
+    case keyType = "key-type"
+    case keyDuplicate = "key-duplicate"
+    // The records.
+    case recordClass = "record-class"
+    case classChain = "class-chain"
+    case recordUnknownKey = "record-unknown-key"
+    case versionType = "version-type"
+    case timeType = "time-type"
+    case timeNonFinite = "time-non-finite"
+    // The plain formats.
+    case recordsFormat = "records-format"
+    case intervalValue = "interval-value"
+
+    /// Everything the contract says about one rule.
+    public struct Spec: Sendable, Equatable {
+        /// How serious a finding is for `verify`.
+        public var severity: Severity
+        /// Whether ycft can no longer read records (decoding throws; the fast path bails out).
+        public var isFatal: Bool
+        /// What YCFirstTime does with it on the device.
+        public var device: DeviceBehaviour
+        /// What the rule means, for the README and `--help`.
+        public var summary: String
+    }
+
+    /// The rule table: the only place a rule's properties are written.
+    public var spec: Spec {
+        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String) -> Spec {
+            Spec(severity: severity, isFatal: fatal, device: device, summary: summary)
+        }
+        switch self {
+        case .plistUnreadable:
+            return rule(.error, fatal: true, .resetsAll, "not a readable property list (truncated, bad trailer, malformed XML, reference cycle)")
+        case .stringUnrepresentable:
+            return rule(.error, fatal: true, .readsAsIs, "a string libplist would change silently (embedded NUL, lone surrogate, invalid UTF-8)")
+        case .plistLimit:
+            return rule(.error, fatal: true, .readsAsIs, "over ycft's safety bounds: input size, nesting depth, expanded node count")
+        case .stateMissing:
+            return rule(.error, fatal: true, .readsAsIs, "a defaults file without YCFirstTime state (no archive, records or interval keys)")
+        case .statesDisagree:
+            return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys) and the copies differ")
+        case .envelopeArchiver:
+            return rule(.error, fatal: true, .resetsAll, "$archiver is not \"NSKeyedArchiver\"")
+        case .envelopeVersion:
+            return rule(.error, fatal: true, .resetsAll, "$version is not 100000")
+        case .envelopeRoot:
+            return rule(.error, fatal: true, .resetsAll, "$top.root is missing or not a UID")
+        case .envelopeObjects:
+            return rule(.error, fatal: true, .resetsAll, "$objects is missing, not an array, or does not start with \"$null\"")
+        case .uidDangling:
+            return rule(.error, fatal: true, .resetsAll, "a UID points outside $objects")
+        case .uidCycle:
+            return rule(.error, fatal: true, .resetsAll, "a UID points back to an object that contains it")
+        case .rootImmutable:
+            return rule(.error, fatal: false, .resetsAll, "the root is NSDictionary: YCFirstTime keeps only an NSMutableDictionary")
+        case .rootClass:
+            return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
+        case .rootExtraKey:
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"")
+        case .classNotAllowed:
+            return rule(.error, fatal: false, .resetsAll, "an object of a class outside YCFirstTime's allowed list: the secure unarchive fails")
+        case .groupMissing:
+            return rule(.warning, fatal: false, .readsAsIs, "no \"sharedGroup\": nothing recorded yet")
+        case .groupImmutable:
+            return rule(.error, fatal: false, .losesOnNextSave, "the group is NSDictionary: the next save drops every other block key")
+        case .groupClass:
+            return rule(.error, fatal: true, .resetsAll, "sharedGroup is not a dictionary")
+        case .dictionaryStructure:
+            return rule(.error, fatal: true, .resetsAll, "NS.keys/NS.objects missing, of different lengths, or not UIDs")
+        case .keyType:
+            return rule(.error, fatal: true, .resetsAll, "a dictionary key is not a string")
+        case .keyDuplicate:
+            return rule(.error, fatal: true, .losesOnNextSave, "two block keys are the same string (one is kept)")
+        case .recordClass:
+            return rule(.error, fatal: true, .resetsAll, "a record is not a YCFirstTimeObject")
+        case .classChain:
+            return rule(.warning, fatal: false, .readsAsIs, "a $classes chain differs from Apple's or is missing")
+        case .recordUnknownKey:
+            return rule(.warning, fatal: false, .losesOnNextSave, "a record has a coder key other than lastVersion and lastTime")
+        case .versionType:
+            return rule(.error, fatal: true, .resetsAll, "lastVersion is not an NSString")
+        case .timeType:
+            return rule(.error, fatal: true, .resetsAll, "lastTime is not an NSDate with a real NS.time")
+        case .timeNonFinite:
+            return rule(.error, fatal: false, .misfires, "NS.time is NaN or infinite")
+        case .recordsFormat:
+            return rule(.error, fatal: true, .resetsAll, "YCFirstTime.records breaks the records format (header, types, values)")
+        case .intervalValue:
+            return rule(.error, fatal: false, .gateRuns, "an interval.<key> value is not a number IntervalClient reads")
+        }
+    }
+
+    /// The severity a finding of this rule has.
+    public var severity: Severity { spec.severity }
+    /// What the rule means.
+    public var summary: String { spec.summary }
+}
+
+/// One way a stored state departs from the YCFirstTime contract.
+public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
+    /// The rule broken.
+    public var rule: ContractRule
+    /// Where in the archive (`$objects[5].lastTime`), or `file` for the whole input.
+    public var path: String
+    /// What is wrong.
+    public var message: String
+    /// The rule's severity.
+    public var severity: Severity { rule.severity }
+
+    /// Creates a finding.
+    public init(_ rule: ContractRule, at path: String, _ message: String) {
+        self.rule = rule
+        self.path = path
+        self.message = message
+    }
+
+    /// `error: [rule] path: message`.
+    public var description: String { "\(severity.rawValue): [\(rule.rawValue)] \(path): \(message)" }
+
+    /// Whether a reading command (`dump`, `status`, `migrate`) mentions it: an error, or a
+    /// finding that changes what the device does. A missing class chain or an empty archive
+    /// reads as ycft reads it and stays quiet.
+    public var isNotable: Bool { rule.spec.severity == .error || rule.spec.device != .readsAsIs }
+
+    /// `path: message`, as a decoding error reads.
+    public var located: String { path == "file" ? message : "\(path): \(message)" }
+}
+
+/// A decoded archive: its records, and the findings of rules that do not stop decoding.
+public struct DecodedArchive: Sendable, Equatable {
+    /// The records as ycft reads them.
+    public var records: FirstTimeRecords
+    /// Findings that leave the records readable but say what the device does differently
+    /// (see ``ContractRule/Spec/device``), in walk order.
+    public var findings: [ContractFinding]
+
+    /// Creates a decoded archive.
+    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
+        self.records = records
+        self.findings = findings
+    }
+}

@@ -1,0 +1,376 @@
+internal import KeyedArchive
+internal import Plist
+
+/// What one walk of an archive found: the records (unless a fatal rule was broken) and every
+/// finding, in walk order.
+public struct ArchiveJudgement: Sendable, Equatable {
+    /// The records, or nil when a fatal rule (``ContractRule/Spec/isFatal``) was broken.
+    public var records: FirstTimeRecords?
+    /// The findings, in walk order.
+    public var findings: [ContractFinding]
+
+    /// The first finding of a fatal rule, if any.
+    public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
+    /// What the device does with this archive: the worst behaviour among the findings.
+    public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+}
+
+/// The one walker over an archive's object graph: root → group → records. It applies every
+/// rule of the table (``ContractRule/spec``) and is the only code that does. `collect` walks as
+/// far as it can (``ContractChecker``); `decode` stops at the first fatal finding (decoding).
+struct ContractWalker<Graph: ArchiveGraph> {
+    enum Mode { case collect, decode }
+    /// Thrown to stop the walk at a fatal finding in `decode` mode.
+    struct Stop: Error {}
+
+    private struct ClassInfo {
+        let name: String
+        /// Where the descriptor is.
+        let uid: UInt64
+    }
+
+    let graph: Graph
+    let mode: Mode
+    private(set) var findings: [ContractFinding] = []
+    private var fatal = false
+    /// Class descriptors by UID: nil when malformed.
+    private var classes: [UInt64: ClassInfo?] = [:]
+    /// Their `$classes` chains (nil when absent), kept apart so that a lookup copies one string.
+    private var chains: [UInt64: [String]?] = [:]
+    /// Whether a descriptor's chain has been checked (each is reported once, however many
+    /// instances share it): by UID, filled once per class, so an instance costs no lookup.
+    private var checkedChains: [Bool] = []
+
+    init(_ graph: Graph, mode: Mode) {
+        self.graph = graph
+        self.mode = mode
+    }
+
+    /// Walks the archive.
+    static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
+        var walker = ContractWalker(graph, mode: mode)
+        let records: FirstTimeRecords?
+        do { records = try walker.walk() } catch { records = nil }
+        return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
+    }
+
+    private mutating func add(_ rule: ContractRule, _ path: String, _ message: String) throws(Stop) {
+        findings.append(ContractFinding(rule, at: path, message))
+        if rule.spec.isFatal {
+            fatal = true
+            if mode == .decode { throw Stop() }
+        }
+    }
+
+    // MARK: Reading the graph
+
+    private func node(_ uid: UInt64) -> Graph.Node? { uid < UInt64(graph.objectCount) ? graph.object(at: Int(uid)) : nil }
+
+    private func isNull(_ node: Graph.Node) -> Bool {
+        graph.kind(node) == .string && graph.string(node).map { $0 == "$null" && exactlyEqual($0, "$null") } == true
+    }
+
+    /// Resolves a UID, or records that it dangles.
+    private mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> String) throws(Stop) -> Graph.Node? {
+        if let found = node(uid) { return found }
+        try add(.uidDangling, path(), "UID \(uid) is outside $objects (\(graph.objectCount) objects)")
+        return nil
+    }
+
+    /// The class of an instance, nil when the node is not one (or its descriptor is malformed).
+    private mutating func classInfo(_ node: Graph.Node) -> ClassInfo? {
+        // `field` is nil for anything but a dictionary: no separate kind check (each one is a
+        // call into libplist on the fast path).
+        guard let ref = graph.field(node, "$class"), let classUID = graph.uid(ref) else { return nil }
+        if let cached = classes[classUID] { return cached }
+        var info: ClassInfo?
+        if let descriptor = self.node(classUID), let nameNode = graph.field(descriptor, "$classname"), let name = graph.string(nameNode) {
+            if let chainNode = graph.field(descriptor, "$classes") {
+                if let items = graph.items(chainNode) {
+                    let names = items.compactMap { graph.string($0) }
+                    if names.count == items.count {
+                        info = ClassInfo(name: name, uid: classUID)
+                        chains[classUID] = .some(names)
+                    }
+                }
+            } else {
+                info = ClassInfo(name: name, uid: classUID)
+                chains[classUID] = .some(nil)
+            }
+        }
+        classes[classUID] = .some(info)
+        return info
+    }
+
+    /// An object as messages name it: `nil`, `NSString`, `NSNumber`, a class name, ...
+    private mutating func describe(_ node: Graph.Node) -> String {
+        switch graph.kind(node) {
+        case .string: return isNull(node) ? "nil" : "NSString"
+        case .integer, .real, .bool: return "NSNumber"
+        case .data: return "NSData"
+        case .date: return "a plist date"
+        case .uid: return "a UID"
+        case .array: return "an array"
+        case .other: return "an unknown node"
+        case .dictionary:
+            if let info = classInfo(node) { return UntrustedText.escaped(info.name) }
+            if graph.field(node, "$class") != nil { return "an object with a malformed class" }
+            if graph.field(node, "$classname") != nil { return "a class descriptor" }
+            return "a dictionary without $class"
+        }
+    }
+
+    private mutating func checkChain(_ info: ClassInfo, expected: @autoclosure () -> [String]) throws(Stop) {
+        let uid = info.uid
+        if checkedChains.isEmpty { checkedChains = Array(repeating: false, count: graph.objectCount) }
+        // The descriptor resolved, so its UID is inside the table.
+        guard !checkedChains[Int(uid)] else { return }
+        checkedChains[Int(uid)] = true
+        let expected = expected()
+        guard case let chain?? = chains[uid] else {
+            return try add(.classChain, "$objects[\(uid)]",
+                           "class \(UntrustedText.escaped(info.name)) has no $classes chain; Apple writes \(expected)")
+        }
+        if chain != expected {
+            try add(.classChain, "$objects[\(uid)]", "$classes is \(chain.map(UntrustedText.escaped)), Apple writes \(expected)")
+        }
+    }
+
+    /// A string object (inline, or `NSString`/`NSMutableString` with `NS.string`); `.some(nil)`
+    /// for `$null`; nil (with a finding of `rule`) for anything else.
+    private mutating func string(_ uid: UInt64, rule: ContractRule, at path: @autoclosure () -> String) throws(Stop) -> String?? {
+        guard uid != 0 else { return .some(nil) }
+        guard let found = try resolve(uid, at: path()) else { return nil }
+        if let text = graph.string(found) {
+            // `==` first: it is cheap and rules out almost every string.
+            return .some(text == "$null" && exactlyEqual(text, "$null") ? nil : text)
+        }
+        if let info = classInfo(found), info.name == "NSString" || info.name == "NSMutableString" {
+            guard let inner = graph.field(found, "NS.string"), let text = graph.string(inner) else {
+                try add(rule, "$objects[\(uid)]", "\(UntrustedText.escaped(info.name)) has no NS.string string")
+                return nil
+            }
+            return .some(text)
+        }
+        try add(rule, path(), "expected NSString, found \(describe(found))")
+        return nil
+    }
+
+    /// `NS.keys`/`NS.objects` of a dictionary instance as UID pairs, or nil with a finding.
+    private mutating func pairs(_ node: Graph.Node, uid: UInt64) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
+        func here() -> String { "$objects[\(uid)]" }
+        func uids(_ name: String) throws(Stop) -> [UInt64]? {
+            guard let field = graph.field(node, name) else {
+                try add(.dictionaryStructure, here(), "missing \(name)")
+                return nil
+            }
+            guard let items = graph.items(field) else {
+                try add(.dictionaryStructure, "\(here()).\(name)", "expected array, found \(graph.kind(field).typeName)")
+                return nil
+            }
+            var out: [UInt64] = []
+            out.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                guard let ref = graph.uid(item) else {
+                    try add(.dictionaryStructure, "\(here()).\(name)[\(i)]", "expected UID, found \(graph.kind(item).typeName)")
+                    return nil
+                }
+                guard ref < UInt64(graph.objectCount) else {
+                    try add(.uidDangling, "\(here()).\(name)[\(i)]", "UID \(ref) is outside $objects (\(graph.objectCount) objects)")
+                    return nil
+                }
+                out.append(ref)
+            }
+            return out
+        }
+        guard let keys = try uids("NS.keys"), let values = try uids("NS.objects") else { return nil }
+        guard keys.count == values.count else {
+            try add(.dictionaryStructure, here(), "NS.keys has \(keys.count) entries but NS.objects has \(values.count)")
+            return nil
+        }
+        return zip(keys, values).map { (key: $0, value: $1) }
+    }
+
+    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
+    private mutating func dictionary(_ uid: UInt64, role: String, immutable: ContractRule, wrongClass: ContractRule,
+                                     at path: @autoclosure () -> String) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
+        guard let found = try resolve(uid, at: path()) else { return nil }
+        func here() -> String { "$objects[\(uid)]" }
+        guard let info = classInfo(found) else {
+            try add(wrongClass, here(), "expected NSMutableDictionary (\(role)), found \(describe(found))")
+            return nil
+        }
+        switch info.name {
+        case LegacyArchive.mutableDictionaryClass:
+            try checkChain(info, expected: LegacyArchive.mutableDictionaryChain)
+        case "NSDictionary":
+            let consequence = role == "root"
+                ? "YCFirstTime keeps only an NSMutableDictionary and would reset all state"
+                : "YCFirstTime's next save would replace it and drop every other block key"
+            try add(immutable, here(), "\(role) is NSDictionary: \(consequence)")
+        default:
+            try add(wrongClass, here(), "expected NSMutableDictionary (\(role)), found \(UntrustedText.escaped(info.name))")
+            return nil
+        }
+        return try pairs(found, uid: uid)
+    }
+
+    // MARK: The walk
+
+    private mutating func walk() throws(Stop) -> FirstTimeRecords? {
+        guard let rootUID = graph.rootUID else {
+            try add(.envelopeRoot, "$top.root", "missing $top.root")
+            return nil
+        }
+        guard rootUID != 0 else {
+            try add(.envelopeRoot, "$top.root", "root is nil")
+            return nil
+        }
+        guard let rootPairs = try dictionary(rootUID, role: "root", immutable: .rootImmutable, wrongClass: .rootClass,
+                                             at: "$top.root") else { return nil }
+        let rootPath = "$objects[\(rootUID)]"
+        var groupUID: UInt64?
+        for (i, pair) in rootPairs.enumerated() {
+            guard case let key?? = try string(pair.key, rule: .keyType, at: "\(rootPath).NS.keys[\(i)]") else {
+                if pair.key == 0 { try add(.keyType, "\(rootPath).NS.keys[\(i)]", "key is nil") }
+                continue
+            }
+            if exactlyEqual(key, LegacyArchive.groupKey) {
+                if groupUID != nil {
+                    try add(.keyDuplicate, rootPath, "\"sharedGroup\" appears twice")
+                    continue
+                }
+                groupUID = pair.value
+            } else {
+                try add(.rootExtraKey, rootPath, "root key \(quoted(key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")
+                try allowedClasses(pair.value, at: "\(rootPath).NS.objects[\(i)]")
+            }
+        }
+        guard let groupUID else {
+            try add(.groupMissing, rootPath, "no \"sharedGroup\": the archive records nothing")
+            return FirstTimeRecords()
+        }
+        if groupUID == rootUID {
+            try add(.uidCycle, "\(rootPath).sharedGroup", "sharedGroup is the root itself")
+            return nil
+        }
+        guard groupUID != 0 else {
+            try add(.groupClass, rootPath, "sharedGroup is nil")
+            return nil
+        }
+        guard let groupPairs = try dictionary(groupUID, role: "sharedGroup", immutable: .groupImmutable, wrongClass: .groupClass,
+                                              at: "\(rootPath).sharedGroup") else { return nil }
+        var entries: [FirstTimeRecords.Entry] = []
+        entries.reserveCapacity(groupPairs.count)
+        for (i, pair) in groupPairs.enumerated() {
+            let key = try string(pair.key, rule: .keyType, at: "$objects[\(groupUID)].NS.keys[\(i)]")
+            if case .some(nil) = key { try add(.keyType, "$objects[\(groupUID)].NS.keys[\(i)]", "block key is nil") }
+            let record = try record(pair.value, root: rootUID, group: groupUID, index: i)
+            if case let key?? = key, let record { entries.append((key, record)) }
+        }
+        let (records, duplicates) = FirstTimeRecords.sortingKeys(entries)
+        for key in duplicates { try add(.keyDuplicate, "$objects[\(groupUID)]", "duplicate block key \(quoted(key))") }
+        return records
+    }
+
+    private mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int) throws(Stop) -> FirstTimeRecord? {
+        func path() -> String { "$objects[\(group)].NS.objects[\(index)]" }
+        if uid == root || uid == group {
+            try add(.uidCycle, path(), "record UID \(uid) points back to the \(uid == root ? "root" : "group") that contains it")
+            return nil
+        }
+        guard let found = try resolve(uid, at: path()) else { return nil }
+        func here() -> String { "$objects[\(uid)]" }
+        guard uid != 0, let info = classInfo(found) else {
+            try add(.recordClass, uid == 0 ? path() : here(), "expected YCFirstTimeObject, found \(describe(found))")
+            return nil
+        }
+        guard info.name == LegacyArchive.recordClass else {
+            try add(.recordClass, here(), "expected YCFirstTimeObject, found \(UntrustedText.escaped(info.name))")
+            return nil
+        }
+        try checkChain(info, expected: LegacyArchive.recordChain)
+        var record = FirstTimeRecord()
+        var known = 1
+        var sound = true
+        if let field = graph.field(found, LegacyArchive.versionKey) {
+            known += 1
+            if let ref = graph.uid(field) {
+                if case let version? = try string(ref, rule: .versionType, at: "\(here()).\(LegacyArchive.versionKey)") {
+                    record.lastVersion = version
+                } else {
+                    sound = false
+                }
+            } else {
+                try add(.versionType, "\(here()).\(LegacyArchive.versionKey)", "expected a UID, found \(graph.kind(field).typeName)")
+                sound = false
+            }
+        }
+        if let field = graph.field(found, LegacyArchive.timeKey) {
+            known += 1
+            if let ref = graph.uid(field) {
+                if ref != 0 {
+                    if let time = try time(ref, at: "\(here()).\(LegacyArchive.timeKey)") { record.lastTime = time } else { sound = false }
+                }
+            } else {
+                try add(.timeType, "\(here()).\(LegacyArchive.timeKey)", "expected a UID, found \(graph.kind(field).typeName)")
+                sound = false
+            }
+        }
+        if graph.fieldCount(found) != known {
+            for key in graph.fieldKeys(found) where key != "$class" && key != LegacyArchive.versionKey && key != LegacyArchive.timeKey {
+                try add(.recordUnknownKey, here(), "unknown coder key \(quoted(key)) (YCFirstTime ignores it)")
+            }
+        }
+        return sound ? record : nil
+    }
+
+    private mutating func time(_ uid: UInt64, at path: @autoclosure () -> String) throws(Stop) -> Double? {
+        guard let found = try resolve(uid, at: path()) else { return nil }
+        guard let info = classInfo(found), info.name == LegacyArchive.dateClass else {
+            try add(.timeType, path(), "expected NSDate, found \(describe(found))")
+            return nil
+        }
+        try checkChain(info, expected: LegacyArchive.dateChain)
+        guard let field = graph.field(found, "NS.time") else {
+            try add(.timeType, "$objects[\(uid)]", "NSDate has no NS.time")
+            return nil
+        }
+        guard let seconds = graph.real(field) else {
+            try add(.timeType, "$objects[\(uid)].NS.time", "expected real, found \(graph.kind(field).typeName)")
+            return nil
+        }
+        if !seconds.isFinite {
+            try add(.timeNonFinite, "$objects[\(uid)].NS.time",
+                    "NS.time is \(seconds): interval gates misfire (NaN and +infinity never fire again, -infinity always fires)")
+        }
+        return seconds
+    }
+
+    /// An unrelated root value must be made only of the classes YCFirstTime's loader allows
+    /// (`NSMutableDictionary`, `NSDictionary`, `NSString`, `NSDate`, `YCFirstTimeObject`), or
+    /// the secure unarchive fails and the app resets all state.
+    private mutating func allowedClasses(_ start: UInt64, at path: String) throws(Stop) {
+        let allowed: Set<String> = ["NSMutableDictionary", "NSDictionary", "NSString", "NSMutableString", "NSDate",
+                                    LegacyArchive.recordClass]
+        var pending: [(uid: UInt64, path: String)] = [(start, path)]
+        var seen = Set<UInt64>()
+        while let (uid, at) = pending.popLast() {
+            guard uid != 0, seen.insert(uid).inserted else { continue }
+            guard let found = try resolve(uid, at: at) else { continue }
+            if graph.kind(found) == .string { continue }
+            guard let info = classInfo(found), allowed.contains(info.name) else {
+                try add(.classNotAllowed, "$objects[\(uid)]",
+                        "\(describe(found)) is not a class YCFirstTime's loader allows: its secure unarchive fails and the app resets all state")
+                continue
+            }
+            for key in graph.fieldKeys(found) where key != "$class" {
+                guard let field = graph.field(found, key) else { continue }
+                if let ref = graph.uid(field) { pending.append((ref, "$objects[\(uid)].\(key)")) }
+                for (i, item) in (graph.items(field) ?? []).enumerated() {
+                    if let ref = graph.uid(item) { pending.append((ref, "$objects[\(uid)].\(key)[\(i)]")) }
+                }
+            }
+        }
+    }
+}

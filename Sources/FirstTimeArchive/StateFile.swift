@@ -1,0 +1,242 @@
+internal import KeyedArchive
+public import Plist
+
+/// What a file holds: the one answer to "what kind of file is this?". Every command and every
+/// library call that reads YCFirstTime state asks this type.
+///
+/// A file is either a bare archive (what `UserDefaults` holds under `YCFirstTime`), or a
+/// defaults domain (an exported preferences file) holding any of: the archive under the key,
+/// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
+///
+/// ```swift
+/// let file = try StateFile(bytes)
+/// print(file.forms)          // [.defaultsArchive, .plainRecords] after `migrate --keep-source`
+/// let state = try file.state()
+/// ```
+public struct StateFile: Sendable {
+    /// One form of YCFirstTime state.
+    public enum Form: String, Sendable, Equatable, CaseIterable {
+        /// The file is a legacy archive.
+        case archive
+        /// A defaults file holding the legacy archive under the key.
+        case defaultsArchive = "defaults-archive"
+        /// A migrated defaults file: `YCFirstTime.records`.
+        case plainRecords = "plain-records"
+        /// A migrated defaults file: `interval.*` keys (versions unknown).
+        case intervalKeys = "interval-keys"
+    }
+
+    /// The forms the file holds, in the order they are read: the first is the state; the others
+    /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
+    public let forms: [Form]
+    /// The file's property-list format.
+    public let format: PlistFormat
+    /// The defaults key of the archive.
+    public let key: String
+    /// The bounds the file was read with.
+    public let limits: PlistLimits
+    /// The top-level value; nil only for a bare binary archive the fast path decoded.
+    let value: PlistValue?
+    /// The bare archive, when the fast path decoded it.
+    let fastArchive: DecodedArchive?
+
+    /// Reads and classifies a file.
+    /// - Parameters:
+    ///   - key: the defaults key the archive is stored under (`YCFirstTime`).
+    /// - Throws: ``FirstTimeError`` when the bytes are not a readable property list.
+    public init(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default) throws(FirstTimeError) {
+        self.key = key
+        self.limits = limits
+        let document: PlistDocument
+        do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        if let decoded = LegacyArchive.fastRead(document) {
+            (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
+            return
+        }
+        let read: (value: PlistValue, format: PlistFormat)
+        do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
+        (format, value, fastArchive) = (read.format, read.value, nil)
+        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else {
+            forms = [.archive]
+            return
+        }
+        var forms: [Form] = []
+        if file[key] != nil { forms.append(.defaultsArchive) }
+        if file[RecordsFormat.defaultsKey] != nil { forms.append(.plainRecords) }
+        if file.contains(where: { $0.key.hasPrefix(IntervalKey.prefix) }) { forms.append(.intervalKeys) }
+        self.forms = forms
+    }
+
+    /// An archive's envelope, not a preferences domain: `$archiver` or `$objects` at the top
+    /// and no state key.
+    static func looksLikeArchive(_ file: PlistDictionary, key: String) -> Bool {
+        (file["$archiver"] != nil || file["$objects"] != nil) && file[key] == nil && file[RecordsFormat.defaultsKey] == nil
+    }
+
+    /// Whether the file is a defaults domain (not a bare archive).
+    public var isDefaults: Bool { forms.first != .archive }
+
+    /// The defaults domain's keys and values (nil for a bare archive).
+    public var defaults: PlistDictionary? {
+        guard isDefaults, case let .dictionary(file)? = value else { return nil }
+        return file
+    }
+
+    // MARK: Reading
+
+    /// The state as YCFirstTime (or IntervalClient) would read it: the first form's records,
+    /// with every finding that does not stop reading (including a copy in another form that
+    /// disagrees).
+    /// - Throws: ``FirstTimeError`` when the file holds no state, or its first form breaks a
+    ///   fatal rule.
+    public func state() throws(FirstTimeError) -> State {
+        guard let primary = forms.first else { throw .keyNotFound(key) }
+        let first = try read(primary)
+        var findings = first.findings
+        for form in forms.dropFirst() {
+            guard let copy = try? read(form) else { continue }
+            findings += disagreement(primary, first.records, form, copy.records)
+        }
+        return State(records: first.records, form: primary, forms: forms, findings: findings)
+    }
+
+    /// Every finding of every form, for `verify`: fatal ones included, nothing thrown.
+    public func check() -> [ContractFinding] {
+        guard let primary = forms.first else {
+            return [ContractFinding(.stateMissing, at: "file", FirstTimeError.keyNotFound(key).description)]
+        }
+        var findings: [ContractFinding] = []
+        var readable: [(Form, FirstTimeRecords)] = []
+        for form in forms {
+            let judged = judge(form)
+            findings += judged.findings
+            if let records = judged.records { readable.append((form, records)) }
+        }
+        if let (form, records) = readable.first, form == primary {
+            for (other, copy) in readable.dropFirst() { findings += disagreement(form, records, other, copy) }
+        }
+        return findings
+    }
+
+    /// The records and non-fatal findings of one form.
+    /// - Throws: ``FirstTimeError`` for the first fatal finding.
+    public func read(_ form: Form) throws(FirstTimeError) -> DecodedArchive {
+        switch form {
+        case .archive:
+            if let fastArchive { return fastArchive }
+            let archive: KeyedArchive
+            do { archive = try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
+            return try LegacyArchive.read(archive)
+        case .defaultsArchive:
+            let inner = try archiveData()
+            do { return try LegacyArchive.read(inner, limits: limits) } catch {
+                if case let .archive(.plist(plistError)) = error { throw .embeddedNotPlist(key: key, plistError) }
+                throw error
+            }
+        case .plainRecords:
+            guard let stored = defaults?[RecordsFormat.defaultsKey] else { throw .keyNotFound(RecordsFormat.defaultsKey) }
+            return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
+        case .intervalKeys:
+            var entries: [FirstTimeRecords.Entry] = []
+            var findings: [ContractFinding] = []
+            for (name, stored) in defaults ?? PlistDictionary() where name.hasPrefix(IntervalKey.prefix) {
+                guard let seconds = IntervalKey.seconds(stored) else {
+                    findings.append(ContractFinding(.intervalValue, at: name,
+                                                    "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
+                    continue
+                }
+                entries.append((String(name.dropFirst(IntervalKey.prefix.count)),
+                                FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)))
+            }
+            return DecodedArchive(records: try FirstTimeRecords(entries), findings: findings)
+        }
+    }
+
+    /// Every finding of one form (``ContractWalker`` in collect mode for an archive).
+    func judge(_ form: Form) -> ArchiveJudgement {
+        do throws(FirstTimeError) {
+            switch form {
+            case .archive where fastArchive == nil:
+                let archive: KeyedArchive
+                do { archive = try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
+                return ContractWalker.judge(archive, mode: .collect)
+            case .defaultsArchive:
+                let inner = try archiveData()
+                let archive: KeyedArchive
+                do { archive = try KeyedArchive(bytes: inner, limits: limits) } catch {
+                    if case let .plist(plistError) = error { throw .embeddedNotPlist(key: key, plistError) }
+                    throw .archive(error)
+                }
+                return ContractWalker.judge(archive, mode: .collect)
+            default:
+                let decoded = try read(form)
+                return ArchiveJudgement(records: decoded.records, findings: decoded.findings)
+            }
+        } catch {
+            return ArchiveJudgement(records: nil, findings: [ContractChecker.finding(for: error)])
+        }
+    }
+
+    /// The archive bytes a defaults file holds under the key.
+    /// - Throws: when the key is missing or holds something other than data.
+    public func archiveData() throws(FirstTimeError) -> [UInt8] {
+        guard let stored = defaults?[key] else { throw .keyNotFound(key) }
+        guard case let .data(inner) = stored else { throw .notArchiveData(key: key, found: stored.typeName) }
+        return inner
+    }
+
+    /// The archive's property list, bare or held by a defaults file (for `dump --raw`).
+    public func archivePlist() throws(FirstTimeError) -> PlistValue {
+        if forms.first == .archive, let value { return value }
+        let inner = try archiveData()
+        do { return try PropertyList.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
+    }
+
+    /// A finding when two forms of the state differ (interval keys hold no versions, so only
+    /// their times are compared).
+    func disagreement(_ form: Form, _ records: FirstTimeRecords, _ other: Form, _ copy: FirstTimeRecords) -> [ContractFinding] {
+        var expected = records
+        if other == .intervalKeys || form == .intervalKeys {
+            expected = FirstTimeRecords.timesOnly(records)
+            let copied = FirstTimeRecords.timesOnly(copy)
+            guard expected != copied else { return [] }
+            return [ContractFinding(.statesDisagree, at: "file", differenceMessage(form, expected, other, copied))]
+        }
+        guard expected != copy else { return [] }
+        return [ContractFinding(.statesDisagree, at: "file", differenceMessage(form, expected, other, copy))]
+    }
+
+    private func differenceMessage(_ form: Form, _ a: FirstTimeRecords, _ other: Form, _ b: FirstTimeRecords) -> String {
+        var keys: [String] = []
+        for (key, record) in a where b[key] != record { keys.append(key) }
+        for (key, _) in b where a[key] == nil { keys.append(key) }
+        let shown = keys.prefix(3).map(quoted).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
+        return "the \(form.rawValue) state and its \(other.rawValue) copy differ (\(shown)); ycft reads the \(form.rawValue) one"
+    }
+
+    /// What a file holds, read the way the app's library would read it.
+    public struct State: Sendable, Equatable {
+        /// The records.
+        public var records: FirstTimeRecords
+        /// The form they came from.
+        public var form: Form
+        /// Every form the file holds.
+        public var forms: [Form]
+        /// Findings that leave the state readable: what the device reads differently, copies
+        /// that disagree, interval values IntervalClient cannot read.
+        public var findings: [ContractFinding]
+
+        /// The finding that makes the device discard all state, if any (then every gate runs).
+        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    }
+}
+
+extension FirstTimeRecords {
+    /// The records with versions dropped and records without a time left out (what
+    /// IntervalClient keys can hold).
+    static func timesOnly(_ records: FirstTimeRecords) -> FirstTimeRecords {
+        FirstTimeRecords(sorted: records.entries.compactMap { entry in
+            entry.record.lastTime.map { (entry.key, FirstTimeRecord(lastTime: $0)) }
+        })
+    }
+}
