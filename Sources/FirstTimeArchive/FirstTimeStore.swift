@@ -140,7 +140,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             throw .unreadable(path: path, .notDefaults(found: read.value.typeName))
         }
         newFileFormat = read.format
-        if file["$archiver"] != nil, file["$objects"] != nil {
+        if StateFile.looksLikeArchive(file, key: LegacyArchive.defaultsKey) {
             // A bare archive (what earlier versions of this store wrote): the domain holds it.
             domain = PlistDictionary([(LegacyArchive.defaultsKey, .data(bytes))])
             newFileFormat = .binary

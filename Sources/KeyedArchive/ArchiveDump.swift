@@ -31,21 +31,56 @@ public enum ArchiveDump {
         public var description: String {
             switch self {
             case let .expansionTooLarge(limit):
-                return "expanding shared objects would print more than \(limit) values (a reference bomb?); use --refs to print each object once"
+                return "expanding shared objects would print more than \(limit) values (a reference bomb?)"
             case .notAnArchive:
-                return "not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list"
+                return "not an NSKeyedArchiver archive (no $objects array and $top dictionary)"
             case let .graphTooDeep(limit):
-                return "the object graph nests more than \(limit) objects deep; use --objects to see the flat table"
+                return "the object graph nests more than \(limit) objects deep"
             }
         }
     }
 
-    /// Whether a value looks like an archive: a dictionary with `$archiver`, `$top` and an
-    /// `$objects` array.
+    /// Whether a value looks like an archive: a dictionary with a `$top` dictionary and an
+    /// `$objects` array (a missing or wrong `$archiver` is a warning, not another kind of file).
     public static func isArchive(_ value: PlistValue) -> Bool {
-        guard case let .dictionary(d) = value, d["$archiver"] != nil, case .array? = d["$objects"],
-              case .dictionary? = d["$top"] else { return false }
+        guard case let .dictionary(d) = value, case .array? = d["$objects"], case .dictionary? = d["$top"] else { return false }
         return true
+    }
+
+    /// The warnings a ``raw(_:shared:)`` dump lists under `"$warnings"` (empty when none).
+    public static func warnings(in dump: JSON) -> [String] {
+        guard case let .object(members) = dump, let last = members.last, last.key == "$warnings",
+              case let .array(items) = last.value else { return [] }
+        return items.compactMap { if case let .string(s) = $0 { return s }; return nil }
+    }
+
+    /// What is wrong with an archive's envelope, in NSKeyedArchiver's terms.
+    static func envelopeWarnings(_ envelope: PlistDictionary, objects: [PlistValue], top: PlistDictionary) -> [String] {
+        var out: [String] = []
+        switch envelope["$archiver"] {
+        case nil: out.append("$archiver: missing")
+        case .string(KeyedArchive.archiverName)?: break
+        case let other?: out.append("$archiver: is \(describe(other)), expected \"\(KeyedArchive.archiverName)\"")
+        }
+        switch envelope["$version"] {
+        case nil: out.append("$version: missing")
+        case .integer(.signed(KeyedArchive.archiverVersion))?: break
+        case let other?: out.append("$version: is \(describe(other)), expected \(KeyedArchive.archiverVersion)")
+        }
+        for (name, ref) in top {
+            if case .uid = ref { continue }
+            out.append("$top.\(UntrustedText.escaped(name)): is \(ref.typeName), not a UID")
+        }
+        if objects.first != .string("$null") { out.append("$objects[0]: is not \"$null\"") }
+        return out
+    }
+
+    static func describe(_ value: PlistValue) -> String {
+        switch value {
+        case let .string(s): return UntrustedText.quoted(s)
+        case let .integer(i): return i.description
+        default: return value.typeName
+        }
     }
 
     /// A plist value as JSON, UIDs as `{"$uid": n}`.
@@ -69,6 +104,12 @@ public enum ArchiveDump {
     }
 
     /// `ycft dump --raw`: an archive's resolved graph, or any other plist with the value mapping.
+    ///
+    /// Nothing is dropped: an absent envelope key stays absent, a malformed `$classes` is shown
+    /// as it is, a known Foundation class takes its short form only when its object and class
+    /// chain are exactly what Apple writes. What breaks NSKeyedArchiver's layout (`$archiver`,
+    /// `$version`, `$top`, `$objects[0]`, class references, dangling UIDs) is listed, one line
+    /// each, under a last member `"$warnings"` (read it with ``warnings(in:)``).
     /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
     ///   exceed the bound; use ``SharedObjects/references`` then.
     public static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
@@ -77,19 +118,20 @@ public enum ArchiveDump {
             return json(value)
         }
         var renderer = GraphRenderer(objects: objects, shared: shared)
+        renderer.warnings = envelopeWarnings(envelope, objects: objects, top: top)
         var topMembers: [JSON.Member] = []
         for (name, ref) in top {
             topMembers.append(.init(name, try renderer.value(ref)))
         }
-        var members: [JSON.Member] = [
-            .init("$archiver", envelope["$archiver"].map(json) ?? .null),
-            .init("$version", envelope["$version"].map(json) ?? .null),
-            .init("$top", .object(topMembers)),
-        ]
+        var members: [JSON.Member] = []
+        // What the envelope holds, and nothing it does not: an absent key stays absent.
+        for key in ["$archiver", "$version"] { if let present = envelope[key] { members.append(.init(key, json(present))) } }
+        members.append(.init("$top", .object(topMembers)))
         // Anything else in the envelope is kept too.
         for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
             members.append(.init(key, json(extra)))
         }
+        if !renderer.warnings.isEmpty { members.append(.init("$warnings", .array(renderer.warnings.map { .string($0) }))) }
         return .object(members)
     }
 
@@ -97,12 +139,10 @@ public enum ArchiveDump {
     /// `$archiver`, `$version` and `$top`.
     public static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
         guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
-        var members: [JSON.Member] = [
-            .init("$archiver", envelope["$archiver"].map(json) ?? .null),
-            .init("$version", envelope["$version"].map(json) ?? .null),
-            .init("$top", envelope["$top"].map(json) ?? .null),
-            .init("$objects", envelope["$objects"].map(json) ?? .null),
-        ]
+        var members: [JSON.Member] = []
+        for key in ["$archiver", "$version", "$top", "$objects"] {
+            if let present = envelope[key] { members.append(.init(key, json(present))) }
+        }
         for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
             members.append(.init(key, json(extra)))
         }
@@ -119,6 +159,9 @@ private struct GraphRenderer {
     var onPath = Set<UInt64>()
     var done = Set<UInt64>()
     var referenceCounts: [UInt64: Int] = [:]
+    /// What breaks the archive's layout, in the order found, each once.
+    var warnings: [String] = []
+    private var warned = Set<String>()
     /// Objects nested deeper than this fail: rendering recurses a few frames per level, and must
     /// fit the 512 KiB stacks of secondary threads (and AddressSanitizer's larger frames).
     static let maxDepth = 256
@@ -150,6 +193,10 @@ private struct GraphRenderer {
         }
     }
 
+    mutating func warn(_ text: String) {
+        if warned.insert(text).inserted { warnings.append(text) }
+    }
+
     mutating func tick() throws(ArchiveDump.DumpError) {
         printed += 1
         if printed > limit { throw .expansionTooLarge(limit: limit) }
@@ -176,6 +223,7 @@ private struct GraphRenderer {
 
     mutating func object(_ uid: UInt64) throws(ArchiveDump.DumpError) -> JSON {
         guard uid < UInt64(objects.count) else {
+            warn("UID \(uid) is outside $objects (\(objects.count) objects)")
             return .object([.init("$dangling", .integer(uid))])
         }
         if case .string("$null") = objects[Int(uid)] { return .null }
@@ -187,35 +235,62 @@ private struct GraphRenderer {
             onPath.remove(uid)
             done.insert(uid)
         }
-        var rendered = try render(objects[Int(uid)])
+        var rendered = try render(objects[Int(uid)], uid: uid)
         if shared == .references, (referenceCounts[uid] ?? 0) > 1, case let .object(members) = rendered {
             rendered = .object([.init("$uid", .integer(uid))] + members)
         }
         return rendered
     }
 
-    func className(_ fields: PlistDictionary) -> (name: String, chain: [String]?)? {
-        guard case let .uid(c)? = fields["$class"], c < UInt64(objects.count),
-              case let .dictionary(descriptor) = objects[Int(c)],
-              case let .string(name)? = descriptor["$classname"] else { return nil }
-        var chain: [String]?
-        if case let .array(items)? = descriptor["$classes"] {
-            chain = items.compactMap { if case let .string(s) = $0 { return s }; return nil }
+    /// The class an instance names: its `$classname` and its `$classes` (nil when absent; the
+    /// value itself when it is not an array of strings). Nil, with a warning, when `$class`
+    /// does not lead to a class descriptor.
+    mutating func className(_ fields: PlistDictionary, uid: UInt64) -> (name: String, chain: PlistValue?)? {
+        guard let ref = fields["$class"] else { return nil }
+        guard case let .uid(c) = ref, c < UInt64(objects.count), case let .dictionary(descriptor) = objects[Int(c)],
+              case let .string(name)? = descriptor["$classname"] else {
+            warn("$objects[\(uid)].$class: does not name a class descriptor ({$classname, $classes})")
+            return nil
         }
-        return (name, chain)
+        if let chain = descriptor["$classes"], !Self.isStringArray(chain) {
+            warn("$objects[\(c)].$classes: is \(chain.typeName), not an array of class names")
+        }
+        return (name, descriptor["$classes"])
     }
 
-    mutating func render(_ value: PlistValue) throws(ArchiveDump.DumpError) -> JSON {
-        guard case let .dictionary(fields) = value, fields["$class"] != nil, let cls = className(fields) else {
+    static func isStringArray(_ value: PlistValue) -> Bool {
+        guard case let .array(items) = value else { return false }
+        return items.allSatisfy { if case .string = $0 { return true }; return false }
+    }
+
+    /// The chains Apple writes for the classes with a short form.
+    static let appleChains: [String: [String]] = [
+        "NSDictionary": ["NSDictionary", "NSObject"],
+        "NSMutableDictionary": ["NSMutableDictionary", "NSDictionary", "NSObject"],
+        "NSArray": ["NSArray", "NSObject"], "NSMutableArray": ["NSMutableArray", "NSArray", "NSObject"],
+        "NSSet": ["NSSet", "NSObject"], "NSMutableSet": ["NSMutableSet", "NSSet", "NSObject"],
+        "NSOrderedSet": ["NSOrderedSet", "NSObject"], "NSMutableOrderedSet": ["NSMutableOrderedSet", "NSOrderedSet", "NSObject"],
+        "NSString": ["NSString", "NSObject"], "NSMutableString": ["NSMutableString", "NSString", "NSObject"],
+        "NSDate": ["NSDate", "NSObject"],
+        "NSData": ["NSData", "NSObject"], "NSMutableData": ["NSMutableData", "NSData", "NSObject"],
+        "NSUUID": ["NSUUID", "NSObject"], "NSURL": ["NSURL", "NSObject"], "NSNull": ["NSNull", "NSObject"],
+    ]
+
+    mutating func render(_ value: PlistValue, uid: UInt64) throws(ArchiveDump.DumpError) -> JSON {
+        guard case let .dictionary(fields) = value, let cls = className(fields, uid: uid) else {
             // Inline scalars, plain containers, and objects whose class cannot be resolved.
             return try self.value(value)
         }
-        if let natural = try natural(cls.name, fields) { return natural }
+        // The short form only for exactly Apple's object: anything else keeps every detail.
+        if let chain = cls.chain, case let .array(items) = chain, items == Self.appleChains[cls.name]?.map({ PlistValue.string($0) }),
+           let natural = try natural(cls.name, fields) {
+            return natural
+        }
         var members: [JSON.Member] = [.init("$class", .string(cls.name))]
         if let chain = cls.chain {
             // A class chain is printed with every instance: each name counts.
-            for _ in chain { try tick() }
-            members.append(.init("$classes", .array(chain.map { .string($0) })))
+            if case let .array(items) = chain { for _ in items { try tick() } }
+            members.append(.init("$classes", ArchiveDump.json(chain)))
         }
         for (key, field) in fields where key != "$class" {
             members.append(.init(key, try self.value(field)))

@@ -36,7 +36,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         case .empty:
             return "empty input: not a property list"
         case let .inputTooLarge(size, limit):
-            return "input is \(size) bytes, over the limit of \(limit) bytes (raise it with --max-input-size)"
+            return "input is \(size) bytes, over the limit of \(limit) bytes"
         case .unknownFormat:
             return "not a property list (neither binary 'bplist00' nor XML)"
         case let .malformedBinary(why, offset):

@@ -78,7 +78,17 @@ enum DumpCommand {
                         throw Ycft.Failure(.content, file, "a defaults file, not an archive; its archive's object table: "
                                            + "ycft dump --objects --key \(LegacyArchive.defaultsKey) \(Ycft.shown(path))")
                     }
-                    throw Ycft.Failure(.content, file, error.description)
+                    // The library says what is wrong; the way out is a flag, which only this layer knows.
+                    let hint: String
+                    switch error {
+                    case .expansionTooLarge: hint = "; use --refs to print each object once"
+                    case .notAnArchive: hint = "; use --raw to see the property list"
+                    case .graphTooDeep: hint = "; use --objects to see the flat table"
+                    }
+                    throw Ycft.Failure(.content, file, error.description + hint)
+                }
+                for warning in ArchiveDump.warnings(in: json) {
+                    io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(UntrustedText.escaped(warning))\n")
                 }
             }
             io.writeStdout(json.bytes(style: compact ? .compact : .pretty))

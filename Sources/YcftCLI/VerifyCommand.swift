@@ -65,8 +65,11 @@ enum VerifyCommand {
                 if error.exit == .trouble {
                     results.append(FileResult(path: Ycft.display(path), findings: [], trouble: error.message))
                 } else {
-                    results.append(FileResult(path: Ycft.display(path),
-                                              findings: [ContractFinding(.plistLimit, at: "file", error.message)], trouble: nil))
+                    // Over --max-input-size: the rule and its words are the library's; the hint is ours.
+                    var finding = ContractChecker.finding(for: .archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1,
+                                                                                                  limit: limits.maxInputSize))))
+                    finding.message = error.message
+                    results.append(FileResult(path: Ycft.display(path), findings: [finding], trouble: nil))
                 }
             }
         }

@@ -52,7 +52,7 @@ import TestSupport
         // Any other plist: --raw shows it.
         let plain = FakeIO(files: ["q.plist": try PropertyList.write(.dictionary(PlistDictionary([("a", .bool(true))])), format: .binary)])
         #expect(plain.run(["dump", "--objects", "q.plist"]) == 1)
-        #expect(plain.stderr == "ycft: q.plist: not an NSKeyedArchiver archive (no $archiver, $objects and $top); use --raw to see the property list\n")
+        #expect(plain.stderr == "ycft: q.plist: not an NSKeyedArchiver archive (no $objects array and $top dictionary); use --raw to see the property list\n")
     }
 
     @Test(arguments: [
@@ -64,5 +64,18 @@ import TestSupport
         let io = FakeIO()
         #expect(io.run(arguments) == 2)
         #expect(io.stderr.hasPrefix(first + "\n"))
+    }
+}
+
+@Suite struct DumpRawWarningsCLI {
+    /// The JSON lists envelope problems under "$warnings"; stderr says them once each.
+    @Test func envelopeProblemsAreWarnedOnStderr() throws {
+        var envelope = archiveValue(appleLayoutOneKey).dictionaryValue!
+        envelope["$version"] = nil
+        let io = FakeIO(files: ["a.plist": try PropertyList.write(.dictionary(envelope), format: .binary)])
+        #expect(io.run(["dump", "--raw", "--compact", "a.plist"]) == 0)
+        #expect(io.stderr == "ycft: a.plist: warning: $version: missing\n")
+        #expect(io.stdoutText.hasPrefix(#"{"$archiver":"NSKeyedArchiver","$top":"#))
+        #expect(io.stdoutText.hasSuffix(#","$warnings":["$version: missing"]}"# + "\n"))
     }
 }
