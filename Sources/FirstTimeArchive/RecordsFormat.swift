@@ -31,20 +31,26 @@ public enum RecordsFormat {
 
     // MARK: JSON
 
+    /// A time as the records format writes it: the exact number, `null`, or for a non-finite
+    /// time the string `"NaN"`, `"Infinity"` or `"-Infinity"` (the one place this is decided;
+    /// `status --format json` uses it too).
+    public static func timeJSON(_ time: Double?) -> JSON {
+        switch time {
+        case nil: return .null
+        case let t? where t.isNaN: return .string("NaN")
+        case let t? where t.isInfinite: return .string(t < 0 ? "-Infinity" : "Infinity")
+        // Finite here (the two cases above took NaN and the infinities), so never nil.
+        case let t?: return JSON.number(t) ?? .string(t.description)
+        }
+    }
+
     /// The JSON form of records.
     public static func json(_ records: FirstTimeRecords) -> JSON {
         .object([
             .init("format", .string(formatName)),
             .init("formatVersion", .integer(formatVersion)),
             .init("records", .object(records.map { key, record in
-                let time: JSON
-                switch record.lastTime {
-                case nil: time = .null
-                case let t? where t.isNaN: time = .string("NaN")
-                case let t? where t.isInfinite: time = .string(t < 0 ? "-Infinity" : "Infinity")
-                // Finite here (the two cases above took NaN and the infinities), so never nil.
-                case let t?: time = JSON.number(t) ?? .string(t.description)
-                }
+                let time = timeJSON(record.lastTime)
                 let utc = record.lastTime.flatMap { ExactTime.utcString(secondsSince2001: $0) }
                 return .init(key, .object([
                     .init("lastTime", time),
@@ -90,8 +96,7 @@ public enum RecordsFormat {
                 out += indent6; out += lastTime; out += separator
                 switch entry.record.lastTime {
                 case nil: out += null
-                case let t? where t.isNaN: out += Array("\"NaN\"".utf8)
-                case let t? where t.isInfinite: out += Array((t < 0 ? "\"-Infinity\"" : "\"Infinity\"").utf8)
+                case let t? where !t.isFinite: out += timeJSON(t).bytes(style: .compact).dropLast()
                 case let t?: out += t.description.utf8
                 }
                 out.append(0x2C)

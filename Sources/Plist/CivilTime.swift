@@ -104,39 +104,4 @@ package enum Base64 {
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    /// Decodes base64, ignoring ASCII white space; nil when the text is not valid base64.
-    package static func decode<S: StringProtocol>(_ text: S) -> [UInt8]? {
-        var values = [UInt8]()
-        var padding = 0
-        for c in text.utf8 {
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): guard padding == 0 else { return nil }; values.append(c - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): guard padding == 0 else { return nil }; values.append(c - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): guard padding == 0 else { return nil }; values.append(c - 48 + 52)
-            case UInt8(ascii: "+"): guard padding == 0 else { return nil }; values.append(62)
-            case UInt8(ascii: "/"): guard padding == 0 else { return nil }; values.append(63)
-            case UInt8(ascii: "="): padding += 1
-            case 0x20, 0x09, 0x0A, 0x0D: continue
-            default: return nil
-            }
-        }
-        guard padding <= 2, (values.count + padding) % 4 == 0, values.count % 4 != 1 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(values.count * 3 / 4)
-        var i = 0
-        while i + 4 <= values.count {
-            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6 | UInt32(values[i + 3])
-            out += [UInt8(n >> 16), UInt8(n >> 8 & 255), UInt8(n & 255)]
-            i += 4
-        }
-        let rest = values.count - i
-        if rest == 2 {
-            out.append(UInt8((UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12) >> 16))
-        } else if rest == 3 {
-            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6
-            out += [UInt8(n >> 16), UInt8(n >> 8 & 255)]
-        }
-        return out
-    }
 }

@@ -121,6 +121,37 @@ public enum ExactTime {
         return (seconds, fraction)
     }
 
+    /// Parses ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset `±HH:MM` to the
+    /// double nearest to its seconds since 2001 (correctly rounded); nil when malformed.
+    ///
+    /// ```swift
+    /// ExactTime.parseInstant("2025-01-01T10:00:00.5+01:00")  // 757_414_800.5
+    /// ```
+    public static func parseInstant(_ text: String) -> Double? {
+        if let parsed = parseUTC(text) { return secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction) }
+        guard text.utf8.count >= 25 else { return nil }
+        let zonePart = text.suffix(6)
+        let sign: Int64
+        switch zonePart.first {
+        case "+": sign = 1
+        case "-": sign = -1
+        default: return nil
+        }
+        let parts = zonePart.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].utf8.count == 2, parts[1].utf8.count == 2,
+              let h = Int64(parts[0]), let m = Int64(parts[1]), h >= 0, m >= 0, h < 24, m < 60,
+              let parsed = parseUTC(String(text.dropLast(6)) + "Z") else { return nil }
+        return secondsSince2001(seconds: parsed.seconds - sign * (h * 3600 + m * 60), fraction: parsed.fraction)
+    }
+
+    /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.
+    public static func offsetSuffix(seconds offset: Int) -> String {
+        guard offset != 0 else { return "Z" }
+        let minutes = offset.magnitude / 60
+        func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+    }
+
     /// The double nearest to a parsed UTC instant (correctly rounded from its decimal value).
     /// Total for every value ``parseUTC(_:)`` returns (128-bit arithmetic: year 9999 with nine
     /// fractional digits is beyond `Int64`).

@@ -8,12 +8,6 @@ struct Arguments {
 
     init(_ arguments: [String]) { rest = arguments }
 
-    /// An option as the user wrote it, with its value when it has one.
-    enum Token: Equatable {
-        case option(String, inline: String?)
-        case operand(String)
-    }
-
     /// The next option (operands are collected as they pass); nil at the end.
     mutating func nextOption() -> (name: String, inline: String?)? {
         while !rest.isEmpty {

@@ -81,7 +81,7 @@ enum EditCommands {
                     }
                     lastTime = .some(value)
                 } else {
-                    guard let instant = StatusCommand.parseInstant(text) else {
+                    guard let instant = ExactTime.parseInstant(text) else {
                         throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected ISO 8601 like "
                                          + "2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, 'now', or seconds since 2001 with --seconds")
                     }

@@ -30,7 +30,7 @@ enum StatusCommand {
                 versionSaid = true
             case "--now":
                 let text = try args.value(for: "--now", inline: option.inline)
-                guard let parsed = parseInstant(text) else {
+                guard let parsed = ExactTime.parseInstant(text) else {
                     throw UsageError("The value '\(text)' is invalid for '--now <time>': expected ISO 8601 like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00")
                 }
                 now = parsed
@@ -165,11 +165,7 @@ enum StatusCommand {
         return Double(days) * (legacyDay ? RunRules.legacyDay : RunRules.day)
     }
 
-    static func exact(_ t: Double?) -> JSON {
-        guard let t else { return .null }
-        if let n = JSON.number(t) { return n }
-        return .string(t.isNaN ? "NaN" : t < 0 ? "-Infinity" : "Infinity")
-    }
+    static func exact(_ t: Double?) -> JSON { RecordsFormat.timeJSON(t) }
 
     static func utc(_ t: Double) -> JSON {
         ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null
@@ -183,10 +179,7 @@ enum StatusCommand {
         guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else {
             return ExactTime.utcText(secondsSince2001: t + Double(offset))
         }
-        let sign = offset < 0 ? "-" : "+"
-        let minutes = abs(offset) / 60
-        let suffix = offset == 0 ? "Z" : String(format: "%@%02d:%02d", sign, minutes / 60, minutes % 60)
-        return String(text.dropLast()) + suffix
+        return String(text.dropLast()) + ExactTime.offsetSuffix(seconds: offset)
     }
 
     static func age(_ seconds: Double) -> String {
@@ -234,25 +227,5 @@ enum StatusCommand {
             out += "\n" + table(gateRows)
         }
         return out
-    }
-
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` to seconds since 2001.
-    static func parseInstant(_ text: String) -> Double? {
-        if let parsed = ExactTime.parseUTC(text) {
-            return ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
-        }
-        guard text.count >= 25 else { return nil }
-        let zonePart = text.suffix(6)
-        let sign: Int64
-        switch zonePart.first {
-        case "+": sign = 1
-        case "-": sign = -1
-        default: return nil
-        }
-        let parts = zonePart.dropFirst().split(separator: ":")
-        guard parts.count == 2, let h = Int64(parts[0]), let m = Int64(parts[1]), h < 24, m < 60,
-              let parsed = ExactTime.parseUTC(String(text.dropLast(6)) + "Z") else { return nil }
-        let shifted = parsed.seconds - sign * (h * 3600 + m * 60)
-        return ExactTime.secondsSince2001(seconds: shifted, fraction: parsed.fraction)
     }
 }

@@ -145,9 +145,9 @@ import TestSupport
     }
 
     @Test func parsesOffsets() {
-        #expect(StatusCommand.parseInstant("2025-02-01T01:00:00+01:00") == StatusCommand.parseInstant("2025-02-01T00:00:00Z"))
-        #expect(StatusCommand.parseInstant("2025-01-31T19:30:00.5-04:30") == StatusCommand.parseInstant("2025-02-01T00:00:00.5Z"))
-        #expect(StatusCommand.parseInstant("2025-02-01T00:00:00") == nil)
+        #expect(ExactTime.parseInstant("2025-02-01T01:00:00+01:00") == ExactTime.parseInstant("2025-02-01T00:00:00Z"))
+        #expect(ExactTime.parseInstant("2025-01-31T19:30:00.5-04:30") == ExactTime.parseInstant("2025-02-01T00:00:00.5Z"))
+        #expect(ExactTime.parseInstant("2025-02-01T00:00:00") == nil)
     }
 }
 
