@@ -6,8 +6,11 @@ let package = Package(
     // Synchronization.Mutex needs macOS 15 on Apple platforms.
     platforms: [.macOS(.v15)],
     products: [
+        // Every type in these libraries' public signatures comes from one of these products.
         .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "Plist", targets: ["Plist"]),
+        .library(name: "OrderedJSON", targets: ["OrderedJSON"]),
         .library(name: "SafeFiles", targets: ["SafeFiles"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
@@ -50,8 +53,10 @@ let package = Package(
             name: "FirstTimeArchiveTests",
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
         ),
-        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive"]),
+        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive", "OrderedJSON"]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
+        // The README's library example, compiled against the products only.
+        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(
             name: "ContractTests",

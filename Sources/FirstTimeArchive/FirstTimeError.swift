@@ -1,6 +1,7 @@
 public import KeyedArchive
 public import OrderedJSON
 public import Plist
+public import SafeFiles
 
 /// Why YCFirstTime state could not be read or written.
 public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -24,6 +25,12 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     case recordsFormat(String, at: String)
     /// A property list could not be written.
     case plist(PlistError)
+    /// A file could not be read or written (``StateFile/init(contentsOf:key:limits:)``,
+    /// ``StateFile/update(at:key:limits:_:)``).
+    case file(FileError)
+    /// The new state cannot be written in the file's form (for example a version into
+    /// IntervalClient keys, which hold none).
+    case cannotHold(String)
 
     /// A one-line message: `where: what`.
     public var description: String {
@@ -42,6 +49,8 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(why, at): return "\(at): \(why)"
         case let .plist(error): return error.description
+        case let .file(error): return error.description
+        case let .cannotHold(why): return why
         }
     }
 }

@@ -1,5 +1,6 @@
 internal import KeyedArchive
 public import Plist
+internal import SafeFiles
 
 /// What a file holds: the one answer to "what kind of file is this?". Every command and every
 /// library call that reads YCFirstTime state asks this type.
@@ -8,10 +9,20 @@ public import Plist
 /// defaults domain (an exported preferences file) holding any of: the archive under the key,
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
+/// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
+/// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
+/// ``init(_:key:limits:)`` and ``StateWriter/write(_:into:)``.
+///
 /// ```swift
-/// let file = try StateFile(bytes)
-/// print(file.forms)          // [.defaultsArchive, .plainRecords] after `migrate --keep-source`
+/// let file = try StateFile(contentsOf: "Preferences/com.example.app.plist")
+/// print(file.forms)                      // [.defaultsArchive], [.plainRecords], ...
 /// let state = try file.state()
+/// print(state.records["onboarding"]?.lastVersion ?? "never run")
+/// if let reset = state.resetsAll { print("the app would start afresh: \(reset)") }
+///
+/// try StateFile.update(at: "Preferences/com.example.app.plist") { records in
+///     records["onboarding"] = nil       // as if onboarding never ran
+/// }
 /// ```
 public struct StateFile: Sendable {
     /// One form of YCFirstTime state.
@@ -65,6 +76,44 @@ public struct StateFile: Sendable {
         if file[RecordsFormat.defaultsKey] != nil { forms.append(.plainRecords) }
         if file.contains(where: { $0.key.hasPrefix(IntervalKey.prefix) }) { forms.append(.intervalKeys) }
         self.forms = forms
+    }
+
+    /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
+    /// - Throws: ``FirstTimeError/file(_:)`` when it cannot be read, otherwise as
+    ///   ``init(_:key:limits:)``.
+    public init(contentsOf path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default) throws(FirstTimeError) {
+        let input: InputFile
+        do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .file(error) }
+        try self.init(input.bytes, key: key, limits: limits)
+    }
+
+    /// Changes the state of the file at `path` in place, in the file's own form (every other key
+    /// kept): reads it under a lock, lets `change` edit the records, and replaces the file
+    /// atomically through ``SafeFile`` only if the records changed and the file is still the
+    /// one read. Nothing is written when `change` throws.
+    /// - Returns: whether the file was written.
+    /// - Throws: ``FirstTimeError``: the file cannot be read, holds no readable state, cannot
+    ///   hold the new state, or cannot be replaced (``FirstTimeError/file(_:)``).
+    @discardableResult
+    public static func update(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
+                              _ change: (inout FirstTimeRecords) throws(FirstTimeError) -> Void) throws(FirstTimeError) -> Bool {
+        let input: InputFile
+        do { input = try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw .file(error) }
+        defer { input.release() }
+        let file = try StateFile(input.bytes, key: key, limits: limits)
+        let before = try file.state().records
+        var records = before
+        try change(&records)
+        guard records != before else { return false }
+        let output: [UInt8]
+        do { output = try StateWriter.write(records, into: file) } catch {
+            if case let .cannotHold(why) = error { throw .cannotHold(why) }
+            throw .plist(.unwritable(error.description, at: path))
+        }
+        do { _ = try SafeFile.write(output, to: path, options: SafeFile.WriteOptions(expected: input.status?.identity)) } catch {
+            throw .file(error)
+        }
+        return true
     }
 
     /// An archive's envelope, not a preferences domain: `$archiver` or `$objects` at the top

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// The one file classifier: what a file holds, read and judged the same way everywhere.
+@Suite struct StateFileClassifier {
+    func defaults(_ entries: [(String, PlistValue)], format: PlistFormat = .binary) throws -> [UInt8] {
+        try PropertyList.write(.dictionary(PlistDictionary(entries.map { (key: $0.0, value: $0.1) })), format: format)
+    }
+
+    let sample = records([("a", "1.0", 10), ("b", nil, 20)])
+
+    @Test func everyKindOfFile() throws {
+        let archive = try LegacyArchive.encode(sample, format: .binary)
+        #expect(try StateFile(archive).forms == [.archive])
+        #expect(try StateFile(defaults([("x", .bool(true)), ("YCFirstTime", .data(archive))])).forms == [.defaultsArchive])
+        #expect(try StateFile(defaults([("YCFirstTime.records", RecordsFormat.plist(sample))])).forms == [.plainRecords])
+        #expect(try StateFile(defaults([("interval.a", .real(1))])).forms == [.intervalKeys])
+        #expect(try StateFile(defaults([("YCFirstTime", .data(archive)), ("YCFirstTime.records", RecordsFormat.plist(sample)),
+                                        ("interval.a", .real(10 + IntervalKey.epochOffset))])).forms
+                == [.defaultsArchive, .plainRecords, .intervalKeys])
+        let none = try StateFile(defaults([("x", .bool(true))]))
+        #expect(none.forms == [])
+        #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try none.state() }
+        #expect(none.check() == [ContractFinding(.stateMissing, at: "file",
+                                                 #"no "YCFirstTime" key: not a YCFirstTime archive or a defaults file holding one"#)])
+    }
+
+    @Test func aMigratedFilePassesVerify() throws {
+        let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        for target in DefaultsMigration.Target.allCases where target != .legacy {
+            let migrated = try #require(try DefaultsMigration.migrate(original, options: .init(target: target)).output)
+            #expect(ContractChecker.check(migrated) == [], "\(target)")
+            #expect(try StateFile(migrated).state().records.count == 3)
+        }
+    }
+
+    @Test func copiesThatDisagreeAreReported() throws {
+        let archive = try LegacyArchive.encode(sample, format: .binary)
+        var other = sample
+        other["a"] = FirstTimeRecord(lastVersion: "2.0", lastTime: 10)
+        let bytes = try defaults([("YCFirstTime", .data(archive)), ("YCFirstTime.records", RecordsFormat.plist(other))])
+        let expected = ContractFinding(.statesDisagree, at: "file",
+                                       #"the defaults-archive state and its plain-records copy differ ("a"); ycft reads the defaults-archive one"#)
+        #expect(ContractChecker.check(bytes) == [expected])
+        let state = try StateFile(bytes).state()
+        #expect(state.records == sample)
+        #expect(state.findings == [expected])
+        // Interval keys hold no versions: only times are compared, so an agreeing copy is quiet.
+        let agreeing = try defaults([("YCFirstTime.records", RecordsFormat.plist(sample)),
+                                     ("interval.a", .real(10 + IntervalKey.epochOffset)), ("interval.b", .integer(.signed(Int64(20 + IntervalKey.epochOffset))))])
+        #expect(ContractChecker.check(agreeing) == [])
+    }
+
+    @Test func theRecordsFormatIsJudgedByItsOwnRules() throws {
+        let broken = try defaults([("YCFirstTime.records", .string("not a dictionary"))])
+        #expect(ContractChecker.check(broken).map(\.rule) == [.recordsFormat])
+        #expect(throws: FirstTimeError.self) { try StateFile(broken).state() }
+    }
+
+    @Test func updateWritesOnlyAChangeAndNothingOnFailure() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let path = dir.appendingPathComponent("d.plist").path
+        let interval = try defaults([("interval.a", .real(10 + IntervalKey.epochOffset)), ("other", .string("kept"))])
+        try writeBytes(interval, to: URL(fileURLWithPath: path))
+        #expect(try StateFile.update(at: path) { _ in } == false)
+        // IntervalClient keys cannot hold a version: refused, the file untouched.
+        #expect(throws: FirstTimeError.self) {
+            try StateFile.update(at: path) { $0["a"] = FirstTimeRecord(lastVersion: "1", lastTime: 5) }
+        }
+        #expect(try readBytes(URL(fileURLWithPath: path)) == interval)
+        #expect(try StateFile.update(at: path) { $0["a"] = FirstTimeRecord(lastTime: 5) })
+        #expect(try StateFile(contentsOf: path).state().records == records([("a", nil, 5)]))
+        #expect(try dictionary(readBytes(URL(fileURLWithPath: path))).map(\.key) == ["interval.a", "other"])
+        #expect(throws: FirstTimeError.self) { try StateFile(contentsOf: dir.appendingPathComponent("missing").path) }
+    }
+}
