@@ -30,7 +30,7 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
     /// One line for the README and `verify --help`.
     public var summary: String {
         switch self {
-        case .readsAsIs: return "reads it as ycft does"
+        case .readsAsIs: return "reads it normally"
         case .ignoresPart: return "reads the state, ignores this part (kept on the next save)"
         case .losesOnNextSave: return "reads the state; the next save loses this part"
         case .misfires: return "reads the state; an interval gate misfires"

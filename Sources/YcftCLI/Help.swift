@@ -107,19 +107,32 @@ enum Help {
     \(exitStatus)
     """
 
+    /// The rule table as the README shows it (a test keeps the README equal to this).
+    static var ruleTableMarkdown: String {
+        var out = "| rule id | severity | reads records | on the device | meaning |\n|---|---|---|---|---|\n"
+        for rule in FirstTimeArchive.ContractRule.allCases {
+            let spec = rule.spec
+            out += "| `\(rule.rawValue)` | \(spec.severity.rawValue) | \(spec.isFatal ? "no" : "yes") | \(spec.device.summary) | \(spec.summary) |\n"
+        }
+        return out
+    }
+
     static var verify: String {
         let rules = FirstTimeArchive.ContractRule.allCases.map { rule in
             let id = "\(rule.rawValue) (\(rule.severity.rawValue))"
             return "  " + id.padding(toLength: 38, withPad: " ", startingAt: 0) + rule.summary
+                + "\n  " + String(repeating: " ", count: 38) + "device: " + rule.spec.device.summary
         }.joined(separator: "\n")
         return """
         OVERVIEW: Check YCFirstTime archives against the persistence contract.
 
-        Each FILE is an archive or an exported defaults file holding one, or a directory
-        searched recursively for files matching --include (*.plist by default). Every
-        finding has a stable rule id, a severity, the object path and a message. All files
-        are checked before the exit status is decided; json and junit print one document
-        for the whole run.
+        Each FILE is an archive, an exported defaults file holding the state (the archive,
+        the plain records or IntervalClient keys), or a directory searched recursively for
+        files matching --include (*.plist by default). Every form a file holds is judged,
+        and copies that disagree are reported. Every finding has a stable rule id, a
+        severity, the object path and a message; each rule also says what YCFirstTime
+        does with such a state on the device. All files are checked before the exit
+        status is decided; json and junit print one document for the whole run.
 
         USAGE: ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH...
 
