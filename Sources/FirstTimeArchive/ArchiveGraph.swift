@@ -3,25 +3,7 @@ internal import KeyedArchive
 internal import Plist
 
 /// The kind of a node in an archive's object table.
-enum GraphKind: Equatable {
-    case string, integer, real, bool, date, data, uid, array, dictionary, other
-
-    /// The name messages use (``PlistValue/typeName``'s words).
-    var typeName: String {
-        switch self {
-        case .string: return "string"
-        case .integer: return "integer"
-        case .real: return "real"
-        case .bool: return "boolean"
-        case .date: return "date"
-        case .data: return "data"
-        case .uid: return "UID"
-        case .array: return "array"
-        case .dictionary: return "dictionary"
-        case .other: return "null"
-        }
-    }
-}
+typealias GraphKind = PlistKind
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
 /// ``KeyedArchive`` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
@@ -55,19 +37,7 @@ extension KeyedArchive: ArchiveGraph {
     var rootUID: UInt64? { top["root"]?.uidValue }
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistValue { objects[index] }
-    func kind(_ node: PlistValue) -> GraphKind {
-        switch node {
-        case .string: return .string
-        case .integer: return .integer
-        case .real: return .real
-        case .bool: return .bool
-        case .date: return .date
-        case .data: return .data
-        case .uid: return .uid
-        case .array: return .array
-        case .dictionary: return .dictionary
-        }
-    }
+    func kind(_ node: PlistValue) -> GraphKind { node.kind }
     func string(_ node: PlistValue) -> String? { node.stringValue }
     func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
     func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
@@ -100,20 +70,7 @@ struct NodeGraph: ArchiveGraph {
 
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistNode { objects[index] }
-    func kind(_ node: PlistNode) -> GraphKind {
-        switch node.kind {
-        case .string: return .string
-        case .integer: return .integer
-        case .real: return .real
-        case .bool: return .bool
-        case .date: return .date
-        case .data: return .data
-        case .uid: return .uid
-        case .array: return .array
-        case .dictionary: return .dictionary
-        case .other: return .other
-        }
-    }
+    func kind(_ node: PlistNode) -> GraphKind { node.kind }
     func string(_ node: PlistNode) -> String? { node.string }
     func uid(_ node: PlistNode) -> UInt64? { node.uid }
     func real(_ node: PlistNode) -> Double? { node.real }

@@ -40,7 +40,7 @@ public struct PlistNode {
     let raw: plist_t
 
     /// The node's kind.
-    public enum Kind { case string, integer, real, bool, date, data, uid, array, dictionary, other }
+    public typealias Kind = PlistKind
 
     /// The node's kind.
     public var kind: Kind {

@@ -23,20 +23,23 @@ public indirect enum PlistValue: Sendable {
     /// A dictionary with string keys, in order.
     case dictionary(PlistDictionary)
 
-    /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
-    public var typeName: String {
+    /// The value's kind.
+    public var kind: PlistKind {
         switch self {
-        case .string: return "string"
-        case .integer: return "integer"
-        case .real: return "real"
-        case .bool: return "boolean"
-        case .date: return "date"
-        case .data: return "data"
-        case .uid: return "UID"
-        case .array: return "array"
-        case .dictionary: return "dictionary"
+        case .string: return .string
+        case .integer: return .integer
+        case .real: return .real
+        case .bool: return .bool
+        case .date: return .date
+        case .data: return .data
+        case .uid: return .uid
+        case .array: return .array
+        case .dictionary: return .dictionary
         }
     }
+
+    /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
+    public var typeName: String { kind.typeName }
 
     /// The string, when this is one.
     public var stringValue: String? { if case let .string(s) = self { return s }; return nil }
@@ -187,4 +190,26 @@ public func exactlyEqual(_ a: String, _ b: String) -> Bool {
 public func utf8Precedes(_ a: String, _ b: String) -> Bool {
     var a = a, b = b
     return a.withUTF8 { pa in b.withUTF8 { pb in pa.lexicographicallyPrecedes(pb) } }
+}
+
+/// The kind of a property-list value (``PlistValue/kind``) or of a libplist node
+/// (``PlistNode/kind``, which adds `other` for node types a plist file cannot hold).
+public enum PlistKind: Sendable, Equatable {
+    case string, integer, real, bool, date, data, uid, array, dictionary, other
+
+    /// The name messages use: `string`, `integer`, `boolean`, `UID`, `dictionary`, ...
+    public var typeName: String {
+        switch self {
+        case .string: return "string"
+        case .integer: return "integer"
+        case .real: return "real"
+        case .bool: return "boolean"
+        case .date: return "date"
+        case .data: return "data"
+        case .uid: return "UID"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        case .other: return "null"
+        }
+    }
 }
