@@ -21,20 +21,20 @@ public enum ContractChecker {
         case let .archive(.plist(plistError)):
             switch plistError {
             case .unrepresentableString, .duplicateKey:
-                return ContractFinding(.stringUnrepresentable, at: "file", plistError.description)
+                return ContractFinding(.stringUnrepresentable, at: .file, plistError.description)
             case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge:
-                return ContractFinding(.plistLimit, at: "file", plistError.description)
+                return ContractFinding(.plistLimit, at: .file, plistError.description)
             default:
-                return ContractFinding(.plistUnreadable, at: "file", plistError.description)
+                return ContractFinding(.plistUnreadable, at: .file, plistError.description)
             }
         case let .embeddedNotPlist(_, plistError):
             switch plistError {
-            case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: "file", error.description)
-            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return ContractFinding(.plistLimit, at: "file", error.description)
-            default: return ContractFinding(.plistUnreadable, at: "file", error.description)
+            case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: .file, error.description)
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return ContractFinding(.plistLimit, at: .file, error.description)
+            default: return ContractFinding(.plistUnreadable, at: .file, error.description)
             }
         case .keyNotFound, .notArchiveData, .notDefaults:
-            return ContractFinding(.stateMissing, at: "file", error.description)
+            return ContractFinding(.stateMissing, at: .file, error.description)
         case let .contract(finding):
             return finding
         case let .recordsFormat(why, at):
@@ -42,9 +42,9 @@ public enum ContractChecker {
         case let .duplicateKey(key, at):
             return ContractFinding(.recordsFormat, at: at, "duplicate block key \(quoted(key))")
         case let .json(jsonError):
-            return ContractFinding(.recordsFormat, at: "file", jsonError.description)
+            return ContractFinding(.recordsFormat, at: .file, jsonError.description)
         case let .archive(archiveError):
-            let path = archiveError.path ?? "file"
+            let path = archiveError.path ?? .file
             let message: String
             switch archiveError {
             case let .envelope(why, _): message = why
@@ -54,15 +54,15 @@ public enum ContractChecker {
             case .plist: message = archiveError.description
             }
             let rule: ContractRule
-            switch path {
-            case "$archiver": rule = .envelopeArchiver
-            case "$version": rule = .envelopeVersion
-            case let p where p.hasPrefix("$top"): rule = .envelopeRoot
+            switch path.components.first {
+            case .key("$archiver")?: rule = .envelopeArchiver
+            case .key("$version")?: rule = .envelopeVersion
+            case .key("$top")?: rule = .envelopeRoot
             default: rule = .envelopeObjects
             }
             return ContractFinding(rule, at: path, message)
         default:
-            return ContractFinding(.plistUnreadable, at: "file", error.description)
+            return ContractFinding(.plistUnreadable, at: .file, error.description)
         }
     }
 }

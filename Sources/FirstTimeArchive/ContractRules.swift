@@ -1,3 +1,5 @@
+public import Plist
+
 /// How serious a contract finding is.
 public enum Severity: String, Sendable, Equatable, Comparable {
     /// The app would misread or lose state.
@@ -169,15 +171,16 @@ public enum ContractRule: String, Sendable, CaseIterable {
 public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     /// The rule broken.
     public var rule: ContractRule
-    /// Where in the archive (`$objects[5].lastTime`), or `file` for the whole input.
-    public var path: String
+    /// Where: in the archive (`$objects[5].lastTime`), a defaults key (`interval.k`), or the
+    /// whole input (``ObjectPath/file``).
+    public var path: ObjectPath
     /// What is wrong.
     public var message: String
     /// The rule's severity.
     public var severity: Severity { rule.severity }
 
     /// Creates a finding.
-    public init(_ rule: ContractRule, at path: String, _ message: String) {
+    public init(_ rule: ContractRule, at path: ObjectPath, _ message: String) {
         self.rule = rule
         self.path = path
         self.message = message
@@ -192,7 +195,7 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     public var isNotable: Bool { rule.spec.severity == .error || rule.spec.device != .readsAsIs }
 
     /// `path: message`, as a decoding error reads.
-    public var located: String { path == "file" ? message : "\(path): \(message)" }
+    public var located: String { path.isFile ? message : "\(path): \(message)" }
 }
 
 /// A decoded archive: its records, and the findings of rules that do not stop decoding.

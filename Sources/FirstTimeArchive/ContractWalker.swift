@@ -54,7 +54,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
     }
 
-    private mutating func add(_ rule: ContractRule, _ path: String, _ message: String) throws(Stop) {
+    private mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
         findings.append(ContractFinding(rule, at: path, message))
         if rule.spec.isFatal {
             fatal = true
@@ -71,7 +71,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
     }
 
     /// Resolves a UID, or records that it dangles.
-    private mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> String) throws(Stop) -> Graph.Node? {
+    private mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Graph.Node? {
         if let found = node(uid) { return found }
         try add(.uidDangling, path(), "UID \(uid) is outside $objects (\(graph.objectCount) objects)")
         return nil
@@ -128,17 +128,17 @@ struct ContractWalker<Graph: ArchiveGraph> {
         checkedChains[Int(uid)] = true
         let expected = expected()
         guard case let chain?? = chains[uid] else {
-            return try add(.classChain, "$objects[\(uid)]",
+            return try add(.classChain, .object(uid),
                            "class \(UntrustedText.escaped(info.name)) has no $classes chain; Apple writes \(expected)")
         }
         if chain != expected {
-            try add(.classChain, "$objects[\(uid)]", "$classes is \(chain.map(UntrustedText.escaped)), Apple writes \(expected)")
+            try add(.classChain, .object(uid), "$classes is \(chain.map(UntrustedText.escaped)), Apple writes \(expected)")
         }
     }
 
     /// A string object (inline, or `NSString`/`NSMutableString` with `NS.string`); `.some(nil)`
     /// for `$null`; nil (with a finding of `rule`) for anything else.
-    private mutating func string(_ uid: UInt64, rule: ContractRule, at path: @autoclosure () -> String) throws(Stop) -> String?? {
+    private mutating func string(_ uid: UInt64, rule: ContractRule, at path: @autoclosure () -> ObjectPath) throws(Stop) -> String?? {
         guard uid != 0 else { return .some(nil) }
         guard let found = try resolve(uid, at: path()) else { return nil }
         if let text = graph.string(found) {
@@ -147,7 +147,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
         }
         if let info = classInfo(found), info.name == "NSString" || info.name == "NSMutableString" {
             guard let inner = graph.field(found, "NS.string"), let text = graph.string(inner) else {
-                try add(rule, "$objects[\(uid)]", "\(UntrustedText.escaped(info.name)) has no NS.string string")
+                try add(rule, .object(uid), "\(UntrustedText.escaped(info.name)) has no NS.string string")
                 return nil
             }
             return .some(text)
@@ -158,25 +158,25 @@ struct ContractWalker<Graph: ArchiveGraph> {
 
     /// `NS.keys`/`NS.objects` of a dictionary instance as UID pairs, or nil with a finding.
     private mutating func pairs(_ node: Graph.Node, uid: UInt64) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
-        func here() -> String { "$objects[\(uid)]" }
+        func here() -> ObjectPath { .object(uid) }
         func uids(_ name: String) throws(Stop) -> [UInt64]? {
             guard let field = graph.field(node, name) else {
                 try add(.dictionaryStructure, here(), "missing \(name)")
                 return nil
             }
             guard let items = graph.items(field) else {
-                try add(.dictionaryStructure, "\(here()).\(name)", "expected array, found \(graph.kind(field).typeName)")
+                try add(.dictionaryStructure, here().key(name), "expected array, found \(graph.kind(field).typeName)")
                 return nil
             }
             var out: [UInt64] = []
             out.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
                 guard let ref = graph.uid(item) else {
-                    try add(.dictionaryStructure, "\(here()).\(name)[\(i)]", "expected UID, found \(graph.kind(item).typeName)")
+                    try add(.dictionaryStructure, here().key(name).index(i), "expected UID, found \(graph.kind(item).typeName)")
                     return nil
                 }
                 guard ref < UInt64(graph.objectCount) else {
-                    try add(.uidDangling, "\(here()).\(name)[\(i)]", "UID \(ref) is outside $objects (\(graph.objectCount) objects)")
+                    try add(.uidDangling, here().key(name).index(i), "UID \(ref) is outside $objects (\(graph.objectCount) objects)")
                     return nil
                 }
                 out.append(ref)
@@ -193,9 +193,9 @@ struct ContractWalker<Graph: ArchiveGraph> {
 
     /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
     private mutating func dictionary(_ uid: UInt64, role: String, immutable: ContractRule, wrongClass: ContractRule,
-                                     at path: @autoclosure () -> String) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
+                                     at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
-        func here() -> String { "$objects[\(uid)]" }
+        func here() -> ObjectPath { .object(uid) }
         guard let info = classInfo(found) else {
             try add(wrongClass, here(), "expected NSMutableDictionary (\(role)), found \(describe(found))")
             return nil
@@ -219,20 +219,20 @@ struct ContractWalker<Graph: ArchiveGraph> {
 
     private mutating func walk() throws(Stop) -> FirstTimeRecords? {
         guard let rootUID = graph.rootUID else {
-            try add(.envelopeRoot, "$top.root", "missing $top.root")
+            try add(.envelopeRoot, .key("$top").key("root"), "missing $top.root")
             return nil
         }
         guard rootUID != 0 else {
-            try add(.envelopeRoot, "$top.root", "root is nil")
+            try add(.envelopeRoot, .key("$top").key("root"), "root is nil")
             return nil
         }
         guard let rootPairs = try dictionary(rootUID, role: "root", immutable: .rootImmutable, wrongClass: .rootClass,
-                                             at: "$top.root") else { return nil }
-        let rootPath = "$objects[\(rootUID)]"
+                                             at: .key("$top").key("root")) else { return nil }
+        let rootPath = ObjectPath.object(rootUID)
         var groupUID: UInt64?
         for (i, pair) in rootPairs.enumerated() {
-            guard case let key?? = try string(pair.key, rule: .keyType, at: "\(rootPath).NS.keys[\(i)]") else {
-                if pair.key == 0 { try add(.keyType, "\(rootPath).NS.keys[\(i)]", "key is nil") }
+            guard case let key?? = try string(pair.key, rule: .keyType, at: rootPath.key("NS.keys").index(i)) else {
+                if pair.key == 0 { try add(.keyType, rootPath.key("NS.keys").index(i), "key is nil") }
                 continue
             }
             if exactlyEqual(key, LegacyArchive.groupKey) {
@@ -243,7 +243,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
                 groupUID = pair.value
             } else {
                 try add(.rootExtraKey, rootPath, "root key \(quoted(key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")
-                try allowedClasses(pair.value, at: "\(rootPath).NS.objects[\(i)]")
+                try allowedClasses(pair.value, at: rootPath.key("NS.objects").index(i))
             }
         }
         guard let groupUID else {
@@ -251,7 +251,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
             return FirstTimeRecords()
         }
         if groupUID == rootUID {
-            try add(.uidCycle, "\(rootPath).sharedGroup", "sharedGroup is the root itself")
+            try add(.uidCycle, rootPath.key("sharedGroup"), "sharedGroup is the root itself")
             return nil
         }
         guard groupUID != 0 else {
@@ -259,28 +259,28 @@ struct ContractWalker<Graph: ArchiveGraph> {
             return nil
         }
         guard let groupPairs = try dictionary(groupUID, role: "sharedGroup", immutable: .groupImmutable, wrongClass: .groupClass,
-                                              at: "\(rootPath).sharedGroup") else { return nil }
+                                              at: rootPath.key("sharedGroup")) else { return nil }
         var entries: [FirstTimeRecords.Entry] = []
         entries.reserveCapacity(groupPairs.count)
         for (i, pair) in groupPairs.enumerated() {
-            let key = try string(pair.key, rule: .keyType, at: "$objects[\(groupUID)].NS.keys[\(i)]")
-            if case .some(nil) = key { try add(.keyType, "$objects[\(groupUID)].NS.keys[\(i)]", "block key is nil") }
+            let key = try string(pair.key, rule: .keyType, at: ObjectPath.object(groupUID).key("NS.keys").index(i))
+            if case .some(nil) = key { try add(.keyType, ObjectPath.object(groupUID).key("NS.keys").index(i), "block key is nil") }
             let record = try record(pair.value, root: rootUID, group: groupUID, index: i)
             if case let key?? = key, let record { entries.append((key, record)) }
         }
         let (records, duplicates) = FirstTimeRecords.sortingKeys(entries)
-        for key in duplicates { try add(.keyDuplicate, "$objects[\(groupUID)]", "duplicate block key \(quoted(key))") }
+        for key in duplicates { try add(.keyDuplicate, .object(groupUID), "duplicate block key \(quoted(key))") }
         return records
     }
 
     private mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int) throws(Stop) -> FirstTimeRecord? {
-        func path() -> String { "$objects[\(group)].NS.objects[\(index)]" }
+        func path() -> ObjectPath { ObjectPath.object(group).key("NS.objects").index(index) }
         if uid == root || uid == group {
             try add(.uidCycle, path(), "record UID \(uid) points back to the \(uid == root ? "root" : "group") that contains it")
             return nil
         }
         guard let found = try resolve(uid, at: path()) else { return nil }
-        func here() -> String { "$objects[\(uid)]" }
+        func here() -> ObjectPath { .object(uid) }
         guard uid != 0, let info = classInfo(found) else {
             try add(.recordClass, uid == 0 ? path() : here(), "expected YCFirstTimeObject, found \(describe(found))")
             return nil
@@ -296,13 +296,13 @@ struct ContractWalker<Graph: ArchiveGraph> {
         if let field = graph.field(found, LegacyArchive.versionKey) {
             known += 1
             if let ref = graph.uid(field) {
-                if case let version? = try string(ref, rule: .versionType, at: "\(here()).\(LegacyArchive.versionKey)") {
+                if case let version? = try string(ref, rule: .versionType, at: here().key(LegacyArchive.versionKey)) {
                     record.lastVersion = version
                 } else {
                     sound = false
                 }
             } else {
-                try add(.versionType, "\(here()).\(LegacyArchive.versionKey)", "expected a UID, found \(graph.kind(field).typeName)")
+                try add(.versionType, here().key(LegacyArchive.versionKey), "expected a UID, found \(graph.kind(field).typeName)")
                 sound = false
             }
         }
@@ -310,10 +310,10 @@ struct ContractWalker<Graph: ArchiveGraph> {
             known += 1
             if let ref = graph.uid(field) {
                 if ref != 0 {
-                    if let time = try time(ref, at: "\(here()).\(LegacyArchive.timeKey)") { record.lastTime = time } else { sound = false }
+                    if let time = try time(ref, at: here().key(LegacyArchive.timeKey)) { record.lastTime = time } else { sound = false }
                 }
             } else {
-                try add(.timeType, "\(here()).\(LegacyArchive.timeKey)", "expected a UID, found \(graph.kind(field).typeName)")
+                try add(.timeType, here().key(LegacyArchive.timeKey), "expected a UID, found \(graph.kind(field).typeName)")
                 sound = false
             }
         }
@@ -325,7 +325,7 @@ struct ContractWalker<Graph: ArchiveGraph> {
         return sound ? record : nil
     }
 
-    private mutating func time(_ uid: UInt64, at path: @autoclosure () -> String) throws(Stop) -> Double? {
+    private mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Double? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         guard let info = classInfo(found), info.name == LegacyArchive.dateClass else {
             try add(.timeType, path(), "expected NSDate, found \(describe(found))")
@@ -333,15 +333,15 @@ struct ContractWalker<Graph: ArchiveGraph> {
         }
         try checkChain(info, expected: LegacyArchive.dateChain)
         guard let field = graph.field(found, "NS.time") else {
-            try add(.timeType, "$objects[\(uid)]", "NSDate has no NS.time")
+            try add(.timeType, .object(uid), "NSDate has no NS.time")
             return nil
         }
         guard let seconds = graph.real(field) else {
-            try add(.timeType, "$objects[\(uid)].NS.time", "expected real, found \(graph.kind(field).typeName)")
+            try add(.timeType, ObjectPath.object(uid).key("NS.time"), "expected real, found \(graph.kind(field).typeName)")
             return nil
         }
         if !seconds.isFinite {
-            try add(.timeNonFinite, "$objects[\(uid)].NS.time",
+            try add(.timeNonFinite, ObjectPath.object(uid).key("NS.time"),
                     "NS.time is \(seconds): interval gates misfire (NaN and +infinity never fire again, -infinity always fires)")
         }
         return seconds
@@ -350,25 +350,25 @@ struct ContractWalker<Graph: ArchiveGraph> {
     /// An unrelated root value must be made only of the classes YCFirstTime's loader allows
     /// (`NSMutableDictionary`, `NSDictionary`, `NSString`, `NSDate`, `YCFirstTimeObject`), or
     /// the secure unarchive fails and the app resets all state.
-    private mutating func allowedClasses(_ start: UInt64, at path: String) throws(Stop) {
+    private mutating func allowedClasses(_ start: UInt64, at path: ObjectPath) throws(Stop) {
         let allowed: Set<String> = ["NSMutableDictionary", "NSDictionary", "NSString", "NSMutableString", "NSDate",
                                     LegacyArchive.recordClass]
-        var pending: [(uid: UInt64, path: String)] = [(start, path)]
+        var pending: [(uid: UInt64, path: ObjectPath)] = [(start, path)]
         var seen = Set<UInt64>()
         while let (uid, at) = pending.popLast() {
             guard uid != 0, seen.insert(uid).inserted else { continue }
             guard let found = try resolve(uid, at: at) else { continue }
             if graph.kind(found) == .string { continue }
             guard let info = classInfo(found), allowed.contains(info.name) else {
-                try add(.classNotAllowed, "$objects[\(uid)]",
+                try add(.classNotAllowed, .object(uid),
                         "\(describe(found)) is not a class YCFirstTime's loader allows: its secure unarchive fails and the app resets all state")
                 continue
             }
             for key in graph.fieldKeys(found) where key != "$class" {
                 guard let field = graph.field(found, key) else { continue }
-                if let ref = graph.uid(field) { pending.append((ref, "$objects[\(uid)].\(key)")) }
+                if let ref = graph.uid(field) { pending.append((ref, ObjectPath.object(uid).key(key))) }
                 for (i, item) in (graph.items(field) ?? []).enumerated() {
-                    if let ref = graph.uid(item) { pending.append((ref, "$objects[\(uid)].\(key)[\(i)]")) }
+                    if let ref = graph.uid(item) { pending.append((ref, ObjectPath.object(uid).key(key).index(i))) }
                 }
             }
         }

@@ -12,7 +12,7 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The file is not a defaults domain (its top level is not a dictionary).
     case notDefaults(found: String)
     /// Two records share a block key.
-    case duplicateKey(String, at: String)
+    case duplicateKey(String, at: ObjectPath)
     /// A defaults file has no archive under the key.
     case keyNotFound(String)
     /// A defaults file holds something other than archive data under the key.
@@ -22,7 +22,7 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     /// The plain format's JSON text is not valid JSON.
     case json(JSONError)
     /// The plain format is valid JSON or plist but breaks the records format.
-    case recordsFormat(String, at: String)
+    case recordsFormat(String, at: ObjectPath)
     /// A property list could not be written.
     case plist(PlistError)
     /// A file could not be read or written (``StateFile/init(contentsOf:key:limits:)``,

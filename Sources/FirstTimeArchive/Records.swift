@@ -55,7 +55,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two entries have the same key.
     public init(_ entries: [Entry]) throws(FirstTimeError) {
         let (records, duplicates) = Self.sortingKeys(entries)
-        if let first = duplicates.first { throw .duplicateKey(first, at: "records") }
+        if let first = duplicates.first { throw .duplicateKey(first, at: .key("records")) }
         self = records
     }
 

@@ -130,53 +130,53 @@ public enum RecordsFormat {
         let document: JSON
         do { document = try JSON.parse(bytes) } catch { throw .json(error) }
         guard case let .object(top) = document else {
-            throw .recordsFormat("expected an object, found \(document.kindName)", at: "top level")
+            throw .recordsFormat("expected an object, found \(document.kindName)", at: .topLevel)
         }
         var format: String?, version: String?, recordsMember: [JSON.Member]?
-        for member in try unique(top, at: "top level") {
+        for member in try unique(top, at: .topLevel) {
             switch member.key {
             case "format":
-                guard case let .string(s) = member.value else { throw .recordsFormat("expected a string", at: "format") }
+                guard case let .string(s) = member.value else { throw .recordsFormat("expected a string", at: .key("format")) }
                 format = s
             case "formatVersion":
-                guard case let .number(n) = member.value else { throw .recordsFormat("expected a number", at: "formatVersion") }
+                guard case let .number(n) = member.value else { throw .recordsFormat("expected a number", at: .key("formatVersion")) }
                 version = n
             case "records":
                 guard case let .object(m) = member.value else {
-                    throw .recordsFormat("expected an object, found \(member.value.kindName)", at: "records")
+                    throw .recordsFormat("expected an object, found \(member.value.kindName)", at: .key("records"))
                 }
                 recordsMember = m
             default:
-                throw .recordsFormat("unknown member \(quoted(member.key))", at: "top level")
+                throw .recordsFormat("unknown member \(quoted(member.key))", at: .topLevel)
             }
         }
         guard format == formatName else {
-            throw .recordsFormat("format must be \(quoted(formatName))\(format.map { ", found \(quoted($0))" } ?? " (missing)")", at: "format")
+            throw .recordsFormat("format must be \(quoted(formatName))\(format.map { ", found \(quoted($0))" } ?? " (missing)")", at: .key("format"))
         }
         guard version == String(formatVersion) else {
-            throw .recordsFormat("formatVersion must be \(formatVersion)\(version.map { ", found \($0)" } ?? " (missing)")", at: "formatVersion")
+            throw .recordsFormat("formatVersion must be \(formatVersion)\(version.map { ", found \($0)" } ?? " (missing)")", at: .key("formatVersion"))
         }
-        guard let recordsMember else { throw .recordsFormat("missing \"records\"", at: "top level") }
+        guard let recordsMember else { throw .recordsFormat("missing \"records\"", at: .topLevel) }
         var entries: [FirstTimeRecords.Entry] = []
-        for member in try unique(recordsMember, at: "records") {
-            entries.append((member.key, try record(member.value, at: "records[\(jsonQuoted(member.key))]")))
+        for member in try unique(recordsMember, at: .key("records")) {
+            entries.append((member.key, try record(member.value, at: ObjectPath.key("records").member(member.key))))
         }
         return try FirstTimeRecords(entries)
     }
 
     private static func jsonQuoted(_ s: String) -> String { UntrustedText.quoted(s) }
 
-    private static func unique(_ members: [JSON.Member], at path: String) throws(FirstTimeError) -> [JSON.Member] {
+    private static func unique(_ members: [JSON.Member], at path: ObjectPath) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()
         for member in members where !seen.insert(Array(member.key.utf8)).inserted {
             // Only in `records` is a member a block key; elsewhere it is a field of the format.
-            if path == "records" { throw .duplicateKey(member.key, at: path) }
+            if path == .key("records") { throw .duplicateKey(member.key, at: path) }
             throw .recordsFormat("repeated member \(quoted(member.key))", at: path)
         }
         return members
     }
 
-    private static func record(_ value: JSON, at path: String) throws(FirstTimeError) -> FirstTimeRecord {
+    private static func record(_ value: JSON, at path: ObjectPath) throws(FirstTimeError) -> FirstTimeRecord {
         guard case let .object(members) = value else {
             throw .recordsFormat("expected an object, found \(value.kindName)", at: path)
         }
@@ -188,7 +188,7 @@ public enum RecordsFormat {
                 switch member.value {
                 case .null: record.lastVersion = nil
                 case let .string(s): record.lastVersion = s
-                default: throw .recordsFormat("expected a string or null, found \(member.value.kindName)", at: "\(path).lastVersion")
+                default: throw .recordsFormat("expected a string or null, found \(member.value.kindName)", at: path.key("lastVersion"))
                 }
             case "lastTime": time = member.value
             case "lastTimeUTC": utc = member.value
@@ -200,11 +200,11 @@ public enum RecordsFormat {
         case nil, .null?: break
         case let .string(text)?:
             guard let parsed = ExactTime.parseUTC(text) else {
-                throw .recordsFormat("\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z", at: "\(path).lastTimeUTC")
+                throw .recordsFormat("\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z", at: path.key("lastTimeUTC"))
             }
             parsedUTC = parsed
         case let other?:
-            throw .recordsFormat("expected a string or null, found \(other.kindName)", at: "\(path).lastTimeUTC")
+            throw .recordsFormat("expected a string or null, found \(other.kindName)", at: path.key("lastTimeUTC"))
         }
         switch time {
         case nil, .null?:
@@ -212,7 +212,7 @@ public enum RecordsFormat {
             return record
         case let .number(text)?:
             guard let t = Double(text), t.isFinite else {
-                throw .recordsFormat("\(text) is outside the range of a double", at: "\(path).lastTime")
+                throw .recordsFormat("\(text) is outside the range of a double", at: path.key("lastTime"))
             }
             record.lastTime = t
         case .string("NaN")?: record.lastTime = .nan
@@ -220,7 +220,7 @@ public enum RecordsFormat {
         case .string("-Infinity")?: record.lastTime = -.infinity
         case let other?:
             throw .recordsFormat("expected a number, null, \"NaN\", \"Infinity\" or \"-Infinity\", found \(other.kindName)",
-                                 at: "\(path).lastTime")
+                                 at: path.key("lastTime"))
         }
         if let parsedUTC, let t = record.lastTime {
             let digits = parsedUTC.fraction.count
@@ -251,7 +251,7 @@ public enum RecordsFormat {
 
     /// Reads the property-list form.
     /// - Throws: ``FirstTimeError/recordsFormat(_:at:)`` naming the first problem.
-    public static func records(fromPlist value: PlistValue, at base: String = defaultsKey) throws(FirstTimeError) -> FirstTimeRecords {
+    public static func records(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> FirstTimeRecords {
         guard case let .dictionary(top) = value else {
             throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: base)
         }
@@ -259,17 +259,17 @@ public enum RecordsFormat {
             throw .recordsFormat("unknown key \(quoted(key))", at: base)
         }
         guard top["format"] == .string(formatName) else {
-            throw .recordsFormat("format must be \(quoted(formatName))", at: "\(base).format")
+            throw .recordsFormat("format must be \(quoted(formatName))", at: base.key("format"))
         }
         guard top["formatVersion"] == .integer(.signed(Int64(formatVersion))) else {
-            throw .recordsFormat("formatVersion must be \(formatVersion)", at: "\(base).formatVersion")
+            throw .recordsFormat("formatVersion must be \(formatVersion)", at: base.key("formatVersion"))
         }
         guard case let .dictionary(recordsDict)? = top["records"] else {
-            throw .recordsFormat("records must be a dictionary", at: "\(base).records")
+            throw .recordsFormat("records must be a dictionary", at: base.key("records"))
         }
         var entries: [FirstTimeRecords.Entry] = []
         for (key, value) in recordsDict {
-            let path = "\(base).records.\(key)"
+            let path = base.key("records").key(key)
             guard case let .dictionary(fields) = value else {
                 throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: path)
             }
@@ -279,7 +279,7 @@ public enum RecordsFormat {
                 case let ("lastTime", .real(t)): record.lastTime = t
                 case let ("lastVersion", .string(v)): record.lastVersion = v
                 case ("lastTime", _), ("lastVersion", _):
-                    throw .recordsFormat("unexpected \(fieldValue.typeName)", at: "\(path).\(field)")
+                    throw .recordsFormat("unexpected \(fieldValue.typeName)", at: path.key(field))
                 default:
                     throw .recordsFormat("unknown key \(quoted(field))", at: path)
                 }

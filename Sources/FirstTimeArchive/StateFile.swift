@@ -152,7 +152,7 @@ public struct StateFile: Sendable {
     /// Every finding of every form, for `verify`: fatal ones included, nothing thrown.
     public func check() -> [ContractFinding] {
         guard let primary = forms.first else {
-            return [ContractFinding(.stateMissing, at: "file", FirstTimeError.keyNotFound(key).description)]
+            return [ContractFinding(.stateMissing, at: .file, FirstTimeError.keyNotFound(key).description)]
         }
         var findings: [ContractFinding] = []
         var readable: [(Form, FirstTimeRecords)] = []
@@ -190,7 +190,7 @@ public struct StateFile: Sendable {
             var findings: [ContractFinding] = []
             for (name, stored) in defaults ?? PlistDictionary() where name.hasPrefix(IntervalKey.prefix) {
                 guard let seconds = IntervalKey.seconds(stored) else {
-                    findings.append(ContractFinding(.intervalValue, at: name,
+                    findings.append(ContractFinding(.intervalValue, at: .key(name),
                                                     "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
                     continue
                 }
@@ -249,10 +249,10 @@ public struct StateFile: Sendable {
             expected = FirstTimeRecords.timesOnly(records)
             let copied = FirstTimeRecords.timesOnly(copy)
             guard expected != copied else { return [] }
-            return [ContractFinding(.statesDisagree, at: "file", differenceMessage(form, expected, other, copied))]
+            return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, expected, other, copied))]
         }
         guard expected != copy else { return [] }
-        return [ContractFinding(.statesDisagree, at: "file", differenceMessage(form, expected, other, copy))]
+        return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, expected, other, copy))]
     }
 
     private func differenceMessage(_ form: Form, _ a: FirstTimeRecords, _ other: Form, _ b: FirstTimeRecords) -> String {

@@ -8,13 +8,13 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are not a readable property list.
     case plist(PlistError)
     /// The property list is not an NSKeyedArchiver archive (no `$objects`, wrong envelope).
-    case envelope(String, at: String)
+    case envelope(String, at: ObjectPath)
     /// A UID points past the end of `$objects`.
-    case danglingUID(UInt64, objectCount: Int, at: String)
+    case danglingUID(UInt64, objectCount: Int, at: ObjectPath)
     /// A value has the wrong type or class.
-    case unexpected(expected: String, found: String, at: String)
+    case unexpected(expected: String, found: String, at: ObjectPath)
     /// A structural problem inside an object (for example `NS.keys` and `NS.objects` differ in length).
-    case malformed(String, at: String)
+    case malformed(String, at: ObjectPath)
 
     /// `path: message`.
     public var description: String {
@@ -28,7 +28,7 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The object path the error points at, when it has one.
-    public var path: String? {
+    public var path: ObjectPath? {
         switch self {
         case .plist: return nil
         case let .envelope(_, at), let .danglingUID(_, _, at), let .unexpected(_, _, at), let .malformed(_, at): return at

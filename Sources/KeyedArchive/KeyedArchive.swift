@@ -33,36 +33,36 @@ public struct KeyedArchive: Sendable {
     /// array whose first element is `"$null"`.
     public init(plist: PlistValue) throws(ArchiveError) {
         guard case let .dictionary(envelope) = plist else {
-            throw .envelope("the top level is \(plist.typeName), not an archive dictionary", at: "top level")
+            throw .envelope("the top level is \(plist.typeName), not an archive dictionary", at: .topLevel)
         }
-        guard let archiverValue = envelope["$archiver"] else { throw .envelope("missing $archiver", at: "$archiver") }
+        guard let archiverValue = envelope["$archiver"] else { throw .envelope("missing $archiver", at: .key("$archiver")) }
         guard case let .string(archiver) = archiverValue else {
-            throw .unexpected(expected: "string", found: archiverValue.typeName, at: "$archiver")
+            throw .unexpected(expected: "string", found: archiverValue.typeName, at: .key("$archiver"))
         }
         guard archiver == Self.archiverName else {
-            throw .envelope("is \(quoted(archiver)), expected \(quoted(Self.archiverName))", at: "$archiver")
+            throw .envelope("is \(quoted(archiver)), expected \(quoted(Self.archiverName))", at: .key("$archiver"))
         }
-        guard let versionValue = envelope["$version"] else { throw .envelope("missing $version", at: "$version") }
+        guard let versionValue = envelope["$version"] else { throw .envelope("missing $version", at: .key("$version")) }
         guard case let .integer(version) = versionValue else {
-            throw .unexpected(expected: "integer", found: versionValue.typeName, at: "$version")
+            throw .unexpected(expected: "integer", found: versionValue.typeName, at: .key("$version"))
         }
         guard version == .signed(Self.archiverVersion) else {
-            throw .envelope("is \(version), expected \(Self.archiverVersion)", at: "$version")
+            throw .envelope("is \(version), expected \(Self.archiverVersion)", at: .key("$version"))
         }
-        guard let topValue = envelope["$top"] else { throw .envelope("missing $top", at: "$top") }
+        guard let topValue = envelope["$top"] else { throw .envelope("missing $top", at: .key("$top")) }
         guard case let .dictionary(top) = topValue else {
-            throw .unexpected(expected: "dictionary", found: topValue.typeName, at: "$top")
+            throw .unexpected(expected: "dictionary", found: topValue.typeName, at: .key("$top"))
         }
-        guard let objectsValue = envelope["$objects"] else { throw .envelope("missing $objects", at: "$objects") }
+        guard let objectsValue = envelope["$objects"] else { throw .envelope("missing $objects", at: .key("$objects")) }
         guard case let .array(objects) = objectsValue else {
-            throw .unexpected(expected: "array", found: objectsValue.typeName, at: "$objects")
+            throw .unexpected(expected: "array", found: objectsValue.typeName, at: .key("$objects"))
         }
         guard let first = objects.first, first == .string("$null") else {
-            throw .envelope("$objects[0] must be \"$null\"", at: "$objects[0]")
+            throw .envelope("$objects[0] must be \"$null\"", at: .key("$objects").index(0))
         }
         for (key, value) in top {
             guard case .uid = value else {
-                throw .unexpected(expected: "UID", found: value.typeName, at: "$top.\(key)")
+                throw .unexpected(expected: "UID", found: value.typeName, at: .key("$top").key(key))
             }
         }
         self.archiver = archiver
@@ -74,8 +74,8 @@ public struct KeyedArchive: Sendable {
     /// The UID stored under `$top[name]`.
     /// - Throws: when `name` is missing.
     public func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
-        guard let value = top[name] else { throw .envelope("missing $top.\(name)", at: "$top.\(name)") }
-        guard case let .uid(uid) = value else { throw .unexpected(expected: "UID", found: value.typeName, at: "$top.\(name)") }
+        guard let value = top[name] else { throw .envelope("missing $top.\(name)", at: .key("$top").key(name)) }
+        guard case let .uid(uid) = value else { throw .unexpected(expected: "UID", found: value.typeName, at: .key("$top").key(name)) }
         return uid
     }
 }

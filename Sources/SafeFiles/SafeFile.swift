@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -374,18 +375,18 @@ public final class PendingWrite {
     }
 }
 
-/// An open descriptor, closed (and so unlocked) once.
-final class FileLock: @unchecked Sendable {
-    // Only `release` mutates `fd`, and it swaps it out atomically enough for one owner: an
-    // `InputFile` is used by one worker at a time.
-    private var fd: Int32
+/// An open descriptor, closed (and so unlocked) once, whichever thread releases it.
+final class FileLock: Sendable {
+    private let fd: Mutex<Int32>
 
-    init(_ fd: Int32) { self.fd = fd }
+    init(_ fd: Int32) { self.fd = Mutex(fd) }
 
     func release() {
-        if fd >= 0 {
-            close(fd)
-            fd = -1
+        fd.withLock { fd in
+            if fd >= 0 {
+                close(fd)
+                fd = -1
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import Foundation
 import OrderedJSON
 import Plist
 import SafeFiles
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -417,62 +418,57 @@ enum MigrateCommand {
 
 /// What one run of `migrate` remembers across its workers: the output directories it created
 /// (each once) and the directories it wrote into (flushed once at the end).
-final class RunState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var made = Set<String>()
-    private var touched = Set<String>()
+final class RunState: Sendable {
+    private let state = Mutex<(made: Set<String>, touched: Set<String>)>(([], []))
 
     /// Creates `directory` unless this run already did; the lock is held while creating, so
     /// another worker never writes into a directory that is still being made.
     func makeDirectoryOnce(_ directory: String, io: CommandIO) throws {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !made.contains(directory) else { return }
-        try io.makeDirectory(directory)
-        made.insert(directory)
+        try state.withLock { state in
+            guard !state.made.contains(directory) else { return }
+            try io.makeDirectory(directory)
+            state.made.insert(directory)
+        }
     }
 
-    func touch(_ directory: String) { lock.withLock { _ = touched.insert(directory) } }
+    func touch(_ directory: String) { state.withLock { _ = $0.touched.insert(directory) } }
 
-    var touchedDirectories: [String] { lock.withLock { touched.sorted() } }
+    var touchedDirectories: [String] { state.withLock { $0.touched.sorted() } }
 }
 
 /// The work queue and results shared by the workers.
-private final class SharedState: @unchecked Sendable {
-    private let lock = NSLock()
-    private var cursor = 0
-    private let count: Int
-    private var slots: [MigrateCommand.FileReport?]
+private final class SharedState: Sendable {
+    private let state: Mutex<(cursor: Int, slots: [MigrateCommand.FileReport?])>
 
-    init(count: Int) {
-        self.count = count
-        slots = Array(repeating: nil, count: count)
-    }
+    init(count: Int) { state = Mutex((0, Array(repeating: nil, count: count))) }
 
     func next() -> Int? {
-        lock.withLock {
-            guard cursor < count else { return nil }
-            defer { cursor += 1 }
-            return cursor
+        state.withLock { state in
+            guard state.cursor < state.slots.count else { return nil }
+            defer { state.cursor += 1 }
+            return state.cursor
         }
     }
 
     func store(_ report: MigrateCommand.FileReport, at index: Int) {
-        lock.withLock { slots[index] = report }
+        state.withLock { $0.slots[index] = report }
     }
 
-    func results() -> [MigrateCommand.FileReport] { lock.withLock { slots.compactMap { $0 } } }
+    func results() -> [MigrateCommand.FileReport] { state.withLock { $0.slots.compactMap { $0 } } }
 }
 
 /// Progress on standard error: a bar on a terminal, a plain line every two seconds otherwise.
-private final class Progress: @unchecked Sendable {
-    private let lock = NSLock()
+private final class Progress: Sendable {
+    private struct Counter {
+        var done = 0
+        var last = DispatchTime.now()
+        var drew = false
+    }
+
+    private let counter = Mutex(Counter())
     private let total: Int
     private let io: CommandIO
     private let terminal: Bool
-    private var done = 0
-    private var last = DispatchTime.now()
-    private var drew = false
 
     init(total: Int, io: CommandIO) {
         self.total = total
@@ -481,35 +477,35 @@ private final class Progress: @unchecked Sendable {
     }
 
     func tick() {
-        lock.withLock {
-            done += 1
+        counter.withLock { c in
+            c.done += 1
             let now = DispatchTime.now()
             let interval: UInt64 = terminal ? 100_000_000 : 2_000_000_000
-            guard now.uptimeNanoseconds - last.uptimeNanoseconds >= interval || (terminal && done == total) else { return }
-            last = now
+            guard now.uptimeNanoseconds - c.last.uptimeNanoseconds >= interval || (terminal && c.done == total) else { return }
+            c.last = now
             if terminal {
                 let width = 30
-                let filled = total == 0 ? width : width * done / total
-                io.writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(done)/\(total)")
-                drew = true
+                let filled = total == 0 ? width : width * c.done / total
+                io.writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(c.done)/\(total)")
+                c.drew = true
             } else {
-                io.writeStderr("ycft migrate: \(done)/\(total) files\n")
+                io.writeStderr("ycft migrate: \(c.done)/\(total) files\n")
             }
         }
     }
 
     /// Prints a message on its own line, first clearing the bar (it is redrawn on the next tick).
     func message(_ text: String) {
-        lock.withLock {
-            if drew {
+        counter.withLock { c in
+            if c.drew {
                 io.writeStderr("\r\u{1B}[K")
-                drew = false
+                c.drew = false
             }
             io.writeStderr(text)
         }
     }
 
     func finish() {
-        lock.withLock { if drew { io.writeStderr("\n") } }
+        counter.withLock { c in if c.drew { io.writeStderr("\n") } }
     }
 }

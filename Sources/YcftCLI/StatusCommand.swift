@@ -119,7 +119,7 @@ enum StatusCommand {
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
                     .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
                     .init("deviceResetsAll", reset.map { finding in
-                        JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path)),
+                        JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path.description)),
                                      .init("message", .string(finding.message))])
                     } ?? .null),
                     .init("records", .array(records.map { key, record in

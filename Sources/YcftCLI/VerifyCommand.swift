@@ -126,7 +126,7 @@ enum VerifyCommand {
                     .object([
                         .init("rule", .string(finding.rule.rawValue)),
                         .init("severity", .string(finding.severity.rawValue)),
-                        .init("path", .string(finding.path)),
+                        .init("path", .string(finding.path.description)),
                         .init("message", .string(finding.message)),
                     ])
                 })),

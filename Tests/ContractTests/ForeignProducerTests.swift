@@ -30,7 +30,7 @@ import TestSupport
         #expect(try LegacyArchive.decode(bytes) == records([("onboarding", "2.1.0", -220_892_399.876544), ("rate", nil, nil)]))
         let findings = ContractChecker.check(bytes)
         #expect(findings.map(\.rule) == [.rootImmutable, .groupImmutable, .classChain, .classChain])
-        #expect(findings.map(\.path) == ["$objects[1]", "$objects[4]", "$objects[7]", "$objects[10]"])
+        #expect(findings.map(\.path) == [.object(1), .object(4), .object(7), .object(10)])
         #expect(findings[2].message == #"$classes is ["YCFirstTimeObject"], Apple writes ["YCFirstTimeObject", "NSObject"]"#)
     }
 

@@ -197,7 +197,7 @@ import TestSupport
         var envelope = archiveValue(appleLayoutOneKey).dictionaryValue!
         envelope["$top"] = .dictionary(PlistDictionary())
         let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
-        #expect(throws: FirstTimeError.contract(ContractFinding(.envelopeRoot, at: "$top.root", "missing $top.root"))) {
+        #expect(throws: FirstTimeError.contract(ContractFinding(.envelopeRoot, at: .key("$top").key("root"), "missing $top.root"))) {
             try LegacyArchive.decode(bytes)
         }
     }
@@ -209,7 +209,7 @@ import TestSupport
 
     @Test func notAnArchive() throws {
         let bytes = try PropertyList.write(.array([]), format: .binary)
-        #expect(throws: FirstTimeError.archive(.envelope("the top level is array, not an archive dictionary", at: "top level"))) {
+        #expect(throws: FirstTimeError.archive(.envelope("the top level is array, not an archive dictionary", at: .topLevel))) {
             try LegacyArchive.decode(bytes)
         }
     }

@@ -48,8 +48,8 @@ import TestSupport
         #expect(state.records["real"]?.lastTime == last)
         #expect(state.records["flag"]?.lastTime == 1 - IntervalKey.epochOffset)
         #expect(state.findings == [
-            ContractFinding(.intervalValue, at: "interval.text", "holds string, not a number IntervalClient can read: its gate runs as if it never ran"),
-            ContractFinding(.intervalValue, at: "interval.huge", "holds integer, not a number IntervalClient can read: its gate runs as if it never ran"),
+            ContractFinding(.intervalValue, at: .key("interval.text"), "holds string, not a number IntervalClient can read: its gate runs as if it never ran"),
+            ContractFinding(.intervalValue, at: .key("interval.huge"), "holds integer, not a number IntervalClient can read: its gate runs as if it never ran"),
         ])
         #expect(RunRules.decide(.calendar(.daily), record: state.records["text"], now: now, appVersion: nil, calendar: calendar()).wouldRun)
         #expect(!RunRules.decide(.calendar(.weekly), record: state.records["int"], now: now, appVersion: nil, calendar: calendar()).wouldRun)

@@ -24,7 +24,7 @@ import TestSupport
         let none = try StateFile(defaults([("x", .bool(true))]))
         #expect(none.forms == [])
         #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try none.state() }
-        #expect(none.check() == [ContractFinding(.stateMissing, at: "file",
+        #expect(none.check() == [ContractFinding(.stateMissing, at: .file,
                                                  #"no "YCFirstTime" key: not a YCFirstTime archive or a defaults file holding one"#)])
     }
 
@@ -42,7 +42,7 @@ import TestSupport
         var other = sample
         other["a"] = FirstTimeRecord(lastVersion: "2.0", lastTime: 10)
         let bytes = try defaults([("YCFirstTime", .data(archive)), ("YCFirstTime.records", RecordsFormat.plist(other))])
-        let expected = ContractFinding(.statesDisagree, at: "file",
+        let expected = ContractFinding(.statesDisagree, at: .file,
                                        #"the defaults-archive state and its plain-records copy differ ("a"); ycft reads the defaults-archive one"#)
         #expect(ContractChecker.check(bytes) == [expected])
         let state = try StateFile(bytes).state()

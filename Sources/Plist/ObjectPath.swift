@@ -1,0 +1,68 @@
+/// Where in a file something is, as a structured value: an archive object and its coder keys
+/// (`$objects[5].lastTime`), an envelope key (`$top.root`, `$objects[0]`), a defaults key and
+/// what lies below it (`YCFirstTime.records.records.k`), or the whole file.
+///
+/// Errors and findings carry one, so a program can tell where without parsing text; its
+/// ``description`` is the form messages print.
+///
+/// ```swift
+/// let path = ObjectPath.object(5).key("lastTime")
+/// path.description        // "$objects[5].lastTime"
+/// path.components         // [.object(5), .key("lastTime")]
+/// ```
+public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
+    /// One step of a path.
+    public enum Component: Sendable, Hashable {
+        /// The top-level value of a file that should have been an archive dictionary.
+        case topLevel
+        /// An object of an archive's `$objects` table, by UID.
+        case object(UInt64)
+        /// A dictionary key, coder key, envelope key or defaults key.
+        case key(String)
+        /// An array element.
+        case index(Int)
+        /// A JSON object member (printed quoted, `["k"]`, since block keys may hold dots).
+        case member(String)
+    }
+
+    /// The steps, outermost first; empty for the whole file.
+    public var components: [Component]
+
+    /// A path of these steps.
+    public init(_ components: [Component]) { self.components = components }
+
+    /// The whole input (printed `file`).
+    public static let file = ObjectPath([])
+    /// The top-level value (printed `top level`).
+    public static let topLevel = ObjectPath([.topLevel])
+    /// `$objects[uid]`.
+    public static func object(_ uid: UInt64) -> ObjectPath { ObjectPath([.object(uid)]) }
+    /// A key at the top: an envelope key (`$archiver`) or a defaults key (`interval.k`).
+    public static func key(_ name: String) -> ObjectPath { ObjectPath([.key(name)]) }
+
+    /// This path, then a key.
+    public func key(_ name: String) -> ObjectPath { ObjectPath(components + [.key(name)]) }
+    /// This path, then an array element.
+    public func index(_ i: Int) -> ObjectPath { ObjectPath(components + [.index(i)]) }
+    /// This path, then a JSON member.
+    public func member(_ name: String) -> ObjectPath { ObjectPath(components + [.member(name)]) }
+
+    /// Whether this is the whole file.
+    public var isFile: Bool { components.isEmpty }
+
+    /// `$objects[5].lastTime`, `$top.root`, `records["k"].lastTime`, `top level`, or `file`.
+    public var description: String {
+        guard !components.isEmpty else { return "file" }
+        var out = ""
+        for (i, component) in components.enumerated() {
+            switch component {
+            case .topLevel: out += i == 0 ? "top level" : ".top level"
+            case let .object(uid): out += (i == 0 ? "" : ".") + "$objects[\(uid)]"
+            case let .key(name): out += (i == 0 ? "" : ".") + name
+            case let .index(n): out += "[\(n)]"
+            case let .member(name): out += "[\(UntrustedText.quoted(name))]"
+            }
+        }
+        return out
+    }
+}
