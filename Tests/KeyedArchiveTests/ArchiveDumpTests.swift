@@ -18,10 +18,10 @@ import TestSupport
         return archiveValue(objects)
     }
 
-    @Test func exponentialExpansionFailsFastAndSuggestsRefs() {
-        let start = ContinuousClock.now
+    /// 2^40 values once expanded: the dump stops at its bound of 200,000 printed values (a
+    /// count, not a clock: the bound is what keeps it fast, and a timed test flakes under load).
+    @Test func exponentialExpansionStopsAtItsBound() {
         #expect(throws: ArchiveDump.DumpError.expansionTooLarge(limit: 200_000)) { try ArchiveDump.raw(bomb) }
-        #expect(ContinuousClock.now - start < .seconds(5))
         #expect(!ArchiveDump.DumpError.expansionTooLarge(limit: 200_000).description.contains("--"))  // the flag is the CLI's word
     }
 

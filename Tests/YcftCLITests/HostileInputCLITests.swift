@@ -136,7 +136,9 @@ enum Attacks {
             // Under AddressSanitizer (Scripts/sanitize.sh) shadow memory and slower code make
             // time and memory meaningless; the other assertions still hold.
             if ProcessInfo.processInfo.environment["YCFT_SANITIZER"] == nil {
-                #expect(result.seconds < 1.0, "\(name): \(command) took \(result.seconds) s")
+                // A watchdog against hangs, not a benchmark (those are ycft-bench's): generous, so
+                // a loaded CI machine does not flake it.
+                #expect(result.seconds < 10, "\(name): \(command) took \(result.seconds) s")
                 #expect(result.maxRSSKiB < 200 * 1024, "\(name): \(command) used \(result.maxRSSKiB) KiB")
             }
             if command[1] == "--raw" && Self.rawShowsIt.contains(name) {
@@ -183,7 +185,7 @@ enum Attacks {
         #expect(result.status == 0)
         #expect(result.stdout.count > 100_000)
         if ProcessInfo.processInfo.environment["YCFT_SANITIZER"] == nil {
-            #expect(result.seconds < 1.0)
+            #expect(result.seconds < 10)  // a watchdog against a hang, not a benchmark
             #expect(result.maxRSSKiB < 200 * 1024)
         }
     }
