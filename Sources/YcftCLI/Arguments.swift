@@ -5,11 +5,24 @@ struct Arguments {
     private var rest: [String]
     private(set) var operands: [String] = []
     private var optionsEnded = false
+    /// The command's description: which options exist and which take a value.
+    let spec: CommandSpec
 
-    init(_ arguments: [String]) { rest = arguments }
+    init(_ arguments: [String], spec: CommandSpec) {
+        rest = arguments
+        self.spec = spec
+    }
 
     /// The next option (operands are collected as they pass); nil at the end.
-    mutating func nextOption() -> (name: String, inline: String?)? {
+    /// - Throws: for an option the command does not have, or a value given to a flag.
+    mutating func nextOption() throws(UsageError) -> (name: String, inline: String?)? {
+        guard let option = next() else { return nil }
+        guard let known = spec.option(option.name) else { throw UsageError("Unknown option '\(option.name)'") }
+        if !known.takesValue, option.inline != nil { throw UsageError("'\(option.name)' takes no value") }
+        return option
+    }
+
+    private mutating func next() -> (name: String, inline: String?)? {
         while !rest.isEmpty {
             let arg = rest.removeFirst()
             if optionsEnded || arg == "-" || !arg.hasPrefix("-") {

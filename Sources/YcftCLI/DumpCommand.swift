@@ -9,28 +9,23 @@ enum DumpCommand {
     enum Mode { case records, raw, objects }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .dump)
         var key: String?
         var compact = false
         var mode = Mode.records
         var refs = false
         var limits = PlistLimits.default
-        while let option = args.nextOption() {
-            func flag() throws(UsageError) {
-                guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") }
-            }
+        while let option = try args.nextOption() {
             switch option.name {
             case "--key": key = try args.value(for: "--key", inline: option.inline)
-            case "--compact": try flag(); compact = true
+            case "--compact": compact = true
             case "--raw":
-                try flag()
                 guard mode != .objects else { throw UsageError("'--raw' and '--objects' cannot be combined") }
                 mode = .raw
             case "--objects":
-                try flag()
                 guard mode != .raw else { throw UsageError("'--raw' and '--objects' cannot be combined") }
                 mode = .objects
-            case "--refs": try flag(); refs = true
+            case "--refs": refs = true
             case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             default: throw UsageError("Unknown option '\(option.name)'")
             }

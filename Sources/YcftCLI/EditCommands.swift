@@ -18,7 +18,6 @@ enum EditCommands {
             switch name {
             case "--key": key = try args.value(for: "--key", inline: inline)
             case "--force":
-                guard inline == nil else { throw UsageError("'--force' takes no value") }
                 force = true
             case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: inline))
             default: return false
@@ -28,10 +27,10 @@ enum EditCommands {
     }
 
     /// Parses a command that takes only the common options: its options and its operands.
-    static func commonOnly(_ arguments: [String]) throws(UsageError) -> (Common, [String]) {
-        var args = Arguments(arguments)
+    static func commonOnly(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> (Common, [String]) {
+        var args = Arguments(arguments, spec: spec)
         var common = Common()
-        while let option = args.nextOption() {
+        while let option = try args.nextOption() {
             if try common.handle(option.name, option.inline, &args) { continue }
             throw UsageError("Unknown option '\(option.name)'")
         }
@@ -48,19 +47,18 @@ enum EditCommands {
 
     static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
         throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .set)
         var common = Common()
         var version: String?? = .none, time: String?? = .none
         var seconds = false
-        while let option = args.nextOption() {
+        while let option = try args.nextOption() {
             if try common.handle(option.name, option.inline, &args) { continue }
-            func flag() throws(UsageError) { guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") } }
             switch option.name {
             case "--last-version": version = .some(try args.value(for: "--last-version", inline: option.inline))
-            case "--no-last-version": try flag(); version = .some(nil)
+            case "--no-last-version": version = .some(nil)
             case "--last-time": time = .some(try args.value(for: "--last-time", inline: option.inline))
-            case "--no-last-time": try flag(); time = .some(nil)
-            case "--seconds": try flag(); seconds = true
+            case "--no-last-time": time = .some(nil)
+            case "--seconds": seconds = true
             default: throw UsageError("Unknown option '\(option.name)'")
             }
         }
@@ -107,7 +105,7 @@ enum EditCommands {
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments)
+        let (common, operands) = try commonOnly(arguments, spec: .unset)
         guard operands.count >= 2 else { throw UsageError("Missing expected argument 'FILE KEY...'") }
         let keys = Array(operands.dropFirst())
         return try edit(operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
@@ -120,7 +118,7 @@ enum EditCommands {
     }
 
     static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments)
+        let (common, operands) = try commonOnly(arguments, spec: .reset)
         let path = try singleFile(operands)
         return rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             try StateWriter.reset(bytes, key: common.key, limits: common.limits)
@@ -178,7 +176,7 @@ extension EditCommands {
     /// mistake, the editor opens again with the error on top (`#` lines, ignored when read);
     /// written back only on a valid change, like `crontab -e` and `kubectl edit`.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments)
+        let (common, operands) = try commonOnly(arguments, spec: .edit)
         let path = try singleFile(operands)
         let environment = ProcessInfo.processInfo.environment
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"

@@ -96,7 +96,7 @@ enum MigrateCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .migrate)
         var options = DefaultsMigration.Options()
         var destination: Destination?
         var backup: String? = ".bak"
@@ -110,10 +110,7 @@ enum MigrateCommand {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
         }
-        while let option = args.nextOption() {
-            func flag() throws(UsageError) {
-                guard option.inline == nil else { throw UsageError("'\(option.name)' takes no value") }
-            }
+        while let option = try args.nextOption() {
             switch option.name {
             case "--to":
                 let value = try args.value(for: "--to", inline: option.inline)
@@ -124,16 +121,16 @@ enum MigrateCommand {
             case "-o", "--output":
                 let out = try args.value(for: option.name, inline: option.inline)
                 try setDestination(.output(out == "-" ? "/dev/stdout" : out))
-            case "--in-place": try flag(); try setDestination(.inPlace(backupSuffix: nil))
-            case "--dry-run": try flag(); try setDestination(.dryRun)
+            case "--in-place": try setDestination(.inPlace(backupSuffix: nil))
+            case "--dry-run": try setDestination(.dryRun)
             case "--backup":
                 backup = try args.value(for: "--backup", inline: option.inline)
                 guard backup?.isEmpty == false else { throw UsageError("'--backup' needs a non-empty suffix") }
                 backupGiven = true
-            case "--no-backup": try flag(); noBackup = true
-            case "--keep-source": try flag(); options.keepSource = true
-            case "--force": try flag(); options.force = true
-            case "--drop-versions": try flag(); options.dropVersions = true
+            case "--no-backup": noBackup = true
+            case "--keep-source": options.keepSource = true
+            case "--force": options.force = true
+            case "--drop-versions": options.dropVersions = true
             case "--key": options.key = try args.value(for: "--key", inline: option.inline)
             case "--jobs", "-j":
                 let value = try args.value(for: option.name, inline: option.inline)
@@ -143,7 +140,7 @@ enum MigrateCommand {
                 jobs = n
             case "--report": report = try args.value(for: "--report", inline: option.inline)
             case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
-            case "--compact": try flag(); compact = true
+            case "--compact": compact = true
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":

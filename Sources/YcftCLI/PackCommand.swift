@@ -5,14 +5,14 @@ import SafeFiles
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .pack)
         var format = PlistFormat.binary
         var output = "-"
         var limit = PlistLimits.default.maxInputSize
         var force = false
         var into: String?
         var key = LegacyArchive.defaultsKey
-        while let option = args.nextOption() {
+        while let option = try args.nextOption() {
             switch option.name {
             case "--format":
                 throw UsageError("'--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)")
@@ -27,7 +27,6 @@ enum PackCommand {
             case "--into": into = try args.value(for: "--into", inline: option.inline)
             case "--key": key = try args.value(for: "--key", inline: option.inline)
             case "--force":
-                guard option.inline == nil else { throw UsageError("'--force' takes no value") }
                 force = true
             case "--max-input-size":
                 limit = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))

@@ -7,7 +7,7 @@ import Plist
 enum StatusCommand {
     static func run(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
         throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .status)
         var appVersion: String?
         var now: Double?
         var zoneName = "UTC"
@@ -19,13 +19,12 @@ enum StatusCommand {
         var json = false
         var key = LegacyArchive.defaultsKey
         var limits = PlistLimits.default
-        while let option = args.nextOption() {
+        while let option = try args.nextOption() {
             switch option.name {
             case "--app-version":
                 appVersion = try args.value(for: "--app-version", inline: option.inline)
                 versionSaid = true
             case "--no-app-version":
-                guard option.inline == nil else { throw UsageError("'--no-app-version' takes no value") }
                 appVersion = nil
                 versionSaid = true
             case "--now":
@@ -41,7 +40,6 @@ enum StatusCommand {
                     throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
                 }
             case "--legacy-day":
-                guard option.inline == nil else { throw UsageError("'--legacy-day' takes no value") }
                 legacyDay = true
             case "--gate":
                 let text = try args.value(for: "--gate", inline: option.inline)
@@ -63,7 +61,6 @@ enum StatusCommand {
                 json = value == "json"
             case "--key": key = try args.value(for: "--key", inline: option.inline)
             case "--compact":
-                guard option.inline == nil else { throw UsageError("'--compact' takes no value") }
                 compact = true
             case "--max-input-size":
                 limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))

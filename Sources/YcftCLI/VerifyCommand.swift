@@ -16,7 +16,7 @@ enum VerifyCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments)
+        var args = Arguments(arguments, spec: .verify)
         var format = Format.text
         var strict = false
         var key = LegacyArchive.defaultsKey
@@ -24,7 +24,7 @@ enum VerifyCommand {
         var walk = FileWalk()
         var includes: [String] = []
         var compact = false
-        while let option = args.nextOption() {
+        while let option = try args.nextOption() {
             switch option.name {
             case "--format":
                 let value = try args.value(for: "--format", inline: option.inline)
@@ -33,7 +33,6 @@ enum VerifyCommand {
                 }
                 format = f
             case "--strict":
-                guard option.inline == nil else { throw UsageError("'--strict' takes no value") }
                 strict = true
             case "--key":
                 key = try args.value(for: "--key", inline: option.inline)
@@ -42,7 +41,6 @@ enum VerifyCommand {
             case "--include":
                 includes.append(try args.value(for: "--include", inline: option.inline))
             case "--compact":
-                guard option.inline == nil else { throw UsageError("'--compact' takes no value") }
                 compact = true
             default:
                 throw UsageError("Unknown option '\(option.name)'")

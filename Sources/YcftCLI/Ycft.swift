@@ -13,6 +13,8 @@ import Darwin
 public enum Ycft {
     /// The tool's version.
     public static let version = "0.1.0"
+    /// The date of this version (the manual page's date).
+    static let versionDate = "2026-11-30"
 
     /// Exit statuses, like `diff` and `grep`.
     public enum Exit: Int32, Sendable {
@@ -62,6 +64,18 @@ public enum Ycft {
         case "--version":
             io.writeStdout(Array("ycft \(version)\n".utf8))
             return Exit.success.rawValue
+        case "--generate-completion-script":
+            guard rest.count == 1, let script = Completions.script(for: rest[0]) else {
+                let given = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
+                    ?? "Missing value for '--generate-completion-script <shell>'"
+                return usage(UsageError(given + ": expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
+            }
+            io.writeStdout(Array(script.utf8))
+            return Exit.success.rawValue
+        case "--generate-manual":
+            guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
+            io.writeStdout(Array(Manual.page(date: versionDate).utf8))
+            return Exit.success.rawValue
         case "help":
             guard let name = rest.first else {
                 io.writeStdout(Array(Help.main.utf8))
@@ -110,40 +124,24 @@ public enum Ycft {
     enum Command: String, CaseIterable {
         case dump, pack, verify, migrate, status, set, unset, reset, edit
 
-        var usage: String {
+        /// The command's description: options, help, usage.
+        var spec: CommandSpec {
             switch self {
-            case .dump: return "ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"
-            case .pack: return "ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"
-            case .set:
-                return "ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time] "
-                    + "[--key NAME] [--force] FILE KEY"
-            case .unset: return "ycft unset [--key NAME] [--force] FILE KEY..."
-            case .reset: return "ycft reset [--key NAME] [--force] FILE"
-            case .edit: return "ycft edit [--key NAME] [--force] FILE"
-            case .verify: return "ycft verify [--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."
-            case .status:
-                return "ycft status [--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day] [--gate KEY=RULE]... "
-                    + "[--format text|json] [--key NAME] [--max-input-size SIZE] FILE|-"
-            case .migrate:
-                return "ycft migrate [--to records|interval|legacy] (-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run) "
-                    + "[--keep-source] [--force] [--drop-versions] [--key NAME] [--include GLOB]... [--jobs N] [--report FILE] "
-                    + "[--plist-format same|binary|xml] PATH..."
+            case .dump: return .dump
+            case .pack: return .pack
+            case .verify: return .verify
+            case .migrate: return .migrate
+            case .status: return .status
+            case .set: return .set
+            case .unset: return .unset
+            case .reset: return .reset
+            case .edit: return .edit
             }
         }
 
-        var help: String {
-            switch self {
-            case .dump: return Help.dump
-            case .pack: return Help.pack
-            case .verify: return Help.verify
-            case .migrate: return Help.migrate
-            case .status: return Help.status
-            case .set: return Help.set
-            case .unset: return Help.unset
-            case .reset: return Help.reset
-            case .edit: return Help.edit
-            }
-        }
+        var usage: String { spec.usageLine }
+
+        var help: String { Help.text(spec) }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.

@@ -82,6 +82,9 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
 
         OPTIONS:
           --version               Show the version.
+          --generate-completion-script SHELL
+                                  Print a completion script for bash, zsh or fish.
+          --generate-manual       Print the manual page (roff, section 1).
           -h, --help              Show help information.
 
         SUBCOMMANDS:

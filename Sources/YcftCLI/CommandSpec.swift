@@ -1,0 +1,380 @@
+import FirstTimeArchive
+import Foundation
+
+/// The one description of ycft's command line: every subcommand's options, arguments, value
+/// names and help text. The parser (``Arguments``) checks options against it; `--help`, the
+/// usage lines, the shell completions (`--generate-completion-script`) and the manual page
+/// (`--generate-manual`) are all produced from it, so they cannot drift apart.
+struct CommandSpec: Sendable {
+    /// What a shell may complete for a value or an argument.
+    enum Completion: Sendable, Equatable {
+        case none
+        case file
+        case directory
+        case choices([String])
+    }
+
+    /// One option.
+    struct Option: Sendable {
+        /// Its spellings, short first (`-o`, `--output`).
+        let names: [String]
+        /// The value's placeholder in help (`NAME`, `binary|xml`); nil for a flag.
+        let value: String?
+        let completion: Completion
+        /// Help lines (already wrapped to the help column).
+        let help: [String]
+        /// An old spelling, accepted so the command can say what replaced it; not shown.
+        let hidden: Bool
+
+        /// A flag.
+        init(_ names: [String], _ help: [String]) {
+            (self.names, value, completion, self.help, hidden) = (names, nil, .none, help, false)
+        }
+
+        /// An option with a value.
+        init(_ names: [String], _ value: String, completion: Completion = .none, hidden: Bool = false, _ help: [String] = []) {
+            (self.names, self.value, self.completion, self.help, self.hidden) = (names, value, completion, help, hidden)
+        }
+
+        var takesValue: Bool { value != nil }
+    }
+
+    /// One positional argument.
+    struct Argument: Sendable {
+        let name: String
+        let completion: Completion
+        let help: [String]
+    }
+
+    let name: String
+    /// One line for the subcommand list.
+    let abstract: String
+    /// The OVERVIEW line.
+    let overview: String
+    /// Paragraphs after the overview (may be empty).
+    let discussion: String
+    /// The usage, in pieces: one line in errors, wrapped in help.
+    let usage: [String]
+    let arguments: [Argument]
+    let options: [Option]
+    /// Sections after OPTIONS (RULES, EXIT STATUS).
+    let footer: String
+
+    /// The usage on one line, as errors print it.
+    var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
+
+    /// The option named `name` (any spelling), if the command has it.
+    func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
+}
+
+// MARK: The commands
+
+extension CommandSpec {
+    static let help = Option(["-h", "--help"], ["Show help information."])
+    static let maxInputSize = Option(["--max-input-size"], "SIZE", [
+        "Refuse inputs larger than SIZE bytes (K, M, G allowed).", "(default: 32M)",
+    ])
+    static func key(_ help: [String]) -> Option { Option(["--key"], "NAME", help) }
+    static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+
+    static let exitStatus = """
+    EXIT STATUS:
+      0  success
+      1  the input is not a valid archive or records file (a content problem)
+      2  trouble: usage, unreadable input, unwritable output
+
+    """
+
+    static let editWriting = """
+    FILE is anything 'ycft dump' reads: an archive, a defaults file holding one, or a
+    migrated defaults file. It is written back in the same form (an archive stays an
+    archive; a defaults file keeps every other key, in place) through ycft's one writer:
+    atomically, mode and owner kept, refused if another program changed the file
+    meanwhile, or if it is read-only (unless --force).
+    """
+
+    static let editOptions = [defaultKey, Option(["--force"], ["Replace FILE even when it is read-only."]), maxInputSize, help]
+
+    static let dump = CommandSpec(
+        name: "dump", abstract: "Print the records of an archive as JSON.",
+        overview: "Print the records of a YCFirstTime archive, or any archive or plist, as JSON.",
+        discussion: """
+        FILE is anything that holds YCFirstTime state: an NSKeyedArchiver archive (binary or
+        XML), an exported defaults file holding one as data under the key YCFirstTime, or a
+        migrated one (YCFirstTime.records, or interval.* keys); which one is detected. The
+        JSON goes to standard output; errors, and warnings about what the app would read
+        differently, to standard error.
+
+        With --raw, any archive's object graph is resolved from $top and printed with
+        class names and chains, exact numbers, {"$data": base64}, {"$date": seconds since
+        2001} and {"$real": "NaN"}; a reference back into the current path (a cycle) is
+        {"$ref": uid}; layout problems are listed under "$warnings". A plist that is not an
+        archive (a whole defaults file) is printed with the same mapping. --objects prints
+        the flat $objects table with UIDs as {"$uid": n}.
+        """,
+        usage: ["[--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"],
+        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."])],
+        options: [
+            Option(["--raw"], ["Print the whole object graph (any archive, any plist)."]),
+            Option(["--refs"], ["With --raw: print each object once, later occurrences as",
+                                "{\"$ref\": uid}; objects referenced more than once carry",
+                                "\"$uid\". Needed when shared objects would expand too far."]),
+            Option(["--objects"], ["Print the flat $objects table, UIDs as {\"$uid\": n}."]),
+            key(["The defaults key holding the archive. (default: YCFirstTime;",
+                 "with --raw or --objects, show the archive under NAME",
+                 "instead of the whole file)"]),
+            Option(["--compact"], ["Print the JSON on one line."]),
+            maxInputSize, help,
+        ],
+        footer: exitStatus)
+
+    static let pack = CommandSpec(
+        name: "pack", abstract: "Write records (JSON) as a legacy archive.",
+        overview: "Write records in ycft's JSON form as a legacy YCFirstTime archive.",
+        discussion: """
+        The archive has Apple's NSKeyedArchiver layout, with NSMutableDictionary root and
+        group, so YCFirstTime loads it and keeps every key on its next save. lastTime is
+        used as given; when only lastTimeUTC is given it is parsed; when both are given
+        and disagree beyond the precision of lastTimeUTC, pack refuses.
+        """,
+        usage: ["[--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"],
+        arguments: [Argument(name: "FILE.json|-", completion: .file, help: ["The records ('-' reads standard input)."])],
+        options: [
+            Option(["--plist-format"], "binary|xml", completion: .choices(["binary", "xml"]),
+                   ["The archive's property-list format. (default: binary;", "was --format)"]),
+            Option(["--format"], "binary|xml", hidden: true),
+            Option(["-o", "--output"], "OUT|-", completion: .file, [
+                "Where to write ('-' and /dev/stdout are standard output,",
+                "the default). A file is replaced atomically, keeping its",
+                "mode and owner; through a symbolic link, the file it",
+                "points to is replaced; a pipe or device is written to.",
+            ]),
+            Option(["--into"], "DEFAULTS_FILE", completion: .file, [
+                "Put the archive into a defaults file under --key (in",
+                "place of the old one; every other key stays), through",
+                "the same writer.",
+            ]),
+            key(["The defaults key for --into. (default: YCFirstTime)"]),
+            Option(["--force"], ["Replace OUT even when it is read-only."]),
+            maxInputSize, help,
+        ],
+        footer: exitStatus)
+
+    static let verify = CommandSpec(
+        name: "verify", abstract: "Check archives against the YCFirstTime contract.",
+        overview: "Check YCFirstTime archives against the persistence contract.",
+        discussion: """
+        Each FILE is an archive, an exported defaults file holding the state (the archive,
+        the plain records or IntervalClient keys), or a directory searched recursively for
+        files matching --include (*.plist by default). Every form a file holds is judged,
+        and copies that disagree are reported. Every finding has a stable rule id, a
+        severity, the object path and a message; each rule also says what YCFirstTime
+        does with such a state on the device. All files are checked before the exit
+        status is decided; json and junit print one document for the whole run.
+        """,
+        usage: ["[--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."],
+        arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
+                                                                        "standard input)."])],
+        options: [
+            Option(["--format"], "FORMAT", completion: .choices(["text", "json", "github", "junit"]), [
+                "text: compiler-style lines on standard error (default);",
+                "json: one document on standard output;",
+                "github: workflow commands (::error ...) on standard output;",
+                "junit: JUnit XML on standard output, a testcase per file.",
+            ]),
+            Option(["--strict"], ["Warnings fail too."]),
+            Option(["--compact"], ["With --format json, JSON on one line."]),
+            key(["The defaults key holding the archive. (default: YCFirstTime)"]),
+            Option(["--include"], "GLOB", ["In directories, check files whose name matches GLOB;",
+                                          "repeatable. (default: *.plist)"]),
+            maxInputSize, help,
+        ],
+        footer: verifyFooter)
+
+    /// The rules (from the rule table) and verify's exit statuses.
+    static var verifyFooter: String {
+        let rules = ContractRule.allCases.map { rule in
+            let id = "\(rule.rawValue) (\(rule.severity.rawValue))"
+            return "  " + id.padding(toLength: 38, withPad: " ", startingAt: 0) + rule.summary
+                + "\n  " + String(repeating: " ", count: 38) + "device: " + rule.spec.device.summary
+        }.joined(separator: "\n")
+        return """
+        RULES:
+        \(rules)
+
+        EXIT STATUS:
+          0  no errors (warnings allowed unless --strict)
+          1  a finding fails
+          2  trouble: usage, an unreadable file
+
+        """
+    }
+
+    static let migrate = CommandSpec(
+        name: "migrate", abstract: "Move state in defaults files to the plain format and back.",
+        overview: "Move YCFirstTime state in exported defaults files, one or thousands.",
+        discussion: """
+        Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
+        app's Library/Preferences/<id>.plist) or a directory searched recursively for
+        files matching --include, *.plist by default (backups of an earlier --in-place
+        run excepted; a directory where nothing matches is named on standard error).
+        Every other key keeps its type, exact value and position, and a file keeps its
+        format unless --plist-format says otherwise. A file already in the target state
+        is 'unchanged' and not rewritten; one without source state is 'skipped'; target
+        keys that exist with other content make the file 'fail' unless --force. Files are
+        replaced atomically, keeping mode and owner; a file another program changed while
+        ycft worked on it is not replaced (it fails); one bad file never stops the rest.
+        """,
+        usage: ["[--to records|interval|legacy]",
+                "(-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)",
+                "[--keep-source] [--force] [--drop-versions] [--key NAME]",
+                "[--include GLOB]... [--jobs N] [--report FILE]",
+                "[--plist-format same|binary|xml] PATH..."],
+        arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
+        options: [
+            Option(["--to"], "TARGET", completion: .choices(["records", "interval", "legacy"]), [
+                "records: YCFirstTime.records, the plain format (default);",
+                "interval: interval.<key> = seconds since 1970, plus",
+                "YCFirstTime.records for the versions;",
+                "legacy: rebuild the YCFirstTime archive (rollback) from",
+                "YCFirstTime.records, or else from interval.* keys.",
+            ]),
+            Option(["-o", "--output"], "OUT", completion: .file, [
+                "Write results to OUT (a file for one input file, '-' for",
+                "standard output, else a directory: a file found in",
+                "directory D lands at OUT/<its path below D>, a file",
+                "operand at OUT/<the operand's path>). Inputs are",
+                "untouched; two inputs meeting at one output, or an",
+                "output that is an input, are refused before anything",
+                "is written.",
+            ]),
+            Option(["--in-place"], ["Replace each file, keeping FILE.bak unless --no-backup.",
+                                    "An existing backup is never replaced: FILE.bak.1, ..."]),
+            Option(["--backup"], "SUFFIX", ["The backup suffix with --in-place. (default: .bak)"]),
+            Option(["--no-backup"], ["No backup with --in-place."]),
+            Option(["--dry-run"], ["Write nothing; print what would change per file."]),
+            Option(["--keep-source"], ["Keep the source keys (the archive, or on rollback the",
+                                       "plain and interval keys)."]),
+            Option(["--force"], ["Overwrite target keys that hold other content, and",
+                                 "replace read-only files."]),
+            Option(["--drop-versions"], ["With --to interval: do not write YCFirstTime.records;",
+                                         "the versions are lost (each file says which)."]),
+            key(["The key of the legacy archive. (default: YCFirstTime)"]),
+            Option(["--include"], "GLOB", ["In directories, take files whose name matches GLOB;",
+                                          "repeatable. (default: *.plist)"]),
+            Option(["-j", "--jobs"], "N", ["Files processed at once. (default: the number of cores)"]),
+            Option(["--report"], "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
+                                                               "standard output)."]),
+            Option(["--compact"], ["The report's JSON on one line."]),
+            Option(["--plist-format"], "FORMAT", completion: .choices(["same", "binary", "xml"]),
+                   ["same, binary or xml. (default: same; was --output-format)"]),
+            Option(["--output-format"], "FORMAT", hidden: true),
+            maxInputSize, help,
+        ],
+        footer: """
+        EXIT STATUS:
+          0  nothing failed
+          1  a file failed on its content
+          2  trouble: usage, an unreadable or unwritable path
+
+        """)
+
+    static let status = CommandSpec(
+        name: "status", abstract: "Would each gate run now, and when next?",
+        overview: "Would each gate run now, and when next?",
+        discussion: """
+        FILE is anything 'ycft dump' reads, or a migrated defaults file (YCFirstTime.records,
+        or interval.* keys). Prints one row per record and, for each --gate, whether its
+        block would run now and the earliest moment it becomes eligible. It answers as the
+        device would: a stored state YCFirstTime would discard makes every gate run, and
+        the output says why.
+        """,
+        usage: ["[--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day]",
+                "[--gate KEY=RULE]... [--format text|json] [--key NAME]",
+                "[--max-input-size SIZE] FILE|-"],
+        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."])],
+        options: [
+            Option(["--app-version"], "V", ["The running app's version (CFBundleShortVersionString);",
+                                           "needed by per-version gates."]),
+            Option(["--no-app-version"], ["The app has no CFBundleShortVersionString."]),
+            Option(["--now"], "ISO8601", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
+                                         "2025-01-01T10:00:00+01:00. (default: the current time)"]),
+            Option(["--time-zone"], "TZ", ["IANA time zone for calendar rules, and a column of local",
+                                          "times. (default: UTC, and no local column)"]),
+            Option(["--legacy-day"], ["days:<n> uses YCFirstTime 1.x's 84,600-second day."]),
+            Option(["--gate"], "KEY=RULE", [
+                "A gate to judge; repeatable. RULE is one of:",
+                "  once             YCFirstTime executeOnce",
+                "  per-version      executeOncePerVersion (exact string)",
+                "  days:<n>         executeOncePerInterval(days:): 86,400 s",
+                "                   days, a Float (days:0.5); days <= 0",
+                "                   is once; a record without a time never",
+                "                   runs again; runs at the boundary",
+                "  hourly, daily, weekly, monthly, yearly",
+                "  every:<n><unit>  IntervalClient's calendar rules (every:1day",
+                "                   is a calendar day, not days:1), any integer",
+                "                   n; unit: era, year, quarter, month, week,",
+                "                   weekOfYear, weekOfMonth, weekday,",
+                "                   weekdayOrdinal, yearForWeekOfYear, day,",
+                "                   hour, minute, second, nanosecond",
+            ]),
+            Option(["--format"], "FORMAT", completion: .choices(["text", "json"]), ["text (default) or json."]),
+            Option(["--compact"], ["JSON on one line."]),
+            defaultKey, maxInputSize, help,
+        ],
+        footer: exitStatus)
+
+    static let set = CommandSpec(
+        name: "set", abstract: "Set one record's version or time, in place.",
+        overview: "Set one record's version or time, in place.",
+        discussion: editWriting,
+        usage: ["[--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time]",
+                "[--key NAME] [--force] FILE KEY"],
+        arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
+                    Argument(name: "KEY", completion: .none, help: ["The block key (created when it is not there)."])],
+        options: [
+            Option(["--last-version"], "V", ["The recorded version."]),
+            Option(["--no-last-version"], ["No recorded version (nil)."]),
+            Option(["--last-time"], "T", ["The recorded time: ISO 8601 with an offset",
+                                         "(2025-01-01T10:00:00+01:00), 'now', or with --seconds exact",
+                                         "seconds since 2001 (757414800.123456)."]),
+            Option(["--no-last-time"], ["No recorded time (nil)."]),
+            Option(["--seconds"], ["--last-time is seconds since 2001."]),
+        ] + editOptions,
+        footer: exitStatus)
+
+    static let unset = CommandSpec(
+        name: "unset", abstract: "Remove records, in place.", overview: "Remove records, in place.",
+        discussion: editWriting, usage: ["[--key NAME] [--force] FILE KEY..."],
+        arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
+                    Argument(name: "KEY...", completion: .none, help: ["The block keys to remove."])],
+        options: editOptions, footer: exitStatus)
+
+    static let reset = CommandSpec(
+        name: "reset", abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
+        discussion: """
+        Removes the YCFirstTime key from a defaults file (YCFirstTime.records from a
+        migrated one, every interval.* key from a file of IntervalClient keys); a bare
+        archive becomes an empty one. Every other key stays.
+        """,
+        usage: ["[--key NAME] [--force] FILE"],
+        arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
+        options: editOptions, footer: exitStatus)
+
+    static let edit = CommandSpec(
+        name: "edit", abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
+        overview: "Edit the records in $VISUAL or $EDITOR, in place.",
+        discussion: """
+        The records open as ycft's JSON form (what 'ycft dump' prints). Saved with a
+        mistake, the editor opens again with the error on top; saved unchanged or empty,
+        nothing is written. A valid change is written back as 'ycft set' writes.
+
+        \(editWriting)
+        """,
+        usage: ["[--key NAME] [--force] FILE"],
+        arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
+        options: editOptions, footer: exitStatus)
+
+    /// Every subcommand, in the order help lists them.
+    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit]
+}
