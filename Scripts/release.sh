@@ -48,9 +48,16 @@ check="$(mktemp -d)"
 trap 'rm -rf "$stage" "$check"' EXIT
 tar -xzf "dist/$name.tar.gz" -C "$check"
 packaged="$check/$name/bin/ycft"
-"$packaged" --version
-"$packaged" dump --compact Fixtures/valid/ycft/three-records.plist > /dev/null
-"$packaged" verify Fixtures/valid/ycft/three-records.plist
+fixture="$PWD/Fixtures/valid/ycft/three-records.plist"
+empty="$(mktemp -d)"
+trap 'rm -rf "$stage" "$check" "$empty"' EXIT
+# From an empty directory, so nothing of the checkout is found by accident.
+(
+    cd "$empty"
+    "$packaged" --version
+    "$packaged" dump --compact "$fixture" > /dev/null
+    "$packaged" verify "$fixture"
+)
 bash -n "$check/$name/share/bash-completion/completions/ycft"
 if command -v groff > /dev/null; then
     warnings="$(groff -ww -man -Tutf8 "$check/$name/share/man/man1/ycft.1" 2>&1 > /dev/null)"

@@ -64,6 +64,29 @@ import TestSupport
         #expect(result.stdoutText.contains("read, check, migrate and rewrite"))
     }
 
+    /// The built binary prints the same scripts and page, and `man -l` renders the page
+    /// without warnings where man is installed.
+    @Test func theBuiltBinaryGeneratesTheSame() throws {
+        let ycft = TestPaths.executable("ycft")
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try runProcess(ycft, ["--generate-completion-script", shell])
+            #expect(result.status == 0)
+            #expect(result.stdoutText == generate(["--generate-completion-script", shell]))
+        }
+        let manual = try runProcess(ycft, ["--generate-manual"])
+        #expect(manual.status == 0)
+        #expect(manual.stdoutText == generate(["--generate-manual"]))
+        guard Self.installed("man"), Self.installed("groff") else { return }
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("ycft.1")
+        try writeBytes(manual.stdout, to: file)
+        let rendered = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["man", "--warnings", "-l", "-P", "cat", file.path],
+                                      environment: ["MANWIDTH": "80", "PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+        #expect(rendered.status == 0)
+        #expect(rendered.stderr == "", "man -l: \(rendered.stderr)")
+        #expect(rendered.stdoutText.contains("ycft dump"))
+    }
+
     @Test func badGeneratorArgumentsAreUsageErrors() {
         let fake = FakeIO()
         #expect(fake.run(["--generate-completion-script", "tcsh"]) == 2)
