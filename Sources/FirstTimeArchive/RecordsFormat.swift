@@ -94,16 +94,24 @@ public enum RecordsFormat {
                 out += separator
                 out.append(0x7B)
                 out += indent6; out += lastTime; out += separator
+                // The time's shortest text is written as the number and is also what the UTC
+                // form is rounded from: converted once.
+                var shortest: String?
                 switch entry.record.lastTime {
                 case nil: out += null
                 case let t? where !t.isFinite: out += timeJSON(t).bytes(style: .compact).dropLast()
-                case let t?: out += t.description.utf8
+                case let t?:
+                    let text = t.description
+                    shortest = text
+                    out += text.utf8
                 }
                 out.append(0x2C)
                 out += indent6; out += lastTimeUTC; out += separator
-                if let utc = entry.record.lastTime.flatMap({ ExactTime.utcString(secondsSince2001: $0) }) {
-                    out.append(0x22); out += utc.utf8; out.append(0x22)
+                out.append(0x22)
+                if let t = entry.record.lastTime, ExactTime.appendUTC(secondsSince2001: t, shortest: shortest, into: &out) {
+                    out.append(0x22)
                 } else {
+                    out.removeLast()
                     out += null
                 }
                 out.append(0x2C)

@@ -155,11 +155,16 @@ extension JSON {
     /// Appends `s` as a JSON string literal to UTF-8 bytes.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
-        let utf8 = s.utf8
-        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out.append(contentsOf: utf8)
-        } else {
-            for byte in utf8 {
+        var s = s
+        // The common case: no byte needs escaping, and the string's own contiguous UTF-8 is
+        // copied in one piece (a byte-by-byte scan of a buffer, not of a UTF8View).
+        let plain = s.withUTF8 { bytes -> Bool in
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if !plain {
+            for byte in s.utf8 {
                 switch byte {
                 case 0x22: out.append(contentsOf: [0x5C, 0x22])
                 case 0x5C: out.append(contentsOf: [0x5C, 0x5C])

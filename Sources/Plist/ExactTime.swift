@@ -6,28 +6,41 @@ public enum ExactTime {
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
     public static func utcString(secondsSince2001 seconds: Double) -> String? {
-        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(27)
+        guard appendUTC(secondsSince2001: seconds, into: &out) else { return nil }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends ``utcString(secondsSince2001:)``'s 27 bytes to `out`, without allocating.
+    /// - Parameter shortest: `seconds.description`, when the caller has it already (it is the
+    ///   text the rounding starts from; passing it saves converting the double twice).
+    /// - Returns: false (nothing appended) where ``utcString(secondsSince2001:)`` is nil.
+    public static func appendUTC(secondsSince2001 seconds: Double, shortest: String? = nil, into out: inout [UInt8]) -> Bool {
+        guard seconds.isFinite, let micros = scaled(seconds, digits: 6, shortest: shortest) else { return false }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
-        guard (1...9999).contains(year) else { return nil }
+        guard (1...9999).contains(year) else { return false }
         // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit.
-        var out = [UInt8](repeating: 0, count: 27)
-        func put(_ value: Int64, at start: Int, width: Int) {
+        func put(_ value: Int64, width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
             var v = value
-            for i in stride(from: start + width - 1, through: start, by: -1) {
-                out[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
-                v /= 10
+            while divisor > 0 {
+                out.append(UInt8(truncatingIfNeeded: 48 + v / divisor))
+                v %= divisor
+                divisor /= 10
             }
         }
-        put(year, at: 0, width: 4); out[4] = 0x2D
-        put(month, at: 5, width: 2); out[7] = 0x2D
-        put(day, at: 8, width: 2); out[10] = 0x54
-        put(secondOfDay / 3600, at: 11, width: 2); out[13] = 0x3A
-        put(secondOfDay / 60 % 60, at: 14, width: 2); out[16] = 0x3A
-        put(secondOfDay % 60, at: 17, width: 2); out[19] = 0x2E
-        put(fraction, at: 20, width: 6); out[26] = 0x5A
-        return String(decoding: out, as: UTF8.self)
+        put(year, width: 4); out.append(0x2D)
+        put(month, width: 2); out.append(0x2D)
+        put(day, width: 2); out.append(0x54)
+        put(secondOfDay / 3600, width: 2); out.append(0x3A)
+        put(secondOfDay / 60 % 60, width: 2); out.append(0x3A)
+        put(secondOfDay % 60, width: 2); out.append(0x2E)
+        put(fraction, width: 6); out.append(0x5A)
+        return true
     }
 
     /// The instant for people: ``utcString(secondsSince2001:)`` where it has one, else what the
@@ -42,19 +55,19 @@ public enum ExactTime {
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
-    public static func scaled(_ seconds: Double, digits: Int) -> Int64? {
+    /// - Parameter shortest: `seconds.description`, when the caller has it already.
+    public static func scaled(_ seconds: Double, digits: Int, shortest: String? = nil) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
-        var text = seconds.description
+        var text = shortest ?? seconds.description
         return text.withUTF8 { bytes -> Int64? in
-            var i = 0
-            let negative = bytes[0] == UInt8(ascii: "-")
-            if negative { i = 1 }
-            var mantissa: [UInt8] = []
-            mantissa.reserveCapacity(20)
-            var fractionDigits = 0
+            guard !bytes.isEmpty else { return nil }
+            // First pass: how many mantissa digits, how many after the point, the exponent.
+            var i = bytes[0] == UInt8(ascii: "-") ? 1 : 0
+            let negative = i == 1
+            let start = i
+            var count = 0, fractionDigits = 0, exponent = 0
             var inFraction = false
-            var exponent = 0
             while i < bytes.count {
                 let c = bytes[i]
                 if c == UInt8(ascii: ".") {
@@ -64,33 +77,38 @@ public enum ExactTime {
                     var sign = 1
                     if j < bytes.count, bytes[j] == UInt8(ascii: "-") { sign = -1; j += 1 } else if j < bytes.count, bytes[j] == UInt8(ascii: "+") { j += 1 }
                     var e = 0
-                    while j < bytes.count { e = e * 10 + Int(bytes[j] - 48); j += 1 }
+                    while j < bytes.count { e = e * 10 + Int(bytes[j] &- 48); j += 1 }
                     exponent = sign * e
                     break
                 } else {
-                    mantissa.append(c - 48)
+                    count += 1
                     if inFraction { fractionDigits += 1 }
                 }
                 i += 1
             }
             // value = mantissa × 10^(exponent - fractionDigits); we want round(value × 10^digits).
             let shift = exponent - fractionDigits + digits
-            var keep = mantissa.count
-            var roundUp = false
-            if shift < 0 {
-                keep = mantissa.count + shift
-                if keep < 0 {
-                    keep = 0
-                } else {
-                    roundUp = mantissa[keep] >= 5
-                }
-            }
+            var keep = count
+            if shift < 0 { keep = max(0, count + shift) }
+            // Second pass: the first `keep` digits, and the one after them for rounding.
             var value: Int64 = 0
-            for d in mantissa[..<keep] {
+            var seen = 0
+            var roundUp = false
+            i = start
+            while i < bytes.count, seen <= keep {
+                let c = bytes[i]
+                i += 1
+                if c == UInt8(ascii: ".") { continue }
+                if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+                if seen == keep {
+                    roundUp = shift < 0 && count + shift >= 0 && c &- 48 >= 5
+                    break
+                }
                 let (m, o1) = value.multipliedReportingOverflow(by: 10)
-                let (s, o2) = m.addingReportingOverflow(Int64(d))
+                let (sum, o2) = m.addingReportingOverflow(Int64(c &- 48))
                 guard !o1, !o2 else { return nil }
-                value = s
+                value = sum
+                seen += 1
             }
             if shift > 0 {
                 for _ in 0..<shift {

@@ -91,7 +91,9 @@ enum Bombs {
             let result = try runMeasured(ycft, command + [file.path])
             #expect((0...2).contains(result.status), "\(name): \(command) exited \(result.status)")
             if !sanitized {
-                #expect(result.seconds < 10, "\(name): \(command) took \(result.seconds) s")
+                // A hang watchdog, not a benchmark: about 5 s each in a debug build on an idle
+                // machine, so generous enough that a loaded CI machine does not flake it.
+                #expect(result.seconds < 30, "\(name): \(command) took \(result.seconds) s")
                 #expect(result.maxRSSKiB < 1 << 20, "\(name): \(command) used \(result.maxRSSKiB) KiB")
             }
             #expect(result.stdout.count < 256 << 20, "\(name): \(command) printed \(result.stdout.count) bytes")
