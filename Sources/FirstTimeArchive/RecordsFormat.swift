@@ -87,17 +87,21 @@ public enum RecordsFormat {
             out += [0x7B, 0x7D]
         } else {
             out.append(0x7B)
-            for (i, entry) in records.entries.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                out += indent4
-                JSON.writeString(entry.key, into: &out)
-                out += separator
-                out.append(0x7B)
-                out += indent6; out += lastTime; out += separator
+            // Each record is its key, its values and four fixed runs of bytes between them.
+            let beforeTime = separator + [0x7B] + indent6 + lastTime + separator
+            let beforeUTC = [0x2C] + indent6 + lastTimeUTC + separator
+            let beforeVersion = [0x2C] + indent6 + lastVersion + separator
+            let close = indent4 + [0x7D]
+            let nextKey = [0x2C] + indent4
+            for i in records.entries.indices {
+                out += i == 0 ? indent4 : nextKey
+                JSON.writeString(records.entries[i].key, into: &out)
+                out += beforeTime
+                let record = records.entries[i].record
                 // The time's shortest text is written as the number and is also what the UTC
                 // form is rounded from: converted once.
                 var shortest: String?
-                switch entry.record.lastTime {
+                switch record.lastTime {
                 case nil: out += null
                 case let t? where !t.isFinite: out += timeJSON(t).bytes(style: .compact).dropLast()
                 case let t?:
@@ -105,20 +109,17 @@ public enum RecordsFormat {
                     shortest = text
                     out += text.utf8
                 }
-                out.append(0x2C)
-                out += indent6; out += lastTimeUTC; out += separator
+                out += beforeUTC
                 out.append(0x22)
-                if let t = entry.record.lastTime, ExactTime.appendUTC(secondsSince2001: t, shortest: shortest, into: &out) {
+                if let t = record.lastTime, ExactTime.appendUTC(secondsSince2001: t, shortest: shortest, into: &out) {
                     out.append(0x22)
                 } else {
                     out.removeLast()
                     out += null
                 }
-                out.append(0x2C)
-                out += indent6; out += lastVersion; out += separator
-                if let version = entry.record.lastVersion { JSON.writeString(version, into: &out) } else { out += null }
-                out += indent4
-                out.append(0x7D)
+                out += beforeVersion
+                if let version = record.lastVersion { JSON.writeString(version, into: &out) } else { out += null }
+                out += close
             }
             out += indent2
             out.append(0x7D)

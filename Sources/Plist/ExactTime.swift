@@ -22,24 +22,24 @@ public enum ExactTime {
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
         guard (1...9999).contains(year) else { return false }
-        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit.
-        func put(_ value: Int64, width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            var v = value
-            while divisor > 0 {
-                out.append(UInt8(truncatingIfNeeded: 48 + v / divisor))
-                v %= divisor
-                divisor /= 10
+        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, appended once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
+            func put(_ value: Int64, at start: Int, width: Int) {
+                var v = value
+                for i in stride(from: start + width - 1, through: start, by: -1) {
+                    text[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                    v /= 10
+                }
             }
+            put(year, at: 0, width: 4); text[4] = 0x2D
+            put(month, at: 5, width: 2); text[7] = 0x2D
+            put(day, at: 8, width: 2); text[10] = 0x54
+            put(secondOfDay / 3600, at: 11, width: 2); text[13] = 0x3A
+            put(secondOfDay / 60 % 60, at: 14, width: 2); text[16] = 0x3A
+            put(secondOfDay % 60, at: 17, width: 2); text[19] = 0x2E
+            put(fraction, at: 20, width: 6); text[26] = 0x5A
+            out.append(contentsOf: UnsafeBufferPointer(text))
         }
-        put(year, width: 4); out.append(0x2D)
-        put(month, width: 2); out.append(0x2D)
-        put(day, width: 2); out.append(0x54)
-        put(secondOfDay / 3600, width: 2); out.append(0x3A)
-        put(secondOfDay / 60 % 60, width: 2); out.append(0x3A)
-        put(secondOfDay % 60, width: 2); out.append(0x2E)
-        put(fraction, width: 6); out.append(0x5A)
         return true
     }
 
