@@ -25,6 +25,8 @@ protocol ArchiveGraph {
     func items(_ node: Node) -> [Node]?
     /// A dictionary node's value for `key`.
     func field(_ node: Node, _ key: String) -> Node?
+    /// The same for a key the walker spells literally (no string is built for it).
+    func field(_ node: Node, named key: StaticString) -> Node?
     /// A dictionary node's number of entries.
     func fieldCount(_ node: Node) -> Int
     /// A dictionary node's keys, in order.
@@ -43,6 +45,7 @@ extension KeyedArchive: ArchiveGraph {
     func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
     func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
     func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
+    func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
     func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
     func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
 }
@@ -76,6 +79,7 @@ struct NodeGraph: ArchiveGraph {
     func real(_ node: PlistNode) -> Double? { node.real }
     func items(_ node: PlistNode) -> [PlistNode]? { node.items }
     func field(_ node: PlistNode, _ key: String) -> PlistNode? { node[key] }
+    func field(_ node: PlistNode, named key: StaticString) -> PlistNode? { node[literal: key] }
     func fieldCount(_ node: PlistNode) -> Int { node.dictionaryCount }
     func fieldKeys(_ node: PlistNode) -> [String] { node.keys ?? [] }
 }

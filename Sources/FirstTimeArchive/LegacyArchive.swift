@@ -24,9 +24,12 @@ public enum LegacyArchive {
     /// The date class chain Apple writes.
     public static let dateChain = ["NSDate", "NSObject"]
     /// Coder keys of `YCFirstTimeObject`.
-    public static let versionKey = "lastVersion"
+    public static let versionKey = versionKeyLiteral.description
     /// Coder key of the time.
-    public static let timeKey = "lastTime"
+    public static let timeKey = timeKeyLiteral.description
+    /// The coder keys as literals, for lookups that build no string (the walker's fast path).
+    static let versionKeyLiteral: StaticString = "lastVersion"
+    static let timeKeyLiteral: StaticString = "lastTime"
 
     static let dictionaryClasses: Set<String> = ["NSMutableDictionary", "NSDictionary"]
 

@@ -64,7 +64,13 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
 
     /// The entries sorted by key, the first of equal keys kept, and every key that came again.
     static func sortingKeys(_ entries: [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
-        let sorted = entries.sorted { Self.precedes($0.key, $1.key) }
+        // Archives ycft writes are in key order already: one pass checks, and no copy is made.
+        var inOrder = true
+        for i in entries.indices.dropFirst() where Self.precedes(entries[i].key, entries[i - 1].key) {
+            inOrder = false
+            break
+        }
+        let sorted = inOrder ? entries : entries.sorted { Self.precedes($0.key, $1.key) }
         var duplicates: [String] = []
         for i in sorted.indices.dropFirst() where exactlyEqual(sorted[i - 1].key, sorted[i].key) {
             duplicates.append(sorted[i].key)

@@ -85,7 +85,15 @@ public struct PlistNode {
 
     /// The value for `key` in a dictionary (libplist compares keys byte for byte).
     public subscript(key: String) -> PlistNode? {
-        guard kind == .dictionary, let item = plist_dict_get_item(raw, key) else { return nil }
+        // plist_dict_get_item checks the node's type itself: nil for anything but a dictionary.
+        guard let item = plist_dict_get_item(raw, key) else { return nil }
+        return PlistNode(raw: item)
+    }
+
+    /// The same for a literal key: its NUL-terminated bytes go to libplist as they are.
+    public subscript(literal key: StaticString) -> PlistNode? {
+        let pointer = UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self)
+        guard key.hasPointerRepresentation, let item = plist_dict_get_item(raw, pointer) else { return nil }
         return PlistNode(raw: item)
     }
 
