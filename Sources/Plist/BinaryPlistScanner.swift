@@ -261,13 +261,22 @@ struct BinaryPlistScanner {
                 }
             }
         } else {
-            var seen = Set<[UInt16]>()
+            var seen = Set<Units>()
+            seen.reserveCapacity(refs.count)
             var seenRefs = Set<Int>()
+            seenRefs.reserveCapacity(refs.count)
             for ref in refs {
                 guard seenRefs.insert(ref).inserted else { throw report(ref) }
-                if let u = units(ref, offsets: offsets), !seen.insert(u).inserted { throw report(ref) }
+                if let u = units(ref, offsets: offsets), !seen.insert(Units(units: u)).inserted { throw report(ref) }
             }
         }
+    }
+
+    /// A key's UTF-16 units as a set element, hashed as one block of bytes (an `[UInt16]`
+    /// element feeds the hasher one unit at a time). Equality is the units', unchanged.
+    private struct Units: Hashable {
+        let units: [UInt16]
+        func hash(into hasher: inout Hasher) { units.withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 
     private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {

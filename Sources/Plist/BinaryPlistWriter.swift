@@ -16,8 +16,15 @@ struct BinaryPlistWriter {
         case container(marker: UInt8, refs: [Int], count: Int)
     }
 
+    /// An encoded scalar as a table key: hashed as one block of bytes (an `[UInt8]` key would
+    /// feed the hasher one byte at a time, which was a third of writing a large defaults file).
+    private struct Encoded: Hashable {
+        let bytes: [UInt8]
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
+
     private var objects: [Object] = []
-    private var shared: [[UInt8]: Int] = [:]
+    private var shared: [Encoded: Int] = [:]
     private var path = ValuePath()
     private var pathText: String { path.text }
 
@@ -26,6 +33,11 @@ struct BinaryPlistWriter {
     ///   would cut it) or a UID above 2^32-1 (CoreFoundation's limit).
     static func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         var writer = BinaryPlistWriter()
+        // A dictionary's keys and values are most of the objects: size the tables once.
+        if case let .dictionary(top) = value {
+            writer.objects.reserveCapacity(2 * top.count + 1)
+            writer.shared.reserveCapacity(2 * top.count)
+        }
         let top = try writer.flatten(value)
         return writer.serialize(top: top)
     }
@@ -52,9 +64,9 @@ struct BinaryPlistWriter {
 
     /// Adds a scalar, sharing equal encodings.
     private mutating func scalar(_ bytes: [UInt8], share: Bool = true) -> Int {
-        if share, let existing = shared[bytes] { return existing }
+        if share, let existing = shared[Encoded(bytes: bytes)] { return existing }
         objects.append(.scalar(bytes))
-        if share { shared[bytes] = objects.count - 1 }
+        if share { shared[Encoded(bytes: bytes)] = objects.count - 1 }
         return objects.count - 1
     }
 
@@ -127,10 +139,16 @@ struct BinaryPlistWriter {
 
     private static func encodeString(_ s: String) -> [UInt8] {
         var bytes: [UInt8] = []
-        if s.utf8.allSatisfy({ $0 < 0x80 }) {
-            header(0x5, s.utf8.count, into: &bytes)
-            bytes.append(contentsOf: s.utf8)
-        } else {
+        var s = s
+        // ASCII (the common case) is checked and copied on the contiguous UTF-8 in one pass each.
+        let ascii = s.withUTF8 { utf8 -> Bool in
+            for byte in utf8 where byte >= 0x80 { return false }
+            bytes.reserveCapacity(utf8.count + 9)
+            header(0x5, utf8.count, into: &bytes)
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if !ascii {
             let units = Array(s.utf16)
             header(0x6, units.count, into: &bytes)
             bytes.reserveCapacity(bytes.count + 2 * units.count)

@@ -251,7 +251,8 @@ struct KeySet {
 
     static func hash(_ key: String) -> Int {
         var hasher = Hasher()
-        for byte in key.utf8 { hasher.combine(byte) }
+        var key = key
+        key.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         return hasher.finalize()
     }
 }
