@@ -151,6 +151,7 @@ if arguments.first == "--child", arguments.count == 3 {
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
     case "verify": sink &+= UInt64(ContractChecker.check(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
+    case "pack": sink &+= UInt64(try LegacyArchive.encode(LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
     default: exit(2)
     }
     print(ownPeakKiB())

@@ -25,6 +25,10 @@ struct BinaryPlistWriter {
 
     private var objects: [Object] = []
     private var shared: [Encoded: Int] = [:]
+    /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
+    /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
+    /// again. The index is the one `scalar` gives, so the output is the same.
+    private var keyRefs: [ExactKey: Int] = [:]
     private var path = ValuePath()
     private var pathText: String { path.text }
 
@@ -122,9 +126,16 @@ struct BinaryPlistWriter {
             var refs: [Int] = []
             refs.reserveCapacity(2 * dict.count)
             for (key, _) in dict {
+                let exact = ExactKey(key)
+                if let known = keyRefs[exact] {
+                    refs.append(known)
+                    continue
+                }
                 path.push(.key(key))
                 guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
-                refs.append(scalar(Self.encodeString(key)))
+                let ref = scalar(Self.encodeString(key))
+                keyRefs[exact] = ref
+                refs.append(ref)
                 path.pop()
             }
             for (key, item) in dict {
