@@ -10,21 +10,23 @@
 /// reals in 8 bytes, non-ASCII strings as UTF-16, and uses the smallest of 1, 2, 4 or 8 bytes
 /// for offsets and references.
 struct BinaryPlistWriter {
-    /// One object before serialization: its encoded bytes, or a container's marker and references.
+    /// One object before serialization: where its encoded bytes are in `scalarBytes`, or a
+    /// container's marker and where its references are in `refStore`. Two flat stores instead
+    /// of an array per object: allocation was most of the cost of writing an archive.
     private enum Object {
-        case scalar([UInt8])
-        case container(marker: UInt8, refs: [Int], count: Int)
-    }
-
-    /// An encoded scalar as a table key: hashed as one block of bytes (an `[UInt8]` key would
-    /// feed the hasher one byte at a time, which was a third of writing a large defaults file).
-    private struct Encoded: Hashable {
-        let bytes: [UInt8]
-        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+        case scalar(start: Int, count: Int)
+        case container(marker: UInt8, start: Int, refCount: Int, count: Int)
     }
 
     private var objects: [Object] = []
-    private var shared: [Encoded: Int] = [:]
+    private var scalarBytes: [UInt8] = []
+    private var refStore: [Int] = []
+    /// The scalar being encoded (reused, so encoding allocates nothing).
+    private var scratch: [UInt8] = []
+    /// Sharing of equal scalars: the latest object with each hash of its bytes, and for every
+    /// object the previous one with the same hash (-1: none). Equality is on the exact bytes.
+    private var heads: [Int: Int] = [:]
+    private var previous: [Int] = []
     /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
     /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
     /// again. The index is the one `scalar` gives, so the output is the same.
@@ -40,7 +42,8 @@ struct BinaryPlistWriter {
         // A dictionary's keys and values are most of the objects: size the tables once.
         if case let .dictionary(top) = value {
             writer.objects.reserveCapacity(2 * top.count + 1)
-            writer.shared.reserveCapacity(2 * top.count)
+            writer.previous.reserveCapacity(2 * top.count + 1)
+            writer.heads.reserveCapacity(2 * top.count)
         }
         let top = try writer.flatten(value)
         return writer.serialize(top: top)
@@ -66,51 +69,85 @@ struct BinaryPlistWriter {
         else { out.append(0x13); bigEndian(UInt64(bitPattern: v), 8, into: &out) }
     }
 
-    /// Adds a scalar, sharing equal encodings.
-    private mutating func scalar(_ bytes: [UInt8], share: Bool = true) -> Int {
-        if share, let existing = shared[Encoded(bytes: bytes)] { return existing }
-        objects.append(.scalar(bytes))
-        if share { shared[Encoded(bytes: bytes)] = objects.count - 1 }
+    /// Adds the scalar in `scratch`, sharing an equal one already written (unless `share` is
+    /// false), and empties `scratch`.
+    private mutating func scalar(share: Bool = true) -> Int {
+        defer { scratch.removeAll(keepingCapacity: true) }
+        var hash = 0
+        if share {
+            var hasher = Hasher()
+            scratch.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hash = hasher.finalize()
+            var candidate = heads[hash] ?? -1
+            while candidate >= 0 {
+                if case let .scalar(start, count) = objects[candidate], count == scratch.count,
+                   scalarBytes[start..<(start + count)].elementsEqual(scratch) {
+                    return candidate
+                }
+                candidate = previous[candidate]
+            }
+        }
+        let index = objects.count
+        objects.append(.scalar(start: scalarBytes.count, count: scratch.count))
+        scalarBytes.append(contentsOf: scratch)
+        if share {
+            previous.append(heads[hash] ?? -1)
+            heads[hash] = index
+        } else {
+            previous.append(-1)
+        }
+        return index
+    }
+
+    /// Reserves a container's place (its references come after its children).
+    private mutating func openContainer() -> Int {
+        objects.append(.container(marker: 0, start: 0, refCount: 0, count: 0))
+        previous.append(-1)
         return objects.count - 1
     }
 
+    private mutating func closeContainer(_ index: Int, marker: UInt8, refs: [Int], count: Int) {
+        objects[index] = .container(marker: marker, start: refStore.count, refCount: refs.count, count: count)
+        refStore.append(contentsOf: refs)
+    }
+
     private mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
-        var bytes: [UInt8] = []
         switch value {
         case let .string(s):
             guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
-            return scalar(Self.encodeString(s))
+            Self.encodeString(s, into: &scratch)
+            return scalar()
         case let .integer(.signed(v)):
-            Self.integer(v, into: &bytes)
-            return scalar(bytes)
+            Self.integer(v, into: &scratch)
+            return scalar()
         case let .integer(.unsigned(v)):
-            bytes.append(0x14)
-            Self.bigEndian(0, 8, into: &bytes)
-            Self.bigEndian(v, 8, into: &bytes)
-            return scalar(bytes)
+            scratch.append(0x14)
+            Self.bigEndian(0, 8, into: &scratch)
+            Self.bigEndian(v, 8, into: &scratch)
+            return scalar()
         case let .real(d):
-            bytes.append(0x23)
-            Self.bigEndian(d.bitPattern, 8, into: &bytes)
-            return scalar(bytes)
+            scratch.append(0x23)
+            Self.bigEndian(d.bitPattern, 8, into: &scratch)
+            return scalar()
         case let .bool(b):
-            return scalar([b ? 0x09 : 0x08])
+            scratch.append(b ? 0x09 : 0x08)
+            return scalar()
         case let .date(d):
-            bytes.append(0x33)
-            Self.bigEndian(d.bitPattern, 8, into: &bytes)
-            return scalar(bytes)
+            scratch.append(0x33)
+            Self.bigEndian(d.bitPattern, 8, into: &scratch)
+            return scalar()
         case let .data(data):
-            Self.header(0x4, data.count, into: &bytes)
-            bytes.append(contentsOf: data)
-            return scalar(bytes, share: false)
+            Self.header(0x4, data.count, into: &scratch)
+            scratch.append(contentsOf: data)
+            return scalar(share: false)
         case let .uid(u):
             guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
             let size = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : 4
-            bytes.append(0x80 | UInt8(size - 1))
-            Self.bigEndian(u, size, into: &bytes)
-            return scalar(bytes)
+            scratch.append(0x80 | UInt8(size - 1))
+            Self.bigEndian(u, size, into: &scratch)
+            return scalar()
         case let .array(items):
-            objects.append(.container(marker: 0xA, refs: [], count: items.count))
-            let index = objects.count - 1
+            let index = openContainer()
             var refs: [Int] = []
             refs.reserveCapacity(items.count)
             for (i, item) in items.enumerated() {
@@ -118,11 +155,10 @@ struct BinaryPlistWriter {
                 refs.append(try flatten(item))
                 path.pop()
             }
-            objects[index] = .container(marker: 0xA, refs: refs, count: items.count)
+            closeContainer(index, marker: 0xA, refs: refs, count: items.count)
             return index
         case let .dictionary(dict):
-            objects.append(.container(marker: 0xD, refs: [], count: dict.count))
-            let index = objects.count - 1
+            let index = openContainer()
             var refs: [Int] = []
             refs.reserveCapacity(2 * dict.count)
             for (key, _) in dict {
@@ -133,7 +169,8 @@ struct BinaryPlistWriter {
                 }
                 path.push(.key(key))
                 guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
-                let ref = scalar(Self.encodeString(key))
+                Self.encodeString(key, into: &scratch)
+                let ref = scalar()
                 keyRefs[exact] = ref
                 refs.append(ref)
                 path.pop()
@@ -143,18 +180,16 @@ struct BinaryPlistWriter {
                 refs.append(try flatten(item))
                 path.pop()
             }
-            objects[index] = .container(marker: 0xD, refs: refs, count: dict.count)
+            closeContainer(index, marker: 0xD, refs: refs, count: dict.count)
             return index
         }
     }
 
-    private static func encodeString(_ s: String) -> [UInt8] {
-        var bytes: [UInt8] = []
+    private static func encodeString(_ s: String, into bytes: inout [UInt8]) {
         var s = s
         // ASCII (the common case) is checked and copied on the contiguous UTF-8 in one pass each.
         let ascii = s.withUTF8 { utf8 -> Bool in
             for byte in utf8 where byte >= 0x80 { return false }
-            bytes.reserveCapacity(utf8.count + 9)
             header(0x5, utf8.count, into: &bytes)
             bytes.append(contentsOf: utf8)
             return true
@@ -165,7 +200,6 @@ struct BinaryPlistWriter {
             bytes.reserveCapacity(bytes.count + 2 * units.count)
             for unit in units { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
         }
-        return bytes
     }
 
     private static func size(for value: Int) -> Int {
@@ -175,16 +209,17 @@ struct BinaryPlistWriter {
     private func serialize(top: Int) -> [UInt8] {
         let refSize = Self.size(for: objects.count - 1)
         var out = Array("bplist00".utf8)
+        out.reserveCapacity(8 + scalarBytes.count + refStore.count * refSize + objects.count * 10 + 32)
         var offsets: [Int] = []
         offsets.reserveCapacity(objects.count)
         for object in objects {
             offsets.append(out.count)
             switch object {
-            case let .scalar(bytes):
-                out.append(contentsOf: bytes)
-            case let .container(marker, refs, count):
+            case let .scalar(start, count):
+                out.append(contentsOf: scalarBytes[start..<(start + count)])
+            case let .container(marker, start, refCount, count):
                 Self.header(marker, count, into: &out)
-                for ref in refs { Self.bigEndian(UInt64(ref), refSize, into: &out) }
+                for ref in refStore[start..<(start + refCount)] { Self.bigEndian(UInt64(ref), refSize, into: &out) }
             }
         }
         let tableOffset = out.count
