@@ -23,10 +23,12 @@ struct BinaryPlistWriter {
     private var refStore: [Int] = []
     /// The scalar being encoded (reused, so encoding allocates nothing).
     private var scratch: [UInt8] = []
-    /// Sharing of equal scalars: the latest object with each hash of its bytes, and for every
-    /// object the previous one with the same hash (-1: none). Equality is on the exact bytes.
-    private var heads: [Int: Int] = [:]
-    private var previous: [Int] = []
+    /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
+    /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
+    /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.)
+    private var table: [Int] = Array(repeating: 0, count: 1024)
+    private var sharedCount = 0
+    private var hashes: [Int] = []
     /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
     /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
     /// again. The index is the one `scalar` gives, so the output is the same.
@@ -42,8 +44,10 @@ struct BinaryPlistWriter {
         // A dictionary's keys and values are most of the objects: size the tables once.
         if case let .dictionary(top) = value {
             writer.objects.reserveCapacity(2 * top.count + 1)
-            writer.previous.reserveCapacity(2 * top.count + 1)
-            writer.heads.reserveCapacity(2 * top.count)
+            writer.hashes.reserveCapacity(2 * top.count + 1)
+            var size = 1024
+            while size < 4 * top.count { size *= 2 }
+            writer.table = Array(repeating: 0, count: size)
         }
         let top = try writer.flatten(value)
         return writer.serialize(top: top)
@@ -73,36 +77,51 @@ struct BinaryPlistWriter {
     /// false), and empties `scratch`.
     private mutating func scalar(share: Bool = true) -> Int {
         defer { scratch.removeAll(keepingCapacity: true) }
-        var hash = 0
-        if share {
-            var hasher = Hasher()
-            scratch.withUnsafeBytes { hasher.combine(bytes: $0) }
-            hash = hasher.finalize()
-            var candidate = heads[hash] ?? -1
-            while candidate >= 0 {
-                if case let .scalar(start, count) = objects[candidate], count == scratch.count,
-                   scalarBytes[start..<(start + count)].elementsEqual(scratch) {
-                    return candidate
-                }
-                candidate = previous[candidate]
-            }
-        }
         let index = objects.count
+        guard share else {
+            objects.append(.scalar(start: scalarBytes.count, count: scratch.count))
+            scalarBytes.append(contentsOf: scratch)
+            hashes.append(0)
+            return index
+        }
+        var hasher = Hasher()
+        scratch.withUnsafeBytes { hasher.combine(bytes: $0) }
+        let hash = hasher.finalize()
+        let mask = table.count - 1
+        var slot = hash & mask
+        while table[slot] != 0 {
+            let candidate = table[slot] - 1
+            if hashes[candidate] == hash, case let .scalar(start, count) = objects[candidate], count == scratch.count,
+               scalarBytes[start..<(start + count)].elementsEqual(scratch) {
+                return candidate
+            }
+            slot = (slot + 1) & mask
+        }
         objects.append(.scalar(start: scalarBytes.count, count: scratch.count))
         scalarBytes.append(contentsOf: scratch)
-        if share {
-            previous.append(heads[hash] ?? -1)
-            heads[hash] = index
-        } else {
-            previous.append(-1)
-        }
+        hashes.append(hash)
+        table[slot] = index + 1
+        sharedCount += 1
+        if sharedCount * 2 > table.count { growTable() }
         return index
+    }
+
+    /// Doubles the sharing table and re-places every shared scalar.
+    private mutating func growTable() {
+        var grown = [Int](repeating: 0, count: table.count * 2)
+        let mask = grown.count - 1
+        for entry in table where entry != 0 {
+            var slot = hashes[entry - 1] & mask
+            while grown[slot] != 0 { slot = (slot + 1) & mask }
+            grown[slot] = entry
+        }
+        table = grown
     }
 
     /// Reserves a container's place (its references come after its children).
     private mutating func openContainer() -> Int {
         objects.append(.container(marker: 0, start: 0, refCount: 0, count: 0))
-        previous.append(-1)
+        hashes.append(0)
         return objects.count - 1
     }
 
@@ -162,8 +181,10 @@ struct BinaryPlistWriter {
             var refs: [Int] = []
             refs.reserveCapacity(2 * dict.count)
             for (key, _) in dict {
-                let exact = ExactKey(key)
-                if let known = keyRefs[exact] {
+                // Coder keys are short and repeat; a preferences file's keys are long and unique
+                // (memoising those only costs): only short keys go through the memo.
+                let memo = key.utf8.count <= 15
+                if memo, let known = keyRefs[ExactKey(key)] {
                     refs.append(known)
                     continue
                 }
@@ -171,7 +192,7 @@ struct BinaryPlistWriter {
                 guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
                 Self.encodeString(key, into: &scratch)
                 let ref = scalar()
-                keyRefs[exact] = ref
+                if memo { keyRefs[ExactKey(key)] = ref }
                 refs.append(ref)
                 path.pop()
             }
