@@ -82,9 +82,7 @@ enum DumpCommand {
                     }
                     throw Ycft.Failure(.content, file, error.description + hint)
                 }
-                for warning in ArchiveDump.warnings(in: json) {
-                    io.writeStderr("ycft: \(Ycft.shown(path)): warning: \(UntrustedText.escaped(warning))\n")
-                }
+                for warning in ArchiveDump.warnings(in: json) { Ycft.warn(warning, path: path, io: io) }
             }
             io.writeStdout(json.bytes(style: compact ? .compact : .pretty))
             return .success

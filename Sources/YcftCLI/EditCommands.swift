@@ -130,16 +130,20 @@ enum EditCommands {
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            let file: StateFile
-            var records: FirstTimeRecords
-            do throws(FirstTimeError) {
-                file = try StateFile(bytes, key: common.key, limits: common.limits)
-                records = try file.state().records
-            } catch {
-                throw .unreadable(error.description)
-            }
+            let (file, read) = try classify(bytes, common)
+            var records = read
             do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
             return try StateWriter.write(records, into: file)
+        }
+    }
+
+    /// What an edited file holds and its records, read once, failing as a write-back would.
+    private static func classify(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, FirstTimeRecords) {
+        do throws(FirstTimeError) {
+            let file = try StateFile(bytes, key: common.key, limits: common.limits)
+            return (file, try file.state().records)
+        } catch {
+            throw .unreadable(error.description)
         }
     }
 
@@ -182,14 +186,7 @@ extension EditCommands {
         let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
         var cancelled = false
         let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            let file: StateFile
-            let original: FirstTimeRecords
-            do throws(FirstTimeError) {
-                file = try StateFile(bytes, key: common.key, limits: common.limits)
-                original = try file.state().records
-            } catch {
-                throw .unreadable(error.description)
-            }
+            let (file, original) = try classify(bytes, common)
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-edit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
             defer { try? FileManager.default.removeItem(at: scratch) }
             var text = RecordsFormat.jsonBytes(original)

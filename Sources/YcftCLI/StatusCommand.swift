@@ -123,18 +123,18 @@ enum StatusCommand {
                         .object([
                             .init("key", .string(key)),
                             .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
-                            .init("lastTime", exact(record.lastTime)),
+                            .init("lastTime", RecordsFormat.timeJSON(record.lastTime)),
                             .init("lastTimeUTC", record.lastTime.map(utc) ?? .null),
-                            .init("ageSeconds", record.lastTime.map { exact(instant - $0) } ?? .null),
+                            .init("ageSeconds", record.lastTime.map { RecordsFormat.timeJSON(instant - $0) } ?? .null),
                         ])
                     })),
                     .init("gates", .array(decisions.map { gate, decision in
                         .object([
                             .init("key", .string(gate.key)),
                             .init("rule", .string(gate.text)),
-                            .init("intervalSeconds", intervalSeconds(gate.rule, legacyDay: legacyDay).map { exact($0) } ?? .null),
+                            .init("intervalSeconds", intervalSeconds(gate.rule, legacyDay: legacyDay).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
-                            .init("nextEligible", exact(decision.nextEligible)),
+                            .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
                             .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
                         ])
                     })),
@@ -162,7 +162,6 @@ enum StatusCommand {
         return Double(days) * (legacyDay ? RunRules.legacyDay : RunRules.day)
     }
 
-    static func exact(_ t: Double?) -> JSON { RecordsFormat.timeJSON(t) }
 
     static func utc(_ t: Double) -> JSON {
         ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null

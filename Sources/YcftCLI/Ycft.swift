@@ -197,9 +197,12 @@ public enum Ycft {
     /// The findings a reading command reports on stderr (``ContractFinding/isNotable``):
     /// `ycft: FILE: warning: [rule] path: message`.
     static func warn(_ findings: [ContractFinding], path: String, io: CommandIO) {
-        for finding in findings where finding.isNotable {
-            io.writeStderr("ycft: \(shown(path)): warning: [\(finding.rule.rawValue)] \(UntrustedText.escaped(finding.located))\n")
-        }
+        for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
+    }
+
+    /// One warning line on stderr, `ycft: FILE: warning: TEXT` (TEXT escaped).
+    static func warn(_ text: String, path: String, io: CommandIO) {
+        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.escaped(text))\n")
     }
 
     /// How a path appears in messages and reports (`-` is `<stdin>`).
