@@ -2,9 +2,6 @@ internal import CLibPlist
 internal import KeyedArchive
 internal import Plist
 
-/// The kind of a node in an archive's object table.
-typealias GraphKind = PlistKind
-
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
 /// ``KeyedArchive`` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
 /// binary archive, the fast path). The walker is generic over this, so the rules are applied by
@@ -17,7 +14,7 @@ protocol ArchiveGraph {
     var objectCount: Int { get }
     /// The object at `index` (`index < objectCount`).
     func object(at index: Int) -> Node
-    func kind(_ node: Node) -> GraphKind
+    func kind(_ node: Node) -> PlistKind
     /// A string node's text.
     func string(_ node: Node) -> String?
     func uid(_ node: Node) -> UInt64?
@@ -39,7 +36,7 @@ extension KeyedArchive: ArchiveGraph {
     var rootUID: UInt64? { top["root"]?.uidValue }
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistValue { objects[index] }
-    func kind(_ node: PlistValue) -> GraphKind { node.kind }
+    func kind(_ node: PlistValue) -> PlistKind { node.kind }
     func string(_ node: PlistValue) -> String? { node.stringValue }
     func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
     func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
@@ -73,7 +70,7 @@ struct NodeGraph: ArchiveGraph {
 
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistNode { objects[index] }
-    func kind(_ node: PlistNode) -> GraphKind { node.kind }
+    func kind(_ node: PlistNode) -> PlistKind { node.kind }
     func string(_ node: PlistNode) -> String? { node.string }
     func uid(_ node: PlistNode) -> UInt64? { node.uid }
     func real(_ node: PlistNode) -> Double? { node.real }

@@ -173,15 +173,10 @@ public struct StateFile: Sendable {
         switch form {
         case .archive:
             if let fastArchive { return fastArchive }
-            let archive: KeyedArchive
-            do { archive = try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
-            return try LegacyArchive.read(archive)
+            return try LegacyArchive.read(checkedArchive(form))
         case .defaultsArchive:
-            let inner = try archiveData()
-            do { return try LegacyArchive.read(inner, limits: limits) } catch {
-                if case let .archive(.plist(plistError)) = error { throw .embeddedNotPlist(key: key, plistError) }
-                throw error
-            }
+            // The bytes go to LegacyArchive.read, which tries the fast path first.
+            do { return try LegacyArchive.read(try archiveData(), limits: limits) } catch { throw embedded(error) }
         case .plainRecords:
             guard let stored = defaults?[RecordsFormat.defaultsKey] else { throw .keyNotFound(RecordsFormat.defaultsKey) }
             return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
@@ -205,18 +200,8 @@ public struct StateFile: Sendable {
     func judge(_ form: Form) -> ArchiveJudgement {
         do throws(FirstTimeError) {
             switch form {
-            case .archive where fastArchive == nil:
-                let archive: KeyedArchive
-                do { archive = try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
-                return ContractWalker.judge(archive, mode: .collect)
-            case .defaultsArchive:
-                let inner = try archiveData()
-                let archive: KeyedArchive
-                do { archive = try KeyedArchive(bytes: inner, limits: limits) } catch {
-                    if case let .plist(plistError) = error { throw .embeddedNotPlist(key: key, plistError) }
-                    throw .archive(error)
-                }
-                return ContractWalker.judge(archive, mode: .collect)
+            case .archive where fastArchive == nil, .defaultsArchive:
+                return ContractWalker.judge(try checkedArchive(form), mode: .collect)
             default:
                 let decoded = try read(form)
                 return ArchiveJudgement(records: decoded.records, findings: decoded.findings)
@@ -224,6 +209,22 @@ public struct StateFile: Sendable {
         } catch {
             return ArchiveJudgement(records: nil, findings: [ContractChecker.finding(for: error)])
         }
+    }
+
+    /// The archive of `.archive` or `.defaultsArchive` as resolved values (the checked path).
+    private func checkedArchive(_ form: Form) throws(FirstTimeError) -> KeyedArchive {
+        if form == .archive {
+            do { return try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
+        }
+        let inner = try archiveData()
+        do { return try KeyedArchive(bytes: inner, limits: limits) } catch { throw embedded(.archive(error)) }
+    }
+
+    /// A reading error of the archive a defaults file holds: a plist error is the embedded
+    /// data's, and says under which key.
+    private func embedded(_ error: FirstTimeError) -> FirstTimeError {
+        guard forms.first != .archive, case let .archive(.plist(plistError)) = error else { return error }
+        return .embeddedNotPlist(key: key, plistError)
     }
 
     /// The archive bytes a defaults file holds under the key.
@@ -244,15 +245,11 @@ public struct StateFile: Sendable {
     /// A finding when two forms of the state differ (interval keys hold no versions, so only
     /// their times are compared).
     func disagreement(_ form: Form, _ records: FirstTimeRecords, _ other: Form, _ copy: FirstTimeRecords) -> [ContractFinding] {
-        var expected = records
-        if other == .intervalKeys || form == .intervalKeys {
-            expected = FirstTimeRecords.timesOnly(records)
-            let copied = FirstTimeRecords.timesOnly(copy)
-            guard expected != copied else { return [] }
-            return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, expected, other, copied))]
-        }
-        guard expected != copy else { return [] }
-        return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, expected, other, copy))]
+        let timesOnly = form == .intervalKeys || other == .intervalKeys
+        let a = timesOnly ? FirstTimeRecords.timesOnly(records) : records
+        let b = timesOnly ? FirstTimeRecords.timesOnly(copy) : copy
+        guard a != b else { return [] }
+        return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, a, other, b))]
     }
 
     private func differenceMessage(_ form: Form, _ a: FirstTimeRecords, _ other: Form, _ b: FirstTimeRecords) -> String {
