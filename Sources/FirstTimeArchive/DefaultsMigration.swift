@@ -127,6 +127,9 @@ public enum DefaultsMigration {
                 }
             }
         }
+        // Every key lookup below goes through this hash index, built once and only when needed
+        // (not for a file that is already migrated): a file with 100,000 keys stays linear.
+        lazy var originalIndex = original.keyIndex()
         // What to write (in order) and which keys the state came from.
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
         var sources: [String] = []
@@ -164,11 +167,10 @@ public enum DefaultsMigration {
             }
         case .legacy:
             let records: FirstTimeRecords
-            let present = original.keyIndex()
             if file.forms.contains(.plainRecords) {
                 records = try read(.plainRecords)
                 sources.append(RecordsFormat.defaultsKey)
-                sources += records.map { IntervalKey.prefix + $0.key }.filter { present[ExactKey($0)] != nil }
+                sources += records.map { IntervalKey.prefix + $0.key }.filter { originalIndex[ExactKey($0)] != nil }
             } else if file.forms.contains(.intervalKeys) {
                 // Values IntervalClient cannot read are no state: they stay in the file (with a finding).
                 records = try read(.intervalKeys)
@@ -189,9 +191,7 @@ public enum DefaultsMigration {
                 return (try? LegacyArchive.decode(bytes, limits: limits)) == records
             }))
         }
-        // Conflicts first: nothing is changed unless every target key can be written. Every key
-        // lookup below goes through hash indexes: a file with 100,000 keys stays linear.
-        let originalIndex = original.keyIndex()
+        // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
             if let at = originalIndex[ExactKey(write.key)], !write.same(original.entries[at].value), !options.force {
                 throw .conflict("\(quoted(write.key)) already exists with different content")
