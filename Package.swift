@@ -21,16 +21,23 @@ let package = Package(
             pkgConfig: "libplist-2.0",
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
-        // Property-list values <-> bytes, guarded against hostile input.
-        .target(name: "Plist", dependencies: ["CLibPlist"]),
+        // Property-list values, paths, exact time, and ycft's own binary and XML writers: no libplist.
+        .target(name: "PlistCore"),
+        // Reading property lists through libplist, guarded against hostile input; re-exports PlistCore.
+        .target(name: "Plist", dependencies: ["CLibPlist", "PlistCore"]),
         // The one file writer (atomic replace, links, devices, owners) and guarded reads; no libplist.
         .target(name: "SafeFiles"),
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
-        // The generic NSKeyedArchiver object graph; knows nothing of YCFirstTime.
-        .target(name: "KeyedArchive", dependencies: ["Plist", "OrderedJSON"]),
-        // The YCFirstTime contract: records, the legacy codec, the plain format.
-        .target(name: "FirstTimeArchive", dependencies: ["KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
+        // The generic NSKeyedArchiver object graph and builder; knows nothing of YCFirstTime; no libplist.
+        .target(name: "KeyedArchiveCore", dependencies: ["PlistCore", "OrderedJSON"]),
+        // Reading archives from bytes; re-exports KeyedArchiveCore.
+        .target(name: "KeyedArchive", dependencies: ["KeyedArchiveCore", "Plist"]),
+        // The YCFirstTime contract without libplist: records, the rule table, the plain format,
+        // the archive encoder, the migration plan. Shared by the tool and the on-device library.
+        .target(name: "FirstTimeCore", dependencies: ["KeyedArchiveCore", "PlistCore", "OrderedJSON", "SafeFiles"]),
+        // The YCFirstTime contract over files: the walker, the classifier, the decoders; re-exports FirstTimeCore.
+        .target(name: "FirstTimeArchive", dependencies: ["FirstTimeCore", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         // The command-line tool's logic, runnable in-process under test.
         .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),

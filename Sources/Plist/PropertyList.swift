@@ -1,22 +1,9 @@
 internal import CLibPlist
 
-/// Reads and writes property lists through libplist, guarded against hostile input.
-public enum PropertyList {
-    /// The format of `bytes`, or nil when they are not a property list.
-    ///
-    /// Binary starts with `bplist`; XML starts (after an optional UTF-8 byte-order mark and
-    /// white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
-    public static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
-        if bytes.starts(with: "bplist".utf8) { return .binary }
-        var rest = bytes[...]
-        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
-        rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        for opening in ["<?xml", "<!DOCTYPE", "<plist"] where rest.starts(with: opening.utf8) {
-            return .xml
-        }
-        return nil
-    }
+@_exported public import PlistCore
 
+/// Reading through libplist, guarded against hostile input (writing is ycft's own, in PlistCore).
+extension PropertyList {
     /// Parses binary or XML property-list bytes, after checking them against `limits`.
     ///
     /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
@@ -82,25 +69,6 @@ public enum PropertyList {
         return (try parsed.get(), format)
     }
 
-    /// Serializes a value.
-    ///
-    /// Both formats are written by ycft itself, exactly and in Apple's manner: binary because
-    /// libplist 2.2.0's `plist_to_bin` is superlinear (a 100,000-record archive took 9.9 s, a
-    /// million would take hours) and not Apple-shaped (see ``BinaryPlistWriter``), XML because
-    /// libplist 2.2.0's XML writer turns `-0.0` into `0.0`. Every file ycft writes reads back
-    /// through libplist to the same value.
-    /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist stores C
-    ///   strings), a UID above 2^32-1, or a value XML cannot hold exactly.
-    public static func write(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {
-        switch format {
-        case .xml:
-            var writer = XMLPlistWriter()
-            return try writer.document(value)
-        case .binary:
-            return try BinaryPlistWriter.write(value)
-        }
-    }
-
     /// Serializes a value with libplist's own binary writer (`plist_to_bin`): what ycft used
     /// before, kept to test that ycft reads what libplist writes (3-byte offsets and references,
     /// 4-byte reals, interleaved dictionaries).
@@ -111,35 +79,6 @@ public enum PropertyList {
         guard let buffer = ycft_plist_to_bin(node, &length) else { throw .serializationFailed(format: .binary) }
         defer { ycft_plist_mem_free(buffer) }
         return Array(UnsafeRawBufferPointer(start: buffer, count: Int(length)))
-    }
-}
-
-/// Path text for messages: `key.sub[3]`.
-package func appendPath(_ path: String, key: String) -> String {
-    let shown = UntrustedText.escaped(key)
-    return path.isEmpty ? shown : "\(path).\(shown)"
-}
-
-/// Turns a libplist tree into a ``PlistValue`` (recursion bounded by the scanned depth).
-/// Where a reader or writer is in a value, kept as components and rendered only for an error
-/// message (building the text for every node was most of the work).
-struct ValuePath {
-    enum Component { case key(String), index(Int) }
-    private var components: [Component] = []
-
-    mutating func push(_ component: Component) { components.append(component) }
-    mutating func pop() { components.removeLast() }
-
-    /// `key.sub[3]`, or `top level`.
-    var text: String {
-        var out = ""
-        for component in components {
-            switch component {
-            case let .key(k): out = appendPath(out, key: k)
-            case let .index(i): out += "[\(i)]"
-            }
-        }
-        return out.isEmpty ? "top level" : out
     }
 }
 

@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -376,21 +375,35 @@ public final class PendingWrite {
 }
 
 /// An open descriptor, closed (and so unlocked) once, whichever thread releases it.
-final class FileLock: Sendable {
-    private let fd: Mutex<Int32>
+///
+/// `@unchecked Sendable` because the descriptor sits behind a pthread mutex rather than a
+/// `Synchronization.Mutex`: SafeFiles is in the dependency closure of FirstTimeMigration (for
+/// `FileError`), which builds for iOS 15, and `Mutex` needs iOS 18 / macOS 15.
+final class FileLock: @unchecked Sendable {
+    private var fd: Int32
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init(_ fd: Int32) { self.fd = Mutex(fd) }
-
-    func release() {
-        fd.withLock { fd in
-            if fd >= 0 {
-                close(fd)
-                fd = -1
-            }
-        }
+    init(_ fd: Int32) {
+        self.fd = fd
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
     }
 
-    deinit { release() }
+    func release() {
+        pthread_mutex_lock(mutex)
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    deinit {
+        release()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 }
 
 /// A temporary file being filled, linked into place by `commit`, or removed by `discard`.

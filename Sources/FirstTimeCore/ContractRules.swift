@@ -1,4 +1,4 @@
-public import Plist
+public import PlistCore
 
 /// How serious a contract finding is.
 public enum Severity: String, Sendable, Equatable, Comparable {

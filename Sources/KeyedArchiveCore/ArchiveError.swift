@@ -1,4 +1,4 @@
-public import Plist
+public import PlistCore
 
 /// Why bytes are not a usable NSKeyedArchiver archive: what, and where in the object graph.
 ///

@@ -1,4 +1,4 @@
-public import Plist
+public import PlistCore
 
 /// An NSKeyedArchiver archive: the envelope and the flat `$objects` table.
 ///
@@ -18,15 +18,6 @@ public struct KeyedArchive: Sendable {
     public let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
     public let objects: [PlistValue]
-
-    /// Reads an archive from property-list bytes.
-    /// - Throws: ``ArchiveError/plist(_:)`` when the bytes are not a plist, otherwise the first
-    ///   envelope problem.
-    public init(bytes: [UInt8], limits: PlistLimits = .default) throws(ArchiveError) {
-        let value: PlistValue
-        do { value = try PropertyList.read(bytes, limits: limits).value } catch { throw .plist(error) }
-        try self.init(plist: value)
-    }
 
     /// Interprets a property-list value as an archive, checking its envelope: `$archiver` is
     /// `NSKeyedArchiver`, `$version` is 100000, `$top` is a dictionary of UIDs, `$objects` is an

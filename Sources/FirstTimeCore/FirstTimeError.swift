@@ -1,6 +1,6 @@
-public import KeyedArchive
+public import KeyedArchiveCore
 public import OrderedJSON
-public import Plist
+public import PlistCore
 public import SafeFiles
 
 /// Why YCFirstTime state could not be read or written.

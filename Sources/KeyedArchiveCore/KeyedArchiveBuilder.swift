@@ -1,4 +1,4 @@
-public import Plist
+public import PlistCore
 
 /// Builds an archive the way Apple's NSKeyedArchiver lays one out.
 ///

@@ -1,0 +1,37 @@
+public import PlistCore
+
+/// The name of an IntervalClient gate (stored as `interval.<name>`).
+public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The gate's name.
+    public let name: String
+
+    /// A gate named `name`.
+    public init(_ name: String) { self.name = name }
+
+    /// A gate named by a string literal.
+    public init(stringLiteral name: String) { self.name = name }
+
+    /// The name.
+    public var description: String { name }
+
+    /// The prefix of IntervalClient keys in a defaults domain: `interval.<name>`.
+    public static let prefix = "interval."
+    /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
+    public static let epochOffset: Double = 978_307_200
+
+    /// The defaults key of this gate.
+    public var defaultsKey: String { Self.prefix + name }
+
+    /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
+    /// bridges an `NSNumber` when exact): a real, an integer a double holds exactly, or a
+    /// boolean (1 or 0); nil for anything else (the gate runs as if it never ran).
+    public static func seconds(_ stored: PlistValue) -> Double? {
+        switch stored {
+        case let .real(d): return d
+        case let .integer(.signed(i)): return Double(exactly: i)
+        case let .integer(.unsigned(u)): return Double(exactly: u)
+        case let .bool(b): return b ? 1 : 0
+        default: return nil
+        }
+    }
+}
