@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
 
         .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive", "OrderedJSON"], path: "Tests/TestSupport"),
-        .testTarget(name: "PlistTests", dependencies: ["Plist", "TestSupport"]),
+        .testTarget(name: "PlistTests", dependencies: ["Plist", "PlistCore", "TestSupport"]),
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "OrderedJSON", "TestSupport"],
                     exclude: ["Goldens"]),

@@ -1,5 +1,5 @@
-internal import KeyedArchive
-internal import Plist
+internal import KeyedArchiveCore
+internal import PlistCore
 
 /// What one walk of an archive found: the records (unless a fatal rule was broken) and every
 /// finding, in walk order.
@@ -13,6 +13,11 @@ public struct ArchiveJudgement: Sendable, Equatable {
     public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
     /// What the device does with this archive: the worst behaviour among the findings.
     public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+
+    package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
+        self.records = records
+        self.findings = findings
+    }
 }
 
 /// A class descriptor the walker resolved. Outside the generic walker on purpose: a type nested
@@ -27,8 +32,8 @@ private struct ClassInfo {
 /// The one walker over an archive's object graph: root → group → records. It applies every
 /// rule of the table (``ContractRule/spec``) and is the only code that does. `collect` walks as
 /// far as it can (``ContractChecker``); `decode` stops at the first fatal finding (decoding).
-struct ContractWalker<Graph: ArchiveGraph> {
-    enum Mode { case collect, decode }
+package struct ContractWalker<Graph: ArchiveGraph> {
+    package enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.
     struct Stop: Error {}
 
@@ -44,13 +49,13 @@ struct ContractWalker<Graph: ArchiveGraph> {
     /// instances share it): by UID, filled once per class, so an instance costs no lookup.
     private var checkedChains: [Bool] = []
 
-    init(_ graph: Graph, mode: Mode) {
+    package init(_ graph: Graph, mode: Mode) {
         self.graph = graph
         self.mode = mode
     }
 
     /// Walks the archive.
-    static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
+    package static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
         do { records = try walker.walk() } catch { records = nil }

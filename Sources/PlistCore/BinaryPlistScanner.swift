@@ -1,4 +1,8 @@
-internal import CLibPlist
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Checks a binary property list the way CoreFoundation does before libplist parses it.
 ///
@@ -8,7 +12,7 @@ internal import CLibPlist
 /// blow up its memory, or change a value: a malformed trailer or offset table, objects that run
 /// past the table, references out of range, reference cycles, nesting over the depth limit,
 /// expansions over the node budget, and strings libplist cannot keep exactly.
-struct BinaryPlistScanner {
+package struct BinaryPlistScanner {
     private let bytes: UnsafeRawBufferPointer
     private let limits: PlistLimits
     private var offsetIntSize = 0
@@ -17,16 +21,16 @@ struct BinaryPlistScanner {
     private var tableOffset = 0
     private var topObject = 0
 
-    init(bytes: UnsafeRawBufferPointer, limits: PlistLimits) {
+    package init(bytes: UnsafeRawBufferPointer, limits: PlistLimits) {
         self.bytes = bytes
         self.limits = limits
     }
 
     /// What the scan learned about the input.
-    struct Summary {
-        var objectCount: Int
-        var expandedNodes: UInt64
-        var depth: Int
+    package struct Summary {
+        package var objectCount: Int
+        package var expandedNodes: UInt64
+        package var depth: Int
     }
 
     private func fail(_ why: String, _ offset: Int) -> PlistError {
@@ -49,7 +53,7 @@ struct BinaryPlistScanner {
     }
 
     /// Validates the input; returns a summary or throws the first problem found.
-    mutating func scan() throws(PlistError) -> Summary {
+    package mutating func scan() throws(PlistError) -> Summary {
         let size = bytes.count
         let header = Array("bplist00".utf8)
         guard size >= 8, bytes.prefix(8).elementsEqual(header) else {

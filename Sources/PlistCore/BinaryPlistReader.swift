@@ -1,0 +1,126 @@
+/// Reads a binary property list into a ``PlistValue`` in pure Swift, for code that cannot link
+/// libplist (the on-device FirstTimeMigration library).
+///
+/// The bytes first pass ``BinaryPlistScanner``, the same guard that stands before libplist: the
+/// trailer, offset table, every reference, cycles, depth, the expansion budget, strings (no NUL,
+/// no lone surrogate) and repeated dictionary keys are checked there. This reader then builds
+/// exactly the values the libplist path (`PropertyList.read`) builds from the same bytes: 1-, 2-
+/// and 4-byte integers unsigned, 8-byte signed, 16-byte as their low 64 bits (unsigned above
+/// `Int64.max`); 4-byte reals widened; dates as their exact seconds; dictionaries in file order.
+/// `PlistCoreReaderTests` holds the two readers to that on every fixture and Apple archive.
+package enum BinaryPlistReader {
+    /// The value of binary property-list `bytes`.
+    /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
+    package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> PlistValue {
+        guard !bytes.isEmpty else { throw .empty }
+        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
+        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
+        guard PropertyList.detectFormat(bytes) == .binary else { throw .unknownFormat }
+        let result: Result<PlistValue, PlistError> = bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                _ = try scanner.scan()
+                return .success(Builder(bytes: raw).top())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Builds values from bytes the scanner accepted: every bound below was checked there, so
+    /// nothing here can fail.
+    private struct Builder {
+        let bytes: UnsafeRawBufferPointer
+        let offsetIntSize: Int
+        let refSize: Int
+        let tableOffset: Int
+        let topObject: Int
+
+        init(bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+            let trailer = bytes.count - 32
+            offsetIntSize = Int(bytes[trailer + 6])
+            refSize = Int(bytes[trailer + 7])
+            topObject = Int(Self.uint(bytes, at: trailer + 16, size: 8))
+            tableOffset = Int(Self.uint(bytes, at: trailer + 24, size: 8))
+        }
+
+        static func uint(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
+            return value
+        }
+
+        func uint(at offset: Int, size: Int) -> UInt64 { Self.uint(bytes, at: offset, size: size) }
+
+        func offset(of index: Int) -> Int { Int(uint(at: tableOffset + index * offsetIntSize, size: offsetIntSize)) }
+
+        func ref(_ payload: Int, _ i: Int) -> Int { Int(uint(at: payload + i * refSize, size: refSize)) }
+
+        /// The element count after a marker and where the payload starts.
+        func length(_ marker: UInt8, at start: Int) -> (count: Int, payload: Int) {
+            let nibble = marker & 0x0F
+            if nibble != 0x0F { return (Int(nibble), start + 1) }
+            let size = 1 << Int(bytes[start + 1] & 0x0F)
+            return (Int(uint(at: start + 2, size: size)), start + 2 + size)
+        }
+
+        func top() -> PlistValue { value(topObject) }
+
+        func string(_ index: Int) -> String {
+            let start = offset(of: index)
+            let marker = bytes[start]
+            let (n, payload) = length(marker, at: start)
+            if marker >> 4 == 0x5 {
+                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload + n)]), as: UTF8.self)
+            }
+            var units: [UInt16] = []
+            units.reserveCapacity(n)
+            for i in 0..<n { units.append(UInt16(bytes[payload + 2 * i]) << 8 | UInt16(bytes[payload + 2 * i + 1])) }
+            return String(decoding: units, as: UTF16.self)
+        }
+
+        func value(_ index: Int) -> PlistValue {
+            let start = offset(of: index)
+            let marker = bytes[start]
+            let nibble = Int(marker & 0x0F)
+            switch marker >> 4 {
+            case 0x0:
+                return .bool(marker == 0x09)
+            case 0x1:
+                let size = 1 << nibble
+                if size == 16 {
+                    let low = uint(at: start + 9, size: 8)
+                    return low > UInt64(Int64.max) ? .integer(.unsigned(low)) : .integer(.signed(Int64(low)))
+                }
+                let bits = uint(at: start + 1, size: size)
+                return .integer(.signed(Int64(bitPattern: bits)))
+            case 0x2:
+                let bits = uint(at: start + 1, size: 1 << nibble)
+                return .real(nibble == 2 ? Double(Float(bitPattern: UInt32(bits))) : Double(bitPattern: bits))
+            case 0x3:
+                return .date(Double(bitPattern: uint(at: start + 1, size: 8)))
+            case 0x4:
+                let (n, payload) = length(marker, at: start)
+                return .data(Array(bytes[payload..<(payload + n)]))
+            case 0x5, 0x6:
+                return .string(string(index))
+            case 0x8:
+                return .uid(uint(at: start + 1, size: nibble + 1))
+            case 0xA:
+                let (n, payload) = length(marker, at: start)
+                var items: [PlistValue] = []
+                items.reserveCapacity(n)
+                for i in 0..<n { items.append(value(ref(payload, i))) }
+                return .array(items)
+            default:  // 0xD: the scanner admits no other marker
+                let (n, payload) = length(marker, at: start)
+                var entries: [(key: String, value: PlistValue)] = []
+                entries.reserveCapacity(n)
+                for i in 0..<n { entries.append((string(ref(payload, i)), value(ref(payload, n + i)))) }
+                return .dictionary(PlistDictionary(entries))
+            }
+        }
+    }
+}
