@@ -7,15 +7,8 @@ public import Plist
 /// keeps its format unless asked otherwise.
 public enum DefaultsMigration {
 
-    /// Where the state goes.
-    public enum Target: String, Sendable, CaseIterable {
-        /// The plain format under `YCFirstTime.records`.
-        case records
-        /// `interval.<key>` = seconds since 1970 (plus `YCFirstTime.records` unless versions are dropped).
-        case interval
-        /// Back to the legacy archive under `YCFirstTime` (rollback).
-        case legacy
-    }
+    /// Where the state goes (decided with the on-device library by ``Migration/plan(forms:choices:existing:read:decodesTo:)``).
+    public typealias Target = Migration.Target
 
     /// How to migrate.
     public struct Options: Sendable {
@@ -34,6 +27,11 @@ public enum DefaultsMigration {
         /// Bounds for reading.
         public var limits: PlistLimits
 
+        /// The choices the migration plan is made from.
+        public var choices: Migration.Choices {
+            Migration.Choices(target: target, keepSource: keepSource, force: force, key: key, dropVersions: dropVersions)
+        }
+
         /// Creates options; the defaults migrate to records and remove the archive.
         public init(target: Target = .records, keepSource: Bool = false, force: Bool = false,
                     key: String = LegacyArchive.defaultsKey, dropVersions: Bool = false,
@@ -49,14 +47,7 @@ public enum DefaultsMigration {
     }
 
     /// What happened to a file.
-    public enum Status: String, Sendable {
-        /// The state moved; the file has new content.
-        case migrated
-        /// The file is already in the target state.
-        case unchanged
-        /// The file holds no source state.
-        case skipped
-    }
+    public typealias Status = Migration.Status
 
     /// The result for one file.
     public struct Outcome: Sendable {
@@ -85,23 +76,7 @@ public enum DefaultsMigration {
     }
 
     /// Why a file could not be migrated.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The bytes are not a readable plist, or the stored state is broken.
-        case unreadable(String)
-        /// The file is not a defaults dictionary.
-        case notDefaults(String)
-        /// Target keys exist with different content (``Options/force`` lets the source win).
-        case conflict(String)
-        /// The result cannot be written in the requested format.
-        case unwritable(String)
-
-        /// One line for `ycft: FILE: message`.
-        public var description: String {
-            switch self {
-            case let .unreadable(m), let .notDefaults(m), let .unwritable(m), let .conflict(m): return m
-            }
-        }
-    }
+    public typealias Failure = Migration.Failure
 
     /// Migrates the bytes of one defaults file.
     public static func migrate(_ bytes: [UInt8], options: Options) throws(Failure) -> Outcome {
@@ -115,12 +90,8 @@ public enum DefaultsMigration {
         }
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(status: .migrated, format: format)
-        func read(_ form: StateFile.Form) throws(Failure) -> FirstTimeRecords {
-            do {
-                let decoded = try file.read(form)
-                outcome.findings += decoded.findings
-                return decoded.records
-            } catch {
+        func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
+            do { return try file.read(form) } catch {
                 switch error {
                 case .embeddedNotPlist, .notArchiveData: throw .unreadable(error.description)
                 default: throw .unreadable(form == .defaultsArchive ? "\(options.key): \(error.description)" : error.description)
@@ -130,81 +101,27 @@ public enum DefaultsMigration {
         // Every key lookup below goes through this hash index, built once and only when needed
         // (not for a file that is already migrated): a file with 100,000 keys stays linear.
         lazy var originalIndex = original.keyIndex()
-        // What to write (in order) and which keys the state came from.
-        var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
-        var sources: [String] = []
-        switch options.target {
-        case .records, .interval:
-            let records: FirstTimeRecords
-            if file.forms.contains(.defaultsArchive) {
-                records = try read(.defaultsArchive)
-                sources = [options.key]
-            } else if options.target == .interval, file.forms.contains(.plainRecords), !file.forms.contains(.intervalKeys) {
-                // Already in the plain format: IntervalClient keys can be made from it.
-                records = try read(.plainRecords)
-            } else {
-                // No source: already migrated (the target keys are there) or nothing to do.
-                let migrated = file.forms.contains(options.target == .records ? .plainRecords : .intervalKeys)
-                outcome.status = migrated ? .unchanged : .skipped
-                return outcome
-            }
-            outcome.recordCount = records.count
-            if options.target == .records || !options.dropVersions {
-                writes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(records),
-                               { existing in (try? RecordsFormat.records(fromPlist: existing)) == records }))
-            } else {
-                outcome.droppedVersions = records.filter { $0.record.lastVersion != nil }.map(\.key)
-            }
-            if options.target == .interval {
-                for (key, record) in records {
-                    guard let time = record.lastTime else {
-                        if options.dropVersions { outcome.droppedRecords.append(key) }
-                        continue
-                    }
-                    let value = PlistValue.real(time + IntervalKey.epochOffset)
-                    writes.append((IntervalKey.prefix + key, value, { $0 == value }))
-                }
-            }
-        case .legacy:
-            let records: FirstTimeRecords
-            if file.forms.contains(.plainRecords) {
-                records = try read(.plainRecords)
-                sources.append(RecordsFormat.defaultsKey)
-                sources += records.map { IntervalKey.prefix + $0.key }.filter { originalIndex[ExactKey($0)] != nil }
-            } else if file.forms.contains(.intervalKeys) {
-                // Values IntervalClient cannot read are no state: they stay in the file (with a finding).
-                records = try read(.intervalKeys)
-                sources += records.map { IntervalKey.prefix + $0.key }
-            } else {
-                records = FirstTimeRecords()
-            }
-            guard !sources.isEmpty else {
-                outcome.status = original[options.key] != nil ? .unchanged : .skipped
-                return outcome
-            }
-            outcome.recordCount = records.count
-            let archive: [UInt8]
-            do { archive = try LegacyArchive.encode(records, format: .binary) } catch { throw .unwritable(error.description) }
-            let limits = options.limits
-            writes.append((options.key, .data(archive), { existing in
-                guard case let .data(bytes) = existing else { return false }
-                return (try? LegacyArchive.decode(bytes, limits: limits)) == records
-            }))
-        }
-        // Conflicts first: nothing is changed unless every target key can be written.
-        for write in writes {
-            if let at = originalIndex[ExactKey(write.key)], !write.same(original.entries[at].value), !options.force {
-                throw .conflict("\(quoted(write.key)) already exists with different content")
-            }
-        }
+        let limits = options.limits
+        let plan = try Migration.plan(
+            forms: file.forms, choices: options.choices,
+            existing: { key in originalIndex[ExactKey(key)].map { original.entries[$0].value } },
+            read: read,
+            decodesTo: { bytes, records in (try? LegacyArchive.decode(bytes, limits: limits)) == records })
+        outcome.status = plan.status
+        outcome.recordCount = plan.recordCount
+        outcome.droppedVersions = plan.droppedVersions
+        outcome.droppedRecords = plan.droppedRecords
+        outcome.findings = plan.findings
+        guard plan.status == .migrated else { return outcome }
+        let writes = plan.writes
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.
-        let removed: Set<ExactKey> = options.keepSource ? [] : Set(sources.map(ExactKey.init))
+        let removed = Set(plan.removals.map(ExactKey.init))
         var pending: [ExactKey: Int] = [:]
         for (i, write) in writes.enumerated() { pending[ExactKey(write.key)] = i }
         let fresh = writes.filter { write in
             let key = ExactKey(write.key)
-            return originalIndex[key] == nil || removed.contains(key)
+            return write.existing == .absent || removed.contains(key)
         }
         var entries: [(key: String, value: PlistValue)] = []
         entries.reserveCapacity(original.count + fresh.count)
@@ -221,7 +138,7 @@ public enum DefaultsMigration {
                 }
                 continue
             }
-            if let w = pending[key], !writes[w].same(entry.value) {
+            if let w = pending[key], writes[w].existing == .different {
                 entries.append((entry.key, writes[w].value))
                 if writes[w].value != entry.value { changedKeys.append(entry.key) }
             } else {

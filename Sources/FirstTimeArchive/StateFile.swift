@@ -26,16 +26,7 @@ internal import SafeFiles
 /// ```
 public struct StateFile: Sendable {
     /// One form of YCFirstTime state.
-    public enum Form: String, Sendable, Equatable, CaseIterable {
-        /// The file is a legacy archive.
-        case archive
-        /// A defaults file holding the legacy archive under the key.
-        case defaultsArchive = "defaults-archive"
-        /// A migrated defaults file: `YCFirstTime.records`.
-        case plainRecords = "plain-records"
-        /// A migrated defaults file: `interval.*` keys (versions unknown).
-        case intervalKeys = "interval-keys"
-    }
+    public typealias Form = StateForm
 
     /// The forms the file holds, in the order they are read: the first is the state; the others
     /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
@@ -71,11 +62,7 @@ public struct StateFile: Sendable {
             forms = [.archive]
             return
         }
-        var forms: [Form] = []
-        if file[key] != nil { forms.append(.defaultsArchive) }
-        if file[RecordsFormat.defaultsKey] != nil { forms.append(.plainRecords) }
-        if file.contains(where: { $0.key.hasPrefix(IntervalKey.prefix) }) { forms.append(.intervalKeys) }
-        self.forms = forms
+        forms = StateForm.forms(in: file.lazy.map(\.key), key: key)
     }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).

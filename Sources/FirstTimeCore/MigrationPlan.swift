@@ -1,0 +1,229 @@
+public import PlistCore
+
+/// One form of YCFirstTime state in a file or a `UserDefaults` domain.
+public enum StateForm: String, Sendable, Equatable, CaseIterable {
+    /// The file is a legacy archive.
+    case archive
+    /// A defaults domain holding the legacy archive under the key.
+    case defaultsArchive = "defaults-archive"
+    /// A migrated defaults domain: `YCFirstTime.records`.
+    case plainRecords = "plain-records"
+    /// A migrated defaults domain: `interval.*` keys (versions unknown).
+    case intervalKeys = "interval-keys"
+
+    /// The forms a defaults domain holds, in the order they are read (the first is the state,
+    /// the others copies): the archive under `key`, then `YCFirstTime.records`, then
+    /// `interval.*` keys. The one place this order is decided; the tool's `StateFile` and the
+    /// on-device `FirstTimeMigration` both ask it.
+    public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
+        var archive = false, plain = false, interval = false
+        for name in keys {
+            if !archive, exactlyEqual(name, key) { archive = true }
+            if !plain, exactlyEqual(name, RecordsFormat.defaultsKey) { plain = true }
+            if !interval, name.hasPrefix(IntervalKey.prefix) { interval = true }
+        }
+        return (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
+    }
+}
+
+/// Moving YCFirstTime state between the legacy archive, the plain records format and
+/// IntervalClient keys: what to write and what to remove, decided once for both places state
+/// lives (an exported defaults file, `DefaultsMigration`; a live `UserDefaults` domain,
+/// `FirstTimeMigration`), so the two produce the same keys with the same values.
+public enum Migration {
+    /// Where the state goes.
+    public enum Target: String, Sendable, CaseIterable {
+        /// The plain format under `YCFirstTime.records`.
+        case records
+        /// `interval.<key>` = seconds since 1970 (plus `YCFirstTime.records` unless versions are dropped).
+        case interval
+        /// Back to the legacy archive under `YCFirstTime` (rollback).
+        case legacy
+    }
+
+    /// What happened.
+    public enum Status: String, Sendable {
+        /// The state moved; there is new content.
+        case migrated
+        /// Already in the target state.
+        case unchanged
+        /// No source state.
+        case skipped
+    }
+
+    /// Why state could not be migrated. Nothing is changed when one is thrown.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The bytes are not a readable plist, or the stored state is broken.
+        case unreadable(String)
+        /// The file is not a defaults dictionary.
+        case notDefaults(String)
+        /// Target keys exist with different content (`force` lets the source win).
+        case conflict(String)
+        /// The result cannot be written in the requested format.
+        case unwritable(String)
+
+        /// One line for `ycft: FILE: message`.
+        public var description: String {
+            switch self {
+            case let .unreadable(m), let .notDefaults(m), let .unwritable(m), let .conflict(m): return m
+            }
+        }
+    }
+
+    /// The choices that decide what a migration writes.
+    public struct Choices: Sendable, Equatable {
+        /// Where the state goes.
+        public var target: Target
+        /// Keep the source keys (the archive, or the new keys on rollback).
+        public var keepSource: Bool
+        /// Overwrite target keys that exist with different content (the source wins).
+        public var force: Bool
+        /// The defaults key of the legacy archive.
+        public var key: String
+        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
+        public var dropVersions: Bool
+
+        /// Creates choices; the defaults migrate to records and remove the archive.
+        public init(target: Target = .records, keepSource: Bool = false, force: Bool = false,
+                    key: String = LegacyArchive.defaultsKey, dropVersions: Bool = false) {
+            self.target = target
+            self.keepSource = keepSource
+            self.force = force
+            self.key = key
+            self.dropVersions = dropVersions
+        }
+    }
+
+    /// One key to write.
+    public struct Write: Sendable {
+        /// The key.
+        public var key: String
+        /// Its new value.
+        public var value: PlistValue
+        /// What the key holds now.
+        public var existing: Existing
+    }
+
+    /// What a target key holds before the migration.
+    public enum Existing: Sendable, Equatable {
+        /// Nothing.
+        case absent
+        /// The same state (perhaps in other bytes): it is left as it is.
+        case same
+        /// Other content (only with `force`; otherwise the plan fails with a conflict).
+        case different
+    }
+
+    /// What a migration does: the keys to write (in order), the source keys to remove, and what
+    /// the caller reports.
+    public struct Plan: Sendable {
+        /// `.migrated` when there is something to do (the caller may still find nothing
+        /// changed), or why there is not.
+        public var status: Status
+        /// Keys to write, in order. A ``Existing/same`` key is not rewritten.
+        public var writes: [Write] = []
+        /// Source keys to remove, in the order they were read (empty with `keepSource`).
+        public var removals: [String] = []
+        /// How many records moved.
+        public var recordCount = 0
+        /// Block keys whose versions were not kept (`dropVersions`).
+        public var droppedVersions: [String] = []
+        /// Block keys that had no time and so no interval key (lost with `dropVersions`).
+        public var droppedRecords: [String] = []
+        /// What the source state holds that the device reads differently.
+        public var findings: [ContractFinding] = []
+    }
+
+    /// Decides a migration.
+    /// - Parameters:
+    ///   - forms: the forms the domain holds (``StateForm/forms(in:key:)``).
+    ///   - existing: the value a key holds now, or nil.
+    ///   - read: the records (and findings) of one form; its error says why the state is unreadable.
+    ///   - decodesTo: whether archive bytes decode to the given records (is a `YCFirstTime`
+    ///     already there the same state?).
+    /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
+    ///   ``Failure/conflict(_:)`` when a target key holds other content and `force` is off.
+    public static func plan(forms: [StateForm], choices: Choices,
+                            existing: (String) -> PlistValue?,
+                            read: (StateForm) throws(Failure) -> DecodedArchive,
+                            decodesTo: @escaping ([UInt8], FirstTimeRecords) -> Bool) throws(Failure) -> Plan {
+        var plan = Plan(status: .migrated)
+        func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
+            let decoded = try read(form)
+            plan.findings += decoded.findings
+            return decoded.records
+        }
+        var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
+        var sources: [String] = []
+        switch choices.target {
+        case .records, .interval:
+            let state: FirstTimeRecords
+            if forms.contains(.defaultsArchive) {
+                state = try records(.defaultsArchive)
+                sources = [choices.key]
+            } else if choices.target == .interval, forms.contains(.plainRecords), !forms.contains(.intervalKeys) {
+                // Already in the plain format: IntervalClient keys can be made from it.
+                state = try records(.plainRecords)
+            } else {
+                // No source: already migrated (the target keys are there) or nothing to do.
+                let migrated = forms.contains(choices.target == .records ? .plainRecords : .intervalKeys)
+                plan.status = migrated ? .unchanged : .skipped
+                return plan
+            }
+            plan.recordCount = state.count
+            if choices.target == .records || !choices.dropVersions {
+                writes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(state),
+                               { stored in (try? RecordsFormat.records(fromPlist: stored)) == state }))
+            } else {
+                plan.droppedVersions = state.filter { $0.record.lastVersion != nil }.map(\.key)
+            }
+            if choices.target == .interval {
+                for (key, record) in state {
+                    guard let time = record.lastTime else {
+                        if choices.dropVersions { plan.droppedRecords.append(key) }
+                        continue
+                    }
+                    let value = PlistValue.real(time + IntervalKey.epochOffset)
+                    writes.append((IntervalKey.prefix + key, value, { $0 == value }))
+                }
+            }
+        case .legacy:
+            let state: FirstTimeRecords
+            if forms.contains(.plainRecords) {
+                state = try records(.plainRecords)
+                sources.append(RecordsFormat.defaultsKey)
+                sources += state.map { IntervalKey.prefix + $0.key }.filter { existing($0) != nil }
+            } else if forms.contains(.intervalKeys) {
+                // Values IntervalClient cannot read are no state: they stay (with a finding).
+                state = try records(.intervalKeys)
+                sources += state.map { IntervalKey.prefix + $0.key }
+            } else {
+                state = FirstTimeRecords()
+            }
+            guard !sources.isEmpty else {
+                plan.status = existing(choices.key) != nil ? .unchanged : .skipped
+                return plan
+            }
+            plan.recordCount = state.count
+            let archive: [UInt8]
+            do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
+            writes.append((choices.key, .data(archive), { stored in
+                guard case let .data(bytes) = stored else { return false }
+                return decodesTo(bytes, state)
+            }))
+        }
+        // Conflicts first: nothing is changed unless every target key can be written.
+        for write in writes {
+            var state = Existing.absent
+            if let stored = existing(write.key) {
+                state = write.same(stored) ? .same : .different
+                if state == .different, !choices.force {
+                    throw .conflict("\(quoted(write.key)) already exists with different content")
+                }
+            }
+            plan.writes.append(Write(key: write.key, value: write.value, existing: state))
+        }
+        plan.removals = choices.keepSource ? [] : sources
+        return plan
+    }
+}
