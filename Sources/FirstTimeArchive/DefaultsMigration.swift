@@ -91,12 +91,7 @@ public enum DefaultsMigration {
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(status: .migrated, format: format)
         func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
-            do { return try file.read(form) } catch {
-                switch error {
-                case .embeddedNotPlist, .notArchiveData: throw .unreadable(error.description)
-                default: throw .unreadable(form == .defaultsArchive ? "\(options.key): \(error.description)" : error.description)
-                }
-            }
+            do { return try file.read(form) } catch { throw Failure(reading: error, form: form, key: options.key) }
         }
         // Every key lookup below goes through this hash index, built once and only when needed
         // (not for a file that is already migrated): a file with 100,000 keys stays linear.

@@ -1,4 +1,4 @@
-public import KeyedArchive
+internal import KeyedArchive
 public import Plist
 
 // Reading the archive needs libplist (and the walker); the layout's names and the encoder are
@@ -39,22 +39,5 @@ extension LegacyArchive {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
         return try read(archive)
-    }
-
-    /// Decodes an archive to records and its non-fatal findings.
-    ///
-    /// Accepts what real archives contain: root and group as `NSMutableDictionary` or
-    /// `NSDictionary`; strings inline or as `NSString`/`NSMutableString` (`NS.string`); nil
-    /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
-    /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
-    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> DecodedArchive {
-        let judgement = ContractWalker.judge(archive, mode: .decode)
-        if let fatal = judgement.fatal { throw .contract(fatal) }
-        return DecodedArchive(records: judgement.records ?? FirstTimeRecords(), findings: judgement.findings)
-    }
-
-    /// Decodes an archive to records.
-    public static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
-        try read(archive).records
     }
 }

@@ -131,7 +131,7 @@ public struct StateFile: Sendable {
         var findings = first.findings
         for form in forms.dropFirst() {
             guard let copy = try? read(form) else { continue }
-            findings += disagreement(primary, first.records, form, copy.records)
+            findings += ContractFinding.disagreement(primary, first.records, form, copy.records)
         }
         return State(records: first.records, form: primary, forms: forms, findings: findings)
     }
@@ -149,7 +149,7 @@ public struct StateFile: Sendable {
             if let records = judged.records { readable.append((form, records)) }
         }
         if let (form, records) = readable.first, form == primary {
-            for (other, copy) in readable.dropFirst() { findings += disagreement(form, records, other, copy) }
+            for (other, copy) in readable.dropFirst() { findings += ContractFinding.disagreement(form, records, other, copy) }
         }
         return findings
     }
@@ -168,18 +168,7 @@ public struct StateFile: Sendable {
             guard let stored = defaults?[RecordsFormat.defaultsKey] else { throw .keyNotFound(RecordsFormat.defaultsKey) }
             return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
         case .intervalKeys:
-            var entries: [FirstTimeRecords.Entry] = []
-            var findings: [ContractFinding] = []
-            for (name, stored) in defaults ?? PlistDictionary() where name.hasPrefix(IntervalKey.prefix) {
-                guard let seconds = IntervalKey.seconds(stored) else {
-                    findings.append(ContractFinding(.intervalValue, at: .key(name),
-                                                    "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
-                    continue
-                }
-                entries.append((String(name.dropFirst(IntervalKey.prefix.count)),
-                                FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)))
-            }
-            return DecodedArchive(records: try FirstTimeRecords(entries), findings: findings)
+            return try IntervalKey.read(defaults ?? PlistDictionary())
         }
     }
 
@@ -210,8 +199,7 @@ public struct StateFile: Sendable {
     /// A reading error of the archive a defaults file holds: a plist error is the embedded
     /// data's, and says under which key.
     private func embedded(_ error: FirstTimeError) -> FirstTimeError {
-        guard forms.first != .archive, case let .archive(.plist(plistError)) = error else { return error }
-        return .embeddedNotPlist(key: key, plistError)
+        forms.first == .archive ? error : error.embedded(under: key)
     }
 
     /// The archive bytes a defaults file holds under the key.
@@ -229,24 +217,6 @@ public struct StateFile: Sendable {
         do { return try PropertyList.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
     }
 
-    /// A finding when two forms of the state differ (interval keys hold no versions, so only
-    /// their times are compared).
-    func disagreement(_ form: Form, _ records: FirstTimeRecords, _ other: Form, _ copy: FirstTimeRecords) -> [ContractFinding] {
-        let timesOnly = form == .intervalKeys || other == .intervalKeys
-        let a = timesOnly ? FirstTimeRecords.timesOnly(records) : records
-        let b = timesOnly ? FirstTimeRecords.timesOnly(copy) : copy
-        guard a != b else { return [] }
-        return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, a, other, b))]
-    }
-
-    private func differenceMessage(_ form: Form, _ a: FirstTimeRecords, _ other: Form, _ b: FirstTimeRecords) -> String {
-        var keys: [String] = []
-        for (key, record) in a where b[key] != record { keys.append(key) }
-        for (key, _) in b where a[key] == nil { keys.append(key) }
-        let shown = keys.prefix(3).map(quoted).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
-        return "the \(form.rawValue) state and its \(other.rawValue) copy differ (\(shown)); ycft reads the \(form.rawValue) one"
-    }
-
     /// What a file holds, read the way the app's library would read it.
     public struct State: Sendable, Equatable {
         /// The records.
@@ -261,15 +231,5 @@ public struct StateFile: Sendable {
 
         /// The finding that makes the device discard all state, if any (then every gate runs).
         public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
-    }
-}
-
-extension FirstTimeRecords {
-    /// The records with versions dropped and records without a time left out (what
-    /// IntervalClient keys can hold).
-    static func timesOnly(_ records: FirstTimeRecords) -> FirstTimeRecords {
-        FirstTimeRecords(sorted: records.entries.compactMap { entry in
-            entry.record.lastTime.map { (entry.key, FirstTimeRecord(lastTime: $0)) }
-        })
     }
 }

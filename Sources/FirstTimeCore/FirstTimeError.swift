@@ -54,3 +54,23 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
         }
     }
 }
+
+extension FirstTimeError {
+    /// This error, from reading the archive a defaults domain holds under `key`: a plist error
+    /// is then the embedded data's (``embeddedNotPlist(key:_:)``), which says under which key.
+    public func embedded(under key: String) -> FirstTimeError {
+        guard case let .archive(.plist(plistError)) = self else { return self }
+        return .embeddedNotPlist(key: key, plistError)
+    }
+}
+
+extension Migration.Failure {
+    /// Why the state of `form` could not be read, as a migration reports it: errors of the
+    /// archive under `key` name the key, unless their text already does.
+    public init(reading error: FirstTimeError, form: StateForm, key: String) {
+        switch error {
+        case .embeddedNotPlist, .notArchiveData: self = .unreadable(error.description)
+        default: self = .unreadable(form == .defaultsArchive ? "\(key): \(error.description)" : error.description)
+        }
+    }
+}

@@ -1,4 +1,4 @@
-internal import KeyedArchiveCore
+public import KeyedArchiveCore
 public import PlistCore
 
 /// The legacy YCFirstTime archive: what `UserDefaults` holds under `YCFirstTime`.
@@ -97,5 +97,39 @@ public enum LegacyArchive {
     ///   C strings) or, for XML, a character XML 1.0 cannot hold.
     public static func encode(_ records: FirstTimeRecords, format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
         do { return try PropertyList.write(encode(records), format: format) } catch { throw .plist(error) }
+    }
+}
+
+// MARK: Reading without libplist
+
+extension LegacyArchive {
+    /// Decodes a binary archive with ycft's pure-Swift reader: the same guard, the same
+    /// ``ContractWalker`` and so the same records, findings and errors as the libplist path
+    /// (`read(_:limits:)` in FirstTimeArchive), for code that cannot link libplist.
+    /// - Throws: ``FirstTimeError/archive(_:)`` when the bytes are not a binary plist archive
+    ///   (an XML archive included), ``FirstTimeError/contract(_:)`` for the first fatal finding.
+    public static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> DecodedArchive {
+        let value: PlistValue
+        do { value = try BinaryPlistReader.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        let archive: KeyedArchive
+        do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
+        return try read(archive)
+    }
+
+    /// Decodes an archive to records and its non-fatal findings.
+    ///
+    /// Accepts what real archives contain: root and group as `NSMutableDictionary` or
+    /// `NSDictionary`; strings inline or as `NSString`/`NSMutableString` (`NS.string`); nil
+    /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
+    /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
+    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> DecodedArchive {
+        let judgement = ContractWalker.judge(archive, mode: .decode)
+        if let fatal = judgement.fatal { throw .contract(fatal) }
+        return DecodedArchive(records: judgement.records ?? FirstTimeRecords(), findings: judgement.findings)
+    }
+
+    /// Decodes an archive to records.
+    public static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
+        try read(archive).records
     }
 }
