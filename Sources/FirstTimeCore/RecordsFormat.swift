@@ -234,7 +234,7 @@ public enum RecordsFormat {
         if let parsedUTC, let t = record.lastTime {
             let digits = parsedUTC.fraction.count
             let given = ExactTime.scaledUTC(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)
-            guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), Int128(actual) == given else {
+            guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), actual == given else {
                 throw .recordsFormat("lastTime \(t) and lastTimeUTC disagree; fix or remove one of them", at: path)
             }
         }

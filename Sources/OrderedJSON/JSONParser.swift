@@ -193,7 +193,10 @@ private struct Parser {
                 throw error("invalid escape")
             }
         }
-        guard let s = String(validating: raw, as: UTF8.self) else { throw error("invalid UTF-8 in a string") }
-        return s
+        // Validated by transcoding, not `String(validating:)`, which Apple platforms have only
+        // from iOS 18 and macOS 15 (this module is in the on-device library's closure).
+        let invalid = transcode(raw.makeIterator(), from: UTF8.self, to: UTF32.self, stoppingOnError: true) { _ in }
+        guard !invalid else { throw error("invalid UTF-8 in a string") }
+        return String(decoding: raw, as: UTF8.self)
     }
 }

@@ -171,26 +171,35 @@ public enum ExactTime {
     }
 
     /// The double nearest to a parsed UTC instant (correctly rounded from its decimal value).
-    /// Total for every value ``parseUTC(_:)`` returns (128-bit arithmetic: year 9999 with nine
-    /// fractional digits is beyond `Int64`).
+    /// Total for every value ``parseUTC(_:)`` returns: the decimal is written out digit by digit
+    /// (year 9999 with nine fractional digits is beyond `Int64` once scaled), with no 128-bit
+    /// integers, which Apple platforms have only from iOS 18 and macOS 15.
     public static func secondsSince2001(seconds: Int64, fraction: String) -> Double {
         if fraction.isEmpty { return Double(seconds) }
-        guard let total = scaledUTC(seconds: seconds, fraction: fraction) else { return .nan }
-        // Exact decimal: seconds + 0.fraction, written out and read by the correctly rounded parser.
-        let negative = total < 0
-        var digits = String(total.magnitude)
-        if digits.count <= fraction.count { digits = String(repeating: "0", count: fraction.count - digits.count + 1) + digits }
-        digits.insert(".", at: digits.index(digits.endIndex, offsetBy: -fraction.count))
+        guard let f = fractionValue(fraction) else { return .nan }
         // A well-formed decimal always parses (out-of-range values become infinity, not nil).
-        return Double((negative ? "-" : "") + digits) ?? .nan
+        if seconds >= 0 || f == 0 { return Double("\(seconds).\(fraction)") ?? .nan }
+        // seconds + 0.fraction for negative seconds: -((|seconds| - 1) + (10^n - fraction) / 10^n).
+        let complement = String(pow10(fraction.utf8.count) - f)
+        let digits = String(repeating: "0", count: fraction.utf8.count - complement.utf8.count) + complement
+        return Double("-\(seconds.magnitude - 1).\(digits)") ?? .nan
     }
 
     /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
-    /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits.
-    public static func scaledUTC(seconds: Int64, fraction: String) -> Int128? {
-        guard fraction.utf8.count <= 18, let f = fraction.isEmpty ? 0 : Int64(fraction), f >= 0,
+    /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits or the result is
+    /// beyond `Int64` (no time scaled by ``scaled(_:digits:shortest:)`` equals it then).
+    public static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
+        guard let f = fractionValue(fraction) else { return nil }
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: pow10(fraction.utf8.count))
+        let (total, carry) = scaled.addingReportingOverflow(f)
+        return overflow || carry ? nil : total
+    }
+
+    /// The value of 0 to 18 decimal digits (0 for none).
+    private static func fractionValue(_ fraction: String) -> Int64? {
+        guard fraction.utf8.count <= 18,
               fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
-        return Int128(seconds) * Int128(pow10(fraction.utf8.count)) + Int128(f)
+        return fraction.isEmpty ? 0 : Int64(fraction)
     }
 
     /// 10^n for n from 0 to 18.
