@@ -3,8 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "ycft",
-    // Synchronization.Mutex needs macOS 15 on Apple platforms.
-    platforms: [.macOS(.v15)],
+    // Synchronization.Mutex (the tool's modules) needs macOS 15 on Apple platforms. The
+    // on-device library FirstTimeMigration and its dependencies use nothing newer than iOS 15.
+    platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
         // Every type in these libraries' public signatures comes from one of these products.
         .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
@@ -12,6 +13,8 @@ let package = Package(
         .library(name: "Plist", targets: ["Plist"]),
         .library(name: "OrderedJSON", targets: ["OrderedJSON"]),
         .library(name: "SafeFiles", targets: ["SafeFiles"]),
+        // For apps: migrate YCFirstTime state in UserDefaults on the device. No libplist.
+        .library(name: "FirstTimeMigration", targets: ["FirstTimeMigration"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [
@@ -36,6 +39,8 @@ let package = Package(
         // The YCFirstTime contract without libplist: records, the rule table, the plain format,
         // the archive encoder, the migration plan. Shared by the tool and the on-device library.
         .target(name: "FirstTimeCore", dependencies: ["KeyedArchiveCore", "PlistCore", "OrderedJSON", "SafeFiles"]),
+        // Migrating in the app's UserDefaults (Foundation + FirstTimeCore): what `ycft migrate` does to files.
+        .target(name: "FirstTimeMigration", dependencies: ["FirstTimeCore", "PlistCore"]),
         // The YCFirstTime contract over files: the walker, the classifier, the decoders; re-exports FirstTimeCore.
         .target(name: "FirstTimeArchive", dependencies: ["FirstTimeCore", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         // The command-line tool's logic, runnable in-process under test.
@@ -62,6 +67,9 @@ let package = Package(
         ),
         .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive", "OrderedJSON"]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
+        // The on-device library against the tool, in UserDefaults(suiteName:) domains.
+        .testTarget(name: "FirstTimeMigrationTests",
+                    dependencies: ["FirstTimeMigration", "FirstTimeArchive", "Plist", "TestSupport", "ycft"]),
         // The README's library example, compiled against the products only.
         .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).

@@ -126,14 +126,8 @@ public struct StateFile: Sendable {
     /// - Throws: ``FirstTimeError`` when the file holds no state, or its first form breaks a
     ///   fatal rule.
     public func state() throws(FirstTimeError) -> State {
-        guard let primary = forms.first else { throw .keyNotFound(key) }
-        let first = try read(primary)
-        var findings = first.findings
-        for form in forms.dropFirst() {
-            guard let copy = try? read(form) else { continue }
-            findings += ContractFinding.disagreement(primary, first.records, form, copy.records)
-        }
-        return State(records: first.records, form: primary, forms: forms, findings: findings)
+        guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { throw .keyNotFound(key) }
+        return State(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
     }
 
     /// Every finding of every form, for `verify`: fatal ones included, nothing thrown.

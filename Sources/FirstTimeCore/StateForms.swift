@@ -20,6 +20,23 @@ extension IntervalKey {
     }
 }
 
+extension StateForm {
+    /// The state a domain holding `forms` gives its app: the first form's records and findings,
+    /// and a ``ContractRule/statesDisagree`` finding for each readable copy in another form that
+    /// differs (an unreadable copy is ignored). Nil when `forms` is empty.
+    /// - Throws: what `read` throws for the first form.
+    public static func state<Failure: Error>(of forms: [StateForm],
+                                             read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> (form: StateForm, decoded: DecodedArchive)? {
+        guard let primary = forms.first else { return nil }
+        var first = try read(primary)
+        for form in forms.dropFirst() {
+            guard let copy = try? read(form) else { continue }
+            first.findings += ContractFinding.disagreement(primary, first.records, form, copy.records)
+        }
+        return (primary, first)
+    }
+}
+
 extension ContractFinding {
     /// The finding when two forms of the state differ (interval keys hold no versions, so only
     /// their times are compared).

@@ -1,0 +1,227 @@
+public import Foundation
+@_exported public import FirstTimeCore
+@_exported public import PlistCore
+
+/// Migrates YCFirstTime state inside the app, in its `UserDefaults`: what `ycft migrate` does to
+/// an exported preferences file, key for key and bit for bit, without libplist.
+///
+/// ```swift
+/// import FirstTimeMigration
+///
+/// // At launch, once: move the legacy archive to the plain format.
+/// do {
+///     let outcome = try FirstTimeMigration.migrate(.standard, to: .records)
+///     if let reset = outcome.resetsAll { log("YCFirstTime would have started afresh: \(reset)") }
+/// } catch {
+///     log("state left as it was: \(error)")        // nothing was written
+/// }
+///
+/// // Read the state, whichever form the domain holds.
+/// let state = try FirstTimeMigration.records(in: .standard)
+/// let onboarded = state.records["onboarding"]?.lastTime != nil
+///
+/// // Pulled release: give an older build its archive back.
+/// try FirstTimeMigration.migrate(.standard, to: .legacy)
+/// ```
+///
+/// The decisions (which keys, which values, what counts as already migrated, what conflicts)
+/// are ``Migration/plan(forms:choices:existing:read:decodesTo:)``'s, the same code the tool
+/// runs; the archive is read by ycft's own guarded reader and contract walker and, as a second
+/// opinion, by Foundation's `NSKeyedUnarchiver` the way YCFirstTime's loader reads it; the
+/// rollback archive is written by ycft's own writer in the contract's layout.
+public enum FirstTimeMigration {
+    /// Where the state goes: `.records`, `.interval` or `.legacy`.
+    public typealias Target = Migration.Target
+    /// Why nothing was migrated (nothing is written when one is thrown).
+    public typealias Failure = Migration.Failure
+
+    /// How to migrate: the meaning of each option is `ycft migrate`'s.
+    public struct Options: Sendable {
+        /// Keep the source keys (the archive; on rollback, the plain and interval keys).
+        public var keepSource: Bool
+        /// Overwrite target keys that hold different content (the source wins).
+        public var force: Bool
+        /// The defaults key of the legacy archive.
+        public var key: String
+        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
+        public var dropVersions: Bool
+        /// Bounds for reading the archive.
+        public var limits: PlistLimits
+        /// Also read the archive with Foundation's `NSKeyedUnarchiver`, as YCFirstTime's loader
+        /// does, and migrate only when it reads the same records as ycft. On Linux it runs only
+        /// for archives the contract walker finds nothing device-breaking in: swift-corelibs-
+        /// foundation traps (instead of failing) on some archives the loader would refuse.
+        public var checksWithFoundation: Bool
+
+        /// The defaults: move the state, remove the source, refuse conflicts, check with Foundation.
+        public init(keepSource: Bool = false, force: Bool = false, key: String = LegacyArchive.defaultsKey,
+                    dropVersions: Bool = false, limits: PlistLimits = .default, checksWithFoundation: Bool = true) {
+            self.keepSource = keepSource
+            self.force = force
+            self.key = key
+            self.dropVersions = dropVersions
+            self.limits = limits
+            self.checksWithFoundation = checksWithFoundation
+        }
+    }
+
+    /// What a migration did.
+    public struct Outcome: Sendable {
+        /// `.migrated` (keys changed), `.unchanged` (already in the target state) or `.skipped`
+        /// (no source state).
+        public var status: Migration.Status
+        /// Keys written that were not there, in the order written.
+        public var added: [String] = []
+        /// Source keys removed.
+        public var removed: [String] = []
+        /// Keys whose value was replaced (only with ``Options/force``).
+        public var changed: [String] = []
+        /// How many records moved.
+        public var recordCount = 0
+        /// Block keys whose versions were not kept (``Options/dropVersions``).
+        public var droppedVersions: [String] = []
+        /// Block keys that had no time and so no interval key.
+        public var droppedRecords: [String] = []
+        /// What the source state holds that YCFirstTime reads differently from ycft (an
+        /// `NSDictionary` root, an unrelated root key, ...), with the contract's rule ids.
+        public var findings: [ContractFinding] = []
+
+        /// The finding that makes YCFirstTime discard all state, if any: its users' gates would
+        /// all run again on the old build.
+        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    }
+
+    /// The state a domain holds.
+    public struct State: Sendable {
+        /// The records (empty when the domain holds no state: a fresh install).
+        public var records: FirstTimeRecords
+        /// The form they were read from; nil when there is none.
+        public var form: StateForm?
+        /// Every form the domain holds, in reading order.
+        public var forms: [StateForm]
+        /// Findings that leave the state readable (see ``Outcome/findings``), and copies in
+        /// another form that disagree.
+        public var findings: [ContractFinding]
+
+        /// The finding that makes YCFirstTime discard all state, if any.
+        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    }
+
+    /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
+    /// records, or IntervalClient keys (versions nil).
+    /// - Throws: ``Failure/unreadable(_:)`` when the first form cannot be read.
+    public static func records(in defaults: UserDefaults, options: Options = .init()) throws(Failure) -> State {
+        let domain = Domain(defaults, options: options)
+        guard let (form, decoded) = try StateForm.state(of: domain.forms, read: domain.read) else {
+            return State(records: FirstTimeRecords(), form: nil, forms: [], findings: [])
+        }
+        return State(records: decoded.records, form: form, forms: domain.forms, findings: decoded.findings)
+    }
+
+    /// Moves the state in `defaults` to `target`, leaving every other key alone.
+    ///
+    /// Idempotent: a second call reports `.unchanged`. New keys are written before the source
+    /// keys are removed, so an interrupted migration leaves the state readable and the next
+    /// call completes it.
+    /// - Throws: ``Failure``: the source state is unreadable (or Foundation reads it
+    ///   differently), a target key holds other content and ``Options/force`` is off, or the
+    ///   result cannot be stored. Nothing is written then.
+    @discardableResult
+    public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
+        let domain = Domain(defaults, options: options)
+        let choices = Migration.Choices(target: target, keepSource: options.keepSource, force: options.force,
+                                        key: options.key, dropVersions: options.dropVersions)
+        let limits = options.limits
+        let plan = try Migration.plan(
+            forms: domain.forms, choices: choices, existing: domain.value, read: domain.read,
+            decodesTo: { bytes, records in (try? LegacyArchive.read(binary: bytes, limits: limits))?.records == records })
+        var outcome = Outcome(status: plan.status, recordCount: plan.recordCount, droppedVersions: plan.droppedVersions,
+                              droppedRecords: plan.droppedRecords, findings: plan.findings)
+        guard plan.status == .migrated else { return outcome }
+        // Everything that can fail happens before the first write.
+        let writes = plan.writes.filter { $0.existing != .same }
+        var objects: [Any] = []
+        for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
+        let removals = plan.removals.filter { domain.value($0) != nil }
+        let kept = domain.keys.filter { key in !removals.contains { exactlyEqual($0, key) } }
+        try FoundationValues.checkKeys(kept + writes.filter { $0.existing == .absent }.map(\.key), at: "the domain")
+        for (write, object) in zip(writes, objects) { defaults.set(object, forKey: write.key) }
+        for key in removals { defaults.removeObject(forKey: key) }
+        outcome.added = writes.filter { $0.existing == .absent }.map(\.key)
+        outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
+        outcome.removed = removals
+        if writes.isEmpty && removals.isEmpty { outcome.status = .unchanged }
+        return outcome
+    }
+}
+
+/// One `UserDefaults` domain as the migration plan sees it: its keys, each key's value as a
+/// property list, and each form's records.
+struct Domain {
+    let defaults: UserDefaults
+    let options: FirstTimeMigration.Options
+    /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them).
+    let keys: [String]
+    let forms: [StateForm]
+
+    init(_ defaults: UserDefaults, options: FirstTimeMigration.Options) {
+        self.defaults = defaults
+        self.options = options
+        keys = defaults.dictionaryRepresentation().keys.sorted(by: utf8Precedes)
+        forms = StateForm.forms(in: keys, key: options.key)
+    }
+
+    /// The value stored under `key`, as a property list. An object no property list can hold
+    /// (none should be in `UserDefaults`) reads as its description, so it is never mistaken for state.
+    func value(_ key: String) -> PlistValue? {
+        guard let object = defaults.object(forKey: key) else { return nil }
+        return FoundationValues.value(object) ?? .string(String(describing: object))
+    }
+
+    /// The records and findings of one form.
+    func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
+        if form == .defaultsArchive, case let .data(bytes)? = value(options.key), PropertyList.detectFormat(bytes) == .xml {
+            throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
+                              + "NSKeyedArchiver writes (ycft migrate reads both)")
+        }
+        let decoded: DecodedArchive
+        do { decoded = try decode(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
+        if form == .defaultsArchive, case let .data(bytes)? = value(options.key) { try secondOpinion(bytes, decoded) }
+        return decoded
+    }
+
+    private func decode(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
+        switch form {
+        case .archive, .defaultsArchive:
+            guard let stored = value(options.key) else { throw .keyNotFound(options.key) }
+            guard case let .data(bytes) = stored else { throw .notArchiveData(key: options.key, found: stored.typeName) }
+            do { return try LegacyArchive.read(binary: bytes, limits: options.limits) } catch { throw error.embedded(under: options.key) }
+        case .plainRecords:
+            guard let stored = value(RecordsFormat.defaultsKey) else { throw .keyNotFound(RecordsFormat.defaultsKey) }
+            return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
+        case .intervalKeys:
+            let entries = keys.filter { $0.hasPrefix(IntervalKey.prefix) }.compactMap { key in value(key).map { (key: key, value: $0) } }
+            return try IntervalKey.read(entries)
+        }
+    }
+
+    /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
+    private func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive) throws(Migration.Failure) {
+        guard options.checksWithFoundation else { return }
+        #if !canImport(Darwin)
+        guard !decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) else { return }
+        #endif
+        switch FoundationLoader.records(bytes) {
+        case let .success(records) where records == decoded.records:
+            return
+        case .success:
+            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads other records from this archive "
+                              + "than ycft does")
+        case let .failure(.differs(why)):
+            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)")
+        case let .failure(.refused(why)):
+            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), "
+                              + "so YCFirstTime would start afresh")
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+internal import FirstTimeCore
+internal import PlistCore
+
+#if canImport(Darwin)
+import CoreFoundation
+#endif
+
+/// Property-list values <-> the objects `UserDefaults` stores, exactly: integers stay integers,
+/// reals keep their bits, booleans stay booleans, dictionary keys keep their exact scalars.
+enum FoundationValues {
+    /// Where Foundation's `UserDefaults` keeps keys: exact on Apple platforms (CFPreferences
+    /// compares CFStrings literally), merged by canonical equivalence in swift-corelibs-foundation
+    /// (its domains and nested dictionaries are Swift dictionaries: "é" and "e\u{301}" become one key).
+    #if canImport(Darwin)
+    static let mergesEquivalentKeys = false
+    #else
+    static let mergesEquivalentKeys = true
+    #endif
+
+    /// The object `UserDefaults.set(_:forKey:)` stores as `value`.
+    /// - Throws: ``Migration/Failure/unwritable(_:)`` for a UID (no property-list object in
+    ///   `UserDefaults` holds one) and, where Foundation merges canonically equivalent keys, for a
+    ///   dictionary holding two such keys (one would be lost).
+    static func object(_ value: PlistValue, at path: String) throws(Migration.Failure) -> Any {
+        switch value {
+        case let .string(s): return s
+        case let .integer(.signed(i)): return NSNumber(value: i)
+        case let .integer(.unsigned(u)): return NSNumber(value: u)
+        case let .real(d): return NSNumber(value: d)
+        case let .bool(b): return NSNumber(value: b)
+        case let .date(d): return Date(timeIntervalSinceReferenceDate: d)
+        case let .data(bytes): return Data(bytes)
+        case .uid: throw .unwritable("\(path): an archive UID has no UserDefaults form")
+        case let .array(items):
+            var objects: [Any] = []
+            for (i, item) in items.enumerated() { objects.append(try object(item, at: "\(path)[\(i)]")) }
+            return objects
+        case let .dictionary(entries):
+            try checkKeys(entries.map(\.key), at: path)
+            let dictionary = NSMutableDictionary()
+            for (key, item) in entries { dictionary[NSString(string: key)] = try object(item, at: "\(path).\(key)") }
+            return dictionary
+        }
+    }
+
+    /// Throws when Foundation would merge two of `keys` (see ``mergesEquivalentKeys``).
+    static func checkKeys(_ keys: [String], at path: String) throws(Migration.Failure) {
+        guard mergesEquivalentKeys else { return }
+        var seen: [String: String] = [:]
+        for key in keys {
+            if let earlier = seen[key], !exactlyEqual(earlier, key) {
+                throw .unwritable("\(path): keys \(quotedText(earlier)) and \(quotedText(key)) are canonically equivalent; "
+                                  + "this platform's Foundation keeps only one of them in UserDefaults")
+            }
+            seen[key] = key
+        }
+    }
+
+    /// The property-list value of an object read from `UserDefaults`, or nil for an object no
+    /// property list holds. Dictionaries are read entry by entry from the `NSDictionary`, never
+    /// bridged whole to a Swift dictionary (which would merge canonically equivalent keys).
+    static func value(_ object: Any) -> PlistValue? {
+        if type(of: object) is NSNumber.Type, let number = object as? NSNumber {
+            return value(number)
+        }
+        switch object {
+        case let b as Bool: return .bool(b)
+        case let i as Int: return .integer(.signed(Int64(i)))
+        case let i as Int64: return .integer(.signed(i))
+        case let i as Int32: return .integer(.signed(Int64(i)))
+        case let u as UInt64: return u > UInt64(Int64.max) ? .integer(.unsigned(u)) : .integer(.signed(Int64(u)))
+        case let u as UInt: return value(UInt64(u))
+        case let d as Double: return .real(d)
+        case let f as Float: return .real(Double(f))
+        case let s as String: return .string(s)
+        case let d as Data: return .data([UInt8](d))
+        case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
+        case let dictionary as NSDictionary:
+            var entries: [(key: String, value: PlistValue)] = []
+            for (key, item) in dictionary {
+                guard let key = key as? String, let item = value(item) else { return nil }
+                entries.append((key, item))
+            }
+            return .dictionary(PlistDictionary(sorted(entries)))
+        case let dictionary as [AnyHashable: Any]:
+            var entries: [(key: String, value: PlistValue)] = []
+            for (key, item) in dictionary {
+                guard let key = key.base as? String, let item = value(item) else { return nil }
+                entries.append((key, item))
+            }
+            return .dictionary(PlistDictionary(sorted(entries)))
+        case let array as [Any]:
+            var items: [PlistValue] = []
+            for item in array {
+                guard let item = value(item) else { return nil }
+                items.append(item)
+            }
+            return .array(items)
+        default:
+            return nil
+        }
+    }
+
+    /// An `NSNumber` as the property-list type it was stored as.
+    private static func value(_ number: NSNumber) -> PlistValue {
+        if isBoolean(number) { return .bool(number.boolValue) }
+        switch String(cString: number.objCType) {
+        case "d", "f": return .real(number.doubleValue)
+        case "Q", "L", "I", "S", "C":
+            let u = number.uint64Value
+            return u > UInt64(Int64.max) ? .integer(.unsigned(u)) : .integer(.signed(Int64(u)))
+        default: return .integer(.signed(number.int64Value))
+        }
+    }
+
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        #if canImport(Darwin)
+        return CFGetTypeID(number) == CFBooleanGetTypeID()
+        #else
+        // swift-corelibs-foundation makes booleans instances of its private `__NSCFBoolean`.
+        return String(describing: type(of: number)) == "__NSCFBoolean"
+        #endif
+    }
+
+    /// Dictionary entries in key order (UTF-8 bytes), so a value read from an unordered
+    /// dictionary is the same every time.
+    private static func sorted(_ entries: [(key: String, value: PlistValue)]) -> [(key: String, value: PlistValue)] {
+        entries.sorted { utf8Precedes($0.key, $1.key) }
+    }
+
+    static func quotedText(_ s: String) -> String { UntrustedText.quoted(s) }
+}
