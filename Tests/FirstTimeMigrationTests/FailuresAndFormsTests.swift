@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+@testable import FirstTimeMigration
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// What the library refuses (with the tool's own words, nothing written), what it reads, and
+/// the Foundation values it stores.
+@Suite(.serialized) struct FailuresAndFormsTests {
+    static let records3 = records([("onboarding", "2.1.0", 757_414_800.123456), ("rate", nil, -0.0), ("whats-new", "2.0", nil)])
+
+    static func archive(_ records: FirstTimeRecords) throws -> PlistValue {
+        .data(try LegacyArchive.encode(records, format: .binary))
+    }
+
+    /// Every invalid fixture: the library throws exactly the failure `ycft migrate` reports for
+    /// the same domain exported as a file, and the domain is left as it was.
+    @Test func brokenArchivesFailAsTheToolFailsAndNothingIsWritten() throws {
+        let invalid = TestPaths.fixtures.appendingPathComponent("invalid")
+        let files = try FileManager.default.contentsOfDirectory(atPath: invalid.path).filter { $0.hasSuffix(".plist") }.sorted()
+        #expect(files.count >= 15)
+        var migrated: [String] = []
+        for name in files {
+            let bytes = [UInt8](try Data(contentsOf: invalid.appendingPathComponent(name)))
+            for target in [Migration.Target.records, .interval] {
+                try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes)), ("kept", .string("yes"))]) { domain in
+                    let before = domain.normalized()
+                    let file = try domain.exported()
+                    let tool = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, options: .init(target: target)) }
+                    let library = Result { () throws(Migration.Failure) in try FirstTimeMigration.migrate(domain.defaults, to: target) }
+                    switch (tool, library) {
+                    case let (.success(expected), .success(outcome)):
+                        // Readable despite its findings (a non-finite time): migrated alike.
+                        #expect(outcome.findings == expected.findings, "\(name)")
+                        migrated.append(name)
+                    case let (.failure(expected), .failure(failure)):
+                        if PropertyList.detectFormat(bytes) == .xml {
+                            #expect(failure == .unreadable("YCFirstTime: an XML archive; FirstTimeMigration reads the binary "
+                                                           + "archives NSKeyedArchiver writes (ycft migrate reads both)"))
+                        } else {
+                            #expect(failure == expected, "\(name) \(target)")
+                        }
+                        #expect(domain.normalized() == before, "\(name): written")
+                    default:
+                        Issue.record("\(name) \(target): tool \(tool), library \(library)")
+                    }
+                }
+            }
+        }
+        #expect(migrated == ["non-finite-time.plist", "non-finite-time.plist"])
+    }
+
+    @Test func xmlArchivesAreReportedNotMigrated() throws {
+        let bytes = try LegacyArchive.encode(Self.records3, format: .xml)
+        try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
+            #expect(throws: Migration.Failure.unreadable("YCFirstTime: an XML archive; FirstTimeMigration reads the binary archives "
+                                                         + "NSKeyedArchiver writes (ycft migrate reads both)")) {
+                try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            }
+            #expect(domain.value(LegacyArchive.defaultsKey) == .data(bytes))
+            #expect(domain.value(RecordsFormat.defaultsKey) == nil)
+        }
+    }
+
+    @Test func conflictsWriteNothingUnlessForced() throws {
+        let other = records([("onboarding", "1.0", 1)])
+        try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
+                             (RecordsFormat.defaultsKey, RecordsFormat.plist(other))]) { domain in
+            let before = domain.normalized()
+            #expect(throws: Migration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
+                try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            }
+            #expect(domain.normalized() == before)
+            let forced = try FirstTimeMigration.migrate(domain.defaults, to: .records, options: .init(force: true))
+            #expect(forced.status == .migrated)
+            #expect(forced.changed == [RecordsFormat.defaultsKey])
+            #expect(forced.removed == [LegacyArchive.defaultsKey])
+            #expect(forced.added == [])
+            #expect(try FirstTimeMigration.records(in: domain.defaults).records == Self.records3)
+        }
+    }
+
+    /// An interrupted migration (the new keys written, the source not yet removed) is completed
+    /// by the next call, as by the tool.
+    @Test func anInterruptedMigrationIsCompleted() throws {
+        try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
+                             (RecordsFormat.defaultsKey, RecordsFormat.plist(Self.records3))]) { domain in
+            let tool = try DefaultsMigration.migrate(try domain.exported(), options: .init(target: .records))
+            let outcome = try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            #expect(outcome.status == .migrated && tool.status == .migrated)
+            #expect(outcome.added == [] && tool.added == [])
+            #expect(outcome.removed == [LegacyArchive.defaultsKey] && tool.removed == [LegacyArchive.defaultsKey])
+            #expect(domain.value(LegacyArchive.defaultsKey) == nil)
+        }
+    }
+
+    @Test func recordsInEveryForm() throws {
+        // No state: a fresh install.
+        try TestDomain.with([("unrelated", .integer(.signed(1)))]) { domain in
+            let state = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(state.records.count == 0 && state.form == nil && state.forms == [])
+        }
+        // The archive, then the plain format, then interval keys (versions nil, times through 1970).
+        try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3))]) { domain in
+            let state = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(state.records == Self.records3 && state.form == .defaultsArchive && state.findings == [])
+            try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            #expect(try FirstTimeMigration.records(in: domain.defaults).records == Self.records3)
+            #expect(try FirstTimeMigration.records(in: domain.defaults).form == .plainRecords)
+            try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(dropVersions: true))
+            let interval = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(interval.form == .plainRecords)
+            #expect(interval.forms == [.plainRecords, .intervalKeys])
+        }
+        try TestDomain.with([("interval.a", .real(978_307_200.5)), ("interval.b", .string("soon"))]) { domain in
+            let state = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(state.form == .intervalKeys)
+            #expect(state.records == records([("a", nil, 0.5)]))
+            #expect(state.findings.map(\.rule) == [.intervalValue])
+        }
+        // Two forms that disagree: the first is the state, the difference a finding.
+        try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
+                             (RecordsFormat.defaultsKey, RecordsFormat.plist(records([("rate", nil, 5)])))]) { domain in
+            let state = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(state.records == Self.records3)
+            #expect(state.findings.map(\.rule) == [.statesDisagree])
+        }
+    }
+
+    /// An archive YCFirstTime's loader would reset is migrated as the tool migrates it, and says so.
+    @Test func aResettingArchiveIsReported() throws {
+        let bytes = [UInt8](try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("valid/apple-order/immutable-root.plist")))
+        try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
+            let outcome = try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            #expect(outcome.resetsAll?.rule == .rootImmutable)
+        }
+    }
+
+    /// Foundation's loader reads every valid binary fixture as ycft does (the second opinion agrees).
+    @Test func foundationsLoaderAgreesOnTheFixtures() throws {
+        var agreed = 0
+        for directory in ["valid/ycft", "valid/apple-order", "valid/linux-foundation"] {
+            let url = TestPaths.fixtures.appendingPathComponent(directory)
+            for name in try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() where name.hasSuffix(".plist") {
+                let bytes = [UInt8](try Data(contentsOf: url.appendingPathComponent(name)))
+                guard PropertyList.detectFormat(bytes) == .binary else { continue }
+                let ycft = try LegacyArchive.read(binary: bytes)
+                // Linux Foundation traps on archives whose classes the loader refuses; those are not asked.
+                if FoundationValues.mergesEquivalentKeys, ycft.findings.contains(where: { $0.rule.spec.device == .resetsAll }) { continue }
+                switch FoundationLoader.records(bytes) {
+                case let .success(records):
+                    if FoundationValues.mergesEquivalentKeys && name == "unicode-keys.plist" {
+                        #expect(records.count == ycft.records.count - 1, "Linux merges \"é\" and \"e\\u{301}\"")
+                    } else {
+                        #expect(records == ycft.records, "\(directory)/\(name)")
+                        agreed += 1
+                    }
+                case let .failure(refusal):
+                    Issue.record("\(directory)/\(name): \(refusal)")
+                }
+            }
+        }
+        #expect(agreed >= 15)
+    }
+
+    /// Values survive UserDefaults exactly: types, bits, nested dictionaries.
+    @Test func foundationValuesRoundTripExactly() throws {
+        let values: [(key: String, value: PlistValue)] = [
+            ("s", .string("a😀\u{301}")), ("i", .integer(.signed(-5))), ("min", .integer(.signed(.min))),
+            ("u", .integer(.unsigned(.max))), ("r", .real(-0.0)), ("tiny", .real(.leastNonzeroMagnitude)),
+            ("nan", .real(.nan)), ("inf", .real(-.infinity)), ("t", .bool(true)), ("f", .bool(false)),
+            ("one", .integer(.signed(1))), ("d", .date(-3_000_000_000.25)), ("data", .data([0, 1, 255])),
+            ("empty", .data([])), ("list", .array([.real(0.1), .string("x"), .array([])])),
+            ("dict", .dictionary(PlistDictionary([("a", .real(1)), ("b", .dictionary(PlistDictionary()))]))),
+        ]
+        try TestDomain.with(values) { domain in
+            for (key, value) in values {
+                #expect(domain.value(key) == normalize(value), "\(key)")
+            }
+        }
+        #expect(throws: Migration.Failure.unwritable("k: an archive UID has no UserDefaults form")) {
+            try FoundationValues.object(.uid(1), at: "k")
+        }
+    }
+}
