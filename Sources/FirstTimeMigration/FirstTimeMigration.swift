@@ -118,6 +118,16 @@ public enum FirstTimeMigration {
         return State(records: decoded.records, form: form, forms: domain.forms, findings: decoded.findings)
     }
 
+    /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as
+    /// `migrate(_:to: .records)` writes it (times as exact reals, nil fields absent): how a
+    /// migrated app records a run. Other keys, the legacy archive included, are left alone.
+    /// - Throws: ``Failure/unwritable(_:)`` where this platform's Foundation would merge two
+    ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
+    public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Failure) {
+        defaults.set(try FoundationValues.object(RecordsFormat.plist(records), at: RecordsFormat.defaultsKey),
+                     forKey: RecordsFormat.defaultsKey)
+    }
+
     /// Moves the state in `defaults` to `target`, leaving every other key alone.
     ///
     /// Idempotent: a second call reports `.unchanged`. New keys are written before the source
