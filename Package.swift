@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "FirstTimeMigrationTests",
                     dependencies: ["FirstTimeMigration", "FirstTimeArchive", "Plist", "TestSupport", "ycft"]),
         // The README's library example, compiled against the products only.
-        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist", "FirstTimeMigration"]),
+        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist", "FirstTimeMigration", "TestSupport"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(
             name: "ContractTests",

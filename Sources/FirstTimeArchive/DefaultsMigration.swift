@@ -49,30 +49,27 @@ public enum DefaultsMigration {
     /// What happened to a file.
     public typealias Status = Migration.Status
 
-    /// The result for one file.
+    /// The result for one file: the ``Migration/Outcome`` (its members read as this type's own:
+    /// `outcome.status`, `outcome.added`, ...) and the new bytes.
+    @dynamicMemberLookup
     public struct Outcome: Sendable {
-        /// What happened.
-        public var status: Status
-        /// Keys added, in file order.
-        public var added: [String] = []
-        /// Keys removed, in their former order.
-        public var removed: [String] = []
-        /// Keys whose value changed.
-        public var changed: [String] = []
-        /// How many records moved.
-        public var recordCount = 0
-        /// Block keys whose versions were not kept (`dropVersions`).
-        public var droppedVersions: [String] = []
-        /// Block keys that had no time and so no interval key (lost with `dropVersions`).
-        public var droppedRecords: [String] = []
-        /// What the source state holds that the device reads differently (see
-        /// ``ContractFinding/isNotable``): an unrelated root key, an interval value that is not
-        /// a number (left in the file), ...
-        public var findings: [ContractFinding] = []
+        /// What happened (shared with the on-device library).
+        public var migration: Migration.Outcome
         /// The new file bytes, for `.migrated`.
         public var output: [UInt8]?
         /// The format of `output`.
         public var format: PlistFormat
+
+        /// A member of ``migration``.
+        public subscript<Value>(dynamicMember member: WritableKeyPath<Migration.Outcome, Value>) -> Value {
+            get { migration[keyPath: member] }
+            set { migration[keyPath: member] = newValue }
+        }
+
+        /// A computed member of ``migration`` (``Migration/Outcome/resetsAll``).
+        public subscript<Value>(dynamicMember member: KeyPath<Migration.Outcome, Value>) -> Value {
+            migration[keyPath: member]
+        }
     }
 
     /// Why a file could not be migrated.
@@ -89,7 +86,7 @@ public enum DefaultsMigration {
             throw .notDefaults("this is an archive, not a defaults file holding one")
         }
         let format = options.outputFormat ?? file.format
-        var outcome = Outcome(status: .migrated, format: format)
+        var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
         func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
             do { return try file.read(form) } catch { throw Failure(reading: error, form: form, key: options.key) }
         }
@@ -102,12 +99,8 @@ public enum DefaultsMigration {
             existing: { key in originalIndex[ExactKey(key)].map { original.entries[$0].value } },
             read: read,
             decodesTo: { bytes, records in (try? LegacyArchive.decode(bytes, limits: limits)) == records })
-        outcome.status = plan.status
-        outcome.recordCount = plan.recordCount
-        outcome.droppedVersions = plan.droppedVersions
-        outcome.droppedRecords = plan.droppedRecords
-        outcome.findings = plan.findings
-        guard plan.status == .migrated else { return outcome }
+        outcome.migration = plan.outcome
+        guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.

@@ -114,24 +114,47 @@ public enum Migration {
         case different
     }
 
-    /// What a migration does: the keys to write (in order), the source keys to remove, and what
-    /// the caller reports.
-    public struct Plan: Sendable {
-        /// `.migrated` when there is something to do (the caller may still find nothing
-        /// changed), or why there is not.
+    /// What a migration did, in a file or a `UserDefaults` domain.
+    public struct Outcome: Sendable {
+        /// `.migrated` (there is new content), `.unchanged` (already in the target state) or
+        /// `.skipped` (no source state).
         public var status: Status
-        /// Keys to write, in order. A ``Existing/same`` key is not rewritten.
-        public var writes: [Write] = []
-        /// Source keys to remove, in the order they were read (empty with `keepSource`).
-        public var removals: [String] = []
+        /// Keys added, in the order written (in a file: file order).
+        public var added: [String] = []
+        /// Source keys removed, in their former order.
+        public var removed: [String] = []
+        /// Keys whose value was replaced (only with `force`).
+        public var changed: [String] = []
         /// How many records moved.
         public var recordCount = 0
         /// Block keys whose versions were not kept (`dropVersions`).
         public var droppedVersions: [String] = []
         /// Block keys that had no time and so no interval key (lost with `dropVersions`).
         public var droppedRecords: [String] = []
-        /// What the source state holds that the device reads differently.
+        /// What the source state holds that the device reads differently from ycft (see
+        /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
+        /// interval value that is not a number (left in place), ...
         public var findings: [ContractFinding] = []
+
+        /// An outcome with nothing added, removed or changed yet.
+        public init(status: Status) { self.status = status }
+
+        /// The finding that makes YCFirstTime discard all state, if any: every gate would run
+        /// again on a build that reads the archive.
+        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    }
+
+    /// What a migration does: the keys to write (in order), the source keys to remove, and the
+    /// outcome so far (status, record count, dropped keys, findings; the caller adds what it
+    /// actually added, removed and changed).
+    public struct Plan: Sendable {
+        /// The outcome so far. `.migrated` when there is something to do (the caller may still
+        /// find nothing changed), or why there is not.
+        public var outcome: Outcome
+        /// Keys to write, in order. A ``Existing/same`` key is not rewritten.
+        public var writes: [Write] = []
+        /// Source keys to remove, in the order they were read (empty with `keepSource`).
+        public var removals: [String] = []
     }
 
     /// Decides a migration.
@@ -147,10 +170,10 @@ public enum Migration {
                             existing: (String) -> PlistValue?,
                             read: (StateForm) throws(Failure) -> DecodedArchive,
                             decodesTo: @escaping ([UInt8], FirstTimeRecords) -> Bool) throws(Failure) -> Plan {
-        var plan = Plan(status: .migrated)
+        var plan = Plan(outcome: Outcome(status: .migrated))
         func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
             let decoded = try read(form)
-            plan.findings += decoded.findings
+            plan.outcome.findings += decoded.findings
             return decoded.records
         }
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
@@ -167,20 +190,20 @@ public enum Migration {
             } else {
                 // No source: already migrated (the target keys are there) or nothing to do.
                 let migrated = forms.contains(choices.target == .records ? .plainRecords : .intervalKeys)
-                plan.status = migrated ? .unchanged : .skipped
+                plan.outcome.status = migrated ? .unchanged : .skipped
                 return plan
             }
-            plan.recordCount = state.count
+            plan.outcome.recordCount = state.count
             if choices.target == .records || !choices.dropVersions {
                 writes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(state),
                                { stored in (try? RecordsFormat.records(fromPlist: stored)) == state }))
             } else {
-                plan.droppedVersions = state.filter { $0.record.lastVersion != nil }.map(\.key)
+                plan.outcome.droppedVersions = state.filter { $0.record.lastVersion != nil }.map(\.key)
             }
             if choices.target == .interval {
                 for (key, record) in state {
                     guard let time = record.lastTime else {
-                        if choices.dropVersions { plan.droppedRecords.append(key) }
+                        if choices.dropVersions { plan.outcome.droppedRecords.append(key) }
                         continue
                     }
                     let value = PlistValue.real(time + IntervalKey.epochOffset)
@@ -201,10 +224,10 @@ public enum Migration {
                 state = FirstTimeRecords()
             }
             guard !sources.isEmpty else {
-                plan.status = existing(choices.key) != nil ? .unchanged : .skipped
+                plan.outcome.status = existing(choices.key) != nil ? .unchanged : .skipped
                 return plan
             }
-            plan.recordCount = state.count
+            plan.outcome.recordCount = state.count
             let archive: [UInt8]
             do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
             writes.append((choices.key, .data(archive), { stored in

@@ -65,31 +65,8 @@ public enum FirstTimeMigration {
         }
     }
 
-    /// What a migration did.
-    public struct Outcome: Sendable {
-        /// `.migrated` (keys changed), `.unchanged` (already in the target state) or `.skipped`
-        /// (no source state).
-        public var status: Migration.Status
-        /// Keys written that were not there, in the order written.
-        public var added: [String] = []
-        /// Source keys removed.
-        public var removed: [String] = []
-        /// Keys whose value was replaced (only with ``Options/force``).
-        public var changed: [String] = []
-        /// How many records moved.
-        public var recordCount = 0
-        /// Block keys whose versions were not kept (``Options/dropVersions``).
-        public var droppedVersions: [String] = []
-        /// Block keys that had no time and so no interval key.
-        public var droppedRecords: [String] = []
-        /// What the source state holds that YCFirstTime reads differently from ycft (an
-        /// `NSDictionary` root, an unrelated root key, ...), with the contract's rule ids.
-        public var findings: [ContractFinding] = []
-
-        /// The finding that makes YCFirstTime discard all state, if any: its users' gates would
-        /// all run again on the old build.
-        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
-    }
+    /// What a migration did: the same type the tool reports per file.
+    public typealias Outcome = Migration.Outcome
 
     /// The state a domain holds.
     public struct State: Sendable {
@@ -145,9 +122,8 @@ public enum FirstTimeMigration {
         let plan = try Migration.plan(
             forms: domain.forms, choices: choices, existing: domain.value, read: domain.read,
             decodesTo: { bytes, records in (try? LegacyArchive.read(binary: bytes, limits: limits))?.records == records })
-        var outcome = Outcome(status: plan.status, recordCount: plan.recordCount, droppedVersions: plan.droppedVersions,
-                              droppedRecords: plan.droppedRecords, findings: plan.findings)
-        guard plan.status == .migrated else { return outcome }
+        var outcome = plan.outcome
+        guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
         let writes = plan.writes.filter { $0.existing != .same }
         var objects: [Any] = []

@@ -213,6 +213,10 @@ struct TestDomain {
     let defaults: UserDefaults
 
     static func with(_ entries: [(key: String, value: PlistValue)], _ body: (TestDomain) throws -> Void) throws {
+        try UserDefaultsTests.exclusively { try withDomain(entries, body) }
+    }
+
+    private static func withDomain(_ entries: [(key: String, value: PlistValue)], _ body: (TestDomain) throws -> Void) throws {
         let name = "ycft.tests.\(UUID().uuidString)"
         guard let defaults = UserDefaults(suiteName: name) else { Issue.record("no suite"); return }
         defer { defaults.removePersistentDomain(forName: name) }

@@ -3,6 +3,7 @@
 import FirstTimeMigration
 import Foundation
 import Testing
+import TestSupport   // the test's harness only (one UserDefaults test at a time); the example uses the product
 
 /// At launch, before any gate is asked: move YCFirstTime's archive to the plain format, once.
 func migrateFirstTimeState(_ defaults: UserDefaults = .standard, log: (String) -> Void) {
@@ -33,6 +34,10 @@ func rollBackFirstTimeState(_ defaults: UserDefaults = .standard) throws(FirstTi
 
 @Suite struct OnDeviceExample {
     @Test func migrateRunAndRollBack() throws {
+        try UserDefaultsTests.exclusively(example)
+    }
+
+    func example() throws {
         let suite = "ycft.example.\(getpid())"
         let defaults = try #require(UserDefaults(suiteName: suite))
         defer { defaults.removePersistentDomain(forName: suite) }

@@ -89,3 +89,17 @@ public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
     let index = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     return "first difference at byte \(index); sizes \(a.count) and \(b.count)"
 }
+
+/// Tests that use `UserDefaults` suites run one at a time in this process: swift-corelibs-
+/// foundation, used from several threads at once, reloads suites from their XML files on disk,
+/// where a `-0.0` real becomes `0.0` and dates lose their fractions (see MIGRATING.md).
+public enum UserDefaultsTests {
+    private static let lock = NSLock()
+
+    /// Runs `body` while no other test uses `UserDefaults`.
+    public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+}
