@@ -129,8 +129,11 @@ public enum FirstTimeMigration {
         var objects: [Any] = []
         for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
         let removals = plan.removals.filter { domain.value($0) != nil }
-        let kept = domain.keys.filter { key in !removals.contains { exactlyEqual($0, key) } }
-        try FoundationValues.checkKeys(kept + writes.filter { $0.existing == .absent }.map(\.key), at: "the domain")
+        if FoundationValues.mergesEquivalentKeys {
+            let removed = Set(removals.map(ExactKey.init))
+            let kept = domain.keys.filter { !removed.contains(ExactKey($0)) }
+            try FoundationValues.checkKeys(kept + writes.filter { $0.existing == .absent }.map(\.key), at: "the domain")
+        }
         for (write, object) in zip(writes, objects) { defaults.set(object, forKey: write.key) }
         for key in removals { defaults.removeObject(forKey: key) }
         outcome.added = writes.filter { $0.existing == .absent }.map(\.key)
