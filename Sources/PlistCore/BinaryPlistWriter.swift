@@ -13,28 +13,28 @@ struct BinaryPlistWriter {
     /// One object before serialization: where its encoded bytes are in `scalarBytes`, or a
     /// container's marker and where its references are in `refStore`. Two flat stores instead
     /// of an array per object: allocation was most of the cost of writing an archive.
-    private enum Object {
+    fileprivate enum Object {
         case scalar(start: Int, count: Int)
         case container(marker: UInt8, start: Int, refCount: Int, count: Int)
     }
 
-    private var objects: [Object] = []
+    fileprivate var objects: [Object] = []
     private var scalarBytes: [UInt8] = []
     private var refStore: [Int] = []
     /// The scalar being encoded (reused, so encoding allocates nothing).
-    private var scratch: [UInt8] = []
+    fileprivate var scratch: [UInt8] = []
     /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
     /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
     /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.)
-    private var table: [Int] = Array(repeating: 0, count: 1024)
+    fileprivate var table: [Int] = Array(repeating: 0, count: 1024)
     private var sharedCount = 0
-    private var hashes: [Int] = []
+    fileprivate var hashes: [Int] = []
     /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
     /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
     /// again. The index is the one `scalar` gives, so the output is the same.
-    private var keyRefs: [ExactKey: Int] = [:]
-    private var path = ValuePath()
-    private var pathText: String { path.text }
+    fileprivate var keyRefs: [ExactKey: Int] = [:]
+    fileprivate var path = ValuePath()
+    fileprivate var pathText: String { path.text }
 
     /// Serializes a value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist-based readers
@@ -53,7 +53,7 @@ struct BinaryPlistWriter {
         return writer.serialize(top: top)
     }
 
-    private static func bigEndian(_ v: UInt64, _ size: Int, into out: inout [UInt8]) {
+    fileprivate static func bigEndian(_ v: UInt64, _ size: Int, into out: inout [UInt8]) {
         for i in stride(from: size - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
     }
 
@@ -66,7 +66,7 @@ struct BinaryPlistWriter {
         }
     }
 
-    private static func integer(_ v: Int64, into out: inout [UInt8]) {
+    fileprivate static func integer(_ v: Int64, into out: inout [UInt8]) {
         if v >= 0 && v <= 0xFF { out.append(0x10); out.append(UInt8(v)) }
         else if v >= 0 && v <= 0xFFFF { out.append(0x11); bigEndian(UInt64(v), 2, into: &out) }
         else if v >= 0 && v <= 0xFFFF_FFFF { out.append(0x12); bigEndian(UInt64(v), 4, into: &out) }
@@ -75,7 +75,7 @@ struct BinaryPlistWriter {
 
     /// Adds the scalar in `scratch`, sharing an equal one already written (unless `share` is
     /// false), and empties `scratch`.
-    private mutating func scalar(share: Bool = true) -> Int {
+    fileprivate mutating func scalar(share: Bool = true) -> Int {
         defer { scratch.removeAll(keepingCapacity: true) }
         let index = objects.count
         guard share else {
@@ -119,18 +119,18 @@ struct BinaryPlistWriter {
     }
 
     /// Reserves a container's place (its references come after its children).
-    private mutating func openContainer() -> Int {
+    fileprivate mutating func openContainer() -> Int {
         objects.append(.container(marker: 0, start: 0, refCount: 0, count: 0))
         hashes.append(0)
         return objects.count - 1
     }
 
-    private mutating func closeContainer(_ index: Int, marker: UInt8, refs: [Int], count: Int) {
+    fileprivate mutating func closeContainer(_ index: Int, marker: UInt8, refs: [Int], count: Int) {
         objects[index] = .container(marker: marker, start: refStore.count, refCount: refs.count, count: count)
         refStore.append(contentsOf: refs)
     }
 
-    private mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
+    fileprivate mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
         switch value {
         case let .string(s):
             guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
@@ -180,22 +180,7 @@ struct BinaryPlistWriter {
             let index = openContainer()
             var refs: [Int] = []
             refs.reserveCapacity(2 * dict.count)
-            for (key, _) in dict {
-                // Coder keys are short and repeat; a preferences file's keys are long and unique
-                // (memoising those only costs): only short keys go through the memo.
-                let memo = key.utf8.count <= 15
-                if memo, let known = keyRefs[ExactKey(key)] {
-                    refs.append(known)
-                    continue
-                }
-                path.push(.key(key))
-                guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
-                Self.encodeString(key, into: &scratch)
-                let ref = scalar()
-                if memo { keyRefs[ExactKey(key)] = ref }
-                refs.append(ref)
-                path.pop()
-            }
+            for (key, _) in dict { refs.append(try self.key(key)) }
             for (key, item) in dict {
                 path.push(.key(key))
                 refs.append(try flatten(item))
@@ -204,6 +189,20 @@ struct BinaryPlistWriter {
             closeContainer(index, marker: 0xD, refs: refs, count: dict.count)
             return index
         }
+    }
+
+    /// A dictionary key's object. Coder keys are short and repeat; a preferences file's keys are
+    /// long and unique (memoising those only costs): only short keys go through the memo.
+    fileprivate mutating func key(_ key: String) throws(PlistError) -> Int {
+        let memo = key.utf8.count <= 15
+        if memo, let known = keyRefs[ExactKey(key)] { return known }
+        path.push(.key(key))
+        defer { path.pop() }
+        guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
+        Self.encodeString(key, into: &scratch)
+        let ref = scalar()
+        if memo { keyRefs[ExactKey(key)] = ref }
+        return ref
     }
 
     private static func encodeString(_ s: String, into bytes: inout [UInt8]) {
@@ -227,7 +226,7 @@ struct BinaryPlistWriter {
         value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
     }
 
-    private func serialize(top: Int) -> [UInt8] {
+    fileprivate func serialize(top: Int) -> [UInt8] {
         let refSize = Self.size(for: objects.count - 1)
         var out = Array("bplist00".utf8)
         out.reserveCapacity(8 + scalarBytes.count + refStore.count * refSize + objects.count * 10 + 32)
@@ -252,4 +251,65 @@ struct BinaryPlistWriter {
         Self.bigEndian(UInt64(tableOffset), 8, into: &out)
         return out
     }
+}
+
+// MARK: Writing without a value tree
+
+/// The writer driven object by object, for a caller that knows its structure (the YCFirstTime
+/// archive encoder) and so needs no ``PlistValue`` tree: the same numbering, sharing and bytes
+/// as ``BinaryPlistWriter/write(_:)`` of the equivalent value, provided the calls come in the
+/// order `write` visits that value (a container opened, its keys, then its values or items,
+/// each depth-first, then closed).
+package struct BinaryPlistStream {
+    private var writer = BinaryPlistWriter()
+
+    /// A stream sized for about `objects` objects.
+    package init(expectedObjects count: Int) {
+        writer.objects.reserveCapacity(count)
+        writer.hashes.reserveCapacity(count)
+        var size = 1024
+        while size < 2 * count { size *= 2 }
+        writer.table = Array(repeating: 0, count: size)
+    }
+
+    /// Opens a container; close it with ``closeArray(_:items:)`` or
+    /// ``closeDictionary(_:keys:values:)`` after its children.
+    package mutating func open() -> Int { writer.openContainer() }
+
+    package mutating func closeArray(_ index: Int, items: [Int]) {
+        writer.closeContainer(index, marker: 0xA, refs: items, count: items.count)
+    }
+
+    package mutating func closeDictionary(_ index: Int, keys: [Int], values: [Int]) {
+        writer.closeContainer(index, marker: 0xD, refs: keys + values, count: keys.count)
+    }
+
+    /// Enters a key or an index of the value being written, for error messages (`$objects[4]`).
+    package mutating func enter(_ component: ValuePath.Component) { writer.path.push(component) }
+
+    /// Leaves what ``enter(_:)`` entered.
+    package mutating func leave() { writer.path.pop() }
+
+    /// A dictionary key (shared as `write` shares keys).
+    package mutating func key(_ key: String) throws(PlistError) -> Int { try writer.key(key) }
+
+    package mutating func string(_ s: String) throws(PlistError) -> Int {
+        try writer.flatten(.string(s))
+    }
+
+    package mutating func uid(_ u: UInt64) throws(PlistError) -> Int { try writer.flatten(.uid(u)) }
+
+    package mutating func real(_ d: Double) -> Int {
+        writer.scratch.append(0x23)
+        BinaryPlistWriter.bigEndian(d.bitPattern, 8, into: &writer.scratch)
+        return writer.scalar()
+    }
+
+    package mutating func integer(_ v: Int64) -> Int {
+        BinaryPlistWriter.integer(v, into: &writer.scratch)
+        return writer.scalar()
+    }
+
+    /// The finished bytes with `top` as the top object.
+    package func bytes(top: Int) -> [UInt8] { writer.serialize(top: top) }
 }
