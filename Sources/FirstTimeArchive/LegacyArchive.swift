@@ -1,3 +1,4 @@
+@_spi(Walker) internal import FirstTimeCore
 internal import KeyedArchive
 public import Plist
 

@@ -1,3 +1,4 @@
+@_spi(Walker) internal import FirstTimeCore
 internal import KeyedArchive
 public import Plist
 internal import SafeFiles
@@ -171,7 +172,7 @@ public struct StateFile: Sendable {
         do throws(FirstTimeError) {
             switch form {
             case .archive where fastArchive == nil, .defaultsArchive:
-                return ContractWalker.judge(try checkedArchive(form), mode: .collect)
+                return ContractWalker.judge(ResolvedGraph(try checkedArchive(form)), mode: .collect)
             default:
                 let decoded = try read(form)
                 return ArchiveJudgement(records: decoded.records, findings: decoded.findings)

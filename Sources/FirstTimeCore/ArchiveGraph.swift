@@ -1,11 +1,12 @@
-package import KeyedArchiveCore
-package import PlistCore
+public import KeyedArchiveCore
+public import PlistCore
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
 /// ``KeyedArchive`` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
 /// binary archive, the fast path). The walker is generic over this, so the rules are applied by
-/// one piece of code whichever tree holds the objects.
-package protocol ArchiveGraph {
+/// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
+/// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
+@_spi(Walker) public protocol ArchiveGraph {
     associatedtype Node
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
@@ -29,19 +30,24 @@ package protocol ArchiveGraph {
     func fieldKeys(_ node: Node) -> [String]
 }
 
-extension KeyedArchive: ArchiveGraph {
-    package typealias Node = PlistValue
+/// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).
+@_spi(Walker) public struct ResolvedGraph: ArchiveGraph {
+    @_spi(Walker) public let archive: KeyedArchive
 
-    package var rootUID: UInt64? { top["root"]?.uidValue }
-    package var objectCount: Int { objects.count }
-    package func object(at index: Int) -> PlistValue { objects[index] }
-    package func kind(_ node: PlistValue) -> PlistKind { node.kind }
-    package func string(_ node: PlistValue) -> String? { node.stringValue }
-    package func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
-    package func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
-    package func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
-    package func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
-    package func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
-    package func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
-    package func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
+    @_spi(Walker) public init(_ archive: KeyedArchive) { self.archive = archive }
+
+    @_spi(Walker) public typealias Node = PlistValue
+
+    @_spi(Walker) public var rootUID: UInt64? { archive.top["root"]?.uidValue }
+    @_spi(Walker) public var objectCount: Int { archive.objects.count }
+    @_spi(Walker) public func object(at index: Int) -> PlistValue { archive.objects[index] }
+    @_spi(Walker) public func kind(_ node: PlistValue) -> PlistKind { node.kind }
+    @_spi(Walker) public func string(_ node: PlistValue) -> String? { node.stringValue }
+    @_spi(Walker) public func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
+    @_spi(Walker) public func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
+    @_spi(Walker) public func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
+    @_spi(Walker) public func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
+    @_spi(Walker) public func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
+    @_spi(Walker) public func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
+    @_spi(Walker) public func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
 }

@@ -28,10 +28,10 @@ public enum LegacyArchive {
     /// Coder key of the time.
     public static let timeKey = timeKeyLiteral.description
     /// The coder keys as literals, for lookups that build no string (the walker's fast path).
-    package static let versionKeyLiteral: StaticString = "lastVersion"
-    package static let timeKeyLiteral: StaticString = "lastTime"
+    @usableFromInline package static let versionKeyLiteral: StaticString = "lastVersion"
+    @usableFromInline package static let timeKeyLiteral: StaticString = "lastTime"
 
-    package static let dictionaryClasses: Set<String> = ["NSMutableDictionary", "NSDictionary"]
+    @usableFromInline package static let dictionaryClasses: Set<String> = ["NSMutableDictionary", "NSDictionary"]
 
     // MARK: Encoding
 
@@ -128,7 +128,7 @@ extension LegacyArchive {
     /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
     /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
     public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> DecodedArchive {
-        let judgement = ContractWalker.judge(archive, mode: .decode)
+        let judgement = ContractWalker.judge(ResolvedGraph(archive), mode: .decode)
         if let fatal = judgement.fatal { throw .contract(fatal) }
         return DecodedArchive(records: judgement.records ?? FirstTimeRecords(), findings: judgement.findings)
     }

@@ -60,10 +60,10 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     }
 
     /// Entries already sorted by key, without duplicates.
-    package init(sorted: [Entry]) { entries = sorted }
+    @usableFromInline package init(sorted: [Entry]) { entries = sorted }
 
     /// The entries sorted by key, the first of equal keys kept, and every key that came again.
-    package static func sortingKeys(_ entries: [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
+    @usableFromInline package static func sortingKeys(_ entries: [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
         // Archives ycft writes are in key order already: one pass checks, and no copy is made.
         var inOrder = true
         for i in entries.indices.dropFirst() where Self.precedes(entries[i].key, entries[i - 1].key) {

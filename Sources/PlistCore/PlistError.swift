@@ -76,4 +76,4 @@ public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomString
 }
 
 /// Quotes untrusted text for a message: ``UntrustedText/quoted(_:)``.
-package func quoted(_ s: String) -> String { UntrustedText.quoted(s) }
+@usableFromInline package func quoted(_ s: String) -> String { UntrustedText.quoted(s) }

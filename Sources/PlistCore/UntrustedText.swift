@@ -12,9 +12,9 @@
 /// UntrustedText.escaped("a\u{1B}[31mb")   // a\u{1B}[31mb
 /// UntrustedText.quoted("say \"hi\"")      // "say \"hi\""
 /// ```
-package enum UntrustedText {
+@usableFromInline package enum UntrustedText {
     /// The text with every character that could act on a terminal escaped.
-    package static func escaped(_ text: String) -> String {
+    @usableFromInline package static func escaped(_ text: String) -> String {
         // The common case (plain printable text) is returned as it is.
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
@@ -23,7 +23,7 @@ package enum UntrustedText {
     }
 
     /// The text in double quotes, escaped as ``escaped(_:)`` plus `\"` for a quote.
-    package static func quoted(_ text: String) -> String {
+    @usableFromInline package static func quoted(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars { append(scalar, to: &out, quote: true) }
         return out + "\""
