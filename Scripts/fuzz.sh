@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
 #   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
-# Targets: plist archive records verify pack-json defaults dump-raw xml-guard (ycft-fuzz prints
+# Targets: plist archive records verify pack-json defaults dump-raw xml-guard pure-read (ycft-fuzz prints
 # the list); xml-guard uses the XML token dictionary Fuzz/xml.dict.
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.

@@ -33,6 +33,10 @@ enum Harness: String, CaseIterable {
     /// The XML guard against libplist: whatever the guard accepts, libplist reads with exactly
     /// the guard's value count and depth, and ycft's XML writer writes back to the same value.
     case xmlGuard = "xml-guard"
+    /// `LegacyArchive.read(binary:)` (the on-device library's pure-Swift reader) against
+    /// `LegacyArchive.read` (libplist): on every binary input, the same records and findings or
+    /// the same error.
+    case pureRead = "pure-read"
 
     /// Values and depth of a value as libplist's tree holds them (a `CF$UID` dictionary, which
     /// ycft reads as a UID, is two values and one level there).
@@ -116,6 +120,18 @@ enum Harness: String, CaseIterable {
                 guard let back = try? PropertyList.read(xml), back.value == read.value else {
                     fatalError("ycft's XML writer did not write back the value the guard accepted")
                 }
+            }
+        case .pureRead:
+            guard PropertyList.detectFormat(bytes) == .binary else { return }
+            let pure = Result { () throws(FirstTimeError) in try LegacyArchive.read(binary: bytes) }
+            let viaLibplist = Result { () throws(FirstTimeError) in try LegacyArchive.read(bytes) }
+            switch (pure, viaLibplist) {
+            case let (.success(a), .success(b)):
+                guard a == b else { fatalError("the pure reader and libplist read different records or findings") }
+            case let (.failure(a), .failure(b)):
+                guard a == b else { fatalError("the pure reader and libplist fail differently: \(a) / \(b)") }
+            default:
+                fatalError("one reader accepts what the other refuses: pure \(pure), libplist \(viaLibplist)")
             }
         }
     }
