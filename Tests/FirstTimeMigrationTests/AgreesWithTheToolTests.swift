@@ -239,3 +239,34 @@ struct TestDomain {
     /// The domain exported as a binary plist file.
     func exported() throws -> [UInt8] { try PropertyList.write(.dictionary(dictionary), format: .binary) }
 }
+
+/// `force` and conflicts mean what they mean to the tool, in each direction.
+@Suite(.serialized) struct ForceAgreesWithTheToolTests {
+    @Test func conflictsAndForceAsTheTool() throws {
+        let state = records([("onboarding", "2.1.0", 757_414_800.123456), ("rate", nil, -0.0)])
+        let other = records([("onboarding", "1.0", 1)])
+        let archive = PlistValue.data(try LegacyArchive.encode(state, format: .binary))
+        let otherArchive = PlistValue.data(try LegacyArchive.encode(other, format: .binary))
+        let cases: [(label: String, entries: [(key: String, value: PlistValue)], target: Migration.Target)] = [
+            ("records over other records", [(LegacyArchive.defaultsKey, archive), (RecordsFormat.defaultsKey, RecordsFormat.plist(other))], .records),
+            ("interval over another interval value", [(LegacyArchive.defaultsKey, archive), ("interval.onboarding", .real(5))], .interval),
+            ("legacy over another archive", [(RecordsFormat.defaultsKey, RecordsFormat.plist(state)), (LegacyArchive.defaultsKey, otherArchive)], .legacy),
+        ]
+        let suite = AgreesWithTheToolTests()
+        for (label, entries, target) in cases {
+            try TestDomain.with(entries) { domain in
+                let file = try domain.exported()
+                let before = domain.normalized()
+                let toolFailure = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, options: .init(target: target)) }
+                guard case let .failure(expected) = toolFailure else { Issue.record("\(label): the tool did not refuse"); return }
+                #expect(throws: expected, "\(label)") { try FirstTimeMigration.migrate(domain.defaults, to: target) }
+                #expect(domain.normalized() == before, "\(label): written")
+                let forced = try suite.tool(file, ["--to", target.rawValue, "--force"])
+                let outcome = try FirstTimeMigration.migrate(domain.defaults, to: target, options: .init(force: true))
+                #expect(domain.normalized() == forced.file, "\(label) --force")
+                #expect(outcome.changed == forced.outcome.changed && !outcome.changed.isEmpty, "\(label) --force")
+                #expect(outcome.added == forced.outcome.added, "\(label) --force")
+            }
+        }
+    }
+}
