@@ -15,7 +15,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
     /// the others copies): the archive under `key`, then `YCFirstTime.records`, then
     /// `interval.*` keys. The one place this order is decided; the tool's `StateFile` and the
     /// on-device `FirstTimeMigration` both ask it.
-    public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
+    @inlinable public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
         var archive = false, plain = false, interval = false
         for name in keys {
             if !archive, exactlyEqual(name, key) { archive = true }

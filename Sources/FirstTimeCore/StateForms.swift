@@ -5,7 +5,7 @@ extension IntervalKey {
     /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
     /// gate runs as if it never ran; the value is not state).
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
-    public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>) throws(FirstTimeError) -> DecodedArchive {
+    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>) throws(FirstTimeError) -> DecodedArchive {
         var records: [FirstTimeRecords.Entry] = []
         var findings: [ContractFinding] = []
         for (name, stored) in entries where name.hasPrefix(prefix) {
