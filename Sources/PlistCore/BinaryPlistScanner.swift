@@ -165,6 +165,10 @@ package struct BinaryPlistScanner {
             return Object(kind: .scalar, payload: start, count: n)
         case 0x6:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
+            // CoreFoundation reads an empty UTF-16 string as ""; libplist 2.2.0 fails the whole
+            // parse. Refused here, so the libplist path and the pure reader answer alike (found
+            // by the pure-read fuzzer; CoreFoundation itself writes "" as an ASCII string).
+            if n == 0 { throw fail("an empty UTF-16 string, which libplist 2.2.0 cannot read", start) }
             let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
             guard !overflow else { throw fail("string length overflows", start) }
             try needs(payload + byteCount)

@@ -57,6 +57,19 @@ import TestSupport
                                   "tenth", "half", "largest", "inf", "yes", "no", "date", "olddate", "data", "nodata", "uid", "list"])
     }
 
+    /// Found by the pure-read fuzzer: CoreFoundation reads an empty UTF-16 string as "", libplist
+    /// 2.2.0 fails the parse. The guard refuses it, so both readers give the same error.
+    @Test func anEmptyUTF16StringIsRefusedByBoth() throws {
+        let bytes = rawBinaryPlist([[0xA1, 0x01], [0x60]])
+        let expected = PlistError.malformedBinary("an empty UTF-16 string, which libplist 2.2.0 cannot read", offset: 10)
+        #expect(throws: expected) { try BinaryPlistReader.read(bytes) }
+        #expect(throws: expected) { try PropertyList.read(bytes) }
+        // An empty ASCII string (what CoreFoundation writes) reads as "" in both.
+        let ascii = rawBinaryPlist([[0xA1, 0x01], [0x50]])
+        #expect(try BinaryPlistReader.read(ascii) == .array([.string("")]))
+        #expect(try PropertyList.read(ascii).value == .array([.string("")]))
+    }
+
     @Test func refusesWhatTheGuardRefuses() {
         #expect(throws: PlistError.empty) { try BinaryPlistReader.read([]) }
         #expect(throws: PlistError.unknownFormat) { try BinaryPlistReader.read(Array("<plist/>".utf8)) }
