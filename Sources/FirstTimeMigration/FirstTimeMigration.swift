@@ -169,29 +169,38 @@ struct Domain {
 
     /// The records and findings of one form.
     func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
-        if form == .defaultsArchive, case let .data(bytes)? = value(options.key), PropertyList.detectFormat(bytes) == .xml {
+        func failure(_ error: FirstTimeError) -> Migration.Failure { Migration.Failure(reading: error, form: form, key: options.key) }
+        guard form == .archive || form == .defaultsArchive else {
+            do { return try decodeMigrated(form) } catch { throw failure(error) }
+        }
+        // The archive's bytes are copied out of UserDefaults once.
+        let bytes: [UInt8]
+        do { bytes = try archiveBytes() } catch { throw failure(error) }
+        if PropertyList.detectFormat(bytes) == .xml {
             throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
                               + "NSKeyedArchiver writes (ycft migrate reads both)")
         }
         let decoded: DecodedArchive
-        do { decoded = try decode(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
-        if form == .defaultsArchive, case let .data(bytes)? = value(options.key) { try secondOpinion(bytes, decoded) }
+        do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch { throw failure(error.embedded(under: options.key)) }
+        try secondOpinion(bytes, decoded)
         return decoded
     }
 
-    private func decode(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
-        switch form {
-        case .archive, .defaultsArchive:
-            guard let stored = value(options.key) else { throw .keyNotFound(options.key) }
-            guard case let .data(bytes) = stored else { throw .notArchiveData(key: options.key, found: stored.typeName) }
-            do { return try LegacyArchive.read(binary: bytes, limits: options.limits) } catch { throw error.embedded(under: options.key) }
-        case .plainRecords:
+    /// The data under the archive key.
+    private func archiveBytes() throws(FirstTimeError) -> [UInt8] {
+        guard let stored = value(options.key) else { throw .keyNotFound(options.key) }
+        guard case let .data(bytes) = stored else { throw .notArchiveData(key: options.key, found: stored.typeName) }
+        return bytes
+    }
+
+    /// The records of the plain format or of IntervalClient keys.
+    private func decodeMigrated(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
+        if form == .plainRecords {
             guard let stored = value(RecordsFormat.defaultsKey) else { throw .keyNotFound(RecordsFormat.defaultsKey) }
             return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
-        case .intervalKeys:
-            let entries = keys.filter { $0.hasPrefix(IntervalKey.prefix) }.compactMap { key in value(key).map { (key: key, value: $0) } }
-            return try IntervalKey.read(entries)
         }
+        let entries = keys.filter { $0.hasPrefix(IntervalKey.prefix) }.compactMap { key in value(key).map { (key: key, value: $0) } }
+        return try IntervalKey.read(entries)
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
