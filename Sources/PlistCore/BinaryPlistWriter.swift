@@ -13,28 +13,28 @@ struct BinaryPlistWriter {
     /// One object before serialization: where its encoded bytes are in `scalarBytes`, or a
     /// container's marker and where its references are in `refStore`. Two flat stores instead
     /// of an array per object: allocation was most of the cost of writing an archive.
-    fileprivate enum Object {
+    private enum Object {
         case scalar(start: Int, count: Int)
         case container(marker: UInt8, start: Int, refCount: Int, count: Int)
     }
 
-    fileprivate var objects: [Object] = []
+    private var objects: [Object] = []
     private var scalarBytes: [UInt8] = []
     private var refStore: [Int] = []
     /// The scalar being encoded (reused, so encoding allocates nothing).
-    fileprivate var scratch: [UInt8] = []
+    private var scratch: [UInt8] = []
     /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
     /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
     /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.)
-    fileprivate var table: [Int] = Array(repeating: 0, count: 1024)
+    private var table: [Int] = Array(repeating: 0, count: 1024)
     private var sharedCount = 0
-    fileprivate var hashes: [Int] = []
+    private var hashes: [Int] = []
     /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
     /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
     /// again. The index is the one `scalar` gives, so the output is the same.
-    fileprivate var keyRefs: [ExactKey: Int] = [:]
+    private var keyRefs: [ExactKey: Int] = [:]
     fileprivate var path = ValuePath()
-    fileprivate var pathText: String { path.text }
+    private var pathText: String { path.text }
 
     /// Serializes a value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist-based readers
@@ -42,18 +42,12 @@ struct BinaryPlistWriter {
     static func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         var writer = BinaryPlistWriter()
         // A dictionary's keys and values are most of the objects: size the tables once.
-        if case let .dictionary(top) = value {
-            writer.objects.reserveCapacity(2 * top.count + 1)
-            writer.hashes.reserveCapacity(2 * top.count + 1)
-            var size = 1024
-            while size < 4 * top.count { size *= 2 }
-            writer.table = Array(repeating: 0, count: size)
-        }
+        if case let .dictionary(top) = value { writer.reserve(objects: 2 * top.count + 1) }
         let top = try writer.flatten(value)
         return writer.serialize(top: top)
     }
 
-    fileprivate static func bigEndian(_ v: UInt64, _ size: Int, into out: inout [UInt8]) {
+    private static func bigEndian(_ v: UInt64, _ size: Int, into out: inout [UInt8]) {
         for i in stride(from: size - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
     }
 
@@ -66,16 +60,39 @@ struct BinaryPlistWriter {
         }
     }
 
-    fileprivate static func integer(_ v: Int64, into out: inout [UInt8]) {
+    private static func integer(_ v: Int64, into out: inout [UInt8]) {
         if v >= 0 && v <= 0xFF { out.append(0x10); out.append(UInt8(v)) }
         else if v >= 0 && v <= 0xFFFF { out.append(0x11); bigEndian(UInt64(v), 2, into: &out) }
         else if v >= 0 && v <= 0xFFFF_FFFF { out.append(0x12); bigEndian(UInt64(v), 4, into: &out) }
         else { out.append(0x13); bigEndian(UInt64(bitPattern: v), 8, into: &out) }
     }
 
+    /// Sizes the object tables and the sharing table (kept at most half full) for about
+    /// `count` objects. Only capacity: the output is the same without it.
+    fileprivate mutating func reserve(objects count: Int) {
+        objects.reserveCapacity(count)
+        hashes.reserveCapacity(count)
+        var size = 1024
+        while size < 2 * count { size *= 2 }
+        if size > table.count { table = Array(repeating: 0, count: size) }
+    }
+
+    /// A real's object (shared with an equal one).
+    fileprivate mutating func real(_ d: Double) -> Int {
+        scratch.append(0x23)
+        Self.bigEndian(d.bitPattern, 8, into: &scratch)
+        return scalar()
+    }
+
+    /// A signed integer's object, in the smallest of CoreFoundation's sizes (shared).
+    fileprivate mutating func integer(_ v: Int64) -> Int {
+        Self.integer(v, into: &scratch)
+        return scalar()
+    }
+
     /// Adds the scalar in `scratch`, sharing an equal one already written (unless `share` is
     /// false), and empties `scratch`.
-    fileprivate mutating func scalar(share: Bool = true) -> Int {
+    private mutating func scalar(share: Bool = true) -> Int {
         defer { scratch.removeAll(keepingCapacity: true) }
         let index = objects.count
         guard share else {
@@ -137,17 +154,14 @@ struct BinaryPlistWriter {
             Self.encodeString(s, into: &scratch)
             return scalar()
         case let .integer(.signed(v)):
-            Self.integer(v, into: &scratch)
-            return scalar()
+            return integer(v)
         case let .integer(.unsigned(v)):
             scratch.append(0x14)
             Self.bigEndian(0, 8, into: &scratch)
             Self.bigEndian(v, 8, into: &scratch)
             return scalar()
         case let .real(d):
-            scratch.append(0x23)
-            Self.bigEndian(d.bitPattern, 8, into: &scratch)
-            return scalar()
+            return real(d)
         case let .bool(b):
             scratch.append(b ? 0x09 : 0x08)
             return scalar()
@@ -264,13 +278,7 @@ package struct BinaryPlistStream {
     private var writer = BinaryPlistWriter()
 
     /// A stream sized for about `objects` objects.
-    package init(expectedObjects count: Int) {
-        writer.objects.reserveCapacity(count)
-        writer.hashes.reserveCapacity(count)
-        var size = 1024
-        while size < 2 * count { size *= 2 }
-        writer.table = Array(repeating: 0, count: size)
-    }
+    package init(expectedObjects count: Int) { writer.reserve(objects: count) }
 
     /// Opens a container; close it with ``closeArray(_:items:)`` or
     /// ``closeDictionary(_:keys:values:)`` after its children.
@@ -299,16 +307,9 @@ package struct BinaryPlistStream {
 
     package mutating func uid(_ u: UInt64) throws(PlistError) -> Int { try writer.flatten(.uid(u)) }
 
-    package mutating func real(_ d: Double) -> Int {
-        writer.scratch.append(0x23)
-        BinaryPlistWriter.bigEndian(d.bitPattern, 8, into: &writer.scratch)
-        return writer.scalar()
-    }
+    package mutating func real(_ d: Double) -> Int { writer.real(d) }
 
-    package mutating func integer(_ v: Int64) -> Int {
-        BinaryPlistWriter.integer(v, into: &writer.scratch)
-        return writer.scalar()
-    }
+    package mutating func integer(_ v: Int64) -> Int { writer.integer(v) }
 
     /// The finished bytes with `top` as the top object.
     package func bytes(top: Int) -> [UInt8] { writer.serialize(top: top) }
