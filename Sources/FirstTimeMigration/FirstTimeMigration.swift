@@ -126,17 +126,19 @@ public enum FirstTimeMigration {
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
         let writes = plan.writes.filter { $0.existing != .same }
+        let added = writes.filter { $0.existing == .absent }.map(\.key)
+        // The plan's removals are source keys it read, so each is in the domain.
+        let removals = plan.removals
         var objects: [Any] = []
         for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
-        let removals = plan.removals.filter { domain.value($0) != nil }
         if FoundationValues.mergesEquivalentKeys {
             let removed = Set(removals.map(ExactKey.init))
             let kept = domain.keys.filter { !removed.contains(ExactKey($0)) }
-            try FoundationValues.checkKeys(kept + writes.filter { $0.existing == .absent }.map(\.key), at: "the domain")
+            try FoundationValues.checkKeys(kept + added, at: "the domain")
         }
         for (write, object) in zip(writes, objects) { defaults.set(object, forKey: write.key) }
         for key in removals { defaults.removeObject(forKey: key) }
-        outcome.added = writes.filter { $0.existing == .absent }.map(\.key)
+        outcome.added = added
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
         if writes.isEmpty && removals.isEmpty { outcome.status = .unchanged }

@@ -27,11 +27,11 @@ enum FoundationLoader {
         unarchiver.finishDecoding()
         if let error = unarchiver.error { return .failure(.refused(error.localizedDescription)) }
         guard let root else { return .failure(.refused("no root object")) }
-        guard let rootEntries = entries(root) else { return .failure(.differs("the root is not a dictionary")) }
+        guard let rootEntries = FoundationValues.entries(root) else { return .failure(.differs("the root is not a dictionary")) }
         guard let group = rootEntries.first(where: { exactlyEqual($0.key, LegacyArchive.groupKey) })?.value else {
             return .success(FirstTimeRecords())
         }
-        guard let groupEntries = entries(group) else { return .failure(.differs("sharedGroup is not a dictionary")) }
+        guard let groupEntries = FoundationValues.entries(group) else { return .failure(.differs("sharedGroup is not a dictionary")) }
         var records: [FirstTimeRecords.Entry] = []
         for (key, value) in groupEntries {
             guard let record = value as? ArchivedRecord else {
@@ -50,27 +50,6 @@ enum FoundationLoader {
         case refused(String)
         /// It reads something ycft does not.
         case differs(String)
-    }
-
-    /// A decoded dictionary's entries with string keys, read one by one (never bridged whole to
-    /// a Swift dictionary, which would merge canonically equivalent keys). Linux Foundation
-    /// decodes nested dictionaries as Swift dictionaries already.
-    private static func entries(_ object: Any) -> [(key: String, value: Any)]? {
-        var result: [(key: String, value: Any)] = []
-        if let dictionary = object as? NSDictionary {
-            for (key, value) in dictionary {
-                guard let key = key as? String else { return nil }
-                result.append((key, value))
-            }
-        } else if let dictionary = object as? [AnyHashable: Any] {
-            for (key, value) in dictionary {
-                guard let key = key.base as? String else { return nil }
-                result.append((key, value))
-            }
-        } else {
-            return nil
-        }
-        return result
     }
 }
 

@@ -76,17 +76,11 @@ enum FoundationValues {
         case let s as String: return .string(s)
         case let d as Data: return .data([UInt8](d))
         case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
-        case let dictionary as NSDictionary:
+        case is NSDictionary, is [AnyHashable: Any]:
+            guard let objects = entries(object) else { return nil }
             var entries: [(key: String, value: PlistValue)] = []
-            for (key, item) in dictionary {
-                guard let key = key as? String, let item = value(item) else { return nil }
-                entries.append((key, item))
-            }
-            return .dictionary(PlistDictionary(sorted(entries)))
-        case let dictionary as [AnyHashable: Any]:
-            var entries: [(key: String, value: PlistValue)] = []
-            for (key, item) in dictionary {
-                guard let key = key.base as? String, let item = value(item) else { return nil }
+            for (key, item) in objects {
+                guard let item = value(item) else { return nil }
                 entries.append((key, item))
             }
             return .dictionary(PlistDictionary(sorted(entries)))
@@ -100,6 +94,28 @@ enum FoundationValues {
         default:
             return nil
         }
+    }
+
+    /// A dictionary's entries with string keys, read one by one, never bridged whole to a Swift
+    /// dictionary (which would merge canonically equivalent keys); nil for anything else or a
+    /// key that is not a string. Linux Foundation hands out nested dictionaries (of
+    /// `UserDefaults` and of `NSKeyedUnarchiver`) as Swift dictionaries already.
+    static func entries(_ object: Any) -> [(key: String, value: Any)]? {
+        var result: [(key: String, value: Any)] = []
+        if let dictionary = object as? NSDictionary {
+            for (key, value) in dictionary {
+                guard let key = key as? String else { return nil }
+                result.append((key, value))
+            }
+        } else if let dictionary = object as? [AnyHashable: Any] {
+            for (key, value) in dictionary {
+                guard let key = key.base as? String else { return nil }
+                result.append((key, value))
+            }
+        } else {
+            return nil
+        }
+        return result
     }
 
     /// An `NSNumber` as the property-list type it was stored as.
