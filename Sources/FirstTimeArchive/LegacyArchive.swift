@@ -37,8 +37,6 @@ extension LegacyArchive {
     static func read(checked document: PlistDocument) throws(FirstTimeError) -> DecodedArchive {
         let value: PlistValue
         do { value = try document.value() } catch { throw .archive(.plist(error)) }
-        let archive: KeyedArchive
-        do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
-        return try read(archive)
+        return try read(plist: value)
     }
 }

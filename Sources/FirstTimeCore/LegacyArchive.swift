@@ -116,6 +116,13 @@ extension LegacyArchive {
     public static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> DecodedArchive {
         let value: PlistValue
         do { value = try BinaryPlistReader.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        return try read(plist: value)
+    }
+
+    /// Decodes an archive's property-list value (the checked path, whichever reader built it).
+    /// - Throws: ``FirstTimeError/archive(_:)`` for the envelope, ``FirstTimeError/contract(_:)``
+    ///   for the first fatal finding.
+    public static func read(plist value: PlistValue) throws(FirstTimeError) -> DecodedArchive {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
         return try read(archive)
