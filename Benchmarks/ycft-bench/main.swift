@@ -35,6 +35,25 @@ func makeRecords(_ count: Int) -> FirstTimeRecords {
     return records
 }
 
+/// A binary defaults file of `keys` unrelated keys (integers, strings, reals, booleans) with a
+/// 20-record `YCFirstTime` archive in the middle.
+func makeDefaultsFile(keys: Int) throws -> [UInt8] {
+    var entries: [(key: String, value: PlistValue)] = []
+    entries.reserveCapacity(keys + 1)
+    for i in 0..<keys {
+        let value: PlistValue
+        switch i % 4 {
+        case 0: value = .integer(.signed(Int64(i)))
+        case 1: value = .string("value \(i)")
+        case 2: value = .real(Double(i) / 7)
+        default: value = .bool(i % 3 == 0)
+        }
+        entries.append(("com.example.setting.\(i)", value))
+    }
+    entries.insert(("YCFirstTime", .data(try LegacyArchive.encode(makeRecords(20), format: .binary))), at: keys / 2)
+    return try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary)
+}
+
 // MARK: Measuring
 
 nonisolated(unsafe) var sink: UInt64 = 0
@@ -156,6 +175,9 @@ if arguments.first == "--child", arguments.count == 3 {
     case "pack-tree":
         let records = try LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31))
         sink &+= UInt64(try PropertyList.write(LegacyArchive.encode(records), format: .binary).count)
+    // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
+    case "migrate":
+        sink &+= UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0)
     default: exit(2)
     }
     print(ownPeakKiB())
@@ -216,6 +238,22 @@ if arguments.first == "--instructions" {
             print("| encode only (\(mode == "pack" ? "written object by object" : "value tree, then written")) | - | \(Int(net)) | "
                   + "\(String(format: "%.2f×", net / floorNet)) |")
         }
+    }
+    // A defaults file with as many unrelated keys as the archive has records (the README's
+    // large defaults file at 100,000), against libplist's floor of that file.
+    let defaults = work.appendingPathComponent("defaults.plist")
+    let defaultsBytes = try makeDefaultsFile(keys: size)
+    try Data(defaultsBytes).write(to: defaults)
+    print("")
+    print("| defaults file, \(size) unrelated keys (\(defaultsBytes.count >> 10) KiB) | instructions | net of start-up and read | ratio to the libplist floor |")
+    print("|---|---:|---:|---:|")
+    if let base = instructions("noop", defaults.path), let floorIr = instructions("floor", defaults.path),
+       let migrate = instructions("migrate", defaults.path) {
+        let floorNet = Double(floorIr - min(floorIr, base)), net = Double(migrate - min(migrate, base))
+        print("| libplist floor (parse, visit, free) | \(floorIr) | \(Int(floorNet)) | 1.00× |")
+        print("| ycft migrate --to records (in memory) | \(migrate) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
+    } else {
+        print("| migrate | failed | - | - |")
     }
     exit(0)
 }
@@ -300,20 +338,7 @@ if let file = archive100k {
 // migrate of one large defaults file: 100,000 unrelated keys beside a small archive
 do {
     let keys = quick ? 1_000 : 100_000
-    var entries: [(key: String, value: PlistValue)] = []
-    entries.reserveCapacity(keys + 1)
-    for i in 0..<keys {
-        let value: PlistValue
-        switch i % 4 {
-        case 0: value = .integer(.signed(Int64(i)))
-        case 1: value = .string("value \(i)")
-        case 2: value = .real(Double(i) / 7)
-        default: value = .bool(i % 3 == 0)
-        }
-        entries.append(("com.example.setting.\(i)", value))
-    }
-    entries.insert(("YCFirstTime", .data(try LegacyArchive.encode(makeRecords(20), format: .binary))), at: keys / 2)
-    let bytes = try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary)
+    let bytes = try makeDefaultsFile(keys: keys)
     let floorTime = measure(samples: samples) { floor(bytes) }
     let migrate = try measure(samples: samples) {
         UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0)
