@@ -1,5 +1,6 @@
 import Testing
 import Plist
+@testable import PlistCore
 import TestSupport
 
 /// Inputs that crash, hang or silently change values in libplist 2.2.0 must fail cleanly.
@@ -152,6 +153,60 @@ import TestSupport
     @Test func inputOverTheSizeLimit() {
         let limits = PlistLimits(maxInputSize: 10)
         #expect(throws: PlistError.inputTooLarge(size: small.count, limit: 10)) { try PropertyList.read(small, limits: limits) }
+    }
+}
+
+/// Two keys of one binary dictionary that hold the same UTF-16 units are refused, whichever
+/// way they are stored (one object referenced twice, two ASCII objects, an ASCII and a UTF-16
+/// object, two UTF-16 objects), in small dictionaries (compared pairwise) and large ones (hashed).
+@Suite struct BinaryDuplicateKeys {
+    static func ascii(_ text: String) -> [UInt8] { [0x50 | UInt8(text.utf8.count)] + Array(text.utf8) }
+    static func utf16(_ text: String) -> [UInt8] {
+        [0x60 | UInt8(text.utf16.count)] + text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+    }
+
+    /// Object 0: a dictionary whose keys are `fillers` ASCII keys "f0", "f1", ... then the given
+    /// key objects (references into `keys`, which may repeat), every value `true`.
+    static func dictionary(fillers: Int, keys: [[UInt8]], refs: [Int]) -> [UInt8] {
+        let keyObjects = (0..<fillers).map { ascii("f\($0)") } + keys
+        let keyRefs = Array(0..<fillers) + refs.map { fillers + $0 }
+        let count = keyRefs.count, valueRef = 1 + keyObjects.count
+        let header: [UInt8] = count < 15 ? [0xD0 | UInt8(count)] : [0xDF, 0x10, UInt8(count)]
+        let dict = header + keyRefs.map { UInt8(1 + $0) } + Array(repeating: UInt8(valueRef), count: count)
+        return rawBinaryPlist([dict] + keyObjects + [[0x09]])
+    }
+
+    static let cases: [(name: String, keys: [[UInt8]], refs: [Int], duplicate: String)] = [
+        ("one object twice", [ascii("k")], [0, 0], "k"),
+        ("two ASCII objects", [ascii("k"), ascii("k")], [0, 1], "k"),
+        ("ASCII and UTF-16", [ascii("key"), utf16("key")], [0, 1], "key"),
+        ("UTF-16 and ASCII", [utf16("key"), ascii("key")], [0, 1], "key"),
+        ("two UTF-16 objects", [utf16("clé"), utf16("clé")], [0, 1], "clé"),
+    ]
+
+    @Test(arguments: [0, 30])
+    func sameUnitsAreADuplicate(fillers: Int) {
+        for c in Self.cases {
+            let bytes = Self.dictionary(fillers: fillers, keys: c.keys, refs: c.refs)
+            #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "\(c.name), \(fillers) other keys") {
+                try PropertyList.read(bytes)
+            }
+            #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "pure reader: \(c.name), \(fillers) other keys") {
+                try BinaryPlistReader.read(bytes)
+            }
+        }
+    }
+
+    @Test(arguments: [0, 30])
+    func differentUnitsAreNot(fillers: Int) throws {
+        // Same bytes in another width, same length, a prefix, a case, "é" against "e".
+        let keys = [Self.ascii("a"), Self.utf16("\u{0161}"), Self.ascii("ab"), Self.ascii("A"), Self.utf16("é"), Self.ascii("e"),
+                    Self.utf16("\u{6100}")]
+        let bytes = Self.dictionary(fillers: fillers, keys: keys, refs: Array(keys.indices))
+        guard case let .dictionary(dict) = try PropertyList.read(bytes).value else { Issue.record("not a dictionary"); return }
+        #expect(dict.entries.suffix(keys.count).map(\.key) == ["a", "\u{0161}", "ab", "A", "é", "e", "\u{6100}"])
+        #expect(dict.count == fillers + keys.count)
+        #expect(try BinaryPlistReader.read(bytes) == .dictionary(dict))
     }
 }
 
