@@ -63,7 +63,7 @@ public struct PlistNode {
         guard kind == .string else { return nil }
         var length: UInt64 = 0
         guard let pointer = plist_get_string_ptr(raw, &length) else { return "" }
-        return String(validating: UnsafeRawBufferPointer(start: pointer, count: Int(length)), as: UTF8.self)
+        return libplistString(pointer, length: Int(length))
     }
 
     /// The real.
@@ -110,7 +110,7 @@ public struct PlistNode {
                 return out
             }
             defer { ycft_plist_mem_free(keyPointer) }
-            guard let key = String(validating: UnsafeRawBufferPointer(start: keyPointer, count: strlen(keyPointer)), as: UTF8.self) else {
+            guard let key = libplistString(keyPointer, length: strlen(keyPointer)) else {
                 return nil
             }
             out.append(key)
