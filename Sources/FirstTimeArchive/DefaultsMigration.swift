@@ -112,21 +112,16 @@ public enum DefaultsMigration {
         let writes = plan.writes
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.
-        let removed = Set(plan.removals.map(ExactKey.init))
-        var pending: [ExactKey: Int] = [:]
-        for (i, write) in writes.enumerated() { pending[ExactKey(write.key)] = i }
-        let fresh = writes.filter { write in
-            let key = ExactKey(write.key)
-            return write.existing == .absent || removed.contains(key)
-        }
+        let removed = ExactKeyPositions(plan.removals)
+        let pending = ExactKeyPositions(writes.map(\.key))
+        let fresh = writes.filter { write in write.existing == .absent || removed.contains(write.key) }
         var entries: [(key: String, value: PlistValue)] = []
         entries.reserveCapacity(original.count + fresh.count)
         var placed = false
         // The diff is known while building: what was removed, added and replaced (in file order).
         var removedKeys: [String] = [], changedKeys: [String] = []
         for entry in original {
-            let key = ExactKey(entry.key)
-            if removed.contains(key) {
+            if removed.contains(entry.key) {
                 removedKeys.append(entry.key)
                 if !placed {
                     entries += fresh.map { ($0.key, $0.value) }
@@ -134,7 +129,7 @@ public enum DefaultsMigration {
                 }
                 continue
             }
-            if let w = pending[key], writes[w].existing == .different {
+            if let w = pending.position(of: entry.key), writes[w].existing == .different {
                 entries.append((entry.key, writes[w].value))
                 if writes[w].value != entry.value { changedKeys.append(entry.key) }
             } else {
@@ -143,15 +138,20 @@ public enum DefaultsMigration {
         }
         if !placed { entries += fresh.map { ($0.key, $0.value) } }
         let result = PlistDictionary(entries)
-        if fresh.contains(where: { removed.contains(ExactKey($0.key)) }) {
+        let same: Bool
+        if fresh.contains(where: { removed.contains($0.key) }) {
             // A key both removed and written back (no target does this today): compare the files.
             outcome = diff(original, result, into: outcome)
+            same = original == result
         } else {
             outcome.removed = removedKeys
             outcome.added = fresh.map(\.key)
             outcome.changed = changedKeys
+            // Nothing removed, added or changed in place: the entries are the original's, in
+            // its order (no need to compare every key of a large file).
+            same = removedKeys.isEmpty && fresh.isEmpty && changedKeys.isEmpty
         }
-        if original == result && format == file.format {
+        if same && format == file.format {
             outcome.status = .unchanged
             return outcome
         }

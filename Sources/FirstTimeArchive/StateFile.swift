@@ -107,7 +107,13 @@ public struct StateFile: Sendable {
     /// An archive's envelope, not a preferences domain: `$archiver` or `$objects` at the top
     /// and no state key.
     static func looksLikeArchive(_ file: PlistDictionary, key: String) -> Bool {
-        (file["$archiver"] != nil || file["$objects"] != nil) && file[key] == nil && file[RecordsFormat.defaultsKey] == nil
+        // One pass over the keys (was up to four searches of a large file).
+        var envelope = false
+        for (name, _) in file {
+            if exactlyEqual(name, key) || exactlyEqual(name, RecordsFormat.defaultsKey) { return false }
+            if !envelope && (exactlyEqual(name, "$archiver") || exactlyEqual(name, "$objects")) { envelope = true }
+        }
+        return envelope
     }
 
     /// Whether the file is a defaults domain (not a bare archive).

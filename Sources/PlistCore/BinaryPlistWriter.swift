@@ -150,8 +150,10 @@ struct BinaryPlistWriter {
     fileprivate mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
         switch value {
         case let .string(s):
-            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
-            Self.encodeString(s, into: &scratch)
+            guard Self.encodeString(s, into: &scratch) else {
+                scratch.removeAll(keepingCapacity: true)
+                throw .unwritable("string contains NUL", at: pathText)
+            }
             return scalar()
         case let .integer(.signed(v)):
             return integer(v)
@@ -210,30 +212,45 @@ struct BinaryPlistWriter {
     fileprivate mutating func key(_ key: String) throws(PlistError) -> Int {
         let memo = key.utf8.count <= 15
         if memo, let known = keyRefs[ExactKey(key)] { return known }
-        path.push(.key(key))
-        defer { path.pop() }
-        guard !key.utf8.contains(0) else { throw .unwritable("key contains NUL", at: pathText) }
-        Self.encodeString(key, into: &scratch)
+        guard Self.encodeString(key, into: &scratch) else {
+            scratch.removeAll(keepingCapacity: true)
+            path.push(.key(key))
+            defer { path.pop() }
+            throw .unwritable("key contains NUL", at: pathText)
+        }
         let ref = scalar()
         if memo { keyRefs[ExactKey(key)] = ref }
         return ref
     }
 
-    private static func encodeString(_ s: String, into bytes: inout [UInt8]) {
+    /// Appends a string's object to `bytes`; false (and `bytes` partly written) when the string
+    /// holds NUL, which libplist-based readers would cut.
+    private static func encodeString(_ s: String, into bytes: inout [UInt8]) -> Bool {
         var s = s
-        // ASCII (the common case) is checked and copied on the contiguous UTF-8 in one pass each.
-        let ascii = s.withUTF8 { utf8 -> Bool in
-            for byte in utf8 where byte >= 0x80 { return false }
-            header(0x5, utf8.count, into: &bytes)
-            bytes.append(contentsOf: utf8)
-            return true
+        // One pass over the contiguous UTF-8 finds NUL and non-ASCII bytes (the common ASCII
+        // case is then copied as it is). Was a separate `utf8.contains(0)` through the generic
+        // collection path: 17.0 M instructions for a 20,000-key defaults file.
+        var (ascii, nul) = (true, false)
+        s.withUTF8 { utf8 in
+            var any: UInt8 = 0
+            for byte in utf8 {
+                any |= byte
+                if byte == 0 { nul = true; break }
+            }
+            ascii = any < 0x80
+            if !nul && ascii {
+                header(0x5, utf8.count, into: &bytes)
+                bytes.append(contentsOf: utf8)
+            }
         }
+        if nul { return false }
         if !ascii {
             let units = Array(s.utf16)
             header(0x6, units.count, into: &bytes)
             bytes.reserveCapacity(bytes.count + 2 * units.count)
             for unit in units { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
         }
+        return true
     }
 
     private static func size(for value: Int) -> Int {

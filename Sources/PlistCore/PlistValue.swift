@@ -176,6 +176,37 @@ public struct ExactKey: Hashable, Sendable {
     }
 }
 
+/// Positions of a list of keys by exact bytes, for asking about every key of a large file
+/// whether it is one of them: a linear search when there are a few (most migrations touch two
+/// or three keys, and hashing each of a file's 20,000 keys twice cost 20 M instructions), a
+/// hash index when there are many (an interval migration writes a key per record).
+package struct ExactKeyPositions {
+    private let keys: [String]
+    private let index: [ExactKey: Int]?
+
+    /// Indexes `keys`; a key listed twice answers with its last position.
+    package init(_ keys: [String]) {
+        self.keys = keys
+        if keys.count > 8 {
+            var index: [ExactKey: Int] = [:]
+            index.reserveCapacity(keys.count)
+            for (i, key) in keys.enumerated() { index[ExactKey(key)] = i }
+            self.index = index
+        } else {
+            index = nil
+        }
+    }
+
+    /// The last position of `key` in the list, or nil.
+    package func position(of key: String) -> Int? {
+        if let index { return index[ExactKey(key)] }
+        return keys.lastIndex { exactlyEqual($0, key) }
+    }
+
+    /// Whether `key` is in the list.
+    package func contains(_ key: String) -> Bool { position(of: key) != nil }
+}
+
 /// Whether two strings have exactly the same Unicode scalars (UTF-8 bytes), unlike `==`, which
 /// treats canonically equivalent strings as equal. Compares contiguous bytes directly.
 @inlinable
