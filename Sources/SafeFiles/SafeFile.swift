@@ -280,9 +280,27 @@ public enum SafeFile {
     /// puts each in place (refusing one whose target changed), in order.
     /// - Returns: each write's outcome or error.
     public static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
-        guard let first = pending.first else { return [] }
-        let flushed = flushAll(first.temporary.fd)
+        commit(pending, flushFileSystem: flushAll)
+    }
+
+    /// ``commit(_:)`` with the file-system flush given: one call per file system the group's
+    /// temporaries are on (a group can span several: `migrate --in-place` of files on two
+    /// mounts), each answering whether that flush covered its files. A file whose file system was
+    /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
+    /// Until 2026-12 only the first file's file system was flushed and every file was then
+    /// treated as flushed.
+    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool) -> [Result<WriteOutcome, FileError>] {
+        var flushedDevices: [UInt64: Bool] = [:]
         return pending.map { write in
+            var flushed = false
+            if let device = write.temporary.device {
+                if let known = flushedDevices[device] {
+                    flushed = known
+                } else {
+                    flushed = flushFileSystem(write.temporary.fd)
+                    flushedDevices[device] = flushed
+                }
+            }
             do throws(FileError) { return .success(try write.finish(flushed: flushed)) } catch { return .failure(error) }
         }
     }
@@ -472,6 +490,13 @@ fileprivate final class Temporary {
 
     func flush() throws(FileError) {
         guard fsync(fd) == 0 else { throw FileError(.write, target, .system(.current)) }
+    }
+
+    /// The device (file system) the temporary is on, or nil when `fstat` fails.
+    var device: UInt64? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return UInt64(info.st_dev)
     }
 
     /// Puts the file in place: renamed over the target (`replacing`), or linked where nothing is.

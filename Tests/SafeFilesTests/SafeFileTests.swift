@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import SafeFiles
+@testable import SafeFiles
 import TestSupport
 #if canImport(Glibc)
 import Glibc
@@ -232,6 +232,44 @@ import Glibc
         // A staged write dropped without a commit leaves nothing.
         do { _ = try SafeFile.stage([5], to: dir.appendingPathComponent("dropped").path) }
         #expect(try entries(dir) == ["changed", "fresh", "kept"])
+    }
+
+    /// A group whose files are on two file systems (`/tmp` and the tmpfs `/dev/shm`) flushes
+    /// each file system once; one whose flush fails has its files flushed one by one, and every
+    /// file is still put in place. Skipped where `/dev/shm` is missing or on the same device.
+    @Test func aGroupOnTwoFileSystemsFlushesEachOnce() throws {
+        let shm = "/dev/shm"
+        guard case let .success(shmStatus) = FileStatus.of(shm), shmStatus.kind == .directory else { return }
+        let first = try TestPaths.temporaryDirectory()
+        let second = URL(fileURLWithPath: shm).appendingPathComponent("ycft-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: second, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: second) }
+        func device(_ path: String) -> UInt64 {
+            var info = stat()
+            return stat(path, &info) == 0 ? UInt64(info.st_dev) : 0
+        }
+        guard device(first.path) != device(second.path) else { return }
+        for failing in [false, true] {
+            let paths = [first.appendingPathComponent("a-\(failing)").path, second.appendingPathComponent("b-\(failing)").path,
+                         first.appendingPathComponent("c-\(failing)").path, second.appendingPathComponent("d-\(failing)").path]
+            var pending: [PendingWrite] = []
+            for path in paths {
+                guard case let .pending(write) = try SafeFile.stage([4, 2], to: path) else { Issue.record("not staged"); return }
+                pending.append(write)
+            }
+            var flushedDevices: [UInt64] = []
+            let results = SafeFile.commit(pending) { fd in
+                var info = stat()
+                #expect(fstat(fd, &info) == 0)
+                flushedDevices.append(UInt64(info.st_dev))
+                return !failing
+            }
+            #expect(flushedDevices == [device(first.path), device(second.path)], "failing flush: \(failing)")
+            for (path, result) in zip(paths, results) {
+                #expect(try result.get() == .created(path))
+                #expect(try readBytes(URL(fileURLWithPath: path)) == [4, 2])
+            }
+        }
     }
 
     @Test func descriptorPathsWriteToTheDescriptor() throws {
