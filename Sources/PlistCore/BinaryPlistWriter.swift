@@ -21,8 +21,10 @@ struct BinaryPlistWriter {
     private var objects: [Object] = []
     private var scalarBytes: [UInt8] = []
     private var refStore: [Int] = []
-    /// The scalar being encoded (reused, so encoding allocates nothing).
-    private var scratch: [UInt8] = []
+    /// Where the scalar being encoded starts: it is encoded straight onto the end of
+    /// `scalarBytes` and taken back if an equal one is shared (a separate scratch buffer copied
+    /// every scalar once more and cost 7.7 M instructions for a 20,000-key defaults file).
+    private var committedBytes = 0
     /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
     /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
     /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.)
@@ -51,20 +53,53 @@ struct BinaryPlistWriter {
         for i in stride(from: size - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
     }
 
+    /// Writes `v`'s low `size` bytes big-endian at `p`.
+    @inline(__always)
+    private static func bigEndian(_ v: UInt64, _ size: Int, to p: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<size { p[i] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(size - 1 - i))) }
+    }
+
+    /// An object header (marker and length), appended.
     private static func header(_ kind: UInt8, _ count: Int, into out: inout [UInt8]) {
-        if count < 15 {
-            out.append(kind << 4 | UInt8(count))
-        } else {
-            out.append(kind << 4 | 0x0F)
-            integer(Int64(count), into: &out)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
+            // The allocation has 9 bytes, so its base address is not nil.
+            let n = header(kind, count, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
         }
     }
 
+    /// An object header written at `p` (room for 10 bytes); returns its size. The one encoding of
+    /// headers: a count below 15 in the marker, a larger one as an integer object after it.
+    private static func header(_ kind: UInt8, _ count: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        if count < 15 {
+            p[0] = kind << 4 | UInt8(count)
+            return 1
+        }
+        p[0] = kind << 4 | 0x0F
+        return 1 + integer(Int64(count), to: p + 1)
+    }
+
+    /// The size ``header(_:_:to:)`` writes.
+    private static func headerSize(_ count: Int) -> Int { count < 15 ? 1 : 1 + integerSize(Int64(count)) }
+
     private static func integer(_ v: Int64, into out: inout [UInt8]) {
-        if v >= 0 && v <= 0xFF { out.append(0x10); out.append(UInt8(v)) }
-        else if v >= 0 && v <= 0xFFFF { out.append(0x11); bigEndian(UInt64(v), 2, into: &out) }
-        else if v >= 0 && v <= 0xFFFF_FFFF { out.append(0x12); bigEndian(UInt64(v), 4, into: &out) }
-        else { out.append(0x13); bigEndian(UInt64(bitPattern: v), 8, into: &out) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
+            let n = integer(v, to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
+        }
+    }
+
+    /// The size of an integer object: 1, 2 or 4 bytes for what fits unsigned, else 8 (signed).
+    private static func integerSize(_ v: Int64) -> Int {
+        v >= 0 && v <= 0xFF ? 2 : v >= 0 && v <= 0xFFFF ? 3 : v >= 0 && v <= 0xFFFF_FFFF ? 5 : 9
+    }
+
+    /// An integer object written at `p` (room for 9 bytes); returns its size.
+    private static func integer(_ v: Int64, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        let size = integerSize(v)
+        p[0] = size == 2 ? 0x10 : size == 3 ? 0x11 : size == 5 ? 0x12 : 0x13
+        bigEndian(UInt64(bitPattern: v), size - 1, to: p + 1)
+        return size
     }
 
     /// Sizes the object tables and the sharing table (kept at most half full) for about
@@ -79,49 +114,61 @@ struct BinaryPlistWriter {
 
     /// A real's object (shared with an equal one).
     fileprivate mutating func real(_ d: Double) -> Int {
-        scratch.append(0x23)
-        Self.bigEndian(d.bitPattern, 8, into: &scratch)
+        scalarBytes.append(0x23)
+        Self.bigEndian(d.bitPattern, 8, into: &scalarBytes)
         return scalar()
     }
 
     /// A signed integer's object, in the smallest of CoreFoundation's sizes (shared).
     fileprivate mutating func integer(_ v: Int64) -> Int {
-        Self.integer(v, into: &scratch)
+        Self.integer(v, into: &scalarBytes)
         return scalar()
     }
 
-    /// Adds the scalar in `scratch`, sharing an equal one already written (unless `share` is
-    /// false), and empties `scratch`.
+    /// Adds the scalar encoded at the end of `scalarBytes` (from `committedBytes`), sharing an
+    /// equal one already written (unless `share` is false), in which case its bytes are taken back.
     private mutating func scalar(share: Bool = true) -> Int {
-        defer { scratch.removeAll(keepingCapacity: true) }
-        let index = objects.count
+        let index = objects.count, start = committedBytes, count = scalarBytes.count - start
         guard share else {
-            objects.append(.scalar(start: scalarBytes.count, count: scratch.count))
-            scalarBytes.append(contentsOf: scratch)
+            objects.append(.scalar(start: start, count: count))
             hashes.append(0)
+            committedBytes = scalarBytes.count
             return index
         }
-        var hasher = Hasher()
-        scratch.withUnsafeBytes { hasher.combine(bytes: $0) }
-        let hash = hasher.finalize()
-        let mask = table.count - 1
-        var slot = hash & mask
-        while table[slot] != 0 {
-            let candidate = table[slot] - 1
-            if hashes[candidate] == hash, case let .scalar(start, count) = objects[candidate], count == scratch.count,
-               scalarBytes[start..<(start + count)].elementsEqual(scratch) {
-                return candidate
+        let (hash, shared) = scalarBytes.withUnsafeBufferPointer { all -> (Int, Int?) in
+            let bytes = UnsafeBufferPointer(rebasing: all[start...])
+            var hasher = Hasher()
+            hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+            let hash = hasher.finalize()
+            let mask = table.count - 1
+            var slot = hash & mask
+            while table[slot] != 0 {
+                let candidate = table[slot] - 1
+                if hashes[candidate] == hash, case let .scalar(otherStart, otherCount) = objects[candidate], otherCount == count,
+                   compareUTF8(UnsafeBufferPointer(rebasing: all[otherStart..<(otherStart + count)]), bytes) == 0 {
+                    return (hash, candidate)
+                }
+                slot = (slot + 1) & mask
             }
-            slot = (slot + 1) & mask
+            return (hash, nil)
         }
-        objects.append(.scalar(start: scalarBytes.count, count: scratch.count))
-        scalarBytes.append(contentsOf: scratch)
+        if let shared {
+            scalarBytes.removeLast(count)
+            return shared
+        }
+        objects.append(.scalar(start: start, count: count))
         hashes.append(hash)
+        committedBytes = scalarBytes.count
+        var slot = hash & (table.count - 1)
+        while table[slot] != 0 { slot = (slot + 1) & (table.count - 1) }
         table[slot] = index + 1
         sharedCount += 1
         if sharedCount * 2 > table.count { growTable() }
         return index
     }
+
+    /// Takes back a scalar that could not be finished.
+    private mutating func discardPending() { scalarBytes.removeLast(scalarBytes.count - committedBytes) }
 
     /// Doubles the sharing table and re-places every shared scalar.
     private mutating func growTable() {
@@ -150,36 +197,36 @@ struct BinaryPlistWriter {
     fileprivate mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
         switch value {
         case let .string(s):
-            guard Self.encodeString(s, into: &scratch) else {
-                scratch.removeAll(keepingCapacity: true)
+            guard Self.encodeString(s, into: &scalarBytes) else {
+                discardPending()
                 throw .unwritable("string contains NUL", at: pathText)
             }
             return scalar()
         case let .integer(.signed(v)):
             return integer(v)
         case let .integer(.unsigned(v)):
-            scratch.append(0x14)
-            Self.bigEndian(0, 8, into: &scratch)
-            Self.bigEndian(v, 8, into: &scratch)
+            scalarBytes.append(0x14)
+            Self.bigEndian(0, 8, into: &scalarBytes)
+            Self.bigEndian(v, 8, into: &scalarBytes)
             return scalar()
         case let .real(d):
             return real(d)
         case let .bool(b):
-            scratch.append(b ? 0x09 : 0x08)
+            scalarBytes.append(b ? 0x09 : 0x08)
             return scalar()
         case let .date(d):
-            scratch.append(0x33)
-            Self.bigEndian(d.bitPattern, 8, into: &scratch)
+            scalarBytes.append(0x33)
+            Self.bigEndian(d.bitPattern, 8, into: &scalarBytes)
             return scalar()
         case let .data(data):
-            Self.header(0x4, data.count, into: &scratch)
-            scratch.append(contentsOf: data)
+            Self.header(0x4, data.count, into: &scalarBytes)
+            scalarBytes.append(contentsOf: data)
             return scalar(share: false)
         case let .uid(u):
             guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
             let size = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : 4
-            scratch.append(0x80 | UInt8(size - 1))
-            Self.bigEndian(u, size, into: &scratch)
+            scalarBytes.append(0x80 | UInt8(size - 1))
+            Self.bigEndian(u, size, into: &scalarBytes)
             return scalar()
         case let .array(items):
             let index = openContainer()
@@ -212,8 +259,8 @@ struct BinaryPlistWriter {
     fileprivate mutating func key(_ key: String) throws(PlistError) -> Int {
         let memo = key.utf8.count <= 15
         if memo, let known = keyRefs[ExactKey(key)] { return known }
-        guard Self.encodeString(key, into: &scratch) else {
-            scratch.removeAll(keepingCapacity: true)
+        guard Self.encodeString(key, into: &scalarBytes) else {
+            discardPending()
             path.push(.key(key))
             defer { path.pop() }
             throw .unwritable("key contains NUL", at: pathText)
@@ -257,30 +304,56 @@ struct BinaryPlistWriter {
         value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
     }
 
+    /// The finished file: header, objects in order, offset table, trailer. Sizes are known
+    /// before anything is written, so the bytes go straight into one exact allocation, each
+    /// object's offset into its table entry as it is written (appending byte by byte cost 14.1 M
+    /// instructions for a 20,000-key defaults file).
     fileprivate func serialize(top: Int) -> [UInt8] {
         let refSize = Self.size(for: objects.count - 1)
-        var out = Array("bplist00".utf8)
-        out.reserveCapacity(8 + scalarBytes.count + refStore.count * refSize + objects.count * 10 + 32)
-        var offsets: [Int] = []
-        offsets.reserveCapacity(objects.count)
+        var objectBytes = 0
         for object in objects {
-            offsets.append(out.count)
             switch object {
-            case let .scalar(start, count):
-                out.append(contentsOf: scalarBytes[start..<(start + count)])
-            case let .container(marker, start, refCount, count):
-                Self.header(marker, count, into: &out)
-                for ref in refStore[start..<(start + refCount)] { Self.bigEndian(UInt64(ref), refSize, into: &out) }
+            case let .scalar(_, count): objectBytes += count
+            case let .container(_, _, refCount, count): objectBytes += Self.headerSize(count) + refCount * refSize
             }
         }
-        let tableOffset = out.count
+        let tableOffset = 8 + objectBytes
         let offsetSize = Self.size(for: max(tableOffset, 1))
-        for offset in offsets { Self.bigEndian(UInt64(offset), offsetSize, into: &out) }
-        out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(refSize)]
-        Self.bigEndian(UInt64(objects.count), 8, into: &out)
-        Self.bigEndian(UInt64(top), 8, into: &out)
-        Self.bigEndian(UInt64(tableOffset), 8, into: &out)
-        return out
+        let total = tableOffset + objects.count * offsetSize + 32
+        return [UInt8](unsafeUninitializedCapacity: total) { out, initialized in
+            // `total` is at least 8 + 32 bytes, so the base address is not nil.
+            let base = out.baseAddress!
+            for (i, byte) in "bplist00".utf8.enumerated() { base[i] = byte }
+            var at = 8
+            var entry = base + tableOffset
+            scalarBytes.withUnsafeBufferPointer { scalars in
+                refStore.withUnsafeBufferPointer { refs in
+                    for object in objects {
+                        Self.bigEndian(UInt64(at), offsetSize, to: entry)
+                        entry += offsetSize
+                        switch object {
+                        case let .scalar(start, count):
+                            if count > 0 { (base + at).update(from: scalars.baseAddress! + start, count: count) }
+                            at += count
+                        case let .container(marker, start, refCount, count):
+                            at += Self.header(marker, count, to: base + at)
+                            for ref in refs[start..<(start + refCount)] {
+                                Self.bigEndian(UInt64(ref), refSize, to: base + at)
+                                at += refSize
+                            }
+                        }
+                    }
+                }
+            }
+            let trailer = base + tableOffset + objects.count * offsetSize
+            for i in 0..<6 { trailer[i] = 0 }
+            trailer[6] = UInt8(offsetSize)
+            trailer[7] = UInt8(refSize)
+            Self.bigEndian(UInt64(objects.count), 8, to: trailer + 8)
+            Self.bigEndian(UInt64(top), 8, to: trailer + 16)
+            Self.bigEndian(UInt64(tableOffset), 8, to: trailer + 24)
+            initialized = total
+        }
     }
 }
 
