@@ -157,10 +157,12 @@ package struct BinaryPlistScanner {
         case 0x5:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             try needs(payload + n)
-            for i in payload..<(payload + n) {
-                let b = bytes[i]
-                if b == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
-                if b >= 0x80 { throw PlistError.unrepresentableString("is not ASCII in an ASCII object", at: path()) }
+            if !plainASCII(payload, n) {
+                for i in payload..<(payload + n) {
+                    let b = bytes[i]
+                    if b == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
+                    if b >= 0x80 { throw PlistError.unrepresentableString("is not ASCII in an ASCII object", at: path()) }
+                }
             }
             return Object(kind: .scalar, payload: start, count: n)
         case 0x6:
@@ -215,6 +217,26 @@ package struct BinaryPlistScanner {
         default:
             throw fail("unsupported object marker 0x\(String(marker, radix: 16))", start)
         }
+    }
+
+    /// Whether the `n` bytes at `offset` are all ASCII and none is NUL, eight at a time (the
+    /// caller looks byte by byte only when not, to name the first bad byte). Was a loop over
+    /// every byte with two tests each: 4.8 M instructions for a 20,000-key defaults file.
+    private func plainASCII(_ offset: Int, _ n: Int) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= n {
+            let w = bytes.loadUnaligned(fromByteOffset: offset + i, as: UInt64.self)
+            // A high bit set in a byte, or a zero byte (the classic has-zero-byte test).
+            if w & highs != 0 || (w &- ones) & ~w & highs != 0 { return false }
+            i += 8
+        }
+        while i < n {
+            let b = bytes[offset + i]
+            if b == 0 || b >= 0x80 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// The UTF-16 code units of a string object (ASCII widened), or nil when it is not one.

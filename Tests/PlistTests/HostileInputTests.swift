@@ -124,6 +124,29 @@ import TestSupport
         }
     }
 
+    @Test func everyPositionOfABadByteInALongASCIIStringIsFound() throws {
+        // Long strings are checked eight bytes at a time: a NUL or a high byte anywhere, and the
+        // first of the two when both are there, is reported as the byte-by-byte check would.
+        let length = 21
+        func string(_ edits: [Int: UInt8]) -> [UInt8] {
+            var body = Array(repeating: UInt8(ascii: "x"), count: length)
+            for (at, byte) in edits { body[at] = byte }
+            return rawBinaryPlist([[0x5F, 0x10, UInt8(length)] + body])
+        }
+        let nul = PlistError.unrepresentableString("contains NUL", at: "object 0")
+        let high = PlistError.unrepresentableString("is not ASCII in an ASCII object", at: "object 0")
+        for at in 0..<length {
+            #expect(throws: nul) { try PropertyList.read(string([at: 0])) }
+            #expect(throws: high) { try PropertyList.read(string([at: 0xE9])) }
+            #expect(throws: high) { try PropertyList.read(string([at: 0x80])) }
+            if at + 1 < length {
+                #expect(throws: nul) { try PropertyList.read(string([at: 0, at + 1: 0xFF])) }
+                #expect(throws: high) { try PropertyList.read(string([at: 0xFF, at + 1: 0])) }
+            }
+        }
+        #expect(try PropertyList.read(string([0: 0x7F, 20: 0x01])).value == .string("\u{7F}" + String(repeating: "x", count: 19) + "\u{01}"))
+    }
+
     @Test func loneSurrogateInAUTF16String() {
         #expect(throws: PlistError.unrepresentableString("has a lone surrogate", at: "object 0")) {
             try PropertyList.read(rawBinaryPlist([[0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B]]))
