@@ -378,22 +378,28 @@ do {
         times.sort()
         dry[jobs] = times[times.count / 2]
     }
-    var results: [Int: Double] = [:]
-    for jobs in [1, 2] {
-        var times: [Double] = []
-        for _ in 0..<(quick ? 1 : 3) {
-            let out = work.appendingPathComponent("out-\(jobs)-\(times.count)")
+    // Timed runs alternate 1 and 2 jobs, each into a new directory, and no output is deleted
+    // until all have run: ext4 avoids reusing inodes deleted in the last 60-300 seconds, and a
+    // batch written just after 10,000 files were deleted spent most of its time in the kernel
+    // scanning past them (`recently_deleted` under `ext4_tmpfile`, seen with perf), which made
+    // whichever run followed a deletion the slower one.
+    var timings: [Int: [Double]] = [1: [], 2: []]
+    var outputs: [URL] = []
+    for round in 0..<(quick ? 1 : 3) {
+        for jobs in [1, 2] {
+            let out = work.appendingPathComponent("out-\(jobs)-\(round)")
+            outputs.append(out)
             var io = CommandIO.live
             io.writeStderr = { _ in }
             let start = DispatchTime.now().uptimeNanoseconds
             let status = Ycft.run(["migrate", "-o", out.path, "--jobs", "\(jobs)", dir.path], io: io)
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            timings[jobs, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             precondition(status == 0)
-            try? FileManager.default.removeItem(at: out)
         }
-        times.sort()
-        results[jobs] = times[times.count / 2]
     }
+    for out in outputs { try? FileManager.default.removeItem(at: out) }
+    var results: [Int: Double] = [:]
+    for (jobs, times) in timings { results[jobs] = times.sorted()[times.count / 2] }
     print("")
     print("migrate --to records of \(count) small defaults files: 1 job \(format(results[1]!)) "
           + "(\(String(format: "%.2f", results[1]! / Double(count) * 1000)) ms per file), 2 jobs \(format(results[2]!)) "
