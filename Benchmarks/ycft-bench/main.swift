@@ -109,6 +109,15 @@ func floor(_ bytes: [UInt8]) -> UInt64 {
     }
 }
 
+/// The guard pass over binary bytes, alone: the part of every ycft read that the floor does not
+/// do and that cannot be skipped (libplist 2.2.0 crashes, hangs or changes strings without it).
+func guardPass(_ bytes: [UInt8]) -> UInt64 {
+    bytes.withUnsafeBytes { raw in
+        var scanner = BinaryPlistScanner(bytes: raw, limits: PlistLimits(maxInputSize: 1 << 31))
+        return (try? scanner.scan()).map { UInt64($0.objectCount) } ?? 0
+    }
+}
+
 func decode(_ bytes: [UInt8]) throws -> UInt64 {
     UInt64(try LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count)
 }
@@ -167,6 +176,10 @@ if arguments.first == "--child", arguments.count == 3 {
     switch arguments[1] {
     case "noop": sink &+= UInt64(bytes.count)
     case "floor": sink &+= floor(bytes)
+    // ycft's guard pass alone (what every read through libplist runs before libplist sees the bytes).
+    case "guard": sink &+= guardPass(bytes)
+    // Reading a file into values: guard, libplist's parse, the value tree, libplist's free.
+    case "read": sink &+= UInt64(try PropertyList.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value.dictionaryValue?.count ?? 1)
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
     case "verify": sink &+= UInt64(ContractChecker.check(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
@@ -223,6 +236,10 @@ if arguments.first == "--instructions" {
     print("| start-up and reading the file | \(base) | - | - |")
     print("| libplist floor (parse, visit, free) | \(floorIr) | \(Int(floorNet)) | 1.00× |")
     var counts: [String: UInt64] = [:]
+    if let ir = instructions("guard", file.path) {
+        let net = Double(ir - min(ir, base))
+        print("| ycft's guard pass alone (inside each row below) | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
+    }
     for mode in ["decode", "dump", "verify", "pack", "pack-tree"] {
         guard let ir = instructions(mode, file.path) else { print("| \(mode) | failed | - | - |"); continue }
         counts[mode] = ir
@@ -251,6 +268,14 @@ if arguments.first == "--instructions" {
        let migrate = instructions("migrate", defaults.path) {
         let floorNet = Double(floorIr - min(floorIr, base)), net = Double(migrate - min(migrate, base))
         print("| libplist floor (parse, visit, free) | \(floorIr) | \(Int(floorNet)) | 1.00× |")
+        if let ir = instructions("guard", defaults.path) {
+            let guardNet = Double(ir - min(ir, base))
+            print("| ycft's guard pass alone | \(ir) | \(Int(guardNet)) | \(String(format: "%.2f×", guardNet / floorNet)) |")
+        }
+        if let ir = instructions("read", defaults.path) {
+            let readNet = Double(ir - min(ir, base))
+            print("| reading the file into values (guard, libplist's parse and free, the value tree) | \(ir) | \(Int(readNet)) | \(String(format: "%.2f×", readNet / floorNet)) |")
+        }
         print("| ycft migrate --to records (in memory) | \(migrate) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
     } else {
         print("| migrate | failed | - | - |")
@@ -328,6 +353,8 @@ if let file = archive100k {
     let floorTime = measure(samples: samples) { floor(bytes) }
     // pack writes exactly these bytes: its floor is libplist reading them back.
     print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(floorTime.median)) libplist floor of the bytes it writes | \(String(format: "%.2f×", pack.median / floorTime.median)) |")
+    let guardTime = measure(samples: samples) { guardPass(bytes) }
+    print("| ycft's guard pass alone (part of decode, dump, verify) | \(format(guardTime.median)) | \(format(floorTime.median)) libplist floor | \(String(format: "%.2f×", guardTime.median / floorTime.median)) |")
     let verify = measure(samples: samples) { UInt64(ContractChecker.check(bytes).count + 1) }
     print("| verify | \(format(verify.median)) | \(format(floorTime.median)) libplist floor | \(String(format: "%.2f×", verify.median / floorTime.median)) |")
     let floorRSS = peakMemory("floor", file.path), decodeRSS = peakMemory("decode", file.path), dumpRSS = peakMemory("dump", file.path)
@@ -348,6 +375,12 @@ do {
     print("|---|---:|---:|---:|")
     print("| migrate --to records, defaults file with \(keys) unrelated keys (\(bytes.count >> 10) KiB) | \(format(migrate.median)) | "
           + "\(format(floorTime.median)) libplist floor of the file | \(String(format: "%.2f×", migrate.median / floorTime.median)) |")
+    // Where migrate's time goes: the guard, then reading every value out of libplist's tree
+    // (both needed before anything can be written), then the rest (the plan and the writer).
+    let guardTime = measure(samples: samples) { guardPass(bytes) }
+    let readTime = try measure(samples: samples) { UInt64(try PropertyList.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value.dictionaryValue?.count ?? 0) }
+    print("| of which: the guard pass alone | \(format(guardTime.median)) | \(format(floorTime.median)) | \(String(format: "%.2f×", guardTime.median / floorTime.median)) |")
+    print("| of which: reading the file into values (guard, libplist, values) | \(format(readTime.median)) | \(format(floorTime.median)) | \(String(format: "%.2f×", readTime.median / floorTime.median)) |")
 }
 
 // migrate: a directory of small defaults files, 1 job and 2 jobs

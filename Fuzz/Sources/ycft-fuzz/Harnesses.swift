@@ -38,6 +38,20 @@ enum Harness: String, CaseIterable {
     /// the same error.
     case pureRead = "pure-read"
 
+    /// Whether any dictionary in `value` holds two keys with the same exact bytes.
+    static func hasDuplicateKeys(_ value: PlistValue) -> Bool {
+        switch value {
+        case let .array(items): return items.contains(where: hasDuplicateKeys)
+        case let .dictionary(dict):
+            var seen = Set<ExactKey>()
+            for (key, item) in dict {
+                if !seen.insert(ExactKey(key)).inserted || hasDuplicateKeys(item) { return true }
+            }
+            return false
+        default: return false
+        }
+    }
+
     /// Values and depth of a value as libplist's tree holds them (a `CF$UID` dictionary, which
     /// ycft reads as a UID, is two values and one level there).
     static func shape(_ value: PlistValue) -> (values: Int, depth: Int) {
@@ -57,6 +71,8 @@ enum Harness: String, CaseIterable {
         switch self {
         case .plist:
             if let read = try? PropertyList.read(bytes) {
+                // The guard alone refuses duplicate keys (the reader no longer checks again).
+                guard !Self.hasDuplicateKeys(read.value) else { fatalError("a dictionary read with two equal keys") }
                 // Whatever reads must write and read back to the same value (XML may refuse).
                 if let again = try? PropertyList.write(read.value, format: .binary) {
                     guard let back = try? PropertyList.read(again), back.value == read.value else {
