@@ -75,6 +75,40 @@ func measure(samples: Int, warmup: Bool = true, _ body: () throws -> UInt64) ret
     return Sample(median: times[times.count / 2], min: times[0])
 }
 
+/// Operations timed side by side: each round runs every operation once (starting with a
+/// different one each round), after one warm-up round. `ratio(i)` is the median over rounds of
+/// operation i's time over operation 0's (the baseline) in the same round, so load that comes
+/// and goes moves both sides of each ratio alike; on this machine a floor measured in a block of
+/// its own moved 25-40% between blocks.
+struct Rounds {
+    var samples: [Sample]
+    private var ratios: [[Double]]
+
+    init(rounds: Int, _ operations: [() throws -> UInt64]) throws {
+        for operation in operations { sink &+= try operation() }
+        var times = [[Double]](repeating: [], count: operations.count)
+        for round in 0..<rounds {
+            for k in 0..<operations.count {
+                let i = (round + k) % operations.count
+                let start = DispatchTime.now().uptimeNanoseconds
+                sink &+= try operations[i]()
+                times[i].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+        }
+        samples = times.map { t in
+            let sorted = t.sorted()
+            return Sample(median: sorted[sorted.count / 2], min: sorted[0])
+        }
+        ratios = times.map { t in zip(t, times[0]).map { $0 / $1 }.sorted() }
+    }
+
+    /// Operation i's time over the baseline's, the median over rounds.
+    func ratio(_ i: Int) -> Double { ratios[i][ratios[i].count / 2] }
+
+    /// The same, as text (`1.23×`).
+    func ratioText(_ i: Int) -> String { String(format: "%.2f×", ratio(i)) }
+}
+
 /// Peak RSS (KiB) of this executable run as a child with `--child MODE FILE`. The child reports
 /// its own VmHWM: `ru_maxrss` from `wait4` would include the parent's peak, which Linux copies
 /// into the child's accounting at exec.
@@ -295,7 +329,8 @@ defer { try? FileManager.default.removeItem(at: work) }
 print("# ycft-bench\(quick ? " (quick: one small sample; not for numbers)" : "")")
 print("")
 print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 20) MiB; "
-      + "samples: \(samples) (1,000,000 records: 3) after one warm-up; times are medians (min in brackets)")
+      + "samples: \(samples) rounds (1,000,000 records: 3) after one warm-up; times are medians (min in brackets); "
+      + "each round runs the floor and the operations it is compared with, and a ratio is the median of the rounds' ratios")
 print("")
 print("| records | archive | libplist floor | ycft decode | ratio | ycft dump | ratio | Linux Foundation | ycft speed-up |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -309,9 +344,8 @@ for size in sizes {
     try Data(bytes).write(to: file)
     if size == 100_000 || (quick && size == 1_000) { archive100k = file }
     let n = size >= 1_000_000 ? 3 : samples
-    let floorTime = measure(samples: n) { floor(bytes) }
-    let decodeTime = try measure(samples: n) { try decode(bytes) }
-    let dumpTime = measure(samples: n) { dump(file.path) }
+    let rounds = try Rounds(rounds: n, [{ floor(bytes) }, { try decode(bytes) }, { dump(file.path) }])
+    let (floorTime, decodeTime, dumpTime) = (rounds.samples[0], rounds.samples[1], rounds.samples[2])
     decodeBySize[size] = decodeTime.median
     var foundationText = "-", speedup = "-"
     if size <= 100_000 {
@@ -320,8 +354,8 @@ for size in sizes {
         speedup = String(format: "%.1f×", f.median / decodeTime.median)
     }
     print("| \(size) | \(bytes.count >> 10) KiB | \(format(floorTime.median)) [\(format(floorTime.min))] | "
-          + "\(format(decodeTime.median)) [\(format(decodeTime.min))] | \(String(format: "%.2f×", decodeTime.median / floorTime.median)) | "
-          + "\(format(dumpTime.median)) [\(format(dumpTime.min))] | \(String(format: "%.2f×", dumpTime.median / floorTime.median)) | "
+          + "\(format(decodeTime.median)) [\(format(decodeTime.min))] | \(rounds.ratioText(1)) | "
+          + "\(format(dumpTime.median)) [\(format(dumpTime.min))] | \(rounds.ratioText(2)) | "
           + "\(foundationText) | \(speedup) |")
 }
 if let big = decodeBySize[1_000_000], let mid = decodeBySize[100_000] {
@@ -336,7 +370,13 @@ if let file = archive100k {
     print("")
     print("| operation (\(records.count) records) | ycft | baseline | ratio |")
     print("|---|---:|---:|---:|")
-    let pack = try measure(samples: samples) { UInt64(try LegacyArchive.encode(records, format: .binary).count) }
+    let ops = try Rounds(rounds: samples, [
+        { floor(bytes) },
+        { UInt64(try LegacyArchive.encode(records, format: .binary).count) },
+        { guardPass(bytes) },
+        { UInt64(ContractChecker.check(bytes).count + 1) },
+    ])
+    let (floorTime, pack, guardTime, verify) = (ops.samples[0], ops.samples[1], ops.samples[2], ops.samples[3])
     var toBin = [Double]()
     for _ in 0..<(samples + 1) {
         var seconds = 0.0
@@ -350,13 +390,10 @@ if let file = archive100k {
     toBin.sort()
     let toBinMedian = toBin[toBin.count / 2]
     print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(toBinMedian)) libplist `plist_to_bin` of the same tree | \(String(format: "%.2f×", pack.median / toBinMedian)) |")
-    let floorTime = measure(samples: samples) { floor(bytes) }
     // pack writes exactly these bytes: its floor is libplist reading them back.
-    print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(floorTime.median)) libplist floor of the bytes it writes | \(String(format: "%.2f×", pack.median / floorTime.median)) |")
-    let guardTime = measure(samples: samples) { guardPass(bytes) }
-    print("| ycft's guard pass alone (part of decode, dump, verify) | \(format(guardTime.median)) | \(format(floorTime.median)) libplist floor | \(String(format: "%.2f×", guardTime.median / floorTime.median)) |")
-    let verify = measure(samples: samples) { UInt64(ContractChecker.check(bytes).count + 1) }
-    print("| verify | \(format(verify.median)) | \(format(floorTime.median)) libplist floor | \(String(format: "%.2f×", verify.median / floorTime.median)) |")
+    print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(floorTime.median)) libplist floor of the bytes it writes | \(ops.ratioText(1)) |")
+    print("| ycft's guard pass alone (part of decode, dump, verify) | \(format(guardTime.median)) | \(format(floorTime.median)) libplist floor | \(ops.ratioText(2)) |")
+    print("| verify | \(format(verify.median)) | \(format(floorTime.median)) libplist floor | \(ops.ratioText(3)) |")
     let floorRSS = peakMemory("floor", file.path), decodeRSS = peakMemory("decode", file.path), dumpRSS = peakMemory("dump", file.path)
     print("| peak memory, decode | \(decodeRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(decodeRSS) / Double(floorRSS))) |")
     print("| peak memory, dump | \(dumpRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(dumpRSS) / Double(floorRSS))) |")
@@ -366,21 +403,23 @@ if let file = archive100k {
 do {
     let keys = quick ? 1_000 : 100_000
     let bytes = try makeDefaultsFile(keys: keys)
-    let floorTime = measure(samples: samples) { floor(bytes) }
-    let migrate = try measure(samples: samples) {
-        UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0)
-    }
+    let limits = PlistLimits(maxInputSize: 1 << 31)
+    // Where migrate's time goes: the guard, then reading every value out of libplist's tree
+    // (both needed before anything can be written), then the rest (the plan and the writer).
+    let ops = try Rounds(rounds: samples, [
+        { floor(bytes) },
+        { UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0) },
+        { guardPass(bytes) },
+        { UInt64(try PropertyList.read(bytes, limits: limits).value.dictionaryValue?.count ?? 0) },
+    ])
+    let (floorTime, migrate, guardTime, readTime) = (ops.samples[0], ops.samples[1], ops.samples[2], ops.samples[3])
     print("")
     print("| operation | ycft | baseline | ratio |")
     print("|---|---:|---:|---:|")
     print("| migrate --to records, defaults file with \(keys) unrelated keys (\(bytes.count >> 10) KiB) | \(format(migrate.median)) | "
-          + "\(format(floorTime.median)) libplist floor of the file | \(String(format: "%.2f×", migrate.median / floorTime.median)) |")
-    // Where migrate's time goes: the guard, then reading every value out of libplist's tree
-    // (both needed before anything can be written), then the rest (the plan and the writer).
-    let guardTime = measure(samples: samples) { guardPass(bytes) }
-    let readTime = try measure(samples: samples) { UInt64(try PropertyList.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value.dictionaryValue?.count ?? 0) }
-    print("| of which: the guard pass alone | \(format(guardTime.median)) | \(format(floorTime.median)) | \(String(format: "%.2f×", guardTime.median / floorTime.median)) |")
-    print("| of which: reading the file into values (guard, libplist, values) | \(format(readTime.median)) | \(format(floorTime.median)) | \(String(format: "%.2f×", readTime.median / floorTime.median)) |")
+          + "\(format(floorTime.median)) libplist floor of the file | \(ops.ratioText(1)) |")
+    print("| of which: the guard pass alone | \(format(guardTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(2)) |")
+    print("| of which: reading the file into values (guard, libplist, values) | \(format(readTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(3)) |")
 }
 
 // migrate: a directory of small defaults files, 1 job and 2 jobs
