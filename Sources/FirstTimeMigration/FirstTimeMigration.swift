@@ -111,8 +111,10 @@ public enum FirstTimeMigration {
     /// keys are removed, so an interrupted migration leaves the state readable and the next
     /// call completes it.
     /// - Throws: ``Failure``: the source state is unreadable (or Foundation reads it
-    ///   differently), a target key holds other content and ``Options/force`` is off, or the
-    ///   result cannot be stored. Nothing is written then.
+    ///   differently), a target key holds other content and ``Options/force`` is off, the
+    ///   result cannot be stored, or a source key to remove is also set in a domain
+    ///   `removeObject(forKey:)` leaves alone (launch arguments, registered defaults, the global
+    ///   domain: ``Failure/unwritable(_:)``). Nothing is written then.
     @discardableResult
     public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
         let domain = Domain(defaults, options: options)
@@ -129,6 +131,14 @@ public enum FirstTimeMigration {
         let added = writes.filter { $0.existing == .absent }.map(\.key)
         // The plan's removals are source keys it read, so each is in the domain.
         let removals = plan.removals
+        // A source key the app would still read once removed: removeObject(forKey:) removes a
+        // key from the app's own domain only.
+        for key in removals {
+            if let place = Domain.unremovablePlace(of: key, in: defaults) {
+                throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
+                                  + "so the app would go on reading it; remove it there first, or migrate with keepSource")
+            }
+        }
         var objects: [Any] = []
         for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
         if FoundationValues.mergesEquivalentKeys {
@@ -160,6 +170,23 @@ struct Domain {
         self.options = options
         keys = defaults.dictionaryRepresentation().keys.sorted(by: utf8Precedes)
         forms = StateForm.forms(in: keys, key: options.key)
+    }
+
+    /// Where else than the app's own domain `key` is set, among the domains every
+    /// `UserDefaults` searches and `removeObject(forKey:)` leaves alone: registered defaults,
+    /// launch arguments, the global domain. Nil when none holds it. (Suites added with
+    /// `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
+    static func unremovablePlace(of key: String, in defaults: UserDefaults) -> String? {
+        if defaults.volatileDomain(forName: UserDefaults.registrationDomain)[key] != nil {
+            return "the registration domain (register(defaults:))"
+        }
+        if defaults.volatileDomain(forName: UserDefaults.argumentDomain)[key] != nil {
+            return "the argument domain (launch arguments)"
+        }
+        if defaults.persistentDomain(forName: UserDefaults.globalDomain)?[key] != nil {
+            return "the global domain"
+        }
+        return nil
     }
 
     /// The value stored under `key`, as a property list. An object no property list can hold

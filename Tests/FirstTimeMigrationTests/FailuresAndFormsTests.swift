@@ -95,6 +95,60 @@ import TestSupport
         }
     }
 
+    /// A source key the app also reads from a domain `removeObject(forKey:)` leaves alone (launch
+    /// arguments, registered defaults) would still be read after the migration: refused before
+    /// anything is written, unless the source is kept. Linux Foundation does not list registered
+    /// defaults (`volatileDomain(forName: registrationDomain)` is empty there), so that case runs
+    /// only where it does; the argument domain runs everywhere.
+    @Test func aSourceKeyInAnotherDomainIsRefusedBeforeAnyWrite() throws {
+        let archive = try Self.archive(Self.records3)
+        guard case let .data(bytes) = archive else { return }
+        let places: [(domain: String, text: String)] = [
+            (UserDefaults.argumentDomain, "the argument domain (launch arguments)"),
+            (UserDefaults.registrationDomain, "the registration domain (register(defaults:))"),
+        ]
+        for (place, text) in places {
+            for inAppDomain in [true, false] {
+                // Registered defaults cannot be unregistered and volatile domains are shared by
+                // every UserDefaults of the process: a key of this case's own keeps them from
+                // reaching any other test.
+                let key = "ycft-test-\(UUID().uuidString)"
+                let options = FirstTimeMigration.Options(key: key)
+                try TestDomain.with(inAppDomain ? [(key, archive)] : []) { domain in
+                    let defaults = domain.defaults
+                    if place == UserDefaults.registrationDomain {
+                        defaults.register(defaults: [key: Data(bytes)])
+                    } else {
+                        defaults.setVolatileDomain([key: Data(bytes)], forName: place)
+                    }
+                    defer {
+                        if place == UserDefaults.argumentDomain { defaults.removeVolatileDomain(forName: place) }
+                    }
+                    // Where this Foundation does not list the domain, or leaves it out of
+                    // dictionaryRepresentation() (Linux, for launch arguments), the case cannot run.
+                    guard defaults.volatileDomain(forName: place)[key] != nil, defaults.dictionaryRepresentation()[key] != nil else {
+                        #expect(place != UserDefaults.argumentDomain || !inAppDomain, "the argument domain is listed everywhere")
+                        return
+                    }
+                    let before = domain.normalized()
+                    #expect(throws: Migration.Failure.unwritable(
+                        "\"\(key)\" is also set in \(text), where removeObject(forKey:) does not "
+                        + "remove it, so the app would go on reading it; remove it there first, or migrate with keepSource")) {
+                        try FirstTimeMigration.migrate(defaults, to: .records, options: options)
+                    }
+                    #expect(domain.normalized() == before, "\(place), in the app's domain too: \(inAppDomain)")
+                    #expect(defaults.object(forKey: RecordsFormat.defaultsKey) == nil)
+                    // Keeping the source removes nothing, so nothing is left behind unexpectedly.
+                    var keeping = options
+                    keeping.keepSource = true
+                    let kept = try FirstTimeMigration.migrate(defaults, to: .records, options: keeping)
+                    #expect(kept.status == .migrated && kept.removed == [])
+                    #expect(try FirstTimeMigration.records(in: defaults, options: options).records == Self.records3)
+                }
+            }
+        }
+    }
+
     @Test func recordsInEveryForm() throws {
         // No state: a fresh install.
         try TestDomain.with([("unrelated", .integer(.signed(1)))]) { domain in
