@@ -54,6 +54,14 @@ uint64_t ycft_bench_parse_visit_free(const char *bytes, uint32_t length) {
     return nodes;
 }
 
+uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length) {
+    plist_t root = NULL;
+    plist_from_bin(bytes, length, &root);
+    if (!root) return 0;
+    plist_free(root);
+    return 1;
+}
+
 uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, double *seconds_out) {
     plist_t root = NULL;
     plist_from_bin(bytes, length, &root);

@@ -124,6 +124,44 @@ func peakMemory(_ mode: String, _ file: String) -> Int {
     return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
 }
 
+/// Wall time of one child run (`--child MODE FILE`), start-up and reading the file included.
+func childSeconds(_ mode: String, _ file: String) -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.arguments = ["--child", mode, file]
+    process.standardOutput = FileHandle.nullDevice
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard (try? process.run()) != nil else { return .nan }
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 : .nan
+}
+
+/// The operations run as separate processes, the way a user runs `ycft dump FILE`: each round
+/// runs a child that only starts and reads the file, the floor's child, and one child per
+/// operation (in a different order each round). An operation's time is its child's less the
+/// start-up child's of that round; its ratio, the median over rounds of that net time over the
+/// floor's. Each child starts with a fresh heap, as a command does; in one long process the
+/// floor's C allocations reuse memory the previous runs freed, which ycft's larger arrays do not.
+func processRounds(_ rounds: Int, _ file: String, _ modes: [String]) -> (net: [String: Double], ratio: [String: Double]) {
+    let all = ["noop", "floor"] + modes
+    var times: [String: [Double]] = [:]
+    for round in 0..<rounds {
+        for k in 0..<all.count {
+            let mode = all[(round + k) % all.count]
+            times[mode, default: []].append(childSeconds(mode, file))
+        }
+    }
+    func median(_ values: [Double]) -> Double { let v = values.sorted(); return v[v.count / 2] }
+    var net: [String: Double] = [:], ratio: [String: Double] = [:]
+    for mode in all where mode != "noop" {
+        let perRound = zip(times[mode]!, times["noop"]!).map { $0 - $1 }
+        net[mode] = median(perRound)
+        let floors = zip(times["floor"]!, times["noop"]!).map { $0 - $1 }
+        ratio[mode] = median(zip(perRound, floors).map { $0 / $1 })
+    }
+    return (net, ratio)
+}
+
 /// This process's peak resident set (VmHWM), in KiB.
 func ownPeakKiB() -> Int {
     guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
@@ -141,6 +179,16 @@ func floor(_ bytes: [UInt8]) -> UInt64 {
     bytes.withUnsafeBufferPointer { buffer in
         buffer.withMemoryRebound(to: CChar.self) { ycft_bench_parse_visit_free($0.baseAddress, UInt32($0.count)) }
     }
+}
+
+func parseOnly(_ bytes: [UInt8]) -> UInt64 {
+    bytes.withUnsafeBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { ycft_bench_parse_free($0.baseAddress, UInt32($0.count)) }
+    }
+}
+
+func guardedParseOnly(_ bytes: [UInt8]) -> UInt64 {
+    (try? PlistDocument(bytes, limits: PlistLimits(maxInputSize: 1 << 31))).map { $0.format == .binary ? 1 : 2 } ?? 0
 }
 
 /// The guard pass over binary bytes, alone: the part of every ycft read that the floor does not
@@ -210,6 +258,11 @@ if arguments.first == "--child", arguments.count == 3 {
     switch arguments[1] {
     case "noop": sink &+= UInt64(bytes.count)
     case "floor": sink &+= floor(bytes)
+    // The floor without its visit (libplist's parse and free), and ycft's guarded parse and free
+    // (the guard, then the same): with the floor and decode, they split decode's time into the
+    // guard, libplist, and ycft's conversion against the floor's visit.
+    case "parse": sink &+= parseOnly(bytes)
+    case "guarded-parse": sink &+= guardedParseOnly(bytes)
     // ycft's guard pass alone (what every read through libplist runs before libplist sees the bytes).
     case "guard": sink &+= guardPass(bytes)
     // Reading a file into values: guard, libplist's parse, the value tree, libplist's free.
@@ -394,6 +447,20 @@ if let file = archive100k {
     print("| pack (records → archive bytes) | \(format(pack.median)) | \(format(floorTime.median)) libplist floor of the bytes it writes | \(ops.ratioText(1)) |")
     print("| ycft's guard pass alone (part of decode, dump, verify) | \(format(guardTime.median)) | \(format(floorTime.median)) libplist floor | \(ops.ratioText(2)) |")
     print("| verify | \(format(verify.median)) | \(format(floorTime.median)) libplist floor | \(ops.ratioText(3)) |")
+    // The same as separate processes (fresh heap each), net of start-up and reading the file;
+    // not in quick mode, whose 1,000 records take less time than start-up varies by.
+    let processes = quick ? (net: [:], ratio: [:])
+        : processRounds(samples, file.path, ["decode", "dump", "verify", "pack"])
+    for mode in ["decode", "dump", "verify"] where !quick {
+        print("| \(mode), as a separate process | \(format(processes.net[mode]!)) | \(format(processes.net["floor"]!)) libplist floor's process | "
+              + "\(String(format: "%.2f×", processes.ratio[mode]!)) |")
+    }
+    // pack's child decodes and then encodes: its encoder is pack less decode.
+    if !quick {
+        let encode = processes.net["pack"]! - processes.net["decode"]!
+        print("| pack's encoder, as a separate process (pack less decode) | \(format(encode)) | \(format(processes.net["floor"]!)) "
+              + "libplist floor's process on the bytes it writes | \(String(format: "%.2f×", encode / processes.net["floor"]!)) |")
+    }
     let floorRSS = peakMemory("floor", file.path), decodeRSS = peakMemory("decode", file.path), dumpRSS = peakMemory("dump", file.path)
     print("| peak memory, decode | \(decodeRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(decodeRSS) / Double(floorRSS))) |")
     print("| peak memory, dump | \(dumpRSS >> 10) MiB | \(floorRSS >> 10) MiB libplist floor | \(String(format: "%.2f×", Double(dumpRSS) / Double(floorRSS))) |")
@@ -420,6 +487,13 @@ do {
           + "\(format(floorTime.median)) libplist floor of the file | \(ops.ratioText(1)) |")
     print("| of which: the guard pass alone | \(format(guardTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(2)) |")
     print("| of which: reading the file into values (guard, libplist, values) | \(format(readTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(3)) |")
+    let defaultsFile = work.appendingPathComponent("defaults-\(keys).plist")
+    try Data(bytes).write(to: defaultsFile)
+    if !quick {
+        let processes = processRounds(samples, defaultsFile.path, ["migrate"])
+        print("| migrate --to records, as a separate process (in memory, no write) | \(format(processes.net["migrate"]!)) | "
+              + "\(format(processes.net["floor"]!)) libplist floor's process | \(String(format: "%.2f×", processes.ratio["migrate"]!)) |")
+    }
 }
 
 // migrate: a directory of small defaults files, 1 job and 2 jobs

@@ -6,6 +6,10 @@
    node (reading each scalar), free the tree. Returns the number of nodes visited, 0 on failure. */
 uint64_t ycft_bench_parse_visit_free(const char *bytes, uint32_t length);
 
+/* The floor without its visit: parse the bytes with libplist and free the tree. Returns 1, 0 on
+   failure. The visit's share of the floor is the difference. */
+uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length);
+
 /* Parses the bytes, then times only plist_to_bin of the resulting tree, `repeat` times.
    Returns the total bytes written (to keep the work observable), 0 on failure. */
 uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, double *seconds_out);
