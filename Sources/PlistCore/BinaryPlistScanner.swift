@@ -273,24 +273,25 @@ package struct BinaryPlistScanner {
     /// Either way a value would be lost or ambiguous, so a repeated key is an error.
     private func checkDuplicateKeys(_ dict: Object, index: Int, offsets: [Int]) throws(PlistError) {
         guard dict.count > 1 else { return }
-        var refs: [Int] = []
-        refs.reserveCapacity(dict.count)
-        for i in 0..<dict.count {
-            let ref = readUInt(at: dict.payload + i * refSize, size: refSize)
-            guard ref < UInt64(objectCount) else { return }  // reported by the walk
-            refs.append(Int(ref))
-        }
+        func key(_ i: Int) -> Int { Int(readUInt(at: dict.payload + i * refSize, size: refSize)) }
+        // A reference out of range is reported by the walk, before any duplicate.
+        for i in 0..<dict.count where readUInt(at: dict.payload + i * refSize, size: refSize) >= UInt64(objectCount) { return }
         func report(_ ref: Int) -> PlistError {
             let text = units(ref, offsets: offsets).map { String(decoding: $0, as: UTF16.self) } ?? "?"
             return .duplicateKey(text, at: "object \(index)")
         }
-        if refs.count <= 8 {
-            for i in 1..<refs.count {
-                for j in 0..<i where refs[i] == refs[j] || sameString(refs[i], refs[j], offsets: offsets) {
-                    throw report(refs[i])
+        if dict.count <= 8 {
+            // Pairwise, reading the references in place: an archive has a small dictionary per
+            // object, and an array of references for each cost 5 M instructions per 10,000 records.
+            for i in 1..<dict.count {
+                let a = key(i)
+                for j in 0..<i {
+                    let b = key(j)
+                    if a == b || sameString(a, b, offsets: offsets) { throw report(a) }
                 }
             }
         } else {
+            let refs = (0..<dict.count).map(key)
             // An open-addressing table of the keys seen so far, by a seeded hash of their UTF-16
             // units read in place (no copy per key); every hash match is compared exactly. Was a
             // Set of [UInt16] copies: 42.5 M instructions for a 20,000-key defaults file.

@@ -220,6 +220,21 @@ import TestSupport
         }
     }
 
+    /// A key reference out of range is the walk's error, even beside a duplicate: the duplicate
+    /// check reads no key until every reference is known to be in range.
+    @Test(arguments: [0, 30])
+    func anOutOfRangeKeyIsReportedBeforeADuplicate(fillers: Int) {
+        var bytes = Self.dictionary(fillers: fillers, keys: [Self.ascii("k"), Self.ascii("k"), Self.ascii("z")], refs: [0, 1, 2])
+        // The last key reference (just before the values) points past the objects.
+        let header = fillers + 3 < 15 ? 1 : 3
+        let lastKey = 8 + header + fillers + 2
+        bytes[lastKey] = 0xF0
+        let objectCount = fillers + 3 + 2
+        #expect(throws: PlistError.malformedBinary("reference 240 is not below object count \(objectCount)", offset: lastKey)) {
+            try PropertyList.read(bytes)
+        }
+    }
+
     @Test(arguments: [0, 30])
     func differentUnitsAreNot(fillers: Int) throws {
         // Same bytes in another width, same length, a prefix, a case, "é" against "e".
