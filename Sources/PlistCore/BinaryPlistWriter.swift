@@ -135,7 +135,8 @@ struct BinaryPlistWriter {
             committedBytes = scalarBytes.count
             return index
         }
-        let (hash, shared) = scalarBytes.withUnsafeBufferPointer { all -> (Int, Int?) in
+        // The probe ends at an equal scalar (shared) or at the empty slot where this one goes.
+        let (hash, shared, empty) = scalarBytes.withUnsafeBufferPointer { all -> (Int, Int?, Int) in
             let bytes = UnsafeBufferPointer(rebasing: all[start...])
             var hasher = Hasher()
             hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
@@ -146,11 +147,11 @@ struct BinaryPlistWriter {
                 let candidate = table[slot] - 1
                 if hashes[candidate] == hash, case let .scalar(otherStart, otherCount) = objects[candidate], otherCount == count,
                    compareUTF8(UnsafeBufferPointer(rebasing: all[otherStart..<(otherStart + count)]), bytes) == 0 {
-                    return (hash, candidate)
+                    return (hash, candidate, slot)
                 }
                 slot = (slot + 1) & mask
             }
-            return (hash, nil)
+            return (hash, nil, slot)
         }
         if let shared {
             scalarBytes.removeLast(count)
@@ -159,9 +160,7 @@ struct BinaryPlistWriter {
         objects.append(.scalar(start: start, count: count))
         hashes.append(hash)
         committedBytes = scalarBytes.count
-        var slot = hash & (table.count - 1)
-        while table[slot] != 0 { slot = (slot + 1) & (table.count - 1) }
-        table[slot] = index + 1
+        table[empty] = index + 1
         sharedCount += 1
         if sharedCount * 2 > table.count { growTable() }
         return index
