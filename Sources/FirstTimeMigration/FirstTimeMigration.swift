@@ -133,17 +133,15 @@ public enum FirstTimeMigration {
         let removals = plan.removals
         // A source key the app would still read once removed: removeObject(forKey:) removes a
         // key from the app's own domain only.
-        for key in removals {
-            if let place = Domain.unremovablePlace(of: key, in: defaults) {
-                throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
-                                  + "so the app would go on reading it; remove it there first, or migrate with keepSource")
-            }
+        if let (key, place) = Domain.unremovable(removals, in: defaults) {
+            throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
+                              + "so the app would go on reading it; remove it there first, or migrate with keepSource")
         }
         var objects: [Any] = []
         for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
         if FoundationValues.mergesEquivalentKeys {
-            let removed = Set(removals.map(ExactKey.init))
-            let kept = domain.keys.filter { !removed.contains(ExactKey($0)) }
+            let removed = ExactKeyPositions(removals)
+            let kept = domain.keys.filter { !removed.contains($0) }
             try FoundationValues.checkKeys(kept + added, at: "the domain")
         }
         for (write, object) in zip(writes, objects) { defaults.set(object, forKey: write.key) }
@@ -172,19 +170,20 @@ struct Domain {
         forms = StateForm.forms(in: keys, key: options.key)
     }
 
-    /// Where else than the app's own domain `key` is set, among the domains every
-    /// `UserDefaults` searches and `removeObject(forKey:)` leaves alone: registered defaults,
-    /// launch arguments, the global domain. Nil when none holds it. (Suites added with
-    /// `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
-    static func unremovablePlace(of key: String, in defaults: UserDefaults) -> String? {
-        if defaults.volatileDomain(forName: UserDefaults.registrationDomain)[key] != nil {
-            return "the registration domain (register(defaults:))"
-        }
-        if defaults.volatileDomain(forName: UserDefaults.argumentDomain)[key] != nil {
-            return "the argument domain (launch arguments)"
-        }
-        if defaults.persistentDomain(forName: UserDefaults.globalDomain)?[key] != nil {
-            return "the global domain"
+    /// The first of `keys` that is also set outside the app's own domain, among the domains every
+    /// `UserDefaults` searches and `removeObject(forKey:)` leaves alone (registered defaults,
+    /// launch arguments, the global domain), and that domain; nil when none is. Each domain is
+    /// read once, however many keys are asked about (a rollback removes a key per gate). (Suites
+    /// added with `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
+    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: String)? {
+        guard !keys.isEmpty else { return nil }
+        let others: [(domain: [String: Any], place: String)] = [
+            (defaults.volatileDomain(forName: UserDefaults.registrationDomain), "the registration domain (register(defaults:))"),
+            (defaults.volatileDomain(forName: UserDefaults.argumentDomain), "the argument domain (launch arguments)"),
+            (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], "the global domain"),
+        ]
+        for key in keys {
+            if let other = others.first(where: { $0.domain[key] != nil }) { return (key, other.place) }
         }
         return nil
     }
