@@ -81,3 +81,12 @@ uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, doubl
     plist_free(root);
     return total;
 }
+
+uint64_t ycft_bench_settle(void) {
+    /* volatile: the compiler may not drop the pair as dead code. */
+    char *volatile block = malloc(4096);
+    if (!block) return 0;
+    block[0] = 1;
+    free(block);
+    return 1;
+}

@@ -14,4 +14,12 @@ uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length);
    Returns the total bytes written (to keep the work observable), 0 on failure. */
 uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, double *seconds_out);
 
+/* Settles glibc's allocator after a timed operation, so that the next one does not pay for it.
+   glibc keeps small freed blocks in "fast bins" and merges them only when a larger block is
+   next asked for (malloc_consolidate): freeing a libplist tree of 100,000 records costs little,
+   and the next allocation of 1 KiB or more pays about 0.4 G instructions to merge its nodes.
+   One allocation of 4 KiB (above what the per-thread cache serves) and its free make that happen
+   now. Returns 1 when the allocation succeeded. */
+uint64_t ycft_bench_settle(void);
+
 #endif
