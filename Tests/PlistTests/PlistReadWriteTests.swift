@@ -92,6 +92,23 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         }
     }
 
+    @Test func equalUIDsAreOneObjectOnEitherSideOfTheDirectTable() throws {
+        // UIDs below 2^20 are shared through a table indexed by value, larger ones through the
+        // hash table of the other scalars: either way an equal UID is written once.
+        let value = PlistValue.array([.uid(7), .uid(7), .uid(0xF_FFFF), .uid(0x10_0000), .uid(0x10_0000), .uid(0xF_FFFF), .uid(300)])
+        let bytes = try PropertyList.write(value, format: .binary)
+        #expect(bytes == Array("bplist00".utf8) + [
+            0xA7, 0x01, 0x01, 0x02, 0x03, 0x03, 0x02, 0x04,       // array: 7 refs, equal UIDs shared
+            0x80, 0x07,                                           // UID 7
+            0x83, 0x00, 0x0F, 0xFF, 0xFF,                         // UID 2^20-1
+            0x83, 0x00, 0x10, 0x00, 0x00,                         // UID 2^20
+            0x81, 0x01, 0x2C,                                     // UID 300
+            0x08, 0x10, 0x12, 0x17, 0x1C,                         // offsets
+            0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x1F,
+        ])
+        #expect(try PropertyList.read(bytes).value == value)
+    }
+
     @Test func stringWithNULCannotBeWritten() {
         #expect(throws: PlistError.unwritable("string contains NUL", at: "k")) {
             try PropertyList.write(.dictionary(PlistDictionary([("k", .string("a\u{0}b"))])), format: .binary)
