@@ -343,6 +343,46 @@ package struct BinaryPlistScanner {
         return hasher.finalize()
     }
 
+    /// The key lists of the last few small dictionaries found free of duplicate keys, as the
+    /// extents of their reference bytes. An archive's objects of one class repeat the same
+    /// coder keys (every record's `$class`, `lastTime`, `lastVersion`), and a dictionary whose
+    /// key references are byte for byte those of a checked one has the same keys: 7.5 M of the
+    /// guard's 38.7 M instructions on 10,000 records went to checking them again.
+    private struct CheckedKeyLists {
+        private var extents: [(start: Int, length: Int)] = []
+        private var next = 0
+
+        /// Whether the `length` reference bytes at `start` are those of a list already checked.
+        func contains(_ start: Int, _ length: Int, in bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let base = bytes.baseAddress else { return false }
+            for extent in extents where extent.length == length && (extent.start == start || memcmp(base + extent.start, base + start, length) == 0) {
+                return true
+            }
+            return false
+        }
+
+        /// Remembers a checked list (four at most, the oldest forgotten first).
+        mutating func insert(_ start: Int, _ length: Int) {
+            if extents.count < 4 {
+                extents.append((start, length))
+            } else {
+                extents[next] = (start, length)
+                next = (next + 1) & 3
+            }
+        }
+    }
+
+    /// ``checkDuplicateKeys(_:index:offsets:)`` for a dictionary in the walk, skipped when its
+    /// key references repeat a small dictionary's already checked.
+    private func checkKeys(_ dict: Object, index: Int, offsets: [Int], checked: inout CheckedKeyLists) throws(PlistError) {
+        guard dict.count > 1 else { return }
+        guard dict.count <= 8 else { return try checkDuplicateKeys(dict, index: index, offsets: offsets) }
+        let length = dict.count * refSize
+        if checked.contains(dict.payload, length, in: bytes) { return }
+        try checkDuplicateKeys(dict, index: index, offsets: offsets)
+        checked.insert(dict.payload, length)
+    }
+
     private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {
         let marker = bytes[offsets[index]] >> 4
         return marker == 0x5 || marker == 0x6
@@ -362,6 +402,7 @@ package struct BinaryPlistScanner {
 
         struct Frame { var index: Int; var object: Object; var next: Int; var total: UInt64; var bytes: UInt64; var height: Int32 }
         var stack: [Frame] = []
+        var checkedKeys = CheckedKeyLists()
 
         func pathString(_ stack: [Frame], _ extra: Int?) -> String {
             var parts = stack.map { "object \($0.index)" }
@@ -371,7 +412,7 @@ package struct BinaryPlistScanner {
 
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
-        if topObj.kind == .dict { try checkDuplicateKeys(topObj, index: topObject, offsets: offsets) }
+        if topObj.kind == .dict { try checkKeys(topObj, index: topObject, offsets: offsets, checked: &checkedKeys) }
         state[topObject] = .active
         stack.append(Frame(index: topObject, object: topObj, next: 0, total: 1,
                            bytes: topObj.kind == .scalar ? UInt64(topObj.count) : 0, height: 1))
@@ -417,7 +458,7 @@ package struct BinaryPlistScanner {
                         if stack[top].total > budget { throw .tooManyNodes(expanded: stack[top].total, limit: Int(budget)) }
                         continue
                     }
-                    if obj.kind == .dict { try checkDuplicateKeys(obj, index: child, offsets: offsets) }
+                    if obj.kind == .dict { try checkKeys(obj, index: child, offsets: offsets, checked: &checkedKeys) }
                     state[child] = .active
                     stack.append(Frame(index: child, object: obj, next: 0, total: 1, bytes: 0, height: 1))
                     // Only containers push children, so every frame on the stack but a leaf is a

@@ -220,6 +220,22 @@ import TestSupport
         }
     }
 
+    /// The walk skips a small dictionary whose key references repeat, byte for byte, those of
+    /// one already checked; a dictionary that shares all but one of them is still checked.
+    @Test func aRepeatedKeyListIsCheckedWhenItDiffers() {
+        // 0: [1, 2, 3]; 1 and 2: {"a", "b"} (objects 4, 5); 3: {"a", "a"} (objects 4, 6); 7: true.
+        let objects: [[UInt8]] = [[0xA3, 0x01, 0x02, 0x03],
+                                  [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x06, 0x07, 0x07],
+                                  Self.ascii("a"), Self.ascii("b"), Self.ascii("a"), [0x09]]
+        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try PropertyList.read(rawBinaryPlist(objects)) }
+        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try BinaryPlistReader.read(rawBinaryPlist(objects)) }
+        // Without the third dictionary, the two equal ones read.
+        var clean = objects
+        clean[0] = [0xA2, 0x01, 0x02]
+        let pair = PlistValue.dictionary(PlistDictionary([("a", .bool(true)), ("b", .bool(true))]))
+        #expect((try? PropertyList.read(rawBinaryPlist(clean)).value) == .array([pair, pair]))
+    }
+
     /// A key reference out of range is the walk's error, even beside a duplicate: the duplicate
     /// check reads no key until every reference is known to be in range.
     @Test(arguments: [0, 30])
