@@ -239,33 +239,35 @@ package struct BinaryPlistScanner {
         return true
     }
 
-    /// The UTF-16 code units of a string object (ASCII widened), or nil when it is not one.
-    /// Lengths and extents were checked when the object was scanned or are checked here.
-    private func units(_ index: Int, offsets: [Int]) -> [UInt16]? {
+    /// Where a string object's code units are: their width in bytes (1 for an ASCII object, 2
+    /// for UTF-16), how many there are, and where the first starts; nil when the object is not
+    /// a string or its units run past the object area. The one reading of a string object's
+    /// extent that ``units(_:offsets:)``, ``sameString(_:_:offsets:)`` and
+    /// ``unitsHash(_:offsets:)`` share.
+    private func stringExtent(_ index: Int, offsets: [Int]) -> (width: Int, count: Int, payload: Int)? {
         let start = offsets[index]
         let marker = bytes[start]
         guard marker >> 4 == 0x5 || marker >> 4 == 0x6,
               let (n, payload) = try? length(nibble: marker & 0x0F, after: start + 1) else { return nil }
-        if marker >> 4 == 0x5 {
-            guard payload + n <= tableOffset else { return nil }
-            return (0..<n).map { UInt16(bytes[payload + $0]) }
-        }
-        guard n <= (tableOffset - payload) / 2 else { return nil }
+        let width = marker >> 4 == 0x5 ? 1 : 2
+        // `length` keeps n at most the file's size, so n * width cannot overflow.
+        guard payload <= tableOffset, n <= (tableOffset - payload) / width else { return nil }
+        return (width, n, payload)
+    }
+
+    /// The UTF-16 code units of a string object (ASCII widened), or nil when it is not one.
+    private func units(_ index: Int, offsets: [Int]) -> [UInt16]? {
+        guard let (width, n, payload) = stringExtent(index, offsets: offsets) else { return nil }
+        if width == 1 { return (0..<n).map { UInt16(bytes[payload + $0]) } }
         return (0..<n).map { UInt16(bytes[payload + 2 * $0]) << 8 | UInt16(bytes[payload + 2 * $0 + 1]) }
     }
 
-    /// Whether two string objects hold the same text. Same marker and length: compare bytes;
+    /// Whether two string objects hold the same text. Same width and length: compare bytes;
     /// an ASCII and a UTF-16 object of the same length: compare code units.
     private func sameString(_ a: Int, _ b: Int, offsets: [Int]) -> Bool {
-        let ma = bytes[offsets[a]], mb = bytes[offsets[b]]
-        guard ma >> 4 == 0x5 || ma >> 4 == 0x6, mb >> 4 == 0x5 || mb >> 4 == 0x6,
-              let (na, pa) = try? length(nibble: ma & 0x0F, after: offsets[a] + 1),
-              let (nb, pb) = try? length(nibble: mb & 0x0F, after: offsets[b] + 1), na == nb else { return false }
-        if ma >> 4 == mb >> 4 {
-            let width = ma >> 4 == 0x5 ? 1 : 2
-            guard pa + na * width <= tableOffset, pb + nb * width <= tableOffset else { return false }
-            return memcmp(bytes.baseAddress! + pa, bytes.baseAddress! + pb, na * width) == 0
-        }
+        guard let ea = stringExtent(a, offsets: offsets), let eb = stringExtent(b, offsets: offsets),
+              ea.count == eb.count, let base = bytes.baseAddress else { return false }
+        if ea.width == eb.width { return memcmp(base + ea.payload, base + eb.payload, ea.count * ea.width) == 0 }
         return units(a, offsets: offsets) == units(b, offsets: offsets)
     }
 
@@ -318,18 +320,13 @@ package struct BinaryPlistScanner {
     /// UTF-16 object holding the same units (both are hashed as the units' low bytes when every
     /// unit is ASCII); nil when the object is not a string within the object area.
     private func unitsHash(_ index: Int, offsets: [Int]) -> Int? {
-        let start = offsets[index]
-        let marker = bytes[start]
-        guard marker >> 4 == 0x5 || marker >> 4 == 0x6,
-              let (n, payload) = try? length(nibble: marker & 0x0F, after: start + 1) else { return nil }
+        guard let (width, n, payload) = stringExtent(index, offsets: offsets) else { return nil }
         var hasher = Hasher()
         hasher.combine(n)
-        if marker >> 4 == 0x5 {
-            guard payload + n <= tableOffset else { return nil }
+        if width == 1 {
             hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload + n)]))
             return hasher.finalize()
         }
-        guard n <= (tableOffset - payload) / 2 else { return nil }
         let raw = UnsafeRawBufferPointer(rebasing: bytes[payload..<(payload + 2 * n)])
         var ascii = true
         for i in 0..<n where raw[2 * i] != 0 || raw[2 * i + 1] >= 0x80 { ascii = false; break }
