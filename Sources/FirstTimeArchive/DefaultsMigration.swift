@@ -90,17 +90,10 @@ public enum DefaultsMigration {
         func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
             do { return try file.read(form) } catch { throw Failure(reading: error, form: form, key: options.key) }
         }
-        // Key lookups: the first few search the file (a records migration asks about two or
-        // three keys, and indexing 20,000 keys cost 44 M instructions, 11% of such a run); more
-        // go through a hash index built once, so a file with 100,000 keys stays linear whatever
-        // the target asks.
-        var lookups = 0
-        lazy var originalIndex = original.keyIndex()
-        func lookup(_ key: String) -> PlistValue? {
-            lookups += 1
-            if lookups <= 8 { return original.index(of: key).map { original.entries[$0].value } }
-            return originalIndex[ExactKey(key)].map { original.entries[$0].value }
-        }
+        // The file's keys, asked about by the plan: searched while it asks little, indexed once
+        // it asks much, so a file with 100,000 keys stays linear whatever the target asks.
+        var fileKeys = ExactKeyPositions(keysOf: original)
+        func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
         let limits = options.limits
         let plan = try Migration.plan(
             forms: file.forms, choices: options.choices,
@@ -112,8 +105,8 @@ public enum DefaultsMigration {
         let writes = plan.writes
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.
-        let removed = ExactKeyPositions(plan.removals)
-        let pending = ExactKeyPositions(writes.map(\.key))
+        var removed = ExactKeyPositions(plan.removals)
+        var pending = ExactKeyPositions(writes.map(\.key))
         let fresh = writes.filter { write in write.existing == .absent || removed.contains(write.key) }
         var entries: [(key: String, value: PlistValue)] = []
         entries.reserveCapacity(original.count + fresh.count)

@@ -140,7 +140,7 @@ public enum FirstTimeMigration {
         var objects: [Any] = []
         for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
         if FoundationValues.mergesEquivalentKeys {
-            let removed = ExactKeyPositions(removals)
+            var removed = ExactKeyPositions(removals)
             let kept = domain.keys.filter { !removed.contains($0) }
             try FoundationValues.checkKeys(kept + added, at: "the domain")
         }

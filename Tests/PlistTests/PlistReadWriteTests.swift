@@ -208,3 +208,20 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         #expect(PropertyList.detectFormat(Array(text.utf8)) == format)
     }
 }
+
+@Suite struct ExactKeyPositionsPolicy {
+    /// The same answers before and after the index is built (the ninth question of a list of
+    /// more than eight keys), for a list and for a dictionary's keys, exact bytes, last position.
+    @Test func answersAlikeOnEitherSideOfTheIndex() {
+        let keys = (0..<20).map { "k\($0)" } + ["é", "k3"]
+        let questions = ["k3", "e\u{301}", "é", "k19", "absent", "k0", "K0", "k3", "k21", "é", "k3", "e\u{301}", "k19"]
+        let expected: [Int?] = [21, nil, 20, 19, nil, 0, nil, 21, nil, 20, 21, nil, 19]
+        var list = ExactKeyPositions(keys)
+        #expect(questions.map { list.position(of: $0) } == expected)
+        let distinct = Array(keys.dropLast())
+        var dictionary = ExactKeyPositions(keysOf: PlistDictionary(distinct.map { ($0, PlistValue.bool(true)) }))
+        #expect(questions.map { dictionary.position(of: $0) } == expected.map { $0 == 21 ? 3 : $0 })
+        var short = ExactKeyPositions(["a", "b", "a"])
+        #expect((0..<12).map { _ in short.position(of: "a") } == Array(repeating: 2, count: 12))
+    }
+}
