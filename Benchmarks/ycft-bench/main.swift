@@ -314,6 +314,9 @@ func instructions(_ mode: String, _ file: String) -> UInt64? {
     defer { try? FileManager.default.removeItem(atPath: out) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    // Swift seeds its hashing per process; fixed here, so that a count is the same on every run
+    // (pack's sharing table moved by 34 M instructions between two runs of the same code).
+    process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, new in new }
     process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)",
                          URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, "--child", mode, file]
     process.standardOutput = FileHandle.nullDevice
