@@ -201,7 +201,8 @@ package struct ExactKeyPositions {
     /// The keys to answer about; a key listed twice answers with its last position.
     package init(_ keys: [String]) { self.keys = .list(keys) }
 
-    /// A dictionary's keys (a read dictionary never holds a key twice).
+    /// A dictionary's keys, answered as the dictionary's own lookups answer (``PlistDictionary/index(of:)``,
+    /// ``PlistDictionary/keyIndex()``: a key's first position; a read dictionary never holds a key twice).
     package init(keysOf dictionary: PlistDictionary) { keys = .dictionary(dictionary) }
 
     private var count: Int {
@@ -211,17 +212,21 @@ package struct ExactKeyPositions {
         }
     }
 
-    /// The last position of `key` in the list, or nil.
+    /// The position of `key` (in a list, its last; in a dictionary, as the dictionary says), or nil.
     package mutating func position(of key: String) -> Int? {
         if let index { return index[ExactKey(key)] }
         if count > Self.linearLimit {
             questions += 1
             if questions > Self.linearLimit {
-                var built: [ExactKey: Int] = [:]
-                built.reserveCapacity(count)
+                let built: [ExactKey: Int]
                 switch keys {
-                case let .list(list): for (i, k) in list.enumerated() { built[ExactKey(k)] = i }
-                case let .dictionary(dictionary): for (i, entry) in dictionary.entries.enumerated() { built[ExactKey(entry.key)] = i }
+                case let .list(list):
+                    var positions: [ExactKey: Int] = [:]
+                    positions.reserveCapacity(list.count)
+                    for (i, k) in list.enumerated() { positions[ExactKey(k)] = i }
+                    built = positions
+                case let .dictionary(dictionary):
+                    built = dictionary.keyIndex()
                 }
                 index = built
                 return built[ExactKey(key)]
@@ -229,7 +234,7 @@ package struct ExactKeyPositions {
         }
         switch keys {
         case let .list(list): return list.lastIndex { exactlyEqual($0, key) }
-        case let .dictionary(dictionary): return dictionary.entries.lastIndex { exactlyEqual($0.key, key) }
+        case let .dictionary(dictionary): return dictionary.index(of: key)
         }
     }
 
