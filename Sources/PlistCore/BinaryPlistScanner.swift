@@ -271,18 +271,24 @@ package struct BinaryPlistScanner {
         return units(a, offsets: offsets) == units(b, offsets: offsets)
     }
 
+    /// Dictionaries with at most this many keys are checked pairwise (and their key lists
+    /// remembered by ``CheckedKeyLists``); larger ones through a table of hashes.
+    private static let pairwiseKeys = 8
+
     /// libplist keeps both entries of a dictionary that repeats a key; CoreFoundation keeps one.
     /// Either way a value would be lost or ambiguous, so a repeated key is an error.
     private func checkDuplicateKeys(_ dict: Object, index: Int, offsets: [Int]) throws(PlistError) {
         guard dict.count > 1 else { return }
-        func key(_ i: Int) -> Int { Int(readUInt(at: dict.payload + i * refSize, size: refSize)) }
-        // A reference out of range is reported by the walk, before any duplicate.
-        for i in 0..<dict.count where readUInt(at: dict.payload + i * refSize, size: refSize) >= UInt64(objectCount) { return }
+        func ref(_ i: Int) -> UInt64 { readUInt(at: dict.payload + i * refSize, size: refSize) }
+        // A reference out of range is reported by the walk, before any duplicate; after this
+        // pass every key reference is below the object count.
+        for i in 0..<dict.count where ref(i) >= UInt64(objectCount) { return }
+        func key(_ i: Int) -> Int { Int(ref(i)) }
         func report(_ ref: Int) -> PlistError {
             let text = units(ref, offsets: offsets).map { String(decoding: $0, as: UTF16.self) } ?? "?"
             return .duplicateKey(text, at: "object \(index)")
         }
-        if dict.count <= 8 {
+        if dict.count <= Self.pairwiseKeys {
             // Pairwise, reading the references in place: an archive has a small dictionary per
             // object, and an array of references for each cost 5 M instructions per 10,000 records.
             for i in 1..<dict.count {
@@ -373,7 +379,7 @@ package struct BinaryPlistScanner {
     /// key references repeat a small dictionary's already checked.
     private func checkKeys(_ dict: Object, index: Int, offsets: [Int], checked: inout CheckedKeyLists) throws(PlistError) {
         guard dict.count > 1 else { return }
-        guard dict.count <= 8 else { return try checkDuplicateKeys(dict, index: index, offsets: offsets) }
+        guard dict.count <= Self.pairwiseKeys else { return try checkDuplicateKeys(dict, index: index, offsets: offsets) }
         let length = dict.count * refSize
         if checked.contains(dict.payload, length, in: bytes) { return }
         try checkDuplicateKeys(dict, index: index, offsets: offsets)
