@@ -233,19 +233,20 @@ struct BinaryPlistWriter {
             return scalar(share: false)
         case let .uid(u):
             guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
-            let direct = u < UInt64(Self.directUIDLimit)
-            if direct, Int(u) < uidObjects.count, uidObjects[Int(u)] != 0 { return uidObjects[Int(u)] - 1 }
+            // At most 2^32-1 here, so it fits Int.
+            let value = Int(u), direct = value < Self.directUIDLimit
+            if direct, value < uidObjects.count, uidObjects[value] != 0 { return uidObjects[value] - 1 }
             let size = u <= 0xFF ? 1 : u <= 0xFFFF ? 2 : 4
             scalarBytes.append(0x80 | UInt8(size - 1))
             Self.bigEndian(u, size, into: &scalarBytes)
             guard direct else { return scalar() }
             let index = scalar(share: false)
-            if Int(u) >= uidObjects.count {
+            if value >= uidObjects.count {
                 var count = Swift.max(uidObjects.count, 256)
-                while count <= Int(u) { count *= 2 }
+                while count <= value { count *= 2 }
                 uidObjects.append(contentsOf: repeatElement(0, count: Swift.min(count, Self.directUIDLimit) - uidObjects.count))
             }
-            uidObjects[Int(u)] = index + 1
+            uidObjects[value] = index + 1
             return index
         case let .array(items):
             let index = openContainer()
