@@ -120,10 +120,19 @@ struct Rounds {
 /// Peak RSS (KiB) of this executable run as a child with `--child MODE FILE`. The child reports
 /// its own VmHWM: `ru_maxrss` from `wait4` would include the parent's peak, which Linux copies
 /// into the child's accounting at exec.
-func peakMemory(_ mode: String, _ file: String) -> Int {
+/// This executable, for the child runs (`--child MODE FILE`).
+let selfExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+
+/// A child run of this executable in `mode` on `file`, not started.
+func childProcess(_ mode: String, _ file: String) -> Process {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    process.executableURL = selfExecutable
     process.arguments = ["--child", mode, file]
+    return process
+}
+
+func peakMemory(_ mode: String, _ file: String) -> Int {
+    let process = childProcess(mode, file)
     let pipe = Pipe()
     process.standardOutput = pipe
     guard (try? process.run()) != nil else { return -1 }
@@ -143,9 +152,7 @@ func childCPUSeconds(_ mode: String, _ file: String) -> Double {
         getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    process.arguments = ["--child", mode, file]
+    let process = childProcess(mode, file)
     process.standardOutput = FileHandle.nullDevice
     let before = cpu()
     guard (try? process.run()) != nil else { return .nan }
@@ -169,11 +176,12 @@ func processRounds(_ rounds: Int, _ file: String, _ modes: [String]) -> (net: [S
         }
     }
     func median(_ values: [Double]) -> Double { let v = values.sorted(); return v[v.count / 2] }
+    func netOf(_ mode: String) -> [Double] { zip(times[mode, default: []], times["noop", default: []]).map { $0 - $1 } }
+    let floors = netOf("floor")
     var net: [String: Double] = [:], ratio: [String: Double] = [:]
     for mode in all where mode != "noop" {
-        let perRound = zip(times[mode]!, times["noop"]!).map { $0 - $1 }
+        let perRound = netOf(mode)
         net[mode] = median(perRound)
-        let floors = zip(times["floor"]!, times["noop"]!).map { $0 - $1 }
         ratio[mode] = median(zip(perRound, floors).map { $0 / $1 })
     }
     return (net, ratio)
@@ -318,7 +326,7 @@ func instructions(_ mode: String, _ file: String) -> UInt64? {
     // (pack's sharing table moved by 34 M instructions between two runs of the same code).
     process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, new in new }
     process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)",
-                         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, "--child", mode, file]
+                         selfExecutable.path, "--child", mode, file]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     guard (try? process.run()) != nil else { return nil }
@@ -519,9 +527,9 @@ do {
           + "\(format(floorTime.median)) libplist floor of the file | \(ops.ratioText(1)) |")
     print("| of which: the guard pass alone | \(format(guardTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(2)) |")
     print("| of which: reading the file into values (guard, libplist, values) | \(format(readTime.median)) | \(format(floorTime.median)) | \(ops.ratioText(3)) |")
-    let defaultsFile = work.appendingPathComponent("defaults-\(keys).plist")
-    try Data(bytes).write(to: defaultsFile)
     if !quick {
+        let defaultsFile = work.appendingPathComponent("defaults-\(keys).plist")
+        try Data(bytes).write(to: defaultsFile)
         let processes = processRounds(9, defaultsFile.path, ["migrate"])
         print("| migrate --to records, as a separate process (CPU time; in memory, no write) | \(format(processes.net["migrate"]!)) | "
               + "\(format(processes.net["floor"]!)) libplist floor's process | \(String(format: "%.2f×", processes.ratio["migrate"]!)) |")
