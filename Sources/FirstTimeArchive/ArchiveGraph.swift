@@ -8,7 +8,8 @@ internal import Plist
 struct NodeGraph: ArchiveGraph {
     typealias Node = PlistNode
     let document: PlistDocument
-    let objects: [PlistNode]
+    /// `$objects`, followed as the walker asks (see ``PlistItemCursor``).
+    let objects: PlistItemCursor
     let rootUID: UInt64?
 
     init?(_ document: PlistDocument) {
@@ -17,13 +18,17 @@ struct NodeGraph: ArchiveGraph {
               envelope["$archiver"]?.string == KeyedArchive.archiverName,
               envelope["$version"]?.int64 == KeyedArchive.archiverVersion,
               let top = envelope["$top"], top.dictionaryCount == 1, let rootUID = top["root"]?.uid,
-              let objects = envelope["$objects"]?.items, objects.first?.string == "$null"
+              let array = envelope["$objects"], let objects = PlistItemCursor(array),
+              objects.count > 0, objects[0].string == "$null"
         else { return nil }
         self.document = document
         self.objects = objects
         self.rootUID = rootUID
     }
 
+    /// The walker checks the root's and the group's class last: their descriptor is the last
+    /// object, and reaching it first would follow every link of `$objects` before the records.
+    static var readsForward: Bool { true }
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistNode { objects[index] }
     func kind(_ node: PlistNode) -> PlistKind { node.kind }

@@ -8,6 +8,12 @@ public import PlistCore
 /// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
 @_spi(Walker) public protocol ArchiveGraph {
     associatedtype Node
+    /// True when reaching an object costs a walk over every object before it (libplist keeps
+    /// `$objects` as a linked list) and the graph follows those links only as far as it is
+    /// asked. The walker then checks the classes of the root and the group, whose descriptor
+    /// NSKeyedArchiver writes last, after their contents rather than before (see
+    /// ``ContractWalker/judge(_:mode:)``). False unless a conformer says otherwise.
+    static var readsForward: Bool { get }
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
     /// The number of objects.
@@ -28,6 +34,10 @@ public import PlistCore
     func fieldCount(_ node: Node) -> Int
     /// A dictionary node's keys, in order.
     func fieldKeys(_ node: Node) -> [String]
+}
+
+extension ArchiveGraph {
+    @_spi(Walker) public static var readsForward: Bool { false }
 }
 
 /// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).

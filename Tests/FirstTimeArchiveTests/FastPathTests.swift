@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirstTimeArchive
+@_spi(Walker) import FirstTimeCore
 import KeyedArchive
 import Plist
 import TestSupport
@@ -66,5 +67,112 @@ import TestSupport
         }
         // Some mutations leave a valid archive (an unused object changed): the fast path takes those.
         #expect(fastHits > 0)
+    }
+}
+
+/// The walk over libplist's tree checks the classes of the root and the group after their
+/// contents (``ArchiveGraph/readsForward``, so that `$objects` is followed once), and walks again
+/// in order when they are not what it assumed. Its judgement, every finding in order, must be
+/// the one the walk over resolved values gives, which checks them first: in both modes, for
+/// every archive either can read.
+@Suite struct ClassesCheckedLastJudgeAlike {
+    /// Compares the two walks; false when libplist's tree is not walked (not a binary archive
+    /// with NSKeyedArchiver's exact envelope) or the bytes are no archive at all.
+    @discardableResult
+    func expectSameJudgement(_ bytes: [UInt8], _ label: String) -> Bool {
+        guard let document = try? PlistDocument(bytes), let graph = NodeGraph(document),
+              let archive = try? KeyedArchive(bytes: bytes) else { return false }
+        let resolved = ResolvedGraph(archive)
+        let fast = ContractWalker.judge(graph, mode: .collect), slow = ContractWalker.judge(resolved, mode: .collect)
+        #expect(fast == slow, "\(label): collect: \(fast.findings.map(\.rule)) against \(slow.findings.map(\.rule))")
+        let fastDecode = ContractWalker.judge(graph, mode: .decode), slowDecode = ContractWalker.judge(resolved, mode: .decode)
+        #expect(fastDecode == slowDecode, "\(label): decode: \(fastDecode.findings.map(\.rule)) against \(slowDecode.findings.map(\.rule))")
+        return true
+    }
+
+    /// The one-record archive with the group's own class descriptor (object 11), so that the
+    /// root's and the group's classes can differ.
+    static let separateGroupClass: [PlistValue] = {
+        var objects = appleLayoutOneKey
+        objects[3] = dictObject(keys: [4], values: [5], classUID: 11)
+        objects.append(classObject(["NSMutableDictionary", "NSDictionary", "NSObject"]))
+        return objects
+    }()
+
+    func bytes(_ objects: [PlistValue]) -> [UInt8] { AppleStyleBinaryWriter.write(archiveValue(objects)) }
+
+    /// Every class the root and the group can be given, each alone and both at once: the
+    /// judgement differs in kind (no finding, a finding that does not stop, one that does).
+    @Test func everyClassOfTheRootAndTheGroup() {
+        let descriptors: [PlistValue] = [
+            classObject(["NSMutableDictionary", "NSDictionary", "NSObject"]),
+            classObject(["NSDictionary", "NSObject"]),
+            classObject(["NSMutableDictionary", "NSObject"]),
+            classObject(["NSMutableDictionary", "NSDictionary", "NSObject", "Extra"]),
+            object([("$classname", .string("NSMutableDictionary"))]),
+            object([("$classname", .string("NSMutableDictionary")), ("$classes", .string("bad"))]),
+            classObject(["YCFirstTimeObject", "NSObject"]),
+            classObject(["NSArray", "NSObject"]),
+            .string("NSMutableDictionary"),
+            .dictionary(PlistDictionary()),
+        ]
+        var compared = 0
+        for root in descriptors {
+            for group in descriptors {
+                var objects = Self.separateGroupClass
+                objects[10] = root
+                objects[11] = group
+                if expectSameJudgement(bytes(objects), "root \(root), group \(group)") { compared += 1 }
+            }
+        }
+        #expect(compared == descriptors.count * descriptors.count)
+    }
+
+    /// Thousands of random changes to one or two objects (or fields) of both layouts.
+    @Test func thousandsOfMutatedArchives() {
+        var generator = Generator(seed: 2026)
+        let replacements: [PlistValue] = [
+            .string("$null"), .string("x"), .string("sharedGroup"), .uid(0), .uid(1), .uid(3), .uid(5), .uid(10), .uid(11), .uid(99),
+            .integer(.signed(1)), .real(.nan), .bool(true), .data([]), .array([]), .array([.uid(4)]), .dictionary(PlistDictionary()),
+            dictObject(keys: [2], values: [3], classUID: 10), dictObject(keys: [4, 4], values: [5, 5], classUID: 11),
+            dictObject(keys: [6], values: [7], classUID: 9),
+            object([("$class", .uid(8))]), object([("NS.string", .string("s")), ("$class", .uid(9))]),
+            classObject(["NSString", "NSObject"]), classObject(["NSDate", "NSObject"]),
+            classObject(["NSDictionary", "NSObject"]), classObject(["NSMutableDictionary", "NSObject"]),
+            object([("$classname", .string("YCFirstTimeObject")), ("$classes", .string("bad"))]),
+        ]
+        var compared = 0
+        for round in 0..<3_000 {
+            var objects = round % 2 == 0 ? appleLayoutOneKey : Self.separateGroupClass
+            for _ in 0..<(1 + Int(generator.next() % 2)) {
+                let index = Int(generator.next() % UInt64(objects.count))
+                if case var .dictionary(d) = objects[index], generator.next() % 2 == 0, d.count > 0 {
+                    let key = d.entries[Int(generator.next() % UInt64(d.count))].key
+                    d[key] = generator.next() % 4 == 0 ? nil : replacements[Int(generator.next() % UInt64(replacements.count))]
+                    objects[index] = .dictionary(d)
+                } else {
+                    objects[index] = replacements[Int(generator.next() % UInt64(replacements.count))]
+                }
+            }
+            if expectSameJudgement(bytes(objects), "round \(round)") { compared += 1 }
+        }
+        #expect(compared > 2_500)
+    }
+
+    /// Every fixture, and Apple's archives of other classes (``TestPaths/appleCorpus``, when present).
+    @Test func fixturesAndAppleArchives() throws {
+        var files: [URL] = []
+        let root = TestPaths.fixtures
+        for case let name as String in FileManager.default.enumerator(atPath: root.path)! where name.hasSuffix(".plist") {
+            files.append(root.appendingPathComponent(name))
+        }
+        if let corpus = TestPaths.appleCorpus {
+            for name in try FileManager.default.contentsOfDirectory(atPath: corpus.path) where name.hasSuffix(".archive") {
+                files.append(corpus.appendingPathComponent(name))
+            }
+        }
+        var compared = 0
+        for file in files where expectSameJudgement(try readBytes(file), file.lastPathComponent) { compared += 1 }
+        #expect(compared > 20)
     }
 }
