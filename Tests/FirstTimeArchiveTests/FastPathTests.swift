@@ -49,16 +49,7 @@ import TestSupport
         var fastHits = 0
         for round in 0..<3_000 {
             var objects = appleLayoutOneKey
-            for _ in 0..<(1 + Int(generator.next() % 2)) {
-                let index = Int(generator.next() % UInt64(objects.count))
-                if case var .dictionary(d) = objects[index], generator.next() % 2 == 0, d.count > 0 {
-                    let key = d.entries[Int(generator.next() % UInt64(d.count))].key
-                    d[key] = generator.next() % 4 == 0 ? nil : replacements[Int(generator.next() % UInt64(replacements.count))]
-                    objects[index] = .dictionary(d)
-                } else {
-                    objects[index] = replacements[Int(generator.next() % UInt64(replacements.count))]
-                }
-            }
+            generator.mutate(&objects, with: replacements)
             var envelope = base
             envelope["$objects"] = .array(objects)
             let bytes = AppleStyleBinaryWriter.write(.dictionary(envelope))
@@ -144,16 +135,7 @@ import TestSupport
         var compared = 0
         for round in 0..<3_000 {
             var objects = round % 2 == 0 ? appleLayoutOneKey : Self.separateGroupClass
-            for _ in 0..<(1 + Int(generator.next() % 2)) {
-                let index = Int(generator.next() % UInt64(objects.count))
-                if case var .dictionary(d) = objects[index], generator.next() % 2 == 0, d.count > 0 {
-                    let key = d.entries[Int(generator.next() % UInt64(d.count))].key
-                    d[key] = generator.next() % 4 == 0 ? nil : replacements[Int(generator.next() % UInt64(replacements.count))]
-                    objects[index] = .dictionary(d)
-                } else {
-                    objects[index] = replacements[Int(generator.next() % UInt64(replacements.count))]
-                }
-            }
+            generator.mutate(&objects, with: replacements)
             if expectSameJudgement(bytes(objects), "round \(round)") { compared += 1 }
         }
         #expect(compared > 2_500)
@@ -174,5 +156,22 @@ import TestSupport
         var compared = 0
         for file in files where expectSameJudgement(try readBytes(file), file.lastPathComponent) { compared += 1 }
         #expect(compared > 20)
+    }
+}
+
+extension Generator {
+    /// Replaces one or two objects of an archive's `$objects`, or fields of them (a field may
+    /// also be removed), with values from `replacements`.
+    mutating func mutate(_ objects: inout [PlistValue], with replacements: [PlistValue]) {
+        for _ in 0..<(1 + Int(next() % 2)) {
+            let index = Int(next() % UInt64(objects.count))
+            if case var .dictionary(d) = objects[index], next() % 2 == 0, d.count > 0 {
+                let key = d.entries[Int(next() % UInt64(d.count))].key
+                d[key] = next() % 4 == 0 ? nil : replacements[Int(next() % UInt64(replacements.count))]
+                objects[index] = .dictionary(d)
+            } else {
+                objects[index] = replacements[Int(next() % UInt64(replacements.count))]
+            }
+        }
     }
 }
