@@ -92,12 +92,12 @@ public struct StateFile: Sendable {
         let before = try file.state().records
         var records = before
         try change(&records)
-        guard records != before else { return false }
-        let output: [UInt8]
-        do { output = try StateWriter.write(records, into: file) } catch {
+        let edited: [UInt8]?
+        do { edited = try StateWriter.write(records, changedFrom: before, into: file) } catch {
             if case let .cannotHold(why) = error { throw .cannotHold(why) }
             throw .plist(.unwritable(error.description, at: path))
         }
+        guard let output = edited else { return false }
         do { _ = try SafeFile.write(output, to: path, options: SafeFile.WriteOptions(expected: input.status?.identity)) } catch {
             throw .file(error)
         }

@@ -40,7 +40,29 @@ public enum StateWriter {
         return try write(records, into: file)
     }
 
-    /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``).
+    /// The file with `records` in place of `before`, the records it holds
+    /// (`file.state().records`); nil when they are the same, bit for bit: there is nothing to
+    /// write, and the file keeps its bytes (an archive another program wrote keeps its own
+    /// object order, a copy of the state in another form stays as it is). The one answer to
+    /// "does this edit change the file?" for ``StateFile/update(at:key:limits:_:)`` and the
+    /// tool's `set`, `unset` and `edit`.
+    ///
+    /// ```swift
+    /// let file = try StateFile(bytes)
+    /// let before = try file.state().records
+    /// var records = before
+    /// records["onboarding.v1"] = nil
+    /// if let edited = try StateWriter.write(records, changedFrom: before, into: file) { save(edited) }
+    /// ```
+    /// - Throws: ``Failure``, as ``write(_:into:)``.
+    public static func write(_ records: FirstTimeRecords, changedFrom before: FirstTimeRecords,
+                             into file: StateFile) throws(Failure) -> [UInt8]? {
+        guard records != before else { return nil }
+        return try write(records, into: file)
+    }
+
+    /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``),
+    /// written even when the records are those it holds (see ``write(_:changedFrom:into:)``).
     /// - Throws: ``Failure``.
     public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
         guard let primary = file.forms.first else { throw .unreadable(FirstTimeError.keyNotFound(file.key).description) }

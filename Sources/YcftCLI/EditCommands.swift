@@ -125,15 +125,17 @@ enum EditCommands {
         }
     }
 
-    /// Reads the records of `path`, changes them, and writes them back in the file's form. A
-    /// change that refuses (its message) leaves the file alone, exit 1, as any content problem.
+    /// Reads the records of `path`, changes them, and writes them back in the file's form; a
+    /// change that leaves every record as it was leaves the file's bytes alone (the library's
+    /// rule, ``StateWriter/write(_:changedFrom:into:)``). A change that refuses (its message)
+    /// leaves the file alone, exit 1, as any content problem.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             let (file, read) = try classify(bytes, common)
             var records = read
             do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
-            return try StateWriter.write(records, into: file)
+            return try StateWriter.write(records, changedFrom: read, into: file) ?? bytes
         }
     }
 
@@ -148,7 +150,8 @@ enum EditCommands {
     }
 
     /// The one read-change-write cycle of the edit commands: the file is locked from read to
-    /// replace and replaced only while it is still the file read.
+    /// replace and replaced only while it is still the file read; a change that gives back the
+    /// bytes it was given writes nothing.
     static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
                         _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
         do throws(Ycft.Failure) {
@@ -225,11 +228,11 @@ extension EditCommands {
                     text = Array(note.utf8) + Array(document)
                     continue
                 }
-                if records == original {
+                guard let edited = try StateWriter.write(records, changedFrom: original, into: file) else {
                     cancelled = true
                     return bytes
                 }
-                return try StateWriter.write(records, into: file)
+                return edited
             }
         }
         if status == .success && cancelled { io.writeStderr("ycft: \(Ycft.shown(path)): no change; nothing was written\n") }

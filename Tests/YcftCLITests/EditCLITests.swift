@@ -35,6 +35,30 @@ import TestSupport
         #expect(ContractChecker.check(try readBytes(file)) == [])
     }
 
+    /// A set that leaves every record as it was writes nothing, as the library's update and
+    /// `ycft edit` do: an archive Apple wrote keeps its own object order and its file. It used
+    /// to be rewritten in ycft's layout whenever the new bytes differed from the old.
+    @Test func setToTheValuesARecordHoldsLeavesTheFileAlone() throws {
+        let apple = TestPaths.fixtures.appendingPathComponent("valid/apple-order/hash-order.plist")
+        let file = try copy(apple)
+        let original = try readBytes(file)
+        var before = stat()
+        #expect(stat(file.path, &before) == 0)
+        let same = try runProcess(ycft, ["set", file.path, "k", "--last-version", "1.2.3", "--last-time", "2001-01-01T00:00:02.5Z"])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.stdout.isEmpty && same.stderr.isEmpty)
+        #expect(try readBytes(file) == original)
+        var after = stat()
+        #expect(stat(file.path, &after) == 0)
+        #expect(after.st_ino == before.st_ino, "the file was replaced")
+        // The library answers the same for the same change.
+        #expect(try StateFile.update(at: file.path) { $0["k"] = FirstTimeRecord(lastVersion: "1.2.3", lastTime: 2.5) } == false)
+        // A change is written, in ycft's layout.
+        #expect(try runProcess(ycft, ["set", file.path, "k", "--last-version", "1.2.4"]).status == 0)
+        #expect(try readBytes(file) != original)
+        #expect(try LegacyArchive.decode(readBytes(file))["k"] == FirstTimeRecord(lastVersion: "1.2.4", lastTime: 2.5))
+    }
+
     @Test func setOnABareArchiveWithExactSecondsAndNils() throws {
         let file = try copy(archive)
         #expect(try runProcess(ycft, ["set", "--seconds", "--last-time", "757414800.123456", "--no-last-version", file.path, "k"]).status == 0)
