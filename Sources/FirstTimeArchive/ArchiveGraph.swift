@@ -18,7 +18,7 @@ struct NodeGraph: ArchiveGraph {
               envelope["$archiver"]?.string == KeyedArchive.archiverName,
               envelope["$version"]?.int64 == KeyedArchive.archiverVersion,
               let top = envelope["$top"], top.dictionaryCount == 1, let rootUID = top["root"]?.uid,
-              let array = envelope["$objects"], let objects = PlistItemCursor(array),
+              let array = envelope["$objects"], let objects = PlistItemCursor(array, of: document),
               objects.count > 0, objects[0].string == "$null"
         else { return nil }
         self.document = document
