@@ -34,6 +34,17 @@ public struct ArchiveJudgement: Sendable, Equatable {
     }
 }
 
+/// The two dictionaries the walker checks as dictionaries, and the rules their classes answer to.
+@usableFromInline enum DictionaryRole: String {
+    case root
+    case group = "sharedGroup"
+
+    /// An `NSDictionary` where YCFirstTime keeps an `NSMutableDictionary`.
+    @usableFromInline var immutable: ContractRule { self == .root ? .rootImmutable : .groupImmutable }
+    /// Not a dictionary class at all.
+    @usableFromInline var wrongClass: ContractRule { self == .root ? .rootClass : .groupClass }
+}
+
 /// The one walker over an archive's object graph: root → group → records. It applies every
 /// rule of the table (``ContractRule/spec``) and is the only code that does. `collect` walks as
 /// far as it can (``ContractChecker``); `decode` stops at the first fatal finding (decoding).
@@ -65,7 +76,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// Whether the class checks of the root and the group wait until the end of the walk
     /// (``judge(_:mode:)``); their dictionaries' UIDs, in the order they were reached.
     @usableFromInline let classesLast: Bool
-    @usableFromInline var uncheckedDictionaries: [UInt64] = []
+    @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole)] = []
 
     @inlinable public init(_ graph: Graph, mode: Mode) {
         self.init(graph, mode: mode, classesLast: false)
@@ -93,9 +104,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
         if Graph.readsForward {
             var walker = ContractWalker(graph, mode: mode, classesLast: true)
             let records = try? walker.walk()
-            if walker.uncheckedDictionariesAreMutable() {
-                return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
-            }
+            let judgement = ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
+            if walker.waitedClassChecksAddNothing() { return judgement }
         }
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
@@ -103,15 +113,15 @@ public struct ArchiveJudgement: Sendable, Equatable {
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
     }
 
-    /// Whether every dictionary whose class check waited is an `NSMutableDictionary` with
-    /// Apple's chain: what ``dictionary(_:role:immutable:wrongClass:at:)`` accepts without a
-    /// finding.
-    @inlinable mutating func uncheckedDictionariesAreMutable() -> Bool {
-        for uid in uncheckedDictionaries {
-            guard let found = node(uid), let info = classInfo(found), info.name == LegacyArchive.mutableDictionaryClass,
-                  case let chain?? = chains[info.uid], chain == LegacyArchive.mutableDictionaryChain else { return false }
+    /// Runs the class checks that waited, in the order their dictionaries were reached, and
+    /// says whether they let the walk in without a finding. The walk is over: its findings are
+    /// cleared first, so only the checks' own are looked at.
+    @inlinable mutating func waitedClassChecksAddNothing() -> Bool {
+        findings.removeAll()
+        for (uid, role) in uncheckedDictionaries {
+            guard let found = node(uid), (try? dictionaryClass(found, uid: uid, role: role)) == true else { return false }
         }
-        return true
+        return findings.isEmpty
     }
 
     @inlinable mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
@@ -251,32 +261,41 @@ public struct ArchiveJudgement: Sendable, Equatable {
         return zip(keys, values).map { (key: $0, value: $1) }
     }
 
-    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
-    @inlinable mutating func dictionary(_ uid: UInt64, role: String, immutable: ContractRule, wrongClass: ContractRule,
+    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding). With
+    /// `classesLast`, its class is checked at the end (``judge(_:mode:)``).
+    @inlinable mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         if classesLast {
-            uncheckedDictionaries.append(uid)
-            return try pairs(found, uid: uid)
+            uncheckedDictionaries.append((uid, role))
+        } else {
+            guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
         }
+        return try pairs(found, uid: uid)
+    }
+
+    /// The class check of the root or the group: false, with a finding, when the walk cannot go
+    /// into it; true when it is `NSMutableDictionary` (its chain checked) or `NSDictionary` (a
+    /// finding).
+    @inlinable mutating func dictionaryClass(_ found: Graph.Node, uid: UInt64, role: DictionaryRole) throws(Stop) -> Bool {
         func here() -> ObjectPath { .object(uid) }
         guard let info = classInfo(found) else {
-            try add(wrongClass, here(), "expected NSMutableDictionary (\(role)), found \(describe(found))")
-            return nil
+            try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(describe(found))")
+            return false
         }
         switch info.name {
         case LegacyArchive.mutableDictionaryClass:
             try checkChain(info, expected: LegacyArchive.mutableDictionaryChain)
         case "NSDictionary":
-            let consequence = role == "root"
+            let consequence = role == .root
                 ? "YCFirstTime keeps only an NSMutableDictionary and would reset all state"
                 : "YCFirstTime's next save would replace it and drop every other block key"
-            try add(immutable, here(), "\(role) is NSDictionary: \(consequence)")
+            try add(role.immutable, here(), "\(role.rawValue) is NSDictionary: \(consequence)")
         default:
-            try add(wrongClass, here(), "expected NSMutableDictionary (\(role)), found \(UntrustedText.escaped(info.name))")
-            return nil
+            try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(UntrustedText.escaped(info.name))")
+            return false
         }
-        return try pairs(found, uid: uid)
+        return true
     }
 
     // MARK: The walk
@@ -290,8 +309,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
             try add(.envelopeRoot, .key("$top").key("root"), "root is nil")
             return nil
         }
-        guard let rootPairs = try dictionary(rootUID, role: "root", immutable: .rootImmutable, wrongClass: .rootClass,
-                                             at: .key("$top").key("root")) else { return nil }
+        guard let rootPairs = try dictionary(rootUID, role: .root, at: .key("$top").key("root")) else { return nil }
         let rootPath = ObjectPath.object(rootUID)
         var groupUID: UInt64?
         for (i, pair) in rootPairs.enumerated() {
@@ -322,8 +340,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
             try add(.groupClass, rootPath, "sharedGroup is nil")
             return nil
         }
-        guard let groupPairs = try dictionary(groupUID, role: "sharedGroup", immutable: .groupImmutable, wrongClass: .groupClass,
-                                              at: rootPath.key("sharedGroup")) else { return nil }
+        guard let groupPairs = try dictionary(groupUID, role: .group, at: rootPath.key("sharedGroup")) else { return nil }
         var entries: [FirstTimeRecords.Entry] = []
         entries.reserveCapacity(groupPairs.count)
         for (i, pair) in groupPairs.enumerated() {
