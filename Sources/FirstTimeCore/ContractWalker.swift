@@ -76,7 +76,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// Whether the class checks of the root and the group wait until the end of the walk
     /// (``judge(_:mode:)``); their dictionaries' UIDs, in the order they were reached.
     @usableFromInline let classesLast: Bool
-    @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole)] = []
+    /// Where each one's findings go: the number of findings when it was reached.
+    @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole, position: Int)] = []
 
     @inlinable public init(_ graph: Graph, mode: Mode) {
         self.init(graph, mode: mode, classesLast: false)
@@ -90,22 +91,21 @@ public struct ArchiveJudgement: Sendable, Equatable {
 
     /// Walks the archive.
     ///
-    /// On a graph that ``ArchiveGraph/readsForward`` the walk first goes on the assumption that
-    /// the root and the group are `NSMutableDictionary` instances with Apple's `$classes`
-    /// chain, and checks that at the end: the descriptor NSKeyedArchiver writes last is then
-    /// reached after the records, so libplist's list of objects is followed once, in step with
-    /// the walk, instead of to its end before the first record and again by the walk (on
-    /// 100,000 records, in C over libplist 2.2.0: 187 ms against 161 ms, the floor 176 ms).
-    /// That assumption is exactly the case in which checking those classes first adds no
-    /// finding and changes nothing else, so the judgement is the one checking them first gives.
-    /// When it does not hold (an `NSDictionary`, another class, another chain, ...), the
-    /// archive is walked again in order and that walk's judgement is returned.
+    /// On a graph that ``ArchiveGraph/readsForward`` the walk goes into the root and the group
+    /// before checking their classes, and checks them at the end: the descriptor NSKeyedArchiver
+    /// writes last is then reached after the records, so libplist's list of objects is followed
+    /// once, in step with the walk, instead of to its end before the first record and again by
+    /// the walk (on 100,000 records, in C over libplist 2.2.0: 187 ms against 161 ms, the floor
+    /// 176 ms). When the checks let the walk in (`NSMutableDictionary`, with or without Apple's
+    /// chain, or `NSDictionary`), checking first would have walked the same way, and their
+    /// findings are put where it would have put them, so the judgement is the one checking
+    /// first gives. When one does not (another class), or stops a `decode` walk, the archive
+    /// is walked again in order and that walk's judgement is returned.
     @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
         if Graph.readsForward {
             var walker = ContractWalker(graph, mode: mode, classesLast: true)
             let records = try? walker.walk()
-            let judgement = ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
-            if walker.waitedClassChecksAddNothing() { return judgement }
+            if let judgement = walker.judgementWithWaitedChecks(records) { return judgement }
         }
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
@@ -113,15 +113,23 @@ public struct ArchiveJudgement: Sendable, Equatable {
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
     }
 
-    /// Runs the class checks that waited, in the order their dictionaries were reached, and
-    /// says whether they let the walk in without a finding. The walk is over: its findings are
-    /// cleared first, so only the checks' own are looked at.
-    @inlinable mutating func waitedClassChecksAddNothing() -> Bool {
-        findings.removeAll()
-        for (uid, role) in uncheckedDictionaries {
-            guard let found = node(uid), (try? dictionaryClass(found, uid: uid, role: role)) == true else { return false }
+    /// The judgement of a walk whose class checks waited: the checks run now, in the order
+    /// their dictionaries were reached, and each one's findings go where checking first would
+    /// have put them. Nil when a check does not let the walk in (another class) or, in
+    /// `decode` mode, stops it: checking first would have walked differently.
+    @inlinable mutating func judgementWithWaitedChecks(_ records: FirstTimeRecords?) -> ArchiveJudgement? {
+        var all = findings
+        var anyFatal = fatal
+        var inserted = 0
+        for (uid, role, position) in uncheckedDictionaries {
+            findings.removeAll()
+            fatal = false
+            guard let found = node(uid), (try? dictionaryClass(found, uid: uid, role: role)) == true else { return nil }
+            all.insert(contentsOf: findings, at: position + inserted)
+            inserted += findings.count
+            anyFatal = anyFatal || fatal
         }
-        return findings.isEmpty
+        return ArchiveJudgement(records: anyFatal ? nil : records, findings: all)
     }
 
     @inlinable mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
@@ -267,7 +275,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         if classesLast {
-            uncheckedDictionaries.append((uid, role))
+            uncheckedDictionaries.append((uid, role, findings.count))
         } else {
             guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
         }
