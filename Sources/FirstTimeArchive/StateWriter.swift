@@ -142,13 +142,24 @@ public enum StateWriter {
     }
 
     /// A defaults file with `archive` under `key` (replaced in place, or added at the end).
-    /// - Throws: ``Failure`` when `defaults` is not a dictionary plist, or is itself an archive.
+    /// - Throws: ``Failure``: ``Failure/unreadable(_:)`` when `defaults` is not a dictionary
+    ///   plist, or is itself an archive; ``Failure/cannotHold(_:)`` when it holds the state in
+    ///   another form (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a
+    ///   migration), which an archive beside it would contradict: the file would hold two
+    ///   copies that disagree. Write such a file in its own form (``write(_:into:)``), or
+    ///   migrate it back to the archive first.
     public static func put(_ archive: [UInt8], into defaults: [UInt8], key: String = LegacyArchive.defaultsKey,
                            limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
         let read: (value: PlistValue, format: PlistFormat)
         do { read = try PropertyList.read(defaults, limits: limits) } catch { throw .unreadable(error.description) }
         guard case var .dictionary(file) = read.value, file["$archiver"] == nil || file["$objects"] == nil else {
             throw .unreadable("not a defaults file (a dictionary of preferences)")
+        }
+        let others = StateForm.forms(in: file.lazy.map(\.key), key: key).filter { $0 != .defaultsArchive }
+        if let other = others.first {
+            let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
+            throw .cannotHold("the file holds the state as \(held): an archive under \(quoted(key)) beside it would be a second copy "
+                              + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first")
         }
         file[key] = .data(archive)
         do { return try PropertyList.write(.dictionary(file), format: read.format) } catch { throw .unreadable(error.description) }

@@ -152,7 +152,8 @@ extension CommandSpec {
             Option(["--into"], "DEFAULTS_FILE", completion: .file, [
                 "Put the archive into a defaults file under --key (in",
                 "place of the old one; every other key stays), through",
-                "the same writer.",
+                "the same writer. Refused when the file holds the state",
+                "in another form (after migrate): use set or edit there.",
             ]),
             key(["The defaults key for --into. (default: YCFirstTime)"]),
             Option(["--force"], ["Replace OUT even when it is read-only."]),

@@ -108,6 +108,25 @@ import TestSupport
         #expect(try runProcess(ycft, ["pack", "--into", file.path, "-o", "x", "-"], stdin: json).status == 2)
     }
 
+    /// A file that holds the state in another form (after `migrate`, with or without the
+    /// archive kept) is not given an archive beside it: the two copies would disagree, and
+    /// `verify` would then fail the file that pack reported written. Nothing is written.
+    @Test func packIntoRefusesAFileThatHoldsTheStateInAnotherForm() throws {
+        let json = try runProcess(ycft, ["dump", archive.path]).stdout
+        for migrate in [["--to", "records"], ["--to", "records", "--keep-source"], ["--to", "interval", "--drop-versions"]] {
+            let file = try copy(defaults)
+            #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup"] + migrate + [file.path]).status == 0)
+            let before = try readBytes(file)
+            let result = try runProcess(ycft, ["pack", "--into", file.path, "-"], stdin: json)
+            #expect(result.status == 1, "\(migrate)")
+            let held = migrate.contains("interval") ? "IntervalClient keys (interval.*)" : "plain records (YCFirstTime.records)"
+            #expect(result.stderr == "ycft: \(file.path): the file holds the state as \(held): an archive under \"YCFirstTime\" beside it "
+                    + "would be a second copy that disagrees with it; write the records in the file's own form, or migrate the file "
+                    + "back to the archive first\n", "\(migrate)")
+            #expect(try readBytes(file) == before, "\(migrate)")
+        }
+    }
+
     @Test func editsGoThroughTheOneWriter() throws {
         let file = try copy(defaults)
         chmod(file.path, 0o444)
