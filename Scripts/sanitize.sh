@@ -12,4 +12,4 @@ export YCFT_SANITIZER=address
 # the test output in CI's log), and lld links the same objects without them.
 linker=()
 if [ -x "$(dirname "$(command -v swift)")/ld.lld" ]; then linker=(-Xswiftc -use-ld=lld); fi
-swift test --build-path .build/asan -Xswiftc -sanitize=address "${linker[@]}" "$@"
+swift test --build-path .build/asan -Xswiftc -sanitize=address ${linker[@]+"${linker[@]}"} "$@"
