@@ -11,5 +11,5 @@ export YCFT_SANITIZER=address
 # each of AddressSanitizer's report functions it cannot export (564 lines per run, which buried
 # the test output in CI's log), and lld links the same objects without them.
 linker=()
-if [ -x "$(dirname "$(command -v swift)")/ld.lld" ]; then linker=(-Xswiftc -use-ld=lld); fi
+if [ -x "$(dirname "$(readlink -f "$(command -v swift)")")/ld.lld" ]; then linker=(-Xswiftc -use-ld=lld); fi
 swift test --build-path .build/asan -Xswiftc -sanitize=address ${linker[@]+"${linker[@]}"} "$@"
