@@ -74,9 +74,10 @@ public struct ArchiveJudgement: Sendable, Equatable {
     @usableFromInline var checkedChains: [Bool] = []
 
     /// Whether the class checks of the root and the group wait until the end of the walk
-    /// (``judge(_:mode:)``); their dictionaries' UIDs, in the order they were reached.
+    /// (``judge(_:mode:)``).
     @usableFromInline let classesLast: Bool
-    /// Where each one's findings go: the number of findings when it was reached.
+    /// The dictionaries whose class check waits, in the order they were reached, each with the
+    /// number of findings at that moment: where the check's own findings go.
     @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole, position: Int)] = []
 
     @inlinable public init(_ graph: Graph, mode: Mode) {
