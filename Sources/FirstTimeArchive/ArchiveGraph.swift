@@ -7,8 +7,8 @@ internal import Plist
 /// Anything else is left to ``KeyedArchive``, whose envelope check gives the precise finding.
 struct NodeGraph: ArchiveGraph {
     typealias Node = PlistNode
-    let document: PlistDocument
-    /// `$objects`, followed as the walker asks (see ``PlistItemCursor``).
+    /// `$objects`, followed as the walker asks (see ``PlistItemCursor``). It keeps the document
+    /// alive, which every node the walker reads is borrowed from.
     let objects: PlistItemCursor
     let rootUID: UInt64?
 
@@ -21,7 +21,6 @@ struct NodeGraph: ArchiveGraph {
               let array = envelope["$objects"], let objects = PlistItemCursor(array, of: document),
               objects.count > 0, objects[0].string == "$null"
         else { return nil }
-        self.document = document
         self.objects = objects
         self.rootUID = rootUID
     }
