@@ -48,22 +48,12 @@ public enum TestPaths {
 public enum TestScratch {
     /// Created once, on first use; its removal is registered with `atexit` at the same time.
     public static let root: URL = {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("ycft-tests-\(getpid())-\(UUID().uuidString)")
-        rootPath = url.path
         if ProcessInfo.processInfo.environment["YCFT_KEEP_TEST_FILES"] != "1" {
-            atexit { TestScratch.removeRoot() }
+            // Runs at exit, when `root` has long been set (this is its first use).
+            atexit { try? FileManager.default.removeItem(at: TestScratch.root) }
         }
-        return url
+        return FileManager.default.temporaryDirectory.appendingPathComponent("ycft-tests-\(getpid())-\(UUID().uuidString)")
     }()
-
-    nonisolated(unsafe) private static var rootPath: String?
-
-    /// Removes the root and everything in it (at exit: nothing else runs by then).
-    static func removeRoot() {
-        guard let rootPath else { return }
-        try? FileManager.default.removeItem(atPath: rootPath)
-    }
 }
 
 /// The result of running a child process.
