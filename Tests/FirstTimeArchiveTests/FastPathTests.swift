@@ -38,7 +38,6 @@ import TestSupport
 
     @Test func thousandsOfMutatedArchives() {
         var generator = Generator(seed: 99)
-        let base = archiveValue(appleLayoutOneKey).dictionaryValue!
         let replacements: [PlistValue] = [
             .string("$null"), .string("x"), .uid(0), .uid(3), .uid(99), .integer(.signed(1)), .real(.nan), .bool(true),
             .data([]), .array([]), .array([.uid(4)]), .dictionary(PlistDictionary()),
@@ -50,9 +49,7 @@ import TestSupport
         for round in 0..<3_000 {
             var objects = appleLayoutOneKey
             generator.mutate(&objects, with: replacements)
-            var envelope = base
-            envelope["$objects"] = .array(objects)
-            let bytes = AppleStyleBinaryWriter.write(.dictionary(envelope))
+            let bytes = AppleStyleBinaryWriter.write(archiveValue(objects))
             if (try? PlistDocument(bytes)).flatMap({ LegacyArchive.fastRead($0)?.records }) != nil { fastHits += 1 }
             agree(bytes, "round \(round)")
         }
@@ -90,8 +87,6 @@ import TestSupport
         return objects
     }()
 
-    func bytes(_ objects: [PlistValue]) -> [UInt8] { AppleStyleBinaryWriter.write(archiveValue(objects)) }
-
     /// Every class the root and the group can be given, each alone and both at once: the
     /// judgement differs in kind (no finding, a finding that does not stop, one that does).
     @Test func everyClassOfTheRootAndTheGroup() {
@@ -113,7 +108,7 @@ import TestSupport
                 var objects = Self.separateGroupClass
                 objects[10] = root
                 objects[11] = group
-                if expectSameJudgement(bytes(objects), "root \(root), group \(group)") { compared += 1 }
+                if expectSameJudgement(AppleStyleBinaryWriter.write(archiveValue(objects)), "root \(root), group \(group)") { compared += 1 }
             }
         }
         #expect(compared == descriptors.count * descriptors.count)
@@ -136,7 +131,7 @@ import TestSupport
         for round in 0..<3_000 {
             var objects = round % 2 == 0 ? appleLayoutOneKey : Self.separateGroupClass
             generator.mutate(&objects, with: replacements)
-            if expectSameJudgement(bytes(objects), "round \(round)") { compared += 1 }
+            if expectSameJudgement(AppleStyleBinaryWriter.write(archiveValue(objects)), "round \(round)") { compared += 1 }
         }
         #expect(compared > 2_500)
     }
