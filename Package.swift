@@ -46,7 +46,7 @@ let package = Package(
         // The command-line tool's logic, runnable in-process under test.
         .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
-        // Benchmark: swift run -c release ycft-bench (see the README's Performance section).
+        // Benchmark: swift run -c release ycft-bench (see docs/performance.md).
         .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),
         .executableTarget(
             name: "ycft-bench",
@@ -70,7 +70,7 @@ let package = Package(
         // The on-device library against the tool, in UserDefaults(suiteName:) domains.
         .testTarget(name: "FirstTimeMigrationTests",
                     dependencies: ["FirstTimeMigration", "FirstTimeArchive", "Plist", "TestSupport", "ycft"]),
-        // The README's library example, compiled against the products only.
+        // docs/library.md's examples, compiled against the products only.
         .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist", "FirstTimeMigration", "TestSupport"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(

@@ -19,11 +19,11 @@ import TestSupport
 
     @Test func itsVerifyCommandsWorkOnATree() throws {
         let listed = try commands()
-        #expect(listed == ["ycft verify --format github --strict Preferences/",
-                           "ycft verify --format junit Preferences/ > ycft-verify.xml",
-                           "ycft verify Preferences/"])
+        #expect(listed == ["ycft verify --format github --strict TestData/",
+                           "ycft verify --format junit TestData/ > ycft-verify.xml",
+                           "ycft verify TestData/"])
         let dir = try TestPaths.temporaryDirectory()
-        let tree = dir.appendingPathComponent("Preferences")
+        let tree = dir.appendingPathComponent("TestData")
         try FileManager.default.createDirectory(at: tree.appendingPathComponent("app"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"),
                                          to: tree.appendingPathComponent("app/com.example.plist"))
@@ -35,13 +35,13 @@ import TestSupport
         }
         let github = try run(listed[0])
         #expect(github.status == 1)
-        #expect(github.stdoutText.hasPrefix("::error file=Preferences/broken.plist,title="))
+        #expect(github.stdoutText.hasPrefix("::error file=TestData/broken.plist,title="))
         let junit = try run(listed[1])
         #expect(junit.status == 1)
         let report = String(decoding: try readBytes(dir.appendingPathComponent("ycft-verify.xml")), as: UTF8.self)
         #expect(report.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ycft verify\" tests=\"2\" failures=\"1\""))
         let text = try run(listed[2])
         #expect(text.status == 1)
-        #expect(text.stderr.hasPrefix("Preferences/broken.plist: error: ["))
+        #expect(text.stderr.hasPrefix("TestData/broken.plist: error: ["))
     }
 }
