@@ -1,12 +1,12 @@
-// The README's "Library" example, compiled and run: it depends only on the package's products
+// docs/library.md's examples, compiled and run: they depend only on the package's products
 // (FirstTimeArchive, Plist), as an adopter's code would.
 import FirstTimeArchive
 import Foundation
 import Plist
 import Testing
 
-/// README: read the state of an exported preferences file, whatever form it holds, and change
-/// it in place.
+/// docs/library.md: read the state of an exported preferences file, whatever form it holds, and
+/// change it in place.
 func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateFile.Form], before: FirstTimeRecord?, after: FirstTimeRecord?) {
     // Read: one call classifies the file, one reads the state.
     let file = try StateFile(contentsOf: path)
@@ -20,6 +20,29 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateFile
         records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ExactTime.parseInstant("2025-03-01T09:00:00Z"))
     }
     return (file.forms, before, try StateFile(contentsOf: path).state().records["onboarding.v1"])
+}
+
+/// docs/library.md's entry points, word for word (a test compares them): `path` names a copy of
+/// an exported defaults file, `bytes` are its bytes.
+func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: DefaultsMigration.Outcome) {
+    // Read: what the file holds (StateFile.Form: archive, defaults-archive, plain-records,
+    // interval-keys; several, or none), then its state as the device would read it.
+    let file = try StateFile(contentsOf: path)          // or StateFile(bytes); throws FirstTimeError
+    let state = try file.state()                        // records, form, findings
+    if let reset = state.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
+    for finding in state.findings where finding.isNotable { print("warning: \(finding)") }
+    print(state.records["onboarding.v1"]?.lastVersion ?? "never run")
+
+    // Change in place, in the file's own form (locked, atomic, every other key kept):
+    try StateFile.update(at: path) { records in
+        records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ExactTime.parseInstant("2025-03-01T09:00:00Z"))
+    }
+
+    // Check, as `ycft verify` does; encode, as `ycft pack` does; migrate, as `ycft migrate` does.
+    let findings = ContractChecker.check(bytes)                            // [ContractFinding]
+    let archive = try LegacyArchive.encode(state.records, format: .binary)  // Apple's layout
+    let outcome = try DefaultsMigration.migrate(bytes, options: .init(target: .records))
+    return (findings, archive, outcome)
 }
 
 @Suite struct LibraryExample {
@@ -37,5 +60,34 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateFile
         // Every other key is where it was.
         let keys = { (url: URL) throws -> [String] in try PropertyList.read(Array(Data(contentsOf: url))).value.dictionaryValue?.map(\.key) ?? [] }
         #expect(try keys(copy) == keys(fixture))
+    }
+
+    @Test func theEntryPointsDoWhatTheySay() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/valid/defaults/export.binary.plist")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-library-entry-points-\(getpid()).plist")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try? FileManager.default.removeItem(at: copy)
+        try FileManager.default.copyItem(at: fixture, to: copy)
+        let bytes = Array(try Data(contentsOf: fixture))
+        let result = try libraryEntryPoints(copy.path, bytes)
+        #expect(result.findings.filter { $0.severity == .error }.isEmpty)
+        #expect(try LegacyArchive.read(binary: result.archive).records["onboarding.v1"]?.lastVersion == "2.1.0")
+        #expect(result.outcome.migration.status == .migrated)
+    }
+
+    /// docs/library.md shows `libraryEntryPoints`'s body, word for word.
+    @Test func theDocumentShowsThisCode() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
+        let opening = "```swift\nimport FirstTimeArchive\nimport Plist\n\n"
+        let start = try #require(page.range(of: opening))
+        let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
+        let shown = page[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+        #expect(shown.count > 500)
+        let source = try String(contentsOf: here, encoding: .utf8)
+        #expect(source.contains(shown + "\n    return (findings, archive, outcome)\n"), "docs/library.md's entry points differ from LibraryExample.swift")
     }
 }
