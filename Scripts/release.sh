@@ -11,6 +11,7 @@
 #       share/zsh/site-functions/_ycft
 #       share/fish/vendor_completions.d/ycft.fish
 #       share/doc/ycft/{README.md,MIGRATING.md,LICENSE,THIRD-PARTY-NOTICES.md,swift-LICENSE.txt}
+#       share/doc/ycft/docs/*.md         (the reference the README links to)
 #     Install: tar -xzf ycft-*.tar.gz -C /usr/local --strip-components=1
 #   ycft_VERSION_DEBARCH.deb         the same files under /usr, as Debian lays them out
 #     Install: apt-get install ./ycft_*.deb      Remove: apt-get remove ycft
@@ -47,6 +48,8 @@ mkdir -p "$root/share/man/man1" "$root/share/bash-completion/completions" "$root
 "$binary" --generate-completion-script zsh > "$root/share/zsh/site-functions/_ycft"
 "$binary" --generate-completion-script fish > "$root/share/fish/vendor_completions.d/ycft.fish"
 cp README.md MIGRATING.md LICENSE THIRD-PARTY-NOTICES.md "$root/share/doc/ycft/"
+mkdir -p "$root/share/doc/ycft/docs"
+cp docs/*.md "$root/share/doc/ycft/docs/"
 # The Swift runtime linked in is Apache-2.0 with the Runtime Library Exception: its text, from
 # the toolchain that built the binary, goes with it.
 swift_license="$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/share/swift/LICENSE.txt"
@@ -68,6 +71,7 @@ install -D -m 0644 "$root/share/zsh/site-functions/_ycft" "$pkg/usr/share/zsh/ve
 install -D -m 0644 "$root/share/fish/vendor_completions.d/ycft.fish" "$pkg/usr/share/fish/vendor_completions.d/ycft.fish"
 install -D -m 0644 README.md "$pkg/usr/share/doc/ycft/README.md"
 install -D -m 0644 MIGRATING.md "$pkg/usr/share/doc/ycft/MIGRATING.md"
+for page in docs/*.md; do install -D -m 0644 "$page" "$pkg/usr/share/doc/ycft/$page"; done
 install -D -m 0644 THIRD-PARTY-NOTICES.md "$pkg/usr/share/doc/ycft/THIRD-PARTY-NOTICES.md"
 install -D -m 0644 "$swift_license" "$pkg/usr/share/doc/ycft/swift-LICENSE.txt"
 {
