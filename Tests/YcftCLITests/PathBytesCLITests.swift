@@ -85,6 +85,75 @@ import Glibc
         #expect(dry.stdoutText == "\(dir)/odd/\\x81/\\xff\\xfe.plist: unchanged\n")
     }
 
+    // MARK: Item 19: arguments that are not paths must be UTF-8
+
+    @Test func aKeyOrValueThatIsNotUTF8IsAUsageErrorAndNothingIsWritten() throws {
+        let dir = try TestPaths.temporaryDirectory().path
+        let file = "\(dir)/" + rawPath([0xFF, 0xFE], ".plist")
+        let before = try readBytes(archive)
+        try SafeFile.write(before, to: file)
+        let usage = "Usage: ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time] "
+            + "[--key NAME] [--force] FILE KEY\n  See 'ycft set --help' for more information.\n"
+        let key = try runSpawned(ycft, ["set", file, rawPath([0xFF, 0xFE]), "--last-version", "1"])
+        #expect(key.status == 2)
+        #expect(key.stderr == "Error: The value '\\xff\\xfe' is invalid for '<KEY>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
+        let version = try runSpawned(ycft, ["set", file, "k", "--last-version", rawPath([0xC3, 0x28])])
+        #expect(version.status == 2)
+        #expect(version.stderr == "Error: The value '\\xc3(' is invalid for '--last-version <v>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
+        let inline = try runSpawned(ycft, ["set", file, "k", "--last-time=" + rawPath([0x80])])
+        #expect(inline.stderr.hasPrefix("Error: The value '\\x80' is invalid for '--last-time <t>': it is not valid UTF-8"))
+        #expect(try SafeFile.read(file, limit: 1 << 20).bytes == before)
+        // The file operand itself may be any bytes: a valid key and version are written.
+        let good = try runSpawned(ycft, ["set", file, "k", "--last-version", "1"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(try SafeFile.read(file, limit: 1 << 20).bytes != before)
+    }
+
+    @Test(arguments: [
+        (["verify", "--key", "\u{0}K"], "'--key <name>'"),
+        (["status", "--time-zone", "\u{0}Z", "f"], "'--time-zone <tz>'"),
+        (["status", "--gate", "\u{0}k=once", "f"], "'--gate <key=rule>'"),
+        (["status", "--now", "\u{0}", "f"], "'--now <iso8601>'"),
+        (["migrate", "--dry-run", "--to", "\u{0}", "d"], "'--to <target>'"),
+        (["unset", "f", "k", "\u{0}"], "'<KEY>'"),
+        (["dump", "--key", "\u{0}", "f"], "'--key <name>'"),
+    ])
+    func everyTextArgumentIsChecked(_ template: [String], _ named: String) {
+        // "\0" in the template stands for the byte FF.
+        let arguments = template.map { $0.replacingOccurrences(of: "\u{0}", with: rawPath([0xFF])) }
+        let fake = FakeIO(files: [:])
+        #expect(fake.run(arguments) == 2)
+        #expect(fake.stderr.hasPrefix("Error: The value '"), "\(fake.stderr)")
+        #expect(fake.stderr.contains("' is invalid for \(named): it is not valid UTF-8"), "\(fake.stderr)")
+    }
+
+    @Test func pathValuesMayBeAnyBytes() throws {
+        let bytes = try readBytes(archive)
+        let name = rawPath([0xFF], ".plist")
+        // FILE operands, -o, --report, --backup and --include take any bytes.
+        let pack = FakeIO(files: [:], stdin: Array(sampleJSON.utf8))
+        #expect(pack.run(["pack", "-o", rawPath([0xFE], ".out"), "-"]) == 0, "\(pack.stderr)")
+        #expect(pack.file(rawPath([0xFE], ".out")) != nil)
+        let report = FakeIO(files: [name: try readBytes(defaults)])
+        #expect(report.run(["migrate", "--dry-run", "--report", rawPath([0xFC]), name]) == 0, "\(report.stderr)")
+        #expect(report.file(rawPath([0xFC])) != nil)
+        // (In memory a file has no status, so in place it fails to write; what matters is that
+        // the suffix was taken: no usage error.)
+        let backup = FakeIO(files: [name: try readBytes(defaults)])
+        _ = backup.run(["migrate", "--in-place", "--backup", rawPath([0xFD]), name])
+        #expect(backup.stderr.hasPrefix("ycft: \\xff.plist: cannot write"), "\(backup.stderr)")
+        let include = FakeIO(files: [name: bytes])
+        #expect(include.run(["verify", "--include", rawPath([0xFF], "*"), name]) == 0, "\(include.stderr)")
+        let dump = FakeIO(files: [name: bytes])
+        #expect(dump.run(["dump", name]) == 0, "\(dump.stderr)")
+        // A valid key that holds U+10FF41 (PathBytes reserves that range for bytes) is itself.
+        let reserved = FakeIO(files: [name: bytes])
+        #expect(reserved.run(["set", name, PathBytes.decode([0xF4, 0x8F, 0xBD, 0x81]), "--last-version", "1"]) == 0, "\(reserved.stderr)")
+        let after = FakeIO(files: [name: reserved.file(name) ?? []])
+        #expect(after.run(["dump", name]) == 0)
+        #expect(after.stdoutText.contains("\"\u{10FF41}\" : {"), "\(after.stdoutText)")
+    }
+
     // MARK: Item 14: a directory that cannot be read is trouble
 
     /// An in-process IO whose file system has one directory `t` with `a.plist` and an
