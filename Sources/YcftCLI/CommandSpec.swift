@@ -191,7 +191,9 @@ extension CommandSpec {
         and copies that disagree are reported. Every finding has a stable rule id, a
         severity, the object path and a message; each rule also says what YCFirstTime
         does with such a state on the device. All files are checked before the exit
-        status is decided; json and junit print one document for the whole run.
+        status is decided; json and junit print one document for the whole run. A
+        directory that cannot be read, or that holds nothing to check (empty, no file
+        matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]...",
                 "[--allow-empty] PATH..."],
@@ -242,7 +244,8 @@ extension CommandSpec {
         Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
         app's Library/Preferences/<id>.plist) or a directory searched recursively for
         files matching --include, *.plist by default (backups of an earlier --in-place
-        run excepted; a directory where nothing matches is named on standard error).
+        run excepted; a directory that cannot be read, or holds nothing to migrate, is
+        named on standard error and is trouble, exit 2, unless --allow-empty).
         Every other key keeps its type, exact value and position, and a file keeps its
         format unless --plist-format says otherwise. A file already in the target state
         is 'unchanged' and not rewritten; one without source state is 'skipped'; target
