@@ -28,6 +28,9 @@ public enum Ycft {
 
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
     /// before anything opens a file, then runs the tool.
+    /// - Parameter arguments: the raw `argv` (without the program name) as ``PathBytes``
+    ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
+    ///   `CommandLine.arguments` would have replaced them with U+FFFD).
     /// - Returns: the exit status.
     public static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
