@@ -131,7 +131,8 @@ public final class FirstTimeStore: @unchecked Sendable {
         }
         domain = PlistDictionary()
         state = FirstTimeRecords()
-        guard FileManager.default.fileExists(atPath: path) else { return }
+        // FileStatus, not FileManager: the path's bytes as PathBytes encodes them (a non-UTF-8 name).
+        guard case .success = FileStatus.of(path) else { return }
         let limit = PlistLimits.default.maxInputSize
         let bytes: [UInt8]
         do { bytes = try SafeFile.read(path, limit: limit).bytes } catch { throw .io(path: path, error.description) }

@@ -134,7 +134,7 @@ public struct FileStatus: Sendable, Equatable {
     /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.
     public static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
         var info = stat()
-        let rc = followLinks ? stat(path, &info) : lstat(path, &info)
+        let rc = followLinks ? stat(PathBytes.cString(path), &info) : lstat(PathBytes.cString(path), &info)
         return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
     }
 

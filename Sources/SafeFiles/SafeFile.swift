@@ -99,11 +99,11 @@ public enum SafeFile {
         let source = realPath(path) ?? path
         for n in 0..<100 {
             let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
-            if link(source, candidate) == 0 {
+            if link(PathBytes.cString(source), PathBytes.cString(candidate)) == 0 {
                 if case let .success(made) = FileStatus.of(candidate, followLinks: false), made.identity == expected.identity {
                     return candidate
                 }
-                unlink(candidate)  // just linked by this call: the file changed in between
+                unlink(PathBytes.cString(candidate))  // just linked by this call: the file changed in between
                 throw FileError(.backup, path, .changedSinceRead)
             }
             let failure = SystemError.current
@@ -133,7 +133,7 @@ public enum SafeFile {
     /// work on one file at once.
     /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock).
     public static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
         guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
         let handle = FileLock(fd)
         let before: FileStatus
@@ -166,7 +166,7 @@ public enum SafeFile {
 
     /// Flushes a directory's entries (renames) to disk.
     public static func syncDirectory(_ directory: String) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
             close(fd)
@@ -198,7 +198,7 @@ public enum SafeFile {
                                            options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
-        if !options.replaceReadOnly && (status.isReadOnly || (access(target, W_OK) != 0 && errno == EACCES)) {
+        if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
             throw FileError(.write, target, .readOnly(permissions: status.permissions))
         }
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
@@ -266,7 +266,7 @@ public enum SafeFile {
         switch status.kind {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
         case .fifo, .characterDevice:
-            let fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+            let fd = open(PathBytes.cString(target), O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
             defer { close(fd) }
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
@@ -319,16 +319,16 @@ public enum SafeFile {
     }
 
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return PathBytes.decode(cString: resolved)
     }
 
     static func linkText(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink(path, &buffer, buffer.count - 1)
+        let n = readlink(PathBytes.cString(path), &buffer, buffer.count - 1)
         guard n >= 0 else { return nil }
-        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return PathBytes.decode(buffer[..<n].map { UInt8(bitPattern: $0) })
     }
 }
 
@@ -440,7 +440,7 @@ fileprivate final class Temporary {
         self.target = target
         stem = "\(directory)/.\(Temporary.shortened(name)).ycft-"
         #if os(Linux)
-        let unnamed = open(directory, linuxTemporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+        let unnamed = open(PathBytes.cString(directory), linuxTemporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
         if unnamed >= 0 {
             fd = unnamed
             return
@@ -454,7 +454,7 @@ fileprivate final class Temporary {
         var lastError = SystemError(errno: EEXIST)
         for _ in 0..<16 {
             let candidate = stem + Temporary.randomSuffix()
-            let named = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             if named >= 0 {
                 fd = named
                 self.name = candidate
@@ -516,13 +516,13 @@ fileprivate final class Temporary {
         }
         guard let name else { return }
         if replacing {
-            guard rename(name, target) == 0 else { throw FileError(.write, target, .system(.current)) }
+            guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
         } else {
-            guard link(name, target) == 0 else {
+            guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
                 let failure = SystemError.current
                 throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
             }
-            unlink(name)
+            unlink(PathBytes.cString(name))
         }
         self.name = nil
         committed = true
@@ -536,16 +536,16 @@ fileprivate final class Temporary {
         guard !discarded else { return }
         discarded = true
         close(fd)
-        if !committed, let name { unlink(name) }
+        if !committed, let name { unlink(PathBytes.cString(name)) }
     }
 
     private func linkAt(_ path: String) -> Bool {
         #if os(Linux)
-        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return true }
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, PathBytes.cString(path), AT_SYMLINK_FOLLOW) == 0 { return true }
         let failure = SystemError.current
         if failure.errno == EEXIST { return false }
         // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
-        if linkat(fd, "", AT_FDCWD, path, 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
+        if linkat(fd, "", AT_FDCWD, PathBytes.cString(path), 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
         errno = failure.errno
         #endif
         return false

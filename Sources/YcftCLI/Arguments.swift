@@ -1,6 +1,13 @@
+import SafeFiles
+
 /// A small, conventional argument cursor: `--long value`, `--long=value`, short aliases such as
 /// `-o` with the value separate or attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and options and
 /// operands may interleave.
+///
+/// Arguments arrive as ``PathBytes`` strings (the process's raw `argv`). Paths may be any bytes;
+/// every other value and operand (keys, versions, times, zones, rules, formats) must be UTF-8,
+/// which the spec decides (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Argument/acceptsBytes``):
+/// one that is not is a usage error naming it, never stored as U+FFFD.
 struct Arguments {
     private var rest: [String]
     private(set) var operands: [String] = []
@@ -16,17 +23,17 @@ struct Arguments {
     /// The next option (operands are collected as they pass); nil at the end.
     /// - Throws: for an option the command does not have, or a value given to a flag.
     mutating func nextOption() throws(UsageError) -> (name: String, inline: String?)? {
-        guard let option = next() else { return nil }
+        guard let option = try next() else { return nil }
         guard let known = spec.option(option.name) else { throw UsageError("Unknown option '\(option.name)'") }
         if !known.takesValue, option.inline != nil { throw UsageError("'\(option.name)' takes no value") }
         return option
     }
 
-    private mutating func next() -> (name: String, inline: String?)? {
+    private mutating func next() throws(UsageError) -> (name: String, inline: String?)? {
         while !rest.isEmpty {
             let arg = rest.removeFirst()
             if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
-                operands.append(arg)
+                operands.append(try operand(arg, at: operands.count))
                 continue
             }
             if arg == "--" {
@@ -46,10 +53,34 @@ struct Arguments {
     }
 
     /// The value of an option: its inline `=value` or the next argument.
+    /// - Throws: when it is missing, or is not UTF-8 and the option takes no path.
     mutating func value(for name: String, inline: String?) throws(UsageError) -> String {
-        if let inline { return inline }
-        guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) <value>'") }
-        return rest.removeFirst()
+        let value: String
+        if let inline {
+            value = inline
+        } else {
+            guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) <value>'") }
+            value = rest.removeFirst()
+        }
+        guard let option = spec.option(name), !option.acceptsBytes else { return value }
+        return try Self.text(value, for: "\(name) <\((option.value ?? "value").lowercased())>")
+    }
+
+    /// An operand as the command's argument at `index` takes it: a path as it is, anything
+    /// else only as UTF-8. An operand the command does not take is left to the command to refuse.
+    private func operand(_ arg: String, at index: Int) throws(UsageError) -> String {
+        guard let argument = spec.argument(at: index), !argument.acceptsBytes else { return arg }
+        return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
+    }
+
+    /// The argument as text (``PathBytes/text(_:)``).
+    /// - Throws: a usage error naming the argument and showing its bytes, when it is not UTF-8.
+    static func text(_ value: String, for what: String) throws(UsageError) -> String {
+        guard let text = PathBytes.text(value) else {
+            throw UsageError("The value '\(Ycft.shown(value))' is invalid for '\(what)': it is not valid UTF-8 "
+                             + "(only paths may hold other bytes)")
+        }
+        return text
     }
 }
 

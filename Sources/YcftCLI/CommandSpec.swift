@@ -12,6 +12,9 @@ struct CommandSpec: Sendable {
         case file
         case directory
         case choices([String])
+
+        /// A file or directory: a path, which may be any bytes.
+        var isPath: Bool { self == .file || self == .directory }
     }
 
     /// One option.
@@ -25,15 +28,20 @@ struct CommandSpec: Sendable {
         let help: [String]
         /// An old spelling, accepted so the command can say what replaced it; not shown.
         let hidden: Bool
+        /// Whether the value may be any bytes (a path, or part of one); else it must be UTF-8.
+        let acceptsBytes: Bool
 
         /// A flag.
         init(_ names: [String], _ help: [String]) {
-            (self.names, value, completion, self.help, hidden) = (names, nil, .none, help, false)
+            (self.names, value, completion, self.help, hidden, acceptsBytes) = (names, nil, .none, help, false, false)
         }
 
-        /// An option with a value.
-        init(_ names: [String], _ value: String, completion: Completion = .none, hidden: Bool = false, _ help: [String] = []) {
+        /// An option with a value. A value completed as a file or directory is a path, so any
+        /// bytes; other values must be UTF-8 unless `anyBytes` (a glob, a backup suffix).
+        init(_ names: [String], _ value: String, completion: Completion = .none, hidden: Bool = false, anyBytes: Bool = false,
+             _ help: [String] = []) {
             (self.names, self.value, self.completion, self.help, self.hidden) = (names, value, completion, help, hidden)
+            acceptsBytes = anyBytes || completion.isPath
         }
 
         var takesValue: Bool { value != nil }
@@ -44,6 +52,18 @@ struct CommandSpec: Sendable {
         let name: String
         let completion: Completion
         let help: [String]
+
+        /// Whether it may be any bytes (a path); else it must be UTF-8.
+        var acceptsBytes: Bool { completion.isPath }
+        /// Whether it may be repeated (`PATH...`, `KEY...`).
+        var repeats: Bool { name.hasSuffix("...") }
+    }
+
+    /// The positional argument an operand at `index` stands for (the last one repeats), or nil
+    /// for an operand the command does not take.
+    func argument(at index: Int) -> Argument? {
+        if index < arguments.count { return arguments[index] }
+        return arguments.last.flatMap { $0.repeats ? $0 : nil }
     }
 
     let name: String
@@ -171,9 +191,12 @@ extension CommandSpec {
         and copies that disagree are reported. Every finding has a stable rule id, a
         severity, the object path and a message; each rule also says what YCFirstTime
         does with such a state on the device. All files are checked before the exit
-        status is decided; json and junit print one document for the whole run.
+        status is decided; json and junit print one document for the whole run. A
+        directory that cannot be read, or that holds nothing to check (empty, no file
+        matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
-        usage: ["[--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]... PATH..."],
+        usage: ["[--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]...",
+                "[--allow-empty] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."])],
         options: [
@@ -186,8 +209,10 @@ extension CommandSpec {
             Option(["--strict"], ["Warnings fail too."]),
             Option(["--compact"], ["With --format json, JSON on one line."]),
             key(["The defaults key holding the archive. (default: YCFirstTime)"]),
-            Option(["--include"], "GLOB", ["In directories, check files whose name matches GLOB;",
-                                          "repeatable. (default: *.plist)"]),
+            Option(["--include"], "GLOB", anyBytes: true, ["In directories, check files whose name matches GLOB;",
+                                                          "repeatable. (default: *.plist)"]),
+            Option(["--allow-empty"], ["Exit 0 when a directory holds nothing to check (by",
+                                       "default that is trouble, exit 2: a wrong path)."]),
             maxInputSize, help,
         ],
         footer: verifyFooter)
@@ -206,7 +231,8 @@ extension CommandSpec {
         EXIT STATUS:
           0  no errors (warnings allowed unless --strict)
           1  a finding fails
-          2  trouble: usage, an unreadable file
+          2  trouble: usage, an unreadable file or directory, a directory
+             with nothing to check (unless --allow-empty)
 
         """
     }
@@ -218,7 +244,8 @@ extension CommandSpec {
         Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
         app's Library/Preferences/<id>.plist) or a directory searched recursively for
         files matching --include, *.plist by default (backups of an earlier --in-place
-        run excepted; a directory where nothing matches is named on standard error).
+        run excepted; a directory that cannot be read, or holds nothing to migrate, is
+        named on standard error and is trouble, exit 2, unless --allow-empty).
         Every other key keeps its type, exact value and position, and a file keeps its
         format unless --plist-format says otherwise. A file already in the target state
         is 'unchanged' and not rewritten; one without source state is 'skipped'; target
@@ -229,7 +256,7 @@ extension CommandSpec {
         usage: ["[--to records|interval|legacy]",
                 "(-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)",
                 "[--keep-source] [--force] [--drop-versions] [--key NAME]",
-                "[--include GLOB]... [--jobs N] [--report FILE]",
+                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE]",
                 "[--plist-format same|binary|xml] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
         options: [
@@ -251,7 +278,7 @@ extension CommandSpec {
             ]),
             Option(["--in-place"], ["Replace each file, keeping FILE.bak unless --no-backup.",
                                     "An existing backup is never replaced: FILE.bak.1, ..."]),
-            Option(["--backup"], "SUFFIX", ["The backup suffix with --in-place. (default: .bak)"]),
+            Option(["--backup"], "SUFFIX", anyBytes: true, ["The backup suffix with --in-place. (default: .bak)"]),
             Option(["--no-backup"], ["No backup with --in-place."]),
             Option(["--dry-run"], ["Write nothing; print what would change per file."]),
             Option(["--keep-source"], ["Keep the source keys (the archive, or on rollback the",
@@ -261,8 +288,10 @@ extension CommandSpec {
             Option(["--drop-versions"], ["With --to interval: do not write YCFirstTime.records;",
                                          "the versions are lost (each file says which)."]),
             key(["The key of the legacy archive. (default: YCFirstTime)"]),
-            Option(["--include"], "GLOB", ["In directories, take files whose name matches GLOB;",
-                                          "repeatable. (default: *.plist)"]),
+            Option(["--include"], "GLOB", anyBytes: true, ["In directories, take files whose name matches GLOB;",
+                                                          "repeatable. (default: *.plist)"]),
+            Option(["--allow-empty"], ["Exit 0 when a directory holds nothing to migrate (by",
+                                       "default that is trouble, exit 2: a wrong path)."]),
             Option(["-j", "--jobs"], "N", ["Files processed at once. (default: the number of cores)"]),
             Option(["--report"], "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
                                                                "standard output)."]),
@@ -276,7 +305,8 @@ extension CommandSpec {
         EXIT STATUS:
           0  nothing failed
           1  a file failed on its content
-          2  trouble: usage, an unreadable or unwritable path
+          2  trouble: usage, an unreadable or unwritable path, a directory
+             with nothing to migrate (unless --allow-empty)
 
         """)
 

@@ -27,10 +27,12 @@ struct FileWalk {
     /// What the walk found, and what it could not use.
     struct Result {
         var inputs: [Input] = []
-        /// Operands that are missing, unreadable directories or special files: (path, message).
+        /// Operands that are special files, and directories (operands or below them) that
+        /// could not be read: (path, message).
         var problems: [(path: String, message: String)] = []
-        /// Directories in which no file matched but others exist: (path, files seen).
-        var unmatched: [(path: String, others: Int)] = []
+        /// Directory operands that gave no input, and could be read whole: (path, regular files
+        /// below it that did not match). A wrong path in a CI job, an empty export.
+        var empty: [(path: String, others: Int)] = []
         /// The files the inputs name (so "is this output one of the inputs?" needs no new look).
         var inodes = Set<FileIdentity.Inode>()
     }
@@ -56,16 +58,22 @@ struct FileWalk {
             case .regular:
                 add(operand, mirror: Self.mirrored(operand), fileOperand: true, status: status)
             case .directory:
-                let files: [String]
-                do { files = try io.listFiles(operand) } catch {
-                    result.problems.append((operand, "cannot list: \(error)"))
+                let listing: DirectoryListing
+                do throws(SystemError) { listing = try io.listFiles(operand) } catch {
+                    result.problems.append((operand, Self.unreadableMessage(error)))
                     continue
                 }
-                let matching = files.filter(matches)
+                func below(_ relative: String) -> String {
+                    relative == "." ? operand : operand.hasSuffix("/") ? operand + relative : "\(operand)/\(relative)"
+                }
+                for unreadable in listing.unreadable {
+                    result.problems.append((below(unreadable.path), Self.unreadableMessage(unreadable.error)))
+                }
+                let matching = listing.files.filter(matches)
                 let names = Set(matching)
-                if matching.isEmpty && !files.isEmpty { result.unmatched.append((operand, files.count)) }
+                if matching.isEmpty && listing.unreadable.isEmpty { result.empty.append((operand, listing.files.count)) }
                 for relative in matching where !Self.isBackup(relative, among: names) {
-                    let path = operand.hasSuffix("/") ? operand + relative : "\(operand)/\(relative)"
+                    let path = below(relative)
                     add(path, mirror: relative, fileOperand: false, status: io.fileStatus(path))
                 }
             default:
@@ -75,10 +83,15 @@ struct FileWalk {
         return result
     }
 
-    /// Whether a relative path's file name matches one of the globs.
+    /// The message for a directory that could not be read (`ls`'s words).
+    static func unreadableMessage(_ error: SystemError) -> String { "cannot open the directory: \(error)" }
+
+    /// Whether a relative path's file name matches one of the globs (byte by byte, as the
+    /// shell would: both go to `fnmatch` as their ``PathBytes``).
     func matches(_ relative: String) -> Bool {
         let name = relative.split(separator: "/").last.map(String.init) ?? relative
-        return includes.contains { fnmatch($0, name, 0) == 0 }
+        let nameBytes = PathBytes.cString(name)
+        return includes.contains { fnmatch(PathBytes.cString($0), nameBytes, 0) == 0 }
     }
 
     /// A file operand's place below OUT: its path as given, without a leading `/` or `.`
@@ -98,9 +111,15 @@ struct FileWalk {
         return false
     }
 
-    /// The stderr line for a directory where nothing matched.
-    func unmatchedNote(_ path: String, others: Int) -> String {
-        "ycft: \(Ycft.shown(path)): no file matches \(includes.joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
-            + "choose them with --include GLOB\n"
+    /// What to say of a directory operand that gave no input (``Result/empty``): with
+    /// `--allow-empty`, a note where other files were seen (nil for an empty directory);
+    /// without, the reason the run fails, ending with the flag that accepts it.
+    /// - Parameter nothing: `nothing to check`, `nothing to migrate`.
+    func emptyMessage(others: Int, allowed: Bool, nothing: String) -> String? {
+        let unmatched = "no file matches \(includes.joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
+            + "choose them with --include GLOB"
+        if allowed { return others > 0 ? unmatched : nil }
+        return others > 0 ? "\(nothing): \(unmatched), or pass --allow-empty"
+            : "\(nothing): no regular file below it (links are not followed); pass --allow-empty to accept that"
     }
 }

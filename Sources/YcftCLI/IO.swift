@@ -38,8 +38,10 @@ public struct CommandIO: Sendable {
     public var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// The status of a path, following links; nil when it does not exist.
     public var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
-    /// Every regular file below a directory, as paths relative to it, sorted.
-    public var listFiles: @Sendable (_ directory: String) throws -> [String] = { _ in [] }
+    /// Every regular file below a directory, as paths relative to it, sorted, and the
+    /// subdirectories that could not be read (``DirectoryListing/regularFiles(below:)``).
+    /// Throws when the directory itself cannot be read.
+    public var listFiles: @Sendable (_ directory: String) throws(SystemError) -> DirectoryListing = { _ in DirectoryListing(files: []) }
     /// Creates a directory and its parents.
     public var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
@@ -102,23 +104,25 @@ public struct CommandIO: Sendable {
         io.commitFiles = { pending in SafeFile.commit(pending) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
-        io.listFiles = { directory in
-            guard let enumerator = FileManager.default.enumerator(atPath: directory) else {
-                throw SystemError(errno: ENOENT)
-            }
-            var files: [String] = []
-            while let relative = enumerator.nextObject() as? String {
-                if case let .success(status) = FileStatus.of("\(directory)/\(relative)", followLinks: false),
-                   status.kind == .regular {
-                    files.append(relative)
-                }
-            }
-            return files.sorted()
-        }
-        io.makeDirectory = { path in try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+        io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
+        io.makeDirectory = { path in try makeDirectories(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
+    }
+}
+
+/// `mkdir -p`: creates `path` and its missing parents (0777 less the umask), through
+/// ``PathBytes`` so a name that is not UTF-8 is created with its own bytes.
+/// - Throws: ``SystemError`` from `mkdir(2)` (`EEXIST` when a part is not a directory).
+func makeDirectories(_ path: String) throws(SystemError) {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for part in path.split(separator: "/") {
+        prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + part
+        guard mkdir(PathBytes.cString(prefix), 0o777) != 0 else { continue }
+        let failure = SystemError.current
+        if failure.errno == EEXIST, case let .success(status) = FileStatus.of(prefix), status.kind == .directory { continue }
+        throw failure
     }
 }
 

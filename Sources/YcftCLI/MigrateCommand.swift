@@ -26,20 +26,26 @@ enum MigrateCommand {
     /// The jobs of one run, decided before anything is written.
     struct Plan {
         var jobs: [Job] = []
+        /// Directory operands with nothing to migrate, without --allow-empty (trouble, exit 2).
+        var emptyDirectories = 0
 
         /// Expands the operands (directories recursively, `*.plist`, backups of earlier runs
         /// excepted), drops a file named twice, and gives each job its output.
         /// - Throws: a failure (exit 2, nothing written) when two inputs would be written to
         ///   one output, or an output is one of the inputs.
-        static func make(_ operands: [String], mode: Destination, walk: FileWalk, io: CommandIO,
+        static func make(_ operands: [String], mode: Destination, walk: FileWalk, allowEmpty: Bool, io: CommandIO,
                          reports: inout [FileReport]) throws(Ycft.Failure) -> Plan {
             let walked = walk.expand(operands, io: io)
             for problem in walked.problems {
                 reports.append(FileReport(path: problem.path, status: "failed", error: problem.message, trouble: true))
             }
-            for directory in walked.unmatched { io.writeStderr(walk.unmatchedNote(directory.path, others: directory.others)) }
-            let found = walked.inputs
             var plan = Plan()
+            for directory in walked.empty {
+                guard let message = walk.emptyMessage(others: directory.others, allowed: allowEmpty, nothing: "nothing to migrate") else { continue }
+                io.writeStderr("ycft: \(Ycft.shown(directory.path)): \(message)\n")
+                if !allowEmpty { plan.emptyDirectories += 1 }
+            }
+            let found = walked.inputs
             switch mode {
             case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
             case .inPlace: plan.jobs = found.map { Job(path: $0.path, output: $0.path) }
@@ -47,7 +53,7 @@ enum MigrateCommand {
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
                     && io.fileStatus(out)?.kind != .directory
                 if SafeFile.descriptorPath(out) != nil && !single {
-                    throw Ycft.Failure(.trouble, nil, "\(out): standard output and other descriptors take one input file; give a directory for several")
+                    throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): standard output and other descriptors take one input file; give a directory for several")
                 }
                 plan.jobs = found.map { item in
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
@@ -61,10 +67,10 @@ enum MigrateCommand {
             for job in plan.jobs {
                 guard let output = job.output, let inputs = byOutput[normalized(output)] else { continue }
                 if inputs.count > 1 && inputs[0] == job.path {
-                    problems.append("\(output): \(inputs.count) inputs would be written here: \(inputs.joined(separator: ", "))")
+                    problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
                 if let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
-                    problems.append("\(output): the output is an input; use --in-place to rewrite a file")
+                    problems.append("\(Ycft.shown(output)): the output is an input; use --in-place to rewrite a file")
                 }
             }
             guard problems.isEmpty else {
@@ -106,6 +112,7 @@ enum MigrateCommand {
         var walk = FileWalk()
         var includes: [String] = []
         var compact = false
+        var allowEmpty = false
         func setDestination(_ d: Destination) throws(UsageError) {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
@@ -141,6 +148,7 @@ enum MigrateCommand {
             case "--report": report = try args.value(for: "--report", inline: option.inline)
             case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
             case "--compact": compact = true
+            case "--allow-empty": allowEmpty = true
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
@@ -177,7 +185,7 @@ enum MigrateCommand {
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {
-            plan = try Plan.make(args.operands, mode: mode, walk: walk, io: io, reports: &reports)
+            plan = try Plan.make(args.operands, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
         } catch {
             return error.report(io)
         }
@@ -197,7 +205,7 @@ enum MigrateCommand {
             + (mode == .dryRun ? " (dry run: nothing written)" : "") + "\n"
         io.writeStderr(summary)
 
-        var trouble = reports.contains { $0.trouble }
+        var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
         if let report {
             let json = reportJSON(reports, options: options, mode: mode).bytes(style: compact ? .compact : .pretty)
             if Ycft.isStandardOutput(report) {
@@ -399,14 +407,14 @@ enum MigrateCommand {
             .init("summary", .object(["migrated", "unchanged", "skipped", "failed"].map { .init($0, .integer(counts[$0, default: 0])) })),
             .init("files", .array(reports.map { r in
                 .object([
-                    .init("path", .string(r.path)),
+                    .init("path", .string(Ycft.reported(r.path))),
                     .init("status", .string(r.status)),
                     .init("added", .array((r.outcome?.added ?? []).map { .string($0) })),
                     .init("removed", .array((r.outcome?.removed ?? []).map { .string($0) })),
                     .init("changed", .array((r.outcome?.changed ?? []).map { .string($0) })),
                     .init("records", r.outcome.map { .integer($0.recordCount) } ?? .null),
                     .init("error", r.error.map { .string($0) } ?? .null),
-                    .init("backup", r.backup.map { .string($0) } ?? .null),
+                    .init("backup", r.backup.map { .string(Ycft.reported($0)) } ?? .null),
                 ])
             })),
         ])

@@ -1,3 +1,4 @@
+import SafeFiles
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,13 +13,13 @@ enum TestHooks {
     /// The test changes the file in between, deterministically.
     static func afterRead(_ path: String) {
         #if DEBUG
-        guard let fifo = getenv("YCFT_TEST_AFTER_READ_FIFO").map({ String(cString: $0) }) else { return }
-        let out = open(fifo, O_WRONLY | O_CLOEXEC)
+        guard let fifo = getenv("YCFT_TEST_AFTER_READ_FIFO").map({ PathBytes.decode(cString: $0) }) else { return }
+        let out = open(PathBytes.cString(fifo), O_WRONLY | O_CLOEXEC)
         guard out >= 0 else { return }
-        let line = Array((path + "\n").utf8)
+        let line = PathBytes.encode(path) + [0x0A]
         _ = line.withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
         close(out)
-        let back = open(fifo, O_RDONLY | O_CLOEXEC)
+        let back = open(PathBytes.cString(fifo), O_RDONLY | O_CLOEXEC)
         guard back >= 0 else { return }
         var byte: UInt8 = 0
         _ = read(back, &byte, 1)

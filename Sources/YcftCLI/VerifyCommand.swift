@@ -13,6 +13,8 @@ enum VerifyCommand {
         let findings: [ContractFinding]
         /// Set when the file could not be read at all (trouble, exit 2).
         let trouble: String?
+        /// A directory operand with nothing to check (trouble, exit 2; not a file).
+        var empty = false
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -24,6 +26,7 @@ enum VerifyCommand {
         var walk = FileWalk()
         var includes: [String] = []
         var compact = false
+        var allowEmpty = false
         while let option = try args.nextOption() {
             switch option.name {
             case "--format":
@@ -42,6 +45,8 @@ enum VerifyCommand {
                 includes.append(try args.value(for: "--include", inline: option.inline))
             case "--compact":
                 compact = true
+            case "--allow-empty":
+                allowEmpty = true
             default:
                 throw UsageError("Unknown option '\(option.name)'")
             }
@@ -52,8 +57,17 @@ enum VerifyCommand {
         if !includes.isEmpty { walk.includes = includes }
         // Directories are searched like migrate's (one walk); the whole run is one document.
         let walked = walk.expand(args.operands, io: io)
-        for directory in walked.unmatched { io.writeStderr(walk.unmatchedNote(directory.path, others: directory.others)) }
-        var results: [FileResult] = walked.problems.map { FileResult(path: $0.path, findings: [], trouble: $0.message) }
+        var results: [FileResult] = walked.problems.map { FileResult(path: Ycft.display($0.path), findings: [], trouble: $0.message) }
+        // A directory with nothing to check fails the run (a wrong path in CI must not pass)
+        // unless --allow-empty; it is reported in every format, as trouble is.
+        for directory in walked.empty {
+            guard let message = walk.emptyMessage(others: directory.others, allowed: allowEmpty, nothing: "nothing to check") else { continue }
+            if allowEmpty {
+                io.writeStderr("ycft: \(Ycft.shown(directory.path)): \(message)\n")
+            } else {
+                results.append(FileResult(path: Ycft.display(directory.path), findings: [], trouble: message, empty: true))
+            }
+        }
         for path in walked.inputs.map(\.path) {
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -75,13 +89,13 @@ enum VerifyCommand {
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
         // Trouble (an unreadable file) is reported on standard error in every format.
         for result in results {
-            if let trouble = result.trouble { io.writeStderr("ycft: \(UntrustedText.escaped(result.path)): \(trouble)\n") }
+            if let trouble = result.trouble { io.writeStderr("ycft: \(Ycft.shown(result.path)): \(trouble)\n") }
         }
         switch format {
         case .text:
             for result in results {
                 for finding in result.findings {
-                    io.writeStderr("\(UntrustedText.escaped(result.path)): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
+                    io.writeStderr("\(Ycft.shown(result.path)): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
                 }
             }
         case .json:
@@ -90,11 +104,11 @@ enum VerifyCommand {
             var out = ""
             for result in results {
                 if let trouble = result.trouble {
-                    out += "::error file=\(property(result.path)),title=unreadable::\(data(trouble))\n"
+                    out += "::error file=\(property(Ycft.reported(result.path))),title=\(result.empty ? "nothing to check" : "unreadable")::\(data(trouble))\n"
                 }
                 for finding in result.findings {
                     let command = finding.severity == .error ? "error" : "warning"
-                    out += "::\(command) file=\(property(result.path)),title=\(property(finding.rule.rawValue))::"
+                    out += "::\(command) file=\(property(Ycft.reported(result.path))),title=\(property(finding.rule.rawValue))::"
                         + data("\(finding.path): \(finding.message)") + "\n"
                 }
             }
@@ -115,8 +129,8 @@ enum VerifyCommand {
             warnings += w
             let failed = result.trouble != nil || e > 0 || (strict && w > 0)
             return .object([
-                .init("file", .string(result.path)),
-                .init("status", .string(result.trouble != nil ? "unreadable" : failed ? "fail" : "pass")),
+                .init("file", .string(Ycft.reported(result.path))),
+                .init("status", .string(result.empty ? "empty" : result.trouble != nil ? "unreadable" : failed ? "fail" : "pass")),
                 .init("error", result.trouble.map { .string($0) } ?? .null),
                 .init("errors", .integer(e)),
                 .init("warnings", .integer(w)),
@@ -173,7 +187,7 @@ enum VerifyCommand {
         out += "<testsuites name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
         out += "  <testsuite name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
         for result in results {
-            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(result.path))\""
+            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(Ycft.reported(result.path)))\""
             let failing = result.findings.filter { $0.severity == .error || strict }
             let other = result.findings.filter { !($0.severity == .error || strict) }
             if result.trouble == nil && result.findings.isEmpty {
@@ -182,7 +196,7 @@ enum VerifyCommand {
             }
             out += ">\n"
             if let trouble = result.trouble {
-                out += "      <error message=\"\(xml(trouble))\" type=\"unreadable\"/>\n"
+                out += "      <error message=\"\(xml(trouble))\" type=\"\(result.empty ? "empty" : "unreadable")\"/>\n"
             }
             if let first = failing.first {
                 let body = failing.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")

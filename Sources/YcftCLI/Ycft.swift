@@ -28,6 +28,9 @@ public enum Ycft {
 
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
     /// before anything opens a file, then runs the tool.
+    /// - Parameter arguments: the raw `argv` (without the program name) as ``PathBytes``
+    ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
+    ///   `CommandLine.arguments` would have replaced them with U+FFFD).
     /// - Returns: the exit status.
     public static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
@@ -116,7 +119,8 @@ public enum Ycft {
     private static func usage(_ error: UsageError, command: Command?, io: CommandIO) -> Int32 {
         let usageLine = command?.usage ?? "ycft <subcommand>"
         let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
-        io.writeStderr("Error: \(error.message)\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
+        // An argument in the message that is not UTF-8 shows its bytes as \xNN.
+        io.writeStderr("Error: \(PathBytes.displayed(error.message))\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue
     }
 
@@ -191,8 +195,13 @@ public enum Ycft {
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
     /// How a path from the command line or a directory walk appears in human-readable output:
-    /// ``display(_:)``, escaped so that no control character reaches the terminal.
-    static func shown(_ path: String) -> String { UntrustedText.escaped(display(path)) }
+    /// ``display(_:)``, escaped so that no control character reaches the terminal, and each
+    /// byte that is not UTF-8 as `\xNN` (``PathBytes``; a backslash in the name is `\\`).
+    static func shown(_ path: String) -> String { PathBytes.displayed(display(path), other: UntrustedText.escaped) }
+
+    /// How a path appears in JSON, JUnit and GitHub output, which keep exact strings in their own
+    /// escaping: ``display(_:)`` with each byte that is not UTF-8 as `\xNN` (they take only text).
+    static func reported(_ path: String) -> String { PathBytes.displayed(display(path)) }
 
     /// The findings a reading command reports on stderr (``ContractFinding/isNotable``):
     /// `ycft: FILE: warning: [rule] path: message`.
@@ -220,7 +229,7 @@ public enum Ycft {
         }
 
         func report(_ io: CommandIO) -> Exit {
-            io.writeStderr("ycft: \(file.map { "\(UntrustedText.escaped($0)): " } ?? "")\(message)\n")
+            io.writeStderr("ycft: \(file.map { "\(shown($0)): " } ?? "")\(message)\n")
             return exit
         }
     }

@@ -1,3 +1,4 @@
+import SafeFiles
 import YcftCLI
 
 #if canImport(Glibc)
@@ -6,4 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-exit(Ycft.main(Array(CommandLine.arguments.dropFirst())))
+// The arguments as the bytes the kernel passed: `CommandLine.arguments` would repair invalid
+// UTF-8 to U+FFFD, losing file names such as $'\xff\xfe.plist' (``PathBytes`` keeps every byte).
+let arguments = (1..<Int(CommandLine.argc)).map { index in
+    CommandLine.unsafeArgv[index].map { PathBytes.decode(cString: $0) } ?? ""
+}
+exit(Ycft.main(arguments))

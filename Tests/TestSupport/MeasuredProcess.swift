@@ -1,4 +1,5 @@
 import Foundation
+import SafeFiles
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,8 @@ private struct Spawned {
 
 /// The one spawn-and-wait of the test helpers: standard input from a file holding `stdin` (no
 /// pipe can deadlock), standard output and error as given, the environment merged into ours.
+/// The arguments are ``PathBytes`` strings: `PathBytes.decode([0xFF, 0xFE])` reaches the program
+/// as the two bytes FF FE (Foundation's `Process` would pass their UTF-8 repair).
 private func spawnAndWait(_ command: [String], in dir: URL, stdin: [UInt8], stdout: SpawnStream, stderr: SpawnStream,
                           environment: [String: String]) throws -> Spawned {
     let inPath = dir.appendingPathComponent("in").path
@@ -62,12 +65,12 @@ private func spawnAndWait(_ command: [String], in dir: URL, stdin: [UInt8], stdo
         }
     }
     let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-    let argv = command.map { strdup($0) } + [nil]
+    let argv = command.map { strdup(PathBytes.cString($0)) } + [nil]
     let envp = env.map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
     var pid: pid_t = 0
     let start = DispatchTime.now()
-    let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, envp)
+    let spawned = posix_spawn(&pid, PathBytes.cString(command[0]), &actions, nil, argv, envp)
     guard spawned == 0 else { throw NSError(domain: "posix_spawn", code: Int(spawned)) }
     var status: Int32 = 0
     var usage = rusage()
@@ -103,7 +106,8 @@ public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8]
 }
 
 /// Runs an executable with its standard output and error as given (closed, a device, captured)
-/// and waits for it; standard input comes from a file holding `stdin`.
+/// and waits for it; standard input comes from a file holding `stdin`. Arguments that are not
+/// UTF-8 are passed as their bytes: build them with ``rawPath(_:_:)``.
 public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
                        stderr: SpawnStream = .capture, environment: [String: String] = [:]) throws -> ProcessResult {
     let dir = try TestPaths.temporaryDirectory()
@@ -128,3 +132,8 @@ public func readFIFO(_ path: String) -> [UInt8] {
     }
     return out
 }
+
+/// A name or argument made of raw bytes (``PathBytes``): `rawPath([0xFF, 0xFE], ".plist")` is the
+/// file name FF FE `.plist`, for ``runSpawned(_:_:stdin:stdout:stderr:environment:)`` and for
+/// `PathBytes.cString` in system calls.
+public func rawPath(_ raw: [UInt8], _ suffix: String = "") -> String { PathBytes.decode(raw + Array(suffix.utf8)) }

@@ -33,9 +33,13 @@ import TestSupport
     @Test func includeChoosesOtherNamesAndAnUnmatchedDirectoryIsNamed() throws {
         let dir = try tree([("t/x.bplist", defaults), ("t/y.xml", defaults)])
         let t = dir.appendingPathComponent("t").path
+        // Nothing to migrate is trouble (a wrong path must not pass), unless --allow-empty.
         let none = try runProcess(ycft, ["migrate", "--dry-run", t])
-        #expect(none.status == 0)
-        #expect(none.stderr.hasPrefix("ycft: \(t): no file matches *.plist (2 other files); choose them with --include GLOB\n"))
+        #expect(none.status == 2)
+        #expect(none.stderr.hasPrefix("ycft: \(t): nothing to migrate: no file matches *.plist (2 other files); choose them with --include GLOB, or pass --allow-empty\n"))
+        let allowed = try runProcess(ycft, ["migrate", "--dry-run", "--allow-empty", t])
+        #expect(allowed.status == 0)
+        #expect(allowed.stderr.hasPrefix("ycft: \(t): no file matches *.plist (2 other files); choose them with --include GLOB\n"))
         let some = try runProcess(ycft, ["migrate", "--dry-run", "--include", "*.bplist", "--include=*.xml", t])
         #expect(some.stdoutText == "\(t)/x.bplist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n"
                 + "\(t)/y.xml: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The regular files below a directory, and the directories below it that could not be read.
+///
+/// ```swift
+/// let listing = try DirectoryListing.regularFiles(below: "Preferences")
+/// for path in listing.unreadable { print("\(path.path): \(path.error)") }   // "locked: Permission denied"
+/// ```
+public struct DirectoryListing: Sendable, Equatable {
+    /// A directory that `opendir(3)` or `readdir(3)` refused.
+    public struct Unreadable: Sendable, Equatable {
+        /// Its path relative to the listed directory.
+        public var path: String
+        /// Why (`EACCES` for a directory without read or search permission).
+        public var error: SystemError
+
+        /// Creates a value.
+        public init(path: String, error: SystemError) {
+            self.path = path
+            self.error = error
+        }
+    }
+
+    /// Every regular file below the directory, as paths relative to it (``PathBytes`` strings), sorted.
+    public var files: [String]
+    /// The directories below it that could not be read, sorted by path.
+    public var unreadable: [Unreadable]
+
+    /// Creates a value.
+    public init(files: [String], unreadable: [Unreadable] = []) {
+        self.files = files
+        self.unreadable = unreadable
+    }
+
+    /// Walks `directory` with `opendir`/`readdir`/`lstat`: names are read as bytes
+    /// (``PathBytes/decode(_:)``), so no name is lost; symbolic links are neither followed nor
+    /// listed; a subdirectory that cannot be read is reported in ``unreadable`` and the rest of
+    /// the tree is still walked.
+    /// - Throws: ``SystemError`` when `directory` itself cannot be opened.
+    public static func regularFiles(below directory: String) throws(SystemError) -> DirectoryListing {
+        guard let top = opendir(PathBytes.cString(directory)) else { throw .current }
+        var listing = DirectoryListing(files: [])
+        var pending: [(handle: DirectoryHandle, relative: String)] = [(DirectoryHandle(top), "")]
+        // Depth-first, one open directory per level (a tree deeper than the descriptor limit
+        // reports its deepest directories as unreadable, with EMFILE).
+        while let current = pending.last {
+            guard let name = current.handle.next() else {
+                if let error = current.handle.error {
+                    listing.unreadable.append(Unreadable(path: current.relative.isEmpty ? "." : current.relative, error: error))
+                }
+                pending.removeLast()
+                continue
+            }
+            let relative = current.relative.isEmpty ? name : current.relative + "/" + name
+            let full = directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
+            let status: FileStatus
+            switch FileStatus.of(full, followLinks: false) {
+            case let .success(found): status = found
+            case let .failure(error) where error.errno == ENOENT: continue  // removed meanwhile
+            case let .failure(error):
+                // A directory that may be read but not searched (mode r--): its names are
+                // there, its files cannot be reached. Reported once, as the directory.
+                listing.unreadable.append(Unreadable(path: current.relative.isEmpty ? "." : current.relative, error: error))
+                pending.removeLast()
+                continue
+            }
+            switch status.kind {
+            case .regular: listing.files.append(relative)
+            case .directory:
+                if let handle = opendir(PathBytes.cString(full)) {
+                    pending.append((DirectoryHandle(handle), relative))
+                } else {
+                    listing.unreadable.append(Unreadable(path: relative, error: .current))
+                }
+            default: continue
+            }
+        }
+        listing.files.sort()
+        listing.unreadable.sort { $0.path < $1.path }
+        return listing
+    }
+}
+
+/// One open directory stream, closed when dropped.
+private final class DirectoryHandle {
+    #if canImport(Darwin)
+    typealias Stream = UnsafeMutablePointer<DIR>
+    #else
+    typealias Stream = OpaquePointer
+    #endif
+    private let stream: Stream
+    /// The `readdir` failure that ended the listing early, if one did.
+    private(set) var error: SystemError?
+
+    init(_ stream: Stream) { self.stream = stream }
+
+    deinit { closedir(stream) }
+
+    /// The next entry's name (`.` and `..` skipped), or nil at the end or on an error.
+    func next() -> String? {
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { error = .current }
+                return nil
+            }
+            let name = withUnsafePointer(to: entry.pointee.d_name) { tuple in
+                tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
+                    PathBytes.decode(cString: $0)
+                }
+            }
+            if name == "." || name == ".." { continue }
+            return name
+        }
+    }
+}
