@@ -127,20 +127,51 @@ public enum SafeFile {
         throw FileError(.backup, path, .noFreeBackupName)
     }
 
+    /// Whether the existing `candidate` already is a backup of the file read (`expected`, with
+    /// `bytes`): the same inode, unchanged, or a regular file (not a link) with exactly `bytes`.
+    /// Reads at most `bytes.count + 1` bytes; never blocks on a pipe or device (only a regular
+    /// file is opened).
+    static func holdsOriginal(_ candidate: String, expected: FileStatus, bytes: [UInt8]) -> Bool {
+        guard case let .success(existing) = FileStatus.of(candidate, followLinks: false), existing.kind == .regular else { return false }
+        if existing.identity == expected.identity { return true }
+        guard existing.identity.size == Int64(bytes.count) else { return false }
+        let fd = open(candidate, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard case let .success(opened) = FileStatus.of(descriptor: fd), opened.kind == .regular,
+              opened.identity.sameFile(as: existing.identity) else { return false }
+        guard let content = try? readAll(fd, limit: bytes.count) else { return false }
+        return content == bytes
+    }
+
     /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
-    /// with its status. With `lock`, an exclusive advisory lock (`flock`) is taken and held
-    /// until the returned value's ``InputFile/release()`` or its end: two ycft processes never
-    /// work on one file at once.
-    /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock).
+    /// with its status.
+    ///
+    /// With `lock`, the file is read to be changed in place, and an exclusive advisory lock
+    /// (`flock`) is taken and held until the returned value's ``InputFile/release()`` or its end:
+    /// two ycft processes never work on one file at once. Only a regular file (or a link to one)
+    /// is changed in place: anything else is refused before it is opened, so nothing blocks
+    /// (see ``openForChange(_:)``). Without `lock`, pipes, devices and `/dev/stdin` are read as
+    /// streams.
+    /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
+    ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
+    ///   ``FileError/Reason/descriptorName`` for what is not changed in place).
     public static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-        let handle = FileLock(fd)
+        let fd: Int32
         let before: FileStatus
-        switch FileStatus.of(descriptor: fd) {
-        case let .success(s): before = s
-        case let .failure(error): throw FileError(.read, path, .system(error))
+        if lock {
+            (fd, before) = try openForChange(path)
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+            switch FileStatus.of(descriptor: fd) {
+            case let .success(s): before = s
+            case let .failure(error):
+                close(fd)
+                throw FileError(.read, path, .system(error))
+            }
         }
+        let handle = FileLock(fd)
         if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
         if lock && flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let failure = SystemError.current
@@ -154,6 +185,87 @@ public enum SafeFile {
             throw FileError(.read, path, .changedWhileReading)
         }
         return InputFile(path: path, bytes: bytes, status: before, lock: lock ? handle : nil)
+    }
+
+    /// Opens a file that is to be changed in place, for reading, refusing at once what is not a
+    /// regular file: a name of an open descriptor (``namesDescriptor(_:)``) by its name, then
+    /// anything `stat(2)` does not call a regular file (a named pipe, a device, a socket, a
+    /// directory) without opening it. The open itself is non-blocking, and `fstat(2)` checks
+    /// that the descriptor is the regular file the `stat` saw (a pipe put in its place meanwhile
+    /// is refused, not waited on). A symbolic link to a regular file is followed, as the writer
+    /// follows it.
+    /// - Returns: the open descriptor (the caller closes it) and its status.
+    /// - Throws: ``FileError`` with operation ``FileError/Operation/inPlace`` and reason
+    ///   ``FileError/Reason/descriptorName`` or ``FileError/Reason/notRegularFile(_:)``;
+    ///   ``FileError/Reason/isDirectory`` for a directory; the system error of `stat` or `open`.
+    static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
+        if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
+        let seen: FileStatus
+        switch FileStatus.of(path) {
+        case let .success(s): seen = s
+        case let .failure(error): throw FileError(.read, path, .system(error))
+        }
+        if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
+        guard seen.kind == .regular else { throw FileError(.inPlace, path, .notRegularFile(seen.kind)) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+        let opened: FileStatus
+        switch FileStatus.of(descriptor: fd) {
+        case let .success(s): opened = s
+        case let .failure(error):
+            close(fd)
+            throw FileError(.read, path, .system(error))
+        }
+        guard opened.kind == .regular else {
+            close(fd)
+            throw FileError(.inPlace, path, .notRegularFile(opened.kind))
+        }
+        guard opened.identity.sameFile(as: seen.identity) else {
+            close(fd)
+            throw FileError(.read, path, .changedWhileReading)
+        }
+        // Reads of a regular file never wait; the flag is cleared all the same.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        return (fd, opened)
+    }
+
+    /// Whether `path` reaches a file through an open descriptor of this process rather than by
+    /// the file's own name: `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+    /// `/proc/self/fd/N` (any `/proc/PID/fd` or `/proc/PID/task/TID/fd` directory), or a symbolic
+    /// link (chain) to one of those. Such a name means whatever the descriptor is at the moment
+    /// (`ycft set /dev/stdin < prefs.plist` would rewrite prefs.plist), so it is never changed
+    /// in place. Decided from names and links alone: nothing is opened.
+    public static func namesDescriptor(_ path: String) -> Bool {
+        var current = path
+        for _ in 0..<40 {
+            if descriptorName(lexicallyNormalized(current)) { return true }
+            // The directory it is in, resolved: /dev/fd and /proc/self/fd are /proc/PID/fd.
+            if let parent = realPath(directory(of: current)), isDescriptorDirectory(parent) { return true }
+            guard case let .success(status) = FileStatus.of(current, followLinks: false), status.kind == .symbolicLink,
+                  let text = linkText(current) else { return false }
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        return false  // a loop of links: opening it fails (ELOOP)
+    }
+
+    private static func descriptorName(_ path: String) -> Bool {
+        if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
+        if path.hasPrefix("/dev/fd/") { return true }
+        return isDescriptorDirectory(directory(of: path))
+    }
+
+    /// `/proc/self/fd`, `/proc/thread-self/fd`, `/proc/PID/fd`, `/proc/PID/task/TID/fd`.
+    private static func isDescriptorDirectory(_ directory: String) -> Bool {
+        let parts = directory.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.first == "proc", parts.last == "fd" else { return false }
+        return parts.count == 3 || (parts.count == 5 && parts[2] == "task")
+    }
+
+    /// `a//b/./c` as `a/b/c` (`..` kept: it depends on links).
+    private static func lexicallyNormalized(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
     /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.

@@ -17,7 +17,9 @@ public struct CommandIO: Sendable {
     public var writeStderr: @Sendable (String) -> Void
     /// Reads standard input to its end, or at most `limit + 1` bytes.
     public var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
-    /// Reads a file (at most `limit + 1` bytes) with its status; `lock` holds its advisory lock.
+    /// Reads a file (at most `limit + 1` bytes) with its status; `lock` (the file is to be changed
+    /// in place) holds its advisory lock and refuses at once what is not a regular file
+    /// (``SafeFile/read(_:limit:lock:)``).
     public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
     /// The one file writer (``SafeFile/write(_:to:options:)``).
     public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
