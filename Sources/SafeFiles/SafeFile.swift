@@ -86,37 +86,67 @@ public enum SafeFile {
         }
     }
 
-    /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
-    /// very file that was read (its owner, mode and times kept), or, where the file system has no
-    /// hard links, a new file with `bytes` and the original's mode and owner. An existing backup
-    /// is never replaced: the next free name of `SUFFIX`, `SUFFIX.1` ... `SUFFIX.99` is taken.
-    /// - Parameters:
-    ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
-    ///   - bytes: the file's content, for the copy.
+    /// A backup kept by ``keepBackup(of:expected:suffix:bytes:)``.
+    public struct Backup: Sendable, Equatable {
+        /// The backup's path.
+        public let path: String
+        /// True when the backup was there already: the very file that was read (a hard link to
+        /// it) or a file with its exact bytes, left by an earlier run that stopped before the
+        /// file was replaced. Nothing was written then.
+        public let reused: Bool
+
+        /// Creates a value.
+        public init(path: String, reused: Bool) {
+            self.path = path
+            self.reused = reused
+        }
+    }
+
+    /// Keeps the file at `path` under `path + suffix` before it is replaced (the path only; see
+    /// ``keepBackup(of:expected:suffix:bytes:)``, which this calls).
     /// - Returns: the backup's path.
     /// - Throws: ``FileError``; no backup exists then.
     public static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
+        try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
+    }
+
+    /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
+    /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
+    /// where the file system has no hard links, a new file with `bytes` and the original's mode
+    /// and owner. An existing backup is never replaced: the names `SUFFIX`, `SUFFIX.1` ...
+    /// `SUFFIX.99` are tried in turn, and a name that already holds this original (the same
+    /// inode, unchanged, or a regular file with exactly `bytes`: what a run killed after its
+    /// backup and before its rename leaves) is that backup, reused rather than made again.
+    /// - Parameters:
+    ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
+    ///   - bytes: the file's content, for the copy and for recognising an existing backup.
+    /// - Returns: the backup's path, and whether it was there already.
+    /// - Throws: ``FileError``; no backup exists then (unless one was reused).
+    public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {
             let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
             if link(source, candidate) == 0 {
                 if case let .success(made) = FileStatus.of(candidate, followLinks: false), made.identity == expected.identity {
-                    return candidate
+                    return Backup(path: candidate, reused: false)
                 }
                 unlink(candidate)  // just linked by this call: the file changed in between
                 throw FileError(.backup, path, .changedSinceRead)
             }
             let failure = SystemError.current
             switch failure.errno {
-            case EEXIST: continue
+            case EEXIST:
+                if holdsOriginal(candidate, expected: expected, bytes: bytes) { return Backup(path: candidate, reused: true) }
+                continue
             case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
                 var options = WriteOptions(newFilePermissions: expected.permissions,
                                            newFileOwner: (expected.owner, expected.group), mayReplace: false)
                 options.syncDirectory = false
                 do {
                     try write(bytes, to: candidate, options: options)
-                    return candidate
+                    return Backup(path: candidate, reused: false)
                 } catch where error.reason == .appeared || error.reason == .system(SystemError(errno: EEXIST)) {
+                    if holdsOriginal(candidate, expected: expected, bytes: bytes) { return Backup(path: candidate, reused: true) }
                     continue
                 } catch {
                     throw FileError(.backup, path, error.reason)

@@ -29,9 +29,13 @@ public struct CommandIO: Sendable {
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (``SafeFile/commit(_:)``).
     public var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``).
+    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``): the path only.
     public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
+    /// Keeps a file under a backup name, reusing one that already holds it
+    /// (``SafeFile/keepBackup(of:expected:suffix:bytes:)``); by default `backupFile`'s path, not reused.
+    public var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
+        throws(FileError) -> SafeFile.Backup
     /// Flushes directories' entries to disk (the end of a batch).
     public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
@@ -62,6 +66,9 @@ public struct CommandIO: Sendable {
         self.writeFile = writeFile
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
         self.backupFile = backupFile
+        self.keepBackup = { path, read, suffix, bytes throws(FileError) in
+            SafeFile.Backup(path: try backupFile(path, read, suffix, bytes), reused: false)
+        }
         self.stdoutIsTerminal = stdoutIsTerminal
     }
 
@@ -101,6 +108,10 @@ public struct CommandIO: Sendable {
             if SafeFile.descriptorPath(path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
         }
+        io.keepBackup = { path, read, suffix, bytes throws(FileError) in
+            try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+        }
+        // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
