@@ -9,7 +9,7 @@ import Darwin
 /// | the path names | what happens |
 /// |---|---|
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
-/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them) |
+/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
 /// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
@@ -60,8 +60,9 @@ public enum SafeFile {
 
     /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
     public enum WriteOutcome: Sendable, Equatable {
-        /// An existing regular file was replaced.
-        case replaced(String)
+        /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
+        /// included) of the original that the replacement could not be given.
+        case replaced(String, notKept: [AttributeNotKept] = [])
         /// A new file was created.
         case created(String)
         /// The bytes were written to a pipe, device or descriptor.
@@ -70,8 +71,15 @@ public enum SafeFile {
         /// The path written.
         public var path: String {
             switch self {
-            case let .replaced(p), let .created(p), let .streamed(p): return p
+            case let .replaced(p, _), let .created(p), let .streamed(p): return p
             }
+        }
+
+        /// The original's extended attributes that the replacement could not keep (empty when
+        /// all were kept, or nothing was replaced).
+        public var attributesNotKept: [AttributeNotKept] {
+            if case let .replaced(_, notKept) = self { return notKept }
+            return []
         }
     }
 
@@ -345,8 +353,11 @@ public enum SafeFile {
         }
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
+        // After the mode: an ACL sets the group bits from its mask, as they are on the original.
+        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd)
         try temporary.write(bytes)
-        return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory)
+        return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
+                            notKept: notKept)
     }
 
     fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
@@ -510,12 +521,15 @@ public final class PendingWrite {
     public let target: String
     private let replacing: FileStatus?
     private let syncsDirectory: Bool
+    private let notKept: [AttributeNotKept]
 
-    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool) {
+    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool,
+                     notKept: [AttributeNotKept] = []) {
         self.temporary = temporary
         self.target = target
         self.replacing = replacing
         syncsDirectory = syncDirectory
+        self.notKept = notKept
     }
 
     /// Flushes (unless the group was) and puts the file in place.
@@ -530,7 +544,7 @@ public final class PendingWrite {
         }
         try temporary.commit(replacing: replacing != nil)
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
-        return replacing != nil ? .replaced(target) : .created(target)
+        return replacing != nil ? .replaced(target, notKept: notKept) : .created(target)
     }
 }
 

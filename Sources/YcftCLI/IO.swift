@@ -1,4 +1,5 @@
 import Foundation
+import Plist
 import SafeFiles
 import Synchronization
 #if canImport(Glibc)
@@ -21,7 +22,8 @@ public struct CommandIO: Sendable {
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (``SafeFile/read(_:limit:lock:)``).
     public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
-    /// The one file writer (``SafeFile/write(_:to:options:)``).
+    /// The one file writer (``SafeFile/write(_:to:options:)``). The live one prints a warning on
+    /// standard error for extended attributes a replacement could not keep.
     public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
     /// Stages a write for a group commit (``SafeFile/stage(_:to:options:)``); in memory, writes at once.
@@ -94,7 +96,10 @@ public struct CommandIO: Sendable {
                 case 2?:
                     streams.standardError.write(bytes)
                     return .streamed(path)
-                default: return try SafeFile.write(bytes, to: path, options: options)
+                default:
+                    let outcome = try SafeFile.write(bytes, to: path, options: options)
+                    if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
+                    return outcome
                 }
             },
             backupFile: { path, read, suffix, bytes throws(FileError) in
@@ -132,6 +137,18 @@ public struct CommandIO: Sendable {
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
+    }
+}
+
+extension CommandIO {
+    /// The warning for a replacement that could not keep some of the original's extended
+    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
+    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
+        let notKept = outcome.attributesNotKept
+        guard !notKept.isEmpty else { return nil }
+        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
+        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
+            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
     }
 }
 

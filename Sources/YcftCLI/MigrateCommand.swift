@@ -236,7 +236,9 @@ enum MigrateCommand {
                 for (item, result) in zip(group, results) {
                     var report = item.report
                     switch result {
-                    case let .success(written): run.touch(SafeFile.directory(of: written.path))
+                    case let .success(written):
+                        run.touch(SafeFile.directory(of: written.path))
+                        if let warning = CommandIO.attributesWarning(written) { workerIO.writeStderr(warning) }
                     case let .failure(error):
                         report.status = "failed"
                         report.error = Ycft.failure(error).message
