@@ -17,6 +17,11 @@ import Darwin
 /// | `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` | written to that descriptor |
 /// | a directory, socket or block device | refused |
 ///
+/// Changing a file in place starts with ``read(_:limit:lock:)`` with `lock`, which accepts only a
+/// regular file (or a link to one) named by its own path: a pipe, device, socket or descriptor
+/// name (`/dev/stdin`, `/dev/fd/N`) is refused before it is opened. A replacement cannot keep
+/// the original's inode number nor its other hard links (they keep the old content).
+///
 /// Setuid, setgid and sticky bits are never given to a file ycft writes. On any failure the
 /// target is untouched and ycft's temporary file is gone; a process killed mid-write leaves at
 /// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and `rename`, or on file systems without
