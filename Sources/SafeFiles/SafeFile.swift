@@ -50,6 +50,9 @@ public enum SafeFile {
         public var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         public var mayReplace: Bool
+        /// A new file takes the extended attributes and ACLs of this regular file (a resolved
+        /// path and its status): a backup made as a copy keeps what a hard link would.
+        var attributesFrom: (path: String, status: FileStatus)?
 
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
         public init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
@@ -125,8 +128,8 @@ public enum SafeFile {
 
     /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
     /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
-    /// where the file system has no hard links, a new file with `bytes` and the original's mode
-    /// and owner. An existing backup is never replaced: the names `SUFFIX`, `SUFFIX.1` ...
+    /// where the file system has no hard links, a new file with `bytes` and the original's mode,
+    /// owner, extended attributes and ACLs. An existing backup is never replaced: the names `SUFFIX`, `SUFFIX.1` ...
     /// `SUFFIX.99` are tried in turn, and a name that already holds this original (the same
     /// inode, unchanged, or a regular file with exactly `bytes`: what a run killed after its
     /// backup and before its rename leaves) is that backup, reused rather than made again.
@@ -155,6 +158,7 @@ public enum SafeFile {
                 var options = WriteOptions(newFilePermissions: expected.permissions,
                                            newFileOwner: (expected.owner, expected.group), mayReplace: false)
                 options.syncDirectory = false
+                options.attributesFrom = (source, expected)
                 do {
                     try write(bytes, to: candidate, options: options)
                     return Backup(path: candidate, reused: false)
@@ -375,6 +379,8 @@ public enum SafeFile {
             // file its permissions, 0666 less the umask unless asked otherwise.
             try temporary.setPermissions(options.newFilePermissions ?? temporary.defaultPermissions)
         }
+        // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
+        if let original = options.attributesFrom { _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd) }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
     }

@@ -115,6 +115,26 @@ let attributesWorkForTests: Bool = (try? TestPaths.temporaryDirectory()).map(att
         #expect(try FileStatus.of(file).get().permissions == 0o644)
     }
 
+    @Test(.enabled(if: attributesWorkForTests, "the file system of the test directory refuses user.* attributes or ACLs"))
+    func aBackupMadeAsACopyKeepsThemToo() throws {
+        // Where link(2) fails (no hard links, another file system), the backup is a new file.
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("x.plist").path
+        try writeBytes([1, 2], to: URL(fileURLWithPath: file))
+        let acl = aclGrantingWrite(to: 65534)
+        #expect(setAttribute(file, "user.origin", [3]) == 0)
+        #expect(setAttribute(file, "system.posix_acl_access", acl) == 0)
+        let status = try FileStatus.of(file).get()
+        var options = SafeFile.WriteOptions(newFilePermissions: status.permissions, newFileOwner: (status.owner, status.group),
+                                            mayReplace: false)
+        options.attributesFrom = (file, status)
+        let copy = file + ".bak"
+        #expect(try SafeFile.write([1, 2], to: copy, options: options) == .created(copy))
+        #expect(attributes(copy) == ["user.origin": [3], "system.posix_acl_access": acl])
+        #expect(try FileStatus.of(copy).get().permissions == status.permissions)
+        #expect(try FileStatus.of(copy).get().identity.inode != status.identity.inode)
+    }
+
     // MARK: item 9: in place, only regular files
 
     /// Runs `body` on a thread and gives it 5 s: a read that blocks on `fifo` is unblocked (a
