@@ -29,6 +29,12 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case appeared
         /// Every backup name (`FILE.bak`, `FILE.bak.1` ... `FILE.bak.99`) is taken.
         case noFreeBackupName
+        /// A file to be changed in place is not a regular file (a named pipe, a device, a socket):
+        /// refused before it is opened, so nothing waits on it.
+        case notRegularFile(FileKind)
+        /// A file to be changed in place is named through an open descriptor (`/dev/stdin`,
+        /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, or a link to one), not by its own path.
+        case descriptorName
     }
 
     /// The operation that failed.
@@ -39,6 +45,8 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case write = "cannot write"
         /// Making a backup.
         case backup = "cannot back up"
+        /// Reading a file to change it in place (`set`, `migrate --in-place`, ...).
+        case inPlace = "not changed in place"
     }
 
     /// The path the error concerns (the file a symbolic link points to, when it was followed).
@@ -69,6 +77,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .locked: return "\(operation.rawValue): another process (another ycft?) is working on it"
         case .appeared: return "not written: a file appeared at this path while ycft was writing it"
         case .noFreeBackupName: return "\(operation.rawValue): every backup name up to .99 is taken"
+        case let .notRegularFile(kind): return "\(operation.rawValue): it is \(kind.phrase); only a regular file is changed in place"
+        case .descriptorName:
+            return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
         }
     }
 }

@@ -9,13 +9,18 @@ import Darwin
 /// | the path names | what happens |
 /// |---|---|
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
-/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them) |
+/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
 /// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
 /// | `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` | written to that descriptor |
 /// | a directory, socket or block device | refused |
+///
+/// Changing a file in place starts with ``read(_:limit:lock:)`` with `lock`, which accepts only a
+/// regular file (or a link to one) named by its own path: a pipe, device, socket or descriptor
+/// name (`/dev/stdin`, `/dev/fd/N`) is refused before it is opened. A replacement cannot keep
+/// the original's inode number nor its other hard links (they keep the old content).
 ///
 /// Setuid, setgid and sticky bits are never given to a file ycft writes. On any failure the
 /// target is untouched and ycft's temporary file is gone; a process killed mid-write leaves at
@@ -45,6 +50,9 @@ public enum SafeFile {
         public var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         public var mayReplace: Bool
+        /// A new file takes the extended attributes and ACLs of this regular file (a resolved
+        /// path and its status): a backup made as a copy keeps what a hard link would.
+        var attributesFrom: (path: String, status: FileStatus)?
 
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
         public init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
@@ -60,8 +68,9 @@ public enum SafeFile {
 
     /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
     public enum WriteOutcome: Sendable, Equatable {
-        /// An existing regular file was replaced.
-        case replaced(String)
+        /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
+        /// included) of the original that the replacement could not be given.
+        case replaced(String, notKept: [AttributeNotKept] = [])
         /// A new file was created.
         case created(String)
         /// The bytes were written to a pipe, device or descriptor.
@@ -70,8 +79,15 @@ public enum SafeFile {
         /// The path written.
         public var path: String {
             switch self {
-            case let .replaced(p), let .created(p), let .streamed(p): return p
+            case let .replaced(p, _), let .created(p), let .streamed(p): return p
             }
+        }
+
+        /// The original's extended attributes that the replacement could not keep (empty when
+        /// all were kept, or nothing was replaced).
+        public var attributesNotKept: [AttributeNotKept] {
+            if case let .replaced(_, notKept) = self { return notKept }
+            return []
         }
     }
 
@@ -86,37 +102,68 @@ public enum SafeFile {
         }
     }
 
-    /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
-    /// very file that was read (its owner, mode and times kept), or, where the file system has no
-    /// hard links, a new file with `bytes` and the original's mode and owner. An existing backup
-    /// is never replaced: the next free name of `SUFFIX`, `SUFFIX.1` ... `SUFFIX.99` is taken.
-    /// - Parameters:
-    ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
-    ///   - bytes: the file's content, for the copy.
+    /// A backup kept by ``keepBackup(of:expected:suffix:bytes:)``.
+    public struct Backup: Sendable, Equatable {
+        /// The backup's path.
+        public let path: String
+        /// True when the backup was there already: the very file that was read (a hard link to
+        /// it) or a file with its exact bytes, left by an earlier run that stopped before the
+        /// file was replaced. Nothing was written then.
+        public let reused: Bool
+
+        /// Creates a value.
+        public init(path: String, reused: Bool) {
+            self.path = path
+            self.reused = reused
+        }
+    }
+
+    /// Keeps the file at `path` under `path + suffix` before it is replaced (the path only; see
+    /// ``keepBackup(of:expected:suffix:bytes:)``, which this calls).
     /// - Returns: the backup's path.
     /// - Throws: ``FileError``; no backup exists then.
     public static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
+        try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
+    }
+
+    /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
+    /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
+    /// where the file system has no hard links, a new file with `bytes` and the original's mode,
+    /// owner, extended attributes and ACLs. An existing backup is never replaced: the names `SUFFIX`, `SUFFIX.1` ...
+    /// `SUFFIX.99` are tried in turn, and a name that already holds this original (the same
+    /// inode, unchanged, or a regular file with exactly `bytes`: what a run killed after its
+    /// backup and before its rename leaves) is that backup, reused rather than made again.
+    /// - Parameters:
+    ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
+    ///   - bytes: the file's content, for the copy and for recognising an existing backup.
+    /// - Returns: the backup's path, and whether it was there already.
+    /// - Throws: ``FileError``; no backup exists then (unless one was reused).
+    public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {
             let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
             if link(PathBytes.cString(source), PathBytes.cString(candidate)) == 0 {
                 if case let .success(made) = FileStatus.of(candidate, followLinks: false), made.identity == expected.identity {
-                    return candidate
+                    return Backup(path: candidate, reused: false)
                 }
                 unlink(PathBytes.cString(candidate))  // just linked by this call: the file changed in between
                 throw FileError(.backup, path, .changedSinceRead)
             }
             let failure = SystemError.current
             switch failure.errno {
-            case EEXIST: continue
+            case EEXIST:
+                if holdsOriginal(candidate, expected: expected, bytes: bytes) { return Backup(path: candidate, reused: true) }
+                continue
             case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
                 var options = WriteOptions(newFilePermissions: expected.permissions,
                                            newFileOwner: (expected.owner, expected.group), mayReplace: false)
                 options.syncDirectory = false
+                options.attributesFrom = (source, expected)
                 do {
                     try write(bytes, to: candidate, options: options)
-                    return candidate
+                    return Backup(path: candidate, reused: false)
                 } catch where error.reason == .appeared || error.reason == .system(SystemError(errno: EEXIST)) {
+                    if holdsOriginal(candidate, expected: expected, bytes: bytes) { return Backup(path: candidate, reused: true) }
                     continue
                 } catch {
                     throw FileError(.backup, path, error.reason)
@@ -127,20 +174,51 @@ public enum SafeFile {
         throw FileError(.backup, path, .noFreeBackupName)
     }
 
+    /// Whether the existing `candidate` already is a backup of the file read (`expected`, with
+    /// `bytes`): the same inode, unchanged, or a regular file (not a link) with exactly `bytes`.
+    /// Reads at most `bytes.count + 1` bytes; never blocks on a pipe or device (only a regular
+    /// file is opened).
+    static func holdsOriginal(_ candidate: String, expected: FileStatus, bytes: [UInt8]) -> Bool {
+        guard case let .success(existing) = FileStatus.of(candidate, followLinks: false), existing.kind == .regular else { return false }
+        if existing.identity == expected.identity { return true }
+        guard existing.identity.size == Int64(bytes.count) else { return false }
+        let fd = open(PathBytes.cString(candidate), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard case let .success(opened) = FileStatus.of(descriptor: fd), opened.kind == .regular,
+              opened.identity.sameFile(as: existing.identity) else { return false }
+        guard let content = try? readAll(fd, limit: bytes.count) else { return false }
+        return content == bytes
+    }
+
     /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
-    /// with its status. With `lock`, an exclusive advisory lock (`flock`) is taken and held
-    /// until the returned value's ``InputFile/release()`` or its end: two ycft processes never
-    /// work on one file at once.
-    /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock).
+    /// with its status.
+    ///
+    /// With `lock`, the file is read to be changed in place, and an exclusive advisory lock
+    /// (`flock`) is taken and held until the returned value's ``InputFile/release()`` or its end:
+    /// two ycft processes never work on one file at once. Only a regular file (or a link to one)
+    /// is changed in place: anything else is refused before it is opened, so nothing blocks
+    /// (see ``openForChange(_:)``). Without `lock`, pipes, devices and `/dev/stdin` are read as
+    /// streams.
+    /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
+    ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
+    ///   ``FileError/Reason/descriptorName`` for what is not changed in place).
     public static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
-        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-        let handle = FileLock(fd)
+        let fd: Int32
         let before: FileStatus
-        switch FileStatus.of(descriptor: fd) {
-        case let .success(s): before = s
-        case let .failure(error): throw FileError(.read, path, .system(error))
+        if lock {
+            (fd, before) = try openForChange(path)
+        } else {
+            fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
+            guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+            switch FileStatus.of(descriptor: fd) {
+            case let .success(s): before = s
+            case let .failure(error):
+                close(fd)
+                throw FileError(.read, path, .system(error))
+            }
         }
+        let handle = FileLock(fd)
         if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
         if lock && flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let failure = SystemError.current
@@ -154,6 +232,87 @@ public enum SafeFile {
             throw FileError(.read, path, .changedWhileReading)
         }
         return InputFile(path: path, bytes: bytes, status: before, lock: lock ? handle : nil)
+    }
+
+    /// Opens a file that is to be changed in place, for reading, refusing at once what is not a
+    /// regular file: a name of an open descriptor (``namesDescriptor(_:)``) by its name, then
+    /// anything `stat(2)` does not call a regular file (a named pipe, a device, a socket, a
+    /// directory) without opening it. The open itself is non-blocking, and `fstat(2)` checks
+    /// that the descriptor is the regular file the `stat` saw (a pipe put in its place meanwhile
+    /// is refused, not waited on). A symbolic link to a regular file is followed, as the writer
+    /// follows it.
+    /// - Returns: the open descriptor (the caller closes it) and its status.
+    /// - Throws: ``FileError`` with operation ``FileError/Operation/inPlace`` and reason
+    ///   ``FileError/Reason/descriptorName`` or ``FileError/Reason/notRegularFile(_:)``;
+    ///   ``FileError/Reason/isDirectory`` for a directory; the system error of `stat` or `open`.
+    static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
+        if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
+        let seen: FileStatus
+        switch FileStatus.of(path) {
+        case let .success(s): seen = s
+        case let .failure(error): throw FileError(.read, path, .system(error))
+        }
+        if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
+        guard seen.kind == .regular else { throw FileError(.inPlace, path, .notRegularFile(seen.kind)) }
+        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+        let opened: FileStatus
+        switch FileStatus.of(descriptor: fd) {
+        case let .success(s): opened = s
+        case let .failure(error):
+            close(fd)
+            throw FileError(.read, path, .system(error))
+        }
+        guard opened.kind == .regular else {
+            close(fd)
+            throw FileError(.inPlace, path, .notRegularFile(opened.kind))
+        }
+        guard opened.identity.sameFile(as: seen.identity) else {
+            close(fd)
+            throw FileError(.read, path, .changedWhileReading)
+        }
+        // Reads of a regular file never wait; the flag is cleared all the same.
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        return (fd, opened)
+    }
+
+    /// Whether `path` reaches a file through an open descriptor of this process rather than by
+    /// the file's own name: `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`,
+    /// `/proc/self/fd/N` (any `/proc/PID/fd` or `/proc/PID/task/TID/fd` directory), or a symbolic
+    /// link (chain) to one of those. Such a name means whatever the descriptor is at the moment
+    /// (`ycft set /dev/stdin < prefs.plist` would rewrite prefs.plist), so it is never changed
+    /// in place. Decided from names and links alone: nothing is opened.
+    public static func namesDescriptor(_ path: String) -> Bool {
+        var current = path
+        for _ in 0..<40 {
+            if descriptorName(lexicallyNormalized(current)) { return true }
+            // The directory it is in, resolved: /dev/fd and /proc/self/fd are /proc/PID/fd.
+            if let parent = realPath(directory(of: current)), isDescriptorDirectory(parent) { return true }
+            guard case let .success(status) = FileStatus.of(current, followLinks: false), status.kind == .symbolicLink,
+                  let text = linkText(current) else { return false }
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        return false  // a loop of links: opening it fails (ELOOP)
+    }
+
+    private static func descriptorName(_ path: String) -> Bool {
+        if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
+        if path.hasPrefix("/dev/fd/") { return true }
+        return isDescriptorDirectory(directory(of: path))
+    }
+
+    /// `/proc/self/fd`, `/proc/thread-self/fd`, `/proc/PID/fd`, `/proc/PID/task/TID/fd`.
+    private static func isDescriptorDirectory(_ directory: String) -> Bool {
+        let parts = directory.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.first == "proc", parts.last == "fd" else { return false }
+        return parts.count == 3 || (parts.count == 5 && parts[2] == "task")
+    }
+
+    /// `a//b/./c` as `a/b/c` (`..` kept: it depends on links).
+    private static func lexicallyNormalized(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
     /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
@@ -203,8 +362,11 @@ public enum SafeFile {
         }
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
+        // After the mode: an ACL sets the group bits from its mask, as they are on the original.
+        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd)
         try temporary.write(bytes)
-        return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory)
+        return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
+                            notKept: notKept)
     }
 
     fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
@@ -217,6 +379,8 @@ public enum SafeFile {
             // file its permissions, 0666 less the umask unless asked otherwise.
             try temporary.setPermissions(options.newFilePermissions ?? temporary.defaultPermissions)
         }
+        // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
+        if let original = options.attributesFrom { _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd) }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
     }
@@ -368,12 +532,15 @@ public final class PendingWrite {
     public let target: String
     private let replacing: FileStatus?
     private let syncsDirectory: Bool
+    private let notKept: [AttributeNotKept]
 
-    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool) {
+    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool,
+                     notKept: [AttributeNotKept] = []) {
         self.temporary = temporary
         self.target = target
         self.replacing = replacing
         syncsDirectory = syncDirectory
+        self.notKept = notKept
     }
 
     /// Flushes (unless the group was) and puts the file in place.
@@ -388,7 +555,7 @@ public final class PendingWrite {
         }
         try temporary.commit(replacing: replacing != nil)
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
-        return replacing != nil ? .replaced(target) : .created(target)
+        return replacing != nil ? .replaced(target, notKept: notKept) : .created(target)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Plist
 import SafeFiles
 import Synchronization
 #if canImport(Glibc)
@@ -17,9 +18,12 @@ public struct CommandIO: Sendable {
     public var writeStderr: @Sendable (String) -> Void
     /// Reads standard input to its end, or at most `limit + 1` bytes.
     public var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
-    /// Reads a file (at most `limit + 1` bytes) with its status; `lock` holds its advisory lock.
+    /// Reads a file (at most `limit + 1` bytes) with its status; `lock` (the file is to be changed
+    /// in place) holds its advisory lock and refuses at once what is not a regular file
+    /// (``SafeFile/read(_:limit:lock:)``).
     public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
-    /// The one file writer (``SafeFile/write(_:to:options:)``).
+    /// The one file writer (``SafeFile/write(_:to:options:)``). The live one prints a warning on
+    /// standard error for extended attributes a replacement could not keep.
     public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
     /// Stages a write for a group commit (``SafeFile/stage(_:to:options:)``); in memory, writes at once.
@@ -27,9 +31,13 @@ public struct CommandIO: Sendable {
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (``SafeFile/commit(_:)``).
     public var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``).
+    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``): the path only.
     public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
+    /// Keeps a file under a backup name, reusing one that already holds it
+    /// (``SafeFile/keepBackup(of:expected:suffix:bytes:)``); by default `backupFile`'s path, not reused.
+    public var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
+        throws(FileError) -> SafeFile.Backup
     /// Flushes directories' entries to disk (the end of a batch).
     public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
@@ -62,6 +70,9 @@ public struct CommandIO: Sendable {
         self.writeFile = writeFile
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
         self.backupFile = backupFile
+        self.keepBackup = { path, read, suffix, bytes throws(FileError) in
+            SafeFile.Backup(path: try backupFile(path, read, suffix, bytes), reused: false)
+        }
         self.stdoutIsTerminal = stdoutIsTerminal
     }
 
@@ -87,7 +98,10 @@ public struct CommandIO: Sendable {
                 case 2?:
                     streams.standardError.write(bytes)
                     return .streamed(path)
-                default: return try SafeFile.write(bytes, to: path, options: options)
+                default:
+                    let outcome = try SafeFile.write(bytes, to: path, options: options)
+                    if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
+                    return outcome
                 }
             },
             backupFile: { path, read, suffix, bytes throws(FileError) in
@@ -101,6 +115,10 @@ public struct CommandIO: Sendable {
             if SafeFile.descriptorPath(path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
         }
+        io.keepBackup = { path, read, suffix, bytes throws(FileError) in
+            try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+        }
+        // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
@@ -123,6 +141,18 @@ func makeDirectories(_ path: String) throws(SystemError) {
         let failure = SystemError.current
         if failure.errno == EEXIST, case let .success(status) = FileStatus.of(prefix), status.kind == .directory { continue }
         throw failure
+    }
+}
+
+extension CommandIO {
+    /// The warning for a replacement that could not keep some of the original's extended
+    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
+    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
+        let notKept = outcome.attributesNotKept
+        guard !notKept.isEmpty else { return nil }
+        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
+        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
+            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
     }
 }
 

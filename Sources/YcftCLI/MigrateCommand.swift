@@ -97,6 +97,8 @@ enum MigrateCommand {
         var error: String?
         var trouble = false
         var backup: String?
+        /// The backup was there already (left by a run that stopped before replacing the file).
+        var backupReused = false
         /// The dry-run line, printed in input order once the batch is done.
         var listing: String?
     }
@@ -242,7 +244,9 @@ enum MigrateCommand {
                 for (item, result) in zip(group, results) {
                     var report = item.report
                     switch result {
-                    case let .success(written): run.touch(SafeFile.directory(of: written.path))
+                    case let .success(written):
+                        run.touch(SafeFile.directory(of: written.path))
+                        if let warning = CommandIO.attributesWarning(written) { workerIO.writeStderr(warning) }
                     case let .failure(error):
                         report.status = "failed"
                         report.error = Ycft.failure(error).message
@@ -341,8 +345,11 @@ enum MigrateCommand {
                 // Refuse before making a backup what the writer would refuse anyway.
                 if status.isReadOnly && !options.force { throw FileError(.write, job.path, .readOnly(permissions: status.permissions)) }
                 if let backupSuffix {
-                    let backup = try io.backupFile(job.path, status, backupSuffix, bytes)
+                    // A backup that already holds this very file (a killed run's) is reused, not made twice.
+                    let kept = try io.keepBackup(job.path, status, backupSuffix, bytes)
+                    let backup = kept.path
                     report.backup = backup
+                    report.backupReused = kept.reused
                     if backup != job.path + backupSuffix {
                         io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(backup))\n")
                     }
@@ -415,6 +422,7 @@ enum MigrateCommand {
                     .init("records", r.outcome.map { .integer($0.recordCount) } ?? .null),
                     .init("error", r.error.map { .string($0) } ?? .null),
                     .init("backup", r.backup.map { .string(Ycft.reported($0)) } ?? .null),
+                    .init("backupReused", .bool(r.backupReused)),
                 ])
             })),
         ])

@@ -159,7 +159,7 @@ import Glibc
         #expect(try third.get().bytes == [1])
     }
 
-    @Test func backupsAreHardLinksAndNeverReplaced() throws {
+    @Test func backupsAreHardLinksNeverReplacedAndNeverMadeTwice() throws {
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("x.plist").path
         try writeBytes([1], to: URL(fileURLWithPath: file))
@@ -170,8 +170,11 @@ import Glibc
         #expect(backup == file + ".bak.1")
         #expect(try readBytes(URL(fileURLWithPath: file + ".bak")) == [0xEE])
         #expect(try self.status(backup).identity == status.identity)
-        let second = try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
-        #expect(second == file + ".bak.2")
+        // Asked again for the same file (a rerun after a kill), the backup it has is reused.
+        let second = try SafeFile.keepBackup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
+        #expect(second == SafeFile.Backup(path: file + ".bak.1", reused: true))
+        #expect(try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes) == file + ".bak.1")
+        #expect(!FileManager.default.fileExists(atPath: file + ".bak.2"))
     }
 
     @Test func longNamesWork() throws {

@@ -8,6 +8,54 @@ import TestSupport
 import Glibc
 #endif
 
+// Extended attributes through the system calls themselves (Glibc's Swift module leaves out <sys/xattr.h>).
+@_silgen_name("lsetxattr") private func sysSetxattr(_ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
+                                                   _ value: UnsafeRawPointer?, _ size: Int, _ flags: Int32) -> Int32
+@_silgen_name("lgetxattr") private func sysGetxattr(_ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
+                                                   _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int
+@_silgen_name("llistxattr") private func sysListxattr(_ path: UnsafePointer<CChar>, _ list: UnsafeMutablePointer<CChar>?,
+                                                     _ size: Int) -> Int
+
+private func setAttribute(_ path: String, _ name: String, _ value: [UInt8]) -> Int32 {
+    value.withUnsafeBytes { sysSetxattr(path, name, $0.baseAddress, $0.count, 0) } == 0 ? 0 : errno
+}
+
+/// Every attribute of a path with its value, as the kernel lists them.
+private func attributes(_ path: String) -> [String: [UInt8]] {
+    let size = sysListxattr(path, nil, 0)
+    guard size > 0 else { return [:] }
+    var list = [CChar](repeating: 0, count: size)
+    let n = sysListxattr(path, &list, size)
+    guard n > 0 else { return [:] }
+    var out: [String: [UInt8]] = [:]
+    for raw in list[..<n].split(separator: 0) {
+        let name = String(decoding: raw.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let length = sysGetxattr(path, name, nil, 0)
+        guard length >= 0 else { continue }
+        var value = [UInt8](repeating: 0, count: length)
+        let got = value.withUnsafeMutableBytes { sysGetxattr(path, name, $0.baseAddress, $0.count) }
+        out[name] = got >= 0 ? Array(value[..<got]) : nil
+    }
+    return out
+}
+
+/// `system.posix_acl_access` as Linux stores it: owner rw, user `uid` rw, group r, mask rw, others r.
+private func aclGrantingWrite(to uid: UInt32) -> [UInt8] {
+    func entry(_ tag: UInt16, _ perm: UInt16, _ id: UInt32) -> [UInt8] {
+        [UInt8(tag & 0xFF), UInt8(tag >> 8), UInt8(perm & 0xFF), UInt8(perm >> 8),
+         UInt8(id & 0xFF), UInt8((id >> 8) & 0xFF), UInt8((id >> 16) & 0xFF), UInt8(id >> 24)]
+    }
+    return [2, 0, 0, 0] + entry(0x01, 6, .max) + entry(0x02, 6, uid) + entry(0x04, 4, .max) + entry(0x10, 6, .max) + entry(0x20, 4, .max)
+}
+
+/// Whether the test scratch directory's file system takes `user.*` attributes and ACLs (probed once).
+private let attributesWork: Bool = {
+    guard let dir = try? TestPaths.temporaryDirectory() else { return false }
+    let probe = dir.appendingPathComponent("probe").path
+    guard FileManager.default.createFile(atPath: probe, contents: Data([1])) else { return false }
+    return setAttribute(probe, "user.probe", [1]) == 0 && setAttribute(probe, "system.posix_acl_access", aclGrantingWrite(to: 65534)) == 0
+}()
+
 /// "Never lose, clobber or crash on a user's file": every case through the built binary.
 @Suite(.serialized) struct SafeWritesThroughTheTool {
     let ycft = TestPaths.executable("ycft")
@@ -405,6 +453,176 @@ import Glibc
             #expect(!FileManager.default.fileExists(atPath: t.path + "/f\(i).plist.bak.1"))
         }
         #expect(try files(t).count == 400)
+    }
+
+    // 9. extended attributes and ACLs, special files in place, backups of a killed run
+
+    @Test(.enabled(if: attributesWork, "the file system of the test directory refuses user.* attributes or ACLs"))
+    func everyInPlaceCommandKeepsUserAttributesAndTheACL() throws {
+        let dir = try tree(["set.plist", "unset.plist", "reset.plist", "into.plist", "migrate.plist"])
+        try writeBytes(Array(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"new.gate":{"lastVersion":"1.0","lastTime":null}}}"#.utf8),
+                       to: dir.appendingPathComponent("state.json"))
+        let acl = aclGrantingWrite(to: 65534)
+        let origin = Array("exported from device 7".utf8)
+        for name in ["set", "unset", "reset", "into", "migrate"] {
+            let path = dir.appendingPathComponent("\(name).plist").path
+            chmod(path, 0o600)
+            #expect(setAttribute(path, "user.origin", origin) == 0)
+            #expect(setAttribute(path, "system.posix_acl_access", acl) == 0)
+        }
+        let expected: [String: [UInt8]] = ["user.origin": origin, "system.posix_acl_access": acl]
+        #expect(attributes(dir.appendingPathComponent("set.plist").path) == expected)
+        let runs: [(String, [String])] = [
+            ("set", ["set", "set.plist", "rate.prompt", "--last-version", "9.9"]),
+            ("unset", ["unset", "unset.plist", "rate.prompt"]),
+            ("reset", ["reset", "reset.plist"]),
+            ("into", ["pack", "--into", "into.plist", "state.json"]),
+            ("migrate", ["migrate", "--in-place", "migrate.plist"]),
+        ]
+        let original = try readBytes(defaults)
+        for (name, arguments) in runs {
+            let file = dir.appendingPathComponent("\(name).plist")
+            let before = try status(file)
+            let result = try ycft(in: dir, arguments)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            if name == "migrate" {
+                #expect(result.stderr == "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+            } else {
+                #expect(result.stderr == "", "\(name)")
+            }
+            #expect(try readBytes(file) != original, "\(name) changed the file")
+            #expect(try status(file).identity.inode != before.identity.inode, "\(name) replaced the file")
+            #expect(attributes(file.path) == expected, "\(name)")
+            #expect(try status(file).permissions == 0o664, "\(name): the mode the ACL gave")
+        }
+        // The backup is the original itself, attributes and all.
+        #expect(attributes(dir.appendingPathComponent("migrate.plist.bak").path) == expected)
+    }
+
+    @Test(.enabled(if: attributesWork && geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root (to set security.* and run ycft as another user), setpriv, and a file system with attributes"))
+    func anAttributeTheUserMayNotSetIsNamedInAWarning() throws {
+        let dir = try tree(["t/prefs.plist", "t/batch.plist"])
+        let t = dir.appendingPathComponent("t")
+        #expect(chown(t.path, 65534, 65534) == 0)
+        for name in ["prefs.plist", "batch.plist"] {
+            let path = t.appendingPathComponent(name).path
+            #expect(chown(path, 65534, 65534) == 0)
+            #expect(setAttribute(path, "user.origin", [1, 2]) == 0)
+            #expect(setAttribute(path, "security.ycft-test", Array("label".utf8)) == 0)
+        }
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", ycft.path]
+        let set = try runProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                 asNobody + ["set", t.appendingPathComponent("prefs.plist").path, "rate.prompt", "--last-version", "3"])
+        #expect(set.status == 0)
+        #expect(set.stderr == "ycft: \(t.path)/prefs.plist: warning: the replacement could not keep this extended attribute: "
+                + "security.ycft-test (Operation not permitted)\n")
+        #expect(attributes(t.appendingPathComponent("prefs.plist").path) == ["user.origin": [1, 2]])
+        let migrate = try runProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                     asNobody + ["migrate", "--in-place", "--no-backup", t.appendingPathComponent("batch.plist").path])
+        #expect(migrate.status == 0)
+        #expect(migrate.stderr == "ycft: \(t.path)/batch.plist: warning: the replacement could not keep this extended attribute: "
+                + "security.ycft-test (Operation not permitted)\n"
+                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try isMigrated(t.appendingPathComponent("batch.plist")))
+        #expect(attributes(t.appendingPathComponent("batch.plist").path) == ["user.origin": [1, 2]])
+    }
+
+    /// Runs a bash script in `dir` with `$YCFT` set, timed; every ycft in it runs under `timeout 10`.
+    func shell(_ script: String, in dir: URL, environment: [String: String] = [:]) throws -> (result: ProcessResult, seconds: Double) {
+        let start = Date()
+        var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        env["YCFT"] = ycft.path
+        let result = try runProcess(URL(fileURLWithPath: "/bin/bash"), ["-c", "cd \"$1\" && set -o pipefail && " + script, "bash", dir.path],
+                                    environment: env)
+        return (result, Date().timeIntervalSince(start))
+    }
+
+    @Test func inPlaceCommandsRefuseAPipeADeviceAndDescriptorNamesAtOnce() throws {
+        let dir = try tree(["prefs.plist"])
+        let json = dir.appendingPathComponent("state.json")
+        try writeBytes(try runProcess(ycft, ["dump", archive.path]).stdout, to: json)
+        #expect(mkfifo(dir.appendingPathComponent("fifo").path, 0o600) == 0)
+        let pipe = "not changed in place: it is a named pipe; only a regular file is changed in place"
+        let device = "not changed in place: it is a character device; only a regular file is changed in place"
+        let descriptor = "not changed in place: it names an open descriptor (standard input or output), not a file; give the file's own path"
+        let commands: [String] = ["set TARGET rate.prompt --last-version 1", "unset TARGET rate.prompt", "reset TARGET",
+                                  "pack --into TARGET state.json", "edit TARGET"]
+        let cases: [(target: String, redirect: String, message: String)] = [
+            ("fifo", "", pipe),
+            ("/dev/null", "", device),
+            ("/dev/stdin", " < prefs.plist", descriptor),
+            ("/dev/fd/0", " < prefs.plist", descriptor),
+            ("/proc/self/fd/0", " < prefs.plist", descriptor),
+            ("/dev/stdout", " | cat", descriptor),
+        ]
+        for command in commands {
+            for (target, redirect, message) in cases {
+                let line = "timeout -k 1 10 \"$YCFT\" \(command.replacingOccurrences(of: "TARGET", with: target))\(redirect)"
+                let (result, seconds) = try shell(line, in: dir, environment: ["EDITOR": "true", "VISUAL": ""])
+                #expect(result.status == 2, "\(line)")
+                #expect(seconds < 5, "\(line) took \(seconds) s")
+                #expect(result.stderr == "ycft: \(target): \(message)\n", "\(line)")
+                #expect(result.stdout.isEmpty, "\(line)")
+            }
+        }
+        // migrate --in-place: the same refusal from the writer's read; a pipe operand is not even planned.
+        let summary = "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n"
+        let viaStdin = try shell("timeout -k 1 10 \"$YCFT\" migrate --in-place /dev/stdin < prefs.plist", in: dir)
+        #expect(viaStdin.result.status == 2)
+        #expect(viaStdin.seconds < 5)
+        #expect(viaStdin.result.stderr == "ycft: /dev/stdin: \(descriptor)\n" + summary)
+        let viaFifo = try shell("timeout -k 1 10 \"$YCFT\" migrate --in-place fifo", in: dir)
+        #expect(viaFifo.result.status == 2)
+        #expect(viaFifo.seconds < 5)
+        #expect(viaFifo.result.stderr.hasPrefix("ycft: fifo: ") && viaFifo.result.stderr.hasSuffix(summary))
+        // Nothing was written anywhere.
+        #expect(try readBytes(dir.appendingPathComponent("prefs.plist")) == readBytes(defaults))
+        #expect(try files(dir) == ["fifo", "prefs.plist", "state.json"])
+        #expect(try FileStatus.of(dir.appendingPathComponent("fifo").path, followLinks: false).get().kind == .fifo)
+        // Reading is not changing: dump reads a pipe and /dev/stdin as before.
+        let dumped = try runProcess(ycft, ["dump", defaults.path]).stdout
+        let fromStdin = try shell("timeout -k 1 10 \"$YCFT\" dump /dev/stdin < prefs.plist", in: dir)
+        #expect(fromStdin.result.status == 0)
+        #expect(fromStdin.result.stdout == dumped)
+        let fromFifo = try shell("(cat prefs.plist > fifo &) ; timeout -k 1 10 \"$YCFT\" dump fifo", in: dir)
+        #expect(fromFifo.result.status == 0)
+        #expect(fromFifo.result.stdout == dumped)
+    }
+
+    @Test func aRerunAfterAKilledInPlaceRunReusesItsBackups() throws {
+        // What a kill between the backup and the rename leaves: FILE.bak, and FILE not yet migrated.
+        let dir = try tree(["t/linked.plist", "t/copied.plist", "t/older.plist", "t/done.plist"])
+        let t = dir.appendingPathComponent("t")
+        let original = try readBytes(defaults)
+        #expect(link(t.path + "/linked.plist", t.path + "/linked.plist.bak") == 0)   // the backup ycft links
+        try writeBytes(original, to: t.appendingPathComponent("copied.plist.bak"))     // the copy it makes without hard links
+        let older = Array("an older original".utf8)
+        try writeBytes(older, to: t.appendingPathComponent("older.plist.bak"))         // not this file's: kept apart
+        let report = dir.appendingPathComponent("report.json")
+        let rerun = try runProcess(ycft, ["migrate", "--in-place", "--report", report.path, t.path])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stderr == "ycft: \(t.path)/older.plist: \(t.path)/older.plist.bak exists; the backup is \(t.path)/older.plist.bak.1\n"
+                + "ycft migrate: 4 files: 4 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try files(t) == ["copied.plist", "copied.plist.bak", "done.plist", "done.plist.bak", "linked.plist", "linked.plist.bak",
+                                 "older.plist", "older.plist.bak", "older.plist.bak.1"])
+        for name in ["copied", "done", "linked"] {
+            #expect(try readBytes(t.appendingPathComponent("\(name).plist.bak")) == original, "\(name)")
+            #expect(try isMigrated(t.appendingPathComponent("\(name).plist")), "\(name)")
+        }
+        #expect(try readBytes(t.appendingPathComponent("older.plist.bak")) == older)
+        #expect(try readBytes(t.appendingPathComponent("older.plist.bak.1")) == original)
+        let json = try JSONSerialization.jsonObject(with: Data(readBytes(report))) as? [String: Any]
+        var backups: [String: String] = [:]
+        var reused: [String: Bool] = [:]
+        for entry in json?["files"] as? [[String: Any]] ?? [] {
+            let name = URL(fileURLWithPath: entry["path"] as? String ?? "").lastPathComponent
+            backups[name] = (entry["backup"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
+            reused[name] = entry["backupReused"] as? Bool
+        }
+        #expect(backups == ["copied.plist": "copied.plist.bak", "done.plist": "done.plist.bak", "linked.plist": "linked.plist.bak",
+                            "older.plist": "older.plist.bak.1"])
+        #expect(reused == ["copied.plist": true, "done.plist": false, "linked.plist": true, "older.plist": false])
     }
 
     /// SIGKILL at several moments of a batch with group commit (2 jobs, 2,000 files in 10

@@ -1,0 +1,164 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An extended attribute of a replaced file that its replacement could not keep, and why.
+///
+/// On Linux a POSIX ACL is the attribute `system.posix_acl_access`; `user.*` attributes are the
+/// owner's to set, `security.*` and `trusted.*` need privileges (`CAP_SYS_ADMIN`, `CAP_SETFCAP`)
+/// that a user's process lacks.
+///
+/// ```swift
+/// if case let .replaced(path, notKept) = try SafeFile.write(bytes, to: "prefs.plist"), !notKept.isEmpty {
+///     print("\(path): lost \(notKept.map(\.description).joined(separator: ", "))")
+///     // "prefs.plist: lost security.evm (Operation not permitted)"
+/// }
+/// ```
+public struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
+    /// The attribute's name (`security.evm`, `system.posix_acl_access`, `user.origin`).
+    public let name: String
+    /// The failure reading it from the original or setting it on the replacement.
+    public let error: SystemError
+
+    /// Creates a value.
+    public init(name: String, error: SystemError) {
+        self.name = name
+        self.error = error
+    }
+
+    /// `security.evm (Operation not permitted)`.
+    public var description: String { "\(name) (\(error))" }
+}
+
+/// Copies a file's extended attributes (and with them its POSIX ACLs) to its replacement.
+/// Linux only: elsewhere nothing is copied and nothing is reported.
+enum FileAttributes {
+    /// The access ACL as Linux stores it: an attribute the kernel checks and keeps in step with
+    /// the mode's group bits (the ACL mask).
+    static let accessACL = "system.posix_acl_access"
+
+    /// Makes the attributes of the open file `destination` those of `source`, a regular file
+    /// (a resolved path, no link) whose status was `status`: every attribute of the original
+    /// that the process can read is set on the destination (unless it holds that value already),
+    /// and an access ACL the destination inherited from its directory's default ACL, which the
+    /// original does not have, is removed. Call it after the mode is set: setting an ACL sets
+    /// the group bits from its mask, as on the original.
+    ///
+    /// Attributes the process cannot see (`trusted.*` without `CAP_SYS_ADMIN`) cannot be copied
+    /// nor reported. A file system without extended attributes has none to copy.
+    /// - Returns: the attributes that could not be kept, in the original's order.
+    static func copy(from source: String, status: FileStatus, to destination: Int32) -> [AttributeNotKept] {
+        #if os(Linux)
+        // The original's own descriptor where it can be opened (reads no data: O_NONBLOCK on a
+        // regular file only spares a wait if it was swapped for a pipe); else its path.
+        let fd = open(PathBytes.cString(source), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        defer { if fd >= 0 { close(fd) } }
+        let original: Origin
+        if fd >= 0, case let .success(now) = FileStatus.of(descriptor: fd), now.identity.sameFile(as: status.identity) {
+            original = .descriptor(fd)
+        } else {
+            original = .path(source)
+        }
+        var notKept: [AttributeNotKept] = []
+        let names: [String]
+        switch listNames(original) {
+        case let .success(list): names = list
+        case let .failure(error):
+            // No extended attributes here: nothing to keep.
+            if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return [] }
+            return [AttributeNotKept(name: "*", error: error)]
+        }
+        for name in names {
+            let value: [UInt8]
+            switch getValue(original, name) {
+            case let .success(v): value = v
+            case let .failure(error):
+                if error.errno == ENODATA { continue }  // removed meanwhile
+                notKept.append(AttributeNotKept(name: name, error: error))
+                continue
+            }
+            if case let .success(current) = getValue(.descriptor(destination), name), current == value { continue }
+            let rc = value.withUnsafeBytes { linuxFsetxattr(destination, name, $0.baseAddress, $0.count, 0) }
+            if rc != 0 { notKept.append(AttributeNotKept(name: name, error: .current)) }
+        }
+        // A new file inherits its directory's default ACL; the original had none (or lost it).
+        if !names.contains(accessACL), case .success = getValue(.descriptor(destination), accessACL) {
+            if linuxFremovexattr(destination, accessACL) != 0 { notKept.append(AttributeNotKept(name: accessACL, error: .current)) }
+        }
+        return notKept
+        #else
+        return []
+        #endif
+    }
+
+    #if os(Linux)
+    /// Where attributes are read from.
+    enum Origin {
+        case descriptor(Int32)
+        case path(String)
+    }
+
+    /// The names of every attribute the process can see (`flistxattr`/`llistxattr`).
+    static func listNames(_ origin: Origin) -> Result<[String], SystemError> {
+        let list = sized { buffer, size in
+            switch origin {
+            case let .descriptor(fd): return linuxFlistxattr(fd, buffer, size)
+            case let .path(path): return linuxLlistxattr(PathBytes.cString(path), buffer, size)
+            }
+        }
+        return list.map { bytes in
+            bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// One attribute's value (`fgetxattr`/`lgetxattr`).
+    static func getValue(_ origin: Origin, _ name: String) -> Result<[UInt8], SystemError> {
+        sized { buffer, size in
+            switch origin {
+            case let .descriptor(fd): return linuxFgetxattr(fd, name, UnsafeMutableRawPointer(buffer), size)
+            case let .path(path): return linuxLgetxattr(PathBytes.cString(path), name, UnsafeMutableRawPointer(buffer), size)
+            }
+        }
+    }
+
+    /// Calls a `*xattr` reader with a buffer large enough: asks the size first, then retries
+    /// while the value grows between the calls (`ERANGE`).
+    private static func sized(_ call: (UnsafeMutablePointer<CChar>?, Int) -> Int) -> Result<[UInt8], SystemError> {
+        for _ in 0..<8 {
+            let needed = call(nil, 0)
+            if needed < 0 { return .failure(.current) }
+            if needed == 0 { return .success([]) }
+            var buffer = [UInt8](repeating: 0, count: needed)
+            let n = buffer.withUnsafeMutableBytes { raw in
+                call(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count)
+            }
+            if n >= 0 { return .success(Array(buffer[..<min(n, buffer.count)])) }
+            let failure = SystemError.current
+            if failure.errno != ERANGE { return .failure(failure) }
+        }
+        return .failure(SystemError(errno: ERANGE))
+    }
+    #endif
+}
+
+#if os(Linux)
+// <sys/xattr.h>, which Glibc's Swift module does not include (declared as `syncfs` is in SafeFile.swift).
+/// `flistxattr(2)`.
+@_silgen_name("flistxattr") private func linuxFlistxattr(_ fd: Int32, _ list: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int
+/// `llistxattr(2)`.
+@_silgen_name("llistxattr") private func linuxLlistxattr(_ path: UnsafePointer<CChar>, _ list: UnsafeMutablePointer<CChar>?,
+                                                         _ size: Int) -> Int
+/// `fgetxattr(2)`.
+@_silgen_name("fgetxattr") private func linuxFgetxattr(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?,
+                                                       _ size: Int) -> Int
+/// `lgetxattr(2)`.
+@_silgen_name("lgetxattr") private func linuxLgetxattr(_ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
+                                                       _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int
+/// `fsetxattr(2)`.
+@_silgen_name("fsetxattr") private func linuxFsetxattr(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?,
+                                                       _ size: Int, _ flags: Int32) -> Int32
+/// `fremovexattr(2)`.
+@_silgen_name("fremovexattr") private func linuxFremovexattr(_ fd: Int32, _ name: UnsafePointer<CChar>) -> Int32
+#endif
