@@ -150,7 +150,7 @@ enum StatusCommand {
                     out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.escaped(reset.located))): "
                         + "every gate runs as on a fresh install\n"
                 }
-                io.writeStdout(Array(out.utf8))
+                Ycft.writeText(out, to: io)
             }
             return .success
         } catch {
@@ -204,9 +204,9 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
+        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
         // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
-        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(zoneName))"]) + ["AGE"]]
+        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
         for (key, record) in records {
             let t = record.lastTime
             var row = [UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",

@@ -39,8 +39,12 @@ public enum Ycft {
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
     /// least 2 (the run's messages were lost).
+    ///
+    /// Everything written to standard error passes ``UntrustedText/sanitized(_:)`` (see
+    /// ``terminalSafe(_:)``): whatever a message holds, no control character reaches the terminal raw.
     /// - Returns: the exit status.
     public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
+        let io = terminalSafe(io)
         let status = dispatch(arguments, io: io)
         let failures = io.streamFailures()
         if let output = failures.standardOutput, output.errno != EPIPE {
@@ -49,6 +53,35 @@ public enum Ycft {
         }
         if failures.standardError != nil { return max(status, Exit.trouble.rawValue) }
         return status
+    }
+
+    /// The tool's own terminal control sequences (migrate's progress bar): the only writes to
+    /// standard error that ``terminalSafe(_:)`` passes with a control character in them, and
+    /// only as whole writes, which no message is.
+    enum TerminalControl {
+        /// Back to the start of the line, to redraw the progress bar.
+        static let lineStart = "\r"
+        /// Back to the start of the line and clear it.
+        static let clearLine = "\r\u{1B}[K"
+    }
+
+    /// `io` with a standard error writer that cannot put a control character on the terminal:
+    /// every write goes through ``UntrustedText/sanitized(_:)`` (keeps line feeds and text
+    /// already escaped, escapes C0, C1, DEL and bidirectional controls), except the whole-write
+    /// sequences of ``TerminalControl``.
+    static func terminalSafe(_ io: CommandIO) -> CommandIO {
+        var safe = io
+        let write = io.writeStderr
+        safe.writeStderr = { text in
+            write(text == TerminalControl.lineStart || text == TerminalControl.clearLine ? text : UntrustedText.sanitized(text))
+        }
+        return safe
+    }
+
+    /// Writes terminal-facing text to standard output (`status`'s table, `verify`'s GitHub and
+    /// JUnit reports, `migrate`'s listing) through ``UntrustedText/sanitized(_:)``.
+    static func writeText(_ text: String, to io: CommandIO) {
+        io.writeStdout(Array(UntrustedText.sanitized(text).utf8))
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
@@ -66,7 +99,7 @@ public enum Ycft {
             return Exit.success.rawValue
         case "--generate-completion-script":
             guard rest.count == 1, let script = Completions.script(for: rest[0]) else {
-                let given = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
+                let given: UsageError.Message = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
                     ?? "Missing value for '--generate-completion-script <shell>'"
                 return usage(UsageError(given + ": expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
             }
