@@ -114,10 +114,16 @@ public enum Ycft {
                 io.writeStdout(Array(Help.main.utf8))
                 return Exit.success.rawValue
             }
-            guard let command = Command(rawValue: name), rest.count == 1 else {
+            // `help help` (and `help --help`) is the top-level help, which says what help does,
+            // as swift-argument-parser answers it.
+            let command = Command(rawValue: name)
+            guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(UsageError("Unknown subcommand '\(name)'"), command: nil, io: io)
             }
-            io.writeStdout(Array(command.help.utf8))
+            guard rest.count == 1 else {
+                return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
+            }
+            io.writeStdout(Array((command?.help ?? Help.main).utf8))
             return Exit.success.rawValue
         default:
             guard let command = Command(rawValue: first) else {
@@ -146,8 +152,8 @@ public enum Ycft {
         }
     }
 
-    private static func usage(_ error: UsageError, command: Command?, io: CommandIO) -> Int32 {
-        let usageLine = command?.usage ?? "ycft <subcommand>"
+    private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
+        let usageLine = usageLine ?? command?.usage ?? "ycft <subcommand>"
         let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
         io.writeStderr("Error: \(error.message)\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue
