@@ -117,3 +117,46 @@ import OrderedJSON
         #expect(back.members?.first?.key.unicodeScalars.map(\.value) == all.unicodeScalars.map(\.value))
     }
 }
+
+/// The fast path scans eight bytes at a time: every character that needs escaping, and its
+/// printable neighbours, at every offset of strings of 1 to 24 bytes, against a plain
+/// scalar-by-scalar statement of the rule.
+@Suite struct JSONStringScanAtEveryOffset {
+    static func expected(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if JSONTerminalSafeStrings.escapedScalars.contains(scalar.value) || scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\"\n"
+    }
+
+    @Test func everyOffset() {
+        let specials = ["\u{0}", "\u{1F}", "\"", "\\", "\n", "\u{7F}", "\u{80}", "\u{9B}", "\u{2028}", "\u{202E}", "\u{2069}",
+                        " ", "!", "#", "[", "]", "~", "\u{A0}", "é", "\u{2030}", "😀"]
+        for length in 1...24 {
+            for position in 0..<length {
+                for special in specials {
+                    var s = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position - 1)
+                    #expect(JSON.string(s).text(style: .compact) == Self.expected(s), "\(length) \(position) \(special.unicodeScalars.map(\.value))")
+                    s = String(repeating: "~", count: length) + s  // a longer, word-misaligned variant
+                    #expect(JSON.string(s).text(style: .compact) == Self.expected(s))
+                }
+            }
+        }
+    }
+}
