@@ -147,7 +147,7 @@ enum StatusCommand {
                 var out = text(records: records, decisions: decisions, now: instant, nowText: nowText, zone: zoneGiven ? zone : nil, zoneName: zoneName,
                                appVersion: appVersion, legacyDay: legacyDay, judged: judged)
                 if let reset {
-                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.escaped(reset.located))): "
+                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
                         + "every gate runs as on a fresh install\n"
                 }
                 Ycft.writeText(out, to: io)

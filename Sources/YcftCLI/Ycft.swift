@@ -239,9 +239,11 @@ public enum Ycft {
         for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
-    /// One warning line on stderr, `ycft: FILE: warning: TEXT` (TEXT escaped).
+    /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values
+    /// from the file were escaped where it was built (escaping it again would show `\\u{1B}`):
+    /// it passes ``UntrustedText/sanitized(_:)`` only.
     static func warn(_ text: String, path: String, io: CommandIO) {
-        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.escaped(text))\n")
+        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.sanitized(text))\n")
     }
 
     /// How a path appears in messages and reports (`-` is `<stdin>`).

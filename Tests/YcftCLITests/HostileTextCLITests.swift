@@ -127,6 +127,15 @@ import TestSupport
         let status = try clean(["status", "--now", "2025-01-01T00:00:00Z", "--app-version", Self.hostile, t.named.path])
         #expect(status.stdoutText.contains("\(Self.shown)  \(Self.shown)  2001-01-01T00:00:02.500000Z"), "\(status.stdoutText)")
         #expect(status.stdoutText.hasPrefix("now 2025-01-01T00:00:00.000000Z (UTC), app version \"\(Self.shown)\"\n"))
+        // Warnings and status's reset line show a message's escapes once (not `\\u{1B}`).
+        let warned = try clean(["dump", t.defaults.path])
+        #expect(warned.stderr == "ycft: \(t.defaults.path): warning: [interval-value] interval.\(Self.shown): holds string, "
+                + "not a number IntervalClient can read: its gate runs as if it never ran\n")
+        let reset = try clean(["status", "--now", "2025-01-01T00:00:00Z", "--gate", "k=once", t.badClass.path])
+        let said = "[record-class] $objects[5]: expected YCFirstTimeObject, found \(Self.shown)"
+        #expect(reset.stderr == "ycft: \(t.badClass.path): warning: \(said)\n")
+        #expect(reset.stdoutText.hasSuffix("\nYCFirstTime would discard this state (\(said)): every gate runs as on a fresh install\n"),
+                "\(reset.stdoutText)")
         let missing = try clean(["dump", "--key", Self.hostile, t.defaults.path])
         #expect(missing.status == 1)
         for target in ["records", "interval", "legacy"] {
