@@ -1,3 +1,4 @@
+import Plist
 import SafeFiles
 #if canImport(Glibc)
 import Glibc
@@ -100,7 +101,7 @@ struct FileWalk {
 
     /// The stderr line for a directory where nothing matched.
     func unmatchedNote(_ path: String, others: Int) -> String {
-        "ycft: \(Ycft.shown(path)): no file matches \(includes.joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
+        "ycft: \(Ycft.shown(path)): no file matches \(includes.map(UntrustedText.escaped).joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
             + "choose them with --include GLOB\n"
     }
 }

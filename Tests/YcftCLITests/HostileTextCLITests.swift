@@ -92,6 +92,9 @@ import TestSupport
         let trouble = try clean(["verify", t.dir.appendingPathComponent("missing" + Self.fileName).path])
         #expect(trouble.status == 2)
         #expect(trouble.stderr == "ycft: \(t.dir.path)/missing\(Self.fileShown): cannot read: No such file or directory\n")
+        let unmatched = try clean(["verify", "--include", Self.hostile, t.dir.path])
+        #expect(unmatched.stderr.hasPrefix("ycft: \(t.dir.path): no file matches \(Self.shown) (5 other files)"), "\(unmatched.stderr)")
+        try clean(["migrate", "--dry-run", "--include", Self.hostile, t.dir.path])
         for format in ["json", "github", "junit"] {
             try clean(["verify", "--format", format] + files)
             try clean(["verify", "--format", format, "--strict", t.dir.path])
