@@ -3,6 +3,7 @@ import Testing
 import FirstTimeArchive
 import Plist
 import TestSupport
+@testable import YcftCLI
 
 /// Every command and format, run on the real binary with a key name, a version, a class name,
 /// a file name and arguments holding the characters that act on a terminal: ESC (OSC that sets
@@ -227,5 +228,27 @@ enum UntrustedTextForTests {
             }
         }
         return out
+    }
+}
+
+/// The last pass on standard error lets the tool's own terminal sequences through, and nothing else.
+@Suite struct TheStandardErrorWriterEscapesLast {
+    @Test func migratesProgressBarStillDrawsOnATerminal() throws {
+        let fake = FakeIO(files: ["d.plist": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))])
+        var io = fake.io
+        io.stderrIsTerminal = { true }
+        #expect(Ycft.run(["migrate", "-o", "out.plist", "d.plist"], io: io) == 0)
+        #expect(fake.stderr == "\r[" + String(repeating: "#", count: 30) + "] 1/1\n"
+                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+    }
+
+    @Test func anythingElseIsEscaped() {
+        let fake = FakeIO()
+        let io = Ycft.terminalSafe(fake.io)
+        io.writeStderr("a\u{1B}]0;t\u{7}\\u{1B}\r\u{9B}\u{202E}\n")
+        io.writeStderr("\r\u{1B}[K")
+        io.writeStderr("\r")
+        io.writeStderr("\r\u{1B}[K ")
+        #expect(fake.stderr == #"a\u{1B}]0;t\u{7}\u{1B}\r\u{9B}\u{202E}"# + "\n\r\u{1B}[K\r" + #"\r\u{1B}[K "#)
     }
 }
