@@ -48,7 +48,7 @@ public enum ContractChecker {
             let message: String
             switch archiveError {
             case let .envelope(why, _): message = why
-            case let .unexpected(expected, found, _): message = "expected \(expected), found \(found)"
+            case let .unexpected(expected, found, _): message = "expected \(expected), found \(UntrustedText.escaped(found))"
             case let .malformed(why, _): message = why
             case let .danglingUID(uid, count, _): message = "UID \(uid) is outside $objects (\(count) objects)"
             case .plist: message = archiveError.description

@@ -211,7 +211,9 @@ public struct ArchiveJudgement: Sendable, Equatable {
                            "class \(UntrustedText.escaped(info.name)) has no $classes chain; Apple writes \(expected)")
         }
         if chain != expected {
-            try add(.classChain, .object(uid), "$classes is \(chain.map(UntrustedText.escaped)), Apple writes \(expected)")
+            // Quoted one by one: an array's own description would escape the escapes again (`\\u{1B}`).
+            let shown = "[" + chain.map(UntrustedText.quoted).joined(separator: ", ") + "]"
+            try add(.classChain, .object(uid), "$classes is \(shown), Apple writes \(expected)")
         }
     }
 

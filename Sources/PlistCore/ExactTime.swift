@@ -146,7 +146,19 @@ public enum ExactTime {
     /// ExactTime.parseInstant("2025-01-01T10:00:00.5+01:00")  // 757_414_800.5
     /// ```
     public static func parseInstant(_ text: String) -> Double? {
-        if let parsed = parseUTC(text) { return secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction) }
+        parseExactInstant(text).map { secondsSince2001(seconds: $0.seconds, fraction: $0.fraction) }
+    }
+
+    /// Parses what ``parseInstant(_:)`` parses, without rounding: the instant in UTC as whole
+    /// seconds since 2001 (rounded down) and the digits of its fraction of a second, as given
+    /// (up to nine). ``utcText(seconds:fraction:)`` shows it; ``secondsSince2001(seconds:fraction:)``
+    /// is the nearest double.
+    ///
+    /// ```swift
+    /// ExactTime.parseExactInstant("2025-01-01T10:00:00.5+01:00")  // (757_414_800, "5")
+    /// ```
+    public static func parseExactInstant(_ text: String) -> (seconds: Int64, fraction: String)? {
+        if let parsed = parseUTC(text) { return parsed }
         guard text.utf8.count >= 25 else { return nil }
         let zonePart = text.suffix(6)
         let sign: Int64
@@ -159,7 +171,19 @@ public enum ExactTime {
         guard parts.count == 2, parts[0].utf8.count == 2, parts[1].utf8.count == 2,
               let h = Int64(parts[0]), let m = Int64(parts[1]), h >= 0, m >= 0, h < 24, m < 60,
               let parsed = parseUTC(String(text.dropLast(6)) + "Z") else { return nil }
-        return secondsSince2001(seconds: parsed.seconds - sign * (h * 3600 + m * 60), fraction: parsed.fraction)
+        return (parsed.seconds - sign * (h * 3600 + m * 60), parsed.fraction)
+    }
+
+    /// An exact instant (``parseExactInstant(_:)``) as ISO 8601 UTC with its fraction exactly
+    /// as given, at least six digits like ``utcString(secondsSince2001:)`` (zeros appended),
+    /// never rounded: `9999-12-31T23:59:59.9999999Z` stays in its second and its year, where
+    /// its nearest double (252,423,993,600) is the first second of year 10000. Nil outside years
+    /// 0001-9999 or for a fraction that is not 0 to 9 decimal digits.
+    public static func utcText(seconds: Int64, fraction: String) -> String? {
+        guard fraction.utf8.count <= 9, fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let whole = CivilTime.isoDateTime(secondsSince2001: seconds) else { return nil }
+        let digits = fraction.utf8.count >= 6 ? fraction : fraction + String(repeating: "0", count: 6 - fraction.utf8.count)
+        return whole + "." + digits + "Z"
     }
 
     /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.

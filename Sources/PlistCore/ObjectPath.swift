@@ -50,7 +50,8 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the whole file.
     public var isFile: Bool { components.isEmpty }
 
-    /// `$objects[5].lastTime`, `$top.root`, `records["k"].lastTime`, `top level`, or `file`.
+    /// `$objects[5].lastTime`, `$top.root`, `records["k"].lastTime`, `top level`, or `file`;
+    /// keys and members through ``UntrustedText`` (a key's control characters escaped).
     public var description: String {
         guard !components.isEmpty else { return "file" }
         var out = ""
@@ -58,7 +59,8 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
             switch component {
             case .topLevel: out += i == 0 ? "top level" : ".top level"
             case let .object(uid): out += (i == 0 ? "" : ".") + "$objects[\(uid)]"
-            case let .key(name): out += (i == 0 ? "" : ".") + name
+            // Keys come from the file: escaped, so a key cannot act on the terminal (`interval.a\u{1B}]0;`).
+            case let .key(name): out += (i == 0 ? "" : ".") + UntrustedText.escaped(name)
             case let .index(n): out += "[\(n)]"
             case let .member(name): out += "[\(UntrustedText.quoted(name))]"
             }

@@ -1,6 +1,8 @@
-/// The one escaper for text that comes from a file (keys, versions, class names, paths) and
-/// is shown to a person: in messages, `verify`'s text, `status`'s table and `migrate`'s listing.
-/// JSON, JUnit and GitHub outputs keep exact strings in their own escaping instead.
+/// The one escaper for text that comes from a file (keys, versions, class names), a file name
+/// or an argument and is shown to a person: in messages and usage errors, `verify`'s text,
+/// GitHub and JUnit reports, `status`'s table and `migrate`'s listing. JSON keeps exact strings
+/// in its own escaping (`\u001b`, which OrderedJSON's writer uses for these same characters).
+/// ``sanitized(_:)`` is the last pass of every writer of terminal-facing text.
 ///
 /// Style: `\\` for a backslash, `\n`, `\t`, `\r`, and `\u{1B}` (Swift's form, hexadecimal,
 /// upper case) for every other C0 or C1 control character, DEL, the line and paragraph
@@ -29,6 +31,28 @@
         return out + "\""
     }
 
+    /// The last line of defence, for the writers of terminal-facing text (standard error,
+    /// `status`'s table, `verify --format github|junit`): every character ``escaped(_:)``
+    /// escapes is escaped the same way, except the line feed, which ends the tool's own lines,
+    /// and the backslash, so text already escaped passes unchanged (`sanitized(escaped(s))`
+    /// is `escaped(s)`). Whatever a message forgot to escape, no control character, DEL,
+    /// C1 control (the 8-bit CSI U+009B among them) or bidirectional control reaches the
+    /// terminal raw.
+    ///
+    /// ```swift
+    /// UntrustedText.sanitized("a\u{1B}]0;t\u{7}\n")   // a\u{1B}]0;t\u{7} and a line feed
+    /// ```
+    @usableFromInline package static func sanitized(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\\" && needsEscape($0) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" || scalar == "\\" { out.unicodeScalars.append(scalar) } else { append(scalar, to: &out, quote: false) }
+        }
+        return out
+    }
+
+    /// Whether a character acts on a terminal or on the layout of a line (C0 and C1 controls,
+    /// DEL, U+2028/U+2029, bidirectional controls) or is the escape character itself.
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || v == 0x5C || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029

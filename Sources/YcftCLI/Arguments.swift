@@ -1,4 +1,5 @@
 import SafeFiles
+import Plist
 
 /// A small, conventional argument cursor: `--long value`, `--long=value`, short aliases such as
 /// `-o` with the value separate or attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and options and
@@ -77,7 +78,7 @@ struct Arguments {
     /// - Throws: a usage error naming the argument and showing its bytes, when it is not UTF-8.
     static func text(_ value: String, for what: String) throws(UsageError) -> String {
         guard let text = PathBytes.text(value) else {
-            throw UsageError("The value '\(Ycft.shown(value))' is invalid for '\(what)': it is not valid UTF-8 "
+            throw UsageError("The value '\(value)' is invalid for '\(what)': it is not valid UTF-8 "
                              + "(only paths may hold other bytes)")
         }
         return text
@@ -85,7 +86,33 @@ struct Arguments {
 }
 
 /// A command-line mistake: printed with the command's usage line, exit status 2.
+///
+/// The message is written as a string literal whose every interpolated value (an argument, an
+/// option's name or value) goes through ``UntrustedText/escaped(_:)``: an argument cannot act
+/// on the terminal (`ycft help $'\e[2J'` says `Unknown subcommand '\u{1B}[2J'`), and no call
+/// site can forget to escape one.
 struct UsageError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    init(_ message: Message) { self.message = message.text }
+
+    /// A usage message: literal text as written, interpolations escaped. Every value comes from
+    /// the command line, decoded by ``PathBytes``: its bytes that are not UTF-8 show as `\xNN`,
+    /// the rest through ``UntrustedText/escaped(_:)``.
+    struct Message: ExpressibleByStringInterpolation {
+        let text: String
+        init(stringLiteral value: String) { text = value }
+        init(stringInterpolation: Interpolation) { text = stringInterpolation.text }
+        /// Two messages, one after the other (a long message written in parts).
+        static func + (a: Message, b: Message) -> Message { Message(text: a.text + b.text) }
+        private init(text: String) { self.text = text }
+
+        struct Interpolation: StringInterpolationProtocol {
+            var text = ""
+            init(literalCapacity: Int, interpolationCount: Int) { text.reserveCapacity(literalCapacity) }
+            mutating func appendLiteral(_ literal: String) { text += literal }
+            mutating func appendInterpolation(_ value: some Any) {
+                text += PathBytes.displayed(String(describing: value), other: UntrustedText.escaped)
+            }
+        }
+    }
 }

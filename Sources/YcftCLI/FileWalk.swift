@@ -1,3 +1,4 @@
+import Plist
 import SafeFiles
 #if canImport(Glibc)
 import Glibc
@@ -116,7 +117,7 @@ struct FileWalk {
     /// without, the reason the run fails, ending with the flag that accepts it.
     /// - Parameter nothing: `nothing to check`, `nothing to migrate`.
     func emptyMessage(others: Int, allowed: Bool, nothing: String) -> String? {
-        let unmatched = "no file matches \(includes.joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
+        let unmatched = "no file matches \(includes.map(UntrustedText.escaped).joined(separator: ", ")) (\(others) other file\(others == 1 ? "" : "s")); "
             + "choose them with --include GLOB"
         if allowed { return others > 0 ? unmatched : nil }
         return others > 0 ? "\(nothing): \(unmatched), or pass --allow-empty"

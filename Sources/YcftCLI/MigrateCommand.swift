@@ -196,7 +196,7 @@ enum MigrateCommand {
 
         let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
         // The listing comes in input order (sorted within each directory), whatever the jobs did first.
-        for result in results { if let listing = result.listing { io.writeStdout(Array(listing.utf8)) } }
+        for result in results { if let listing = result.listing { Ycft.writeText(listing, to: io) } }
         reports += results
 
         var counts: [String: Int] = [:]
@@ -499,7 +499,8 @@ private final class Progress: Sendable {
             if terminal {
                 let width = 30
                 let filled = total == 0 ? width : width * c.done / total
-                io.writeStderr("\r[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(c.done)/\(total)")
+                io.writeStderr(Ycft.TerminalControl.lineStart)
+                io.writeStderr("[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(c.done)/\(total)")
                 c.drew = true
             } else {
                 io.writeStderr("ycft migrate: \(c.done)/\(total) files\n")
@@ -511,7 +512,7 @@ private final class Progress: Sendable {
     func message(_ text: String) {
         counter.withLock { c in
             if c.drew {
-                io.writeStderr("\r\u{1B}[K")
+                io.writeStderr(Ycft.TerminalControl.clearLine)
                 c.drew = false
             }
             io.writeStderr(text)

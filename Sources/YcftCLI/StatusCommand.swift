@@ -10,6 +10,8 @@ enum StatusCommand {
         var args = Arguments(arguments, spec: .status)
         var appVersion: String?
         var now: Double?
+        // --now as given, shown exactly (the double may round it into the next second or year).
+        var nowText: String?
         var zoneName = "UTC"
         var zoneGiven = false
         var versionSaid = false
@@ -29,10 +31,11 @@ enum StatusCommand {
                 versionSaid = true
             case "--now":
                 let text = try args.value(for: "--now", inline: option.inline)
-                guard let parsed = ExactTime.parseInstant(text) else {
+                guard let parsed = ExactTime.parseExactInstant(text) else {
                     throw UsageError("The value '\(text)' is invalid for '--now <time>': expected ISO 8601 like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00")
                 }
-                now = parsed
+                now = ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
+                nowText = ExactTime.utcText(seconds: parsed.seconds, fraction: parsed.fraction)
             case "--time-zone":
                 zoneName = try args.value(for: "--time-zone", inline: option.inline)
                 zoneGiven = true
@@ -111,7 +114,7 @@ enum StatusCommand {
             if json {
                 let doc = JSON.object([
                     .init("formatVersion", .integer(1)),
-                    .init("now", utc(instant)),
+                    .init("now", nowText.map { .string($0) } ?? utc(instant)),
                     .init("timeZone", .string(zoneName)),
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
                     .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
@@ -141,13 +144,13 @@ enum StatusCommand {
                 ])
                 io.writeStdout(doc.bytes(style: compact ? .compact : .pretty))
             } else {
-                var out = text(records: records, decisions: decisions, now: instant, zone: zoneGiven ? zone : nil, zoneName: zoneName,
+                var out = text(records: records, decisions: decisions, now: instant, nowText: nowText, zone: zoneGiven ? zone : nil, zoneName: zoneName,
                                appVersion: appVersion, legacyDay: legacyDay, judged: judged)
                 if let reset {
-                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.escaped(reset.located))): "
+                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
                         + "every gate runs as on a fresh install\n"
                 }
-                io.writeStdout(Array(out.utf8))
+                Ycft.writeText(out, to: io)
             }
             return .success
         } catch {
@@ -192,7 +195,7 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false,
+                     now: Double, nowText: String? = nil, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false,
                      judged: FirstTimeRecords? = nil) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -201,9 +204,9 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(ExactTime.utcText(secondsSince2001: now)) (\(zoneName)), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
+        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
         // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
-        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(zoneName))"]) + ["AGE"]]
+        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
         for (key, record) in records {
             let t = record.lastTime
             var row = [UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",

@@ -103,18 +103,20 @@ enum VerifyCommand {
         case .github:
             var out = ""
             for result in results {
+                // The file name as the text format shows it (a CI log is a terminal too).
+                let file = property(Ycft.shown(result.path))
                 if let trouble = result.trouble {
-                    out += "::error file=\(property(Ycft.reported(result.path))),title=\(result.empty ? "nothing to check" : "unreadable")::\(data(trouble))\n"
+                    out += "::error file=\(file),title=\(result.empty ? "nothing to check" : "unreadable")::\(data(trouble))\n"
                 }
                 for finding in result.findings {
                     let command = finding.severity == .error ? "error" : "warning"
-                    out += "::\(command) file=\(property(Ycft.reported(result.path))),title=\(property(finding.rule.rawValue))::"
+                    out += "::\(command) file=\(file),title=\(property(finding.rule.rawValue))::"
                         + data("\(finding.path): \(finding.message)") + "\n"
                 }
             }
-            io.writeStdout(Array(out.utf8))
+            Ycft.writeText(out, to: io)
         case .junit:
-            io.writeStdout(Array(junit(results, strict: strict).utf8))
+            Ycft.writeText(junit(results, strict: strict), to: io)
         }
         if results.contains(where: { $0.trouble != nil }) { return .trouble }
         return results.contains(where: { $0.findings.contains(where: fails) }) ? .content : .success
@@ -164,17 +166,19 @@ enum VerifyCommand {
         data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
     }
 
+    /// XML escaping for an attribute or text. Control characters have no place in XML 1.0
+    /// (`&#27;` is not well-formed) nor in a CI log: they are written in ``UntrustedText``'s
+    /// form (`\u{1B}`); a line feed is `&#10;`.
     static func xml(_ s: String) -> String {
         var out = ""
-        for scalar in s.unicodeScalars {
+        for scalar in UntrustedText.sanitized(s).unicodeScalars {
             switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "\n": out += "&#10;"
-            default:
-                if scalar.value < 0x20 && scalar != "\t" { out += "&#\(scalar.value);" } else { out.unicodeScalars.append(scalar) }
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out
@@ -187,7 +191,7 @@ enum VerifyCommand {
         out += "<testsuites name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
         out += "  <testsuite name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
         for result in results {
-            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(Ycft.reported(result.path)))\""
+            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(Ycft.shown(result.path)))\""
             let failing = result.findings.filter { $0.severity == .error || strict }
             let other = result.findings.filter { !($0.severity == .error || strict) }
             if result.trouble == nil && result.findings.isEmpty {

@@ -42,8 +42,12 @@ public enum Ycft {
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
     /// least 2 (the run's messages were lost).
+    ///
+    /// Everything written to standard error passes ``UntrustedText/sanitized(_:)`` (see
+    /// ``terminalSafe(_:)``): whatever a message holds, no control character reaches the terminal raw.
     /// - Returns: the exit status.
     public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
+        let io = terminalSafe(io)
         let status = dispatch(arguments, io: io)
         let failures = io.streamFailures()
         if let output = failures.standardOutput, output.errno != EPIPE {
@@ -52,6 +56,35 @@ public enum Ycft {
         }
         if failures.standardError != nil { return max(status, Exit.trouble.rawValue) }
         return status
+    }
+
+    /// The tool's own terminal control sequences (migrate's progress bar): the only writes to
+    /// standard error that ``terminalSafe(_:)`` passes with a control character in them, and
+    /// only as whole writes, which no message is.
+    enum TerminalControl {
+        /// Back to the start of the line, to redraw the progress bar.
+        static let lineStart = "\r"
+        /// Back to the start of the line and clear it.
+        static let clearLine = "\r\u{1B}[K"
+    }
+
+    /// `io` with a standard error writer that cannot put a control character on the terminal:
+    /// every write goes through ``UntrustedText/sanitized(_:)`` (keeps line feeds and text
+    /// already escaped, escapes C0, C1, DEL and bidirectional controls), except the whole-write
+    /// sequences of ``TerminalControl``.
+    static func terminalSafe(_ io: CommandIO) -> CommandIO {
+        var safe = io
+        let write = io.writeStderr
+        safe.writeStderr = { text in
+            write(text == TerminalControl.lineStart || text == TerminalControl.clearLine ? text : UntrustedText.sanitized(text))
+        }
+        return safe
+    }
+
+    /// Writes terminal-facing text to standard output (`status`'s table, `verify`'s GitHub and
+    /// JUnit reports, `migrate`'s listing) through ``UntrustedText/sanitized(_:)``.
+    static func writeText(_ text: String, to io: CommandIO) {
+        io.writeStdout(Array(UntrustedText.sanitized(text).utf8))
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
@@ -69,7 +102,7 @@ public enum Ycft {
             return Exit.success.rawValue
         case "--generate-completion-script":
             guard rest.count == 1, let script = Completions.script(for: rest[0]) else {
-                let given = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
+                let given: UsageError.Message = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
                     ?? "Missing value for '--generate-completion-script <shell>'"
                 return usage(UsageError(given + ": expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
             }
@@ -84,10 +117,16 @@ public enum Ycft {
                 io.writeStdout(Array(Help.main.utf8))
                 return Exit.success.rawValue
             }
-            guard let command = Command(rawValue: name), rest.count == 1 else {
+            // `help help` (and `help --help`) is the top-level help, which says what help does,
+            // as swift-argument-parser answers it.
+            let command = Command(rawValue: name)
+            guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(UsageError("Unknown subcommand '\(name)'"), command: nil, io: io)
             }
-            io.writeStdout(Array(command.help.utf8))
+            guard rest.count == 1 else {
+                return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
+            }
+            io.writeStdout(Array((command?.help ?? Help.main).utf8))
             return Exit.success.rawValue
         default:
             guard let command = Command(rawValue: first) else {
@@ -116,8 +155,8 @@ public enum Ycft {
         }
     }
 
-    private static func usage(_ error: UsageError, command: Command?, io: CommandIO) -> Int32 {
-        let usageLine = command?.usage ?? "ycft <subcommand>"
+    private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
+        let usageLine = usageLine ?? command?.usage ?? "ycft <subcommand>"
         let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.
         io.writeStderr("Error: \(PathBytes.displayed(error.message))\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
@@ -209,9 +248,11 @@ public enum Ycft {
         for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
-    /// One warning line on stderr, `ycft: FILE: warning: TEXT` (TEXT escaped).
+    /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values
+    /// from the file were escaped where it was built (escaping it again would show `\\u{1B}`):
+    /// it passes ``UntrustedText/sanitized(_:)`` only.
     static func warn(_ text: String, path: String, io: CommandIO) {
-        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.escaped(text))\n")
+        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.sanitized(text))\n")
     }
 
     /// How a path appears in messages and reports (`-` is `<stdin>`).

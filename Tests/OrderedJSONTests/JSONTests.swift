@@ -80,3 +80,83 @@ import OrderedJSON
         #expect(try JSON.parse(Array(value.text().utf8)) == value)
     }
 }
+
+/// The string writer escapes what acts on a terminal (issue 25, item 18) and nothing else, and
+/// the text reads back to the same scalars.
+@Suite struct JSONTerminalSafeStrings {
+    /// DEL, the C1 controls, the line and paragraph separators and the bidirectional controls.
+    static let escapedScalars: [UInt32] = [0x7F] + Array(0x80...0x9F) + [0x200E, 0x200F] + Array(0x2028...0x202E) + Array(0x2066...0x2069)
+
+    @Test func escapesDELC1SeparatorsAndBidiControls() throws {
+        #expect(JSON.string("a\u{7F}b\u{9B}31mc\u{202E}d\u{2028}e\u{2066}f\u{2069}").text(style: .compact)
+                == #""a\u007fb\u009b31mc\u202ed\u2028e\u2066f\u2069""# + "\n")
+        for value in Self.escapedScalars {
+            let hex = String(value, radix: 16)
+            let expected = "\"x\\u" + String(repeating: "0", count: 4 - hex.count) + hex + "y\"\n"
+            let scalar = try #require(Unicode.Scalar(value))
+            #expect(JSON.string("x\(Character(scalar))y").text(style: .compact) == expected, "U+\(hex)")
+        }
+    }
+
+    @Test func leavesTheirNeighboursRaw() {
+        // Same lead bytes (C2, E2) or next to the escaped ranges, but printable: kept as they are.
+        let neighbours = "\u{A0}\u{A9}\u{BF}\u{E9}\u{200D}\u{2010}\u{2013}\u{2027}\u{202F}\u{2030}\u{2065}\u{206A}\u{20AC}\u{2603}€é😀"
+        #expect(JSON.string(neighbours).text(style: .compact) == "\"\(neighbours)\"\n")
+        #expect(JSON.string("plain ASCII ~").text(style: .compact) == "\"plain ASCII ~\"\n")
+    }
+
+    @Test func roundTripsExactly() throws {
+        var all = ""
+        for value in Self.escapedScalars + Array(0...0x1F) + [0x22, 0x5C, 0xA0, 0xC2, 0xE2, 0x2030] {
+            all.unicodeScalars.append(try #require(Unicode.Scalar(value)))
+        }
+        let text = JSON.object([.init(all, .string(all + "€"))]).bytes(style: .pretty)
+        #expect(!String(decoding: text, as: UTF8.self).unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value >= 0x7F && $0.value <= 0x9F })
+        let back = try JSON.parse(text)
+        #expect(back == .object([.init(all, .string(all + "€"))]))
+        #expect(back.members?.first?.key.unicodeScalars.map(\.value) == all.unicodeScalars.map(\.value))
+    }
+}
+
+/// The fast path scans eight bytes at a time: every character that needs escaping, and its
+/// printable neighbours, at every offset of strings of 1 to 24 bytes, against a plain
+/// scalar-by-scalar statement of the rule.
+@Suite struct JSONStringScanAtEveryOffset {
+    static func expected(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if JSONTerminalSafeStrings.escapedScalars.contains(scalar.value) || scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\"\n"
+    }
+
+    @Test func everyOffset() {
+        let specials = ["\u{0}", "\u{1F}", "\"", "\\", "\n", "\u{7F}", "\u{80}", "\u{9B}", "\u{2028}", "\u{202E}", "\u{2069}",
+                        " ", "!", "#", "[", "]", "~", "\u{A0}", "é", "\u{2030}", "😀"]
+        for length in 1...24 {
+            for position in 0..<length {
+                for special in specials {
+                    var s = String(repeating: "a", count: position) + special + String(repeating: "b", count: length - position - 1)
+                    #expect(JSON.string(s).text(style: .compact) == Self.expected(s), "\(length) \(position) \(special.unicodeScalars.map(\.value))")
+                    s = String(repeating: "~", count: length) + s  // a longer, word-misaligned variant
+                    #expect(JSON.string(s).text(style: .compact) == Self.expected(s))
+                }
+            }
+        }
+    }
+}

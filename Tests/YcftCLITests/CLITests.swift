@@ -55,7 +55,8 @@ let sampleRecords = records([("onboarding.v1", "2.1.0", 757_414_800.123456), ("r
 let sampleJSON = RecordsFormat.json(sampleRecords).text()
 
 @Suite struct Help {
-    @Test(arguments: [[], ["--help"], ["-h"], ["help"]])
+    // `help help` (and `help --help`) answer with the top-level help, as swift-argument-parser does.
+    @Test(arguments: [[], ["--help"], ["-h"], ["help"], ["help", "help"], ["help", "--help"], ["help", "-h"]])
     func mainHelp(_ arguments: [String]) {
         let fake = FakeIO()
         #expect(fake.run(arguments) == 0)
@@ -127,6 +128,10 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        // An extra operand after a known subcommand is blamed, not the subcommand.
+        (["help", "set", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
+        (["help", "help", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
+        (["help", "nope", "extra"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
     ])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) {
         let fake = FakeIO()

@@ -227,3 +227,51 @@ import TestSupport
         #expect(io.stderr.hasPrefix("Error: The rule 'every:30d' is now 'days:30' (YCFirstTime's executeOncePerInterval, days of 86,400 seconds); 'every:30day' is IntervalClient's calendar day\n"))
     }
 }
+
+/// `status --now` shows the instant it was given, in UTC, with the digits it was given (at
+/// least six), never rounded into the next second or year by the double it is judged with
+/// (issue 25, item 21).
+@Suite struct StatusShowsNowAsGiven {
+    @Test(arguments: [
+        ("9999-12-31T23:59:59.9999999Z", "9999-12-31T23:59:59.9999999Z"),
+        ("9999-12-31T23:59:59.999999999Z", "9999-12-31T23:59:59.999999999Z"),
+        ("9999-12-31T23:59:59.999999Z", "9999-12-31T23:59:59.999999Z"),
+        ("2024-12-31T23:59:59.9999996Z", "2024-12-31T23:59:59.9999996Z"),
+        ("2025-01-01T00:00:00Z", "2025-01-01T00:00:00.000000Z"),
+        ("2025-01-01T10:00:00.5+01:00", "2025-01-01T09:00:00.500000Z"),
+        ("2025-03-01T00:30:00.123-01:00", "2025-03-01T01:30:00.123000Z"),
+        ("2000-12-31T23:59:59.25Z", "2000-12-31T23:59:59.250000Z"),
+        ("2001-01-01T00:30:00.75+01:00", "2000-12-31T23:30:00.750000Z"),
+        ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000000Z"),
+    ])
+    func nowIsShownExactly(_ given: String, _ shown: String) throws {
+        let empty = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist"))
+        let text = FakeIO(files: ["e.plist": empty])
+        #expect(text.run(["status", "--now", given, "e.plist"]) == 0)
+        #expect(text.stdoutText == "now \(shown) (UTC), app version none\n\nno records\n")
+        let json = FakeIO(files: ["e.plist": empty])
+        #expect(json.run(["status", "--format", "json", "--compact", "--now", given, "e.plist"]) == 0)
+        #expect(json.stdoutText.hasPrefix(#"{"formatVersion":1,"now":"\#(shown)","timeZone":"UTC","#))
+    }
+
+    @Test func anInstantOutsideTheYearsIsSaidSo() throws {
+        // 9999-12-31T23:59:59.5-01:00 is in year 10000 in UTC: not a UTC date to show.
+        let empty = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist"))
+        let io = FakeIO(files: ["e.plist": empty])
+        #expect(io.run(["status", "--now", "9999-12-31T23:59:59.5-01:00", "e.plist"]) == 0)
+        #expect(io.stdoutText == "now beyond year 9999 (UTC), app version none\n\nno records\n")
+    }
+
+    @Test func exactParseAndText() throws {
+        let offset = try #require(ExactTime.parseExactInstant("2025-01-01T10:00:00.5+01:00"))
+        #expect(offset.seconds == 757_414_800 && offset.fraction == "5")
+        let last = try #require(ExactTime.parseExactInstant("9999-12-31T23:59:59.9999999Z"))
+        #expect(last.seconds == 252_423_993_599 && last.fraction == "9999999")
+        // The double the gates are judged with is the next year's first second; the text is not.
+        #expect(ExactTime.parseInstant("9999-12-31T23:59:59.9999999Z") == 252_423_993_600)
+        #expect(ExactTime.utcText(seconds: 252_423_993_599, fraction: "9999999") == "9999-12-31T23:59:59.9999999Z")
+        #expect(ExactTime.utcText(seconds: 252_423_993_600, fraction: "") == nil)
+        #expect(ExactTime.utcText(seconds: 0, fraction: "1234567890") == nil)
+        #expect(ExactTime.utcText(seconds: -1, fraction: "5") == "2000-12-31T23:59:59.500000Z")
+    }
+}
