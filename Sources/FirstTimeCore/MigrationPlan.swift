@@ -158,18 +158,21 @@ public enum Migration {
     }
 
     /// Decides a migration.
+    ///
+    /// An archive key that holds something other than YCFirstTime state (a value that is not
+    /// data, another library's archive) is never written over nor reported as migrated: `read`
+    /// of ``StateForm/defaultsArchive`` refuses it, whatever the target, `force` included.
     /// - Parameters:
     ///   - forms: the forms the domain holds (``StateForm/forms(in:key:)``).
     ///   - existing: the value a key holds now, or nil.
-    ///   - read: the records (and findings) of one form; its error says why the state is unreadable.
-    ///   - decodesTo: whether archive bytes decode to the given records (is a `YCFirstTime`
-    ///     already there the same state?).
+    ///   - read: the records (and findings) of one form; its error says why the state is
+    ///     unreadable. It judges the archive key too when the archive is not the source (is a
+    ///     `YCFirstTime` already there state, and the same state?).
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
     ///   ``Failure/conflict(_:)`` when a target key holds other content and `force` is off.
     public static func plan(forms: [StateForm], choices: Choices,
                             existing: (String) -> PlistValue?,
-                            read: (StateForm) throws(Failure) -> DecodedArchive,
-                            decodesTo: @escaping ([UInt8], FirstTimeRecords) -> Bool) throws(Failure) -> Plan {
+                            read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
         func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
             let decoded = try read(form)
@@ -211,6 +214,8 @@ public enum Migration {
                 }
             }
         case .legacy:
+            // The archive key is the target: it holds YCFirstTime state, or nothing.
+            let present = forms.contains(.defaultsArchive) ? try read(.defaultsArchive) : nil
             let state: FirstTimeRecords
             if forms.contains(.plainRecords) {
                 state = try records(.plainRecords)
@@ -230,10 +235,7 @@ public enum Migration {
             plan.outcome.recordCount = state.count
             let archive: [UInt8]
             do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
-            writes.append((choices.key, .data(archive), { stored in
-                guard case let .data(bytes) = stored else { return false }
-                return decodesTo(bytes, state)
-            }))
+            writes.append((choices.key, .data(archive), { _ in present?.records == state }))
         }
         // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
