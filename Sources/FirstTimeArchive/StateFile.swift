@@ -279,5 +279,16 @@ public struct StateFile: Sendable {
 
         /// The finding that makes the device discard all state, if any (then every gate runs).
         public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+
+        /// What any rewrite of this state by ycft drops (``StateWriter``: `set`, `unset`,
+        /// `edit`, `reset`, `pack --into`): the findings of the parts the records do not
+        /// carry (``ContractRule/Spec/rewriteLoses``: an unrelated root key, a record's
+        /// unknown coder key, a copy in another form that differs and is replaced).
+        ///
+        /// ```swift
+        /// let state = try StateFile(bytes).state()
+        /// for finding in state.dropped { print("a write drops \(finding)") }
+        /// ```
+        public var dropped: [ContractFinding] { findings.filter(\.rule.spec.rewriteLoses) }
     }
 }

@@ -32,14 +32,19 @@ public enum StateWriter {
     }
 
     /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
-    /// ``put(_:into:)``: its new bytes.
+    /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
+    /// carry (``StateFile/State/dropped``; the tool says each on standard error).
     public struct Rewrite: Sendable, Equatable {
         /// The file's new bytes.
         public var bytes: [UInt8]
+        /// What the state held that the new bytes do not, besides records: an unrelated root
+        /// key, a record's unknown coder key, a copy in another form that differed.
+        public var dropped: [ContractFinding]
 
         /// Creates a rewrite.
-        public init(bytes: [UInt8]) {
+        public init(bytes: [UInt8], dropped: [ContractFinding] = []) {
             self.bytes = bytes
+            self.dropped = dropped
         }
     }
 
@@ -56,11 +61,11 @@ public enum StateWriter {
         return try write(records, into: file)
     }
 
-    /// The file with `records` in place of its state; nil when the
+    /// The file with `records` in place of its state, and what that drops; nil when the
     /// records are those `state` holds, bit for bit: there is nothing to write, and the file
     /// keeps its bytes (an archive another program wrote keeps its own object order, a copy of
     /// the state in another form stays as it is). The one answer to "does this edit change the
-    /// file?" for ``StateFile/update(at:key:limits:_:)`` and the tool's
+    /// file, and what does it lose?" for ``StateFile/update(at:key:limits:_:)`` and the tool's
     /// `set`, `unset` and `edit`.
     ///
     /// ```swift
@@ -70,6 +75,7 @@ public enum StateWriter {
     /// records["onboarding.v1"] = nil
     /// if let edited = try StateWriter.rewrite(records, changedFrom: state, into: file) {
     ///     save(edited.bytes)
+    ///     for finding in edited.dropped { print("dropped \(finding)") }
     /// }
     /// ```
     /// - Parameters:
@@ -79,12 +85,12 @@ public enum StateWriter {
                                into file: StateFile) throws(Failure) -> Rewrite? {
         guard records != state.records else { return nil }
         // `state` is the judge's answer for this file: no need to decode it again.
-        return Rewrite(bytes: try replace(with: records, in: file))
+        return Rewrite(bytes: try replace(with: records, in: file), dropped: state.dropped)
     }
 
     /// The file with `records` in place of `before`, the records it holds
     /// (`file.state().records`); nil when they are the same, bit for bit (see
-    /// ``rewrite(_:changedFrom:into:)``).
+    /// ``rewrite(_:changedFrom:into:)``, which also says what the write drops).
     ///
     /// ```swift
     /// let file = try StateFile(bytes)
@@ -152,7 +158,8 @@ public enum StateWriter {
 
     /// The domain with its `interval.<key>` entries replaced by the records' times: a key that
     /// stays keeps its place (and its stored value when that already reads as the time), a
-    /// removed one goes, new ones are appended.
+    /// removed one goes, new ones are appended. A value IntervalClient cannot read is no state
+    /// (``ContractRule/intervalValue``): it stays as it is unless the records name its key.
     private static func intervalKeys(_ records: FirstTimeRecords, in domain: PlistDictionary) -> PlistDictionary {
         var entries: [(key: String, value: PlistValue)] = []
         let wanted = Dictionary(records.map { (ExactKey(IntervalKey.prefix + $0.key), $0.record) }, uniquingKeysWith: { a, _ in a })
@@ -163,7 +170,11 @@ public enum StateWriter {
                 entries.append(entry)
                 continue
             }
-            guard let record = wanted[name], let time = record.lastTime else { continue }
+            guard let record = wanted[name] else {
+                if IntervalKey.seconds(entry.value) == nil { entries.append(entry) }
+                continue
+            }
+            guard let time = record.lastTime else { continue }
             placed.insert(name)
             let seconds = time + IntervalKey.epochOffset
             entries.append((entry.key, IntervalKey.seconds(entry.value) == seconds ? entry.value : .real(seconds)))
@@ -175,7 +186,8 @@ public enum StateWriter {
     }
 
     /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
-    /// file, an empty archive for a bare archive. Nil when the file
+    /// file (an `interval.*` value IntervalClient cannot read is no state and stays), an empty
+    /// archive for a bare archive; and what that drops besides the records. Nil when the file
     /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
     /// key does nothing).
     ///
@@ -187,8 +199,8 @@ public enum StateWriter {
     ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
     ///   key holding something else): nothing of it is ycft's to reset.
     public static func reset(_ file: StateFile) throws(Failure) -> Rewrite? {
-        guard try held(file) != nil else { return nil }
-        if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format)) }
+        guard let state = try held(file) else { return nil }
+        if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
         guard var domain = file.defaults else { return nil }
         for form in file.forms {
             switch form {
@@ -196,14 +208,15 @@ public enum StateWriter {
             case .defaultsArchive: domain[file.key] = nil
             case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
             case .intervalKeys:
-                domain = PlistDictionary(domain.entries.filter { !$0.key.hasPrefix(IntervalKey.prefix) })
+                domain = PlistDictionary(domain.entries.filter { !$0.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds($0.value) == nil })
             }
         }
-        return Rewrite(bytes: try write(domain, file.format))
+        return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
     }
 
     /// A defaults file with `archive` under the file's key (replacing the archive there, in
-    /// place, or added at the end).
+    /// place, or added at the end), and what the archive replaced held that records cannot
+    /// carry.
     ///
     /// ```swift
     /// let file = try StateFile(prefsBytes)
@@ -223,13 +236,13 @@ public enum StateWriter {
         guard file.isDefaults, var domain = file.defaults else {
             throw .state(.notDefaults(found: file.topLevel))
         }
-        _ = try held(file)
+        let state = try held(file)
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
             throw .state(.cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "
                                      + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first"))
         }
         domain[file.key] = .data(archive)
-        return Rewrite(bytes: try write(domain, file.format))
+        return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])
     }
 }

@@ -135,6 +135,10 @@ public enum Migration {
         /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
         /// interval value that is not a number (left in place), ...
         public var findings: [ContractFinding] = []
+        /// What the migration loses: the parts of an archive it removes or replaces that the
+        /// records do not carry (an unrelated root key, a record's unknown coder key; see
+        /// ``ContractRule/Spec/rewriteLoses``). Empty when the archive stays (`keepSource`).
+        public var dropped: [ContractFinding] = []
 
         /// An outcome with nothing added, removed or changed yet.
         public init(status: Status) { self.status = status }
@@ -174,9 +178,12 @@ public enum Migration {
                             existing: (String) -> PlistValue?,
                             read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
+        // The archive's findings, to say what removing or replacing it loses.
+        var archiveFindings: [ContractFinding] = []
         func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
             let decoded = try read(form)
             plan.outcome.findings += decoded.findings
+            if form == .defaultsArchive { archiveFindings = decoded.findings }
             return decoded.records
         }
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
@@ -216,6 +223,7 @@ public enum Migration {
         case .legacy:
             // The archive key is the target: it holds YCFirstTime state, or nothing.
             let present = forms.contains(.defaultsArchive) ? try read(.defaultsArchive) : nil
+            archiveFindings = present?.findings ?? []
             let state: FirstTimeRecords
             if forms.contains(.plainRecords) {
                 state = try records(.plainRecords)
@@ -249,6 +257,9 @@ public enum Migration {
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))
         }
         plan.removals = choices.keepSource ? [] : sources
+        let archiveGoes = plan.removals.contains { exactlyEqual($0, choices.key) }
+            || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, choices.key) }
+        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.spec.rewriteLoses) }
         return plan
     }
 }

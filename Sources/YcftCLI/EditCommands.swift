@@ -168,12 +168,19 @@ enum EditCommands {
         return (file, state.records)
     }
 
-    /// ``rewrite(_:_:_:_:)`` for a change the library made: nil writes nothing.
+    /// ``rewrite(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
+    /// write, what it dropped is said on standard error, one line each
+    /// (`ycft: FILE: warning: dropped [rule] path: message`).
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
-        rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            try change(bytes)?.bytes ?? bytes
+        var dropped: [ContractFinding] = []
+        let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
+            dropped = rewritten.dropped
+            return rewritten.bytes
         }
+        if status == .success { Ycft.warnDropped(dropped, path: path, io: io) }
+        return status
     }
 
     /// The one read-change-write cycle of the edit commands: the file is locked from read to

@@ -107,7 +107,29 @@ import TestSupport
         #expect(try StateWriter.reset(file) == nil)
         let archive = try LegacyArchive.encode(sample, format: .binary)
         let put = try StateWriter.put(archive, into: file)
+        #expect(put.dropped == [])
         #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "YCFirstTime"])
         #expect(try StateFile(put.bytes).state().records == sample)
+    }
+
+    /// What a rewrite drops is the state's findings the rule table marks `rewriteLoses`.
+    @Test func aRewriteSaysWhatItDrops() throws {
+        var objects = appleLayoutOneKey
+        objects[5] = object([("lastVersion", .uid(6)), ("lastTime", .uid(7)), ("runCount", .integer(.signed(3))), ("$class", .uid(9))])
+        let bytes = try PropertyList.write(archiveValue(objects), format: .binary)
+        let file = try StateFile(bytes)
+        let state = try file.state()
+        let lost = ContractFinding(.recordUnknownKey, at: .object(5), #"unknown coder key "runCount" in record "k" (YCFirstTime ignores it)"#)
+        #expect(state.findings == [lost])
+        #expect(state.dropped == [lost])
+        #expect(try StateWriter.rewrite(state.records, changedFrom: state, into: file) == nil)
+        var changed = state.records
+        changed["other"] = FirstTimeRecord(lastTime: 1)
+        let rewrite = try #require(try StateWriter.rewrite(changed, changedFrom: state, into: file))
+        #expect(rewrite.dropped == [lost])
+        #expect(try LegacyArchive.read(rewrite.bytes) == DecodedArchive(records: changed))
+        #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
+                                                                   dropped: [lost]))
+        #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .rootExtraKey, .recordUnknownKey])
     }
 }

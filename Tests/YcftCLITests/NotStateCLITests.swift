@@ -119,3 +119,133 @@ import TestSupport
         #expect(verify.status == 1)
     }
 }
+
+/// Every write that drops what the records cannot carry (an unrelated root key, a record's
+/// unknown coder key, a copy that differs) says so on standard error, one line each. `set` of
+/// another key used to drop record `k`'s `runCount` silently, although `dump` warned of it.
+@Suite struct DroppedDataThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+    /// Apple's layout of one record `k`, with an extra coder key `runCount`.
+    let extras = TestPaths.fixtures.appendingPathComponent("valid/apple-order/unexpected-extras.plist")
+    let unknownKey = #"[record-unknown-key] $objects[5]: unknown coder key "runCount" in record "k" (YCFirstTime ignores it)"#
+    var runCount: String { "dropped " + unknownKey }
+
+    func copy(_ bytes: [UInt8]) throws -> URL {
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("f.plist")
+        try writeBytes(bytes, to: file)
+        return file
+    }
+
+    func defaults(holding archive: [UInt8], _ more: [(String, PlistValue)] = []) throws -> [UInt8] {
+        try PropertyList.write(.dictionary(PlistDictionary([("before", .string("kept")), ("YCFirstTime", .data(archive))]
+                                                            + more.map { (key: $0.0, value: $0.1) })), format: .binary)
+    }
+
+    /// The archive of `k` (Apple's layout) with a second root key `note`.
+    var rootExtra: [UInt8] {
+        var objects = appleLayoutOneKey
+        objects[1] = dictObject(keys: [2, 11], values: [3, 12], classUID: 10)
+        objects += [.string("note"), .string("kept")]
+        return AppleStyleBinaryWriter.write(archiveValue(objects))
+    }
+
+    @Test func dumpWarnsAndEveryWriteSaysWhatItDropped() throws {
+        let archive = try readBytes(extras)
+        for bytes in [archive, try defaults(holding: archive)] {
+            let dump = try runProcess(ycft, ["dump", try copy(bytes).path])
+            #expect(dump.stderr.contains(#"unknown coder key "runCount" in record "k""#))
+            for args in [["set", "FILE", "other", "--last-version", "1"], ["set", "FILE", "k", "--last-version", "2"],
+                         ["unset", "FILE", "k"], ["reset", "FILE"]] {
+                let file = try copy(bytes)
+                let result = try runProcess(ycft, args.map { $0 == "FILE" ? file.path : $0 })
+                #expect(result.status == 0, "\(args): \(result.stderr)")
+                #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n", "\(args)")
+                #expect(try readBytes(file) != bytes)
+                // What it said is gone is gone: the record has only the two coder keys now.
+                #expect(!ContractChecker.check(try readBytes(file)).contains { $0.rule == .recordUnknownKey }, "\(args)")
+            }
+        }
+    }
+
+    @Test func aWriteThatChangesNothingDropsNothingAndSaysNothing() throws {
+        let bytes = try readBytes(extras)
+        let file = try copy(bytes)
+        let same = try runProcess(ycft, ["set", file.path, "k", "--last-version", "1.2.3"])
+        #expect(same.status == 0)
+        #expect(same.stderr.isEmpty)
+        #expect(try readBytes(file) == bytes)
+    }
+
+    @Test func packIntoSaysWhatTheArchiveItReplacesHeld() throws {
+        let bytes = try defaults(holding: try readBytes(extras))
+        let file = try copy(bytes)
+        let json = file.deletingLastPathComponent().appendingPathComponent("r.json")
+        try writeBytes(RecordsFormat.jsonBytes(records([("k", "1.2.3", 2.5)])), to: json)
+        let result = try runProcess(ycft, ["pack", "--into", file.path, json.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n")
+        #expect(try StateFile(readBytes(file)).state().records == records([("k", "1.2.3", 2.5)]))
+        // Into a file without an archive: nothing to drop, nothing said.
+        let empty = try copy(NotStateFiles.noState)
+        let added = try runProcess(ycft, ["pack", "--into", empty.path, json.path])
+        #expect(added.status == 0)
+        #expect(added.stderr.isEmpty)
+    }
+
+    @Test func anUnrelatedRootKeyIsSaidToBeDropped() throws {
+        let file = try copy(rootExtra)
+        let result = try runProcess(ycft, ["set", file.path, "k", "--no-last-time"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "ycft: \(file.path): warning: dropped [root-extra-key] $objects[1]: root key \"note\" "
+                + "is not \"sharedGroup\": YCFirstTime ignores it and keeps it\n")
+        #expect(try LegacyArchive.read(readBytes(file)).findings == [])
+    }
+
+    /// A copy of the state in another form that differs is replaced by the first form's
+    /// records: said as the finding `dump` and `verify` report.
+    @Test func aCopyThatDiffersIsSaidToBeReplaced() throws {
+        let archive = try LegacyArchive.encode(records([("a", "1.0", 10)]), format: .binary)
+        let bytes = try defaults(holding: archive, [("YCFirstTime.records", RecordsFormat.plist(records([("a", "2.0", 10)])))])
+        let file = try copy(bytes)
+        let result = try runProcess(ycft, ["set", file.path, "b", "--last-version", "1"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "ycft: \(file.path): warning: dropped [states-disagree] the defaults-archive state and its "
+                + "plain-records copy differ (\"a\"); ycft reads the defaults-archive one\n")
+        #expect(ContractChecker.check(try readBytes(file)) == [])
+    }
+
+    @Test func migrateSaysWhatRemovingTheArchiveDrops() throws {
+        let bytes = try defaults(holding: try readBytes(extras))
+        let file = try copy(bytes)
+        let warning = "ycft: \(file.path): warning: \(unknownKey)"
+        let dry = try runProcess(ycft, ["migrate", "--dry-run", file.path])
+        #expect(dry.status == 0)
+        #expect(dry.stderr == "\(warning)\nycft: \(file.path): warning: would drop \(unknownKey)\n"
+                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed (dry run: nothing written)\n")
+        // The archive kept: nothing dropped.
+        let kept = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--keep-source", try copy(bytes).path])
+        #expect(kept.status == 0)
+        #expect(!kept.stderr.contains("dropped"))
+        let moved = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path])
+        #expect(moved.status == 0)
+        #expect(moved.stderr == "\(warning)\nycft: \(file.path): warning: \(runCount)\n"
+                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+    }
+
+    /// An `interval.*` value IntervalClient cannot read is no state: a write of the state keeps
+    /// it (it used to be dropped without a word), and so does `reset`.
+    @Test func anUnreadableIntervalValueIsKept() throws {
+        let bytes = try PropertyList.write(.dictionary(PlistDictionary([
+            ("interval.a", .real(10 + IntervalKey.epochOffset)), ("interval.bad", .string("soon")), ("other", .bool(true)),
+        ])), format: .binary)
+        let file = try copy(bytes)
+        let set = try runProcess(ycft, ["set", file.path, "b", "--last-time", "2025-01-01T00:00:00Z"])
+        #expect(set.status == 0)
+        #expect(set.stderr.isEmpty)
+        #expect(try dictionary(readBytes(file)).map(\.key) == ["interval.a", "interval.bad", "other", "interval.b"])
+        #expect(try dictionary(readBytes(file))["interval.bad"] == .string("soon"))
+        let reset = try runProcess(ycft, ["reset", file.path])
+        #expect(reset.status == 0)
+        #expect(try dictionary(readBytes(file)).map(\.key) == ["interval.bad", "other"])
+    }
+}
