@@ -168,13 +168,13 @@ enum EditCommands {
         return (file, state.records)
     }
 
-    /// ``rewrite(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
+    /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
     /// write, what it dropped is said on standard error, one line each
     /// (`ycft: FILE: warning: dropped [rule] path: message`).
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
         var dropped: [ContractFinding] = []
-        let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+        let status = cycle(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
             dropped = rewritten.dropped
             return rewritten.bytes
@@ -183,11 +183,24 @@ enum EditCommands {
         return status
     }
 
+    /// ``rewriteState(_:_:_:_:)`` for a change that gives bytes the one writer made from the
+    /// file's state (`ycft edit`): what that state held that records cannot carry is asked of
+    /// the library once more after a write, and said the same way.
+    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
+                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+        rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+            let output = try change(bytes)
+            guard output != bytes else { return nil }
+            let (_, state) = try readState(bytes, common)
+            return StateWriter.Rewrite(bytes: output, dropped: state.dropped)
+        }
+    }
+
     /// The one read-change-write cycle of the edit commands: the file is locked from read to
     /// replace and replaced only while it is still the file read; a change that gives back the
     /// bytes it was given writes nothing.
-    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
-                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+    private static func cycle(_ path: String, _ common: Common, _ io: CommandIO,
+                              _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
             let input: InputFile

@@ -167,6 +167,23 @@ import TestSupport
         }
     }
 
+    /// `ycft edit` says it too (its command gives bytes; the cycle asks the library what the
+    /// state it replaced held).
+    @Test func editSaysWhatItDropped() throws {
+        let file = try copy(try readBytes(extras))
+        let script = file.deletingLastPathComponent().appendingPathComponent("ed.sh")
+        try writeBytes(Array(#"sed -i 's/"1.2.3"/"9.9"/' "$1""#.utf8) + [0x0A], to: script)
+        let environment = ProcessInfo.processInfo.environment.merging(["EDITOR": "sh '\(script.path)'", "VISUAL": ""]) { $1 }
+        let result = try runProcess(ycft, ["edit", file.path], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n")
+        #expect(try LegacyArchive.read(readBytes(file)) == DecodedArchive(records: records([("k", "9.9", 2.5)])))
+        // Cancelled (saved unchanged): nothing written, nothing dropped.
+        let unchanged = try runProcess(ycft, ["edit", file.path], environment: environment)
+        #expect(unchanged.status == 0)
+        #expect(unchanged.stderr == "ycft: \(file.path): no change; nothing was written\n")
+    }
+
     @Test func aWriteThatChangesNothingDropsNothingAndSaysNothing() throws {
         let bytes = try readBytes(extras)
         let file = try copy(bytes)
