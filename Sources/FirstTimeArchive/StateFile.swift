@@ -127,8 +127,9 @@ public struct StateFile: Sendable {
     public var isDefaults: Bool { forms.first != .archive }
 
     /// What the file's top level is, in ``FirstTimeError/notDefaults(found:)``'s words: the
-    /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare archive (or a
-    /// dictionary with `$archiver` or `$objects` and no state key), `a defaults domain` otherwise.
+    /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare
+    /// archive (or a dictionary with `$archiver` or `$objects` and no state key), `a defaults
+    /// domain` otherwise.
     public var topLevel: String {
         if isDefaults { return "a defaults domain" }
         if let value, value.dictionaryValue == nil {

@@ -208,7 +208,10 @@ public enum StateWriter {
             case .defaultsArchive: domain[file.key] = nil
             case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
             case .intervalKeys:
-                domain = PlistDictionary(domain.entries.filter { !$0.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds($0.value) == nil })
+                // A value IntervalClient cannot read is no state: it stays.
+                domain = PlistDictionary(domain.entries.filter { entry in
+                    !entry.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds(entry.value) == nil
+                })
             }
         }
         return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
