@@ -27,7 +27,8 @@ import TestSupport
         let args = arguments.map { $0 == "FILE" ? file.path : $0 == "JSON" ? json.path : $0 }
         let result = try runProcess(ycft, args, environment: environment)
         let after = try readBytes(file)
-        #expect(after == bytes, "\(arguments): the file changed: \(firstDifference(after, bytes))")
+        let unchanged = after == bytes
+        #expect(unchanged, "\(arguments): the file changed: \(firstDifference(after, bytes))")
         return (result, file.path)
     }
 
