@@ -37,6 +37,9 @@ public enum ContractChecker {
             return ContractFinding(.stateMissing, at: .file, error.description)
         case let .contract(finding):
             return finding
+        case let .notStateArchive(_, cause):
+            // The archive under the key breaks the rule its own error names.
+            return self.finding(for: cause)
         case let .recordsFormat(why, at):
             return ContractFinding(.recordsFormat, at: at, why)
         case let .duplicateKey(key, at):

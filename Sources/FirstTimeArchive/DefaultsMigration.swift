@@ -7,7 +7,7 @@ public import Plist
 /// keeps its format unless asked otherwise.
 public enum DefaultsMigration {
 
-    /// Where the state goes (decided with the on-device library by ``Migration/plan(forms:choices:existing:read:decodesTo:)``).
+    /// Where the state goes (decided with the on-device library by ``Migration/plan(forms:choices:existing:read:)``).
     public typealias Target = Migration.Target
 
     /// How to migrate.
@@ -79,12 +79,8 @@ public enum DefaultsMigration {
     public static func migrate(_ bytes: [UInt8], options: Options) throws(Failure) -> Outcome {
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error.description) }
-        guard let original = file.defaults else {
-            if case let value? = file.value, value.dictionaryValue == nil {
-                throw .notDefaults("not a defaults file: the top level is \(value.typeName), not a dictionary")
-            }
-            throw .notDefaults("this is an archive, not a defaults file holding one")
-        }
+        // What kind of file this is, as StateFile says for every command (`pack --into` too).
+        guard let original = file.defaults else { throw .notDefaults(FirstTimeError.notDefaults(found: file.topLevel).description) }
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
         func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
@@ -94,12 +90,7 @@ public enum DefaultsMigration {
         // it asks much, so a file with 100,000 keys stays linear whatever the target asks.
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
-        let limits = options.limits
-        let plan = try Migration.plan(
-            forms: file.forms, choices: options.choices,
-            existing: lookup,
-            read: read,
-            decodesTo: { bytes, records in (try? LegacyArchive.decode(bytes, limits: limits)) == records })
+        let plan = try Migration.plan(forms: file.forms, choices: options.choices, existing: lookup, read: read)
         outcome.migration = plan.outcome
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes

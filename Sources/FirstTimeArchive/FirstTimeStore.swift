@@ -137,25 +137,25 @@ public final class FirstTimeStore: @unchecked Sendable {
         let bytes: [UInt8]
         do { bytes = try SafeFile.read(path, limit: limit).bytes } catch { throw .io(path: path, error.description) }
         guard bytes.count <= limit else { throw .io(path: path, "cannot read: larger than \(limit) bytes") }
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = try PropertyList.read(bytes) } catch { throw .unreadable(path: path, .archive(.plist(error))) }
-        guard case let .dictionary(file) = read.value else {
-            throw .unreadable(path: path, .notDefaults(found: read.value.typeName))
-        }
-        newFileFormat = read.format
-        if StateFile.looksLikeArchive(file, key: LegacyArchive.defaultsKey) {
-            // A bare archive (what earlier versions of this store wrote): the domain holds it.
-            domain = PlistDictionary([(LegacyArchive.defaultsKey, .data(bytes))])
-            newFileFormat = .binary
-        } else {
-            domain = file
-        }
-        do {
-            if case let .data(archive)? = domain[LegacyArchive.defaultsKey] {
-                state = try LegacyArchive.decode(archive)
+        // What the file is and whether its YCFirstTime state reads, as every ycft command asks
+        // (StateFile): a key that holds something else is refused, never saved over.
+        do throws(FirstTimeError) {
+            let file = try StateFile(bytes)
+            guard let found = file.defaults else {
+                // A bare archive (what earlier versions of this store wrote): the domain holds it.
+                state = try file.state().records
+                domain = PlistDictionary([(LegacyArchive.defaultsKey, .data(bytes))])
+                newFileFormat = .binary
+                return
+            }
+            domain = found
+            newFileFormat = file.format
+            // IntervalClient's keys are its own key space here, not YCFirstTime's state.
+            if file.forms.contains(.defaultsArchive) {
+                state = try file.read(.defaultsArchive).records
                 recordsKey = LegacyArchive.defaultsKey
-            } else if let plain = domain[RecordsFormat.defaultsKey] {
-                state = try RecordsFormat.records(fromPlist: plain)
+            } else if file.forms.contains(.plainRecords) {
+                state = try file.read(.plainRecords).records
                 recordsKey = RecordsFormat.defaultsKey
             }
         } catch {

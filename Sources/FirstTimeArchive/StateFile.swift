@@ -10,6 +10,11 @@ internal import SafeFiles
 /// defaults domain (an exported preferences file) holding any of: the archive under the key,
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
+/// Two questions are answered here and nowhere else: what kind of file this is (the
+/// initializer: a bare archive, or a defaults domain and the forms of state it holds), and
+/// whether it holds YCFirstTime state (``heldState()``: what decoding says). Every reading
+/// command and every writer (``StateWriter``) asks them.
+///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
 /// ``init(_:key:limits:)`` and ``StateWriter/write(_:into:)``.
@@ -89,15 +94,17 @@ public struct StateFile: Sendable {
         do { input = try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw .file(error) }
         defer { input.release() }
         let file = try StateFile(input.bytes, key: key, limits: limits)
-        let before = try file.state().records
-        var records = before
+        let state = try file.state()
+        var records = state.records
         try change(&records)
-        let edited: [UInt8]?
-        do { edited = try StateWriter.write(records, changedFrom: before, into: file) } catch {
-            if case let .cannotHold(why) = error { throw .cannotHold(why) }
-            throw .plist(.unwritable(error.description, at: path))
+        let edited: StateWriter.Rewrite?
+        do { edited = try StateWriter.rewrite(records, changedFrom: state, into: file) } catch {
+            switch error {
+            case let .state(cause): throw cause
+            case let .unreadable(why): throw .plist(.unwritable(why, at: path))
+            }
         }
-        guard let output = edited else { return false }
+        guard let output = edited?.bytes else { return false }
         do { _ = try SafeFile.write(output, to: path, options: SafeFile.WriteOptions(expected: input.status?.identity)) } catch {
             throw .file(error)
         }
@@ -119,6 +126,19 @@ public struct StateFile: Sendable {
     /// Whether the file is a defaults domain (not a bare archive).
     public var isDefaults: Bool { forms.first != .archive }
 
+    /// What the file's top level is, in ``FirstTimeError/notDefaults(found:)``'s words: the
+    /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare
+    /// archive (or a dictionary with `$archiver` or `$objects` and no state key), `a defaults
+    /// domain` otherwise.
+    public var topLevel: String {
+        if isDefaults { return "a defaults domain" }
+        if let value, value.dictionaryValue == nil {
+            let name = value.typeName
+            return name == "data" ? name : (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+        }
+        return "a keyed archive"
+    }
+
     /// The defaults domain's keys and values (nil for a bare archive).
     public var defaults: PlistDictionary? {
         guard isDefaults, case let .dictionary(file)? = value else { return nil }
@@ -127,14 +147,42 @@ public struct StateFile: Sendable {
 
     // MARK: Reading
 
+    /// The one answer to "does this file hold YCFirstTime state?", which every command asks
+    /// before it reads or changes one (`dump`, `status`, `set`, `unset`, `edit`, `reset`,
+    /// `pack --into`; `migrate` through ``read(_:)``, on which this is built): the state, as
+    /// decoding its first form gives it (non-fatal findings included); nil when the file is a
+    /// defaults domain that holds none (no archive key, no `YCFirstTime.records`, no
+    /// `interval.*` key).
+    ///
+    /// The state is what decodes: a file that is no archive (a plist whose top level is an
+    /// array, a string, a number or data; another library's archive; a dictionary with
+    /// `$archiver` or `$objects` that does not decode) throws its decoding error, and so does a
+    /// key that holds something other than YCFirstTime's archive (a value that is not data,
+    /// data that is not a plist, another plist): ``FirstTimeError/notArchiveData(key:found:)``,
+    /// ``FirstTimeError/embeddedNotPlist(key:_:)``, ``FirstTimeError/notStateArchive(key:_:)``.
+    ///
+    /// ```swift
+    /// let file = try StateFile(prefsBytes, key: "settings")
+    /// do { _ = try file.heldState() } catch {
+    ///     print(error)   // "settings" holds dictionary, expected archive data
+    /// }
+    /// ```
+    /// - Throws: ``FirstTimeError`` when the file, or its first form, holds something other
+    ///   than YCFirstTime state.
+    public func heldState() throws(FirstTimeError) -> State? {
+        // No form: a dictionary with none of the state's keys (anything else is a bare archive).
+        guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { return nil }
+        return State(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
+    }
+
     /// The state as YCFirstTime (or IntervalClient) would read it: the first form's records,
     /// with every finding that does not stop reading (including a copy in another form that
-    /// disagrees).
+    /// disagrees). ``heldState()``, for a file that must hold some.
     /// - Throws: ``FirstTimeError`` when the file holds no state, or its first form breaks a
     ///   fatal rule.
     public func state() throws(FirstTimeError) -> State {
-        guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { throw .keyNotFound(key) }
-        return State(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
+        guard let state = try heldState() else { throw .keyNotFound(key) }
+        return state
     }
 
     /// Every finding of every form, for `verify`: fatal ones included, nothing thrown.
@@ -232,5 +280,16 @@ public struct StateFile: Sendable {
 
         /// The finding that makes the device discard all state, if any (then every gate runs).
         public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+
+        /// What any rewrite of this state by ycft drops (``StateWriter``: `set`, `unset`,
+        /// `edit`, `reset`, `pack --into`): the findings of the parts the records do not
+        /// carry (``ContractRule/Spec/rewriteLoses``: an unrelated root key, a record's
+        /// unknown coder key, a copy in another form that differs and is replaced).
+        ///
+        /// ```swift
+        /// let state = try StateFile(bytes).state()
+        /// for finding in state.dropped { print("a write drops \(finding)") }
+        /// ```
+        public var dropped: [ContractFinding] { findings.filter(\.rule.spec.rewriteLoses) }
     }
 }

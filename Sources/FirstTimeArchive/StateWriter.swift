@@ -12,18 +12,39 @@ public import Plist
 /// let edited = try StateWriter.write(records, into: file)
 /// ```
 public enum StateWriter {
-    /// Why the state cannot be written back.
+    /// Why the state cannot be written back. Nothing is written when one is thrown.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The file's form cannot hold it (IntervalClient keys hold no version).
-        case cannotHold(String)
-        /// The file could not be read, or the result written.
+        /// The library's reason, typed: the file (or the key) holds no YCFirstTime state
+        /// (``StateFile/heldState()``'s error), is not a defaults domain, its form cannot hold
+        /// the records (``FirstTimeError/cannotHold(_:)``), or the result cannot be written.
+        case state(FirstTimeError)
+        /// A caller's own reason to leave the file alone, in its words (the tool's editor: the
+        /// editor failed, the edit is still invalid). The library never throws it.
         case unreadable(String)
 
         /// The message.
         public var description: String {
             switch self {
-            case let .cannotHold(m), let .unreadable(m): return m
+            case let .state(error): return error.description
+            case let .unreadable(m): return m
             }
+        }
+    }
+
+    /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
+    /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
+    /// carry (``StateFile/State/dropped``; the tool says each on standard error).
+    public struct Rewrite: Sendable, Equatable {
+        /// The file's new bytes.
+        public var bytes: [UInt8]
+        /// What the state held that the new bytes do not, besides records: an unrelated root
+        /// key, a record's unknown coder key, a copy in another form that differed.
+        public var dropped: [ContractFinding]
+
+        /// Creates a rewrite.
+        public init(bytes: [UInt8], dropped: [ContractFinding] = []) {
+            self.bytes = bytes
+            self.dropped = dropped
         }
     }
 
@@ -36,16 +57,40 @@ public enum StateWriter {
     public static func write(_ records: FirstTimeRecords, into bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                              limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
         let file: StateFile
-        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .unreadable(error.description) }
+        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .state(error) }
         return try write(records, into: file)
     }
 
+    /// The file with `records` in place of its state, and what that drops; nil when the
+    /// records are those `state` holds, bit for bit: there is nothing to write, and the file
+    /// keeps its bytes (an archive another program wrote keeps its own object order, a copy of
+    /// the state in another form stays as it is). The one answer to "does this edit change the
+    /// file, and what does it lose?" for ``StateFile/update(at:key:limits:_:)`` and the tool's
+    /// `set`, `unset` and `edit`.
+    ///
+    /// ```swift
+    /// let file = try StateFile(bytes)
+    /// let state = try file.state()
+    /// var records = state.records
+    /// records["onboarding.v1"] = nil
+    /// if let edited = try StateWriter.rewrite(records, changedFrom: state, into: file) {
+    ///     save(edited.bytes)
+    ///     for finding in edited.dropped { print("dropped \(finding)") }
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - state: the file's state (``StateFile/state()``).
+    /// - Throws: ``Failure``, as ``write(_:into:)``.
+    public static func rewrite(_ records: FirstTimeRecords, changedFrom state: StateFile.State,
+                               into file: StateFile) throws(Failure) -> Rewrite? {
+        guard records != state.records else { return nil }
+        // `state` is the judge's answer for this file: no need to decode it again.
+        return Rewrite(bytes: try replace(with: records, in: file), dropped: state.dropped)
+    }
+
     /// The file with `records` in place of `before`, the records it holds
-    /// (`file.state().records`); nil when they are the same, bit for bit: there is nothing to
-    /// write, and the file keeps its bytes (an archive another program wrote keeps its own
-    /// object order, a copy of the state in another form stays as it is). The one answer to
-    /// "does this edit change the file?" for ``StateFile/update(at:key:limits:_:)`` and the
-    /// tool's `set`, `unset` and `edit`.
+    /// (`file.state().records`); nil when they are the same, bit for bit (see
+    /// ``rewrite(_:changedFrom:into:)``, which also says what the write drops).
     ///
     /// ```swift
     /// let file = try StateFile(bytes)
@@ -62,17 +107,24 @@ public enum StateWriter {
     }
 
     /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``),
-    /// written even when the records are those it holds (see ``write(_:changedFrom:into:)``).
-    /// - Throws: ``Failure``.
+    /// written even when the records are those it holds (see ``rewrite(_:changedFrom:into:)``).
+    /// - Throws: ``Failure``: ``Failure/state(_:)`` with ``StateFile/heldState()``'s error
+    ///   when the file holds no YCFirstTime state, or with ``FirstTimeError/cannotHold(_:)``.
     public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
-        guard let primary = file.forms.first else { throw .unreadable(FirstTimeError.keyNotFound(file.key).description) }
-        if primary == .archive { return try encode(records, file.format) }
-        guard var domain = file.defaults else { throw .unreadable("the top level is not a dictionary") }
+        // Only over state: whatever else the file (or the key) holds is not ycft's to replace.
+        guard try held(file) != nil else { throw .state(.keyNotFound(file.key)) }
+        return try replace(with: records, in: file)
+    }
+
+    /// The file with the state (known to be there) replaced by `records`.
+    private static func replace(with records: FirstTimeRecords, in file: StateFile) throws(Failure) -> [UInt8] {
+        if !file.isDefaults { return try encode(records, file.format) }
+        guard var domain = file.defaults else { throw .state(.keyNotFound(file.key)) }
         if file.forms == [.intervalKeys] {
             let versioned = records.filter { $0.record.lastVersion != nil }.map(\.key)
             guard versioned.isEmpty else {
-                throw .cannotHold("IntervalClient keys hold no version (\(versioned.prefix(3).map(quoted).joined(separator: ", "))); "
-                                  + "migrate the file to the records format first")
+                throw .state(.cannotHold("IntervalClient keys hold no version (\(versioned.prefix(3).map(quoted).joined(separator: ", "))); "
+                                         + "migrate the file to the records format first"))
             }
         }
         for form in file.forms {
@@ -88,16 +140,26 @@ public enum StateWriter {
                 domain = intervalKeys(records, in: domain)
             }
         }
-        do { return try PropertyList.write(.dictionary(domain), format: file.format) } catch { throw .unreadable(error.description) }
+        return try write(domain, file.format)
+    }
+
+    /// The file's state, asked of the one judge (``StateFile/heldState()``).
+    private static func held(_ file: StateFile) throws(Failure) -> StateFile.State? {
+        do { return try file.heldState() } catch { throw .state(error) }
     }
 
     private static func encode(_ records: FirstTimeRecords, _ format: PlistFormat) throws(Failure) -> [UInt8] {
-        do { return try LegacyArchive.encode(records, format: format) } catch { throw .unreadable(error.description) }
+        do { return try LegacyArchive.encode(records, format: format) } catch { throw .state(error) }
+    }
+
+    private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(Failure) -> [UInt8] {
+        do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .state(.plist(error)) }
     }
 
     /// The domain with its `interval.<key>` entries replaced by the records' times: a key that
     /// stays keeps its place (and its stored value when that already reads as the time), a
-    /// removed one goes, new ones are appended.
+    /// removed one goes, new ones are appended. A value IntervalClient cannot read is no state
+    /// (``ContractRule/intervalValue``): it stays as it is unless the records name its key.
     private static func intervalKeys(_ records: FirstTimeRecords, in domain: PlistDictionary) -> PlistDictionary {
         var entries: [(key: String, value: PlistValue)] = []
         let wanted = Dictionary(records.map { (ExactKey(IntervalKey.prefix + $0.key), $0.record) }, uniquingKeysWith: { a, _ in a })
@@ -108,7 +170,11 @@ public enum StateWriter {
                 entries.append(entry)
                 continue
             }
-            guard let record = wanted[name], let time = record.lastTime else { continue }
+            guard let record = wanted[name] else {
+                if IntervalKey.seconds(entry.value) == nil { entries.append(entry) }
+                continue
+            }
+            guard let time = record.lastTime else { continue }
             placed.insert(name)
             let seconds = time + IntervalKey.epochOffset
             entries.append((entry.key, IntervalKey.seconds(entry.value) == seconds ? entry.value : .real(seconds)))
@@ -119,49 +185,67 @@ public enum StateWriter {
         return PlistDictionary(entries)
     }
 
-    /// `bytes` after YCFirstTime's `reset()`: every form of the state removed from a defaults
-    /// file, an empty archive for a bare archive. A defaults file without state is returned
-    /// unchanged (`reset()` of a missing key does nothing).
-    /// - Throws: ``Failure``.
-    public static func reset(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
-                             limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let file: StateFile
-        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .unreadable(error.description) }
-        guard let primary = file.forms.first else { return bytes }
-        if primary == .archive { return try encode(FirstTimeRecords(), file.format) }
-        guard var domain = file.defaults else { throw .unreadable("the top level is not a dictionary") }
+    /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
+    /// file (an `interval.*` value IntervalClient cannot read is no state and stays), an empty
+    /// archive for a bare archive; and what that drops besides the records. Nil when the file
+    /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
+    /// key does nothing).
+    ///
+    /// ```swift
+    /// let file = try StateFile(bytes)
+    /// if let reset = try StateWriter.reset(file) { save(reset.bytes) } else { print("no state") }
+    /// ```
+    /// - Throws: ``Failure/state(_:)`` with ``StateFile/heldState()``'s error when the file
+    ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
+    ///   key holding something else): nothing of it is ycft's to reset.
+    public static func reset(_ file: StateFile) throws(Failure) -> Rewrite? {
+        guard let state = try held(file) else { return nil }
+        if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
+        guard var domain = file.defaults else { return nil }
         for form in file.forms {
             switch form {
             case .archive: break
-            case .defaultsArchive: domain[key] = nil
+            case .defaultsArchive: domain[file.key] = nil
             case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
-            case .intervalKeys: domain = PlistDictionary(domain.entries.filter { !$0.key.hasPrefix(IntervalKey.prefix) })
+            case .intervalKeys:
+                // A value IntervalClient cannot read is no state: it stays.
+                domain = PlistDictionary(domain.entries.filter { entry in
+                    !entry.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds(entry.value) == nil
+                })
             }
         }
-        do { return try PropertyList.write(.dictionary(domain), format: file.format) } catch { throw .unreadable(error.description) }
+        return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
     }
 
-    /// A defaults file with `archive` under `key` (replaced in place, or added at the end).
-    /// - Throws: ``Failure``: ``Failure/unreadable(_:)`` when `defaults` is not a dictionary
-    ///   plist, or is itself an archive; ``Failure/cannotHold(_:)`` when it holds the state in
-    ///   another form (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a
-    ///   migration), which an archive beside it would contradict: the file would hold two
-    ///   copies that disagree. Write such a file in its own form (``write(_:into:)``), or
-    ///   migrate it back to the archive first.
-    public static func put(_ archive: [UInt8], into defaults: [UInt8], key: String = LegacyArchive.defaultsKey,
-                           limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = try PropertyList.read(defaults, limits: limits) } catch { throw .unreadable(error.description) }
-        guard case var .dictionary(file) = read.value, file["$archiver"] == nil || file["$objects"] == nil else {
-            throw .unreadable("not a defaults file (a dictionary of preferences)")
+    /// A defaults file with `archive` under the file's key (replacing the archive there, in
+    /// place, or added at the end), and what the archive replaced held that records cannot
+    /// carry.
+    ///
+    /// ```swift
+    /// let file = try StateFile(prefsBytes)
+    /// let packed = try StateWriter.put(LegacyArchive.encode(records, format: .binary), into: file)
+    /// ```
+    /// - Throws: ``Failure/state(_:)`` with
+    ///   - ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain (a bare
+    ///     archive, any archive-like dictionary, a top level that is not a dictionary);
+    ///   - ``StateFile/heldState()``'s error when the key holds something other than
+    ///     YCFirstTime's archive (a dictionary of settings, another library's archive);
+    ///   - ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
+    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration),
+    ///     which an archive beside it would contradict: the file would hold two copies that
+    ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
+    ///     to the archive first.
+    public static func put(_ archive: [UInt8], into file: StateFile) throws(Failure) -> Rewrite {
+        guard file.isDefaults, var domain = file.defaults else {
+            throw .state(.notDefaults(found: file.topLevel))
         }
-        let others = StateForm.forms(in: file.lazy.map(\.key), key: key).filter { $0 != .defaultsArchive }
-        if let other = others.first {
+        let state = try held(file)
+        if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
-            throw .cannotHold("the file holds the state as \(held): an archive under \(quoted(key)) beside it would be a second copy "
-                              + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first")
+            throw .state(.cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "
+                                     + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first"))
         }
-        file[key] = .data(archive)
-        do { return try PropertyList.write(.dictionary(file), format: read.format) } catch { throw .unreadable(error.description) }
+        domain[file.key] = .data(archive)
+        return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])
     }
 }

@@ -92,12 +92,18 @@ public enum ContractRule: String, Sendable, CaseIterable {
         public var device: DeviceBehaviour
         /// What the rule means, for the README and `--help`.
         public var summary: String
+        /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's
+        /// records do not carry it (an unrelated root key, a record's unknown coder key), or
+        /// the rewrite replaces it (a copy of the state that differs). `set`, `unset`, `edit`,
+        /// `reset`, `pack --into` and a migration that removes the archive drop it, and say so
+        /// (``StateFile/State/dropped``, ``Migration/Outcome/dropped``).
+        public var rewriteLoses: Bool
     }
 
     /// The rule table: the only place a rule's properties are written.
     public var spec: Spec {
-        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String) -> Spec {
-            Spec(severity: severity, isFatal: fatal, device: device, summary: summary)
+        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewriteLoses: Bool = false) -> Spec {
+            Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewriteLoses: rewriteLoses)
         }
         switch self {
         case .plistUnreadable:
@@ -109,7 +115,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .stateMissing:
             return rule(.error, fatal: true, .readsAsIs, "a defaults file without YCFirstTime state (no archive, records or interval keys)")
         case .statesDisagree:
-            return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys) and the copies differ")
+            return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys) and the copies differ",
+                        rewriteLoses: true)
         case .envelopeArchiver:
             return rule(.error, fatal: true, .resetsAll, "$archiver is not \"NSKeyedArchiver\"")
         case .envelopeVersion:
@@ -127,7 +134,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .rootClass:
             return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
         case .rootExtraKey:
-            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"")
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewriteLoses: true)
         case .classNotAllowed:
             return rule(.error, fatal: false, .resetsAll, "an object of a class outside YCFirstTime's allowed list: the secure unarchive fails")
         case .groupMissing:
@@ -147,7 +154,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .classChain:
             return rule(.warning, fatal: false, .readsAsIs, "a $classes chain differs from Apple's or is missing")
         case .recordUnknownKey:
-            return rule(.warning, fatal: false, .losesOnNextSave, "a record has a coder key other than lastVersion and lastTime")
+            return rule(.warning, fatal: false, .losesOnNextSave, "a record has a coder key other than lastVersion and lastTime",
+                        rewriteLoses: true)
         case .versionType:
             return rule(.error, fatal: true, .resetsAll, "lastVersion is not an NSString")
         case .timeType:

@@ -357,7 +357,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
         for (i, pair) in groupPairs.enumerated() {
             let key = try string(pair.key, rule: .keyType, at: ObjectPath.object(groupUID).key("NS.keys").index(i))
             if case .some(nil) = key { try add(.keyType, ObjectPath.object(groupUID).key("NS.keys").index(i), "block key is nil") }
-            let record = try record(pair.value, root: rootUID, group: groupUID, index: i)
+            let record = try record(pair.value, root: rootUID, group: groupUID, index: i, key: key ?? nil)
             if case let key?? = key, let record { entries.append((key, record)) }
         }
         let (records, duplicates) = FirstTimeRecords.sortingKeys(entries)
@@ -365,7 +365,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
         return records
     }
 
-    @inlinable mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int) throws(Stop) -> FirstTimeRecord? {
+    /// The record at `uid`, the value of block key `key` (nil when the key is not a string).
+    @inlinable mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int, key blockKey: String?) throws(Stop) -> FirstTimeRecord? {
         func path() -> ObjectPath { ObjectPath.object(group).key("NS.objects").index(index) }
         if uid == root || uid == group {
             try add(.uidCycle, path(), "record UID \(uid) points back to the \(uid == root ? "root" : "group") that contains it")
@@ -411,7 +412,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
         }
         if graph.fieldCount(found) != known {
             for key in graph.fieldKeys(found) where key != "$class" && key != LegacyArchive.versionKey && key != LegacyArchive.timeKey {
-                try add(.recordUnknownKey, here(), "unknown coder key \(quoted(key)) (YCFirstTime ignores it)")
+                let owner = blockKey.map { " in record \(quoted($0))" } ?? ""
+                try add(.recordUnknownKey, here(), "unknown coder key \(quoted(key))\(owner) (YCFirstTime ignores it)")
             }
         }
         return sound ? record : nil

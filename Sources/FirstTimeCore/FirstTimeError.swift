@@ -4,7 +4,19 @@ public import PlistCore
 public import SafeFiles
 
 /// Why YCFirstTime state could not be read or written.
-public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible {
+///
+/// Three cases say that a defaults file holds something other than YCFirstTime state under the
+/// archive key (`--key`), each naming the key and what it holds: ``notArchiveData(key:found:)``
+/// (a value that is not data), ``embeddedNotPlist(key:_:)`` (data that is no property list) and
+/// ``notStateArchive(key:_:)`` (a property list that does not decode as YCFirstTime's archive:
+/// another library's archive, a dictionary of settings, a broken archive).
+///
+/// ```swift
+/// do { _ = try StateFile(bytes, key: "settings").state() } catch {
+///     print(error)   // "settings" holds dictionary, expected archive data
+/// }
+/// ```
+public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The archive itself is unreadable or breaks NSKeyedArchiver's layout.
     case archive(ArchiveError)
     /// The archive is readable but breaks a fatal rule of the contract (the first such finding).
@@ -19,6 +31,9 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
     case notArchiveData(key: String, found: String)
     /// A defaults file holds data under the key, but that data is not a readable property list.
     case embeddedNotPlist(key: String, PlistError)
+    /// A defaults file holds a property list under the key that is not a readable YCFirstTime
+    /// archive; the cause (``archive(_:)`` or ``contract(_:)``) says why, and where in it.
+    case notStateArchive(key: String, FirstTimeError)
     /// The plain format's JSON text is not valid JSON.
     case json(JSONError)
     /// The plain format is valid JSON or plist but breaks the records format.
@@ -46,6 +61,7 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
             case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)"
             default: return "\(quoted(key)) holds data that is not an archive: \(error)"
             }
+        case let .notStateArchive(key, cause): return "\(quoted(key)) holds data that is not a readable YCFirstTime archive: \(cause)"
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(why, at): return "\(at): \(why)"
         case let .plist(error): return error.description
@@ -56,12 +72,18 @@ public enum FirstTimeError: Error, Equatable, Sendable, CustomStringConvertible 
 }
 
 extension FirstTimeError {
-    /// This error, from reading the archive a defaults domain holds under `key`: a plist error
-    /// is then the embedded data's (``embeddedNotPlist(key:_:)``), which says under which key.
+    /// This error, from reading the archive a defaults domain holds under `key`, saying under
+    /// which key: a plist error is the embedded data's (``embeddedNotPlist(key:_:)``), an
+    /// archive or contract error says the key holds no YCFirstTime state
+    /// (``notStateArchive(key:_:)``).
     public func embedded(under key: String) -> FirstTimeError {
-        guard case let .archive(.plist(plistError)) = self else { return self }
-        return .embeddedNotPlist(key: key, plistError)
+        switch self {
+        case let .archive(.plist(plistError)): return .embeddedNotPlist(key: key, plistError)
+        case .archive, .contract: return .notStateArchive(key: key, self)
+        default: return self
+        }
     }
+
 }
 
 extension Migration.Failure {
@@ -69,7 +91,7 @@ extension Migration.Failure {
     /// archive under `key` name the key, unless their text already does.
     public init(reading error: FirstTimeError, form: StateForm, key: String) {
         switch error {
-        case .embeddedNotPlist, .notArchiveData: self = .unreadable(error.description)
+        case .embeddedNotPlist, .notArchiveData, .notStateArchive: self = .unreadable(error.description)
         default: self = .unreadable(form == .defaultsArchive ? "\(key): \(error.description)" : error.description)
         }
     }

@@ -135,6 +135,10 @@ public enum Migration {
         /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
         /// interval value that is not a number (left in place), ...
         public var findings: [ContractFinding] = []
+        /// What the migration loses: the parts of an archive it removes or replaces that the
+        /// records do not carry (an unrelated root key, a record's unknown coder key; see
+        /// ``ContractRule/Spec/rewriteLoses``). Empty when the archive stays (`keepSource`).
+        public var dropped: [ContractFinding] = []
 
         /// An outcome with nothing added, removed or changed yet.
         public init(status: Status) { self.status = status }
@@ -158,22 +162,28 @@ public enum Migration {
     }
 
     /// Decides a migration.
+    ///
+    /// An archive key that holds something other than YCFirstTime state (a value that is not
+    /// data, another library's archive) is never written over nor reported as migrated: `read`
+    /// of ``StateForm/defaultsArchive`` refuses it, whatever the target, `force` included.
     /// - Parameters:
     ///   - forms: the forms the domain holds (``StateForm/forms(in:key:)``).
     ///   - existing: the value a key holds now, or nil.
-    ///   - read: the records (and findings) of one form; its error says why the state is unreadable.
-    ///   - decodesTo: whether archive bytes decode to the given records (is a `YCFirstTime`
-    ///     already there the same state?).
+    ///   - read: the records (and findings) of one form; its error says why the state is
+    ///     unreadable. It judges the archive key too when the archive is not the source (is a
+    ///     `YCFirstTime` already there state, and the same state?).
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
     ///   ``Failure/conflict(_:)`` when a target key holds other content and `force` is off.
     public static func plan(forms: [StateForm], choices: Choices,
                             existing: (String) -> PlistValue?,
-                            read: (StateForm) throws(Failure) -> DecodedArchive,
-                            decodesTo: @escaping ([UInt8], FirstTimeRecords) -> Bool) throws(Failure) -> Plan {
+                            read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
+        // The archive's findings, to say what removing or replacing it loses.
+        var archiveFindings: [ContractFinding] = []
         func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
             let decoded = try read(form)
             plan.outcome.findings += decoded.findings
+            if form == .defaultsArchive { archiveFindings = decoded.findings }
             return decoded.records
         }
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
@@ -211,6 +221,9 @@ public enum Migration {
                 }
             }
         case .legacy:
+            // The archive key is the target: it holds YCFirstTime state, or nothing.
+            let present = forms.contains(.defaultsArchive) ? try read(.defaultsArchive) : nil
+            archiveFindings = present?.findings ?? []
             let state: FirstTimeRecords
             if forms.contains(.plainRecords) {
                 state = try records(.plainRecords)
@@ -230,10 +243,7 @@ public enum Migration {
             plan.outcome.recordCount = state.count
             let archive: [UInt8]
             do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
-            writes.append((choices.key, .data(archive), { stored in
-                guard case let .data(bytes) = stored else { return false }
-                return decodesTo(bytes, state)
-            }))
+            writes.append((choices.key, .data(archive), { _ in present?.records == state }))
         }
         // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
@@ -247,6 +257,9 @@ public enum Migration {
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))
         }
         plan.removals = choices.keepSource ? [] : sources
+        let archiveGoes = plan.removals.contains { exactlyEqual($0, choices.key) }
+            || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, choices.key) }
+        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.spec.rewriteLoses) }
         return plan
     }
 }

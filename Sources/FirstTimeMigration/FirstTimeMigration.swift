@@ -25,7 +25,7 @@ public import Foundation
 /// ```
 ///
 /// The decisions (which keys, which values, what counts as already migrated, what conflicts)
-/// are ``Migration/plan(forms:choices:existing:read:decodesTo:)``'s, the same code the tool
+/// are ``Migration/plan(forms:choices:existing:read:)``'s, the same code the tool
 /// runs; the archive is read by ycft's own guarded reader and contract walker and, as a second
 /// opinion, by Foundation's `NSKeyedUnarchiver` the way YCFirstTime's loader reads it; the
 /// rollback archive is written by ycft's own writer in the contract's layout.
@@ -120,10 +120,7 @@ public enum FirstTimeMigration {
         let domain = Domain(defaults, options: options)
         let choices = Migration.Choices(target: target, keepSource: options.keepSource, force: options.force,
                                         key: options.key, dropVersions: options.dropVersions)
-        let limits = options.limits
-        let plan = try Migration.plan(
-            forms: domain.forms, choices: choices, existing: domain.value, read: domain.read,
-            decodesTo: { bytes, records in (try? LegacyArchive.read(binary: bytes, limits: limits))?.records == records })
+        let plan = try Migration.plan(forms: domain.forms, choices: choices, existing: domain.value, read: domain.read)
         var outcome = plan.outcome
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.

@@ -110,7 +110,10 @@ extension CommandSpec {
     migrated defaults file. It is written back in the same form (an archive stays an
     archive; a defaults file keeps every other key, in place) through ycft's one writer:
     atomically, mode and owner kept, refused if another program changed the file
-    meanwhile, or if it is read-only (unless --force).
+    meanwhile, or if it is read-only (unless --force). A file or --key that holds
+    anything but YCFirstTime state is refused (exit 1, nothing written). What a
+    write drops that the records cannot hold (a record's unknown coder key, an
+    unrelated root key) is said on standard error, one line each.
     """
 
     static let editOptions = [defaultKey, Option(["--force"], ["Replace FILE even when it is read-only."]), maxInputSize, help]
@@ -172,8 +175,9 @@ extension CommandSpec {
             Option(["--into"], "DEFAULTS_FILE", completion: .file, [
                 "Put the archive into a defaults file under --key (in",
                 "place of the old one; every other key stays), through",
-                "the same writer. Refused when the file holds the state",
-                "in another form (after migrate): use set or edit there.",
+                "the same writer. Refused when --key holds anything but",
+                "YCFirstTime's archive, or the file holds the state in",
+                "another form (after migrate): use set or edit there.",
             ]),
             key(["The defaults key for --into. (default: YCFirstTime)"]),
             Option(["--force"], ["Replace OUT even when it is read-only."]),
@@ -385,8 +389,11 @@ extension CommandSpec {
         name: "reset", abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
         discussion: """
         Removes the YCFirstTime key from a defaults file (YCFirstTime.records from a
-        migrated one, every interval.* key from a file of IntervalClient keys); a bare
-        archive becomes an empty one. Every other key stays.
+        migrated one, every interval.* number from a file of IntervalClient keys); a bare
+        archive becomes an empty one. Every other key stays. A defaults file without
+        the state is left as it is, and standard error says so.
+
+        \(editWriting)
         """,
         usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],

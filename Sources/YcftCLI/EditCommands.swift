@@ -120,40 +120,87 @@ enum EditCommands {
     static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .reset)
         let path = try singleFile(operands)
-        return rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            try StateWriter.reset(bytes, key: common.key, limits: common.limits)
+        var nothing = false
+        let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+            guard let reset = try StateWriter.reset(try classified(bytes, common)) else {
+                nothing = true
+                return nil
+            }
+            return reset
         }
+        if status == .success && nothing {
+            io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (no \(UntrustedText.quoted(common.key)), "
+                           + "\"\(RecordsFormat.defaultsKey)\" or \"\(IntervalKey.prefix)*\" key); nothing was changed\n")
+        }
+        return status
     }
 
     /// Reads the records of `path`, changes them, and writes them back in the file's form; a
     /// change that leaves every record as it was leaves the file's bytes alone (the library's
-    /// rule, ``StateWriter/write(_:changedFrom:into:)``). A change that refuses (its message)
+    /// rule, ``StateWriter/rewrite(_:changedFrom:into:)``). A change that refuses (its message)
     /// leaves the file alone, exit 1, as any content problem.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
-        rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            let (file, read) = try classify(bytes, common)
-            var records = read
+        rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+            let (file, state) = try readState(bytes, common)
+            var records = state.records
             do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
-            return try StateWriter.write(records, changedFrom: read, into: file) ?? bytes
+            return try StateWriter.rewrite(records, changedFrom: state, into: file)
         }
     }
 
-    /// What an edited file holds and its records, read once, failing as a write-back would.
+    /// What the bytes of an edited file hold (``StateFile``), a failure as a write-back's.
+    static func classified(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> StateFile {
+        do { return try StateFile(bytes, key: common.key, limits: common.limits) } catch { throw .state(error) }
+    }
+
+    /// What an edited file holds and its state, read once and judged by the library's one
+    /// judge (``StateFile/heldState()``): a file or key that holds something other than
+    /// YCFirstTime state fails here, as a write-back would.
+    static func readState(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, StateFile.State) {
+        let file = try classified(bytes, common)
+        do { return (file, try file.state()) } catch { throw .state(error) }
+    }
+
+    /// ``readState(_:_:)``'s file and records (`ycft edit`).
     static func classify(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, FirstTimeRecords) {
-        do throws(FirstTimeError) {
-            let file = try StateFile(bytes, key: common.key, limits: common.limits)
-            return (file, try file.state().records)
-        } catch {
-            throw .unreadable(error.description)
+        let (file, state) = try readState(bytes, common)
+        return (file, state.records)
+    }
+
+    /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
+    /// write, what it dropped is said on standard error, one line each
+    /// (`ycft: FILE: warning: dropped [rule] path: message`).
+    static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO,
+                             _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
+        var dropped: [ContractFinding] = []
+        let status = cycle(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+            guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
+            dropped = rewritten.dropped
+            return rewritten.bytes
+        }
+        if status == .success { Ycft.warnDropped(dropped, path: path, io: io) }
+        return status
+    }
+
+    /// ``rewriteState(_:_:_:_:)`` for a change that gives bytes the one writer made from the
+    /// file's state (`ycft edit`): what that state held that records cannot carry is asked of
+    /// the library once more after a write, and said the same way.
+    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
+                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+        rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+            let output = try change(bytes)
+            guard output != bytes else { return nil }
+            let (_, state) = try readState(bytes, common)
+            return StateWriter.Rewrite(bytes: output, dropped: state.dropped)
         }
     }
 
     /// The one read-change-write cycle of the edit commands: the file is locked from read to
     /// replace and replaced only while it is still the file read; a change that gives back the
     /// bytes it was given writes nothing.
-    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
-                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+    private static func cycle(_ path: String, _ common: Common, _ io: CommandIO,
+                              _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
             let input: InputFile

@@ -325,6 +325,7 @@ enum MigrateCommand {
             return fail(error.description, trouble: false)
         }
         Ycft.warn(outcome.findings, path: job.path, io: io)
+        Ycft.warnDropped(outcome.dropped, path: job.path, io: io, dryRun: mode == .dryRun)
         report.outcome = outcome
         report.status = outcome.status.rawValue
         if !outcome.droppedVersions.isEmpty {

@@ -51,10 +51,11 @@ enum PackCommand {
                 throw Ycft.Failure(.content, Ycft.display(path), error.description)
             }
             if let into {
-                // Into a defaults file: the archive under KEY, every other key in place.
+                // Into a defaults file: the archive under KEY, every other key in place. KEY
+                // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 let common = EditCommands.Common(key: key, force: force, limits: PlistLimits.default)
-                return EditCommands.rewrite(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-                    try StateWriter.put(archive, into: bytes, key: key)
+                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+                    try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
                 }
             }
             if Ycft.isStandardOutput(output) {

@@ -248,6 +248,15 @@ public enum Ycft {
         for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
+    /// What a write dropped that the records cannot carry (``StateFile/State/dropped``,
+    /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
+    /// path: message` (`would drop` for a dry run).
+    static func warnDropped(_ dropped: [ContractFinding], path: String, io: CommandIO, dryRun: Bool = false) {
+        for finding in dropped {
+            warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io)
+        }
+    }
+
     /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values
     /// from the file were escaped where it was built (escaping it again would show `\\u{1B}`):
     /// it passes ``UntrustedText/sanitized(_:)`` only.

@@ -156,6 +156,6 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     @Test func archiveIsNotADefaultsFile() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         #expect(throws: DefaultsMigration.Failure.notDefaults(
-            "this is an archive, not a defaults file holding one")) { try migrate(archive, .records) }
+            "top level: the file is a keyed archive, not a defaults domain")) { try migrate(archive, .records) }
     }
 }

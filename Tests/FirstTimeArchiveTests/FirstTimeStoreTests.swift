@@ -184,6 +184,19 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         try writeBytes(Array("garbage".utf8), to: URL(fileURLWithPath: file))
         #expect(throws: FirstTimeStore.StoreError.self) { try store(file, Knobs()) }
     }
+
+    /// A file that is not YCFirstTime state, or whose `YCFirstTime` holds something else, is
+    /// judged as every ycft command judges it (StateFile) and not opened: a store that opened
+    /// `{"YCFirstTime": "x"}` as empty used to save an archive over the string.
+    @Test(arguments: NotStateFiles.all.filter { $0.key == nil })
+    func whatIsNotStateIsNotOpened(_ sample: NotStateFile) throws {
+        let file = try path()
+        try writeBytes(sample.bytes, to: URL(fileURLWithPath: file))
+        var refused: FirstTimeStore.StoreError?
+        do { _ = try FirstTimeStore(path: file) } catch { refused = error }
+        #expect(refused?.description == "\(file): \(sample.judgement)")
+        #expect(try readBytes(URL(fileURLWithPath: file)) == sample.bytes)
+    }
 }
 
 final class Counter: @unchecked Sendable {

@@ -76,4 +76,60 @@ import TestSupport
         #expect(try dictionary(readBytes(URL(fileURLWithPath: path))).map(\.key) == ["interval.a", "other"])
         #expect(throws: FirstTimeError.self) { try StateFile(contentsOf: dir.appendingPathComponent("missing").path) }
     }
+
+    /// The one judge: every file or key that is not YCFirstTime state is refused with the same
+    /// typed error by reading (`heldState`, `state`) and by every writer (`write`, `reset`,
+    /// `put`), which write nothing.
+    @Test(arguments: NotStateFiles.all)
+    func whatIsNotStateIsRefusedByTheJudgeAndEveryWriter(_ sample: NotStateFile) throws {
+        let file = try StateFile(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
+        var judged: FirstTimeError?
+        do { _ = try file.heldState() } catch { judged = error }
+        let error = try #require(judged)
+        #expect(error.description == sample.judgement)
+        #expect(throws: error) { try file.state() }
+        #expect(throws: StateWriter.Failure.state(error)) { try StateWriter.reset(file) }
+        #expect(throws: StateWriter.Failure.state(error)) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
+        let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
+        var refused: StateWriter.Failure?
+        do { _ = try StateWriter.put(archive, into: file) } catch { refused = error }
+        #expect(refused?.description == sample.defaultsJudgement)
+        #expect(refused == .state(file.isDefaults ? error : .notDefaults(found: file.topLevel)))
+        // verify judges it by the rule its error names.
+        #expect(ContractChecker.check(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
+                .contains { $0.severity == .error && $0.rule == ContractChecker.finding(for: error).rule })
+    }
+
+    @Test func aDefaultsDomainWithoutStateHoldsNone() throws {
+        let file = try StateFile(NotStateFiles.noState)
+        #expect(try file.heldState() == nil)
+        #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try file.state() }
+        #expect(try StateWriter.reset(file) == nil)
+        let archive = try LegacyArchive.encode(sample, format: .binary)
+        let put = try StateWriter.put(archive, into: file)
+        #expect(put.dropped == [])
+        #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "YCFirstTime"])
+        #expect(try StateFile(put.bytes).state().records == sample)
+    }
+
+    /// What a rewrite drops is the state's findings the rule table marks `rewriteLoses`.
+    @Test func aRewriteSaysWhatItDrops() throws {
+        var objects = appleLayoutOneKey
+        objects[5] = object([("lastVersion", .uid(6)), ("lastTime", .uid(7)), ("runCount", .integer(.signed(3))), ("$class", .uid(9))])
+        let bytes = try PropertyList.write(archiveValue(objects), format: .binary)
+        let file = try StateFile(bytes)
+        let state = try file.state()
+        let lost = ContractFinding(.recordUnknownKey, at: .object(5), #"unknown coder key "runCount" in record "k" (YCFirstTime ignores it)"#)
+        #expect(state.findings == [lost])
+        #expect(state.dropped == [lost])
+        #expect(try StateWriter.rewrite(state.records, changedFrom: state, into: file) == nil)
+        var changed = state.records
+        changed["other"] = FirstTimeRecord(lastTime: 1)
+        let rewrite = try #require(try StateWriter.rewrite(changed, changedFrom: state, into: file))
+        #expect(rewrite.dropped == [lost])
+        #expect(try LegacyArchive.read(rewrite.bytes) == DecodedArchive(records: changed))
+        #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
+                                                                   dropped: [lost]))
+        #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .rootExtraKey, .recordUnknownKey])
+    }
 }

@@ -69,22 +69,26 @@ public struct ProcessResult: Sendable {
 }
 
 /// Runs an executable with arguments and standard input, and waits for it.
+///
+/// Standard input comes from a file holding `stdin`, as in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``:
+/// written into a pipe, it killed the whole test process with SIGPIPE whenever the child exited
+/// without reading it (a usage error, `migrate -`) before the write, which the test process does
+/// not ignore.
 public func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [],
                        environment: [String: String]? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = environment }
-    let input = Pipe(), output = Pipe(), error = Pipe()
+    let inputFile = try TestPaths.temporaryDirectory().appendingPathComponent("stdin")
+    try writeBytes(stdin, to: inputFile)
+    let input = try FileHandle(forReadingFrom: inputFile)
+    defer { try? input.close() }
+    let output = Pipe(), error = Pipe()
     process.standardInput = input
     process.standardOutput = output
     process.standardError = error
     try process.run()
-    let writer = Thread {
-        input.fileHandleForWriting.write(Data(stdin))
-        try? input.fileHandleForWriting.close()
-    }
-    writer.start()
     nonisolated(unsafe) var errData = Data()
     let errReader = Thread { errData = error.fileHandleForReading.readDataToEndOfFile() }
     errReader.start()

@@ -1,0 +1,103 @@
+import FirstTimeArchive
+import Plist
+
+/// One file (and `--key`) that holds something other than YCFirstTime state, and what ycft's one
+/// judge (`StateFile.heldState()`) says of it. Every command is tested against the same list
+/// (``NotStateFiles/all``): nothing may be written, every refusal names the file and why.
+public struct NotStateFile: Sendable, CustomStringConvertible {
+    /// A short name for test output.
+    public var name: String
+    /// The file's bytes.
+    public var bytes: [UInt8]
+    /// The `--key` given, or nil for the default (`YCFirstTime`).
+    public var key: String?
+    /// Why it holds no state: the message after `ycft: FILE: `.
+    public var judgement: String
+    /// What `pack --into` and `migrate` say: the same judgement for a defaults domain whose
+    /// key holds something else, `top level: the file is ..., not a defaults domain` otherwise.
+    public var notDefaults: String? = nil
+    /// The rule by which `status` says the device would discard the state (YCFirstTime's
+    /// unarchive of such data fails), or nil when the device would not read it as an archive at
+    /// all (a value that is not data) and `status` is refused.
+    public var deviceDiscards: String? = nil
+
+    /// `--key KEY`, or nothing.
+    public var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
+    /// The refusal of a command that writes or migrates a defaults file.
+    public var defaultsJudgement: String { notDefaults ?? judgement }
+
+    public var description: String { name }
+}
+
+/// The files and keys that are not YCFirstTime state, built once for every command's tests.
+public enum NotStateFiles {
+    /// Another library's NSKeyedArchiver archive: its root is an NSArray.
+    public static let foreignArchive: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
+        .string("$null"),
+        object([("NS.objects", .array([.uid(2)])), ("$class", .uid(3))]),
+        .string("x"),
+        classObject(["NSArray", "NSObject"]),
+    ]))
+
+    /// A preferences domain with a value of every kind under a key that is not YCFirstTime's,
+    /// and no YCFirstTime state at all.
+    public static let preferences: [UInt8] = plist(.dictionary(PlistDictionary([
+        ("settings", .dictionary(PlistDictionary([("sound", .bool(true))]))),
+        ("name", .string("n")),
+        ("count", .integer(.signed(3))),
+        ("blob", .data(Array("xyz".utf8))),
+        ("foreign", .data(foreignArchive)),
+        ("plist", .data(plist(.dictionary(PlistDictionary([("a", .integer(.signed(1)))]))))),
+    ])))
+
+    /// Every case.
+    public static let all: [NotStateFile] = {
+        let root = "$objects[1]: expected NSMutableDictionary (root), found NSArray"
+        var cases = [
+            NotStateFile(name: "another library's archive", bytes: foreignArchive, key: nil, judgement: root,
+                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", deviceDiscards: "root-class"),
+        ]
+        for (name, value, type, article) in [("array", PlistValue.array([.integer(.signed(1))]), "array", "an array"),
+                                             ("string", .string("hello"), "string", "a string"),
+                                             ("number", .integer(.signed(42)), "integer", "an integer"),
+                                             ("data", .data([0, 1]), "data", "data")] {
+            cases.append(NotStateFile(name: "top-level \(name)", bytes: plist(value), key: nil,
+                                      judgement: "top level: the top level is \(type), not an archive dictionary",
+                                      notDefaults: "top level: the file is \(article), not a defaults domain", deviceDiscards: "envelope-objects"))
+        }
+        cases += [
+            NotStateFile(name: "$archiver only", bytes: plist(.dictionary(PlistDictionary([("$archiver", .string("NSKeyedArchiver")),
+                                                                                            ("x", .integer(.signed(1)))]))),
+                         key: nil, judgement: "$version: missing $version",
+                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", deviceDiscards: "envelope-version"),
+            NotStateFile(name: "$objects only", bytes: plist(.dictionary(PlistDictionary([("$objects", .array([.string("$null")])),
+                                                                                           ("x", .integer(.signed(1)))]))),
+                         key: nil, judgement: "$archiver: missing $archiver",
+                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", deviceDiscards: "envelope-archiver"),
+            NotStateFile(name: "--key naming a dictionary", bytes: preferences, key: "settings",
+                         judgement: #""settings" holds dictionary, expected archive data"#),
+            NotStateFile(name: "--key naming a string", bytes: preferences, key: "name",
+                         judgement: #""name" holds string, expected archive data"#),
+            NotStateFile(name: "--key naming a number", bytes: preferences, key: "count",
+                         judgement: #""count" holds integer, expected archive data"#),
+            NotStateFile(name: "--key naming data that is not a plist", bytes: preferences, key: "blob",
+                         judgement: #""blob" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#, deviceDiscards: "plist-unreadable"),
+            NotStateFile(name: "--key naming another library's archive", bytes: preferences, key: "foreign",
+                         judgement: #""foreign" holds data that is not a readable YCFirstTime archive: \#(root)"#, deviceDiscards: "root-class"),
+            NotStateFile(name: "--key naming a plist that is no archive", bytes: preferences, key: "plist",
+                         judgement: #""plist" holds data that is not a readable YCFirstTime archive: $archiver: missing $archiver"#,
+                         deviceDiscards: "envelope-archiver"),
+            NotStateFile(name: "YCFirstTime holding a string", bytes: plist(.dictionary(PlistDictionary([
+                ("YCFirstTime", .string("x")), ("other", .bool(false)),
+            ]))), key: nil, judgement: #""YCFirstTime" holds string, expected archive data"#),
+        ]
+        return cases
+    }()
+
+    /// A defaults domain without YCFirstTime state (`preferences` under the default key).
+    public static let noState = preferences
+
+    private static func plist(_ value: PlistValue) -> [UInt8] {
+        (try? PropertyList.write(value, format: .binary)) ?? []
+    }
+}
