@@ -96,7 +96,7 @@ import Glibc
         let clock = ContinuousClock()
         let start = clock.now
         #expect(try scratch.read("f", limit: 32 << 20) == nil)
-        #expect(clock.now - start < .seconds(1))
+        if ProcessInfo.processInfo.environment["YCFT_SANITIZER"] == nil { #expect(clock.now - start < .seconds(1)) }
     }
 
     @Test func removeTakesEverythingTheEditorLeftAndKeepLeavesIt() throws {
