@@ -152,12 +152,14 @@ private struct EditSession {
     /// Runs the editor once; a failure or a signal stops the edit.
     private func runEditor(on scratchPath: String) throws(Stop) {
         let shown = UntrustedText.quoted(editor)
-        switch ForegroundEditor.run(editor, file: scratchPath) {
+        let outcome = ForegroundEditor.run(editor, file: scratchPath)
+        // SIGTERM or SIGHUP came while it ran (vim exits 1 on SIGHUP): that is why it ended.
+        try checkSignals()
+        switch outcome {
         case .exited(0): return
         case let .exited(status): throw .trouble("the editor \(shown) exited with status \(status); nothing was written")
         case let .notStarted(error): throw .trouble("cannot start the editor \(shown): \(error); nothing was written")
         case let .signaled(signal):
-            try checkSignals()
             let message = "the editor \(shown) was ended by \(ForegroundEditor.name(of: signal)); nothing was written"
             // Ctrl-C or Ctrl-\ at the terminal ended the editor: ycft ends the same way, as git does.
             if signal == SIGINT || signal == SIGQUIT { throw .signal(signal, message) }
@@ -228,8 +230,9 @@ private struct EditSession {
         // A signal that came during the final write ends ycft now, its files cleaned up.
         if caught, let late = signal ?? ForegroundEditor.stopSignal {
             if signal == nil {
-                _ = Ycft.Failure(.trouble, Ycft.display(path),
-                                 "stopped by \(ForegroundEditor.name(of: late))\(status == .success ? "" : "; nothing was written")").report(io)
+                let written = status == .success && { if case .changed = end { return true } else { return false } }()
+                _ = Ycft.Failure(.trouble, Ycft.display(path), "stopped by \(ForegroundEditor.name(of: late))"
+                                 + (written ? " after the edit was written" : "; nothing was written")).report(io)
             }
             ForegroundEditor.endBy(late)
         }

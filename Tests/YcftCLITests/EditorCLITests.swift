@@ -240,6 +240,25 @@ struct EditorFixture {
         #expect(try f.leftovers() == [])
     }
 
+    /// vim catches SIGHUP, saves what it can and exits 1: ycft still ends by SIGHUP, not as an
+    /// editor that failed (the hang-up of a closed terminal, seen with vim in tmux).
+    @Test func anEditorThatExitsOnTheSignalPassedOnStillEndsYcftByIt() throws {
+        let f = try EditorFixture()
+        let editor = try f.editor("ed.sh", """
+        trap 'exit 1' HUP TERM
+        echo $$ > "$D/pid.new"; mv "$D/pid.new" "$D/pid"
+        while :; do sleep 0.02; done
+        """)
+        let ycft = try Spawned(f.ycft, ["edit", f.file.path], environment: f.env(editor), in: f.dir)
+        let pid = try #require(poll { Int32(f.note("pid").dropLast()) }, "the editor did not start: \(ycft.stderr)")
+        #expect(kill(ycft.pid, SIGHUP) == 0)
+        #expect(ycft.wait() == 128 + SIGHUP)
+        #expect(ycft.stderr == "ycft: \(f.file.path): stopped by SIGHUP; nothing was written\n")
+        #expect(kill(pid, 0) == -1 && errno == ESRCH)
+        #expect(try readBytes(f.file) == f.original)
+        #expect(try f.leftovers() == [])
+    }
+
     /// Ctrl-C at a terminal signals the whole foreground group: the editor decides; one that
     /// dies of it ends ycft the same way, after cleaning up.
     @Test func ctrlCToTheGroupEndsAnEditorThatDiesOfItAndThenYcft() throws {
