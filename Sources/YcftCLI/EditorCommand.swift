@@ -159,6 +159,7 @@ private struct EditSession {
         case .exited(0): return
         case let .exited(status): throw .trouble("the editor \(shown) exited with status \(status); nothing was written")
         case let .notStarted(error): throw .trouble("cannot start the editor \(shown): \(error); nothing was written")
+        case let .lost(error): throw .trouble("cannot wait for the editor \(shown): \(error); nothing was written")
         case let .signaled(signal):
             let message = "the editor \(shown) was ended by \(ForegroundEditor.name(of: signal)); nothing was written"
             // Ctrl-C or Ctrl-\ at the terminal ended the editor: ycft ends the same way, as git does.

@@ -26,6 +26,8 @@ enum ForegroundEditor {
         case signaled(Int32)
         /// It could not be started (`posix_spawn` failed).
         case notStarted(SystemError)
+        /// Waiting for it failed (`waitpid`).
+        case lost(SystemError)
     }
 
     /// The signals that stop `ycft edit` (and whose handlers ``catchSignals()`` installs).
@@ -57,6 +59,15 @@ enum ForegroundEditor {
             var old = sigaction()
             if sigaction(signal, &action, &old) == 0 { previous.append((signal, old)) }
         }
+        // A parent that left SIGCHLD ignored would have the editor reaped unseen, its status lost.
+        var child = sigaction(), old = sigaction()
+        #if canImport(Glibc)
+        child.__sigaction_handler.sa_handler = SIG_DFL
+        #else
+        child.__sigaction_u.__sa_handler = SIG_DFL
+        #endif
+        sigemptyset(&child.sa_mask)
+        if sigaction(SIGCHLD, &child, &old) == 0 { previous.append((SIGCHLD, old)) }
         return Handlers(previous: previous)
     }
 
@@ -146,7 +157,8 @@ enum ForegroundEditor {
         pthread_sigmask(SIG_SETMASK, &before, nil)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .exited(127) }
+            let failure = SystemError.current
+            guard failure.errno == EINTR else { return .lost(failure) }
         }
         return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
     }
