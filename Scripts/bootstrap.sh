@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, pkg-config, GNU
-# time) when missing.
+# time, tmux and vim) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -14,6 +14,9 @@ missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # GNU time measures a child's own peak memory for the hostile-input tests.
 [ -x /usr/bin/time ] || missing+=(time)
+# `ycft edit` is tested with a real vi on a pseudo-terminal (tmux).
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+command -v vi >/dev/null 2>&1 || missing+=(vim)
 
 if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then
@@ -23,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v brew >/dev/null 2>&1; then
-        brew install libplist pkg-config
+        brew install libplist pkg-config tmux
     else
         echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers)" >&2
         exit 2

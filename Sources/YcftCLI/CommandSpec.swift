@@ -403,15 +403,31 @@ extension CommandSpec {
         name: "edit", abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
         overview: "Edit the records in $VISUAL or $EDITOR, in place.",
         discussion: """
-        The records open as ycft's JSON form (what 'ycft dump' prints). Saved with a
-        mistake, the editor opens again with the error on top; saved unchanged or empty,
+        The records open as ycft's JSON form (what 'ycft dump' prints) in $VISUAL, else
+        $EDITOR, else vi, run by /bin/sh in the foreground with the terminal. Saved with
+        a mistake, the editor opens again with the error on top; saved unchanged or empty,
         nothing is written. A valid change is written back as 'ycft set' writes.
+
+        The editor gets $TMPDIR/ycft-edit-XXXXXX/records.json ($TMPDIR: /tmp by default),
+        in a directory only its owner can open, made anew each round and read back only
+        as a regular file of at most --max-input-size bytes. It is removed at the end, also
+        when SIGTERM or SIGHUP comes (it is passed on to the editor) or Ctrl-C ends the
+        editor; ycft then ends by that signal. An edit that could not be written (FILE
+        changed meanwhile, or saved twice with the same mistake) is kept there and named
+        on standard error.
 
         \(editWriting)
         """,
         usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
-        options: editOptions, footer: exitStatus)
+        options: editOptions, footer: """
+        EXIT STATUS:
+          0  success, or nothing to write
+          1  FILE or the edit is not valid records (a content problem)
+          2  trouble: usage, I/O, an editor that failed or could not start
+          128+N  ended by signal N (SIGTERM, SIGHUP, SIGINT), its files removed
+
+        """)
 
     /// Every subcommand, in the order help lists them.
     static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit]

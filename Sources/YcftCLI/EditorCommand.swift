@@ -7,60 +7,236 @@ extension EditCommands {
     /// `ycft edit FILE`: the records JSON in `$VISUAL` or `$EDITOR` (else `vi`); saved with a
     /// mistake, the editor opens again with the error on top (`#` lines, ignored when read);
     /// written back only on a valid change, like `crontab -e` and `kubectl edit`.
+    ///
+    /// The editor runs in the foreground with the terminal (``ForegroundEditor``), on a scratch
+    /// file in a private directory of `$TMPDIR` (``ScratchDirectory``), created anew each round
+    /// and read back without following links, at most `--max-input-size` bytes. FILE itself is
+    /// touched only by the final checked replace (``rewrite(_:_:_:_:)``). An edit that could not
+    /// be written is kept and named on stderr; the scratch directory is removed on every other
+    /// way out, SIGTERM, SIGHUP and SIGINT included.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .edit)
         let path = try singleFile(operands)
         let environment = ProcessInfo.processInfo.environment
-        let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-        var cancelled = false
+        let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }
+            .first { !$0.allSatisfy { $0 == " " || $0 == "\t" } } ?? "vi"
+        let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             let (file, original) = try classify(bytes, common)
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-edit-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            var text = RecordsFormat.jsonBytes(original)
-            var lastMistake: [UInt8]?
-            while true {
-                do { _ = try SafeFile.write(text, to: scratch.path, options: .init(newFilePermissions: 0o600)) } catch {
-                    throw .unreadable("cannot write the file to edit: \(error)")
-                }
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/bin/sh")
-                process.arguments = ["-c", "\(editor) \"$1\"", "ycft-edit", scratch.path]
-                do { try process.run() } catch { throw .unreadable("cannot start the editor \(UntrustedText.quoted(editor)): \(error)") }
-                process.waitUntilExit()
-                guard process.terminationStatus == 0 else {
-                    throw .unreadable("the editor \(UntrustedText.quoted(editor)) exited with status \(process.terminationStatus); nothing was changed")
-                }
-                let edited = (try? Data(contentsOf: scratch)).map(Array.init) ?? []
-                // Comment lines (the error of the last try) are not part of the document.
-                let document = edited.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                    .filter { $0.first != UInt8(ascii: "#") }.joined(separator: [UInt8(ascii: "\n")])
-                if Array(document).allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) || Array(document) == text {
-                    cancelled = true
-                    return bytes
-                }
-                let records: FirstTimeRecords
-                do throws(FirstTimeError) {
-                    records = try RecordsFormat.records(fromJSON: Array(document))
-                } catch {
-                    // Saved again with the same mistake: give up, as kubectl edit does.
-                    if lastMistake == Array(document) {
-                        throw .unreadable("the edit still has an error: \(error.description); nothing was written")
-                    }
-                    lastMistake = Array(document)
-                    // Reopen with the mistake on top; saving it unchanged (or empty) cancels.
-                    let note = "# ycft edit: \(error.description)\n# Fix it and save, or save an empty file to cancel.\n"
-                    text = Array(note.utf8) + Array(document)
-                    continue
-                }
-                guard let edited = try StateWriter.write(records, changedFrom: original, into: file) else {
-                    cancelled = true
-                    return bytes
-                }
-                return edited
+            return try session.run(file, original, unchanged: bytes)
+        }
+        return session.finish(status, path: path, io: io)
+    }
+}
+
+/// One `ycft edit`: the scratch directory, the signal handlers, and how it ended.
+private struct EditSession {
+    /// Why an edit stopped without a result for ``EditCommands/rewrite(_:_:_:_:)`` to write.
+    enum Stop: Error {
+        /// Trouble (exit 2): the editor failed, the scratch file could not be made or read.
+        case trouble(String)
+        /// A content problem (exit 1), reported by `rewrite` like any other.
+        case content(String)
+        /// A signal ends ycft (after cleaning up), with this message first.
+        case signal(Int32, String)
+    }
+
+    /// How the editing part ended (`rewrite` may still fail to write).
+    enum End {
+        case open, cancelled, changed
+        case stopped(Stop)
+    }
+
+    /// The scratch file's name in its directory.
+    static let name = "records.json"
+
+    let editor: String
+    let temporaryDirectory: String
+    let limit: Int
+    private var scratch: ScratchDirectory?
+    private var handlers: ForegroundEditor.Handlers?
+    private var end = End.open
+    /// The scratch file holds the user's edit, which is not in FILE unless `rewrite` wrote it.
+    private var holdsEdit = false
+
+    init(editor: String, temporaryDirectory: String, limit: Int) {
+        self.editor = editor
+        self.temporaryDirectory = temporaryDirectory
+        self.limit = limit
+    }
+
+    /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
+    /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
+    /// - Throws: a content problem, reported by `rewrite` (exit 1).
+    mutating func run(_ file: StateFile, _ original: FirstTimeRecords, unchanged: [UInt8]) throws(StateWriter.Failure) -> [UInt8] {
+        handlers = ForegroundEditor.catchSignals()
+        do throws(Stop) {
+            guard let edited = try loop(file, original) else {
+                end = .cancelled
+                return unchanged
+            }
+            end = .changed
+            holdsEdit = true
+            return edited
+        } catch {
+            if case let .content(message) = error { throw .unreadable(message) }
+            end = .stopped(error)
+            return unchanged
+        }
+    }
+
+    /// Opens the editor until a valid edit is saved: its bytes, or nil when nothing changed.
+    private mutating func loop(_ file: StateFile, _ original: FirstTimeRecords) throws(Stop) -> [UInt8]? {
+        try checkSignals()
+        let directory: ScratchDirectory
+        do { directory = try ScratchDirectory.make(in: temporaryDirectory, prefix: "ycft-edit-") } catch {
+            throw .trouble("cannot make a scratch directory in \(UntrustedText.quoted(temporaryDirectory)): \(EditSession.reason(error)); nothing was written")
+        }
+        scratch = directory
+        let scratchPath = directory.path(of: EditSession.name)
+        var text = RecordsFormat.jsonBytes(original)
+        var lastMistake: [UInt8]?
+        while true {
+            try checkSignals()
+            do { try directory.create(EditSession.name, text) } catch {
+                throw .trouble("cannot write the scratch file \(UntrustedText.quoted(scratchPath)): \(EditSession.reason(error)); nothing was written")
+            }
+            try checkSignals()
+            try runEditor(on: scratchPath)
+            try checkSignals()
+            let edited = try read(directory, scratchPath)
+            // Comment lines (the error of the last try) are not part of the document.
+            let document = Array(edited.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                .filter { $0.first != UInt8(ascii: "#") }.joined(separator: [UInt8(ascii: "\n")]))
+            if document.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) || document == text { return nil }
+            holdsEdit = true
+            let mistake: String
+            switch try EditSession.written(document, original, file) {
+            case let .bytes(written):
+                try checkSignals()
+                return written
+            case let .mistake(message): mistake = message
+            }
+            // Saved again with the same mistake: give up, as kubectl edit does.
+            if lastMistake == document { throw .content("the edit still has an error: \(mistake); nothing was written") }
+            lastMistake = document
+            // Reopen with the mistake on top; saving it unchanged (or empty) cancels.
+            let note = "# ycft edit: \(mistake)\n# Fix it and save, or save an empty file to cancel.\n"
+            text = Array(note.utf8) + document
+            holdsEdit = false
+        }
+    }
+
+    /// What a saved document makes of the file: its new bytes (nil: every record as it was), or
+    /// the mistake to show on top when the editor opens again.
+    private enum Written {
+        case bytes([UInt8]?)
+        case mistake(String)
+    }
+
+    private static func written(_ document: [UInt8], _ original: FirstTimeRecords, _ file: StateFile) throws(Stop) -> Written {
+        let records: FirstTimeRecords
+        do throws(FirstTimeError) { records = try RecordsFormat.records(fromJSON: document) } catch {
+            return .mistake(error.description)
+        }
+        do throws(StateWriter.Failure) {
+            return .bytes(try StateWriter.write(records, changedFrom: original, into: file))
+        } catch {
+            // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
+            guard case let .state(.cannotHold(message)) = error else { throw .content("\(error.description); nothing was written") }
+            return .mistake(message)
+        }
+    }
+
+    /// Runs the editor once; a failure or a signal stops the edit.
+    private func runEditor(on scratchPath: String) throws(Stop) {
+        let shown = UntrustedText.quoted(editor)
+        let outcome = ForegroundEditor.run(editor, file: scratchPath)
+        // SIGTERM or SIGHUP came while it ran (vim exits 1 on SIGHUP): that is why it ended.
+        try checkSignals()
+        switch outcome {
+        case .exited(0): return
+        case let .exited(status): throw .trouble("the editor \(shown) exited with status \(status); nothing was written")
+        case let .notStarted(error): throw .trouble("cannot start the editor \(shown): \(error); nothing was written")
+        case let .lost(error): throw .trouble("cannot wait for the editor \(shown): \(error); nothing was written")
+        case let .signaled(signal):
+            let message = "the editor \(shown) was ended by \(ForegroundEditor.name(of: signal)); nothing was written"
+            // Ctrl-C or Ctrl-\ at the terminal ended the editor: ycft ends the same way, as git does.
+            if signal == SIGINT || signal == SIGQUIT { throw .signal(signal, message) }
+            throw .trouble(message)
+        }
+    }
+
+    /// The saved scratch file: a regular file, at most ``limit`` bytes.
+    private func read(_ directory: ScratchDirectory, _ scratchPath: String) throws(Stop) -> [UInt8] {
+        let shown = UntrustedText.quoted(scratchPath)
+        let bytes: [UInt8]?
+        do { bytes = try directory.read(EditSession.name, limit: limit) } catch {
+            if case let .unsupportedKind(kind) = error.reason {
+                throw .trouble("the edited file \(shown) is \(kind.phrase), not a regular file; nothing was written")
+            }
+            throw .trouble("cannot read the edited file \(shown): \(EditSession.reason(error)); nothing was written")
+        }
+        guard let bytes else {
+            throw .content("the edited file is larger than the limit of \(limit) bytes (raise it with --max-input-size); nothing was written")
+        }
+        return bytes
+    }
+
+    /// Stops the edit when ycft received SIGTERM, SIGHUP, SIGINT or SIGQUIT.
+    private func checkSignals() throws(Stop) {
+        if let signal = ForegroundEditor.stopSignal {
+            throw .signal(signal, "stopped by \(ForegroundEditor.name(of: signal)); nothing was written")
+        }
+    }
+
+    /// A file error's cause alone (`Permission denied`), for messages that say what was done.
+    private static func reason(_ error: FileError) -> String {
+        switch error.reason {
+        case let .system(system): return system.description
+        default: return error.description
+        }
+    }
+
+    /// Reports how the edit ended, removes the scratch directory (or keeps the edit that could
+    /// not be written, naming it), puts the signal handlers back, and ends by a signal received
+    /// meanwhile.
+    /// - Returns: the exit status.
+    mutating func finish(_ status: Ycft.Exit, path: String, io: CommandIO) -> Ycft.Exit {
+        var exit = status
+        var signal: Int32?
+        switch end {
+        case let .stopped(.trouble(message)), let .stopped(.content(message)):
+            exit = Ycft.Failure(.trouble, Ycft.display(path), message).report(io)
+        case let .stopped(.signal(received, message)):
+            _ = Ycft.Failure(.trouble, Ycft.display(path), message).report(io)
+            signal = received
+            exit = .trouble
+        case .cancelled where status == .success:
+            io.writeStderr("ycft: \(Ycft.shown(path)): no change; nothing was written\n")
+        case .open, .cancelled, .changed: break
+        }
+        if let scratch {
+            if holdsEdit && exit != .success && signal == nil {
+                scratch.keep()
+                io.writeStderr("ycft: \(Ycft.shown(path)): the edit is kept in \(UntrustedText.quoted(scratch.path(of: EditSession.name)))\n")
+            } else {
+                scratch.remove()
             }
         }
-        if status == .success && cancelled { io.writeStderr("ycft: \(Ycft.shown(path)): no change; nothing was written\n") }
-        return status
+        let caught = handlers != nil
+        handlers?.restore()
+        handlers = nil
+        // A signal that came during the final write ends ycft now, its files cleaned up.
+        if caught, let late = signal ?? ForegroundEditor.stopSignal {
+            if signal == nil {
+                let written = status == .success && { if case .changed = end { return true } else { return false } }()
+                _ = Ycft.Failure(.trouble, Ycft.display(path), "stopped by \(ForegroundEditor.name(of: late))"
+                                 + (written ? " after the edit was written" : "; nothing was written")).report(io)
+            }
+            ForegroundEditor.endBy(late)
+        }
+        return exit
     }
 }

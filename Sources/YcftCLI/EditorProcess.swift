@@ -1,0 +1,228 @@
+import SafeFiles
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Running the user's editor in the foreground, as `git commit` and `crontab -e` do, and the
+/// signals that end `ycft edit` meanwhile.
+///
+/// The editor runs through `/bin/sh -c` in ycft's own process group (no `setsid`, no
+/// `setpgid`), so on a terminal it is in the foreground group and may read and draw; Foundation's
+/// `Process` started it in a new session, where a terminal editor stopped at once and ycft
+/// waited forever. While it runs, SIGINT and SIGQUIT are left to it (typed at the terminal,
+/// they reach the editor itself; ycft does not die under it, as with `system(3)`); SIGTERM and
+/// SIGHUP are passed on to it and remembered (``stopSignal``), so the caller can remove its
+/// files and end by the same signal once the editor has gone. The terminal's settings are put
+/// back afterwards in case the editor died without restoring them.
+enum ForegroundEditor {
+    /// How an editor run ended.
+    enum Outcome: Equatable {
+        /// It exited with this status.
+        case exited(Int32)
+        /// A signal ended it.
+        case signaled(Int32)
+        /// It could not be started (`posix_spawn` failed).
+        case notStarted(SystemError)
+        /// Waiting for it failed (`waitpid`).
+        case lost(SystemError)
+    }
+
+    /// The signals that stop `ycft edit` (and whose handlers ``catchSignals()`` installs).
+    static let handled: [Int32] = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
+
+    /// The first stopping signal received since ``catchSignals()``, or nil.
+    static var stopSignal: Int32? {
+        let signal = SignalState.pending.load(ordering: .sequentiallyConsistent)
+        return signal == 0 ? nil : signal
+    }
+
+    /// Handlers for ``handled`` in place until the returned value's ``Handlers/restore()``:
+    /// a signal is remembered (``stopSignal``) instead of ending the process, and while an
+    /// editor runs SIGTERM and SIGHUP are passed on to it.
+    static func catchSignals() -> Handlers {
+        // Initialised here, never for the first time inside the handler.
+        SignalState.pending.store(0, ordering: .sequentiallyConsistent)
+        SignalState.editor.store(0, ordering: .sequentiallyConsistent)
+        var previous: [(Int32, sigaction)] = []
+        for signal in handled {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = onSignal
+            #else
+            action.__sigaction_u.__sa_handler = onSignal
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            var old = sigaction()
+            if sigaction(signal, &action, &old) == 0 { previous.append((signal, old)) }
+        }
+        // A parent that left SIGCHLD ignored would have the editor reaped unseen, its status lost.
+        var child = sigaction(), old = sigaction()
+        #if canImport(Glibc)
+        child.__sigaction_handler.sa_handler = SIG_DFL
+        #else
+        child.__sigaction_u.__sa_handler = SIG_DFL
+        #endif
+        sigemptyset(&child.sa_mask)
+        if sigaction(SIGCHLD, &child, &old) == 0 { previous.append((SIGCHLD, old)) }
+        return Handlers(previous: previous)
+    }
+
+    /// The handlers that were in place before ``catchSignals()``.
+    struct Handlers {
+        fileprivate var previous: [(Int32, sigaction)]
+
+        /// Puts the earlier handlers back (once).
+        mutating func restore() {
+            for (signal, old) in previous {
+                var action = old
+                sigaction(signal, &action, nil)
+            }
+            previous = []
+        }
+    }
+
+    /// Ends the process by `signal`, the way it would have ended without ycft's handler (the
+    /// shell sees 128 + `signal`), after the caller has cleaned up. Returns only if the signal
+    /// does not end the process.
+    static func endBy(_ signal: Int32) {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = SIG_DFL
+        #else
+        action.__sigaction_u.__sa_handler = SIG_DFL
+        #endif
+        sigemptyset(&action.sa_mask)
+        sigaction(signal, &action, nil)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(signal)
+    }
+
+    /// Runs `editor` on `file` through `/bin/sh -c` in the foreground and waits for it.
+    ///
+    /// An editor given as plain words (`vi`, `code --wait`, `/usr/bin/vim -u NONE`) is run as
+    /// `exec EDITOR "$1"`, so the process ycft waits for and signals is the editor itself, not a
+    /// shell above it; anything else (quotes, `$`, `;`, `=`...) is given to the shell as written,
+    /// `EDITOR "$1"`. The editor starts with the default handling of every signal ycft catches
+    /// or ignores (SIGPIPE too) and nothing blocked.
+    static func run(_ editor: String, file: String) -> Outcome {
+        let terminal = TerminalSettings.save()
+        defer { terminal?.restore() }
+
+        let script = isPlainWords(editor) ? "exec \(editor) \"$1\"" : "\(editor) \"$1\""
+        let arguments = ["/bin/sh", "-c", script, "sh", file]
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in handled + [SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, SIGCHLD] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+
+        // The editor's pid is published to the handler with the stopping signals blocked, so a
+        // signal that comes during the spawn is passed on as soon as it can be.
+        var stopping = sigset_t(), before = sigset_t()
+        sigemptyset(&stopping)
+        for signal in handled { sigaddset(&stopping, signal) }
+        pthread_sigmask(SIG_BLOCK, &stopping, &before)
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
+        if spawned == 0 {
+            SignalState.editor.store(pid, ordering: .sequentiallyConsistent)
+            // A signal that came before the editor existed (after the caller's last look) is its too.
+            if let signal = stopSignal { kill(pid, signal) }
+        }
+        pthread_sigmask(SIG_SETMASK, &before, nil)
+        guard spawned == 0 else { return .notStarted(SystemError(errno: spawned)) }
+
+        // Wait without reaping, so the pid cannot be reused while the handler may still signal
+        // it; then unpublish it and reap.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(bitPattern: pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        pthread_sigmask(SIG_BLOCK, &stopping, &before)
+        SignalState.editor.store(0, ordering: .sequentiallyConsistent)
+        pthread_sigmask(SIG_SETMASK, &before, nil)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            let failure = SystemError.current
+            guard failure.errno == EINTR else { return .lost(failure) }
+        }
+        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+    }
+
+    /// Whether `editor` is words of characters the shell takes literally, the first not an
+    /// option or an assignment, so `exec` before it means the same command.
+    static func isPlainWords(_ editor: String) -> Bool {
+        let literal = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./+,:@%^ \t".unicodeScalars)
+        guard let first = editor.unicodeScalars.first(where: { $0 != " " && $0 != "\t" }), first != "-" else { return false }
+        return editor.unicodeScalars.allSatisfy { literal.contains($0) }
+    }
+
+    /// A signal's name for messages (`SIGTERM`), or `signal N`.
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGHUP: return "SIGHUP"
+        case SIGINT: return "SIGINT"
+        case SIGQUIT: return "SIGQUIT"
+        case SIGKILL: return "SIGKILL"
+        case SIGSEGV: return "SIGSEGV"
+        case SIGABRT: return "SIGABRT"
+        case SIGPIPE: return "SIGPIPE"
+        case SIGTERM: return "SIGTERM"
+        default: return "signal \(signal)"
+        }
+    }
+}
+
+/// What the signal handler shares with the rest of the process: lock-free atomics only.
+private enum SignalState {
+    /// The first stopping signal received (0: none).
+    static let pending = Atomic<Int32>(0)
+    /// The running editor's pid (0: none).
+    static let editor = Atomic<Int32>(0)
+}
+
+/// The handler: async-signal-safe (atomics and `kill` only).
+private func onSignal(_ signal: Int32) {
+    let editor = SignalState.editor.load(ordering: .sequentiallyConsistent)
+    if editor > 0 {
+        // Typed at the terminal, SIGINT and SIGQUIT reached the editor too: it decides.
+        if signal == SIGINT || signal == SIGQUIT { return }
+        kill(editor, signal)
+    }
+    _ = SignalState.pending.compareExchange(expected: 0, desired: signal, ordering: .sequentiallyConsistent)
+}
+
+/// The terminal's settings before the editor ran, put back after it (only while ycft's process
+/// group is the terminal's foreground group: a background ycft leaves the terminal alone).
+private struct TerminalSettings {
+    let fd: Int32
+    let settings: termios
+
+    static func save() -> TerminalSettings? {
+        for fd: Int32 in [0, 1, 2] where isatty(fd) != 0 {
+            var settings = termios()
+            if tcgetattr(fd, &settings) == 0 { return TerminalSettings(fd: fd, settings: settings) }
+        }
+        return nil
+    }
+
+    func restore() {
+        guard tcgetpgrp(fd) == getpgrp() else { return }
+        var settings = self.settings
+        _ = tcsetattr(fd, TCSADRAIN, &settings)
+    }
+}
