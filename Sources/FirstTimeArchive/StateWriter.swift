@@ -108,11 +108,16 @@ public enum StateWriter {
 
     /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``),
     /// written even when the records are those it holds (see ``rewrite(_:changedFrom:into:)``).
+    /// A defaults domain with no state yet (a fresh install's preferences, or after
+    /// ``reset(_:)``) gets the archive under ``StateFile/key``, after every other key, as
+    /// YCFirstTime's first save puts it there.
     /// - Throws: ``Failure``: ``Failure/state(_:)`` with ``StateFile/heldState()``'s error
-    ///   when the file holds no YCFirstTime state, or with ``FirstTimeError/cannotHold(_:)``.
+    ///   when the file (or its key) holds something other than YCFirstTime state, or with
+    ///   ``FirstTimeError/cannotHold(_:)``.
     public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
-        // Only over state: whatever else the file (or the key) holds is not ycft's to replace.
-        guard try held(file) != nil else { throw .state(.keyNotFound(file.key)) }
+        // Only over state (or where none is yet): whatever else the file or the key holds is
+        // not ycft's to replace, and the judge throws for it.
+        _ = try held(file)
         return try replace(with: records, in: file)
     }
 
@@ -120,6 +125,11 @@ public enum StateWriter {
     private static func replace(with records: FirstTimeRecords, in file: StateFile) throws(Failure) -> [UInt8] {
         if !file.isDefaults { return try encode(records, file.format) }
         guard var domain = file.defaults else { throw .state(.keyNotFound(file.key)) }
+        if file.forms.isEmpty {
+            // No state yet: the first save's form, a binary archive under the key.
+            domain[file.key] = .data(try encode(records, .binary))
+            return try write(domain, file.format)
+        }
         if file.forms == [.intervalKeys] {
             let versioned = records.filter { $0.record.lastVersion != nil }.map(\.key)
             guard versioned.isEmpty else {

@@ -111,7 +111,9 @@ extension CommandSpec {
     archive; a defaults file keeps every other key, in place) through ycft's one writer:
     atomically, mode and owner kept, refused if another program changed the file
     meanwhile, or if it is read-only (unless --force). A file or --key that holds
-    anything but YCFirstTime state is refused (exit 1, nothing written). What a
+    anything but YCFirstTime state is refused (exit 1, nothing written); a defaults
+    file with no state yet (a fresh install's, or after reset) is where the device
+    starts, and set creates the state in it as YCFirstTime's first save does. What a
     write drops that the records cannot hold (a record's unknown coder key, an
     unrelated root key) is said on standard error, one line each.
     """
@@ -322,7 +324,8 @@ extension CommandSpec {
         or interval.* keys). Prints one row per record and, for each --gate, whether its
         block would run now and the earliest moment it becomes eligible. It answers as the
         device would: a stored state YCFirstTime would discard makes every gate run, and
-        the output says why.
+        the output says why; so does a defaults file with no state yet (a fresh install's,
+        or after reset).
         """,
         usage: ["[--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day]",
                 "[--gate KEY=RULE]... [--format text|json] [--key NAME]",

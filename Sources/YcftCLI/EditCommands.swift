@@ -129,8 +129,7 @@ enum EditCommands {
             return reset
         }
         if status == .success && nothing {
-            io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (no \(UntrustedText.quoted(common.key)), "
-                           + "\"\(RecordsFormat.defaultsKey)\" or \"\(IntervalKey.prefix)*\" key); nothing was changed\n")
+            io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")
         }
         return status
     }
@@ -142,9 +141,16 @@ enum EditCommands {
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
-            let (file, state) = try readState(bytes, common)
-            var records = state.records
+            let file = try classified(bytes, common)
+            let held: StateFile.State?
+            do throws(FirstTimeError) { held = try file.heldState() } catch { throw .state(error) }
+            var records = held?.records ?? FirstTimeRecords()
             do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
+            guard let state = held else {
+                // A defaults file with no state yet (a fresh install's, or after reset): the
+                // first change creates it, as YCFirstTime's first save does.
+                return records.count == 0 ? nil : StateWriter.Rewrite(bytes: try StateWriter.write(records, into: file))
+            }
             return try StateWriter.rewrite(records, changedFrom: state, into: file)
         }
     }

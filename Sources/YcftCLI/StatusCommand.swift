@@ -95,9 +95,15 @@ enum StatusCommand {
             var records = FirstTimeRecords()
             var findings: [ContractFinding] = []
             var reset: ContractFinding?
+            // A defaults file with no state yet (a fresh install's, or after reset): the library
+            // finds nothing stored, and every gate runs.
+            var noState = false
             do throws(FirstTimeError) {
-                let state = try file.state()
-                (records, findings, reset) = (state.records, state.findings, state.resetsAll)
+                if let state = try file.heldState() {
+                    (records, findings, reset) = (state.records, state.findings, state.resetsAll)
+                } else {
+                    noState = true
+                }
             } catch {
                 let finding = ContractChecker.finding(for: error)
                 guard finding.rule.spec.device == .resetsAll else {
@@ -118,6 +124,7 @@ enum StatusCommand {
                     .init("timeZone", .string(zoneName)),
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
                     .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
+                    .init("noState", .bool(noState)),
                     .init("deviceResetsAll", reset.map { finding in
                         JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path.description)),
                                      .init("message", .string(finding.message))])
@@ -146,6 +153,9 @@ enum StatusCommand {
             } else {
                 var out = text(records: records, decisions: decisions, now: instant, nowText: nowText, zone: zoneGiven ? zone : nil, zoneName: zoneName,
                                appVersion: appVersion, legacyDay: legacyDay, judged: judged)
+                if noState {
+                    out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(key))): every gate runs as on a fresh install\n"
+                }
                 if let reset {
                     out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
                         + "every gate runs as on a fresh install\n"

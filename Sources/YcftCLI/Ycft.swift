@@ -257,6 +257,12 @@ public enum Ycft {
         }
     }
 
+    /// What a defaults file without YCFirstTime state lacks, for `reset` and `status`:
+    /// `no "YCFirstTime", "YCFirstTime.records" or "interval.*" key`.
+    static func noStateKeys(_ key: String) -> String {
+        "no \(UntrustedText.quoted(key)), \"\(RecordsFormat.defaultsKey)\" or \"\(IntervalKey.prefix)*\" key"
+    }
+
     /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values
     /// from the file were escaped where it was built (escaping it again would show `\\u{1B}`):
     /// it passes ``UntrustedText/sanitized(_:)`` only.

@@ -95,9 +95,11 @@ import TestSupport
         }
     }
 
-    /// A defaults file without state: `reset` changes nothing and says so, exit 0; the other
-    /// editing commands refuse it; `migrate` skips it; `pack --into` adds the archive (its
-    /// own test, in EditCLITests).
+    /// A defaults file without state (a fresh install's, or after `reset`) is what the device
+    /// starts from: `reset` changes nothing and says so, exit 0; `unset` finds no record;
+    /// `status` answers that every gate runs (exit 0); `set` creates the state as YCFirstTime's
+    /// first save does (its own test below); `dump` and `verify` say there is none; `migrate`
+    /// skips it; `pack --into` adds the archive (its own test, in EditCLITests).
     @Test func aDefaultsFileWithoutState() throws {
         let bytes = NotStateFiles.noState
         let (reset, path) = try run(["reset", "FILE"], bytes)
@@ -105,11 +107,27 @@ import TestSupport
         #expect(reset.stderr == "ycft: \(path): no YCFirstTime state to reset (no \"YCFirstTime\", \"YCFirstTime.records\" "
                 + "or \"interval.*\" key); nothing was changed\n")
         let missing = #"no "YCFirstTime" key: not a YCFirstTime archive or a defaults file holding one"#
-        for args in [["set", "FILE", "k", "--last-version", "1"], ["unset", "FILE", "k"]] {
-            let (result, shown) = try run(args, bytes)
-            #expect(result.status == 1)
-            #expect(result.stderr == "ycft: \(shown): \(missing)\n")
-        }
+        let (unset, unsetPath) = try run(["unset", "FILE", "k"], bytes)
+        #expect(unset.status == 1)
+        #expect(unset.stderr == "ycft: \(unsetPath): no record \"k\"; nothing was changed\n")
+        let (status, _) = try run(["status", "--now", "2025-01-01T00:00:00Z", "--gate", "k=once", "--gate", "k=days:1", "FILE"], bytes)
+        #expect(status.status == 0)
+        #expect(status.stderr == "")
+        #expect(status.stdoutText == """
+            now 2025-01-01T00:00:00.000000Z (UTC), app version none
+
+            no records
+
+            GATE           RULE                RUNS NOW  NEXT ELIGIBLE (UTC)
+            k (never run)  once                yes       2025-01-01T00:00:00.000000Z
+            k (never run)  days:1 (86400.0 s)  yes       2025-01-01T00:00:00.000000Z
+
+            no YCFirstTime state yet (no "YCFirstTime", "YCFirstTime.records" or "interval.*" key): every gate runs as on a fresh install
+
+            """)
+        let (statusJSON, _) = try run(["status", "--format", "json", "--compact", "--now", "2025-01-01T00:00:00Z", "FILE"], bytes)
+        #expect(statusJSON.status == 0)
+        #expect(statusJSON.stdoutText.contains(#""noState":true,"deviceResetsAll":null,"records":[]"#), "\(statusJSON.stdoutText)")
         let (dump, shown) = try run(["dump", "FILE"], bytes)
         #expect(dump.status == 1)
         #expect(dump.stderr == "ycft: \(shown): \(missing) (ycft dump --raw shows everything it holds)\n")
@@ -118,6 +136,41 @@ import TestSupport
         #expect(migrate.stderr == "ycft migrate: 1 file: 0 migrated, 0 unchanged, 1 skipped, 0 failed\n")
         let (verify, _) = try run(["verify", "FILE"], bytes)
         #expect(verify.status == 1)
+    }
+
+    /// `set` on a defaults file without state creates it as YCFirstTime's first save does: the
+    /// archive (binary, Apple's layout) under `YCFirstTime` after every other key, each of which
+    /// keeps its value; `--key` names where.
+    @Test func setCreatesTheStateInADefaultsFileWithoutIt() throws {
+        let bytes = NotStateFiles.noState
+        guard case let .dictionary(before) = try PropertyList.read(bytes).value else {
+            Issue.record("the no-state file is not a dictionary")
+            return
+        }
+        for key in ["YCFirstTime", "Other.Key"] {
+            let (file, _) = try setUp(bytes)
+            let set = try runProcess(ycft, ["set", "--key", key, file.path, "k", "--last-version", "1.0",
+                                            "--last-time", "757414800.123456", "--seconds"])
+            #expect(set.status == 0)
+            #expect(set.stderr == "")
+            guard case let .dictionary(after) = try PropertyList.read(try readBytes(file)).value else {
+                Issue.record("the file is no longer a dictionary")
+                continue
+            }
+            #expect(after.entries.map(\.key) == before.entries.map(\.key) + [key])
+            for entry in before.entries { #expect(after[entry.key] == entry.value, "\(entry.key)") }
+            guard case let .data(archive)? = after[key] else {
+                Issue.record("no archive data under \(key)")
+                continue
+            }
+            #expect(archive == (try LegacyArchive.encode(records([("k", "1.0", 757414800.123456)]), format: .binary)))
+            let dump = try runProcess(ycft, ["dump", "--compact", "--key", key, file.path])
+            #expect(dump.status == 0)
+            #expect(dump.stdoutText == #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":757414800.123456,"#
+                    + #""lastTimeUTC":"2025-01-01T09:00:00.123456Z","lastVersion":"1.0"}}}"# + "\n")
+            let verify = try runProcess(ycft, ["verify", "--strict", "--key", key, file.path])
+            #expect(verify.status == 0)
+        }
     }
 }
 

@@ -43,6 +43,7 @@ import TestSupport
           "timeZone" : "Europe/Paris",
           "appVersion" : "2.1.0",
           "warnings" : [],
+          "noState" : false,
           "deviceResetsAll" : null,
           "records" : [
             {
