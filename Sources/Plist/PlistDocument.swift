@@ -13,31 +13,54 @@ public final class PlistDocument {
     /// Parses and guards bytes (binary or XML).
     /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
     public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
-        (root, format) = try PropertyList.guardedParse(bytes, limits: limits)
+        let parsed = try PropertyList.guardedParse(bytes, limits: limits)
+        (root, format) = (parsed.node, parsed.format)
         maxDepth = limits.maxDepth
+        // Kept (not copied: an array shares its storage) only when libplist's tree is not exact.
+        sixteenByteSource = parsed.sixteenByteIntegers ? bytes : nil
     }
 
     private let maxDepth: Int
+    /// The bytes of a binary document holding a 16-byte integer, whose high half libplist
+    /// 2.2.0 drops (2^64+1 would read as 1, a 16-byte -1 as 2^64-1): its value is built from
+    /// these instead of the tree. Nil for every other document.
+    private let sixteenByteSource: [UInt8]?
 
     deinit { plist_free(root) }
 
     /// The whole tree as a ``PlistValue``: the same value ``PropertyList/read(_:limits:)``
     /// gives for the same bytes, without parsing them again.
+    ///
+    /// A binary document holding a 16-byte integer is built from its bytes (which passed the
+    /// same guard) by ``BinaryPlistReader``, so every 128-bit value is kept exactly.
     /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
     ///   libplist cannot hold exactly).
     public func value() throws(PlistError) -> PlistValue {
+        if let sixteenByteSource {
+            return sixteenByteSource.withUnsafeBytes { BinaryPlistReader.read(scanned: $0) }
+        }
         var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: maxDepth)
         return try reader.value(of: root, depth: 0)
     }
 
     /// The top-level node.
-    public var top: PlistNode { PlistNode(raw: root) }
+    public var top: PlistNode { PlistNode(raw: root, sixteenByteIntegers: sixteenByteSource != nil) }
 }
 
 /// A node borrowed from a ``PlistDocument``. Accessors return nil when the node is of another
 /// kind, or when a string is not valid UTF-8 (the caller then takes the checked path).
 public struct PlistNode {
     let raw: plist_t
+    /// Whether the document holds a 16-byte integer, of which libplist keeps only the low half.
+    let sixteenByteIntegers: Bool
+
+    init(raw: plist_t, sixteenByteIntegers: Bool) {
+        self.raw = raw
+        self.sixteenByteIntegers = sixteenByteIntegers
+    }
+
+    /// A node of the same document.
+    private func node(_ raw: plist_t) -> PlistNode { PlistNode(raw: raw, sixteenByteIntegers: sixteenByteIntegers) }
 
     /// The node's kind.
     public typealias Kind = PlistKind
@@ -72,11 +95,15 @@ public struct PlistNode {
     /// The UID.
     public var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
 
-    /// The integer, when it fits `Int64` as a signed value.
+    /// The integer, when it fits `Int64` as a signed value; nil too for a 16-byte integer in a
+    /// document holding one (libplist kept only its low half: the checked path,
+    /// ``PlistDocument/value()``, reads it exactly).
     public var int64: Int64? {
         guard kind == .integer else { return nil }
         let bits = ycft_get_uint(raw)
-        if bits > UInt64(Int64.max) && ycft_int_is_big_unsigned(raw) != 0 { return nil }
+        // Asking libplist whether an integer was 16 bytes costs a copy and a serialization: only
+        // where the answer can matter (a large value, or a document holding 16-byte integers).
+        if bits > UInt64(Int64.max) || sixteenByteIntegers, ycft_int_is_16_bytes(raw) != 0 { return nil }
         return Int64(bitPattern: bits)
     }
 
@@ -87,14 +114,14 @@ public struct PlistNode {
     public subscript(key: String) -> PlistNode? {
         // plist_dict_get_item checks the node's type itself: nil for anything but a dictionary.
         guard let item = plist_dict_get_item(raw, key) else { return nil }
-        return PlistNode(raw: item)
+        return node(item)
     }
 
     /// The same for a literal key: its NUL-terminated bytes go to libplist as they are.
     public subscript(literal key: StaticString) -> PlistNode? {
         let pointer = UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self)
         guard key.hasPointerRepresentation, let item = plist_dict_get_item(raw, pointer) else { return nil }
-        return PlistNode(raw: item)
+        return node(item)
     }
 
     /// The keys of a dictionary, in order (nil for another kind, or a key that is not UTF-8).
@@ -124,7 +151,7 @@ public struct PlistNode {
         out.reserveCapacity(Int(plist_array_get_size(raw)))
         guard let iter = ycft_array_iter(raw) else { return out }
         defer { ycft_plist_mem_free(iter) }
-        while let item = ycft_array_next(raw, iter) { out.append(PlistNode(raw: item)) }
+        while let item = ycft_array_next(raw, iter) { out.append(node(item)) }
         return out
     }
 }
@@ -147,6 +174,8 @@ package final class PlistItemCursor {
     private let nodes: UnsafeMutablePointer<plist_t>
     /// The number of items.
     package let count: Int
+    /// The document's ``PlistNode/sixteenByteIntegers``, for the nodes it gives.
+    private let sixteenByteIntegers: Bool
     /// How many items have been reached (their nodes are in `nodes`).
     private var reached = 0
 
@@ -154,6 +183,7 @@ package final class PlistItemCursor {
     package init?(_ node: PlistNode, of document: PlistDocument) {
         guard node.kind == .array, let iterator = ycft_array_iter(node.raw) else { return nil }
         self.document = document
+        sixteenByteIntegers = node.sixteenByteIntegers
         array = node.raw
         self.iterator = iterator
         count = Int(plist_array_get_size(node.raw))
@@ -169,7 +199,8 @@ package final class PlistItemCursor {
     /// array's subscript does), following the links up to it when not yet reached.
     @inline(__always) package subscript(index: Int) -> PlistNode {
         // One unsigned comparison rules out a negative index too.
-        PlistNode(raw: UInt(bitPattern: index) < UInt(bitPattern: reached) ? nodes[index] : reach(index))
+        PlistNode(raw: UInt(bitPattern: index) < UInt(bitPattern: reached) ? nodes[index] : reach(index),
+                  sixteenByteIntegers: sixteenByteIntegers)
     }
 
     private func reach(_ index: Int) -> plist_t {

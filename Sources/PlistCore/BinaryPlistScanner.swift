@@ -31,6 +31,10 @@ package struct BinaryPlistScanner {
         package var objectCount: Int
         package var expandedNodes: UInt64
         package var depth: Int
+        /// Whether a value holds a 16-byte integer (marker `0x14`), which libplist 2.2.0 reads
+        /// as its low 64 bits: the value must then be built from the bytes
+        /// (``BinaryPlistReader/read(scanned:)``), not from libplist's tree.
+        package var sixteenByteIntegers: Bool
     }
 
     private func fail(_ why: String, _ offset: Int) -> PlistError {
@@ -110,6 +114,8 @@ package struct BinaryPlistScanner {
         var kind: Kind
         var payload: Int
         var count: Int
+        /// A 16-byte integer.
+        var sixteenBytes = false
     }
 
     /// Reads the length that follows a marker whose low nibble is `nibble`.
@@ -141,7 +147,7 @@ package struct BinaryPlistScanner {
         case 0x1:
             guard nibble <= 4 else { throw fail("integer of 2^\(nibble) bytes", start) }
             try needs(start + 1 + (1 << Int(nibble)))
-            return Object(kind: .scalar, payload: start, count: 0)
+            return Object(kind: .scalar, payload: start, count: 0, sixteenBytes: nibble == 4)
         case 0x2:
             guard nibble == 2 || nibble == 3 else { throw fail("real of 2^\(nibble) bytes", start) }
             try needs(start + 1 + (1 << Int(nibble)))
@@ -409,6 +415,7 @@ package struct BinaryPlistScanner {
         // records). The nesting depth is `parents.count + 1`.
         var parents: [Frame] = []
         var checkedKeys = CheckedKeyLists()
+        var sixteenByteIntegers = false
 
         func pathString(_ parents: [Frame], _ current: Frame, _ extra: Int?) -> String {
             var parts = (parents + [current]).map { "object \($0.index)" }
@@ -418,6 +425,7 @@ package struct BinaryPlistScanner {
 
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
+        sixteenByteIntegers = topObj.sixteenBytes
         if topObj.kind == .dict { try checkKeys(topObj, index: topObject, offsets: offsets, checked: &checkedKeys) }
         state[topObject] = .active
         var current = Frame(index: topObject, object: topObj, next: 0, total: 1,
@@ -454,6 +462,7 @@ package struct BinaryPlistScanner {
                     let obj = try object(child, offsets: offsets, path: { pathString(parents, current, child) })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
+                        if obj.sixteenBytes { sixteenByteIntegers = true }
                         state[child] = .done
                         expanded[child] = 1
                         expandedBytes[child] = UInt64(obj.count)
@@ -485,6 +494,7 @@ package struct BinaryPlistScanner {
                 current = parent
             }
         }
-        return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]))
+        return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]),
+                       sixteenByteIntegers: sixteenByteIntegers)
     }
 }
