@@ -65,7 +65,7 @@ public enum ArchiveDump {
         }
         switch envelope["$version"] {
         case nil: out.append("$version: missing")
-        case .integer(.signed(KeyedArchive.archiverVersion))?: break
+        case let .integer(version)? where version.int64 == KeyedArchive.archiverVersion: break
         case let other?: out.append("$version: is \(describe(other)), expected \(KeyedArchive.archiverVersion)")
         }
         for (name, ref) in top {

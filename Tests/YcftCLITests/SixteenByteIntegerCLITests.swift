@@ -143,3 +143,29 @@ import TestSupport
         }
     }
 }
+
+/// An archive whose `$version` is a 16-byte 100000 is NSKeyedArchiver's version, as
+/// NSKeyedUnarchiver reads it by value: the fast path (libplist's tree, which holds only a
+/// 16-byte integer's low half) steps aside and the checked path decodes it.
+@Suite struct SixteenByteArchiveVersion {
+    @Test func decodesAndDumpsWithoutAWarning() throws {
+        var records = FirstTimeRecords()
+        records["k"] = FirstTimeRecord(lastVersion: "1.0", lastTime: 757_414_800.5)
+        guard case var .dictionary(envelope) = LegacyArchive.encode(records) else { Issue.record("not a dictionary"); return }
+        envelope["$version"] = .integer(.unsigned(100_000))
+        let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
+        #expect(RawBinaryPlist.valueObject(bytes, key: "$version") == RawBinaryPlist.int16(high: 0, low: 100_000))
+        #expect(try LegacyArchive.decode(bytes) == records)
+        #expect(ContractChecker.check(bytes) == [])
+        let dir = try TestPaths.temporaryDirectory()
+        let url = dir.appendingPathComponent("v.plist")
+        try writeBytes(bytes, to: url)
+        let dumped = try runProcess(TestPaths.executable("ycft"), ["dump", "--raw", "--compact", url.path])
+        #expect(dumped.status == 0 && dumped.stderr.isEmpty, "\(dumped.stderr)")
+        #expect(dumped.stdoutText.hasPrefix(#"{"$archiver":"NSKeyedArchiver","$version":100000,"#))
+        // Beyond 64 bits it is another version: refused, naming it exactly.
+        envelope["$version"] = .integer(.wide(high: 1, low: 100_000))
+        let wrong = try PropertyList.write(.dictionary(envelope), format: .binary)
+        #expect(throws: (any Error).self) { try LegacyArchive.decode(wrong) }
+    }
+}
