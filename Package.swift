@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "SafeFiles", targets: ["SafeFiles"]),
         // For apps: migrate YCFirstTime state in UserDefaults on the device. No libplist.
         .library(name: "FirstTimeMigration", targets: ["FirstTimeMigration"]),
+        // The command core (every command in-process, with an injected CommandIO): for the
+        // fuzz harnesses (Fuzz/), which can depend on products only.
+        .library(name: "YcftCLI", targets: ["YcftCLI"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [

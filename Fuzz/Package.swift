@@ -12,6 +12,9 @@ let package = Package(
             dependencies: [
                 .product(name: "FirstTimeArchive", package: "ycft"),
                 .product(name: "KeyedArchive", package: "ycft"),
+                // The command core, run in-process by the in-place harness.
+                .product(name: "YcftCLI", package: "ycft"),
+                .product(name: "SafeFiles", package: "ycft"),
             ]
         ),
     ],

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
 #   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
-# Targets: plist archive records verify pack-json defaults dump-raw xml-guard pure-read (ycft-fuzz prints
-# the list); xml-guard uses the XML token dictionary Fuzz/xml.dict.
+# Targets: plist archive records verify pack-json defaults dump-raw xml-guard pure-read in-place
+# (ycft-fuzz prints the list); xml-guard uses the XML token dictionary Fuzz/xml.dict; in-place is
+# seeded with the defaults fixtures and files the harness generates (ycft-fuzz in-place-seeds DIR).
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
 # FUZZ_TIMEOUT (seconds, default 30) is the per-input limit; instrumented builds run 10-50x slower.
@@ -32,6 +33,10 @@ case "$target" in
     xml-guard)
         seeds=$(grep -l '<?xml' $(find Fixtures -name '*.plist'))
         extra=(-dict=Fuzz/xml.dict) ;;
+    in-place)
+        # Defaults files and archives (every form), and generated files with many unrelated keys.
+        seeds=$(find Fixtures/valid Fixtures/invalid -name '*.plist')
+        "$binary" in-place-seeds "$corpus" >&2 ;;
     *) seeds=$(find Fixtures -name '*.plist') ;;
 esac
 for seed in $seeds; do

@@ -127,8 +127,8 @@ static inline void ycft_get_date(plist_t node, int32_t *sec, int32_t *usec) {
 }
 
 /* Facts libplist 2.2.0 keeps private: a date's exact double (plist_get_date_val rounds to
-   microseconds) and whether an integer with the top bit set is negative (8-byte signed) or a
-   large unsigned (16-byte). The binary writer knows both, so ask it about a one-node copy:
+   microseconds) and whether an integer was a 16-byte one (of which it keeps only the low
+   64 bits; ycft builds a file holding one from its bytes instead). The binary writer knows both, so ask it about a one-node copy:
    the single object of such a bplist starts right after the 8-byte header. */
 
 /** Writes the exact seconds since 2001 of a date node to *out; returns 0 on failure. */
@@ -148,8 +148,9 @@ static inline int ycft_date_exact(plist_t node, double *out) {
     return ok;
 }
 
-/** 1 when an integer node holds an unsigned value above INT64_MAX, 0 when it is signed. */
-static inline int ycft_int_is_big_unsigned(plist_t node) {
+/** 1 when an integer node came from (or is written as) a 16-byte integer, 0 otherwise.
+    libplist 2.2.0 keeps only such an integer's low 64 bits; the high half is lost. */
+static inline int ycft_int_is_16_bytes(plist_t node) {
     plist_t copy = plist_copy(node);
     uint32_t length = 0;
     char *bytes = ycft_plist_to_bin(copy, &length);
@@ -161,6 +162,7 @@ static inline int ycft_int_is_big_unsigned(plist_t node) {
 
 /* libplist 2.2.0 can only create dates from whole seconds plus microseconds within int32
    range, and integers above INT64_MAX only as 8-byte values (which read back negative).
+   16-byte integers whose high half is not zero it cannot hold at all.
    Its binary parser keeps both exactly, so build such nodes by parsing a one-object bplist. */
 
 /** Parses a bplist whose single object is the `length` encoded bytes at `object`. */
@@ -191,8 +193,8 @@ static inline plist_t ycft_new_date_exact(double seconds) {
     return ycft_node_from_object(object, sizeof object);
 }
 
-/** An integer node holding an unsigned value above INT64_MAX (written as 16 bytes). */
-static inline plist_t ycft_new_big_uint(uint64_t value) {
+/** An integer node written as 16 bytes with the high half zero, holding `value`. */
+static inline plist_t ycft_new_16_byte_uint(uint64_t value) {
     unsigned char object[17];
     memset(object, 0, sizeof object);
     object[0] = 0x14;

@@ -27,6 +27,10 @@ enum FoundationValues {
         case let .string(s): return s
         case let .integer(.signed(i)): return NSNumber(value: i)
         case let .integer(.unsigned(u)): return NSNumber(value: u)
+        case let .integer(i):
+            // A 16-byte integer beyond 64 bits: NSNumber has no public 128-bit form.
+            guard let v = i.int64 else { throw .unwritable("\(path): the integer \(i) has no NSNumber form (beyond 64 bits)") }
+            return NSNumber(value: v)
         case let .real(d): return NSNumber(value: d)
         case let .bool(b): return NSNumber(value: b)
         case let .date(d): return Date(timeIntervalSinceReferenceDate: d)

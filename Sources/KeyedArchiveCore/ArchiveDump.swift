@@ -4,7 +4,8 @@ public import PlistCore
 /// Renders any property list, and any NSKeyedArchiver archive's object graph, as JSON that
 /// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.
 ///
-/// Value mapping: string → string; integer → integer (64-bit signed and unsigned, exact); real →
+/// Value mapping: string → string; integer → integer (exact decimal, 64-bit and 16-byte up to
+/// 128 bits, ``PlistInteger/description``); real →
 /// number in shortest round-trip form (non-finite: `{"$real": "NaN"}`); boolean; data →
 /// `{"$data": base64}`; plist date → `{"$date": seconds since 2001}`; UID → `{"$uid": n}` outside
 /// an archive's graph; `$null` → `null`.
@@ -64,7 +65,7 @@ public enum ArchiveDump {
         }
         switch envelope["$version"] {
         case nil: out.append("$version: missing")
-        case .integer(.signed(KeyedArchive.archiverVersion))?: break
+        case let .integer(version)? where version.int64 == KeyedArchive.archiverVersion: break
         case let other?: out.append("$version: is \(describe(other)), expected \(KeyedArchive.archiverVersion)")
         }
         for (name, ref) in top {

@@ -37,7 +37,8 @@ public struct KeyedArchive: Sendable {
         guard case let .integer(version) = versionValue else {
             throw .unexpected(expected: "integer", found: versionValue.typeName, at: .key("$version"))
         }
-        guard version == .signed(Self.archiverVersion) else {
+        // By value, as NSKeyedUnarchiver reads it: a 16-byte 100000 is 100000.
+        guard version.int64 == Self.archiverVersion else {
             throw .envelope("is \(version), expected \(Self.archiverVersion)", at: .key("$version"))
         }
         guard let topValue = envelope["$top"] else { throw .envelope("missing $top", at: .key("$top")) }

@@ -41,12 +41,16 @@ extension PropertyList {
     }
 
     /// Checks the bytes against `limits` and the format's own rules, then parses them with
-    /// libplist. The caller frees the returned tree.
-    static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) -> (plist_t, PlistFormat) {
+    /// libplist. The caller frees the returned tree. `sixteenByteIntegers` says the binary
+    /// input holds a 16-byte integer, of which libplist's tree keeps only the low 64 bits.
+    static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
+        -> (node: plist_t, format: PlistFormat, sixteenByteIntegers: Bool)
+    {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
+        var sixteenByteIntegers = false
         let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
             do throws(PlistError) {
                 let node: plist_t?
@@ -54,7 +58,7 @@ extension PropertyList {
                 case .binary:
                     // `bytes` is not empty (checked above), so `baseAddress` is not nil here or below.
                     var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    _ = try scanner.scan()
+                    sixteenByteIntegers = try scanner.scan().sixteenByteIntegers
                     node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
                 case .xml:
                     try XMLPlistScanner(bytes: raw, limits: limits).scan()
@@ -66,7 +70,7 @@ extension PropertyList {
                 return .failure(error)
             }
         }
-        return (try parsed.get(), format)
+        return (try parsed.get(), format, sixteenByteIntegers)
     }
 
     /// Serializes a value with libplist's own binary writer (`plist_to_bin`): what ycft used
@@ -112,8 +116,11 @@ struct NodeReader {
         case YCFT_BOOLEAN:
             return .bool(ycft_get_bool(node) != 0)
         case YCFT_INTEGER:
+            // A document holding a 16-byte integer is built from its bytes (`PlistDocument.value`),
+            // so every integer here is libplist's exactly: 1 to 8 bytes, or (built by ycft,
+            // never read) 16 bytes with the high half zero.
             let bits = ycft_get_uint(node)
-            if bits > UInt64(Int64.max) && ycft_int_is_big_unsigned(node) != 0 { return .integer(.unsigned(bits)) }
+            if bits > UInt64(Int64.max) && ycft_int_is_16_bytes(node) != 0 { return .integer(.unsigned(bits)) }
             return .integer(.signed(Int64(bitPattern: bits)))
         case YCFT_REAL:
             return .real(ycft_get_real(node))
@@ -194,7 +201,13 @@ private struct NodeBuilder {
         case let .integer(.signed(v)):
             return ycft_new_int(v)
         case let .integer(.unsigned(v)):
-            guard let node = ycft_new_big_uint(v) else { throw .serializationFailed(format: .binary) }
+            guard let node = ycft_new_16_byte_uint(v) else { throw .serializationFailed(format: .binary) }
+            return node
+        case let .integer(.wide(high, low)):
+            // libplist 2.2.0 keeps only the low half of a 16-byte integer.
+            guard high == 0, let node = ycft_new_16_byte_uint(low) else {
+                throw .unwritable("libplist 2.2.0 cannot hold the 16-byte integer \(PlistInteger.wide(high: high, low: low))", at: pathText)
+            }
             return node
         case let .real(d):
             return plist_new_real(d)

@@ -5,9 +5,12 @@
 /// trailer, offset table, every reference, cycles, depth, the expansion budget, strings (no NUL,
 /// no lone surrogate) and repeated dictionary keys are checked there. This reader then builds
 /// exactly the values the libplist path (`PropertyList.read`) builds from the same bytes: 1-, 2-
-/// and 4-byte integers unsigned, 8-byte signed, 16-byte as their low 64 bits (unsigned above
-/// `Int64.max`); 4-byte reals widened; dates as their exact seconds; dictionaries in file order.
-/// `PlistCoreReaderTests` holds the two readers to that on every fixture and Apple archive.
+/// and 4-byte integers unsigned, 8-byte signed, 16-byte as CoreFoundation's 128-bit integers
+/// (``PlistInteger/unsigned(_:)`` or ``PlistInteger/wide(high:low:)``); 4-byte reals widened;
+/// dates as their exact seconds; dictionaries in file order. `PlistCoreReaderTests` holds the
+/// two readers to that on every fixture and Apple archive. libplist 2.2.0 keeps only the low
+/// 64 bits of a 16-byte integer, so the libplist path builds the value of a file holding one
+/// here (``read(scanned:)``).
 package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
     /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
@@ -26,6 +29,12 @@ package enum BinaryPlistReader {
             }
         }
         return try result.get()
+    }
+
+    /// The value of binary property-list bytes that ``BinaryPlistScanner/scan()`` accepted
+    /// with the same limits (nothing is checked again).
+    package static func read(scanned bytes: UnsafeRawBufferPointer) -> PlistValue {
+        Builder(bytes: bytes).top()
     }
 
     /// Builds values from bytes the scanner accepted: every bound below was checked there, so
@@ -91,8 +100,9 @@ package enum BinaryPlistReader {
             case 0x1:
                 let size = 1 << nibble
                 if size == 16 {
-                    let low = uint(at: start + 9, size: 8)
-                    return low > UInt64(Int64.max) ? .integer(.unsigned(low)) : .integer(.signed(Int64(low)))
+                    // CoreFoundation's 128-bit integer, kept whole (libplist keeps the low half).
+                    let high = Int64(bitPattern: uint(at: start + 1, size: 8))
+                    return .integer(PlistInteger(high: high, low: uint(at: start + 9, size: 8)))
                 }
                 let bits = uint(at: start + 1, size: size)
                 return .integer(.signed(Int64(bitPattern: bits)))

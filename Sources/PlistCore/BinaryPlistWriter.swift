@@ -135,6 +135,15 @@ struct BinaryPlistWriter {
         return scalar()
     }
 
+    /// A 16-byte integer's object (marker `0x14`, the high half first), as CoreFoundation
+    /// writes its 128-bit integers whatever their value (shared).
+    private mutating func sixteenByteInteger(high: Int64, low: UInt64) -> Int {
+        scalarBytes.append(0x14)
+        Self.bigEndian(UInt64(bitPattern: high), 8, into: &scalarBytes)
+        Self.bigEndian(low, 8, into: &scalarBytes)
+        return scalar()
+    }
+
     /// Adds the scalar encoded at the end of `scalarBytes` (from `committedBytes`), sharing an
     /// equal one already written (unless `share` is false), in which case its bytes are taken back.
     private mutating func scalar(share: Bool = true) -> Int {
@@ -214,10 +223,9 @@ struct BinaryPlistWriter {
         case let .integer(.signed(v)):
             return integer(v)
         case let .integer(.unsigned(v)):
-            scalarBytes.append(0x14)
-            Self.bigEndian(0, 8, into: &scalarBytes)
-            Self.bigEndian(v, 8, into: &scalarBytes)
-            return scalar()
+            return sixteenByteInteger(high: 0, low: v)
+        case let .integer(.wide(high, low)):
+            return sixteenByteInteger(high: high, low: low)
         case let .real(d):
             return real(d)
         case let .bool(b):

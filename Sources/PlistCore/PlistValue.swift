@@ -6,7 +6,7 @@
 public indirect enum PlistValue: Sendable {
     /// A string.
     case string(String)
-    /// An integer: 64-bit signed, or unsigned above `Int64.max`.
+    /// An integer: 64-bit, or 16-byte up to 128 bits (see ``PlistInteger``).
     case integer(PlistInteger)
     /// A 64-bit real.
     case real(Double)
@@ -69,30 +69,132 @@ extension PlistValue: Equatable {
     }
 }
 
-/// A property-list integer: every value of `Int64` and of `UInt64`.
+/// A property-list integer, exactly as the file holds it: every 128-bit value a binary plist's
+/// 16-byte integer can hold, and whether it was written in 16 bytes.
+///
+/// CoreFoundation reads a binary integer of 1, 2, 4 or 8 bytes as a 64-bit number (1, 2 and 4
+/// bytes unsigned, 8 signed) and one of 16 bytes (marker `0x14`) as a 128-bit number, which it
+/// writes back in 16 bytes whatever its value; it writes 2^63 ... 2^64-1 so, and an XML
+/// `<integer>` in that range reads as one. ycft keeps the same two kinds apart, so a file
+/// read and written again keeps each integer's value and size: ``signed(_:)`` for the 64-bit
+/// kind, ``unsigned(_:)`` and ``wide(high:low:)`` for the 16-byte kind.
+///
+/// Equality and hashing are exact: the same value and the same kind (a 16-byte -1 is not an
+/// 8-byte -1, as `-0.0` is not `0.0`); ``int64`` and ``description`` give the value alone.
 public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
-    /// A value that fits `Int64`.
+    /// A 64-bit integer (a binary integer of 1 to 8 bytes, or an XML `<integer>` that fits `Int64`).
     case signed(Int64)
-    /// A value above `Int64.max`.
+    /// A 16-byte integer whose high 8 bytes are zero: 0 ... 2^64-1 (Apple writes 2^63 ... 2^64-1
+    /// so; an XML `<integer>` in that range reads as one).
     case unsigned(UInt64)
+    /// Any other 16-byte integer, as its two's-complement halves: beyond 64 bits (2^64+1,
+    /// -2^127), or negative (a 16-byte -1 is `high: -1, low: UInt64.max`). `high` is never 0
+    /// in a value ycft reads (that is ``unsigned(_:)``); ``init(high:low:)`` chooses.
+    case wide(high: Int64, low: UInt64)
 
     /// Creates a signed integer.
     public init(_ value: Int64) { self = .signed(value) }
 
-    /// Creates an integer from an unsigned value, signed when it fits `Int64`.
+    /// Creates an integer from an unsigned value: signed when it fits `Int64`, else a 16-byte
+    /// integer (as Apple's parsers read 2^63 ... 2^64-1).
     public init(unsigned value: UInt64) {
         self = value <= UInt64(Int64.max) ? .signed(Int64(value)) : .unsigned(value)
     }
 
-    /// The value when it fits `Int64`.
-    public var int64: Int64? { if case let .signed(v) = self { return v }; return nil }
+    /// Creates a 16-byte integer from its two's-complement halves (the bytes of a binary
+    /// `0x14` object: `high` first, big-endian).
+    public init(high: Int64, low: UInt64) {
+        self = high == 0 ? .unsigned(low) : .wide(high: high, low: low)
+    }
 
-    /// The decimal text of the value.
+    /// The value's two's-complement 128 bits as a high and a low half.
+    public var bits: (high: Int64, low: UInt64) {
+        switch self {
+        case let .signed(v): return (v < 0 ? -1 : 0, UInt64(bitPattern: v))
+        case let .unsigned(u): return (0, u)
+        case let .wide(high, low): return (high, low)
+        }
+    }
+
+    /// Whether a binary plist holds the value in 16 bytes (marker `0x14`).
+    public var isSixteenBytes: Bool {
+        if case .signed = self { return false }
+        return true
+    }
+
+    /// The value when it fits `Int64`, whichever size holds it.
+    public var int64: Int64? {
+        switch self {
+        case let .signed(v): return v
+        case let .unsigned(u): return u <= UInt64(Int64.max) ? Int64(u) : nil
+        case let .wide(high, low):
+            if high == 0 && low <= UInt64(Int64.max) { return Int64(low) }
+            if high == -1 && low > UInt64(Int64.max) { return Int64(bitPattern: low) }
+            return nil
+        }
+    }
+
+    /// Whether the value lies in -2^63 ... 2^64-1, the range of an XML `<integer>` as Apple's
+    /// parser reads it (CoreFoundation refuses anything beyond it as an overflow).
+    public var fitsXML: Bool {
+        let (high, low) = bits
+        return high == 0 || (high == -1 && low > UInt64(Int64.max))
+    }
+
+    /// The exact decimal text of the value (`18446744073709551617`, `-170141183460469231731687303715884105728`).
     public var description: String {
         switch self {
         case let .signed(v): return String(v)
-        case let .unsigned(v): return String(v)
+        case let .unsigned(u): return String(u)
+        case let .wide(high, low): return Self.decimal(high: high, low: low)
         }
+    }
+
+    /// Decimal text of a two's-complement 128-bit value, in chunks of 19 digits (10^19 is the
+    /// largest power of ten below 2^64).
+    private static func decimal(high: Int64, low: UInt64) -> String {
+        let negative = high < 0
+        // The magnitude: negate the two's complement (2^127 itself stays as its bits, which read
+        // unsigned are its magnitude).
+        var hi = UInt64(bitPattern: high), lo = low
+        if negative {
+            hi = ~hi
+            lo = ~lo
+            let (sum, carry) = lo.addingReportingOverflow(1)
+            lo = sum
+            if carry { hi &+= 1 }
+        }
+        let chunk: UInt64 = 10_000_000_000_000_000_000
+        var chunks: [UInt64] = []
+        while hi != 0 {
+            let (qHigh, rHigh) = hi.quotientAndRemainder(dividingBy: chunk)
+            // rHigh < chunk, so the quotient fits 64 bits.
+            let (qLow, r) = chunk.dividingFullWidth((high: rHigh, low: lo))
+            chunks.append(r)
+            hi = qHigh
+            lo = qLow
+        }
+        var text = negative ? "-" : ""
+        text += String(lo)
+        for part in chunks.reversed() {
+            let digits = String(part)
+            text += String(repeating: "0", count: 19 - digits.count) + digits
+        }
+        return text
+    }
+
+    /// Exact equality: the same value held in the same size (``bits`` and ``isSixteenBytes``).
+    public static func == (lhs: PlistInteger, rhs: PlistInteger) -> Bool {
+        if case let .signed(a) = lhs, case let .signed(b) = rhs { return a == b }
+        return lhs.isSixteenBytes == rhs.isSixteenBytes && lhs.bits == rhs.bits
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        let (high, low) = bits
+        hasher.combine(isSixteenBytes)
+        hasher.combine(high)
+        hasher.combine(low)
     }
 }
 

@@ -50,6 +50,14 @@ struct XMLPlistWriter {
         case let .string(s):
             out += "\(pad)<string>\(try escaped(s, path: path))</string>\n"
         case let .integer(i):
+            // Apple's XML parser reads -2^63 ... 2^64-1 and refuses anything beyond as an
+            // overflow (its writer would write it all the same): refused here, never changed.
+            // XML has one kind of integer, so a 16-byte integer in that range reads back as the
+            // same value (a 16-byte -1 as -1); a binary file keeps its size.
+            guard i.fitsXML else {
+                throw .unwritable("integer \(i) lies outside -2^63 ... 2^64-1, which XML <integer> holds as Apple reads it",
+                                  at: path.isEmpty ? "top level" : path)
+            }
             out += "\(pad)<integer>\(i)</integer>\n"
         case let .real(d):
             out += "\(pad)<real>\(Self.realText(d))</real>\n"

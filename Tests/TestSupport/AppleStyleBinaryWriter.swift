@@ -61,6 +61,8 @@ public struct AppleStyleBinaryWriter {
             return scalar(v < 0 ? [0x13] + Self.be(UInt64(bitPattern: v), 8) : Self.intBytes(v), shared: true)
         case let .integer(.unsigned(v)):
             return scalar([0x14] + Self.be(0, 8) + Self.be(v, 8), shared: true)
+        case let .integer(.wide(high, low)):
+            return scalar([0x14] + Self.be(UInt64(bitPattern: high), 8) + Self.be(low, 8), shared: true)
         case let .real(d):
             return scalar([0x23] + Self.be(d.bitPattern, 8), shared: true)
         case let .bool(b):

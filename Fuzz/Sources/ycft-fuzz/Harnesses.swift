@@ -37,6 +37,10 @@ enum Harness: String, CaseIterable {
     /// `LegacyArchive.read` (libplist): on every binary input, the same records and findings or
     /// the same error.
     case pureRead = "pure-read"
+    /// `set`, `unset`, `reset` and `pack --into` run in-process on the input as a defaults file
+    /// (``InPlaceHarness``): the file is untouched (refused) or holds exactly the asked change,
+    /// every other key's value exactly as it was.
+    case inPlace = "in-place"
 
     /// Whether any dictionary in `value` holds two keys with the same exact bytes.
     static func hasDuplicateKeys(_ value: PlistValue) -> Bool {
@@ -149,6 +153,8 @@ enum Harness: String, CaseIterable {
             default:
                 fatalError("one reader accepts what the other refuses: pure \(pure), libplist \(viaLibplist)")
             }
+        case .inPlace:
+            InPlaceHarness.run(bytes)
         }
     }
 }
@@ -158,6 +164,11 @@ nonisolated(unsafe) var selected: Harness = .plist
 @_cdecl("ycft_fuzz_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let names = Harness.allCases.map(\.rawValue).joined(separator: ", ")
+    // `ycft-fuzz in-place-seeds DIR`: the generated seeds of the in-place harness.
+    if argc == 3, let name = argv[1].map({ String(cString: $0) }), name == "in-place-seeds", let directory = argv[2] {
+        print("wrote \(InPlaceSeeds.write(to: String(cString: directory))) seeds")
+        return 0
+    }
     guard argc >= 2, let name = argv[1].map({ String(cString: $0) }), let harness = Harness(rawValue: name) else {
         print("usage: ycft-fuzz TARGET [libFuzzer options] [CORPUS...]; targets: \(names)")
         return 2
