@@ -40,11 +40,24 @@ public enum StateWriter {
         /// What the state held that the new bytes do not, besides records: an unrelated root
         /// key, a record's unknown coder key, a copy in another form that differed.
         public var dropped: [ContractFinding]
+        /// The records whose new time the file's form holds only to its nearest value
+        /// (IntervalClient keys count from 1970: ``IntervalKey/storedTime(_:)``), with the time
+        /// given and the time stored, in key order.
+        public var roundedTimes: [(key: String, given: Double, stored: Double)]
 
         /// Creates a rewrite.
-        public init(bytes: [UInt8], dropped: [ContractFinding] = []) {
+        public init(bytes: [UInt8], dropped: [ContractFinding] = [],
+                    roundedTimes: [(key: String, given: Double, stored: Double)] = []) {
             self.bytes = bytes
             self.dropped = dropped
+            self.roundedTimes = roundedTimes
+        }
+
+        public static func == (a: Rewrite, b: Rewrite) -> Bool {
+            a.bytes == b.bytes && a.dropped == b.dropped
+                && a.roundedTimes.elementsEqual(b.roundedTimes) {
+                    $0.key == $1.key && $0.given.bitPattern == $1.given.bitPattern && $0.stored.bitPattern == $1.stored.bitPattern
+                }
         }
     }
 
@@ -85,7 +98,15 @@ public enum StateWriter {
                                into file: StateFile) throws(Failure) -> Rewrite? {
         guard records != state.records else { return nil }
         // `state` is the judge's answer for this file: no need to decode it again.
-        return Rewrite(bytes: try replace(with: records, in: file), dropped: state.dropped)
+        var rounded: [(key: String, given: Double, stored: Double)] = []
+        if file.forms.first == .intervalKeys {
+            for (key, record) in records {
+                guard let time = record.lastTime, state.records[key]?.lastTime?.bitPattern != time.bitPattern else { continue }
+                let stored = IntervalKey.storedTime(time)
+                if stored.bitPattern != time.bitPattern { rounded.append((key, time, stored)) }
+            }
+        }
+        return Rewrite(bytes: try replace(with: records, in: file), dropped: state.dropped, roundedTimes: rounded)
     }
 
     /// The file with `records` in place of `before`, the records it holds
@@ -135,6 +156,12 @@ public enum StateWriter {
             guard versioned.isEmpty else {
                 throw .state(.cannotHold("IntervalClient keys hold no version (\(versioned.prefix(3).map(quoted).joined(separator: ", "))); "
                                          + "migrate the file to the records format first"))
+            }
+            // A record is an interval.<key> time: one without a time would silently vanish.
+            let timeless = records.filter { $0.record.lastTime == nil }.map(\.key)
+            guard timeless.isEmpty else {
+                throw .state(.cannotHold("IntervalClient keys hold no record without a time (\(timeless.prefix(3).map(quoted).joined(separator: ", "))); "
+                                         + "unset the record, or migrate the file to the records format first"))
             }
         }
         for form in file.forms {

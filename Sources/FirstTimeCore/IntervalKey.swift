@@ -22,6 +22,16 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     /// The defaults key of this gate.
     public var defaultsKey: String { Self.prefix + name }
 
+    /// The time (seconds since 2001) an `interval.*` key holds for `time`, read back: the
+    /// key counts from 1970 in a double, which holds a time since 2001 to its nearest value
+    /// (`-0.0` becomes `0.0`; a fraction may move by a few hundred nanoseconds).
+    ///
+    /// ```swift
+    /// IntervalKey.storedTime(757414800.0) == 757414800.0       // whole seconds: exact
+    /// IntervalKey.storedTime(-0.0).sign == .plus                // -0.0 is not kept
+    /// ```
+    public static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
+
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
     /// bridges an `NSNumber` when exact): a real, an integer a double holds exactly, or a
     /// boolean (1 or 0); nil for anything else (the gate runs as if it never ran).

@@ -180,12 +180,21 @@ enum EditCommands {
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
         var dropped: [ContractFinding] = []
+        var rounded: [(key: String, given: Double, stored: Double)] = []
         let status = cycle(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
-            dropped = rewritten.dropped
+            (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
             return rewritten.bytes
         }
-        if status == .success { Ycft.warnDropped(dropped, path: path, io: io) }
+        if status == .success {
+            Ycft.warnDropped(dropped, path: path, io: io)
+            // The exact number as the records format writes it (JSON's compact text ends with a newline).
+            func exact(_ time: Double) -> String { String(RecordsFormat.timeJSON(time).text(style: .compact).prefix { $0 != "\n" }) }
+            for (key, given, stored) in rounded {
+                Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
+                          + "\(exact(given)) as \(exact(stored)), its nearest value", path: path, io: io)
+            }
+        }
         return status
     }
 
