@@ -353,13 +353,22 @@ public enum SafeFile {
 
     // MARK: - Replacing and creating
 
+    /// Whether the regular file at `target` (with `status`, as read) may be replaced with
+    /// `options`: the one rule ``write(_:to:options:)`` applies, for a caller that must know
+    /// before it does work the user would lose (`ycft edit` asks before opening the editor).
+    /// - Throws: ``FileError`` (``FileError/Reason/readOnly(permissions:)`` when it is read-only,
+    ///   or `access(2)` refuses, and `options.replaceReadOnly` is false).
+    public static func checkReplaceable(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
+        if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
+            throw FileError(.write, target, .readOnly(permissions: status.permissions))
+        }
+    }
+
     fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
                                            options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
-        if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
-            throw FileError(.write, target, .readOnly(permissions: status.permissions))
-        }
+        try checkReplaceable(target, status: status, options: options)
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original.

@@ -36,14 +36,15 @@ public final class ScratchDirectory {
     public static func make(in parent: String, prefix: String) throws(FileError) -> ScratchDirectory {
         var base = parent
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
-        var template = Array("\(base == "/" ? "" : base)/\(prefix)XXXXXX".utf8CString)
+        // Through PathBytes: a TMPDIR that is not UTF-8 keeps its own bytes.
+        var template = PathBytes.cString("\(base == "/" ? "" : base)/\(prefix)XXXXXX")
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard made != nil else { throw FileError(.write, parent, .system(.current)) }
-        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { PathBytes.decode(cString: $0) } ?? "" }
+        let fd = open(PathBytes.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {
             let failure = SystemError.current
-            rmdir(path)
+            rmdir(PathBytes.cString(path))
             throw FileError(.write, parent, .system(failure))
         }
         return ScratchDirectory(path: path, fd: fd)
@@ -59,7 +60,7 @@ public final class ScratchDirectory {
     public func create(_ name: String, _ bytes: [UInt8]) throws(FileError) {
         let target = path(of: name)
         guard fd >= 0 else { throw FileError(.write, target, .system(SystemError(errno: EBADF))) }
-        if unlinkat(fd, name, 0) != 0 {
+        if unlinkat(fd, PathBytes.cString(name), 0) != 0 {
             let failure = SystemError.current
             switch failure.errno {
             case ENOENT: break
@@ -69,7 +70,7 @@ public final class ScratchDirectory {
             default: throw FileError(.write, target, .system(failure))
             }
         }
-        let file = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let file = openat(fd, PathBytes.cString(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw FileError(.write, target, .system(.current)) }
         defer { close(file) }
         // The umask may have taken bits away; 0600 exactly.
@@ -86,11 +87,11 @@ public final class ScratchDirectory {
     public func read(_ name: String, limit: Int) throws(FileError) -> [UInt8]? {
         let target = path(of: name)
         guard fd >= 0 else { throw FileError(.read, target, .system(SystemError(errno: EBADF))) }
-        let file = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        let file = openat(fd, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard file >= 0 else {
             let failure = SystemError.current
             var info = stat()
-            if fstatat(fd, name, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) != .regular {
+            if fstatat(fd, PathBytes.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) != .regular {
                 throw FileError(.read, target, .unsupportedKind(FileKind(mode: info.st_mode)))
             }
             throw FileError(.read, target, .system(failure))
@@ -113,7 +114,7 @@ public final class ScratchDirectory {
         ScratchDirectory.removeContents(of: fd, depth: 0)
         close(fd)
         fd = -1
-        rmdir(path)
+        rmdir(PathBytes.cString(path))
     }
 
     /// Leaves the directory and its files in place (to hand a file to the user) and closes it.
@@ -134,14 +135,14 @@ public final class ScratchDirectory {
     }
 
     private static func removeEntry(_ name: String, in directory: Int32, depth: Int) {
-        if unlinkat(directory, name, 0) == 0 { return }
+        if unlinkat(directory, PathBytes.cString(name), 0) == 0 { return }
         let failure = errno
         guard failure == EISDIR || failure == EPERM else { return }
-        let sub = openat(directory, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let sub = openat(directory, PathBytes.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard sub >= 0 else { return }
         removeContents(of: sub, depth: depth + 1)
         close(sub)
-        _ = unlinkat(directory, name, AT_REMOVEDIR)
+        _ = unlinkat(directory, PathBytes.cString(name), AT_REMOVEDIR)
     }
 
     /// The names in a directory (without `.` and `..`), read through a duplicate descriptor.
@@ -158,7 +159,7 @@ public final class ScratchDirectory {
         while let entry = readdir(stream) {
             let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
                 pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    String(cString: $0)
+                    PathBytes.decode(cString: $0)
                 }
             }
             if name != "." && name != ".." { names.append(name) }

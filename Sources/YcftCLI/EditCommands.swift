@@ -177,11 +177,11 @@ enum EditCommands {
     /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
     /// write, what it dropped is said on standard error, one line each
     /// (`ycft: FILE: warning: dropped [rule] path: message`).
-    static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO,
+    static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
                              _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
         var dropped: [ContractFinding] = []
         var rounded: [(key: String, given: Double, stored: Double)] = []
-        let status = cycle(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+        let status = cycle(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
             (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
             return rewritten.bytes
@@ -201,9 +201,9 @@ enum EditCommands {
     /// ``rewriteState(_:_:_:_:)`` for a change that gives bytes the one writer made from the
     /// file's state (`ycft edit`): what that state held that records cannot carry is asked of
     /// the library once more after a write, and said the same way.
-    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO,
+    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
                         _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
-        rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+        rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
             let output = try change(bytes)
             guard output != bytes else { return nil }
             let (_, state) = try readState(bytes, common)
@@ -214,7 +214,9 @@ enum EditCommands {
     /// The one read-change-write cycle of the edit commands: the file is locked from read to
     /// replace and replaced only while it is still the file read; a change that gives back the
     /// bytes it was given writes nothing.
-    private static func cycle(_ path: String, _ common: Common, _ io: CommandIO,
+    /// With `checkFirst`, a file the write would refuse (read-only without `--force`) is refused
+    /// before `change` runs: `ycft edit` must not let the user work on an edit that cannot land.
+    private static func cycle(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
                               _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
@@ -225,11 +227,15 @@ enum EditCommands {
                 throw Ycft.Failure(.content, Ycft.display(path),
                                    "input is larger than the limit of \(common.limits.maxInputSize) bytes (raise it with --max-input-size)")
             }
+            let options = SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force)
+            if checkFirst, let status = input.status {
+                do { try io.checkReplaceable(path, status, options) } catch { throw Ycft.failure(error) }
+            }
             let output: [UInt8]
             do { output = try change(input.bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.description) }
             guard output != input.bytes else { return .success }
             do {
-                _ = try io.writeFile(path, output, SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force))
+                _ = try io.writeFile(path, output, options)
             } catch {
                 throw Ycft.failure(error)
             }

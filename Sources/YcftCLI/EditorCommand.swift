@@ -17,12 +17,14 @@ extension EditCommands {
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .edit)
         let path = try singleFile(operands)
-        let environment = ProcessInfo.processInfo.environment
-        let editor = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }
+        // Read as bytes (ProcessInfo's environment replaces what is not UTF-8 with U+FFFD).
+        func variable(_ name: String) -> String? { getenv(name).map { PathBytes.decode(cString: $0) } }
+        let editor = [variable("VISUAL"), variable("EDITOR")].compactMap { $0 }
             .first { !$0.allSatisfy { $0 == " " || $0 == "\t" } } ?? "vi"
-        let temporary = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let temporary = variable("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
-        let status = rewrite(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
+        // A file the edit could not be written to is refused before the editor opens.
+        let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
             let (file, original) = try classify(bytes, common)
             return try session.run(file, original, unchanged: bytes)
         }

@@ -129,7 +129,10 @@ enum ForegroundEditor {
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        // Through PathBytes: an EDITOR or scratch path that is not UTF-8 keeps its own bytes.
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { argument in
+            PathBytes.cString(argument).withUnsafeBufferPointer { $0.baseAddress.flatMap { strdup($0) } }
+        } + [nil]
         defer { for pointer in argv { free(pointer) } }
 
         // The editor's pid is published to the handler with the stopping signals blocked, so a

@@ -38,6 +38,10 @@ public struct CommandIO: Sendable {
     /// (``SafeFile/keepBackup(of:expected:suffix:bytes:)``); by default `backupFile`'s path, not reused.
     public var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
+    /// Whether a file read to be changed may be replaced (``SafeFile/checkReplaceable(_:status:options:)``),
+    /// asked before work the user would lose; in memory, always.
+    public var checkReplaceable: @Sendable (_ path: String, _ read: FileStatus, _ options: SafeFile.WriteOptions)
+        throws(FileError) -> Void = { _, _, _ throws(FileError) in }
     /// Flushes directories' entries to disk (the end of a batch).
     public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
@@ -124,6 +128,9 @@ public struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
+        io.checkReplaceable = { path, read, options throws(FileError) in
+            try SafeFile.checkReplaceable(path, status: read, options: options)
+        }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io

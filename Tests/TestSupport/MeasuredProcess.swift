@@ -66,7 +66,8 @@ private func spawnAndWait(_ command: [String], in dir: URL, stdin: [UInt8], stdo
     }
     let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
     let argv = command.map { strdup(PathBytes.cString($0)) } + [nil]
-    let envp = env.map { strdup($0) } + [nil]
+    // Values may be PathBytes strings (bytes that are not UTF-8), passed as their own bytes.
+    let envp = env.map { strdup(PathBytes.cString($0)) } + [nil]
     defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
     var pid: pid_t = 0
     let start = DispatchTime.now()

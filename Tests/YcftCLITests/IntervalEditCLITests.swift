@@ -3,6 +3,7 @@ import Testing
 import FirstTimeArchive
 import Plist
 import TestSupport
+import SafeFiles
 
 /// `set` on a file that holds the state as IntervalClient keys alone: the keys count seconds
 /// since 1970 in a double, so a time is written as its nearest value there and `set` says so;
@@ -53,5 +54,85 @@ import TestSupport
                     + "unset the record, or migrate the file to the records format first\n")
             #expect(try readBytes(url) == Self.xml)
         }
+    }
+}
+
+/// `ycft edit` of a file it could not write refuses before the editor opens, so no one edits
+/// in vain (it used to open the editor and refuse only after the save); `--force` edits it.
+@Suite struct EditOfAReadOnlyFile {
+    let ycft = TestPaths.executable("ycft")
+
+    @Test func isRefusedBeforeTheEditorOpens() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("ro.plist")
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        try writeBytes(bytes, to: file)
+        guard chmod(file.path, 0o444) == 0 else {
+            Issue.record("chmod failed")
+            return
+        }
+        let marker = dir.appendingPathComponent("editor-ran")
+        var environment = ProcessInfo.processInfo.environment
+        environment["VISUAL"] = ""
+        environment["TMPDIR"] = dir.path
+        // An editor that leaves a mark and saves nothing.
+        let editor = dir.appendingPathComponent("editor.sh")
+        try writeBytes(Array("#!/bin/sh\ntouch '\(marker.path)'\n".utf8), to: editor)
+        guard chmod(editor.path, 0o755) == 0 else {
+            Issue.record("chmod failed")
+            return
+        }
+        environment["EDITOR"] = editor.path
+        let refused = try runProcess(ycft, ["edit", file.path], environment: environment)
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "ycft: \(file.path): not replaced: it is read-only (mode 0444); use --force to replace it anyway\n")
+        #expect(!FileManager.default.fileExists(atPath: marker.path))
+        #expect(try readBytes(file) == bytes)
+        // With --force the editor opens (it saves nothing here: no change).
+        let forced = try runProcess(ycft, ["edit", "--force", file.path], environment: environment)
+        #expect(forced.status == 0)
+        #expect(FileManager.default.fileExists(atPath: marker.path))
+        #expect(try readBytes(file) == bytes)
+    }
+}
+
+/// `ycft edit` takes `TMPDIR`, `EDITOR` and the names an editor leaves in the scratch
+/// directory as bytes: a `TMPDIR` that is not UTF-8 works, and the scratch directory is removed
+/// even when the editor left a file whose name is not UTF-8 in it.
+@Suite struct EditTakesPathsAsBytes {
+    let ycft = TestPaths.executable("ycft")
+
+    @Test func aNonUTF8TMPDIRAndLeftoversWithSuchNamesAreCleanedUp() throws {
+        let dir = try TestPaths.temporaryDirectory().path
+        let temporary = dir + "/tmp" + PathBytes.decode([0xFF])
+        #expect(mkdir(PathBytes.cString(temporary), 0o700) == 0)
+        let editor = dir + "/ed" + PathBytes.decode([0xFE]) + ".sh"
+        let script = "#!/bin/sh\nsed -i s/2.1.0/2.9.0/ \"$1\"; touch \"$(dirname \"$1\")/$(printf 'swap\\377')\"\n"
+        let fd = open(PathBytes.cString(editor), O_WRONLY | O_CREAT | O_EXCL, 0o755)
+        #expect(fd >= 0)
+        _ = Array(script.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let file = URL(fileURLWithPath: dir + "/p.plist")
+        try writeBytes(try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")), to: file)
+        let result = try runSpawned(ycft, ["edit", file.path], environment: ["TMPDIR": temporary, "EDITOR": editor, "VISUAL": ""])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        #expect(try StateFile(try readBytes(file)).state().records["onboarding.v1"]?.lastVersion == "2.9.0")
+        // Nothing left in TMPDIR: the scratch directory and the editor's leftover are gone.
+        guard let stream = opendir(PathBytes.cString(temporary)) else {
+            Issue.record("TMPDIR is gone")
+            return
+        }
+        defer { closedir(stream) }
+        var left: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                    PathBytes.decode(cString: $0)
+                }
+            }
+            if name != "." && name != ".." { left.append(name) }
+        }
+        #expect(left.isEmpty, "\(left)")
     }
 }
