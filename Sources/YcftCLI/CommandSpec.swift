@@ -336,9 +336,10 @@ extension CommandSpec {
                                            "needed by per-version gates."]),
             Option(["--no-app-version"], ["The app has no CFBundleShortVersionString."]),
             Option(["--now"], "ISO8601", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
-                                         "2025-01-01T10:00:00+01:00. (default: the current time)"]),
+                                         "2025-01-01T10:00:00+01:00, or 'now'. (default: now)"]),
             Option(["--time-zone"], "TZ", ["IANA time zone for calendar rules, and a column of local",
-                                          "times. (default: UTC, and no local column)"]),
+                                          "times; 'local' is the system's (TZ, /etc/localtime).",
+                                          "(default: UTC, and no local column)"]),
             Option(["--legacy-day"], ["days:<n> uses YCFirstTime 1.x's 84,600-second day."]),
             Option(["--gate"], "KEY=RULE", [
                 "A gate to judge; repeatable. RULE is one of:",
