@@ -48,7 +48,9 @@ enum PackCommand {
                 let records = try RecordsFormat.records(fromJSON: bytes)
                 archive = try LegacyArchive.encode(records, format: format)
             } catch {
-                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+                // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
+                let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(path))'?"
+                throw Ycft.Failure(.content, Ycft.display(path), error.description + hint)
             }
             if let into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
