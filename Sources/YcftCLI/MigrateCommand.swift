@@ -371,7 +371,13 @@ enum MigrateCommand {
                         return fail("cannot create the directory: \(error)", path: path, trouble: true)
                     }
                 }
-                let staged = try io.stageFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
+                let written = outcome.output ?? bytes
+                do throws(Ycft.Failure) { try Ycft.refuseBinaryOnTerminal(written, to: path, io: io) } catch {
+                    (report.status, report.error, report.trouble) = ("failed", error.message, true)
+                    _ = error.report(io)
+                    return (report, nil)
+                }
+                let staged = try io.stageFile(path, written, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))
                 switch staged {

@@ -39,9 +39,6 @@ enum PackCommand {
         let path = args.operands[0]
         if into != nil && output != "-" { throw UsageError("Use only one of '-o' and '--into'") }
         do throws(Ycft.Failure) {
-            if into == nil && Ycft.isStandardOutput(output) && format == .binary && io.stdoutIsTerminal() {
-                throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
-            }
             let bytes = try Ycft.readInput(path, io: io, limit: limit)
             let archive: [UInt8]
             do {
@@ -60,6 +57,7 @@ enum PackCommand {
                     try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
                 }
             }
+            try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
             if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)
             } else {
