@@ -181,6 +181,20 @@ enum MigrateCommand {
             if case .inPlace = chosen { return .inPlace(backupSuffix: noBackup ? nil : backup) }
             return chosen
         }()
+        // The report takes standard output: the dry-run listing goes to standard error, and no
+        // migrated file may go to standard output too.
+        let reportToStdout = report.map(Ycft.isStandardOutput) ?? false
+        if reportToStdout, case let .output(out) = mode, SafeFile.descriptorPath(out) == 1 {
+            throw UsageError("'-o -' and '--report -' cannot both write standard output")
+        }
+        // A report that cannot be written is refused before anything is migrated: it is the
+        // run's record, and a batch whose record is lost cannot be audited.
+        if let report, !reportToStdout {
+            do throws(FileError) { try io.checkWritable(report) } catch {
+                io.writeStderr("ycft: --report \(Ycft.shown(report)): \(error.description); nothing was migrated\n")
+                return .trouble
+            }
+        }
 
         // Plan every path before anything is written: expand directories, drop duplicates
         // (one file named twice, or through a link), decide each output, refuse collisions.
@@ -195,8 +209,12 @@ enum MigrateCommand {
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
         let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
-        // The listing comes in input order (sorted within each directory), whatever the jobs did first.
-        for result in results { if let listing = result.listing { Ycft.writeText(listing, to: io) } }
+        // The listing comes in input order (sorted within each directory), whatever the jobs did
+        // first; on standard error when the report takes standard output.
+        for result in results {
+            guard let listing = result.listing else { continue }
+            if reportToStdout { io.writeStderr(listing) } else { Ycft.writeText(listing, to: io) }
+        }
         reports += results
 
         var counts: [String: Int] = [:]
