@@ -219,6 +219,8 @@ extension CommandSpec {
                                                           "repeatable. (default: *.plist)"]),
             Option(["--allow-empty"], ["Exit 0 when a directory holds nothing to check (by",
                                        "default that is trouble, exit 2: a wrong path)."]),
+            Option(["-q", "--quiet"], ["No summary line on standard error (findings and",
+                                       "errors still print)."]),
             maxInputSize, help,
         ],
         footer: verifyFooter)
@@ -302,6 +304,8 @@ extension CommandSpec {
             Option(["--report"], "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
                                                                "standard output)."]),
             Option(["--compact"], ["The report's JSON on one line."]),
+            Option(["-q", "--quiet"], ["No progress and no summary on standard error (errors",
+                                       "and warnings still print)."]),
             Option(["--plist-format"], "FORMAT", completion: .choices(["same", "binary", "xml"]),
                    ["same, binary or xml. (default: same; was --output-format)"]),
             Option(["--output-format"], "FORMAT", hidden: true),

@@ -115,6 +115,7 @@ enum MigrateCommand {
         var includes: [String] = []
         var compact = false
         var allowEmpty = false
+        var quiet = false
         func setDestination(_ d: Destination) throws(UsageError) {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
@@ -151,6 +152,7 @@ enum MigrateCommand {
             case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
             case "--compact": compact = true
             case "--allow-empty": allowEmpty = true
+            case "-q", "--quiet": quiet = true
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
@@ -208,7 +210,7 @@ enum MigrateCommand {
         let jobsList = plan.jobs
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
-        let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
+        let results = process(jobsList, mode: mode, options: options, jobs: jobs, quiet: quiet, io: io)
         // The listing comes in input order (sorted within each directory), whatever the jobs did
         // first; on standard error when the report takes standard output.
         for result in results {
@@ -220,10 +222,11 @@ enum MigrateCommand {
         var counts: [String: Int] = [:]
         for r in reports { counts[r.status, default: 0] += 1 }
         let summary = "ycft migrate: \(reports.count) file\(reports.count == 1 ? "" : "s"): "
-            + "\(counts["migrated", default: 0]) migrated, \(counts["unchanged", default: 0]) unchanged, "
+            + "\(counts["migrated", default: 0]) \(mode == .dryRun ? "would migrate" : "migrated"), "
+            + "\(counts["unchanged", default: 0]) unchanged, "
             + "\(counts["skipped", default: 0]) skipped, \(counts["failed", default: 0]) failed"
             + (mode == .dryRun ? " (dry run: nothing written)" : "") + "\n"
-        io.writeStderr(summary)
+        if !quiet { io.writeStderr(summary) }
 
         var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
         if let report {
@@ -242,10 +245,10 @@ enum MigrateCommand {
     }
 
     /// Migrates every job, `jobs` at a time; one bad file never stops the others.
-    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int,
+    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int, quiet: Bool = false,
                         io: CommandIO) -> [FileReport] {
         let state = SharedState(count: list.count)
-        let progress = Progress(total: list.count, io: io)
+        let progress = Progress(total: list.count, quiet: quiet, io: io)
         let run = RunState()
         // Messages go through the progress display, which clears its bar before printing them.
         var quietIO = io
@@ -507,14 +510,18 @@ private final class Progress: Sendable {
     private let total: Int
     private let io: CommandIO
     private let terminal: Bool
+    /// `--quiet`: no bar and no progress lines (messages still pass).
+    private let quiet: Bool
 
-    init(total: Int, io: CommandIO) {
+    init(total: Int, quiet: Bool, io: CommandIO) {
         self.total = total
         self.io = io
+        self.quiet = quiet
         terminal = io.stderrIsTerminal()
     }
 
     func tick() {
+        if quiet { return }
         counter.withLock { c in
             c.done += 1
             let now = DispatchTime.now()
