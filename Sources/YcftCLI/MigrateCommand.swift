@@ -185,7 +185,7 @@ enum MigrateCommand {
         }()
         // The report takes standard output: the dry-run listing goes to standard error, and no
         // migrated file may go to standard output too.
-        let reportToStdout = report.map(Ycft.isStandardOutput) ?? false
+        let reportToStdout = report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
         if reportToStdout, case let .output(out) = mode, SafeFile.descriptorPath(out) == 1 {
             throw UsageError("'-o -' and '--report -' cannot both write standard output")
         }

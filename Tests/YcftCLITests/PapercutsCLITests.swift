@@ -29,9 +29,10 @@ import TestSupport
 
     // MARK: 11. The report on standard output takes it alone.
 
-    @Test func dryRunListingMovesToStandardErrorWhenTheReportTakesStandardOutput() throws {
+    @Test(arguments: ["-", "/dev/stdout", "/dev/fd/1"])
+    func dryRunListingMovesToStandardErrorWhenTheReportTakesStandardOutput(report: String) throws {
         let dir = try exported()
-        let result = try runProcess(ycft, ["migrate", "--dry-run", "--compact", "--report", "-", "-j", "1", dir.path])
+        let result = try runProcess(ycft, ["migrate", "--dry-run", "--compact", "--report", report, "-j", "1", dir.path])
         #expect(result.status == 0)
         let p = dir.path
         #expect(result.stderr == """
