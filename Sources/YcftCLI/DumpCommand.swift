@@ -49,14 +49,14 @@ enum DumpCommand {
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
                     if case .archive(.plist) = error {
-                        throw Ycft.Failure(.content, file, error.description)
+                        throw Ycft.Failure(.content, file, error.description + packHint(bytes, path))
                     }
                     throw Ycft.Failure(.content, file, "\(error.description) (ycft dump --raw shows everything it holds)")
                 }
             case .raw, .objects:
                 var value: PlistValue
                 do { value = try PropertyList.read(bytes, limits: limits).value } catch {
-                    throw Ycft.Failure(.content, file, error.description)
+                    throw Ycft.Failure(.content, file, error.description + packHint(bytes, path))
                 }
                 if let key {
                     // With --key, show the archive a defaults file holds under that key.
@@ -89,5 +89,14 @@ enum DumpCommand {
         } catch {
             return error.report(io)
         }
+    }
+
+    /// For records JSON given to dump (`ycft dump state.json`): the command that was probably
+    /// meant; empty for anything else.
+    static func packHint(_ bytes: [UInt8], _ path: String) -> String {
+        guard PropertyList.detectFormat(bytes) == nil, let document = try? JSON.parse(bytes),
+              document.members?.contains(where: { $0.key == "format" && $0.value == .string(RecordsFormat.formatName) }) == true
+        else { return "" }
+        return "; it holds records JSON: did you mean 'ycft pack \(Ycft.shown(path))'?"
     }
 }

@@ -63,7 +63,8 @@ enum EditCommands {
             }
         }
         guard args.operands.count == 2 else {
-            throw UsageError(args.operands.count < 2 ? "Missing expected argument 'FILE KEY'" : "Unexpected argument '\(args.operands[2])'")
+            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE'"
+                             : args.operands.count == 1 ? "Missing expected argument 'KEY'" : "Unexpected argument '\(args.operands[2])'")
         }
         if case .none = version, case .none = time {
             throw UsageError("Say what to set: --last-version V, --no-last-version, --last-time T or --no-last-time")
@@ -71,19 +72,14 @@ enum EditCommands {
         var lastTime: Double?? = .none
         if case let .some(given) = time {
             if let text = given {
-                if text == "now" {
-                    lastTime = .some(clock())
-                } else if seconds {
+                if seconds && text != "now" {
                     guard let value = Double(text) else {
                         throw UsageError("The value '\(text)' is invalid for '--last-time <seconds>': expected seconds since 2001")
                     }
                     lastTime = .some(value)
                 } else {
-                    guard let instant = ExactTime.parseInstant(text) else {
-                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected ISO 8601 like "
-                                         + "2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, 'now', or seconds since 2001 with --seconds")
-                    }
-                    lastTime = .some(instant)
+                    lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
+                                                            also: "seconds since 2001 with --seconds").seconds)
                 }
             } else {
                 lastTime = .some(nil)
@@ -106,7 +102,7 @@ enum EditCommands {
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .unset)
-        guard operands.count >= 2 else { throw UsageError("Missing expected argument 'FILE KEY...'") }
+        guard operands.count >= 2 else { throw UsageError("Missing expected argument '\(operands.isEmpty ? "FILE" : "KEY...")'") }
         let keys = Array(operands.dropFirst())
         return try edit(operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             let missing = keys.filter { records[$0] == nil }

@@ -54,6 +54,10 @@ public struct CommandIO: Sendable {
     /// subdirectories that could not be read (``DirectoryListing/regularFiles(below:)``).
     /// Throws when the directory itself cannot be read.
     public var listFiles: @Sendable (_ directory: String) throws(SystemError) -> DirectoryListing = { _ in DirectoryListing(files: []) }
+    /// Whether `path` can be written by ``writeFile`` with its default options, checked before
+    /// any work whose record it is (`migrate --report`): its directory exists and may be written,
+    /// and it is not a directory, a read-only file or a kind the writer refuses. Nothing is written.
+    public var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
     public var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
@@ -131,6 +135,7 @@ public struct CommandIO: Sendable {
         io.checkReplaceable = { path, read, options throws(FileError) in
             try SafeFile.checkReplaceable(path, status: read, options: options)
         }
+        io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
@@ -149,6 +154,35 @@ func makeDirectories(_ path: String) throws(SystemError) {
         if failure.errno == EEXIST, case let .success(status) = FileStatus.of(prefix), status.kind == .directory { continue }
         throw failure
     }
+}
+
+/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:)`` with default
+/// options would refuse, found without writing. Standard output and error are always writable.
+/// - Throws: ``FileError`` as the writer would throw it.
+func checkWritableLive(_ path: String) throws(FileError) {
+    if SafeFile.descriptorPath(path) != nil { return }
+    switch FileStatus.of(path) {
+    case let .success(status):
+        switch status.kind {
+        case .directory: throw FileError(.write, path, .isDirectory)
+        case .fifo, .characterDevice: return
+        case .regular:
+            if status.isReadOnly || (access(PathBytes.cString(path), W_OK) != 0 && errno == EACCES) {
+                throw FileError(.write, path, .readOnly(permissions: status.permissions))
+            }
+        default: throw FileError(.write, path, .unsupportedKind(status.kind))
+        }
+    case let .failure(error) where error.errno == ENOENT: break
+    case let .failure(error): throw FileError(.write, path, .system(error))
+    }
+    // The replacement or new file is made in the path's directory.
+    let directory = SafeFile.directory(of: path)
+    switch FileStatus.of(directory) {
+    case let .success(status) where status.kind != .directory: throw FileError(.write, path, .system(SystemError(errno: ENOTDIR)))
+    case .success: break
+    case let .failure(error): throw FileError(.write, path, .system(error))
+    }
+    if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
 }
 
 extension CommandIO {

@@ -115,6 +115,7 @@ enum MigrateCommand {
         var includes: [String] = []
         var compact = false
         var allowEmpty = false
+        var quiet = false
         func setDestination(_ d: Destination) throws(UsageError) {
             guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
             destination = d
@@ -151,6 +152,7 @@ enum MigrateCommand {
             case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
             case "--compact": compact = true
             case "--allow-empty": allowEmpty = true
+            case "-q", "--quiet": quiet = true
             case "--max-input-size":
                 options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
             case "--output-format":
@@ -181,6 +183,20 @@ enum MigrateCommand {
             if case .inPlace = chosen { return .inPlace(backupSuffix: noBackup ? nil : backup) }
             return chosen
         }()
+        // The report takes standard output: the dry-run listing goes to standard error, and no
+        // migrated file may go to standard output too.
+        let reportToStdout = report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
+        if reportToStdout, case let .output(out) = mode, SafeFile.descriptorPath(out) == 1 {
+            throw UsageError("'-o -' and '--report -' cannot both write standard output")
+        }
+        // A report that cannot be written is refused before anything is migrated: it is the
+        // run's record, and a batch whose record is lost cannot be audited.
+        if let report, !reportToStdout {
+            do throws(FileError) { try io.checkWritable(report) } catch {
+                io.writeStderr("ycft: --report \(Ycft.shown(report)): \(error.description); nothing was migrated\n")
+                return .trouble
+            }
+        }
 
         // Plan every path before anything is written: expand directories, drop duplicates
         // (one file named twice, or through a link), decide each output, refuse collisions.
@@ -194,18 +210,23 @@ enum MigrateCommand {
         let jobsList = plan.jobs
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
-        let results = process(jobsList, mode: mode, options: options, jobs: jobs, io: io)
-        // The listing comes in input order (sorted within each directory), whatever the jobs did first.
-        for result in results { if let listing = result.listing { Ycft.writeText(listing, to: io) } }
+        let results = process(jobsList, mode: mode, options: options, jobs: jobs, quiet: quiet, io: io)
+        // The listing comes in input order (sorted within each directory), whatever the jobs did
+        // first; on standard error when the report takes standard output.
+        for result in results {
+            guard let listing = result.listing else { continue }
+            if reportToStdout { io.writeStderr(listing) } else { Ycft.writeText(listing, to: io) }
+        }
         reports += results
 
         var counts: [String: Int] = [:]
         for r in reports { counts[r.status, default: 0] += 1 }
         let summary = "ycft migrate: \(reports.count) file\(reports.count == 1 ? "" : "s"): "
-            + "\(counts["migrated", default: 0]) migrated, \(counts["unchanged", default: 0]) unchanged, "
+            + "\(counts["migrated", default: 0]) \(mode == .dryRun ? "would migrate" : "migrated"), "
+            + "\(counts["unchanged", default: 0]) unchanged, "
             + "\(counts["skipped", default: 0]) skipped, \(counts["failed", default: 0]) failed"
             + (mode == .dryRun ? " (dry run: nothing written)" : "") + "\n"
-        io.writeStderr(summary)
+        if !quiet { io.writeStderr(summary) }
 
         var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
         if let report {
@@ -224,10 +245,10 @@ enum MigrateCommand {
     }
 
     /// Migrates every job, `jobs` at a time; one bad file never stops the others.
-    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int,
+    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int, quiet: Bool = false,
                         io: CommandIO) -> [FileReport] {
         let state = SharedState(count: list.count)
-        let progress = Progress(total: list.count, io: io)
+        let progress = Progress(total: list.count, quiet: quiet, io: io)
         let run = RunState()
         // Messages go through the progress display, which clears its bar before printing them.
         var quietIO = io
@@ -371,7 +392,13 @@ enum MigrateCommand {
                         return fail("cannot create the directory: \(error)", path: path, trouble: true)
                     }
                 }
-                let staged = try io.stageFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
+                let written = outcome.output ?? bytes
+                do throws(Ycft.Failure) { try Ycft.refuseBinaryOnTerminal(written, to: path, io: io) } catch {
+                    (report.status, report.error, report.trouble) = ("failed", error.message, true)
+                    _ = error.report(io)
+                    return (report, nil)
+                }
+                let staged = try io.stageFile(path, written, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))
                 switch staged {
@@ -483,14 +510,18 @@ private final class Progress: Sendable {
     private let total: Int
     private let io: CommandIO
     private let terminal: Bool
+    /// `--quiet`: no bar and no progress lines (messages still pass).
+    private let quiet: Bool
 
-    init(total: Int, io: CommandIO) {
+    init(total: Int, quiet: Bool, io: CommandIO) {
         self.total = total
         self.io = io
+        self.quiet = quiet
         terminal = io.stderrIsTerminal()
     }
 
     func tick() {
+        if quiet { return }
         counter.withLock { c in
             c.done += 1
             let now = DispatchTime.now()

@@ -39,16 +39,15 @@ enum PackCommand {
         let path = args.operands[0]
         if into != nil && output != "-" { throw UsageError("Use only one of '-o' and '--into'") }
         do throws(Ycft.Failure) {
-            if into == nil && Ycft.isStandardOutput(output) && format == .binary && io.stdoutIsTerminal() {
-                throw Ycft.Failure(.trouble, nil, "refusing to write a binary archive to a terminal; use -o FILE or redirect")
-            }
             let bytes = try Ycft.readInput(path, io: io, limit: limit)
             let archive: [UInt8]
             do {
                 let records = try RecordsFormat.records(fromJSON: bytes)
                 archive = try LegacyArchive.encode(records, format: format)
             } catch {
-                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+                // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
+                let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(path))'?"
+                throw Ycft.Failure(.content, Ycft.display(path), error.description + hint)
             }
             if let into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
@@ -58,6 +57,7 @@ enum PackCommand {
                     try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
                 }
             }
+            try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
             if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)
             } else {

@@ -14,6 +14,7 @@ enum StatusCommand {
         var nowText: String?
         var zoneName = "UTC"
         var zoneGiven = false
+        var givenZone: TimeZone?
         var versionSaid = false
         var compact = false
         var legacyDay = false
@@ -30,18 +31,13 @@ enum StatusCommand {
                 appVersion = nil
                 versionSaid = true
             case "--now":
-                let text = try args.value(for: "--now", inline: option.inline)
-                guard let parsed = ExactTime.parseExactInstant(text) else {
-                    throw UsageError("The value '\(text)' is invalid for '--now <time>': expected ISO 8601 like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00")
-                }
-                now = ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction)
-                nowText = ExactTime.utcText(seconds: parsed.seconds, fraction: parsed.fraction)
+                let instant = try Ycft.Instant.parse(try args.value(for: "--now", inline: option.inline), for: "--now <time>", clock: clock)
+                now = instant.seconds
+                nowText = instant.exactText
             case "--time-zone":
-                zoneName = try args.value(for: "--time-zone", inline: option.inline)
+                let given = try args.value(for: "--time-zone", inline: option.inline)
+                (zoneName, givenZone) = try Ycft.zone(given, for: "--time-zone <zone>")
                 zoneGiven = true
-                guard TimeZone(identifier: zoneName) != nil else {
-                    throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
-                }
             case "--legacy-day":
                 legacyDay = true
             case "--gate":
@@ -51,6 +47,9 @@ enum StatusCommand {
                     let days = ruleText.dropFirst("every:".count).dropLast()
                     throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
                                      + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
+                }
+                guard text.contains("=") else {
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
                 }
                 guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
@@ -79,9 +78,7 @@ enum StatusCommand {
             throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version V "
                              + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
         }
-        guard let zone = TimeZone(identifier: zoneName) else {
-            throw UsageError("The value '\(zoneName)' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris")
-        }
+        let zone = givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let instant = now ?? clock()

@@ -27,6 +27,7 @@ enum VerifyCommand {
         var includes: [String] = []
         var compact = false
         var allowEmpty = false
+        var quiet = false
         while let option = try args.nextOption() {
             switch option.name {
             case "--format":
@@ -47,6 +48,8 @@ enum VerifyCommand {
                 compact = true
             case "--allow-empty":
                 allowEmpty = true
+            case "-q", "--quiet":
+                quiet = true
             default:
                 throw UsageError("Unknown option '\(option.name)'")
             }
@@ -118,8 +121,24 @@ enum VerifyCommand {
         case .junit:
             Ycft.writeText(junit(results, strict: strict), to: io)
         }
+        // The text form ends with the run in one line; json, github and junit carry their own counts.
+        if format == .text && !quiet { io.writeStderr(summary(results, strict: strict)) }
         if results.contains(where: { $0.trouble != nil }) { return .trouble }
         return results.contains(where: { $0.findings.contains(where: fails) }) ? .content : .success
+    }
+
+    /// The run in one line on standard error, as migrate ends:
+    /// `ycft verify: 3 files: 2 passed, 1 failed, 0 unreadable (1 error, 0 warnings)`. A
+    /// directory with nothing to check is not a file (it was named already).
+    static func summary(_ results: [FileResult], strict: Bool) -> String {
+        func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+        let files = results.filter { !$0.empty }
+        let unreadable = files.filter { $0.trouble != nil }.count
+        let failed = files.filter { r in r.trouble == nil && r.findings.contains { $0.severity == .error || strict } }.count
+        let errors = files.reduce(0) { $0 + $1.findings.filter { $0.severity == .error }.count }
+        let warnings = files.reduce(0) { $0 + $1.findings.count } - errors
+        return "ycft verify: \(count(files.count, "file")): \(files.count - unreadable - failed) passed, \(failed) failed, "
+            + "\(unreadable) unreadable (\(count(errors, "error")), \(count(warnings, "warning")))\n"
     }
 
     static func json(_ results: [FileResult], strict: Bool) -> JSON {

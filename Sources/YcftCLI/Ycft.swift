@@ -230,6 +230,15 @@ public enum Ycft {
         return Failure(.trouble, display(error.path), message)
     }
 
+    /// The one rule for binary output on a terminal (`pack`, `migrate -o -`): a binary property
+    /// list is not written to standard output when that is a terminal.
+    /// - Throws: trouble (exit 2) when `bytes` are a binary plist bound for a terminal.
+    static func refuseBinaryOnTerminal(_ bytes: [UInt8], to output: String, io: CommandIO) throws(Failure) {
+        guard output == "-" || SafeFile.descriptorPath(output) == 1, PropertyList.detectFormat(bytes) == .binary,
+              io.stdoutIsTerminal() else { return }
+        throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect")
+    }
+
     /// Whether an output operand means standard output (`-`, `/dev/stdout`).
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 

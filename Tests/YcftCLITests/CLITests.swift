@@ -211,7 +211,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     @Test func refusesBinaryToATerminal() {
         let fake = FakeIO(stdin: Array(sampleJSON.utf8), terminal: true)
         #expect(fake.run(["pack", "-"]) == 2)
-        #expect(fake.stderr == "ycft: refusing to write a binary archive to a terminal; use -o FILE or redirect\n")
+        #expect(fake.stderr == "ycft: refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect\n")
     }
 
     @Test func badJSONExitsOneWithLocation() {

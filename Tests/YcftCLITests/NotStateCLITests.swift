@@ -77,9 +77,11 @@ import TestSupport
         #expect(verify.stdout.isEmpty)
         if let rule = file.deviceDiscards {
             #expect(verify.stderr.hasPrefix("\(verified): error: [\(rule)] "), "\(verify.stderr)")
-            #expect(verify.stderr.split(separator: "\n").count == 1, "\(verify.stderr)")
+            #expect(verify.stderr.split(separator: "\n").count == 2, "\(verify.stderr)")
+            #expect(verify.stderr.hasSuffix("\nycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n"), "\(verify.stderr)")
         } else {
-            #expect(verify.stderr == "\(verified): error: [state-missing] file: \(file.judgement)\n")
+            #expect(verify.stderr == "\(verified): error: [state-missing] file: \(file.judgement)\n"
+                    + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
         }
         // status answers as the device would: a key or file YCFirstTime would fail to unarchive
         // discards all state (every gate runs, as the rule table says); one it would not even
@@ -292,7 +294,7 @@ import TestSupport
         let dry = try runProcess(ycft, ["migrate", "--dry-run", file.path])
         #expect(dry.status == 0)
         #expect(dry.stderr == "\(warning)\nycft: \(file.path): warning: would drop \(unknownKey)\n"
-                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed (dry run: nothing written)\n")
+                + "ycft migrate: 1 file: 1 would migrate, 0 unchanged, 0 skipped, 0 failed (dry run: nothing written)\n")
         // The archive kept: nothing dropped.
         let kept = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", "--keep-source", try copy(bytes).path])
         #expect(kept.status == 0)

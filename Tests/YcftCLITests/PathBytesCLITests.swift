@@ -53,6 +53,7 @@ import Glibc
         #expect(result.stderr == """
             \(dir)/t/\\xc3(.plist: error: [plist-unreadable] file: not a property list (neither binary 'bplist00' nor XML)
             \(dir)/t/\\xff/b.plist: error: [plist-unreadable] file: not a property list (neither binary 'bplist00' nor XML)
+            ycft verify: 3 files: 1 passed, 2 failed, 0 unreadable (2 errors, 0 warnings)
 
             """)
         let json = try runSpawned(ycft, ["verify", "--format", "json", "--compact", "\(dir)/t"])
@@ -173,7 +174,8 @@ import Glibc
     @Test func anUnreadableSubdirectoryIsNamedAndFailsVerifyInProcess() throws {
         let (fake, io) = lockedTree(try readBytes(archive))
         #expect(Ycft.run(["verify", "t"], io: io) == 2)
-        #expect(fake.stderr == "ycft: t/locked: cannot open the directory: Permission denied\n")
+        #expect(fake.stderr == "ycft: t/locked: cannot open the directory: Permission denied\n"
+                + "ycft verify: 2 files: 1 passed, 0 failed, 1 unreadable (0 errors, 0 warnings)\n")
         let (json, jsonIO) = lockedTree(try readBytes(archive))
         #expect(Ycft.run(["verify", "--format", "github", "t"], io: jsonIO) == 2)
         #expect(json.stdoutText == "::error file=t/locked,title=unreadable::cannot open the directory: Permission denied\n")
@@ -184,7 +186,7 @@ import Glibc
         #expect(Ycft.run(["migrate", "--dry-run", "t"], io: io) == 2)
         #expect(fake.stderr == """
             ycft: t/locked: cannot open the directory: Permission denied
-            ycft migrate: 2 files: 1 migrated, 0 unchanged, 0 skipped, 1 failed (dry run: nothing written)
+            ycft migrate: 2 files: 1 would migrate, 0 unchanged, 0 skipped, 1 failed (dry run: nothing written)
 
             """)
         #expect(fake.stdoutText == "t/a.plist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")
@@ -225,6 +227,7 @@ import Glibc
             ycft: \(dir)/t/locked: cannot open the directory: Permission denied
             ycft: \(dir)/t/\\xff: cannot open the directory: Permission denied
             \(dir)/t/bad.plist: error: [plist-unreadable] file: not a property list (neither binary 'bplist00' nor XML)
+            ycft verify: 4 files: 1 passed, 1 failed, 2 unreadable (1 error, 0 warnings)
 
             """)
         let migrate = try runSpawned(command, lead + ["migrate", "--dry-run", "\(dir)/t"])
@@ -245,13 +248,16 @@ import Glibc
 
         let empty = try runSpawned(ycft, ["verify", "\(dir)/empty"])
         #expect(empty.status == 2)
-        #expect(empty.stderr == "ycft: \(dir)/empty: nothing to check: no regular file below it (links are not followed); pass --allow-empty to accept that\n")
+        #expect(empty.stderr == "ycft: \(dir)/empty: nothing to check: no regular file below it (links are not followed); pass --allow-empty to accept that\n"
+                + "ycft verify: 0 files: 0 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
         let links = try runSpawned(ycft, ["verify", "\(dir)/links"])
         #expect(links.status == 2)
-        #expect(links.stderr == "ycft: \(dir)/links: nothing to check: no regular file below it (links are not followed); pass --allow-empty to accept that\n")
+        #expect(links.stderr == "ycft: \(dir)/links: nothing to check: no regular file below it (links are not followed); pass --allow-empty to accept that\n"
+                + "ycft verify: 0 files: 0 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
         let misnamed = try runSpawned(ycft, ["verify", "\(dir)/misnamed", "\(dir)/real"])
         #expect(misnamed.status == 2)
-        #expect(misnamed.stderr == "ycft: \(dir)/misnamed: nothing to check: no file matches *.plist (1 other file); choose them with --include GLOB, or pass --allow-empty\n")
+        #expect(misnamed.stderr == "ycft: \(dir)/misnamed: nothing to check: no file matches *.plist (1 other file); choose them with --include GLOB, or pass --allow-empty\n"
+                + "ycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
         let github = try runSpawned(ycft, ["verify", "--format", "github", "\(dir)/empty"])
         #expect(github.status == 2)
         #expect(github.stdoutText == "::error file=\(dir)/empty,title=nothing to check::nothing to check: no regular file below it (links are not followed); pass --allow-empty to accept that\n")
@@ -260,10 +266,11 @@ import Glibc
 
         let allowed = try runSpawned(ycft, ["verify", "--allow-empty", "\(dir)/empty", "\(dir)/links"])
         #expect(allowed.status == 0)
-        #expect(allowed.stderr.isEmpty)
+        #expect(allowed.stderr == "ycft verify: 0 files: 0 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
         let allowedMisnamed = try runSpawned(ycft, ["verify", "--allow-empty", "\(dir)/misnamed"])
         #expect(allowedMisnamed.status == 0)
-        #expect(allowedMisnamed.stderr == "ycft: \(dir)/misnamed: no file matches *.plist (1 other file); choose them with --include GLOB\n")
+        #expect(allowedMisnamed.stderr == "ycft: \(dir)/misnamed: no file matches *.plist (1 other file); choose them with --include GLOB\n"
+                + "ycft verify: 0 files: 0 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
     }
 
     @Test func migrateOfATreeWithNothingToMigrateFailsUnlessAllowed() throws {

@@ -177,8 +177,9 @@ private let attributesWork: Bool = {
         #expect(two.stderr == "ycft: /dev/stdout: standard output and other descriptors take one input file; give a directory for several\n")
         let report = try ycft(in: dir, ["migrate", "--dry-run", "--report", "-", "a"])
         #expect(report.status == 0)
-        #expect(report.stdoutText.hasPrefix("a/x.plist: would migrate 3 records"))
-        #expect(report.stdoutText.contains("\"formatVersion\" : 1"))
+        // The report takes standard output alone; the listing goes to standard error.
+        #expect(report.stderr.hasPrefix("a/x.plist: would migrate 3 records"))
+        #expect(report.stdoutText.hasPrefix("{\n  \"formatVersion\" : 1"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("-").path))
     }
 

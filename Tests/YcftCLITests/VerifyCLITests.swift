@@ -18,10 +18,10 @@ import TestSupport
         ])
     }
 
-    @Test func passingFilesExitZeroSilently() throws {
+    @Test func passingFilesExitZeroWithASummary() throws {
         let io = try fake()
         #expect(io.run(["verify", "good.plist", "prefs.plist"]) == 0)
-        #expect(io.stderr.isEmpty)
+        #expect(io.stderr == "ycft verify: 2 files: 2 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
         #expect(io.stdout.isEmpty)
     }
 
@@ -31,6 +31,7 @@ import TestSupport
         #expect(io.stderr == """
         cycle.plist: error: [uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it
         empty.plist: warning: [group-missing] $objects[1]: no "sharedGroup": the archive records nothing
+        ycft verify: 3 files: 2 passed, 1 failed, 0 unreadable (1 error, 1 warning)
 
         """)
         #expect(io.stdout.isEmpty)
