@@ -371,6 +371,10 @@ enum MigrateCommand {
                         return fail("cannot create the directory: \(error)", path: path, trouble: true)
                     }
                 }
+                if !options.force, let refusal = OutputGuard.refusal(path, replacingWith: outcome.output ?? bytes, key: options.key, io: io,
+                                                                    hint: "Use --force to replace it") {
+                    return fail(refusal, path: path, trouble: true)
+                }
                 let staged = try io.stageFile(path, outcome.output ?? bytes, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))
