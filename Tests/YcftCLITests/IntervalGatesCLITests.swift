@@ -101,6 +101,26 @@ import TestSupport
         expectOthersKept(before, try domain(url))
     }
 
+    @Test func editAndMigrateLeaveTheGate() throws {
+        let before = try Self.preferences()
+        let url = try file(before)
+        let env = ProcessInfo.processInfo.environment.merging(["EDITOR": "sed -i s/2.0.0/2.2.0/", "VISUAL": ""]) { $1 }
+        let edit = try runProcess(ycft, ["edit", url.path], environment: env)
+        #expect(edit.status == 0)
+        #expect(edit.stderr == "")
+        expectOthersKept(before, try domain(url))
+        // The gate is no sign of a migration done: the records get their interval copies.
+        let records = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", url.path])
+        #expect(records.status == 0)
+        let interval = try runProcess(ycft, ["migrate", "--to", "interval", "--in-place", "--no-backup", url.path])
+        #expect(interval.status == 0)
+        #expect(interval.stderr == "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        let after = try domain(url)
+        #expect(after.map(\.key) == ["AppleLanguages", "LaunchCount", "SoundEnabled", "Theme", "YCFirstTime.records", Self.gate.key,
+                                     "interval.onboarding.v1", "interval.rate.prompt"])
+        #expect(after[Self.gate.key] == Self.gate.value)
+    }
+
     /// The copy `migrate --to interval --keep-source` writes, with the app's gate beside it.
     func copy() throws -> (URL, PlistDictionary) {
         let source = try file(try Self.preferences())
