@@ -277,7 +277,8 @@ public enum StateWriter {
     ///   - ``StateFile/heldState()``'s error when the key holds something other than
     ///     YCFirstTime's archive (a dictionary of settings, another library's archive);
     ///   - ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
-    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration),
+    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration; `interval.*`
+    ///     keys that name no record of the archive are IntervalClient's own gates, no form, and stay),
     ///     which an archive beside it would contradict: the file would hold two copies that
     ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
     ///     to the archive first.
