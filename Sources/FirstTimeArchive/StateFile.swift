@@ -36,7 +36,12 @@ public struct StateFile: Sendable {
 
     /// The forms the file holds, in the order they are read: the first is the state; the others
     /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
-    public let forms: [Form]
+    /// `interval.*` keys beside an archive or plain records are a form only when they copy its
+    /// records (``StateForm/held(_:keys:primaryRecords:)``, the one rule).
+    public private(set) var forms: [Form]
+    /// The records an interval copy mirrors (the first form's), when `.intervalKeys` is a copy
+    /// beside another form: only the keys that name one of them are read and written.
+    private(set) var intervalCopyOf: FirstTimeRecords?
     /// The file's property-list format.
     public let format: PlistFormat
     /// The defaults key of the archive.
@@ -58,17 +63,29 @@ public struct StateFile: Sendable {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         if let decoded = LegacyArchive.fastRead(document) {
-            (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
+            (forms, format, value, fastArchive, intervalCopyOf) = ([.archive], .binary, nil, decoded, nil)
             return
         }
         let read: (value: PlistValue, format: PlistFormat)
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
-        (format, value, fastArchive) = (read.format, read.value, nil)
+        (format, value, fastArchive, intervalCopyOf) = (read.format, read.value, nil, nil)
         guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else {
             forms = [.archive]
             return
         }
         forms = StateForm.forms(in: file.lazy.map(\.key), key: key)
+        // Interval keys beside another form: a copy of its records, or IntervalClient's own gates.
+        var primary: FirstTimeRecords?
+        let candidates = forms
+        let held = StateForm.held(candidates, keys: file.lazy.map(\.key)) {
+            primary = try? self.read(candidates[0]).records
+            return primary
+        }
+        if held.count < forms.count {
+            forms = held
+        } else if forms.count > 1, forms.last == .intervalKeys {
+            intervalCopyOf = primary
+        }
     }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
@@ -217,7 +234,7 @@ public struct StateFile: Sendable {
             guard let stored = defaults?[RecordsFormat.defaultsKey] else { throw .keyNotFound(RecordsFormat.defaultsKey) }
             return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
         case .intervalKeys:
-            return try IntervalKey.read(defaults ?? PlistDictionary())
+            return try IntervalKey.read(defaults ?? PlistDictionary(), copyOf: intervalCopyOf)
         }
     }
 

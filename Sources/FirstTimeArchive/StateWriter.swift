@@ -106,7 +106,7 @@ public enum StateWriter {
                 if stored.bitPattern != time.bitPattern { rounded.append((key, time, stored)) }
             }
         }
-        return Rewrite(bytes: try replace(with: records, in: file), dropped: state.dropped, roundedTimes: rounded)
+        return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
     }
 
     /// The file with `records` in place of `before`, the records it holds
@@ -138,12 +138,12 @@ public enum StateWriter {
     public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
-        _ = try held(file)
-        return try replace(with: records, in: file)
+        let state = try held(file)
+        return try replace(with: records, in: file, before: state?.records ?? FirstTimeRecords())
     }
 
-    /// The file with the state (known to be there) replaced by `records`.
-    private static func replace(with records: FirstTimeRecords, in file: StateFile) throws(Failure) -> [UInt8] {
+    /// The file with the state (known to be there), `before`, replaced by `records`.
+    private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(Failure) -> [UInt8] {
         if !file.isDefaults { return try encode(records, file.format) }
         guard var domain = file.defaults else { throw .state(.keyNotFound(file.key)) }
         if file.forms.isEmpty {
@@ -174,7 +174,7 @@ public enum StateWriter {
             case .plainRecords:
                 domain[RecordsFormat.defaultsKey] = RecordsFormat.plist(records)
             case .intervalKeys:
-                domain = intervalKeys(records, in: domain)
+                domain = intervalKeys(records, replacing: before, in: domain)
             }
         }
         return try write(domain, file.format)
@@ -193,11 +193,15 @@ public enum StateWriter {
         do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .state(.plist(error)) }
     }
 
-    /// The domain with its `interval.<key>` entries replaced by the records' times: a key that
-    /// stays keeps its place (and its stored value when that already reads as the time), a
-    /// removed one goes, new ones are appended. A value IntervalClient cannot read is no state
-    /// (``ContractRule/intervalValue``): it stays as it is unless the records name its key.
-    private static func intervalKeys(_ records: FirstTimeRecords, in domain: PlistDictionary) -> PlistDictionary {
+    /// The domain with the `interval.<key>` entries of the state, `before`, replaced by the
+    /// records' times: a key that stays keeps its place (and its stored value when that already
+    /// reads as the time), the key of a removed record (or of one without a time) goes, new ones
+    /// are appended. A key that names no record of `before` nor of `records` is IntervalClient's
+    /// own gate beside a copy (``StateForm/held(_:keys:primaryRecords:)``): it stays as it is.
+    /// A value IntervalClient cannot read is no state (``ContractRule/intervalValue``): it
+    /// stays as it is unless the records name its key.
+    private static func intervalKeys(_ records: FirstTimeRecords, replacing before: FirstTimeRecords,
+                                     in domain: PlistDictionary) -> PlistDictionary {
         var entries: [(key: String, value: PlistValue)] = []
         let wanted = Dictionary(records.map { (ExactKey(IntervalKey.prefix + $0.key), $0.record) }, uniquingKeysWith: { a, _ in a })
         var placed = Set<ExactKey>()
@@ -208,7 +212,8 @@ public enum StateWriter {
                 continue
             }
             guard let record = wanted[name] else {
-                if IntervalKey.seconds(entry.value) == nil { entries.append(entry) }
+                let state = before[String(entry.key.dropFirst(IntervalKey.prefix.count))] != nil
+                if !state || IntervalKey.seconds(entry.value) == nil { entries.append(entry) }
                 continue
             }
             guard let time = record.lastTime else { continue }
@@ -223,7 +228,9 @@ public enum StateWriter {
     }
 
     /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
-    /// file (an `interval.*` value IntervalClient cannot read is no state and stays), an empty
+    /// file (an `interval.*` value IntervalClient cannot read is no state and stays; beside an
+    /// archive or plain records, only the keys that copy a record go, IntervalClient's own
+    /// gates stay: ``StateForm/held(_:keys:primaryRecords:)``), an empty
     /// archive for a bare archive; and what that drops besides the records. Nil when the file
     /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
     /// key does nothing).
@@ -245,9 +252,11 @@ public enum StateWriter {
             case .defaultsArchive: domain[file.key] = nil
             case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
             case .intervalKeys:
-                // A value IntervalClient cannot read is no state: it stays.
+                // A value IntervalClient cannot read is no state, nor is a key that names no
+                // record (IntervalClient's own gate beside a copy): they stay.
                 domain = PlistDictionary(domain.entries.filter { entry in
                     !entry.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds(entry.value) == nil
+                        || state.records[String(entry.key.dropFirst(IntervalKey.prefix.count))] == nil
                 })
             }
         }
@@ -268,7 +277,8 @@ public enum StateWriter {
     ///   - ``StateFile/heldState()``'s error when the key holds something other than
     ///     YCFirstTime's archive (a dictionary of settings, another library's archive);
     ///   - ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
-    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration),
+    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration; `interval.*`
+    ///     keys that name no record of the archive are IntervalClient's own gates, no form, and stay),
     ///     which an archive beside it would contradict: the file would hold two copies that
     ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
     ///     to the archive first.

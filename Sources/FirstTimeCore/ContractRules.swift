@@ -115,7 +115,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .stateMissing:
             return rule(.error, fatal: true, .readsAsIs, "a defaults file without YCFirstTime state (no archive, records or interval keys)")
         case .statesDisagree:
-            return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys) and the copies differ",
+            return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys that name its records) and the copies differ",
                         rewriteLoses: true)
         case .envelopeArchiver:
             return rule(.error, fatal: true, .resetsAll, "$archiver is not \"NSKeyedArchiver\"")

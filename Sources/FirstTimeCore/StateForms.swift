@@ -4,11 +4,21 @@ extension IntervalKey {
     /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), and an
     /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
     /// gate runs as if it never ran; the value is not state).
+    ///
+    /// Beside an archive or plain records the keys are a copy of those records (what
+    /// `migrate --to interval --keep-source` writes; ``StateForm/held(_:keys:primaryRecords:)``
+    /// decides when): pass the records as `copyOf`, and only the keys that name one of them are
+    /// read. The others are IntervalClient's own gates, not YCFirstTime state: no record, no
+    /// finding.
+    /// - Parameters:
+    ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
-    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>) throws(FirstTimeError) -> DecodedArchive {
+    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
+                                       copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> DecodedArchive {
         var records: [FirstTimeRecords.Entry] = []
         var findings: [ContractFinding] = []
         for (name, stored) in entries where name.hasPrefix(prefix) {
+            if let primary, primary[String(name.dropFirst(prefix.count))] == nil { continue }
             guard let seconds = seconds(stored) else {
                 findings.append(ContractFinding(.intervalValue, at: .key(name),
                                                 "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
@@ -21,6 +31,40 @@ extension IntervalKey {
 }
 
 extension StateForm {
+    /// The forms a defaults domain holds: the one rule for `interval.*` keys beside an archive
+    /// or plain records, asked by ``StateFile`` and by the on-device `FirstTimeMigration`.
+    ///
+    /// `interval.*` keys alone are the state (IntervalClient's form). Beside an archive or
+    /// plain records they are a copy of the first form's records only when at least one of them
+    /// names one of those records (the copy `migrate --to interval --keep-source` writes): then
+    /// the keys that name a record are the copy (read with
+    /// ``IntervalKey/read(_:copyOf:)``), and every other `interval.*` key is IntervalClient's
+    /// own gate. Keys that name no record are all IntervalClient's own: `.intervalKeys` is not
+    /// a form of the state (not read, written, checked or listed). When the first form cannot
+    /// be read, which keys are a copy cannot be told, and they are not a form either.
+    ///
+    /// ```swift
+    /// // An archive holding "onboarding.v1", and an app's own IntervalClient gate:
+    /// StateForm.held([.defaultsArchive, .intervalKeys], keys: ["YCFirstTime", "interval.newfeature.tip"]) { archiveRecords }
+    /// // [.defaultsArchive]
+    /// ```
+    /// - Parameters:
+    ///   - candidates: the forms by key name (``forms(in:key:)``).
+    ///   - keys: the domain's keys.
+    ///   - primaryRecords: the records of `candidates.first` (nil when they cannot be read);
+    ///     called only when `.intervalKeys` is beside another form.
+    /// - Returns: `candidates`, with `.intervalKeys` left out when it is not a copy.
+    public static func held(_ candidates: [StateForm], keys: some Sequence<String>,
+                            primaryRecords: () -> FirstTimeRecords?) -> [StateForm] {
+        guard candidates.count > 1, candidates.last == .intervalKeys else { return candidates }
+        let prefix = IntervalKey.prefix
+        guard let records = primaryRecords(), !records.entries.isEmpty,
+              keys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
+            return Array(candidates.dropLast())
+        }
+        return candidates
+    }
+
     /// The state a domain holding `forms` gives its app: the first form's records and findings,
     /// and a ``ContractRule/statesDisagree`` finding for each readable copy in another form that
     /// differs (an unreadable copy is ignored). Nil when `forms` is empty.
@@ -39,7 +83,9 @@ extension StateForm {
 
 extension ContractFinding {
     /// The finding when two forms of the state differ (interval keys hold no versions, so only
-    /// their times are compared).
+    /// their times are compared). An interval copy is read only for the records it copies
+    /// (``IntervalKey/read(_:copyOf:)``), so it differs where a record's time and its key's
+    /// differ, where a record with a time has no key, or where a record without a time has one.
     public static func disagreement(_ form: StateForm, _ records: FirstTimeRecords, _ other: StateForm, _ copy: FirstTimeRecords) -> [ContractFinding] {
         let timesOnly = form == .intervalKeys || other == .intervalKeys
         let a = timesOnly ? FirstTimeRecords.timesOnly(records) : records

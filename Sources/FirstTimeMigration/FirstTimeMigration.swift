@@ -158,13 +158,28 @@ struct Domain {
     let options: FirstTimeMigration.Options
     /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them).
     let keys: [String]
-    let forms: [StateForm]
+    /// The forms of the state (``StateForm/held(_:keys:primaryRecords:)``: `interval.*` keys
+    /// beside another form are a form only when they copy its records).
+    private(set) var forms: [StateForm]
+    /// The records an interval copy mirrors, when `.intervalKeys` is a copy beside another form.
+    private var intervalCopyOf: FirstTimeRecords?
 
     init(_ defaults: UserDefaults, options: FirstTimeMigration.Options) {
         self.defaults = defaults
         self.options = options
         keys = defaults.dictionaryRepresentation().keys.sorted(by: utf8Precedes)
         forms = StateForm.forms(in: keys, key: options.key)
+        let candidates = forms
+        var primary: FirstTimeRecords?
+        let held = StateForm.held(candidates, keys: keys) {
+            primary = try? self.read(candidates[0]).records
+            return primary
+        }
+        if held.count < forms.count {
+            forms = held
+        } else if forms.count > 1, forms.last == .intervalKeys {
+            intervalCopyOf = primary
+        }
     }
 
     /// The first of `keys` that is also set outside the app's own domain, among the domains every
@@ -225,7 +240,7 @@ struct Domain {
             return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
         }
         let entries = keys.filter { $0.hasPrefix(IntervalKey.prefix) }.compactMap { key in value(key).map { (key: key, value: $0) } }
-        return try IntervalKey.read(entries)
+        return try IntervalKey.read(entries, copyOf: intervalCopyOf)
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).

@@ -398,6 +398,10 @@ enum MigrateCommand {
                     _ = error.report(io)
                     return (report, nil)
                 }
+                if !options.force, let refusal = OutputGuard.refusal(path, replacingWith: written, key: options.key, io: io,
+                                                                    hint: "Use --force to replace it") {
+                    return fail(refusal, path: path, trouble: true)
+                }
                 let staged = try io.stageFile(path, written, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))

@@ -61,6 +61,10 @@ enum PackCommand {
             if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)
             } else {
+                if !force, let refusal = OutputGuard.refusal(output, replacingWith: archive, key: key, io: io,
+                                                            hint: "Use 'ycft pack --into \(Ycft.shown(output))' to put the archive into it, or --force to replace it") {
+                    throw Ycft.Failure(.trouble, output, refusal)
+                }
                 do {
                     _ = try io.writeFile(output, archive, SafeFile.WriteOptions(replaceReadOnly: force))
                 } catch {

@@ -182,6 +182,24 @@ import TestSupport
         }
     }
 
+    /// IntervalClient's own gate beside the archive is no form of the state (`StateForm.held`,
+    /// as for the tool): not read, not a disagreement, never removed; a copy is read only for
+    /// the records it mirrors.
+    @Test func anAppsOwnIntervalGateIsNotState() throws {
+        let gate: (key: String, value: PlistValue) = ("interval.newfeature.tip", .real(1_733_000_000))
+        let two = records([("onboarding", "2.1.0", 757_414_800.5), ("whats-new", "2.0", nil)])
+        try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(two)), gate]) { domain in
+            let state = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(state.records == two && state.forms == [.defaultsArchive] && state.findings == [])
+            try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(keepSource: true))
+            let copied = try FirstTimeMigration.records(in: domain.defaults)
+            #expect(copied.forms == [.defaultsArchive, .plainRecords, .intervalKeys] && copied.findings == [])
+            try FirstTimeMigration.migrate(domain.defaults, to: .legacy)
+            #expect(domain.defaults.object(forKey: gate.key) as? Double == 1_733_000_000)
+            #expect(domain.defaults.object(forKey: "interval.onboarding") == nil)
+        }
+    }
+
     /// An archive YCFirstTime's loader would reset is migrated as the tool migrates it, and says so.
     @Test func aResettingArchiveIsReported() throws {
         let bytes = [UInt8](try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("valid/apple-order/immutable-root.plist")))
