@@ -96,10 +96,24 @@ public enum SafeFile {
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks())
+    }
+
+    /// ``write(_:to:options:)`` with test seams (``CommitHooks``).
+    static func write(_ bytes: [UInt8], to path: String, options: WriteOptions, hooks: CommitHooks) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: path, options: options) {
         case let .done(outcome): return outcome
-        case let .pending(write): return try write.finish(flushed: false)
+        case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
+    }
+
+    /// Seams for tests that must act at the one moment a race needs: after the writer's last
+    /// look at the target and before it swaps the new file in.
+    struct CommitHooks {
+        /// Called with the target's path between the last identity check and the swap (or rename).
+        var beforeSwap: ((String) -> Void)?
+        /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
+        var exchange = true
     }
 
     /// A backup kept by ``keepBackup(of:expected:suffix:bytes:)``.
@@ -453,7 +467,8 @@ public enum SafeFile {
     /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
     /// Until 2026-12 only the first file's file system was flushed and every file was then
     /// treated as flushed.
-    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool) -> [Result<WriteOutcome, FileError>] {
+    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool,
+                       hooks: CommitHooks = CommitHooks()) -> [Result<WriteOutcome, FileError>] {
         var flushedDevices: [UInt64: Bool] = [:]
         return pending.map { write in
             var flushed = false
@@ -465,7 +480,7 @@ public enum SafeFile {
                     flushedDevices[device] = flushed
                 }
             }
-            do throws(FileError) { return .success(try write.finish(flushed: flushed)) } catch { return .failure(error) }
+            do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
     }
 
@@ -543,19 +558,26 @@ public final class PendingWrite {
         self.notKept = notKept
     }
 
-    /// Flushes (unless the group was) and puts the file in place.
-    fileprivate func finish(flushed: Bool) throws(FileError) -> SafeFile.WriteOutcome {
+    /// Flushes (unless the group was) and puts the file in place: a new file is linked where
+    /// nothing is (never over anything); a replacement is swapped in by
+    /// ``Temporary/replace(expected:exchange:)``, which refuses it, leaving the other program's
+    /// file in place, when what it swapped out is not the file that was read.
+    fileprivate func finish(flushed: Bool, hooks: SafeFile.CommitHooks) throws(FileError) -> SafeFile.WriteOutcome {
         defer { temporary.discard() }
         if !flushed { try temporary.flush() }
-        if let replacing {
-            // The last look before the rename: the file must still be the one we were asked to replace.
-            guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
-                throw FileError(.write, target, .changedSinceRead)
-            }
+        guard let replacing else {
+            try temporary.linkNew()
+            if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
+            return .created(target)
         }
-        try temporary.commit(replacing: replacing != nil)
+        // A cheap first look: most changed files are refused here, before anything is swapped.
+        guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
+            throw FileError(.write, target, .changedSinceRead)
+        }
+        hooks.beforeSwap?(target)
+        try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
-        return replacing != nil ? .replaced(target, notKept: notKept) : .created(target)
+        return .replaced(target, notKept: notKept)
     }
 }
 
@@ -666,31 +688,95 @@ fileprivate final class Temporary {
         return UInt64(info.st_dev)
     }
 
-    /// Puts the file in place: renamed over the target (`replacing`), or linked where nothing is.
-    func commit(replacing: Bool) throws(FileError) {
+    /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
+    /// which never replaces an existing name.
+    /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
+    func linkNew() throws(FileError) {
         if name == nil {
-            // An unnamed O_TMPFILE: link it in. Replacing needs a name to rename from.
-            let linkTarget = replacing ? stem + Temporary.randomSuffix() : target
-            guard linkAt(linkTarget) else {
-                let failure = SystemError.current
-                throw FileError(.write, target, failure.errno == EEXIST && !replacing ? .appeared : .system(failure))
-            }
-            if !replacing {
-                committed = true
-                return
-            }
-            name = linkTarget
-        }
-        guard let name else { return }
-        if replacing {
-            guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
-        } else {
-            guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+            guard linkAt(target) else {
                 let failure = SystemError.current
                 throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
             }
-            unlink(PathBytes.cString(name))
+            committed = true
+            return
         }
+        guard let name else { return }
+        guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+            let failure = SystemError.current
+            throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
+        }
+        unlink(PathBytes.cString(name))
+        self.name = nil
+        committed = true
+    }
+
+    /// Gives an unnamed `O_TMPFILE` a name in the target's directory, `.NAME.ycft-XXXXXXXXXXXX`,
+    /// by `linkat(2)`, which fails with `EEXIST` rather than replace anything (another random
+    /// name is tried then). A named temporary keeps its name.
+    private func giveName() throws(FileError) -> String {
+        if let name { return name }
+        var failure = SystemError(errno: EEXIST)
+        for _ in 0..<16 {
+            let candidate = stem + Temporary.randomSuffix()
+            if linkAt(candidate) {
+                name = candidate
+                return candidate
+            }
+            failure = .current
+            if failure.errno != EEXIST { break }
+        }
+        throw FileError(.write, target, .system(failure))
+    }
+
+    /// Replaces the target with this file, but only the very file that was read (`expected`).
+    ///
+    /// On Linux the file is swapped with the target by `renameat2(2)` with `RENAME_EXCHANGE`,
+    /// which is atomic: the file that was at the target is then under the temporary's name,
+    /// where it is looked at. If it is the file that was read (device, inode, size and
+    /// modification time), its name is removed: the replacement is done. If it is not (another
+    /// program put a new version in place after the writer's last look), the two are swapped
+    /// back at once: the other program's file is in place again, ycft's is removed, and the
+    /// write fails with ``FileError/Reason/changedSinceRead``. A target that is gone (`ENOENT`)
+    /// is refused the same way. No other program's file is ever overwritten.
+    ///
+    /// Where `RENAME_EXCHANGE` is not supported (`EINVAL`, `ENOSYS`, `EOPNOTSUPP`: Linux before
+    /// 3.15, some file systems such as older NFS or FUSE, and other systems), the file is renamed
+    /// over the target as before: a file another program puts in place between the writer's last
+    /// look and that `rename(2)` is overwritten (its write is lost) and not detected.
+    ///
+    /// Limits even with the swap: if yet another program replaces the target in the
+    /// microseconds between the swap and the swap back, that newer file ends up under the
+    /// temporary's name (`.NAME.ycft-XXXXXXXXXXXX`), kept, not deleted, and not in place; and a
+    /// file whose inode, size and modification time all equal the one read is taken for it.
+    /// - Parameters:
+    ///   - expected: the identity of the file that was read.
+    ///   - exchange: false forces the plain `rename` (for tests of the fallback).
+    /// - Throws: ``FileError/Reason/changedSinceRead``, or the system error of a failed call.
+    func replace(expected: FileIdentity, exchange: Bool) throws(FileError) {
+        let name = try giveName()
+        #if os(Linux)
+        if exchange {
+            if linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange) == 0 {
+                if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
+                    // The very file that was read: it is replaced; its last name here goes.
+                    unlink(PathBytes.cString(name))
+                    self.name = nil
+                    committed = true
+                    return
+                }
+                // Another program's file: put it back. ycft's file (under `name` again) is
+                // removed by discard(), which removes the name only while it is ycft's.
+                _ = linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange)
+                throw FileError(.write, target, .changedSinceRead)
+            }
+            let failure = SystemError.current
+            if failure.errno == ENOENT { throw FileError(.write, target, .changedSinceRead) }
+            guard [EINVAL, ENOSYS, EOPNOTSUPP].contains(failure.errno) || failure.errno == ENOTSUP else {
+                throw FileError(.write, target, .system(failure))
+            }
+        }
+        #endif
+        guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
         self.name = nil
         committed = true
     }
@@ -702,8 +788,15 @@ fileprivate final class Temporary {
     func discard() {
         guard !discarded else { return }
         discarded = true
+        if !committed, let name, holdsThisFile(name) { unlink(PathBytes.cString(name)) }
         close(fd)
-        if !committed, let name { unlink(PathBytes.cString(name)) }
+    }
+
+    /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).
+    private func holdsThisFile(_ path: String) -> Bool {
+        guard case let .success(own) = FileStatus.of(descriptor: fd),
+              case let .success(named) = FileStatus.of(path, followLinks: false) else { return false }
+        return named.identity.sameFile(as: own.identity)
     }
 
     private func linkAt(_ path: String) -> Bool {
@@ -757,6 +850,13 @@ fileprivate final class Temporary {
 #if os(Linux)
 /// `syncfs(2)` (Glibc declares it only under `_GNU_SOURCE`).
 @_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+
+/// `renameat2(2)` (Linux 3.15, Glibc 2.28; declared only under `_GNU_SOURCE`).
+@_silgen_name("renameat2") private func linuxRenameat2(_ oldDirectory: Int32, _ old: UnsafePointer<CChar>, _ newDirectory: Int32,
+                                                      _ new: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
+
+/// `RENAME_EXCHANGE`: swap the two names atomically (both must exist).
+private let linuxRenameExchange: UInt32 = 1 << 1
 
 /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Glibc exports it only under `_GNU_SOURCE`). The value
 /// of `__O_TMPFILE` is the generic one (x86, ARM, RISC-V, ...).
