@@ -11,10 +11,11 @@ import Darwin
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
 /// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
-/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it |
+/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see ``Temporary/replace(expected:exchange:)`` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
-/// | `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` | written to that descriptor |
+/// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor |
+/// | any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`, `/proc/self/fd/0`, a link to one) | refused (``FileError/Reason/descriptorName``): the file behind it is never replaced |
 /// | a directory, socket or block device | refused |
 ///
 /// Changing a file in place starts with ``read(_:limit:lock:)`` with `lock`, which accepts only a
@@ -310,6 +311,52 @@ public enum SafeFile {
         return false  // a loop of links: opening it fails (ELOOP)
     }
 
+    /// Where an output path that names an open descriptor (``namesDescriptor(_:)``) may be
+    /// written: the one place that decides it for every command that writes. Standard output and
+    /// standard error of this process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/1`,
+    /// `/proc/self/fd/2`, `/proc/PID/fd/1` with this process's PID, or a link to one) are
+    /// written as streams; any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`,
+    /// another process's `/proc/PID/fd/N`) is refused, because the file behind it would be
+    /// replaced (`ycft pack -o /dev/stdin r.json < v.plist` replaced v.plist before 2026-12).
+    /// Decided from names and links alone: nothing is opened.
+    /// - Returns: 1 or 2 for standard output or standard error; nil when `path` names no descriptor.
+    /// - Throws: ``FileError`` with operation ``FileError/Operation/write`` and reason
+    ///   ``FileError/Reason/descriptorName`` for any other descriptor name.
+    public static func standardStream(forOutput path: String) throws(FileError) -> Int32? {
+        guard namesDescriptor(path) else { return nil }
+        if let fd = ownDescriptorNumber(path), fd == 1 || fd == 2 { return fd }
+        throw FileError(.write, path, .descriptorName)
+    }
+
+    /// The descriptor of this process that `path` (or the link chain it starts) names, or nil
+    /// when it names none or another process's.
+    static func ownDescriptorNumber(_ path: String) -> Int32? {
+        var current = path
+        for _ in 0..<40 {
+            switch lexicallyNormalized(current) {
+            case "/dev/stdin": return 0
+            case "/dev/stdout": return 1
+            case "/dev/stderr": return 2
+            case let name where name.hasPrefix("/dev/fd/"): return descriptorNumber(String(name.dropFirst("/dev/fd/".count)))
+            default: break
+            }
+            if let parent = realPath(directory(of: current)), isDescriptorDirectory(parent) {
+                let parts = parent.split(separator: "/", omittingEmptySubsequences: true)
+                guard parts[1] == "self" || parts[1] == "thread-self" || Int32(parts[1]) == getpid() else { return nil }
+                return descriptorNumber(baseName(current))
+            }
+            guard case let .success(status) = FileStatus.of(current, followLinks: false), status.kind == .symbolicLink,
+                  let text = linkText(current) else { return nil }
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        return nil
+    }
+
+    private static func descriptorNumber(_ text: String) -> Int32? {
+        guard let n = Int32(text), n >= 0, !text.hasPrefix("+") else { return nil }
+        return n
+    }
+
     private static func descriptorName(_ path: String) -> Bool {
         if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
         if path.hasPrefix("/dev/fd/") { return true }
@@ -352,9 +399,12 @@ public enum SafeFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// The descriptor that `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` names.
+    /// The descriptor that `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+    /// `/proc/self/fd/N` names, by the name alone (links are not followed: see
+    /// ``standardStream(forOutput:)`` for what may be written).
     public static func descriptorPath(_ path: String) -> Int32? {
         switch path {
+        case "/dev/stdin": return 0
         case "/dev/stdout": return 1
         case "/dev/stderr": return 2
         default:
@@ -417,7 +467,8 @@ public enum SafeFile {
     /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
     /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
     public static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
-        if let fd = descriptorPath(path) {
+        // Standard output or error by any name are streams; any other descriptor name is refused.
+        if let fd = try standardStream(forOutput: path) {
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }

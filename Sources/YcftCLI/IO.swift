@@ -90,8 +90,9 @@ public struct CommandIO: Sendable {
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
-                // Standard output and error stay on their one output path, whichever name reaches them.
-                switch SafeFile.descriptorPath(path) {
+                // Standard output and error stay on their one output path, whichever name reaches
+                // them; any other descriptor name (/dev/stdin, /dev/fd/3) is refused here, at once.
+                switch try SafeFile.standardStream(forOutput: path) {
                 case 1?:
                     streams.standardOutput.write(bytes)
                     return .streamed(path)
@@ -112,7 +113,7 @@ public struct CommandIO: Sendable {
         let writeThrough = io.writeFile
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
-            if SafeFile.descriptorPath(path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         io.keepBackup = { path, read, suffix, bytes throws(FileError) in
