@@ -108,6 +108,22 @@ public enum SafeFile {
         }
     }
 
+    /// ``write(_:to:options:)`` that calls `beforeSwap` with the target's path between the last
+    /// look at the target and the swap: for tests that race a real process there (the tool's
+    /// debug-only test hooks). Nil: exactly ``write(_:to:options:)``.
+    @_spi(Testing)
+    public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
+                             beforeSwap: ((String) -> Void)?) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
+    }
+
+    /// ``commit(_:)`` that calls `beforeSwap` for each replaced file between its last look and
+    /// its swap (see ``write(_:to:options:beforeSwap:)``).
+    @_spi(Testing)
+    public static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
+        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
+    }
+
     /// Seams for tests that must act at the one moment a race needs: after the writer's last
     /// look at the target and before it swaps the new file in.
     struct CommitHooks {

@@ -1,6 +1,6 @@
 import Foundation
 import Plist
-import SafeFiles
+@_spi(Testing) import SafeFiles
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -100,7 +100,7 @@ public struct CommandIO: Sendable {
                     streams.standardError.write(bytes)
                     return .streamed(path)
                 default:
-                    let outcome = try SafeFile.write(bytes, to: path, options: options)
+                    let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
                     if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
@@ -120,7 +120,7 @@ public struct CommandIO: Sendable {
             try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
-        io.commitFiles = { pending in SafeFile.commit(pending) }
+        io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
