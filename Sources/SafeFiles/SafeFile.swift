@@ -9,7 +9,7 @@ import Darwin
 /// | the path names | what happens |
 /// |---|---|
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
-/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
+/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, swapped with it (`RENAME_EXCHANGE` on Linux, `rename` where that is unsupported) and the old file's name removed; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
 /// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see ``Temporary/replace(expected:exchange:)`` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
@@ -25,9 +25,9 @@ import Darwin
 ///
 /// Setuid, setgid and sticky bits are never given to a file ycft writes. On any failure the
 /// target is untouched and ycft's temporary file is gone; a process killed mid-write leaves at
-/// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and `rename`, or on file systems without
-/// `O_TMPFILE`), which ycft never deletes later: it deletes nothing it did not create in the
-/// same call.
+/// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and the swap, or on file systems without
+/// `O_TMPFILE`; just after the swap, that name holds the old version), which ycft never deletes
+/// later: it deletes nothing it did not create in the same call but the file it replaced.
 ///
 /// ```swift
 /// let input = try SafeFile.read("prefs.plist", limit: 1 << 20, lock: true)
