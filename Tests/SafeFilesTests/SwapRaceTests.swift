@@ -139,10 +139,7 @@ import Glibc
         let side = dir.appendingPathComponent("side").path
         var options = SafeFile.WriteOptions()
         options.syncDirectory = false
-        // The gap between the last look and the swap, widened to 100 µs so that a few hundred
-        // rounds hit it often (it is a few microseconds in a real run).
-        let hooks = SafeFile.CommitHooks(beforeSwap: { _ in usleep(100) }, exchange: exchange)
-        func commit(_ bytes: [UInt8]) throws -> Result<SafeFile.WriteOutcome, FileError> {
+        func commit(_ bytes: [UInt8], hooks: SafeFile.CommitHooks) throws -> Result<SafeFile.WriteOutcome, FileError> {
             guard case let .pending(write) = try SafeFile.stage(bytes, to: file, options: options) else { throw SystemError(errno: EINVAL) }
             return SafeFile.commit([write], flushFileSystem: { _ in true }, hooks: hooks)[0]
         }
@@ -151,7 +148,7 @@ import Glibc
         var spans: [UInt64] = []
         for _ in 0..<21 {
             let started = DispatchTime.now().uptimeNanoseconds
-            _ = try commit([0, 0]).get()
+            _ = try commit([0, 0], hooks: SafeFile.CommitHooks(exchange: exchange)).get()
             spans.append(DispatchTime.now().uptimeNanoseconds - started)
         }
         let span = spans.sorted()[10]
@@ -165,7 +162,12 @@ import Glibc
             let input = try SafeFile.read(file, limit: 100)
             try writeBytes(theirs, to: URL(fileURLWithPath: side))
             options.expected = input.status?.identity
-            let delay = UInt64.random(in: 0...span * 2)
+            // Even rounds: the other program starts with the commit, after a random delay
+            // spanning it. Odd rounds: it starts in the gap between the last look and the swap,
+            // which is widened by a random 0-500 µs (a few microseconds in a real run), so that
+            // the rename lands in the gap in many rounds and after the swap in others.
+            let inGap = rounds % 2 == 1
+            let delay = inGap ? 0 : UInt64.random(in: 0...span * 2)
             let go = DispatchSemaphore(value: 0)
             let done = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
@@ -175,16 +177,28 @@ import Glibc
                 rename(side, file)
                 done.signal()
             }
+            let gap = UInt32.random(in: 0...500)
+            var started = !inGap
+            let hooks = SafeFile.CommitHooks(beforeSwap: { _ in
+                if !started {
+                    started = true
+                    go.signal()
+                }
+                usleep(gap)
+            }, exchange: exchange)
             guard case let .pending(write) = try SafeFile.stage(Array("ycft-\(rounds)".utf8), to: file, options: options) else {
                 throw SystemError(errno: EINVAL)
             }
-            go.signal()
+            if !inGap { go.signal() }
             switch SafeFile.commit([write], flushFileSystem: { _ in true }, hooks: hooks)[0] {
             case let .success(outcome): #expect(outcome == .replaced(file))
             case let .failure(error):
                 #expect(error == FileError(.write, file, .changedSinceRead))
                 refused += 1
             }
+            // The last look cannot fail in a round that starts in the gap (nothing changed the
+            // file before it); should the hook not have run all the same, start the other now.
+            if !started { go.signal() }
             done.wait()
             if try readBytes(URL(fileURLWithPath: file)) != theirs { return (rounds, refused, rounds) }
         }
