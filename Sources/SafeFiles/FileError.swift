@@ -33,7 +33,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// refused before it is opened, so nothing waits on it.
         case notRegularFile(FileKind)
         /// A file to be changed in place is named through an open descriptor (`/dev/stdin`,
-        /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, or a link to one), not by its own path.
+        /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, or a link to one), not by its own path;
+        /// or an output is a descriptor name other than standard output and standard error
+        /// (``SafeFile/standardStream(forOutput:)``).
         case descriptorName
     }
 
@@ -78,6 +80,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .appeared: return "not written: a file appeared at this path while ycft was writing it"
         case .noFreeBackupName: return "\(operation.rawValue): every backup name up to .99 is taken"
         case let .notRegularFile(kind): return "\(operation.rawValue): it is \(kind.phrase); only a regular file is changed in place"
+        case .descriptorName where operation == .write:
+            return "\(operation.rawValue): it names an open descriptor, not a file; ycft writes to standard output "
+                + "(- or /dev/stdout), standard error (/dev/stderr) or a file by its own path"
         case .descriptorName:
             return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
         }

@@ -9,12 +9,13 @@ import Darwin
 /// | the path names | what happens |
 /// |---|---|
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
-/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, renamed over it; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
+/// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, swapped with it (`RENAME_EXCHANGE` on Linux, `rename` where that is unsupported) and the old file's name removed; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
-/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it |
+/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see ``Temporary/replace(expected:exchange:)`` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
-/// | `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` | written to that descriptor |
+/// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor |
+/// | any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`, `/proc/self/fd/0`, a link to one) | refused (``FileError/Reason/descriptorName``): the file behind it is never replaced |
 /// | a directory, socket or block device | refused |
 ///
 /// Changing a file in place starts with ``read(_:limit:lock:)`` with `lock`, which accepts only a
@@ -24,9 +25,9 @@ import Darwin
 ///
 /// Setuid, setgid and sticky bits are never given to a file ycft writes. On any failure the
 /// target is untouched and ycft's temporary file is gone; a process killed mid-write leaves at
-/// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and `rename`, or on file systems without
-/// `O_TMPFILE`), which ycft never deletes later: it deletes nothing it did not create in the
-/// same call.
+/// most a `.NAME.ycft-XXXXXXXXXXXX` file (between `link` and the swap, or on file systems without
+/// `O_TMPFILE`; just after the swap, that name holds the old version), which ycft never deletes
+/// later: it deletes nothing it did not create in the same call but the file it replaced.
 ///
 /// ```swift
 /// let input = try SafeFile.read("prefs.plist", limit: 1 << 20, lock: true)
@@ -96,10 +97,40 @@ public enum SafeFile {
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
     public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks())
+    }
+
+    /// ``write(_:to:options:)`` with test seams (``CommitHooks``).
+    static func write(_ bytes: [UInt8], to path: String, options: WriteOptions, hooks: CommitHooks) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: path, options: options) {
         case let .done(outcome): return outcome
-        case let .pending(write): return try write.finish(flushed: false)
+        case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
+    }
+
+    /// ``write(_:to:options:)`` that calls `beforeSwap` with the target's path between the last
+    /// look at the target and the swap: for tests that race a real process there (the tool's
+    /// debug-only test hooks). Nil: exactly ``write(_:to:options:)``.
+    @_spi(Testing)
+    public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
+                             beforeSwap: ((String) -> Void)?) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
+    }
+
+    /// ``commit(_:)`` that calls `beforeSwap` for each replaced file between its last look and
+    /// its swap (see ``write(_:to:options:beforeSwap:)``).
+    @_spi(Testing)
+    public static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
+        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
+    }
+
+    /// Seams for tests that must act at the one moment a race needs: after the writer's last
+    /// look at the target and before it swaps the new file in.
+    struct CommitHooks {
+        /// Called with the target's path between the last identity check and the swap (or rename).
+        var beforeSwap: ((String) -> Void)?
+        /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
+        var exchange = true
     }
 
     /// A backup kept by ``keepBackup(of:expected:suffix:bytes:)``.
@@ -296,6 +327,52 @@ public enum SafeFile {
         return false  // a loop of links: opening it fails (ELOOP)
     }
 
+    /// Where an output path that names an open descriptor (``namesDescriptor(_:)``) may be
+    /// written: the one place that decides it for every command that writes. Standard output and
+    /// standard error of this process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/1`,
+    /// `/proc/self/fd/2`, `/proc/PID/fd/1` with this process's PID, or a link to one) are
+    /// written as streams; any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`,
+    /// another process's `/proc/PID/fd/N`) is refused, because the file behind it would be
+    /// replaced (`ycft pack -o /dev/stdin r.json < v.plist` replaced v.plist before 2026-12).
+    /// Decided from names and links alone: nothing is opened.
+    /// - Returns: 1 or 2 for standard output or standard error; nil when `path` names no descriptor.
+    /// - Throws: ``FileError`` with operation ``FileError/Operation/write`` and reason
+    ///   ``FileError/Reason/descriptorName`` for any other descriptor name.
+    public static func standardStream(forOutput path: String) throws(FileError) -> Int32? {
+        guard namesDescriptor(path) else { return nil }
+        if let fd = ownDescriptorNumber(path), fd == 1 || fd == 2 { return fd }
+        throw FileError(.write, path, .descriptorName)
+    }
+
+    /// The descriptor of this process that `path` (or the link chain it starts) names, or nil
+    /// when it names none or another process's.
+    static func ownDescriptorNumber(_ path: String) -> Int32? {
+        var current = path
+        for _ in 0..<40 {
+            switch lexicallyNormalized(current) {
+            case "/dev/stdin": return 0
+            case "/dev/stdout": return 1
+            case "/dev/stderr": return 2
+            case let name where name.hasPrefix("/dev/fd/"): return descriptorNumber(String(name.dropFirst("/dev/fd/".count)))
+            default: break
+            }
+            if let parent = realPath(directory(of: current)), isDescriptorDirectory(parent) {
+                let parts = parent.split(separator: "/", omittingEmptySubsequences: true)
+                guard parts[1] == "self" || parts[1] == "thread-self" || Int32(parts[1]) == getpid() else { return nil }
+                return descriptorNumber(baseName(current))
+            }
+            guard case let .success(status) = FileStatus.of(current, followLinks: false), status.kind == .symbolicLink,
+                  let text = linkText(current) else { return nil }
+            current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
+        }
+        return nil
+    }
+
+    private static func descriptorNumber(_ text: String) -> Int32? {
+        guard let n = Int32(text), n >= 0, !text.hasPrefix("+") else { return nil }
+        return n
+    }
+
     private static func descriptorName(_ path: String) -> Bool {
         if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
         if path.hasPrefix("/dev/fd/") { return true }
@@ -338,9 +415,12 @@ public enum SafeFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// The descriptor that `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or `/proc/self/fd/N` names.
+    /// The descriptor that `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+    /// `/proc/self/fd/N` names, by the name alone (links are not followed: see
+    /// ``standardStream(forOutput:)`` for what may be written).
     public static func descriptorPath(_ path: String) -> Int32? {
         switch path {
+        case "/dev/stdin": return 0
         case "/dev/stdout": return 1
         case "/dev/stderr": return 2
         default:
@@ -412,7 +492,8 @@ public enum SafeFile {
     /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
     /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
     public static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
-        if let fd = descriptorPath(path) {
+        // Standard output or error by any name are streams; any other descriptor name is refused.
+        if let fd = try standardStream(forOutput: path) {
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }
@@ -462,7 +543,8 @@ public enum SafeFile {
     /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
     /// Until 2026-12 only the first file's file system was flushed and every file was then
     /// treated as flushed.
-    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool) -> [Result<WriteOutcome, FileError>] {
+    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool,
+                       hooks: CommitHooks = CommitHooks()) -> [Result<WriteOutcome, FileError>] {
         var flushedDevices: [UInt64: Bool] = [:]
         return pending.map { write in
             var flushed = false
@@ -474,7 +556,7 @@ public enum SafeFile {
                     flushedDevices[device] = flushed
                 }
             }
-            do throws(FileError) { return .success(try write.finish(flushed: flushed)) } catch { return .failure(error) }
+            do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
     }
 
@@ -552,19 +634,26 @@ public final class PendingWrite {
         self.notKept = notKept
     }
 
-    /// Flushes (unless the group was) and puts the file in place.
-    fileprivate func finish(flushed: Bool) throws(FileError) -> SafeFile.WriteOutcome {
+    /// Flushes (unless the group was) and puts the file in place: a new file is linked where
+    /// nothing is (never over anything); a replacement is swapped in by
+    /// ``Temporary/replace(expected:exchange:)``, which refuses it, leaving the other program's
+    /// file in place, when what it swapped out is not the file that was read.
+    fileprivate func finish(flushed: Bool, hooks: SafeFile.CommitHooks) throws(FileError) -> SafeFile.WriteOutcome {
         defer { temporary.discard() }
         if !flushed { try temporary.flush() }
-        if let replacing {
-            // The last look before the rename: the file must still be the one we were asked to replace.
-            guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
-                throw FileError(.write, target, .changedSinceRead)
-            }
+        guard let replacing else {
+            try temporary.linkNew()
+            if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
+            return .created(target)
         }
-        try temporary.commit(replacing: replacing != nil)
+        // A cheap first look: most changed files are refused here, before anything is swapped.
+        guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
+            throw FileError(.write, target, .changedSinceRead)
+        }
+        hooks.beforeSwap?(target)
+        try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
-        return replacing != nil ? .replaced(target, notKept: notKept) : .created(target)
+        return .replaced(target, notKept: notKept)
     }
 }
 
@@ -675,31 +764,95 @@ fileprivate final class Temporary {
         return UInt64(info.st_dev)
     }
 
-    /// Puts the file in place: renamed over the target (`replacing`), or linked where nothing is.
-    func commit(replacing: Bool) throws(FileError) {
+    /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
+    /// which never replaces an existing name.
+    /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
+    func linkNew() throws(FileError) {
         if name == nil {
-            // An unnamed O_TMPFILE: link it in. Replacing needs a name to rename from.
-            let linkTarget = replacing ? stem + Temporary.randomSuffix() : target
-            guard linkAt(linkTarget) else {
-                let failure = SystemError.current
-                throw FileError(.write, target, failure.errno == EEXIST && !replacing ? .appeared : .system(failure))
-            }
-            if !replacing {
-                committed = true
-                return
-            }
-            name = linkTarget
-        }
-        guard let name else { return }
-        if replacing {
-            guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
-        } else {
-            guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+            guard linkAt(target) else {
                 let failure = SystemError.current
                 throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
             }
-            unlink(PathBytes.cString(name))
+            committed = true
+            return
         }
+        guard let name else { return }
+        guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+            let failure = SystemError.current
+            throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
+        }
+        unlink(PathBytes.cString(name))
+        self.name = nil
+        committed = true
+    }
+
+    /// Gives an unnamed `O_TMPFILE` a name in the target's directory, `.NAME.ycft-XXXXXXXXXXXX`,
+    /// by `linkat(2)`, which fails with `EEXIST` rather than replace anything (another random
+    /// name is tried then). A named temporary keeps its name.
+    private func giveName() throws(FileError) -> String {
+        if let name { return name }
+        var failure = SystemError(errno: EEXIST)
+        for _ in 0..<16 {
+            let candidate = stem + Temporary.randomSuffix()
+            if linkAt(candidate) {
+                name = candidate
+                return candidate
+            }
+            failure = .current
+            if failure.errno != EEXIST { break }
+        }
+        throw FileError(.write, target, .system(failure))
+    }
+
+    /// Replaces the target with this file, but only the very file that was read (`expected`).
+    ///
+    /// On Linux the file is swapped with the target by `renameat2(2)` with `RENAME_EXCHANGE`,
+    /// which is atomic: the file that was at the target is then under the temporary's name,
+    /// where it is looked at. If it is the file that was read (device, inode, size and
+    /// modification time), its name is removed: the replacement is done. If it is not (another
+    /// program put a new version in place after the writer's last look), the two are swapped
+    /// back at once: the other program's file is in place again, ycft's is removed, and the
+    /// write fails with ``FileError/Reason/changedSinceRead``. A target that is gone (`ENOENT`)
+    /// is refused the same way. No other program's file is ever overwritten.
+    ///
+    /// Where `RENAME_EXCHANGE` is not supported (`EINVAL`, `ENOSYS`, `EOPNOTSUPP`: Linux before
+    /// 3.15, some file systems such as older NFS or FUSE, and other systems), the file is renamed
+    /// over the target as before: a file another program puts in place between the writer's last
+    /// look and that `rename(2)` is overwritten (its write is lost) and not detected.
+    ///
+    /// Limits even with the swap: if yet another program replaces the target in the
+    /// microseconds between the swap and the swap back, that newer file ends up under the
+    /// temporary's name (`.NAME.ycft-XXXXXXXXXXXX`), kept, not deleted, and not in place; and a
+    /// file whose inode, size and modification time all equal the one read is taken for it.
+    /// - Parameters:
+    ///   - expected: the identity of the file that was read.
+    ///   - exchange: false forces the plain `rename` (for tests of the fallback).
+    /// - Throws: ``FileError/Reason/changedSinceRead``, or the system error of a failed call.
+    func replace(expected: FileIdentity, exchange: Bool) throws(FileError) {
+        let name = try giveName()
+        #if os(Linux)
+        if exchange {
+            if linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange) == 0 {
+                if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
+                    // The very file that was read: it is replaced; its last name here goes.
+                    unlink(PathBytes.cString(name))
+                    self.name = nil
+                    committed = true
+                    return
+                }
+                // Another program's file: put it back. ycft's file (under `name` again) is
+                // removed by discard(), which removes the name only while it is ycft's.
+                _ = linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange)
+                throw FileError(.write, target, .changedSinceRead)
+            }
+            let failure = SystemError.current
+            if failure.errno == ENOENT { throw FileError(.write, target, .changedSinceRead) }
+            guard [EINVAL, ENOSYS, EOPNOTSUPP].contains(failure.errno) || failure.errno == ENOTSUP else {
+                throw FileError(.write, target, .system(failure))
+            }
+        }
+        #endif
+        guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
         self.name = nil
         committed = true
     }
@@ -711,8 +864,15 @@ fileprivate final class Temporary {
     func discard() {
         guard !discarded else { return }
         discarded = true
+        if !committed, let name, holdsThisFile(name) { unlink(PathBytes.cString(name)) }
         close(fd)
-        if !committed, let name { unlink(PathBytes.cString(name)) }
+    }
+
+    /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).
+    private func holdsThisFile(_ path: String) -> Bool {
+        guard case let .success(own) = FileStatus.of(descriptor: fd),
+              case let .success(named) = FileStatus.of(path, followLinks: false) else { return false }
+        return named.identity.sameFile(as: own.identity)
     }
 
     private func linkAt(_ path: String) -> Bool {
@@ -766,6 +926,13 @@ fileprivate final class Temporary {
 #if os(Linux)
 /// `syncfs(2)` (Glibc declares it only under `_GNU_SOURCE`).
 @_silgen_name("syncfs") private func linuxSyncfs(_ fd: Int32) -> Int32
+
+/// `renameat2(2)` (Linux 3.15, Glibc 2.28; declared only under `_GNU_SOURCE`).
+@_silgen_name("renameat2") private func linuxRenameat2(_ oldDirectory: Int32, _ old: UnsafePointer<CChar>, _ newDirectory: Int32,
+                                                      _ new: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
+
+/// `RENAME_EXCHANGE`: swap the two names atomically (both must exist).
+private let linuxRenameExchange: UInt32 = 1 << 1
 
 /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Glibc exports it only under `_GNU_SOURCE`). The value
 /// of `__O_TMPFILE` is the generic one (x86, ARM, RISC-V, ...).

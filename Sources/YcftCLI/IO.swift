@@ -1,6 +1,6 @@
 import Foundation
 import Plist
-import SafeFiles
+@_spi(Testing) import SafeFiles
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -98,8 +98,9 @@ public struct CommandIO: Sendable {
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
-                // Standard output and error stay on their one output path, whichever name reaches them.
-                switch SafeFile.descriptorPath(path) {
+                // Standard output and error stay on their one output path, whichever name reaches
+                // them; any other descriptor name (/dev/stdin, /dev/fd/3) is refused here, at once.
+                switch try SafeFile.standardStream(forOutput: path) {
                 case 1?:
                     streams.standardOutput.write(bytes)
                     return .streamed(path)
@@ -107,7 +108,7 @@ public struct CommandIO: Sendable {
                     streams.standardError.write(bytes)
                     return .streamed(path)
                 default:
-                    let outcome = try SafeFile.write(bytes, to: path, options: options)
+                    let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
                     if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
@@ -120,14 +121,14 @@ public struct CommandIO: Sendable {
         let writeThrough = io.writeFile
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
-            if SafeFile.descriptorPath(path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         io.keepBackup = { path, read, suffix, bytes throws(FileError) in
             try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
-        io.commitFiles = { pending in SafeFile.commit(pending) }
+        io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
@@ -160,7 +161,11 @@ func makeDirectories(_ path: String) throws(SystemError) {
 /// options would refuse, found without writing. Standard output and error are always writable.
 /// - Throws: ``FileError`` as the writer would throw it.
 func checkWritableLive(_ path: String) throws(FileError) {
-    if SafeFile.descriptorPath(path) != nil { return }
+    // Descriptor names: the writer's own rule (standard output or error, else refused).
+    if SafeFile.namesDescriptor(path) {
+        _ = try SafeFile.standardStream(forOutput: path)
+        return
+    }
     switch FileStatus.of(path) {
     case let .success(status):
         switch status.kind {

@@ -11,7 +11,8 @@ enum OutputGuard {
     /// lost (no such file, not a regular file, nothing ycft reads as preferences, every
     /// preference kept). `hint` ends the message: what to do instead.
     static func refusal(_ path: String, replacingWith bytes: [UInt8], key: String, io: CommandIO, hint: String) -> String? {
-        guard let status = io.fileStatus(path), status.kind == .regular,
+        // A descriptor name is the writer's to decide (a standard stream, or refused).
+        guard !SafeFile.namesDescriptor(path), let status = io.fileStatus(path), status.kind == .regular,
               let existing = try? io.readFile(path, PlistLimits.default.maxInputSize, false) else { return nil }
         defer { existing.release() }
         let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)
