@@ -66,7 +66,7 @@ enum EditCommands {
             throw UsageError(args.operands.count < 2 ? "Missing expected argument 'FILE KEY'" : "Unexpected argument '\(args.operands[2])'")
         }
         if case .none = version, case .none = time {
-            throw UsageError("Say what to set: --last-version V, --no-last-version, --last-time T or --no-last-time")
+            throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
         }
         var lastTime: Double?? = .none
         if case let .some(given) = time {
@@ -75,7 +75,7 @@ enum EditCommands {
                     lastTime = .some(clock())
                 } else if seconds {
                     guard let value = Double(text) else {
-                        throw UsageError("The value '\(text)' is invalid for '--last-time <seconds>': expected seconds since 2001")
+                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected seconds since 2001 (with --seconds)")
                     }
                     lastTime = .some(value)
                 } else {
