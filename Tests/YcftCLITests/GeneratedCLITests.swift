@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import FirstTimeArchive
 @testable import YcftCLI
 
 /// The one description of the command line (CommandSpec) and what is produced from it.
@@ -45,23 +46,58 @@ import TestSupport
         try check(generate(["--generate-completion-script", "bash"]), with: "bash")
     }
 
+    /// The page has every section, every option, the rule table from ``ContractRule/spec``,
+    /// and renders without a warning: `groff -mandoc -ww` always (Scripts/bootstrap.sh installs
+    /// groff), `mandoc -T lint` where mandoc is installed (bootstrap installs it on Debian).
     @Test func manualPageIsCleanRoff() throws {
         let page = generate(["--generate-manual"])
         #expect(page.hasPrefix(".TH YCFT 1 \"\(Ycft.versionDate)\" \"ycft \(Ycft.version)\" \"User Commands\"\n"))
+        let sections = page.split(separator: "\n").filter { $0.hasPrefix(".SH ") }
+        #expect(sections == [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH COMMANDS", ".SH RULES", ".SH EXIT STATUS",
+                             ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", ".SH SEE ALSO"])
         for spec in CommandSpec.all {
             #expect(page.contains(".SS \"ycft \(spec.name)\""))
             for option in spec.options where !option.hidden {
                 #expect(page.contains("\\fB\(Manual.escape(option.names.last!))\\fR"), "\(spec.name) \(option.names.last!)")
             }
         }
-        guard Self.installed("groff") else { return }
+        for rule in ContractRule.allCases {
+            #expect(page.contains(".TP\n\\fB\(Manual.escape(rule.rawValue))\\fR (\(rule.spec.severity.rawValue))\n"), "\(rule)")
+        }
+        for name in ["VISUAL", "EDITOR", "TMPDIR", "COLUMNS"] { #expect(page.contains(".B \(name)\n")) }
+        for file in ["FILE.bak", "FILE.bak.N", "$TMPDIR/ycft\\-edit\\-XXXXXX/records.json"] { #expect(page.contains(".I \(file)\n")) }
+        // mandoc -T lint's style: no source line over 80 bytes outside a no-fill block.
+        #expect(page.split(separator: "\n").allSatisfy { $0.utf8.count <= 80 || $0.hasPrefix("ycft ") })
+
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("ycft.1")
         try writeBytes(Array(page.utf8), to: file)
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["groff", "-ww", "-man", "-Tutf8", file.path])
+        #expect(Self.installed("groff"), "groff is needed to check the manual: run Scripts/bootstrap.sh")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["groff", "-mandoc", "-ww", "-rHY=0", "-Tutf8", "-P-cbou", file.path],
+                                    environment: ["LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)
         #expect(result.stderr == "", "groff warnings: \(result.stderr)")
-        #expect(result.stdoutText.contains("read, check, migrate and rewrite"))
+        let text = result.stdoutText
+        // Filled text, its justification undone (-rHY=0: no hyphenation, words whole).
+        let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("ycft - read, check, migrate and rewrite the state archives of YCFirstTime"))
+        // Every rule with its severity, meaning and what the device does, from the one rule table.
+        for rule in ContractRule.allCases {
+            let spec = rule.spec
+            #expect(words.contains("\(rule.rawValue) (\(spec.severity.rawValue)) \(spec.summary) On the device: \(spec.device.summary)."),
+                    "\(rule)")
+        }
+        // The --gate table keeps its indentation, and edit's signal exit is documented.
+        #expect(text.contains("""
+                      days:<n>         executeOncePerInterval(days:): 86,400 s
+                                       days, a Float (days:0.5); days <= 0
+        """), "\(text)")
+        #expect(words.contains("128+N edit only: ycft ended by signal N (SIGTERM, SIGHUP, or SIGINT when Ctrl-C ended the editor)"))
+        if Self.installed("mandoc") {
+            let lint = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["mandoc", "-T", "lint", file.path])
+            #expect(lint.status == 0)
+            #expect(lint.stdoutText + lint.stderr == "", "mandoc -T lint: \(lint.stdoutText)\(lint.stderr)")
+        }
     }
 
     /// The built binary prints the same scripts and page, and `man -l` renders the page
