@@ -42,6 +42,78 @@ import FirstTimeArchive
         if Self.installed(shell) { try check(script, with: shell) }
     }
 
+    /// A real bash completes a path with spaces as one word, whether typed plain, with a
+    /// backslash or after an opening quote, for an operand and for an option's value.
+    @Test func bashCompletesPathsWithSpacesAsOneWord() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Application Support"), withIntermediateDirectories: true)
+        try writeBytes([], to: dir.appendingPathComponent("Application Support/a b.plist"))
+        let script = dir.appendingPathComponent("ycft.bash")
+        try writeBytes(Array(generate(["--generate-completion-script", "bash"]).utf8), to: script)
+        let driver = #"""
+        source "$1"; cd "$2"
+        complete -p ycft
+        t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _ycft; printf '%s|' "${COMPREPLY[@]}"; echo; }
+        t ycft dump Appl
+        t ycft dump 'Application\ S'
+        t ycft dump '"Application S'
+        t ycft verify 'Application\ Support/a'
+        t ycft pack -o Appl
+        t ycft help ve
+        t ycft verify --format j
+        """#
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["bash", "--norc", "--noprofile", "-c", driver, "driver", script.path, dir.path],
+                                    environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+        #expect(result.stderr == "")
+        #expect(result.stdoutText == """
+        complete -o filenames -F _ycft ycft
+        Application Support|
+        Application Support|
+        Application Support|
+        Application Support/a b.plist|
+        Application Support|
+        verify|
+        json|junit|
+
+        """)
+    }
+
+    /// zsh and fish show the help text as written: parentheses, colons, apostrophes.
+    @Test func zshAndFishKeepTheHelpText() throws {
+        let zsh = generate(["--generate-completion-script", "zsh"])
+        #expect(zsh.contains("\n        'pack:Write records (JSON) as a legacy archive.'\n"))
+        #expect(zsh.contains("\n        'reset:YCFirstTime'\\''s reset(), in place.'\n"))
+        #expect(zsh.contains("\n                '--now''[The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00]:TIME: ' \\\n"))
+        #expect(zsh.contains("'[The recorded time: ISO 8601 with an offset (2025-01-01T10:00:00+01:00), '\\''now'\\'', or with --seconds exact seconds since 2001 (757414800.123456)]:TIME: '"))
+        // The value's placeholder is help's (OUT|-).
+        #expect(zsh.contains("\n                '(-o --output)'{-o,--output}'[Where to write ('\\''-'\\'' and /dev/stdout are standard output, the default)]:OUT|-:_files' \\\n"))
+        let fish = generate(["--generate-completion-script", "fish"])
+        #expect(fish.contains("-a reset -d 'YCFirstTime\\'s reset(), in place.'\n"))
+        #expect(fish.contains("-a pack -d 'Write records (JSON) as a legacy archive.'\n"))
+        #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00'\n"))
+        // `ycft help <TAB>` offers the subcommands.
+        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit' -a status -d 'Would each gate run now, and when next?'\n"))
+        for shell in ["zsh", "fish"] where Self.installed(shell) {
+            try check(shell == "zsh" ? zsh : fish, with: shell)
+        }
+    }
+
+    /// fish itself, where installed: `ycft help <TAB>` lists the subcommands with their
+    /// descriptions intact, and nothing once one is named.
+    @Test(.enabled(if: installed("fish"))) func fishCompletesHelp() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let script = dir.appendingPathComponent("ycft.fish")
+        try writeBytes(Array(generate(["--generate-completion-script", "fish"]).utf8), to: script)
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["fish", "--no-config", "-c", "source $argv[1]; complete -C 'ycft help '; echo ==; complete -C 'ycft help reset '; echo ==; complete -C 'ycft status --no'",
+                                     script.path], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": dir.path])
+        #expect(result.stdoutText == CommandSpec.all.sorted { $0.name < $1.name }.map { "\($0.name)\t\($0.abstract)\n" }.joined()
+                + "==\n==\n--now\tThe moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00\n"
+                + "--no-app-version\tThe app has no CFBundleShortVersionString\n",
+                "\(result.stdoutText)\(result.stderr)")
+    }
+
     @Test func bashScriptIsValid() throws {
         try check(generate(["--generate-completion-script", "bash"]), with: "bash")
     }
