@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, pkg-config, GNU
-# time, tmux and vim) when missing.
+# time, tmux and vim; groff and mandoc to check the manual page; zsh and fish to check the
+# completion scripts) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -17,6 +18,14 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # `ycft edit` is tested with a real vi on a pseudo-terminal (tmux).
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v vi >/dev/null 2>&1 || missing+=(vim)
+# The manual page is rendered with groff -ww (always) and linted with mandoc -T lint.
+command -v groff >/dev/null 2>&1 || missing+=(groff)
+if command -v apt-get >/dev/null 2>&1; then
+    command -v mandoc >/dev/null 2>&1 || missing+=(mandoc)
+    # The zsh and fish completion scripts are checked with zsh -n and fish -n.
+    command -v zsh >/dev/null 2>&1 || missing+=(zsh)
+    command -v fish >/dev/null 2>&1 || missing+=(fish)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
     if command -v apt-get >/dev/null 2>&1; then
@@ -26,7 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v brew >/dev/null 2>&1; then
-        brew install libplist pkg-config tmux
+        brew install libplist pkg-config tmux groff
     else
         echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers)" >&2
         exit 2

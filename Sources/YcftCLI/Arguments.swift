@@ -25,7 +25,9 @@ struct Arguments {
     /// - Throws: for an option the command does not have, or a value given to a flag.
     mutating func nextOption() throws(UsageError) -> (name: String, inline: String?)? {
         guard let option = try next() else { return nil }
-        guard let known = spec.option(option.name) else { throw UsageError("Unknown option '\(option.name)'") }
+        guard let known = spec.option(option.name) else {
+            throw UsageError.unknownOption(option.name, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
+        }
         if !known.takesValue, option.inline != nil { throw UsageError("'\(option.name)' takes no value") }
         return option
     }
@@ -60,11 +62,11 @@ struct Arguments {
         if let inline {
             value = inline
         } else {
-            guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) <value>'") }
+            guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) \(spec.placeholder(name))'") }
             value = rest.removeFirst()
         }
         guard let option = spec.option(name), !option.acceptsBytes else { return value }
-        return try Self.text(value, for: "\(name) <\((option.value ?? "value").lowercased())>")
+        return try Self.text(value, for: "\(name) \(spec.placeholder(name))")
     }
 
     /// An operand as the command's argument at `index` takes it: a path as it is, anything
@@ -85,6 +87,41 @@ struct Arguments {
     }
 }
 
+/// "Did you mean": the known word closest to a mistyped one, when it is close (as
+/// swift-argument-parser suggests long options: by edit distance, never a short option).
+enum Suggestion {
+    /// The Levenshtein distance between `a` and `b`, in characters.
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in a.indices {
+            var previous = row[0]
+            row[0] = i + 1
+            for j in b.indices {
+                let substitute = previous + (a[i] == b[j] ? 0 : 1)
+                previous = row[j + 1]
+                row[j + 1] = min(substitute, row[j] + 1, row[j + 1] + 1)
+            }
+        }
+        return row[b.count]
+    }
+
+    /// The candidate closest to `word` (the first of equals), if it is close: fewer than 4
+    /// edits (swift-argument-parser's floor) and about half the candidate's letters at most, so
+    /// that a short word is not "corrected" into an unrelated one. Short options (`-o`) are
+    /// never suggested.
+    static func closest(to word: String, among candidates: [String]) -> String? {
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates where candidate.hasPrefix("--") || !candidate.hasPrefix("-") {
+            let d = distance(word, candidate)
+            let letters = candidate.drop { $0 == "-" }.count
+            guard d > 0, d < 4, 2 * d <= letters + 1 else { continue }
+            if best.map({ d < $0.distance }) ?? true { best = (candidate, d) }
+        }
+        return best?.candidate
+    }
+}
+
 /// A command-line mistake: printed with the command's usage line, exit status 2.
 ///
 /// The message is written as a string literal whose every interpolated value (an argument, an
@@ -94,6 +131,18 @@ struct Arguments {
 struct UsageError: Error {
     let message: String
     init(_ message: Message) { self.message = message.text }
+
+    /// `Unknown option '--compat'. Did you mean '--compact'?` (the suggestion only when close).
+    static func unknownOption(_ name: String, among names: [String]) -> UsageError {
+        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown option '\(name)'") }
+        return UsageError("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
+    }
+
+    /// `Unknown subcommand 'verfy'. Did you mean 'verify'?` (the suggestion only when close).
+    static func unknownSubcommand(_ name: String, among names: [String]) -> UsageError {
+        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown subcommand '\(name)'") }
+        return UsageError("Unknown subcommand '\(name)'. Did you mean '\(suggestion)'?")
+    }
 
     /// A usage message: literal text as written, interpolations escaped. Every value comes from
     /// the command line, decoded by ``PathBytes``: its bytes that are not UTF-8 show as `\xNN`,

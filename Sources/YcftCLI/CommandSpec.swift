@@ -83,6 +83,10 @@ struct CommandSpec: Sendable {
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
+    /// An option's value as errors name it, the placeholder of help in swift-argument-parser's
+    /// spelling: `--time-zone ZONE` in help is `'--time-zone <zone>'` in an error.
+    func placeholder(_ name: String) -> String { "<" + (option(name)?.value ?? "value").lowercased() + ">" }
+
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
 }
@@ -90,6 +94,9 @@ struct CommandSpec: Sendable {
 // MARK: The commands
 
 extension CommandSpec {
+    /// What ycft does, in one line (the main help's OVERVIEW and the manual's NAME).
+    static let toolOverview = "Read, check, migrate and rewrite the state archives of YCFirstTime."
+
     static let help = Option(["-h", "--help"], ["Show help information."])
     static let maxInputSize = Option(["--max-input-size"], "SIZE", [
         "Refuse inputs larger than SIZE bytes (K, M, G allowed).", "(default: 32M)",
@@ -162,12 +169,12 @@ extension CommandSpec {
         used as given; when only lastTimeUTC is given it is parsed; when both are given
         and disagree beyond the precision of lastTimeUTC, pack refuses.
         """,
-        usage: ["[--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"],
+        usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"],
         arguments: [Argument(name: "FILE.json|-", completion: .file, help: ["The records ('-' reads standard input)."])],
         options: [
-            Option(["--plist-format"], "binary|xml", completion: .choices(["binary", "xml"]),
-                   ["The archive's property-list format. (default: binary;", "was --format)"]),
-            Option(["--format"], "binary|xml", hidden: true),
+            Option(["--plist-format"], "FORMAT", completion: .choices(["binary", "xml"]),
+                   ["binary or xml: the archive's property-list format.", "(default: binary; was --format)"]),
+            Option(["--format"], "FORMAT", hidden: true),
             Option(["-o", "--output"], "OUT|-", completion: .file, [
                 "Where to write ('-' and /dev/stdout are standard output,",
                 "the default). A file is replaced atomically, keeping its",
@@ -191,7 +198,7 @@ extension CommandSpec {
         name: "verify", abstract: "Check archives against the YCFirstTime contract.",
         overview: "Check YCFirstTime archives against the persistence contract.",
         discussion: """
-        Each FILE is an archive, an exported defaults file holding the state (the archive,
+        Each PATH is an archive, an exported defaults file holding the state (the archive,
         the plain records or IntervalClient keys), or a directory searched recursively for
         files matching --include (*.plist by default). Every form a file holds is judged,
         and copies that disagree are reported. Every finding has a stable rule id, a
@@ -201,7 +208,7 @@ extension CommandSpec {
         directory that cannot be read, or that holds nothing to check (empty, no file
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
-        usage: ["[--format text|json|github|junit] [--strict] [--key NAME] [--include GLOB]...",
+        usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
                 "[--allow-empty] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."])],
@@ -261,11 +268,11 @@ extension CommandSpec {
         replaced atomically, keeping mode and owner; a file another program changed while
         ycft worked on it is not replaced (it fails); one bad file never stops the rest.
         """,
-        usage: ["[--to records|interval|legacy]",
+        usage: ["[--to TARGET]",
                 "(-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)",
                 "[--keep-source] [--force] [--drop-versions] [--key NAME]",
-                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE]",
-                "[--plist-format same|binary|xml] PATH..."],
+                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE|-]",
+                "[--plist-format FORMAT] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
         options: [
             Option(["--to"], "TARGET", completion: .choices(["records", "interval", "legacy"]), [
@@ -331,19 +338,19 @@ extension CommandSpec {
         the output says why; so does a defaults file with no state yet (a fresh install's,
         or after reset).
         """,
-        usage: ["[--app-version V|--no-app-version] [--now ISO8601] [--time-zone TZ] [--legacy-day]",
-                "[--gate KEY=RULE]... [--format text|json] [--key NAME]",
+        usage: ["[--app-version VERSION|--no-app-version] [--now TIME] [--time-zone ZONE] [--legacy-day]",
+                "[--gate KEY=RULE]... [--format FORMAT [--compact]] [--key NAME]",
                 "[--max-input-size SIZE] FILE|-"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."])],
         options: [
-            Option(["--app-version"], "V", ["The running app's version (CFBundleShortVersionString);",
+            Option(["--app-version"], "VERSION", ["The running app's version (CFBundleShortVersionString);",
                                            "needed by per-version gates."]),
             Option(["--no-app-version"], ["The app has no CFBundleShortVersionString."]),
-            Option(["--now"], "ISO8601", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
+            Option(["--now"], "TIME", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
                                          "2025-01-01T10:00:00+01:00, or 'now'. (default: now)"]),
-            Option(["--time-zone"], "TZ", ["IANA time zone for calendar rules, and a column of local",
-                                          "times; 'local' is the system's (TZ, /etc/localtime).",
-                                          "(default: UTC, and no local column)"]),
+            Option(["--time-zone"], "ZONE", ["IANA time zone for calendar rules, and a column of local",
+                                           "times; 'local' is the system's (TZ, /etc/localtime).",
+                                           "(default: UTC, and no local column)"]),
             Option(["--legacy-day"], ["days:<n> uses YCFirstTime 1.x's 84,600-second day."]),
             Option(["--gate"], "KEY=RULE", [
                 "A gate to judge; repeatable. RULE is one of:",
@@ -371,14 +378,14 @@ extension CommandSpec {
         name: "set", abstract: "Set one record's version or time, in place.",
         overview: "Set one record's version or time, in place.",
         discussion: editWriting,
-        usage: ["[--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time]",
+        usage: ["[--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time]",
                 "[--key NAME] [--force] FILE KEY"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY", completion: .none, help: ["The block key (created when it is not there)."])],
         options: [
-            Option(["--last-version"], "V", ["The recorded version."]),
+            Option(["--last-version"], "VERSION", ["The recorded version."]),
             Option(["--no-last-version"], ["No recorded version (nil)."]),
-            Option(["--last-time"], "T", ["The recorded time: ISO 8601 with an offset",
+            Option(["--last-time"], "TIME", ["The recorded time: ISO 8601 with an offset",
                                          "(2025-01-01T10:00:00+01:00), 'now', or with --seconds exact",
                                          "seconds since 2001 (757414800.123456)."]),
             Option(["--no-last-time"], ["No recorded time (nil)."]),

@@ -67,14 +67,14 @@ enum EditCommands {
                              : args.operands.count == 1 ? "Missing expected argument 'KEY'" : "Unexpected argument '\(args.operands[2])'")
         }
         if case .none = version, case .none = time {
-            throw UsageError("Say what to set: --last-version V, --no-last-version, --last-time T or --no-last-time")
+            throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
         }
         var lastTime: Double?? = .none
         if case let .some(given) = time {
             if let text = given {
                 if seconds && text != "now" {
                     guard let value = Double(text) else {
-                        throw UsageError("The value '\(text)' is invalid for '--last-time <seconds>': expected seconds since 2001")
+                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected seconds since 2001 (with --seconds)")
                     }
                     lastTime = .some(value)
                 } else {

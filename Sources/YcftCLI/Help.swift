@@ -3,18 +3,27 @@ import Foundation
 
 /// Help texts, produced from ``CommandSpec`` (the main help is locked by a golden test).
 enum Help {
-    static let main: String = {
-        let commands = CommandSpec.all.map { row($0.name, [$0.abstract]) } + [row("help", ["Show help for a subcommand."])]
+    /// The width help wraps to when it is not told (not a terminal, no `COLUMNS`).
+    static let defaultWidth = 80
+    /// The column option and subcommand help starts at.
+    static let gutter = 26
+
+    static var main: String { main(width: defaultWidth) }
+
+    /// `ycft --help`, wrapped to `width` columns.
+    static func main(width: Int) -> String {
+        let commands = CommandSpec.all.map { row($0.name, [$0.abstract], width: width) }
+            + [row("help", ["Show help for a subcommand."], width: width)]
         return """
-        OVERVIEW: Read, check and rewrite the state archives of YCFirstTime.
+        \(wrap("OVERVIEW: " + CommandSpec.toolOverview, width: width).joined(separator: "\n"))
 
         USAGE: ycft <subcommand>
 
         OPTIONS:
-        \(row("--version", ["Show the version."]))
-        \(row("--generate-completion-script SHELL", ["Print a completion script for bash, zsh or fish."]))
-        \(row("--generate-manual", ["Print the manual page (roff, section 1)."]))
-        \(row("-h, --help", ["Show help information."]))
+        \(row("--version", ["Show the version."], width: width))
+        \(row("--generate-completion-script SHELL", ["Print a completion script for bash, zsh or fish."], width: width))
+        \(row("--generate-manual", ["Print the manual page (roff, section 1)."], width: width))
+        \(row("-h, --help", ["Show help information."], width: width))
 
         SUBCOMMANDS:
         \(commands.joined(separator: "\n"))
@@ -23,21 +32,68 @@ enum Help {
           See 'ycft help <subcommand>' for detailed help.
 
         """
-    }()
+    }
 
-    /// A help row: the label in a 24-column gutter, the text from column 27 (a longer label
-    /// gets a line of its own).
-    static func row(_ label: String, _ lines: [String]) -> String {
+    /// Words wrapped greedily to `width` columns (a word longer than the line stands alone).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(word)
+            } else {
+                line += " " + word
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    /// Help lines as paragraphs to wrap: a line starting with a space is laid out already (a
+    /// table row) and kept; a line ending in ';' ends an item; other lines run on.
+    static func reflow(_ lines: [String], width: Int) -> [String] {
+        var out: [String] = []
+        var paragraph: [String] = []
+        func flush() {
+            if !paragraph.isEmpty { out += wrap(paragraph.joined(separator: " "), width: width) }
+            paragraph = []
+        }
+        for line in lines {
+            if line.hasPrefix(" ") {
+                flush()
+                out.append(line)
+                continue
+            }
+            paragraph.append(line)
+            if line.hasSuffix(";") { flush() }
+        }
+        flush()
+        return out
+    }
+
+    /// Text of paragraphs separated by blank lines, each wrapped to `width`.
+    static func paragraphs(_ text: String, width: Int) -> String {
+        text.components(separatedBy: "\n\n").map { paragraph in
+            reflow(paragraph.split(separator: "\n").map(String.init), width: width).joined(separator: "\n")
+        }.joined(separator: "\n\n")
+    }
+
+    /// A help row: the label in a 24-column gutter, the text from column 27 wrapped to
+    /// `width` (a longer label gets a line of its own).
+    static func row(_ label: String, _ lines: [String], width: Int = defaultWidth) -> String {
         let head = "  " + label
         var out: [String] = []
-        var text = lines[...]
-        if head.count <= 24, let first = text.first {
-            out.append(head.padding(toLength: 26, withPad: " ", startingAt: 0) + first)
+        var text = reflow(lines, width: max(width - gutter, 20))[...]
+        if head.count <= gutter - 2, let first = text.first {
+            out.append(head.padding(toLength: gutter, withPad: " ", startingAt: 0) + first)
             text = text.dropFirst()
         } else {
             out.append(head)
         }
-        out += text.map { String(repeating: " ", count: 26) + $0 }
+        out += text.map { String(repeating: " ", count: gutter) + $0 }
         return out.joined(separator: "\n")
     }
 
@@ -46,16 +102,40 @@ enum Help {
         option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
     }
 
-    /// `ycft CMD --help`.
-    static func text(_ spec: CommandSpec) -> String {
-        var out = "OVERVIEW: \(spec.overview)\n\n"
-        if !spec.discussion.isEmpty { out += spec.discussion + "\n\n" }
-        let head = "USAGE: ycft \(spec.name) "
-        out += head + spec.usage.joined(separator: "\n" + String(repeating: " ", count: head.count)) + "\n\n"
-        if !spec.arguments.isEmpty {
-            out += "ARGUMENTS:\n" + spec.arguments.map { row($0.name, $0.help) }.joined(separator: "\n") + "\n\n"
+    /// The usage wrapped to `width` after `head`, continuation lines under the first word; a
+    /// bracketed group breaks only when it cannot fit on a line of its own.
+    static func usage(_ spec: CommandSpec, head: String, width: Int) -> String {
+        var groups: [String] = []
+        var depth = 0
+        for word in spec.usage.joined(separator: " ").split(separator: " ") {
+            if depth > 0, let last = groups.popLast() { groups.append(last + " " + word) } else { groups.append(String(word)) }
+            depth += word.filter { "[(".contains($0) }.count - word.filter { "])".contains($0) }.count
         }
-        out += "OPTIONS:\n" + spec.options.filter { !$0.hidden }.map { row(label($0), $0.help) }.joined(separator: "\n") + "\n\n"
+        let room = max(width - head.count, 20)
+        let words = groups.flatMap { $0.count > room ? $0.split(separator: " ").map(String.init) : [$0] }
+        var lines: [String] = []
+        var line = ""
+        for word in words {
+            if !line.isEmpty, line.count + 1 + word.count > room {
+                lines.append(line)
+                line = word
+            } else {
+                line += line.isEmpty ? word : " " + word
+            }
+        }
+        lines.append(line)
+        return head + lines.joined(separator: "\n" + String(repeating: " ", count: head.count))
+    }
+
+    /// `ycft CMD --help`, wrapped to `width` columns.
+    static func text(_ spec: CommandSpec, width: Int = defaultWidth) -> String {
+        var out = wrap("OVERVIEW: \(spec.overview)", width: width).joined(separator: "\n") + "\n\n"
+        if !spec.discussion.isEmpty { out += paragraphs(spec.discussion, width: width) + "\n\n" }
+        out += usage(spec, head: "USAGE: ycft \(spec.name) ", width: width) + "\n\n"
+        if !spec.arguments.isEmpty {
+            out += "ARGUMENTS:\n" + spec.arguments.map { row($0.name, $0.help, width: width) }.joined(separator: "\n") + "\n\n"
+        }
+        out += "OPTIONS:\n" + spec.options.filter { !$0.hidden }.map { row(label($0), $0.help, width: width) }.joined(separator: "\n") + "\n\n"
         out += spec.footer
         return spec.footer.isEmpty ? String(out.dropLast()) : out
     }

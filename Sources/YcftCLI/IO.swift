@@ -46,6 +46,9 @@ public struct CommandIO: Sendable {
     public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
     public var stdoutIsTerminal: @Sendable () -> Bool
+    /// The width help wraps to: `COLUMNS`, else the terminal's on standard output, else 80
+    /// (as swift-argument-parser measures it).
+    public var terminalWidth: @Sendable () -> Int = { 80 }
     /// Whether standard error is a terminal.
     public var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// The status of a path, following links; nil when it does not exist.
@@ -130,6 +133,7 @@ public struct CommandIO: Sendable {
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
+        io.terminalWidth = { CommandIO.terminalWidth(columns: ProcessInfo.processInfo.environment["COLUMNS"]) }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
@@ -140,6 +144,17 @@ public struct CommandIO: Sendable {
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
+    }
+}
+
+extension CommandIO {
+    /// `COLUMNS` when it is a positive number, else the width of the terminal on standard
+    /// output (`TIOCGWINSZ`), else 80.
+    static func terminalWidth(columns: String?) -> Int {
+        if let columns, let width = Int(columns), width > 0 { return width }
+        var size = winsize()
+        guard isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 }
 

@@ -75,7 +75,7 @@ enum StatusCommand {
         let path = args.operands[0]
         // Judged against no version, a per-version gate would say "yes" for the wrong reason.
         if !versionSaid, let gate = gates.first(where: { $0.rule == .perVersion }) {
-            throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version V "
+            throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version VERSION "
                              + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
         }
         let zone = givenZone ?? TimeZone(identifier: "UTC") ?? .gmt

@@ -54,7 +54,7 @@ enum VerifyCommand {
                 throw UsageError("Unknown option '\(option.name)'")
             }
         }
-        guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'FILE...'") }
+        guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'PATH...'") }
         guard args.operands.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
 
         if !includes.isEmpty { walk.includes = includes }

@@ -89,13 +89,13 @@ public enum Ycft {
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
         guard let first = arguments.first else {
-            io.writeStdout(Array(Help.main.utf8))
+            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
             return Exit.success.rawValue
         }
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeStdout(Array(Help.main.utf8))
+            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
             return Exit.success.rawValue
         case "--version":
             io.writeStdout(Array("ycft \(version)\n".utf8))
@@ -114,27 +114,28 @@ public enum Ycft {
             return Exit.success.rawValue
         case "help":
             guard let name = rest.first else {
-                io.writeStdout(Array(Help.main.utf8))
+                io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
                 return Exit.success.rawValue
             }
             // `help help` (and `help --help`) is the top-level help, which says what help does,
             // as swift-argument-parser answers it.
             let command = Command(rawValue: name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
-                return usage(UsageError("Unknown subcommand '\(name)'"), command: nil, io: io)
+                return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
             }
             guard rest.count == 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
-            io.writeStdout(Array((command?.help ?? Help.main).utf8))
+            io.writeStdout(Array((command.map { Help.text($0.spec, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth())).utf8))
             return Exit.success.rawValue
         default:
             guard let command = Command(rawValue: first) else {
-                return usage(UsageError(first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"),
-                             command: nil, io: io)
+                let error: UsageError = first.hasPrefix("-") ? .unknownOption(first, among: topLevelOptions)
+                    : .unknownSubcommand(first, among: subcommandNames + ["help"])
+                return usage(error, command: nil, io: io)
             }
             if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-                io.writeStdout(Array(command.help.utf8))
+                io.writeStdout(Array(Help.text(command.spec, width: io.terminalWidth()).utf8))
                 return Exit.success.rawValue
             }
             do {
@@ -154,6 +155,10 @@ public enum Ycft {
             }
         }
     }
+
+    /// What `ycft` takes before a subcommand (for "did you mean").
+    static let topLevelOptions = ["--version", "--generate-completion-script", "--generate-manual", "-h", "--help"]
+    static let subcommandNames = Command.allCases.map(\.rawValue)
 
     private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
         let usageLine = usageLine ?? command?.usage ?? "ycft <subcommand>"
@@ -183,8 +188,6 @@ public enum Ycft {
         }
 
         var usage: String { spec.usageLine }
-
-        var help: String { Help.text(spec) }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.

@@ -14,11 +14,14 @@ final class FakeIO: @unchecked Sendable {
     private var files: [String: [UInt8]]
     let stdin: [UInt8]
     let terminal: Bool
+    /// The terminal's width, as `COLUMNS` or the terminal would say it.
+    let width: Int
 
-    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], terminal: Bool = false) {
+    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], terminal: Bool = false, width: Int = 80) {
         self.files = files
         self.stdin = stdin
         self.terminal = terminal
+        self.width = width
     }
 
     var stdout: [UInt8] { lock.withLock { _stdout } }
@@ -27,7 +30,7 @@ final class FakeIO: @unchecked Sendable {
     func file(_ path: String) -> [UInt8]? { lock.withLock { files[path] } }
 
     var io: CommandIO {
-        CommandIO(
+        var io = CommandIO(
             writeStdout: { bytes in self.lock.withLock { self._stdout += bytes } },
             writeStderr: { text in self.lock.withLock { self._stderr += text } },
             readStdin: { _ in self.stdin },
@@ -46,6 +49,8 @@ final class FakeIO: @unchecked Sendable {
                 return path + suffix
             },
             stdoutIsTerminal: { self.terminal })
+        io.terminalWidth = { self.width }
+        return io
     }
 
     func run(_ arguments: [String]) -> Int32 { Ycft.run(arguments, io: io) }
@@ -77,7 +82,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
 
     @Test func mainHelpGolden() {
         #expect(YcftCLI.Help.main == """
-        OVERVIEW: Read, check and rewrite the state archives of YCFirstTime.
+        OVERVIEW: Read, check, migrate and rewrite the state archives of YCFirstTime.
 
         USAGE: ycft <subcommand>
 
@@ -92,7 +97,8 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           dump                    Print the records of an archive as JSON.
           pack                    Write records (JSON) as a legacy archive.
           verify                  Check archives against the YCFirstTime contract.
-          migrate                 Move state in defaults files to the plain format and back.
+          migrate                 Move state in defaults files to the plain format and
+                                  back.
           status                  Would each gate run now, and when next?
           set                     Set one record's version or time, in place.
           unset                   Remove records, in place.
@@ -124,14 +130,23 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "--key"], "Error: Missing value for '--key <value>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
-        (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format binary|xml] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["dump", "a", "--key"], "Error: Missing value for '--key <name>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
+        (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         // An extra operand after a known subcommand is blamed, not the subcommand.
         (["help", "set", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         (["help", "help", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         (["help", "nope", "extra"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        // Did you mean: a close subcommand or long option is suggested, a distant one is not.
+        (["verfy", "a"], "Error: Unknown subcommand 'verfy'. Did you mean 'verify'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["help", "mirgate"], "Error: Unknown subcommand 'mirgate'. Did you mean 'migrate'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--verison"], "Error: Unknown option '--verison'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["sat", "a"], "Error: Unknown subcommand 'sat'. Did you mean 'set'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
     ])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) {
         let fake = FakeIO()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
+import FirstTimeArchive
 @testable import YcftCLI
 
 /// The one description of the command line (CommandSpec) and what is produced from it.
@@ -41,27 +42,134 @@ import TestSupport
         if Self.installed(shell) { try check(script, with: shell) }
     }
 
+    /// A real bash completes a path with spaces as one word, whether typed plain, with a
+    /// backslash or after an opening quote, for an operand and for an option's value.
+    @Test func bashCompletesPathsWithSpacesAsOneWord() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Application Support"), withIntermediateDirectories: true)
+        try writeBytes([], to: dir.appendingPathComponent("Application Support/a b.plist"))
+        let script = dir.appendingPathComponent("ycft.bash")
+        try writeBytes(Array(generate(["--generate-completion-script", "bash"]).utf8), to: script)
+        let driver = #"""
+        source "$1"; cd "$2"
+        complete -p ycft
+        t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _ycft; printf '%s|' "${COMPREPLY[@]}"; echo; }
+        t ycft dump Appl
+        t ycft dump 'Application\ S'
+        t ycft dump '"Application S'
+        t ycft verify 'Application\ Support/a'
+        t ycft pack -o Appl
+        t ycft help ve
+        t ycft verify --format j
+        """#
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["bash", "--norc", "--noprofile", "-c", driver, "driver", script.path, dir.path],
+                                    environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+        #expect(result.stderr == "")
+        #expect(result.stdoutText == """
+        complete -o filenames -F _ycft ycft
+        Application Support|
+        Application Support|
+        Application Support|
+        Application Support/a b.plist|
+        Application Support|
+        verify|
+        json|junit|
+
+        """)
+    }
+
+    /// zsh and fish show the help text as written: parentheses, colons, apostrophes.
+    @Test func zshAndFishKeepTheHelpText() throws {
+        let zsh = generate(["--generate-completion-script", "zsh"])
+        #expect(zsh.contains("\n        'pack:Write records (JSON) as a legacy archive.'\n"))
+        #expect(zsh.contains("\n        'reset:YCFirstTime'\\''s reset(), in place.'\n"))
+        #expect(zsh.contains("\n                '--now''[The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or '\\''now'\\'']:TIME: ' \\\n"))
+        #expect(zsh.contains("'[The recorded time: ISO 8601 with an offset (2025-01-01T10:00:00+01:00), '\\''now'\\'', or with --seconds exact seconds since 2001 (757414800.123456)]:TIME: '"))
+        // The value's placeholder is help's (OUT|-).
+        #expect(zsh.contains("\n                '(-o --output)'{-o,--output}'[Where to write ('\\''-'\\'' and /dev/stdout are standard output, the default)]:OUT|-:_files' \\\n"))
+        let fish = generate(["--generate-completion-script", "fish"])
+        #expect(fish.contains("-a reset -d 'YCFirstTime\\'s reset(), in place.'\n"))
+        #expect(fish.contains("-a pack -d 'Write records (JSON) as a legacy archive.'\n"))
+        #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or \\'now\\''\n"))
+        // `ycft help <TAB>` offers the subcommands.
+        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit' -a status -d 'Would each gate run now, and when next?'\n"))
+        for shell in ["zsh", "fish"] where Self.installed(shell) {
+            try check(shell == "zsh" ? zsh : fish, with: shell)
+        }
+    }
+
+    /// fish itself, where installed: `ycft help <TAB>` lists the subcommands with their
+    /// descriptions intact, and nothing once one is named.
+    @Test(.enabled(if: installed("fish"))) func fishCompletesHelp() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let script = dir.appendingPathComponent("ycft.fish")
+        try writeBytes(Array(generate(["--generate-completion-script", "fish"]).utf8), to: script)
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["fish", "--no-config", "-c", "source $argv[1]; complete -C 'ycft help '; echo ==; complete -C 'ycft help reset '; echo ==; complete -C 'ycft status --no'",
+                                     script.path], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": dir.path])
+        #expect(result.stdoutText == CommandSpec.all.sorted { $0.name < $1.name }.map { "\($0.name)\t\($0.abstract)\n" }.joined()
+                + "==\n==\n--now\tThe moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or 'now'\n"
+                + "--no-app-version\tThe app has no CFBundleShortVersionString\n",
+                "\(result.stdoutText)\(result.stderr)")
+    }
+
     @Test func bashScriptIsValid() throws {
         try check(generate(["--generate-completion-script", "bash"]), with: "bash")
     }
 
+    /// The page has every section, every option, the rule table from ``ContractRule/spec``,
+    /// and renders without a warning: `groff -mandoc -ww` always (Scripts/bootstrap.sh installs
+    /// groff), `mandoc -T lint` where mandoc is installed (bootstrap installs it on Debian).
     @Test func manualPageIsCleanRoff() throws {
         let page = generate(["--generate-manual"])
         #expect(page.hasPrefix(".TH YCFT 1 \"\(Ycft.versionDate)\" \"ycft \(Ycft.version)\" \"User Commands\"\n"))
+        let sections = page.split(separator: "\n").filter { $0.hasPrefix(".SH ") }
+        #expect(sections == [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH COMMANDS", ".SH RULES", ".SH EXIT STATUS",
+                             ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", ".SH SEE ALSO"])
         for spec in CommandSpec.all {
             #expect(page.contains(".SS \"ycft \(spec.name)\""))
             for option in spec.options where !option.hidden {
                 #expect(page.contains("\\fB\(Manual.escape(option.names.last!))\\fR"), "\(spec.name) \(option.names.last!)")
             }
         }
-        guard Self.installed("groff") else { return }
+        for rule in ContractRule.allCases {
+            #expect(page.contains(".TP\n\\fB\(Manual.escape(rule.rawValue))\\fR (\(rule.spec.severity.rawValue))\n"), "\(rule)")
+        }
+        for name in ["VISUAL", "EDITOR", "TMPDIR", "COLUMNS"] { #expect(page.contains(".B \(name)\n")) }
+        for file in ["FILE.bak", "FILE.bak.N", "$TMPDIR/ycft\\-edit\\-XXXXXX/records.json"] { #expect(page.contains(".I \(file)\n")) }
+        // mandoc -T lint's style: no source line over 80 bytes outside a no-fill block.
+        #expect(page.split(separator: "\n").allSatisfy { $0.utf8.count <= 80 || $0.hasPrefix("ycft ") })
+
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("ycft.1")
         try writeBytes(Array(page.utf8), to: file)
-        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["groff", "-ww", "-man", "-Tutf8", file.path])
+        #expect(Self.installed("groff"), "groff is needed to check the manual: run Scripts/bootstrap.sh")
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["groff", "-mandoc", "-ww", "-rHY=0", "-Tutf8", "-P-cbou", file.path],
+                                    environment: ["LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"])
         #expect(result.status == 0)
         #expect(result.stderr == "", "groff warnings: \(result.stderr)")
-        #expect(result.stdoutText.contains("read, check, migrate and rewrite"))
+        let text = result.stdoutText
+        // Filled text, its justification undone (-rHY=0: no hyphenation, words whole).
+        let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(words.contains("ycft - read, check, migrate and rewrite the state archives of YCFirstTime"))
+        // Every rule with its severity, meaning and what the device does, from the one rule table.
+        for rule in ContractRule.allCases {
+            let spec = rule.spec
+            #expect(words.contains("\(rule.rawValue) (\(spec.severity.rawValue)) \(spec.summary) On the device: \(spec.device.summary)."),
+                    "\(rule)")
+        }
+        // The --gate table keeps its indentation, and edit's signal exit is documented.
+        #expect(text.contains("""
+                      days:<n>         executeOncePerInterval(days:): 86,400 s
+                                       days, a Float (days:0.5); days <= 0
+        """), "\(text)")
+        #expect(words.contains("128+N edit only: ycft ended by signal N (SIGTERM, SIGHUP, or SIGINT when Ctrl-C ended the editor)"))
+        if Self.installed("mandoc") {
+            let lint = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["mandoc", "-T", "lint", file.path])
+            #expect(lint.status == 0)
+            #expect(lint.stdoutText + lint.stderr == "", "mandoc -T lint: \(lint.stdoutText)\(lint.stderr)")
+        }
     }
 
     /// The built binary prints the same scripts and page, and `man -l` renders the page

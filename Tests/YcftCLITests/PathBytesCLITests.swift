@@ -93,16 +93,16 @@ import Glibc
         let file = "\(dir)/" + rawPath([0xFF, 0xFE], ".plist")
         let before = try readBytes(archive)
         try SafeFile.write(before, to: file)
-        let usage = "Usage: ycft set [--last-version V | --no-last-version] [--last-time T [--seconds] | --no-last-time] "
+        let usage = "Usage: ycft set [--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time] "
             + "[--key NAME] [--force] FILE KEY\n  See 'ycft set --help' for more information.\n"
         let key = try runSpawned(ycft, ["set", file, rawPath([0xFF, 0xFE]), "--last-version", "1"])
         #expect(key.status == 2)
         #expect(key.stderr == "Error: The value '\\xff\\xfe' is invalid for '<KEY>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
         let version = try runSpawned(ycft, ["set", file, "k", "--last-version", rawPath([0xC3, 0x28])])
         #expect(version.status == 2)
-        #expect(version.stderr == "Error: The value '\\xc3(' is invalid for '--last-version <v>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
+        #expect(version.stderr == "Error: The value '\\xc3(' is invalid for '--last-version <version>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
         let inline = try runSpawned(ycft, ["set", file, "k", "--last-time=" + rawPath([0x80])])
-        #expect(inline.stderr.hasPrefix("Error: The value '\\x80' is invalid for '--last-time <t>': it is not valid UTF-8"))
+        #expect(inline.stderr.hasPrefix("Error: The value '\\x80' is invalid for '--last-time <time>': it is not valid UTF-8"))
         #expect(try SafeFile.read(file, limit: 1 << 20).bytes == before)
         // The file operand itself may be any bytes: a valid key and version are written.
         let good = try runSpawned(ycft, ["set", file, "k", "--last-version", "1"])
@@ -112,9 +112,9 @@ import Glibc
 
     @Test(arguments: [
         (["verify", "--key", "\u{0}K"], "'--key <name>'"),
-        (["status", "--time-zone", "\u{0}Z", "f"], "'--time-zone <tz>'"),
+        (["status", "--time-zone", "\u{0}Z", "f"], "'--time-zone <zone>'"),
         (["status", "--gate", "\u{0}k=once", "f"], "'--gate <key=rule>'"),
-        (["status", "--now", "\u{0}", "f"], "'--now <iso8601>'"),
+        (["status", "--now", "\u{0}", "f"], "'--now <time>'"),
         (["migrate", "--dry-run", "--to", "\u{0}", "d"], "'--to <target>'"),
         (["unset", "f", "k", "\u{0}"], "'<KEY>'"),
         (["dump", "--key", "\u{0}", "f"], "'--key <name>'"),

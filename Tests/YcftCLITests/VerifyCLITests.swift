@@ -128,7 +128,7 @@ import TestSupport
     @Test func usage() throws {
         let io = try fake()
         #expect(io.run(["verify"]) == 2)
-        #expect(io.stderr.hasPrefix("Error: Missing expected argument 'FILE...'\n"))
+        #expect(io.stderr.hasPrefix("Error: Missing expected argument 'PATH...'\n"))
         let bad = try fake()
         #expect(bad.run(["verify", "--format", "xml", "good.plist"]) == 2)
     }

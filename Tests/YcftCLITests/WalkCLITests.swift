@@ -77,7 +77,7 @@ import TestSupport
         let bytes = try readBytes(archive)
         let missing = FakeIO(files: ["a": bytes])
         #expect(missing.run(["status", "--gate", "rate.prompt=per-version", "a"]) == 2)
-        #expect(missing.stderr.hasPrefix("Error: The gate 'rate.prompt=per-version' needs the app's version: pass --app-version V (its CFBundleShortVersionString), or --no-app-version for an app without one\n"))
+        #expect(missing.stderr.hasPrefix("Error: The gate 'rate.prompt=per-version' needs the app's version: pass --app-version VERSION (its CFBundleShortVersionString), or --no-app-version for an app without one\n"))
         let none = FakeIO(files: ["a": bytes])
         #expect(none.run(["status", "--no-app-version", "--gate", "whats-new=per-version", "a"]) == 0)
         #expect(none.stdoutText.contains("whats-new  per-version  no        never"))

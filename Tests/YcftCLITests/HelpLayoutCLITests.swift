@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import YcftCLI
+
+/// Help wraps to the terminal's width, and names every value with the one placeholder that
+/// usage, errors and completions use (issue 26 item 8).
+@Suite struct HelpLayout {
+    func help(_ arguments: [String], width: Int) -> String {
+        let fake = FakeIO(width: width)
+        #expect(fake.run(arguments) == 0)
+        return fake.stdoutText
+    }
+
+    /// No line is longer than the width, except a preformatted table row or a word that is
+    /// longer than the line; narrower widths give more lines.
+    @Test(arguments: CommandSpec.all.map(\.name))
+    func wrapsToTheWidth(_ name: String) {
+        var counts: [Int] = []
+        for width in [50, 80, 132] {
+            let text = help([name, "--help"], width: width)
+            #expect(text == help(["help", name], width: width))
+            counts.append(text.split(separator: "\n").count)
+            let spec = CommandSpec.all.first { $0.name == name }
+            let laidOut = (spec?.footer.split(separator: "\n").map(String.init) ?? [])
+                + (spec?.options.flatMap(\.help).filter { $0.hasPrefix(" ") } ?? [])
+            for line in text.split(separator: "\n") where line.count > width {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                #expect(laidOut.contains { $0.hasSuffix(trimmed) } || !trimmed.contains(" "), "\(name) at \(width): \(line)")
+            }
+        }
+        #expect(counts[0] > counts[1] && counts[1] > counts[2], "\(name): \(counts)")
+    }
+
+    @Test func mainHelpWraps() {
+        let narrow = help(["--help"], width: 60)
+        #expect(narrow.contains("""
+        OVERVIEW: Read, check, migrate and rewrite the state
+        archives of YCFirstTime.
+        """))
+        #expect(narrow.contains("""
+          migrate                 Move state in defaults files to
+                                  the plain format and back.
+        """))
+        #expect(help(["--help"], width: 80) == YcftCLI.Help.main)
+    }
+
+    /// Exact text at two widths: paragraphs and option help run on, an item ending in ';'
+    /// starts a line, the usage breaks between bracketed groups.
+    @Test func exactLayout() {
+        let wide = help(["verify", "--help"], width: 100)
+        #expect(wide.contains("""
+        USAGE: ycft verify [--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...
+                           [--allow-empty] PATH...
+
+        ARGUMENTS:
+          PATH...                 Archives, defaults files or directories ('-' reads standard input).
+
+        OPTIONS:
+          --format FORMAT         text: compiler-style lines on standard error (default);
+                                  json: one document on standard output;
+                                  github: workflow commands (::error ...) on standard output;
+                                  junit: JUnit XML on standard output, a testcase per file.
+        """), "\(wide)")
+        let narrow = help(["migrate", "--help"], width: 60)
+        #expect(narrow.contains("""
+        USAGE: ycft migrate [--to TARGET] (-o OUT | --in-place
+                            [--backup SUFFIX|--no-backup] |
+                            --dry-run) [--keep-source] [--force]
+                            [--drop-versions] [--key NAME]
+                            [--include GLOB]... [--allow-empty]
+                            [--jobs N] [--report FILE|-]
+                            [--plist-format FORMAT] PATH...
+        """), "\(narrow)")
+    }
+
+    @Test func widthComesFromColumnsElseEighty() {
+        #expect(CommandIO.terminalWidth(columns: "100") == 100)
+        // Not a number, or not positive: the terminal's, and 80 when standard output is not one
+        // (as under `swift test` with output captured).
+        if isatty(1) == 0 {
+            #expect(CommandIO.terminalWidth(columns: nil) == 80)
+            #expect(CommandIO.terminalWidth(columns: "0") == 80)
+            #expect(CommandIO.terminalWidth(columns: "wide") == 80)
+        }
+    }
+
+    /// The built binary reads COLUMNS.
+    @Test func theBinaryReadsColumns() throws {
+        let ycft = TestPaths.executable("ycft")
+        let narrow = try runProcess(ycft, ["help", "status"], environment: ["COLUMNS": "50"])
+        let plain = try runProcess(ycft, ["help", "status"], environment: [:])
+        #expect(narrow.stdoutText == help(["status", "--help"], width: 50))
+        #expect(plain.stdoutText == help(["status", "--help"], width: 80))
+    }
+
+    /// Every option's placeholder is the same in help (`--time-zone ZONE`), in the usage, and
+    /// in errors (`'--time-zone <zone>'`), wherever the source writes one by hand.
+    @Test func onePlaceholderEverywhere() throws {
+        for spec in CommandSpec.all {
+            let usage = spec.usage.joined(separator: " ").split(separator: " ").map {
+                String($0.filter { !"[]()".contains($0) })
+            }
+            for (index, word) in usage.enumerated() where index + 1 < usage.count {
+                guard let option = spec.option(word), let value = option.value else { continue }
+                let shown = usage[index + 1]
+                let rest = shown.hasPrefix(value) ? shown.dropFirst(value.count) : Substring(shown)
+                #expect(rest.isEmpty || rest == "..." || rest.hasPrefix("|-"), "\(spec.name) usage: \(word) \(usage[index + 1]), help says \(value)")
+            }
+            let help = YcftCLI.Help.text(spec)
+            for option in spec.options where !option.hidden && option.takesValue {
+                #expect(help.contains("  \(YcftCLI.Help.label(option))"))
+            }
+        }
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources/YcftCLI").standardizedFileURL
+        let pattern = try NSRegularExpression(pattern: "for '(--[a-z-]+) (<[^>]+>)'")
+        var checked = 0
+        for file in try FileManager.default.contentsOfDirectory(atPath: sources.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let name = Range(match.range(at: 1), in: text).map({ String(text[$0]) }),
+                      let shown = Range(match.range(at: 2), in: text).map({ String(text[$0]) }) else { continue }
+                let specs = CommandSpec.all.filter { $0.option(name) != nil }
+                guard !specs.isEmpty else { continue }  // --generate-completion-script <shell>
+                checked += 1
+                #expect(specs.contains { $0.placeholder(name) == shown }, "\(file): '\(name) \(shown)'")
+            }
+        }
+        #expect(checked >= 10)
+    }
+
+    /// An error for a missing argument names the first one missing as help and usage do
+    /// (`set` with no operand: 'FILE'; with FILE: 'KEY', tested with the papercuts).
+    @Test(arguments: CommandSpec.all.map(\.name))
+    func missingArgumentsAsHelpNamesThem(_ name: String) throws {
+        let spec = try #require(CommandSpec.all.first { $0.name == name })
+        let fake = FakeIO()
+        #expect(fake.run([name]) == 2)
+        let names = try #require(spec.arguments.first).name
+        #expect(fake.stderr.hasPrefix("Error: Missing expected argument '\(names)'\n"), "\(fake.stderr)")
+        #expect(spec.usageLine.contains(" " + names))
+    }
+
+    @Test func missingValueNamesThePlaceholder() {
+        let fake = FakeIO()
+        #expect(fake.run(["status", "x", "--time-zone"]) == 2)
+        #expect(fake.stderr.hasPrefix("Error: Missing value for '--time-zone <zone>'\n"))
+    }
+}
+
+/// "Did you mean" (issue 26 item 9): the edit distance and when a word is close enough.
+@Suite struct DidYouMean {
+    @Test func distance() {
+        #expect(Suggestion.distance("--compat", "--compact") == 1)
+        #expect(Suggestion.distance("verfy", "verify") == 1)
+        #expect(Suggestion.distance("kitten", "sitting") == 3)
+        #expect(Suggestion.distance("", "abc") == 3)
+    }
+
+    @Test func onlyCloseWordsAreSuggested() {
+        #expect(Suggestion.closest(to: "--compat", among: ["--compact", "--key"]) == "--compact")
+        #expect(Suggestion.closest(to: "--nope", among: ["--key", "--raw", "--refs", "--objects", "--compact"]) == nil)
+        #expect(Suggestion.closest(to: "foo", among: ["dump", "set", "pack"]) == nil)
+        // A short option is never suggested.
+        #expect(Suggestion.closest(to: "-p", among: ["-o", "--output"]) == nil)
+        // Of two, the closer; of equals, the first.
+        #expect(Suggestion.closest(to: "--strct", among: ["--format", "--strict"]) == "--strict")
+        #expect(Suggestion.closest(to: "sat", among: ["set", "sit"]) == "set")
+    }
+}
