@@ -28,6 +28,8 @@ enum MigrateCommand {
         var jobs: [Job] = []
         /// Directory operands with nothing to migrate, without --allow-empty (trouble, exit 2).
         var emptyDirectories = 0
+        /// The files the walk found (inode and device), to tell a report path that is one of them.
+        var inputs = Set<FileIdentity.Inode>()
 
         /// Expands the operands (directories recursively, `*.plist`, backups of earlier runs
         /// excepted), drops a file named twice, and gives each job its output.
@@ -46,6 +48,7 @@ enum MigrateCommand {
                 if !allowEmpty { plan.emptyDirectories += 1 }
             }
             let found = walked.inputs
+            plan.inputs = walked.inodes
             switch mode {
             case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
             case .inPlace: plan.jobs = found.map { Job(path: $0.path, output: $0.path) }
@@ -206,6 +209,23 @@ enum MigrateCommand {
             plan = try Plan.make(args.operands, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
         } catch {
             return error.report(io)
+        }
+        // The report is an output like any other: never an input, another output, or a
+        // preferences file whose keys it would lose (a name mistaken for an input: the report
+        // once replaced such a file, in a dry run too). Checked before anything is written.
+        if let report, !reportToStdout, SafeFile.descriptorPath(report) == nil {
+            var problem: String?
+            if let status = io.fileStatus(report), plan.inputs.contains(FileIdentity.Inode(status.identity)) {
+                problem = "it is one of the inputs"
+            } else if plan.jobs.contains(where: { $0.output.map(Plan.normalized) == Plan.normalized(report) }) {
+                problem = "it is one of the outputs"
+            } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: options.key, io: io, hint: "Give the report a path of its own") {
+                problem = refusal
+            }
+            if let problem {
+                io.writeStderr("ycft: --report \(Ycft.shown(report)): \(problem); nothing was migrated\n")
+                return .trouble
+            }
         }
         let jobsList = plan.jobs
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
