@@ -6,7 +6,7 @@
 ///
 /// Style: `\\` for a backslash, `\n`, `\t`, `\r`, and `\u{1B}` (Swift's form, hexadecimal,
 /// upper case) for every other C0 or C1 control character, DEL, the line and paragraph
-/// separators U+2028/U+2029, and the bidirectional controls (U+200E, U+200F, U+202A-U+202E,
+/// separators U+2028/U+2029, and the bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
 /// U+2066-U+2069) that can make a terminal show text other than what the file holds. So an ESC
 /// from a file never reaches the terminal, and one line of output stays one line.
 ///
@@ -56,7 +56,7 @@
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || v == 0x5C || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
-            || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            || v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }
 
     private static func append(_ scalar: Unicode.Scalar, to out: inout String, quote: Bool) {
