@@ -73,8 +73,13 @@ enum EditCommands {
         if case let .some(given) = time {
             if let text = given {
                 if seconds && text != "now" {
-                    guard let value = Double(text) else {
-                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected seconds since 2001 (with --seconds)")
+                    // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
+                    // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
+                    let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
+                        && text.unicodeScalars.contains { ("0"..."9").contains($0) }
+                    guard decimal, let value = Double(text), value.isFinite else {
+                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
+                                         + "of seconds since 2001 (with --seconds)")
                     }
                     lastTime = .some(value)
                 } else {

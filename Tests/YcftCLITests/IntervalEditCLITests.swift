@@ -136,3 +136,28 @@ import SafeFiles
         #expect(left.isEmpty, "\(left)")
     }
 }
+
+/// `set --last-time X --seconds` takes a finite decimal number, as `pack` does: nan, inf, a
+/// number beyond a double (read as infinity) and hexadecimal are usage errors, nothing written.
+@Suite struct SetSecondsAreFiniteDecimals {
+    let ycft = TestPaths.executable("ycft")
+
+    @Test func otherSpellingsAreRefused() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("p.plist")
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        try writeBytes(bytes, to: file)
+        for text in ["nan", "inf", "-inf", "1e400", "0x10", "", "."] {
+            let result = try runProcess(ycft, ["set", file.path, "k", "--seconds", "--last-time=\(text)"])
+            #expect(result.status == 2, "\(text)")
+            #expect(result.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal "
+                                            + "number of seconds since 2001 (with --seconds)\n"), "\(result.stderr)")
+            #expect(try readBytes(file) == bytes)
+        }
+        for (text, value) in [("-0.0", -0.0), ("1e3", 1000.0), ("757414800.5", 757414800.5)] {
+            let result = try runProcess(ycft, ["set", file.path, "k", "--seconds", "--last-time", text])
+            #expect(result.status == 0, "\(text): \(result.stderr)")
+            #expect(try StateFile(try readBytes(file)).state().records["k"]?.lastTime?.bitPattern == value.bitPattern, "\(text)")
+        }
+    }
+}
