@@ -75,17 +75,8 @@ public struct StateFile: Sendable {
         }
         forms = StateForm.forms(in: file.lazy.map(\.key), key: key)
         // Interval keys beside another form: a copy of its records, or IntervalClient's own gates.
-        var primary: FirstTimeRecords?
         let candidates = forms
-        let held = StateForm.held(candidates, keys: file.lazy.map(\.key)) {
-            primary = try? self.read(candidates[0]).records
-            return primary
-        }
-        if held.count < forms.count {
-            forms = held
-        } else if forms.count > 1, forms.last == .intervalKeys {
-            intervalCopyOf = primary
-        }
+        (forms, intervalCopyOf) = StateForm.held(candidates, keys: file.lazy.map(\.key)) { try? self.read(candidates[0]).records }
     }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).

@@ -46,23 +46,24 @@ extension StateForm {
     /// ```swift
     /// // An archive holding "onboarding.v1", and an app's own IntervalClient gate:
     /// StateForm.held([.defaultsArchive, .intervalKeys], keys: ["YCFirstTime", "interval.newfeature.tip"]) { archiveRecords }
-    /// // [.defaultsArchive]
+    /// // (forms: [.defaultsArchive], intervalCopyOf: nil)
     /// ```
     /// - Parameters:
     ///   - candidates: the forms by key name (``forms(in:key:)``).
     ///   - keys: the domain's keys.
     ///   - primaryRecords: the records of `candidates.first` (nil when they cannot be read);
     ///     called only when `.intervalKeys` is beside another form.
-    /// - Returns: `candidates`, with `.intervalKeys` left out when it is not a copy.
+    /// - Returns: `candidates`, with `.intervalKeys` left out when it is not a copy; and when
+    ///   it is a copy, the records it copies (for ``IntervalKey/read(_:copyOf:)``), else nil.
     public static func held(_ candidates: [StateForm], keys: some Sequence<String>,
-                            primaryRecords: () -> FirstTimeRecords?) -> [StateForm] {
-        guard candidates.count > 1, candidates.last == .intervalKeys else { return candidates }
+                            primaryRecords: () -> FirstTimeRecords?) -> (forms: [StateForm], intervalCopyOf: FirstTimeRecords?) {
+        guard candidates.count > 1, candidates.last == .intervalKeys else { return (candidates, nil) }
         let prefix = IntervalKey.prefix
         guard let records = primaryRecords(), !records.entries.isEmpty,
               keys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
-            return Array(candidates.dropLast())
+            return (Array(candidates.dropLast()), nil)
         }
-        return candidates
+        return (candidates, records)
     }
 
     /// The state a domain holding `forms` gives its app: the first form's records and findings,

@@ -170,16 +170,7 @@ struct Domain {
         keys = defaults.dictionaryRepresentation().keys.sorted(by: utf8Precedes)
         forms = StateForm.forms(in: keys, key: options.key)
         let candidates = forms
-        var primary: FirstTimeRecords?
-        let held = StateForm.held(candidates, keys: keys) {
-            primary = try? self.read(candidates[0]).records
-            return primary
-        }
-        if held.count < forms.count {
-            forms = held
-        } else if forms.count > 1, forms.last == .intervalKeys {
-            intervalCopyOf = primary
-        }
+        (forms, intervalCopyOf) = StateForm.held(candidates, keys: keys) { try? self.read(candidates[0]).records }
     }
 
     /// The first of `keys` that is also set outside the app's own domain, among the domains every
