@@ -48,27 +48,27 @@ enum ForegroundEditor {
         SignalState.editor.store(0, ordering: .sequentiallyConsistent)
         var previous: [(Int32, sigaction)] = []
         for signal in handled {
-            var action = sigaction()
-            #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = onSignal
-            #else
-            action.__sigaction_u.__sa_handler = onSignal
-            #endif
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            var old = sigaction()
-            if sigaction(signal, &action, &old) == 0 { previous.append((signal, old)) }
+            if let old = setHandler(signal, onSignal, flags: SA_RESTART) { previous.append((signal, old)) }
         }
         // A parent that left SIGCHLD ignored would have the editor reaped unseen, its status lost.
-        var child = sigaction(), old = sigaction()
-        #if canImport(Glibc)
-        child.__sigaction_handler.sa_handler = SIG_DFL
-        #else
-        child.__sigaction_u.__sa_handler = SIG_DFL
-        #endif
-        sigemptyset(&child.sa_mask)
-        if sigaction(SIGCHLD, &child, &old) == 0 { previous.append((SIGCHLD, old)) }
+        if let old = setHandler(SIGCHLD, SIG_DFL) { previous.append((SIGCHLD, old)) }
         return Handlers(previous: previous)
+    }
+
+    /// Installs `handler` for `signal` (no signals masked while it runs): the one `sigaction`
+    /// call of this file. Returns the action it replaced, nil when `sigaction` failed.
+    @discardableResult
+    private static func setHandler(_ signal: Int32, _ handler: (@convention(c) (Int32) -> Void)?, flags: Int32 = 0) -> sigaction? {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = handler
+        #else
+        action.__sigaction_u.__sa_handler = handler
+        #endif
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = flags
+        var old = sigaction()
+        return sigaction(signal, &action, &old) == 0 ? old : nil
     }
 
     /// The handlers that were in place before ``catchSignals()``.
@@ -89,14 +89,7 @@ enum ForegroundEditor {
     /// shell sees 128 + `signal`), after the caller has cleaned up. Returns only if the signal
     /// does not end the process.
     static func endBy(_ signal: Int32) {
-        var action = sigaction()
-        #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = SIG_DFL
-        #else
-        action.__sigaction_u.__sa_handler = SIG_DFL
-        #endif
-        sigemptyset(&action.sa_mask)
-        sigaction(signal, &action, nil)
+        setHandler(signal, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, signal)
