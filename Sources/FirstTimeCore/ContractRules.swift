@@ -64,6 +64,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case rootImmutable = "root-immutable"
     case rootClass = "root-class"
     case rootExtraKey = "root-extra-key"
+    case rootForeign = "root-foreign"
     case classNotAllowed = "class-not-allowed"
     case groupMissing = "group-missing"
     case groupImmutable = "group-immutable"
@@ -135,6 +136,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
         case .rootExtraKey:
             return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewriteLoses: true)
+        case .rootForeign:
+            return rule(.error, fatal: true, .ignoresPart, "the root holds keys but no \"sharedGroup\": another program's dictionary, not YCFirstTime state")
         case .classNotAllowed:
             return rule(.error, fatal: false, .resetsAll, "an object of a class outside YCFirstTime's allowed list: the secure unarchive fails")
         case .groupMissing:

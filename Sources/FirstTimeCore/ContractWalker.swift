@@ -323,6 +323,9 @@ public struct ArchiveJudgement: Sendable, Equatable {
         guard let rootPairs = try dictionary(rootUID, role: .root, at: .key("$top").key("root")) else { return nil }
         let rootPath = ObjectPath.object(rootUID)
         var groupUID: UInt64?
+        // Other root keys are judged after the loop: with no "sharedGroup" beside them the
+        // dictionary is another program's, not YCFirstTime state (one finding, not one a key).
+        var extraKeys: [(key: String, index: Int, value: UInt64)] = []
         for (i, pair) in rootPairs.enumerated() {
             guard case let key?? = try string(pair.key, rule: .keyType, at: rootPath.key("NS.keys").index(i)) else {
                 if pair.key == 0 { try add(.keyType, rootPath.key("NS.keys").index(i), "key is nil") }
@@ -335,9 +338,18 @@ public struct ArchiveJudgement: Sendable, Equatable {
                 }
                 groupUID = pair.value
             } else {
-                try add(.rootExtraKey, rootPath, "root key \(quoted(key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")
-                try allowedClasses(pair.value, at: rootPath.key("NS.objects").index(i))
+                extraKeys.append((key, i, pair.value))
             }
+        }
+        if groupUID == nil, !extraKeys.isEmpty {
+            let named = extraKeys.prefix(3).map { quoted($0.key) }.joined(separator: ", ") + (extraKeys.count > 3 ? ", ..." : "")
+            let keys = extraKeys.count == 1 ? "1 key" : "\(extraKeys.count) keys"
+            try add(.rootForeign, rootPath, "the root dictionary holds \(keys) (\(named)) and no \"sharedGroup\": another program's data, not YCFirstTime state")
+            return nil
+        }
+        for extra in extraKeys {
+            try add(.rootExtraKey, rootPath, "root key \(quoted(extra.key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")
+            try allowedClasses(extra.value, at: rootPath.key("NS.objects").index(extra.index))
         }
         guard let groupUID else {
             try add(.groupMissing, rootPath, "no \"sharedGroup\": the archive records nothing")

@@ -152,13 +152,17 @@ import TestSupport
     }
 
     /// YCFirstTime's loader takes any root NSMutableDictionary and reads `sharedGroup` from it:
-    /// an unrelated root key decodes, with a finding (and keeps the records beside it).
+    /// an unrelated root key beside `sharedGroup` decodes, with a finding (and keeps the
+    /// records beside it). A root with keys and no `sharedGroup` is another program's
+    /// dictionary: not state, on the fast path (binary) and the checked path (XML) alike.
     @Test func unexpectedRootKeyDecodesWithAFinding() throws {
-        let renamed = try LegacyArchive.read(PropertyList.write(archiveValue(with(2, .string("otherGroup"))), format: .binary))
-        #expect(renamed.records == FirstTimeRecords())
-        #expect(renamed.findings.map(\.rule) == [.rootExtraKey, .groupMissing])
-        #expect(renamed.findings[0].description
-                == #"warning: [root-extra-key] $objects[1]: root key "otherGroup" is not "sharedGroup": YCFirstTime ignores it and keeps it"#)
+        for format in [PlistFormat.binary, .xml] {
+            let bytes = try PropertyList.write(archiveValue(with(2, .string("otherGroup"))), format: format)
+            #expect(throws: FirstTimeError.self) { try LegacyArchive.read(bytes) }
+            do { _ = try LegacyArchive.read(bytes) } catch {
+                #expect(error.description == #"$objects[1]: the root dictionary holds 1 key ("otherGroup") and no "sharedGroup": another program's data, not YCFirstTime state"#)
+            }
+        }
         // Beside sharedGroup: a second root key whose value (a string) the loader allows.
         var objects = appleLayoutOneKey
         objects[1] = dictObject(keys: [2, 11], values: [3, 12], classUID: 10)

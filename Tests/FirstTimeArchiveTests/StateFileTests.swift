@@ -108,7 +108,7 @@ import TestSupport
         let archive = try LegacyArchive.encode(sample, format: .binary)
         let put = try StateWriter.put(archive, into: file)
         #expect(put.dropped == [])
-        #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "YCFirstTime"])
+        #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "AppSettings", "YCFirstTime"])
         #expect(try StateFile(put.bytes).state().records == sample)
     }
 

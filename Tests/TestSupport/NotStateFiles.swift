@@ -20,6 +20,11 @@ public struct NotStateFile: Sendable, CustomStringConvertible {
     /// unarchive of such data fails), or nil when the device would not read it as an archive at
     /// all (a value that is not data) and `status` is refused.
     public var deviceDiscards: String? = nil
+    /// The rule `verify` reports when it is not ``deviceDiscards`` (the device reads the data,
+    /// but it is not YCFirstTime state); nil for `state-missing` or the device's rule.
+    public var otherRule: String? = nil
+    /// The rule `verify` reports, or nil for `state-missing`.
+    public var verifyRule: String? { otherRule ?? deviceDiscards }
 
     /// `--key KEY`, or nothing.
     public var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
@@ -39,6 +44,15 @@ public enum NotStateFiles {
         classObject(["NSArray", "NSObject"]),
     ]))
 
+    /// Another library's settings archived by NSKeyedArchiver as an NSMutableDictionary, the
+    /// class YCFirstTime's root has, but holding `theme` and `lang` and no `sharedGroup`.
+    public static let foreignDictionary: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
+        .string("$null"),
+        dictObject(keys: [2, 3], values: [4, 5], classUID: 6),
+        .string("theme"), .string("lang"), .string("dark"), .string("en"),
+        classObject(["NSMutableDictionary", "NSDictionary", "NSObject"]),
+    ]))
+
     /// A preferences domain with a value of every kind under a key that is not YCFirstTime's,
     /// and no YCFirstTime state at all.
     public static let preferences: [UInt8] = plist(.dictionary(PlistDictionary([
@@ -48,6 +62,7 @@ public enum NotStateFiles {
         ("blob", .data(Array("xyz".utf8))),
         ("foreign", .data(foreignArchive)),
         ("plist", .data(plist(.dictionary(PlistDictionary([("a", .integer(.signed(1)))]))))),
+        ("AppSettings", .data(foreignDictionary)),
     ])))
 
     /// Every case.
@@ -65,7 +80,13 @@ public enum NotStateFiles {
                                       judgement: "top level: the top level is \(type), not an archive dictionary",
                                       notDefaults: "top level: the file is \(article), not a defaults domain", deviceDiscards: "envelope-objects"))
         }
+        let dictionary = #"$objects[1]: the root dictionary holds 2 keys ("theme", "lang") and no "sharedGroup": another program's data, not YCFirstTime state"#
         cases += [
+            NotStateFile(name: "another library's dictionary archive", bytes: foreignDictionary, key: nil, judgement: dictionary,
+                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", otherRule: "root-foreign"),
+            NotStateFile(name: "--key naming another library's dictionary archive", bytes: preferences, key: "AppSettings",
+                         judgement: #""AppSettings" holds data that is not a readable YCFirstTime archive: \#(dictionary)"#,
+                         otherRule: "root-foreign"),
             NotStateFile(name: "$archiver only", bytes: plist(.dictionary(PlistDictionary([("$archiver", .string("NSKeyedArchiver")),
                                                                                             ("x", .integer(.signed(1)))]))),
                          key: nil, judgement: "$version: missing $version",

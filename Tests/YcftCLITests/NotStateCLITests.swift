@@ -75,7 +75,7 @@ import TestSupport
         let (verify, verified) = try run(["verify"] + file.keyArguments + ["FILE"], file.bytes)
         #expect(verify.status == 1)
         #expect(verify.stdout.isEmpty)
-        if let rule = file.deviceDiscards {
+        if let rule = file.verifyRule {
             #expect(verify.stderr.hasPrefix("\(verified): error: [\(rule)] "), "\(verify.stderr)")
             #expect(verify.stderr.split(separator: "\n").count == 2, "\(verify.stderr)")
             #expect(verify.stderr.hasSuffix("\nycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n"), "\(verify.stderr)")
