@@ -54,7 +54,7 @@ extension ArchiveGraph {
     @_spi(Walker) public func kind(_ node: PlistValue) -> PlistKind { node.kind }
     @_spi(Walker) public func string(_ node: PlistValue) -> String? { node.stringValue }
     @_spi(Walker) public func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
-    @_spi(Walker) public func real(_ node: PlistValue) -> Double? { if case let .real(d) = node { return d }; return nil }
+    @_spi(Walker) public func real(_ node: PlistValue) -> Double? { node.realValue }
     @_spi(Walker) public func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
     @_spi(Walker) public func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
     @_spi(Walker) public func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }

@@ -33,11 +33,11 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     public static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
 
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
-    /// bridges an `NSNumber` when exact): a real, an integer a double holds exactly, or a
+    /// bridges an `NSNumber` when exact): a real (a 4-byte one widened), an integer a double holds exactly, or a
     /// boolean (1 or 0); nil for anything else (the gate runs as if it never ran).
     public static func seconds(_ stored: PlistValue) -> Double? {
         switch stored {
-        case let .real(d): return d
+        case .real, .real32: return stored.realValue
         case let .integer(.signed(i)): return Double(exactly: i)
         case let .integer(.unsigned(u)): return Double(exactly: u)
         case let .bool(b): return b ? 1 : 0

@@ -285,7 +285,7 @@ public enum RecordsFormat {
             var record = FirstTimeRecord()
             for (field, fieldValue) in fields {
                 switch (field, fieldValue) {
-                case let ("lastTime", .real(t)): record.lastTime = t
+                case ("lastTime", .real), ("lastTime", .real32): record.lastTime = fieldValue.realValue
                 case let ("lastVersion", .string(v)): record.lastVersion = v
                 case ("lastTime", _), ("lastVersion", _):
                     throw .recordsFormat("unexpected \(fieldValue.typeName)", at: path.key(field))

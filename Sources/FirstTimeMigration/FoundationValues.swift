@@ -32,6 +32,7 @@ enum FoundationValues {
             guard let v = i.int64 else { throw .unwritable("\(path): the integer \(i) has no NSNumber form (beyond 64 bits)") }
             return NSNumber(value: v)
         case let .real(d): return NSNumber(value: d)
+        case let .real32(bits): return NSNumber(value: Float(bitPattern: bits))
         case let .bool(b): return NSNumber(value: b)
         case let .date(d): return Date(timeIntervalSinceReferenceDate: d)
         case let .data(bytes): return Data(bytes)
@@ -76,7 +77,7 @@ enum FoundationValues {
         case let u as UInt64: return u > UInt64(Int64.max) ? .integer(.unsigned(u)) : .integer(.signed(Int64(u)))
         case let u as UInt: return value(UInt64(u))
         case let d as Double: return .real(d)
-        case let f as Float: return .real(Double(f))
+        case let f as Float: return .real32(f.bitPattern)
         case let s as String: return .string(s)
         case let d as Data: return .data([UInt8](d))
         case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
@@ -126,7 +127,8 @@ enum FoundationValues {
     private static func value(_ number: NSNumber) -> PlistValue {
         if isBoolean(number) { return .bool(number.boolValue) }
         switch String(cString: number.objCType) {
-        case "d", "f": return .real(number.doubleValue)
+        case "d": return .real(number.doubleValue)
+        case "f": return .real32(number.floatValue.bitPattern)
         case "Q", "L", "I", "S", "C":
             let u = number.uint64Value
             return u > UInt64(Int64.max) ? .integer(.unsigned(u)) : .integer(.signed(Int64(u)))

@@ -90,6 +90,7 @@ public enum ArchiveDump {
         case let .string(s): return .string(s)
         case let .integer(i): return .number(i.description)
         case let .real(d): return real(d)
+        case let .real32(bits): return .object([.init("$real32", real32(Float(bitPattern: bits)))])
         case let .bool(b): return .bool(b)
         case let .data(bytes): return .object([.init("$data", .string(Base64.encode(bytes)))])
         case let .date(d): return .object([.init("$date", real(d))])
@@ -97,6 +98,12 @@ public enum ArchiveDump {
         case let .array(items): return .array(items.map(json))
         case let .dictionary(dict): return .object(dict.map { .init($0.key, json($0.value)) })
         }
+    }
+
+    /// A 4-byte real's value: its shortest round-trip form as a `Float`, or its name.
+    static func real32(_ f: Float) -> JSON {
+        guard f.isFinite else { return .string(f.isNaN ? "NaN" : f < 0 ? "-Infinity" : "Infinity") }
+        return .number(f.description)
     }
 
     static func real(_ d: Double) -> JSON {

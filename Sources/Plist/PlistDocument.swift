@@ -17,27 +17,29 @@ public final class PlistDocument {
         (root, format) = (parsed.node, parsed.format)
         maxDepth = limits.maxDepth
         // Kept (not copied: an array shares its storage) only when libplist's tree is not exact.
-        sixteenByteSource = parsed.sixteenByteIntegers ? bytes : nil
+        exactSource = parsed.needsExactReader ? bytes : nil
     }
 
     private let maxDepth: Int
     /// The bytes of a binary document holding a 16-byte integer, whose high half libplist
-    /// 2.2.0 drops (2^64+1 would read as 1, a 16-byte -1 as 2^64-1): its value is built from
-    /// these instead of the tree. Nil for every other document.
-    private let sixteenByteSource: [UInt8]?
+    /// 2.2.0 drops (2^64+1 would read as 1, a 16-byte -1 as 2^64-1), or a 4-byte real, which it
+    /// widens (its size lost, a signalling NaN quieted): its value is built from these instead
+    /// of the tree. Nil for every other document.
+    private let exactSource: [UInt8]?
 
     deinit { plist_free(root) }
 
     /// The whole tree as a ``PlistValue``: the same value ``PropertyList/read(_:limits:)``
     /// gives for the same bytes, without parsing them again.
     ///
-    /// A binary document holding a 16-byte integer is built from its bytes (which passed the
-    /// same guard) by ``BinaryPlistReader``, so every 128-bit value is kept exactly.
+    /// A binary document holding a 16-byte integer or a 4-byte real is built from its bytes
+    /// (which passed the same guard) by ``BinaryPlistReader``, so every 128-bit value and
+    /// every 4-byte real is kept exactly.
     /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
     ///   libplist cannot hold exactly).
     public func value() throws(PlistError) -> PlistValue {
-        if let sixteenByteSource {
-            return sixteenByteSource.withUnsafeBytes { BinaryPlistReader.read(scanned: $0) }
+        if let exactSource {
+            return exactSource.withUnsafeBytes { BinaryPlistReader.read(scanned: $0) }
         }
         var reader = NodeReader(convertsCFUID: format == .xml, maxDepth: maxDepth)
         return try reader.value(of: root, depth: 0)

@@ -41,16 +41,17 @@ extension PropertyList {
     }
 
     /// Checks the bytes against `limits` and the format's own rules, then parses them with
-    /// libplist. The caller frees the returned tree. `sixteenByteIntegers` says the binary
-    /// input holds a 16-byte integer, of which libplist's tree keeps only the low 64 bits.
+    /// libplist. The caller frees the returned tree. `needsExactReader` says the binary
+    /// input holds a 16-byte integer, of which libplist's tree keeps only the low 64 bits, or a
+    /// 4-byte real, which it widens.
     static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
-        -> (node: plist_t, format: PlistFormat, sixteenByteIntegers: Bool)
+        -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
     {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        var sixteenByteIntegers = false
+        var needsExactReader = false
         let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
             do throws(PlistError) {
                 let node: plist_t?
@@ -58,7 +59,7 @@ extension PropertyList {
                 case .binary:
                     // `bytes` is not empty (checked above), so `baseAddress` is not nil here or below.
                     var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    sixteenByteIntegers = try scanner.scan().sixteenByteIntegers
+                    needsExactReader = try scanner.scan().needsExactReader
                     node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
                 case .xml:
                     try XMLPlistScanner(bytes: raw, limits: limits).scan()
@@ -70,7 +71,7 @@ extension PropertyList {
                 return .failure(error)
             }
         }
-        return (try parsed.get(), format, sixteenByteIntegers)
+        return (try parsed.get(), format, needsExactReader)
     }
 
     /// Serializes a value with libplist's own binary writer (`plist_to_bin`): what ycft used
@@ -211,6 +212,9 @@ private struct NodeBuilder {
             return node
         case let .real(d):
             return plist_new_real(d)
+        case let .real32(bits):
+            // libplist holds a double; its binary writer puts one a float holds in 4 bytes.
+            return plist_new_real(Double(Float(bitPattern: bits)))
         case let .bool(b):
             return plist_new_bool(b ? 1 : 0)
         case let .date(d):

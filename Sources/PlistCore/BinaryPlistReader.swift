@@ -6,11 +6,12 @@
 /// no lone surrogate) and repeated dictionary keys are checked there. This reader then builds
 /// exactly the values the libplist path (`PropertyList.read`) builds from the same bytes: 1-, 2-
 /// and 4-byte integers unsigned, 8-byte signed, 16-byte as CoreFoundation's 128-bit integers
-/// (``PlistInteger/unsigned(_:)`` or ``PlistInteger/wide(high:low:)``); 4-byte reals widened;
+/// (``PlistInteger/unsigned(_:)`` or ``PlistInteger/wide(high:low:)``); 4-byte reals as
+/// ``PlistValue/real32(_:)``;
 /// dates as their exact seconds; dictionaries in file order. `PlistCoreReaderTests` holds the
 /// two readers to that on every fixture and Apple archive. libplist 2.2.0 keeps only the low
-/// 64 bits of a 16-byte integer, so the libplist path builds the value of a file holding one
-/// here (``read(scanned:)``).
+/// 64 bits of a 16-byte integer and widens a 4-byte real to 8 bytes, so the libplist path
+/// builds the value of a file holding either here (``read(scanned:)``).
 package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
     /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
@@ -108,7 +109,7 @@ package enum BinaryPlistReader {
                 return .integer(.signed(Int64(bitPattern: bits)))
             case 0x2:
                 let bits = uint(at: start + 1, size: 1 << nibble)
-                return .real(nibble == 2 ? Double(Float(bitPattern: UInt32(bits))) : Double(bitPattern: bits))
+                return nibble == 2 ? .real32(UInt32(truncatingIfNeeded: bits)) : .real(Double(bitPattern: bits))
             case 0x3:
                 return .date(Double(bitPattern: uint(at: start + 1, size: 8)))
             case 0x4:

@@ -31,10 +31,12 @@ package struct BinaryPlistScanner {
         package var objectCount: Int
         package var expandedNodes: UInt64
         package var depth: Int
-        /// Whether an object of the file is a 16-byte integer (marker `0x14`), which libplist
-        /// 2.2.0 reads as its low 64 bits: the value must then be built from the bytes
-        /// (``BinaryPlistReader/read(scanned:)``), not from libplist's tree.
-        package var sixteenByteIntegers: Bool
+        /// Whether an object of the file is one libplist 2.2.0 does not hold exactly: a 16-byte
+        /// integer (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`,
+        /// widened to a double, its size lost and a signalling NaN quieted). The value must
+        /// then be built from the bytes (``BinaryPlistReader/read(scanned:)``), not from
+        /// libplist's tree.
+        package var needsExactReader: Bool
     }
 
     private func fail(_ why: String, _ offset: Int) -> PlistError {
@@ -97,10 +99,11 @@ package struct BinaryPlistScanner {
         topObject = Int(top)
 
         var offsets = [Int](repeating: 0, count: objectCount)
-        // Whether any object is a 16-byte integer, which libplist reads as its low 64 bits (an
-        // object the walk never reaches counts too: that only sends the file down the exact
-        // path). Here, over the table, it costs a compare per object; a flag carried through
-        // the walk's objects cost 10% of the guard pass.
+        // Whether any object is one libplist does not hold exactly: a 16-byte integer or a
+        // 4-byte real (an object the walk never reaches counts too: that only sends the file
+        // down the exact path). Here, over the table, it costs a compare per object; a flag
+        // carried through the walk's objects was a measurable share of the guard pass
+        // (docs/performance.md).
         var marks: UInt8 = 0
         for i in 0..<objectCount {
             let at = tableOffset + i * offsetIntSize
@@ -109,9 +112,10 @@ package struct BinaryPlistScanner {
                 throw fail("offset of object \(i) (\(offset)) is outside the object area", at)
             }
             offsets[i] = Int(offset)
-            marks |= bytes[Int(offset)] == 0x14 ? 1 : 0
+            let marker = bytes[Int(offset)]
+            marks |= marker == 0x14 || marker == 0x22 ? 1 : 0
         }
-        return try walk(offsets: offsets, sixteenByteIntegers: marks != 0)
+        return try walk(offsets: offsets, needsExactReader: marks != 0)
     }
 
     /// One object's marker decoded: its kind, where its payload starts, and its element count.
@@ -403,7 +407,7 @@ package struct BinaryPlistScanner {
 
     /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
     /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
-    private func walk(offsets: [Int], sixteenByteIntegers: Bool) throws(PlistError) -> Summary {
+    private func walk(offsets: [Int], needsExactReader: Bool) throws(PlistError) -> Summary {
         enum State: UInt8 { case unseen, active, done }
         var state = [State](repeating: .unseen, count: objectCount)
         var expanded = [UInt64](repeating: 0, count: objectCount)
@@ -496,6 +500,6 @@ package struct BinaryPlistScanner {
             }
         }
         return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]),
-                       sixteenByteIntegers: sixteenByteIntegers)
+                       needsExactReader: needsExactReader)
     }
 }

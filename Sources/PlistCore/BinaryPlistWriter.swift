@@ -7,8 +7,8 @@
 /// dictionary's keys and values interleaved, and reals that fit a float in 4 bytes. This writer
 /// numbers objects depth-first with a dictionary's keys before its values, shares equal strings
 /// and numbers (compared exactly: `"é"` and `"e\u{301}"`, `0.0` and `-0.0` stay apart), writes
-/// reals in 8 bytes, non-ASCII strings as UTF-16, and uses the smallest of 1, 2, 4 or 8 bytes
-/// for offsets and references.
+/// reals in 8 bytes (a ``PlistValue/real32(_:)`` in the 4 bytes it was read from), non-ASCII
+/// strings as UTF-16, and uses the smallest of 1, 2, 4 or 8 bytes for offsets and references.
 struct BinaryPlistWriter {
     /// One object before serialization: where its encoded bytes are in `scalarBytes`, or a
     /// container's marker and where its references are in `refStore`. Two flat stores instead
@@ -129,6 +129,13 @@ struct BinaryPlistWriter {
         return scalar()
     }
 
+    /// A 4-byte real's object (marker `0x22`), its bits as read (shared).
+    fileprivate mutating func real32(_ bits: UInt32) -> Int {
+        scalarBytes.append(0x22)
+        Self.bigEndian(UInt64(bits), 4, into: &scalarBytes)
+        return scalar()
+    }
+
     /// A signed integer's object, in the smallest of CoreFoundation's sizes (shared).
     fileprivate mutating func integer(_ v: Int64) -> Int {
         Self.integer(v, into: &scalarBytes)
@@ -228,6 +235,8 @@ struct BinaryPlistWriter {
             return sixteenByteInteger(high: high, low: low)
         case let .real(d):
             return real(d)
+        case let .real32(bits):
+            return real32(bits)
         case let .bool(b):
             scalarBytes.append(b ? 0x09 : 0x08)
             return scalar()

@@ -10,6 +10,11 @@ public indirect enum PlistValue: Sendable {
     case integer(PlistInteger)
     /// A 64-bit real.
     case real(Double)
+    /// A 4-byte real (binary marker `0x22`) as its IEEE 754 single-precision bits.
+    /// CoreFoundation reads one as a `Float32` number and writes it back in 4 bytes; ycft keeps
+    /// it so, with every bit (a signalling NaN's payload too), so a file read and written
+    /// again keeps each real's size and value. Its value is ``realValue`` (widened exactly).
+    case real32(UInt32)
     /// A boolean.
     case bool(Bool)
     /// A date, as the exact seconds since 2001-01-01T00:00:00Z.
@@ -28,7 +33,7 @@ public indirect enum PlistValue: Sendable {
         switch self {
         case .string: return .string
         case .integer: return .integer
-        case .real: return .real
+        case .real, .real32: return .real
         case .bool: return .bool
         case .date: return .date
         case .data: return .data
@@ -49,6 +54,19 @@ public indirect enum PlistValue: Sendable {
     public var arrayValue: [PlistValue]? { if case let .array(a) = self { return a }; return nil }
     /// The UID, when this is one.
     public var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
+    /// The number, when this is a real of either size (a 4-byte real widened, which is exact
+    /// for every finite value).
+    ///
+    /// ```swift
+    /// PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1))   // 0.10000000149011612
+    /// ```
+    public var realValue: Double? {
+        switch self {
+        case let .real(d): return d
+        case let .real32(bits): return Double(Float(bitPattern: bits))
+        default: return nil
+        }
+    }
 }
 
 extension PlistValue: Equatable {
@@ -58,6 +76,7 @@ extension PlistValue: Equatable {
         case let (.string(a), .string(b)): return exactlyEqual(a, b)
         case let (.integer(a), .integer(b)): return a == b
         case let (.real(a), .real(b)): return a.bitPattern == b.bitPattern
+        case let (.real32(a), .real32(b)): return a == b
         case let (.bool(a), .bool(b)): return a == b
         case let (.date(a), .date(b)): return a.bitPattern == b.bitPattern
         case let (.data(a), .data(b)): return a == b

@@ -61,6 +61,9 @@ struct XMLPlistWriter {
             out += "\(pad)<integer>\(i)</integer>\n"
         case let .real(d):
             out += "\(pad)<real>\(Self.realText(d))</real>\n"
+        case let .real32(bits):
+            // XML has one kind of real: a 4-byte one is written as its exact (widened) value.
+            out += "\(pad)<real>\(Self.realText(Double(Float(bitPattern: bits))))</real>\n"
         case let .bool(b):
             out += b ? "\(pad)<true/>\n" : "\(pad)<false/>\n"
         case let .date(d):

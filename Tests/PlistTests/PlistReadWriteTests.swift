@@ -56,8 +56,47 @@ let everything: PlistValue = .dictionary(PlistDictionary([
                 == [(-0.0).bitPattern, 0, 0x7FF8_0000_0000_0001])
     }
 
+    /// libplist writes a real a float holds in 4 bytes: ycft reads it back as the 4-byte real
+    /// it is (``PlistValue/real32(_:)``), of the same value; everything else is as written.
     @Test func readsWhatLibplistWrites() throws {
-        #expect(try PropertyList.read(PropertyList.writeWithLibplist(everything)).value == everything)
+        func widened(_ value: PlistValue) -> PlistValue {
+            switch value {
+            case let .real32(bits): return .real(Double(Float(bitPattern: bits)))
+            case let .array(items): return .array(items.map(widened))
+            case let .dictionary(d): return .dictionary(PlistDictionary(d.entries.map { ($0.key, widened($0.value)) }))
+            default: return value
+            }
+        }
+        let read = try PropertyList.read(PropertyList.writeWithLibplist(everything)).value
+        #expect(widened(read) == everything)
+        #expect(read != everything, "libplist wrote no 4-byte real: the test no longer sees the case it was written for")
+    }
+
+    /// A 4-byte real (CoreFoundation's Float32, marker 0x22) is read as itself and written back
+    /// in 4 bytes with every bit, a signalling NaN's payload included; libplist's tree widens it
+    /// (and quiets the NaN), so such a file is read from its bytes on both readers.
+    @Test func fourByteRealsKeepTheirSizeAndBits() throws {
+        let bits: [UInt32] = [Float(0.1).bitPattern, (-Float(0)).bitPattern, 0x7F80_0001 /* sNaN */, 0x7FC0_1234, Float.infinity.bitPattern, 1]
+        let value = PlistValue.dictionary(PlistDictionary([
+            ("floats", .array(bits.map { .real32($0) })), ("double", .real(0.1)), ("same", .real(Double(Float(0.1)))),
+        ]))
+        let bytes = AppleStyleBinaryWriter.write(value)
+        let read = try PropertyList.read(bytes)
+        #expect(read.value == value)
+        #expect(try PropertyList.write(read.value, format: .binary).count == PropertyList.write(value, format: .binary).count)
+        let written = try PropertyList.write(read.value, format: .binary)
+        // Each 4-byte real is in the written file as marker 0x22 and its 4 bytes.
+        for b in bits {
+            let object: [UInt8] = [0x22, UInt8(b >> 24), UInt8(truncatingIfNeeded: b >> 16), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b)]
+            #expect(written.indices.contains { written[$0...].starts(with: object) }, "\(String(b, radix: 16))")
+        }
+        #expect(try PropertyList.read(written).value == value)
+        #expect(try BinaryPlistReader.read(bytes) == value)
+        #expect(PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1)))
+        #expect(PlistValue.real32(Float(0.1).bitPattern) != .real(Double(Float(0.1))))
+        // XML has one kind of real: the exact widened value.
+        let xml = try PropertyList.write(.real32(Float(0.1).bitPattern), format: .xml)
+        #expect(String(decoding: xml, as: UTF8.self).contains("<real>0.10000000149011612</real>"))
     }
 
     @Test func writesApplesLayout() throws {

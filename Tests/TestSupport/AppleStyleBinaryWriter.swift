@@ -65,6 +65,8 @@ public struct AppleStyleBinaryWriter {
             return scalar([0x14] + Self.be(UInt64(bitPattern: high), 8) + Self.be(low, 8), shared: true)
         case let .real(d):
             return scalar([0x23] + Self.be(d.bitPattern, 8), shared: true)
+        case let .real32(bits):
+            return scalar([0x22] + Self.be(UInt64(bits), 4), shared: true)
         case let .bool(b):
             return scalar([b ? 0x09 : 0x08], shared: true)
         case let .date(d):
