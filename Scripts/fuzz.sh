@@ -6,7 +6,8 @@
 # seeded with the defaults fixtures and files the harness generates (ycft-fuzz in-place-seeds DIR).
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
-# FUZZ_TIMEOUT (seconds, default 30) is the per-input limit; instrumented builds run 10-50x slower.
+# FUZZ_TIMEOUT (seconds, default 30) is the per-input limit, generous because instrumented
+# builds run many times slower than release ones (Fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: Scripts/fuzz.sh TARGET SECONDS}

@@ -65,11 +65,10 @@ struct Sample {
 
 /// One timed run of `body` (seconds), ending with `ycft_bench_settle()` inside the timing: glibc
 /// merges freed small blocks only at the next larger allocation, so without it an operation that
-/// frees a libplist tree (the floor, decode) leaves that work to whatever runs next. Measured
-/// with callgrind, the floor of 100,000 records 5 times in one C process: 10.13 G instructions
-/// with nothing allocated between the parses, 11.80 G with one allocation of 2 KiB before each
-/// (0.42 G more for each parse that follows a freed tree). In rounds, the floor's share fell on
-/// the ycft operation after it, and ycft's on nothing, since its own large frees settle it.
+/// frees a libplist tree (the floor, decode) leaves that work to whatever runs next: a parse that
+/// follows a freed tree executes measurably more instructions (callgrind counts in
+/// docs/performance.md). In rounds, the floor's share fell on the ycft operation after it, and
+/// ycft's on nothing, since its own large frees settle it.
 func timed(_ body: () throws -> UInt64) rethrows -> Double {
     let start = DispatchTime.now().uptimeNanoseconds
     sink &+= try body()
@@ -88,8 +87,8 @@ func measure(samples: Int, warmup: Bool = true, _ body: () throws -> UInt64) ret
 /// Operations timed side by side: each round runs every operation once (starting with a
 /// different one each round), after one warm-up round. `ratio(i)` is the median over rounds of
 /// operation i's time over operation 0's (the baseline) in the same round, so load that comes
-/// and goes moves both sides of each ratio alike; on this machine a floor measured in a block of
-/// its own moved 25-40% between blocks.
+/// and goes moves both sides of each ratio alike, where a floor timed in a block of its own moved
+/// a lot between blocks (docs/performance.md).
 struct Rounds {
     var samples: [Sample]
     private var ratios: [[Double]]
@@ -143,9 +142,9 @@ func peakMemory(_ mode: String, _ file: String) -> Int {
 
 /// CPU time (user + system) of one child run (`--child MODE FILE`), start-up and reading the
 /// file included: the child's share of `RUSAGE_CHILDREN` once it has been waited for. CPU time
-/// rather than wall time, because on this virtual machine a child's wall time moved by a third
-/// between runs while its CPU time (what `perf stat` calls task-clock) held within a few percent;
-/// for a single-threaded child that does not wait on I/O the two are the same work.
+/// rather than wall time, because a child's wall time moved with the machine's load far more
+/// than its CPU time (what `perf stat` calls task-clock) did (docs/performance.md); for a
+/// single-threaded child that does not wait on I/O the two are the same work.
 func childCPUSeconds(_ mode: String, _ file: String) -> Double {
     func cpu() -> Double {
         var usage = rusage()
@@ -323,7 +322,8 @@ func instructions(_ mode: String, _ file: String) -> UInt64? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     // Swift seeds its hashing per process; fixed here, so that a count is the same on every run
-    // (pack's sharing table moved by 34 M instructions between two runs of the same code).
+    // (with a random seed, pack's sharing table moved the count between two runs of the same
+    // code).
     process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, new in new }
     process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)",
                          selfExecutable.path, "--child", mode, file]
@@ -473,8 +473,9 @@ if let file = archive100k {
         { UInt64(ContractChecker.check(bytes).count + 1) },
     ])
     let (floorTime, pack, guardTime, verify) = (ops.samples[0], ops.samples[1], ops.samples[2], ops.samples[3])
-    // libplist's own writer takes over 20 s on 100,000 records and is only there to show the
-    // order of magnitude: three runs (one in quick mode), no warm-up to drop.
+    // libplist's own writer is quadratic (its time on 100,000 records is in docs/performance.md)
+    // and is only there to show the order of magnitude: three runs (one in quick mode), no
+    // warm-up to drop.
     var toBin = [Double]()
     for _ in 0..<(quick ? 1 : 3) {
         var seconds = 0.0

@@ -22,7 +22,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
 
 /// A class descriptor the walker resolved. Outside the generic walker on purpose: a type nested
 /// in a generic type needs its metadata built at run time, and the walker looks classes up once
-/// per object (that cost 12 M instructions on 10,000 records).
+/// per object, so every object paid for it (measured: docs/performance.md, "Why the code is
+/// shaped this way").
 @usableFromInline struct ClassInfo {
     @usableFromInline let name: String
     /// Where the descriptor is.
@@ -52,8 +53,8 @@ public struct ArchiveJudgement: Sendable, Equatable {
 /// `@inlinable` throughout: the walker lives in FirstTimeCore (the on-device library walks
 /// resolved archives) but the tool's fast path walks libplist's tree (`NodeGraph`, in
 /// FirstTimeArchive), and a generic called across modules runs unspecialized, building type
-/// metadata at run time: that cost 28% more instructions on decode (314.6 M -> 401.3 M net,
-/// 10,000 records).
+/// metadata at run time, which made every decode execute markedly more instructions (measured:
+/// docs/performance.md, "Why the code is shaped this way").
 @_spi(Walker) public struct ContractWalker<Graph: ArchiveGraph> {
     public enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.
@@ -96,12 +97,13 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// before checking their classes, and checks them at the end: the descriptor NSKeyedArchiver
     /// writes last is then reached after the records, so libplist's list of objects is followed
     /// once, in step with the walk, instead of to its end before the first record and again by
-    /// the walk (on 100,000 records, in C over libplist 2.2.0: 187 ms against 161 ms, the floor
-    /// 176 ms). When the checks let the walk in (`NSMutableDictionary`, with or without Apple's
-    /// chain, or `NSDictionary`), checking first would have walked the same way, and their
-    /// findings are put where it would have put them, so the judgement is the one checking
-    /// first gives. When one does not (another class), or stops a `decode` walk, the archive
-    /// is walked again in order and that walk's judgement is returned.
+    /// the walk, which was measurably slower (modelled in C over libplist 2.2.0:
+    /// docs/performance.md, "How decode reached the floor"). When the checks let the walk in
+    /// (`NSMutableDictionary`, with or without Apple's chain, or `NSDictionary`), checking first
+    /// would have walked the same way, and their findings are put where it would have put them,
+    /// so the judgement is the one checking first gives. When one does not (another class), or
+    /// stops a `decode` walk, the archive is walked again in order and that walk's judgement is
+    /// returned.
     @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
         if Graph.readsForward {
             var walker = ContractWalker(graph, mode: mode, classesLast: true)

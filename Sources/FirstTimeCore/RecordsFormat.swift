@@ -63,7 +63,7 @@ public enum RecordsFormat {
 
     /// The JSON form as text bytes, written straight from the records: the same bytes as
     /// `json(records).bytes(style:)`, without building the JSON tree (the tree and its release
-    /// were a third of `ycft dump`'s time).
+    /// were a large share of `ycft dump`'s time; docs/performance.md).
     public static func jsonBytes(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> [UInt8] {
         let pretty = style == .pretty
         var out: [UInt8] = []

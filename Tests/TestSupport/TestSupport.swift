@@ -42,9 +42,9 @@ public enum TestPaths {
 
 /// The one directory a test process writes its scratch files under
 /// (`$TMPDIR/ycft-tests-PID-UUID`), removed with everything in it when the process exits.
-/// Before, each test's directory stayed behind: 164 directories (some of several MB) in `/tmp`
-/// per `swift test`, 24,297 on this machine after two days. `YCFT_KEEP_TEST_FILES=1` keeps
-/// them, to look at after a failure.
+/// Before, each test's directory stayed behind: every `swift test` left over a hundred of them
+/// (some of several MB) in `/tmp`, and they piled up run after run. `YCFT_KEEP_TEST_FILES=1`
+/// keeps them, to look at after a failure.
 public enum TestScratch {
     /// Created once, on first use; its removal is registered with `atexit` at the same time.
     public static let root: URL = {

@@ -105,8 +105,8 @@ struct EditorFixture {
         }
     }
 
-    /// A scratch file left at 1.5 GB (sparse) took 6 GB of memory and 50 s; now it is refused
-    /// by its size, before a byte is read, as any input over `--max-input-size`.
+    /// A scratch file left at 1.5 GB (sparse) was once read whole, into gigabytes of memory; now
+    /// it is refused by its size, before a byte is read, as any input over `--max-input-size`.
     @Test func anEditLargerThanTheInputLimitIsRefusedWithoutReadingIt() throws {
         let f = try EditorFixture()
         let huge = try f.editor("huge.sh", #"truncate -s 1500M "$1""#)
