@@ -90,8 +90,8 @@ public struct PlistNode {
     /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which
     /// libplist 2.2.0 keeps only the low half (the checked path, ``PlistDocument/value()``,
     /// reads it exactly). Asking libplist costs a copy and a serialization of the node: the
-    /// fast path asks once per archive (`$version`); a field on every node to spare it cost
-    /// 0.4% of a decode.
+    /// fast path asks once per archive (`$version`); a field on every node to spare it made
+    /// every decode slower (docs/performance.md).
     public var int64: Int64? {
         guard kind == .integer, ycft_int_is_16_bytes(raw) == 0 else { return nil }
         return Int64(bitPattern: ycft_get_uint(raw))
@@ -152,8 +152,8 @@ public struct PlistNode {
 /// each on a node the processor has not seen for a while on a large tree. ``PlistNode/items``
 /// follows them all at once; this follows them in step with a reader that goes mostly forward
 /// (the archive walker), so a node's link is read just before the reader looks at the node.
-/// On `$objects` of 100,000 records that pass alone cost about a sixth of libplist's own parse,
-/// visit and free (measured in C: 28 ms against 177 ms), and a reader that looks at the nodes
+/// On `$objects` of 100,000 records that pass alone cost a large share of libplist's own parse,
+/// visit and free (measured in C: docs/performance.md, "How decode reached the floor"), and a reader that looks at the nodes
 /// afterwards pays for every one of them again.
 ///
 /// It keeps its document alive; the ``PlistNode``s it gives are borrowed from that document.

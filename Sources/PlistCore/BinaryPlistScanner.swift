@@ -234,8 +234,8 @@ package struct BinaryPlistScanner {
     }
 
     /// Whether the `n` bytes at `offset` are all ASCII and none is NUL, eight at a time (the
-    /// caller looks byte by byte only when not, to name the first bad byte). Was a loop over
-    /// every byte with two tests each: 4.8 M instructions for a 20,000-key defaults file.
+    /// caller looks byte by byte only when not, to name the first bad byte). A loop over every
+    /// byte with two tests each cost measurably more (docs/performance.md).
     private func plainASCII(_ offset: Int, _ n: Int) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var i = 0
@@ -304,7 +304,7 @@ package struct BinaryPlistScanner {
         }
         if dict.count <= Self.pairwiseKeys {
             // Pairwise, reading the references in place: an archive has a small dictionary per
-            // object, and an array of references for each cost 5 M instructions per 10,000 records.
+            // object, and an array of references for each cost measurably more (docs/performance.md).
             for i in 1..<dict.count {
                 let a = key(i)
                 for j in 0..<i {
@@ -315,8 +315,8 @@ package struct BinaryPlistScanner {
         } else {
             let refs = (0..<dict.count).map(key)
             // An open-addressing table of the keys seen so far, by a seeded hash of their UTF-16
-            // units read in place (no copy per key); every hash match is compared exactly. Was a
-            // Set of [UInt16] copies: 42.5 M instructions for a 20,000-key defaults file.
+            // units read in place (no copy per key); every hash match is compared exactly. A Set
+            // of [UInt16] copies cost measurably more (docs/performance.md).
             var capacity = 16
             while capacity < 2 * refs.count { capacity <<= 1 }
             let mask = capacity - 1
@@ -363,8 +363,8 @@ package struct BinaryPlistScanner {
     /// The key lists of the last few small dictionaries found free of duplicate keys, as the
     /// extents of their reference bytes. An archive's objects of one class repeat the same
     /// coder keys (every record's `$class`, `lastTime`, `lastVersion`), and a dictionary whose
-    /// key references are byte for byte those of a checked one has the same keys: 7.5 M of the
-    /// guard's 38.7 M instructions on 10,000 records went to checking them again.
+    /// key references are byte for byte those of a checked one has the same keys: checking them
+    /// again was a sizeable share of the guard on an archive (docs/performance.md).
     private struct CheckedKeyLists {
         private var extents: [(start: Int, length: Int)] = []
         private var next = 0
@@ -419,8 +419,8 @@ package struct BinaryPlistScanner {
 
         struct Frame { var index: Int; var object: Object; var next: Int; var total: UInt64; var bytes: UInt64; var height: Int32 }
         // The object being walked is a local; only its ancestors are on the stack (reading and
-        // writing its frame in the array at every reference cost 3.1 M instructions on 10,000
-        // records). The nesting depth is `parents.count + 1`.
+        // writing its frame in the array at every reference cost measurably more;
+        // docs/performance.md). The nesting depth is `parents.count + 1`.
         var parents: [Frame] = []
         var checkedKeys = CheckedKeyLists()
 

@@ -1,9 +1,8 @@
 /// Writes Apple's binary property-list format (`bplist00`) in CoreFoundation's manner, in time
 /// and memory linear in the value.
 ///
-/// ycft writes binary itself because libplist 2.2.0's `plist_to_bin` is superlinear (measured
-/// on this machine: 25,000 records 0.28 s, 50,000 1.6 s, 100,000 9.9 s, 200,000 51 s, so a
-/// million-record archive would take hours), and because its output is not Apple's: it writes a
+/// ycft writes binary itself because libplist 2.2.0's `plist_to_bin` is superlinear (unusable
+/// on a large archive; its times are in docs/performance.md), and because its output is not Apple's: it writes a
 /// dictionary's keys and values interleaved, and reals that fit a float in 4 bytes. This writer
 /// numbers objects depth-first with a dictionary's keys before its values, shares equal strings
 /// and numbers (compared exactly: `"é"` and `"e\u{301}"`, `0.0` and `-0.0` stay apart), writes
@@ -23,7 +22,7 @@ struct BinaryPlistWriter {
     private var refStore: [Int] = []
     /// Where the scalar being encoded starts: it is encoded straight onto the end of
     /// `scalarBytes` and taken back if an equal one is shared (a separate scratch buffer copied
-    /// every scalar once more and cost 7.7 M instructions for a 20,000-key defaults file).
+    /// every scalar once more; docs/performance.md).
     private var committedBytes = 0
     /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
     /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
@@ -37,9 +36,9 @@ struct BinaryPlistWriter {
     private var keyRefs: [ExactKey: Int] = [:]
     /// UIDs below ``directUIDLimit`` by value: their object's index + 1 (0: not written yet).
     /// An archive's UIDs are its object numbers and come almost in order, so this is read
-    /// nearly sequentially where the sharing table is read at random: `perf annotate` put 77% of
-    /// pack's time in `scalar` on the first load of a probed slot, a cache miss for each new
-    /// scalar, and most of an archive's new scalars are UIDs. Sharing is unchanged: equal UIDs
+    /// nearly sequentially where the sharing table is read at random: most of pack's time in
+    /// `scalar` went to the first load of a probed slot (`perf annotate`; docs/performance.md),
+    /// a cache miss for each new scalar, and most of an archive's new scalars are UIDs. Sharing is unchanged: equal UIDs
     /// have equal bytes, and no other kind of object has a UID's marker (`0x8_`), so a UID could
     /// only ever have shared with an equal UID.
     private var uidObjects: [Int] = []
@@ -312,8 +311,8 @@ struct BinaryPlistWriter {
     private static func encodeString(_ s: String, into bytes: inout [UInt8]) -> Bool {
         var s = s
         // One pass over the contiguous UTF-8 finds NUL and non-ASCII bytes (the common ASCII
-        // case is then copied as it is). Was a separate `utf8.contains(0)` through the generic
-        // collection path: 17.0 M instructions for a 20,000-key defaults file.
+        // case is then copied as it is). A separate `utf8.contains(0)` went through the generic
+        // collection path at a measurable cost (docs/performance.md).
         var (ascii, nul) = (true, false)
         s.withUTF8 { utf8 in
             var any: UInt8 = 0
@@ -343,8 +342,8 @@ struct BinaryPlistWriter {
 
     /// The finished file: header, objects in order, offset table, trailer. Sizes are known
     /// before anything is written, so the bytes go straight into one exact allocation, each
-    /// object's offset into its table entry as it is written (appending byte by byte cost 14.1 M
-    /// instructions for a 20,000-key defaults file).
+    /// object's offset into its table entry as it is written (appending byte by byte cost measurably
+    /// more; docs/performance.md).
     fileprivate func serialize(top: Int) -> [UInt8] {
         let refSize = Self.size(for: objects.count - 1)
         var objectBytes = 0

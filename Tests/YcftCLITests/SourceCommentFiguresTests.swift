@@ -9,24 +9,6 @@ import TestSupport
 /// figure and is not matched. Test sources are not scanned: their comments state timeouts and
 /// polling intervals ("at most 30 s", "every 10 ms") that read like timings.
 @Suite struct SourceCommentFigures {
-    /// Files another change is rewriting at the moment: skipped until it lands, then this list is
-    /// emptied. A path ending in `/` stands for every file under it.
-    static let filesAwaitingTheirRewrite: [String] = [
-        "Sources/PlistCore/PlistValue.swift",
-        "Sources/PlistCore/BinaryPlistReader.swift",
-        "Sources/PlistCore/BinaryPlistScanner.swift",
-        "Sources/PlistCore/BinaryPlistWriter.swift",
-        "Sources/PlistCore/XMLPlistWriter.swift",
-        "Sources/Plist/PlistDocument.swift",
-        "Sources/Plist/PropertyList.swift",
-        "Sources/Plist/XMLPlistScanner.swift",
-        "Sources/YcftCLI/VerifyCommand.swift",
-        "Sources/FirstTimeMigration/",
-        "Sources/FirstTimeCore/IntervalKey.swift",
-        "Sources/FirstTimeCore/ArchiveGraph.swift",
-        "Sources/KeyedArchiveCore/ArchiveDump.swift",
-    ]
-
     /// What a measurement looks like in a comment: an instruction count ("12 M instructions"),
     /// a share or a difference of a run ("10% of the guard pass", "8% slower"), a timing
     /// ("187 ms", "took 9.9 s"), a figure of the machine it was taken on.
@@ -47,14 +29,13 @@ import TestSupport
     }
 
     /// "path:line: comment" for every comment under `directories` that cites a lab figure.
-    static func figures(under directories: [String], skipping skipped: [String]) throws -> [String] {
+    static func figures(under directories: [String]) throws -> [String] {
         let root = TestPaths.packageRoot
         var found: [String] = []
         for directory in directories {
             guard let files = FileManager.default.enumerator(atPath: root.appendingPathComponent(directory).path) else { continue }
             for case let name as String in files where name.hasSuffix(".swift") {
                 let path = directory + "/" + name
-                if skipped.contains(where: { $0.hasSuffix("/") ? path.hasPrefix($0) : path == $0 }) { continue }
                 let text = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
                 for comment in comments(of: text)
                 where labFigure.firstMatch(in: comment.text, range: NSRange(comment.text.startIndex..., in: comment.text)) != nil {
@@ -66,19 +47,12 @@ import TestSupport
     }
 
     @Test func noSourceCommentCitesALabFigure() throws {
-        let found = try Self.figures(under: ["Sources", "Benchmarks", "Fuzz/Sources"], skipping: Self.filesAwaitingTheirRewrite)
+        let found = try Self.figures(under: ["Sources", "Benchmarks", "Fuzz/Sources"])
         #expect(found.isEmpty, """
             Comments cite measurements; keep the reason in the comment and move the figure to \
             docs/performance.md ("Why the code is shaped this way"):
             \(found.joined(separator: "\n"))
             """)
-    }
-
-    /// The skip list names files that exist, so that a rename does not quietly keep one skipped.
-    @Test func theFilesAwaitingTheirRewriteExist() {
-        for path in Self.filesAwaitingTheirRewrite {
-            #expect(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent(path).path), "\(path)")
-        }
     }
 
     /// The patterns find the figures this suite was written against, and leave a format's
