@@ -15,6 +15,8 @@ enum VerifyCommand {
         let trouble: String?
         /// A directory operand with nothing to check (trouble, exit 2; not a file).
         var empty = false
+        /// The line of each finding in an XML file (`github` only; nil: none, see ``XMLPlistLines``).
+        var lines: [Int?] = []
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -72,21 +74,28 @@ enum VerifyCommand {
             }
         }
         for path in walked.inputs.map(\.path) {
+            var result: FileResult
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-                results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key, limits: limits),
-                                          trouble: nil))
+                let placed = ContractChecker.checkPlaced(bytes, key: key, limits: limits)
+                result = FileResult(path: Ycft.display(path), findings: placed.map(\.finding), trouble: nil)
+                if format == .github {
+                    // An archive held as data under a key has no lines of its own: the data's element stands for its paths.
+                    let located = placed.map { $0.finding.path.isFile ? ObjectPath.file : $0.archiveKey.map { ObjectPath.key($0) } ?? $0.finding.path }
+                    result.lines = XMLPlistLines.lines(of: located, in: bytes, limits: limits)
+                }
             } catch {
                 if error.exit == .trouble {
-                    results.append(FileResult(path: Ycft.display(path), findings: [], trouble: error.message))
+                    result = FileResult(path: Ycft.display(path), findings: [], trouble: error.message)
                 } else {
                     // Over --max-input-size: the rule and its words are the library's; the hint is ours.
                     var finding = ContractChecker.finding(for: .archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1,
                                                                                                   limit: limits.maxInputSize))))
                     finding.message = error.message
-                    results.append(FileResult(path: Ycft.display(path), findings: [finding], trouble: nil))
+                    result = FileResult(path: Ycft.display(path), findings: [finding], trouble: nil)
                 }
             }
+            results.append(result)
         }
 
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
@@ -111,9 +120,10 @@ enum VerifyCommand {
                 if let trouble = result.trouble {
                     out += "::error file=\(file),title=\(result.empty ? "nothing to check" : "unreadable")::\(data(trouble))\n"
                 }
-                for finding in result.findings {
+                for (index, finding) in result.findings.enumerated() {
                     let command = finding.severity == .error ? "error" : "warning"
-                    out += "::\(command) file=\(file),title=\(property(finding.rule.rawValue))::"
+                    let line = index < result.lines.count ? result.lines[index].map { ",line=\($0)" } ?? "" : ""
+                    out += "::\(command) file=\(file)\(line),title=\(property(finding.rule.rawValue))::"
                         + data("\(finding.path): \(finding.message)") + "\n"
                 }
             }
