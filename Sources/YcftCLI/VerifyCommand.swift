@@ -17,6 +17,8 @@ enum VerifyCommand {
         var empty = false
         /// The line of each finding in an XML file (`github` only; nil: none, see ``XMLPlistLines``).
         var lines: [Int?] = []
+        /// How long reading and checking the file took, in seconds (`junit`).
+        var seconds: Double = 0
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -73,7 +75,9 @@ enum VerifyCommand {
                 results.append(FileResult(path: Ycft.display(directory.path), findings: [], trouble: message, empty: true))
             }
         }
+        let clock = ContinuousClock()
         for path in walked.inputs.map(\.path) {
+            let started = clock.now
             var result: FileResult
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -95,6 +99,8 @@ enum VerifyCommand {
                     result = FileResult(path: Ycft.display(path), findings: [finding], trouble: nil)
                 }
             }
+            let elapsed = (clock.now - started).components
+            result.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             results.append(result)
         }
 
@@ -213,35 +219,51 @@ enum VerifyCommand {
         return out
     }
 
+    /// JUnit XML: a `<testsuite>` per file (its name the file, `time` the seconds reading and
+    /// checking it took) with a `<testcase>` per finding, failing ones holding a `<failure>`,
+    /// the others their text in `<system-out>`; a file without findings is one passing case
+    /// `contract`, an unreadable one a case holding an `<error>`. Each case's `classname` is
+    /// the file too: GitLab shows a case's classname as its suite and not the testsuite's name
+    /// (https://docs.gitlab.com/ci/testing/unit_test_reports), and keys cases by classname and
+    /// name, so findings group by file there too.
     static func junit(_ results: [FileResult], strict: Bool) -> String {
-        let failures = results.filter { r in r.trouble == nil && r.findings.contains { $0.severity == .error || strict } }.count
-        let errors = results.filter { $0.trouble != nil }.count
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
-        out += "  <testsuite name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
+        func seconds(_ value: Double) -> String { String(format: "%.3f", max(0, value)) }
+        func line(_ finding: ContractFinding) -> String { "[\(finding.rule.rawValue)] \(finding.path): \(finding.message)" }
+        func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
+        var suites = "", tests = 0, failures = 0, errors = 0, time = 0.0
         for result in results {
-            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(Ycft.shown(result.path)))\""
-            let failing = result.findings.filter { $0.severity == .error || strict }
-            let other = result.findings.filter { !($0.severity == .error || strict) }
-            if result.trouble == nil && result.findings.isEmpty {
-                out += "/>\n"
-                continue
-            }
-            out += ">\n"
+            let file = xml(Ycft.shown(result.path))
+            var cases = ""
+            let failing = result.findings.filter(fails).count
+            let count = result.trouble != nil ? 1 : max(1, result.findings.count)
             if let trouble = result.trouble {
-                out += "      <error message=\"\(xml(trouble))\" type=\"\(result.empty ? "empty" : "unreadable")\"/>\n"
+                let kind = result.empty ? "empty" : "unreadable"
+                cases += "    <testcase classname=\"\(file)\" name=\"\(result.empty ? "nothing to check" : kind)\">\n"
+                cases += "      <error message=\"\(xml(trouble))\" type=\"\(kind)\"/>\n"
+                cases += "    </testcase>\n"
+            } else if result.findings.isEmpty {
+                cases += "    <testcase classname=\"\(file)\" name=\"contract\"/>\n"
             }
-            if let first = failing.first {
-                let body = failing.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
-                out += "      <failure message=\"\(xml("[\(first.rule.rawValue)] \(first.path): \(first.message)"))\" type=\"\(first.rule.rawValue)\">\(xml(body))</failure>\n"
+            for finding in result.trouble == nil ? result.findings : [] {
+                cases += "    <testcase classname=\"\(file)\" name=\"\(xml(line(finding)))\">\n"
+                if fails(finding) {
+                    cases += "      <failure message=\"\(xml(line(finding)))\" type=\"\(finding.rule.rawValue)\">"
+                        + "\(xml("\(finding.severity.rawValue): \(line(finding))"))</failure>\n"
+                } else {
+                    cases += "      <system-out>\(xml("\(finding.severity.rawValue): \(line(finding))"))</system-out>\n"
+                }
+                cases += "    </testcase>\n"
             }
-            if !other.isEmpty {
-                let body = other.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
-                out += "      <system-out>\(xml(body))</system-out>\n"
-            }
-            out += "    </testcase>\n"
+            let troubled = result.trouble != nil ? 1 : 0
+            suites += "  <testsuite name=\"\(file)\" tests=\"\(count)\" failures=\"\(failing)\" errors=\"\(troubled)\" time=\"\(seconds(result.seconds))\">\n"
+            suites += cases + "  </testsuite>\n"
+            tests += count
+            failures += failing
+            errors += troubled
+            time += result.seconds
         }
-        out += "  </testsuite>\n</testsuites>\n"
-        return out
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"ycft verify\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
+            + suites + "</testsuites>\n"
     }
 }
