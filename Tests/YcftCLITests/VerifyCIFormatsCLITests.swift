@@ -99,6 +99,29 @@ import TestSupport
             == "::warning file=other.plist,line=9,title=group-missing::$objects[1]: no \"sharedGroup\": the archive records nothing\n")
     }
 
+    @Test func plainRecordsFindingsNameTheirElementsLines() throws {
+        let records = Self.defaults([
+            "\t<key>YCFirstTime.records</key>",  // 6
+            "\t<dict>",  // 7
+            "\t\t<key>format</key><string>ycfirsttime-records</string>",  // 8
+            "\t\t<key>formatVersion</key><integer>1</integer>",  // 9
+            "\t\t<key>records</key>",  // 10
+            "\t\t<dict>",  // 11
+            "\t\t\t<key>onboarding</key>",  // 12
+            "\t\t\t<dict>",  // 13
+            "\t\t\t\t<key>lastVersion</key><string>2.1.0</string>",  // 14
+            "\t\t\t\t<key>lastTime</key>",  // 15
+            "\t\t\t\t<string>soon</string>",  // 16
+            "\t\t\t</dict>",  // 17
+            "\t\t</dict>",  // 18
+            "\t</dict>",  // 19
+        ])
+        let dir = try scratch([("records.plist", Array(records.utf8))])
+        let result = try verify(["--format", "github"], ["records.plist"], in: dir)
+        #expect(result.status == 1)
+        #expect(result.stdout == "::error file=records.plist,line=16,title=records-format::YCFirstTime.records.records.onboarding.lastTime: unexpected string\n")
+    }
+
     @Test func binaryFilesAndFindingsOnTheWholeFileHaveNoLine() throws {
         let cycle = try readBytes(TestPaths.fixtures.appendingPathComponent("invalid/uid-cycle.plist"))
         let nothing = Self.defaults([])
@@ -112,6 +135,37 @@ import TestSupport
         ::error file=cycle.plist,title=uid-cycle::$objects[3].NS.objects[0]: record UID 3 points back to the group that contains it
         ::error file=nothing.plist,title=state-missing::file: no "YCFirstTime" key: not a YCFirstTime archive or a defaults file holding one
         ::error file=broken.plist,title=plist-unreadable::file: malformed XML plist: <string> holds markup; only text is allowed (at line 18)
+
+        """)
+    }
+}
+
+/// `verify --format junit` on the built binary: a suite per file, each with its time.
+@Suite struct VerifyJUnitSuites {
+    @Test func twoFilesAreTwoSuitesEachTimed() throws {
+        let lines = VerifyGitHubLines()
+        let dir = try lines.scratch([("archive.plist", Array((VerifyGitHubLines.archive.joined(separator: "\n") + "\n").utf8)),
+                                     ("good.plist", try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")))])
+        let result = try lines.verify(["--format", "junit"], ["archive.plist", "good.plist"], in: dir)
+        #expect(result.status == 1)
+        let times = result.stdout.matches(of: /\ time="([^"]*)"/).map { String($0.output.1) }
+        #expect(times.count == 3, "\(result.stdout)")
+        #expect(times.allSatisfy { $0.wholeMatch(of: /[0-9]+\.[0-9]{3}/) != nil && (Double($0) ?? -1) >= 0 }, "\(times)")
+        #expect(junitTimesHidden(result.stdout) == """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <testsuites name="ycft verify" tests="3" failures="1" errors="0" time="…">
+          <testsuite name="archive.plist" tests="2" failures="1" errors="0" time="…">
+            <testcase classname="archive.plist" name="[root-extra-key] $objects[1]: root key &quot;note&quot; is not &quot;sharedGroup&quot;: YCFirstTime ignores it and keeps it">
+              <system-out>warning: [root-extra-key] $objects[1]: root key &quot;note&quot; is not &quot;sharedGroup&quot;: YCFirstTime ignores it and keeps it</system-out>
+            </testcase>
+            <testcase classname="archive.plist" name="[time-type] $objects[7].NS.time: expected real, found string">
+              <failure message="[time-type] $objects[7].NS.time: expected real, found string" type="time-type">error: [time-type] $objects[7].NS.time: expected real, found string</failure>
+            </testcase>
+          </testsuite>
+          <testsuite name="good.plist" tests="1" failures="0" errors="0" time="…">
+            <testcase classname="good.plist" name="contract"/>
+          </testsuite>
+        </testsuites>
 
         """)
     }
