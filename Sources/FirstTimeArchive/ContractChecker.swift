@@ -11,7 +11,29 @@ public enum ContractChecker {
     /// plain records, IntervalClient keys).
     public static func check(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                              limits: PlistLimits = .default) -> [ContractFinding] {
-        do { return try StateFile(bytes, key: key, limits: limits).check() } catch { return [finding(for: error)] }
+        checkPlaced(bytes, key: key, limits: limits).map(\.finding)
+    }
+
+    /// A finding, and which document its path is a path of.
+    public struct Placed: Sendable, Equatable {
+        /// The finding.
+        public var finding: ContractFinding
+        /// The defaults key under which the file holds, as data, the archive that the path is
+        /// in (`$objects[5].lastTime` of the archive under `YCFirstTime`); nil when the path is
+        /// one of the file itself (a bare archive, plain records, interval keys, the file).
+        public var archiveKey: String?
+    }
+
+    /// ``check(_:key:limits:)``'s findings, each placed (for `verify`'s line numbers).
+    public static func checkPlaced(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
+                                   limits: PlistLimits = .default) -> [Placed] {
+        do {
+            return try StateFile(bytes, key: key, limits: limits).checkForms().map { form, finding in
+                Placed(finding: finding, archiveKey: form == .defaultsArchive ? key : nil)
+            }
+        } catch {
+            return [Placed(finding: finding(for: error), archiveKey: nil)]
+        }
     }
 
     /// The rule a reading error breaks, as a finding (`verify` reports a file that cannot be

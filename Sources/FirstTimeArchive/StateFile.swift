@@ -194,19 +194,26 @@ public struct StateFile: Sendable {
     }
 
     /// Every finding of every form, for `verify`: fatal ones included, nothing thrown.
-    public func check() -> [ContractFinding] {
+    public func check() -> [ContractFinding] { checkForms().map(\.finding) }
+
+    /// ``check()``'s findings, each with the form it was found in: nil for a finding about the
+    /// file as a whole (no state, copies that disagree). A `.defaultsArchive` finding's path
+    /// lies in the archive stored under ``key``, every other path in the file itself.
+    public func checkForms() -> [(form: Form?, finding: ContractFinding)] {
         guard let primary = forms.first else {
-            return [ContractFinding(.stateMissing, at: .file, FirstTimeError.keyNotFound(key).description)]
+            return [(nil, ContractFinding(.stateMissing, at: .file, FirstTimeError.keyNotFound(key).description))]
         }
-        var findings: [ContractFinding] = []
+        var findings: [(form: Form?, finding: ContractFinding)] = []
         var readable: [(Form, FirstTimeRecords)] = []
         for form in forms {
             let judged = judge(form)
-            findings += judged.findings
+            findings += judged.findings.map { (form, $0) }
             if let records = judged.records { readable.append((form, records)) }
         }
         if let (form, records) = readable.first, form == primary {
-            for (other, copy) in readable.dropFirst() { findings += ContractFinding.disagreement(form, records, other, copy) }
+            for (other, copy) in readable.dropFirst() {
+                findings += ContractFinding.disagreement(form, records, other, copy).map { (nil, $0) }
+            }
         }
         return findings
     }

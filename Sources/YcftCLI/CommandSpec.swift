@@ -217,7 +217,7 @@ extension CommandSpec {
                 "text: compiler-style lines on standard error (default);",
                 "json: one document on standard output;",
                 "github: workflow commands (::error ...) on standard output;",
-                "junit: JUnit XML on standard output, a testcase per file.",
+                "junit: JUnit XML on standard output, a testsuite per file.",
             ]),
             Option(["--strict"], ["Warnings fail too."]),
             Option(["--compact"], ["With --format json, JSON on one line."]),

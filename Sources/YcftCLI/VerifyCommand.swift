@@ -15,6 +15,10 @@ enum VerifyCommand {
         let trouble: String?
         /// A directory operand with nothing to check (trouble, exit 2; not a file).
         var empty = false
+        /// The line of each finding in an XML file (`github` only; nil: none, see ``XMLPlistLines``).
+        var lines: [Int?] = []
+        /// How long reading and checking the file took, in seconds (`junit`).
+        var seconds: Double = 0
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -71,22 +75,33 @@ enum VerifyCommand {
                 results.append(FileResult(path: Ycft.display(directory.path), findings: [], trouble: message, empty: true))
             }
         }
+        let clock = ContinuousClock()
         for path in walked.inputs.map(\.path) {
+            let started = clock.now
+            var result: FileResult
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-                results.append(FileResult(path: Ycft.display(path), findings: ContractChecker.check(bytes, key: key, limits: limits),
-                                          trouble: nil))
+                let placed = ContractChecker.checkPlaced(bytes, key: key, limits: limits)
+                result = FileResult(path: Ycft.display(path), findings: placed.map(\.finding), trouble: nil)
+                if format == .github {
+                    // An archive held as data under a key has no lines of its own: the data's element stands for its paths.
+                    let located = placed.map { $0.finding.path.isFile ? ObjectPath.file : $0.archiveKey.map { ObjectPath.key($0) } ?? $0.finding.path }
+                    result.lines = XMLPlistLines.lines(of: located, in: bytes, limits: limits)
+                }
             } catch {
                 if error.exit == .trouble {
-                    results.append(FileResult(path: Ycft.display(path), findings: [], trouble: error.message))
+                    result = FileResult(path: Ycft.display(path), findings: [], trouble: error.message)
                 } else {
                     // Over --max-input-size: the rule and its words are the library's; the hint is ours.
                     var finding = ContractChecker.finding(for: .archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1,
                                                                                                   limit: limits.maxInputSize))))
                     finding.message = error.message
-                    results.append(FileResult(path: Ycft.display(path), findings: [finding], trouble: nil))
+                    result = FileResult(path: Ycft.display(path), findings: [finding], trouble: nil)
                 }
             }
+            let elapsed = (clock.now - started).components
+            result.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+            results.append(result)
         }
 
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
@@ -111,9 +126,10 @@ enum VerifyCommand {
                 if let trouble = result.trouble {
                     out += "::error file=\(file),title=\(result.empty ? "nothing to check" : "unreadable")::\(data(trouble))\n"
                 }
-                for finding in result.findings {
+                for (index, finding) in result.findings.enumerated() {
                     let command = finding.severity == .error ? "error" : "warning"
-                    out += "::\(command) file=\(file),title=\(property(finding.rule.rawValue))::"
+                    let line = index < result.lines.count ? result.lines[index].map { ",line=\($0)" } ?? "" : ""
+                    out += "::\(command) file=\(file)\(line),title=\(property(finding.rule.rawValue))::"
                         + data("\(finding.path): \(finding.message)") + "\n"
                 }
             }
@@ -203,35 +219,51 @@ enum VerifyCommand {
         return out
     }
 
+    /// JUnit XML: a `<testsuite>` per file (its name the file, `time` the seconds reading and
+    /// checking it took) with a `<testcase>` per finding, failing ones holding a `<failure>`,
+    /// the others their text in `<system-out>`; a file without findings is one passing case
+    /// `contract`, an unreadable one a case holding an `<error>`. Each case's `classname` is
+    /// the file too: GitLab shows a case's classname as its suite and not the testsuite's name
+    /// (https://docs.gitlab.com/ci/testing/unit_test_reports), and keys cases by classname and
+    /// name, so findings group by file there too.
     static func junit(_ results: [FileResult], strict: Bool) -> String {
-        let failures = results.filter { r in r.trouble == nil && r.findings.contains { $0.severity == .error || strict } }.count
-        let errors = results.filter { $0.trouble != nil }.count
-        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
-        out += "  <testsuite name=\"ycft verify\" tests=\"\(results.count)\" failures=\"\(failures)\" errors=\"\(errors)\">\n"
+        func seconds(_ value: Double) -> String { String(format: "%.3f", max(0, value)) }
+        func line(_ finding: ContractFinding) -> String { "[\(finding.rule.rawValue)] \(finding.path): \(finding.message)" }
+        func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
+        var suites = "", tests = 0, failures = 0, errors = 0, time = 0.0
         for result in results {
-            out += "    <testcase classname=\"ycft.verify\" name=\"\(xml(Ycft.shown(result.path)))\""
-            let failing = result.findings.filter { $0.severity == .error || strict }
-            let other = result.findings.filter { !($0.severity == .error || strict) }
-            if result.trouble == nil && result.findings.isEmpty {
-                out += "/>\n"
-                continue
-            }
-            out += ">\n"
+            let file = xml(Ycft.shown(result.path))
+            var cases = ""
+            let failing = result.findings.filter(fails).count
+            let count = result.trouble != nil ? 1 : max(1, result.findings.count)
             if let trouble = result.trouble {
-                out += "      <error message=\"\(xml(trouble))\" type=\"\(result.empty ? "empty" : "unreadable")\"/>\n"
+                let kind = result.empty ? "empty" : "unreadable"
+                cases += "    <testcase classname=\"\(file)\" name=\"\(result.empty ? "nothing to check" : kind)\">\n"
+                cases += "      <error message=\"\(xml(trouble))\" type=\"\(kind)\"/>\n"
+                cases += "    </testcase>\n"
+            } else if result.findings.isEmpty {
+                cases += "    <testcase classname=\"\(file)\" name=\"contract\"/>\n"
             }
-            if let first = failing.first {
-                let body = failing.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
-                out += "      <failure message=\"\(xml("[\(first.rule.rawValue)] \(first.path): \(first.message)"))\" type=\"\(first.rule.rawValue)\">\(xml(body))</failure>\n"
+            for finding in result.trouble == nil ? result.findings : [] {
+                cases += "    <testcase classname=\"\(file)\" name=\"\(xml(line(finding)))\">\n"
+                if fails(finding) {
+                    cases += "      <failure message=\"\(xml(line(finding)))\" type=\"\(finding.rule.rawValue)\">"
+                        + "\(xml("\(finding.severity.rawValue): \(line(finding))"))</failure>\n"
+                } else {
+                    cases += "      <system-out>\(xml("\(finding.severity.rawValue): \(line(finding))"))</system-out>\n"
+                }
+                cases += "    </testcase>\n"
             }
-            if !other.isEmpty {
-                let body = other.map { "\($0.severity.rawValue): [\($0.rule.rawValue)] \($0.path): \($0.message)" }.joined(separator: "\n")
-                out += "      <system-out>\(xml(body))</system-out>\n"
-            }
-            out += "    </testcase>\n"
+            let troubled = result.trouble != nil ? 1 : 0
+            suites += "  <testsuite name=\"\(file)\" tests=\"\(count)\" failures=\"\(failing)\" errors=\"\(troubled)\" time=\"\(seconds(result.seconds))\">\n"
+            suites += cases + "  </testsuite>\n"
+            tests += count
+            failures += failing
+            errors += troubled
+            time += result.seconds
         }
-        out += "  </testsuite>\n</testsuites>\n"
-        return out
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            + "<testsuites name=\"ycft verify\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
+            + suites + "</testsuites>\n"
     }
 }

@@ -60,7 +60,7 @@ import TestSupport
           --format FORMAT         text: compiler-style lines on standard error (default);
                                   json: one document on standard output;
                                   github: workflow commands (::error ...) on standard output;
-                                  junit: JUnit XML on standard output, a testcase per file.
+                                  junit: JUnit XML on standard output, a testsuite per file.
         """), "\(wide)")
         let narrow = help(["migrate", "--help"], width: 60)
         #expect(narrow.contains("""

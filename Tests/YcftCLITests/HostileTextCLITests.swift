@@ -115,7 +115,8 @@ import TestSupport
         #expect(github.stdoutText.contains("::error file=\(t.defaults.path),title=interval-value::interval.\(Self.shown): holds string"),
                 "\(github.stdoutText)")
         let junit = try clean(["verify", "--format", "junit", t.named.path, t.defaults.path])
-        #expect(junit.stdoutText.contains(#"<testcase classname="ycft.verify" name="\#(t.dir.path)/\#(Self.fileShown)"/>"#), "\(junit.stdoutText)")
+        #expect(junit.stdoutText.contains(#"<testcase classname="\#(t.dir.path)/\#(Self.fileShown)" name="contract"/>"#), "\(junit.stdoutText)")
+        #expect(junit.stdoutText.contains(#"<testsuite name="\#(t.dir.path)/\#(Self.fileShown)" tests="1""#), "\(junit.stdoutText)")
         #expect(junit.stdoutText.contains("interval.\(Self.shown): holds string"), "\(junit.stdoutText)")
         // JSON keeps the exact file name, in JSON's escapes.
         let json = try clean(["verify", "--format", "json", "--compact", t.named.path])

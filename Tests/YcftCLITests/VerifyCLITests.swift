@@ -107,22 +107,54 @@ import TestSupport
 
     @Test func junit() throws {
         let io = try fake()
-        #expect(io.run(["verify", "--format", "junit", "cycle.plist", "empty.plist", "good.plist"]) == 1)
-        #expect(io.stdoutText == """
+        #expect(io.run(["verify", "--format", "junit", "cycle.plist", "empty.plist", "good.plist", "missing.plist"]) == 2)
+        // Times vary: each is a decimal number of seconds; the rest is exact.
+        #expect(junitTimesHidden(io.stdoutText) == """
         <?xml version="1.0" encoding="UTF-8"?>
-        <testsuites name="ycft verify" tests="3" failures="1" errors="0">
-          <testsuite name="ycft verify" tests="3" failures="1" errors="0">
-            <testcase classname="ycft.verify" name="cycle.plist">
+        <testsuites name="ycft verify" tests="4" failures="1" errors="1" time="…">
+          <testsuite name="cycle.plist" tests="1" failures="1" errors="0" time="…">
+            <testcase classname="cycle.plist" name="[uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it">
               <failure message="[uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it" type="uid-cycle">error: [uid-cycle] $objects[3].NS.objects[0]: record UID 3 points back to the group that contains it</failure>
             </testcase>
-            <testcase classname="ycft.verify" name="empty.plist">
+          </testsuite>
+          <testsuite name="empty.plist" tests="1" failures="0" errors="0" time="…">
+            <testcase classname="empty.plist" name="[group-missing] $objects[1]: no &quot;sharedGroup&quot;: the archive records nothing">
               <system-out>warning: [group-missing] $objects[1]: no &quot;sharedGroup&quot;: the archive records nothing</system-out>
             </testcase>
-            <testcase classname="ycft.verify" name="good.plist"/>
+          </testsuite>
+          <testsuite name="good.plist" tests="1" failures="0" errors="0" time="…">
+            <testcase classname="good.plist" name="contract"/>
+          </testsuite>
+          <testsuite name="missing.plist" tests="1" failures="0" errors="1" time="…">
+            <testcase classname="missing.plist" name="unreadable">
+              <error message="cannot read: No such file or directory" type="unreadable"/>
+            </testcase>
           </testsuite>
         </testsuites>
 
-        """)
+        """, "\(io.stdoutText)")
+    }
+
+    /// Findings group by file: one suite holds each file's cases, a case per finding; with
+    /// --strict a warning fails its case.
+    @Test func junitGroupsTwoFilesFindings() throws {
+        let io = try fake()
+        #expect(io.run(["verify", "--format", "junit", "--strict", "mixed.plist", "empty.plist"]) == 1)
+        let xml = try #require(junitTimesHidden(io.stdoutText), "\(io.stdoutText)")
+        let suites = xml.split(separator: "\n").filter { $0.hasPrefix("  <testsuite ") }
+        #expect(suites.count == 2)
+        #expect(suites.first?.hasPrefix(#"  <testsuite name="mixed.plist" tests=""#) == true)
+        #expect(suites.last == #"  <testsuite name="empty.plist" tests="1" failures="1" errors="0" time="…">"#)
+        let mixed = xml.components(separatedBy: "</testsuite>")[0]
+        let cases = mixed.components(separatedBy: "<testcase ").count - 1
+        #expect(cases > 1, "\(xml)")
+        #expect(mixed.components(separatedBy: #"<testcase classname="mixed.plist" "#).count - 1 == cases)
+        #expect(mixed.contains(#"<testsuite name="mixed.plist" tests="\#(cases)" failures="\#(cases)" errors="0""#), "\(xml)")
+        // The run's time is the files' together; each is a number of seconds.
+        let times = io.stdoutText.matches(of: /\ time="([0-9.]+)"/).compactMap { Double($0.output.1) }
+        #expect(times.count == 3 && times.allSatisfy { $0 >= 0 })
+        #expect(abs(times[0] - times[1] - times[2]) < 0.0015)
+        #expect(junitTimesHidden(#"<testsuite time="-1">"#) == nil && junitTimesHidden(#"<testsuite time="">"#) == nil)
     }
 
     @Test func usage() throws {
