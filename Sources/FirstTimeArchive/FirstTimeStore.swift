@@ -109,6 +109,9 @@ public final class FirstTimeStore: @unchecked Sendable {
     private var state: FirstTimeRecords
     /// Where the YCFirstTime state lives in the domain.
     private var recordsKey: String
+    /// The stored group is an `NSDictionary`: YCFirstTime's next save replaces it with a new
+    /// group holding only the saved key.
+    private var groupReplacedOnSave = false
 
     /// Opens a store, loading the file when it exists (a missing file is an empty domain).
     /// - Parameters:
@@ -152,7 +155,17 @@ public final class FirstTimeStore: @unchecked Sendable {
             newFileFormat = file.format
             // IntervalClient's keys are its own key space here, not YCFirstTime's state.
             if file.forms.contains(.defaultsArchive) {
-                state = try file.read(.defaultsArchive).records
+                let decoded = try file.read(.defaultsArchive)
+                // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
+                // root, a class outside its list) is an empty one, replaced on the next save;
+                // an NSDictionary group is read, but the next save starts a new group holding
+                // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
+                if decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) {
+                    state = FirstTimeRecords()
+                } else {
+                    state = decoded.records
+                    groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+                }
                 recordsKey = LegacyArchive.defaultsKey
             } else if file.forms.contains(.plainRecords) {
                 state = try file.read(.plainRecords).records
@@ -194,7 +207,8 @@ public final class FirstTimeStore: @unchecked Sendable {
         try execute(block, afterFirstTime: afterFirstTime, key: key, rule: .once)
     }
 
-    /// Runs `block` once per app version (compared as exact strings: "1.0" is not "1.0.0").
+    /// Runs `block` once per app version, compared as YCFirstTime 2.x compares them (Swift
+    /// `String` equality: "1.0" is not "1.0.0", but canonically equivalent strings are equal).
     @discardableResult
     public func executeOncePerVersion(_ block: (() -> Void)?, forKey key: String) throws(StoreError) -> Bool {
         try execute(block, afterFirstTime: nil, key: key, rule: .perVersion)
@@ -314,13 +328,14 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// Saves the run of `key` (version from the provider, time read now) and then updates memory.
     private func record(_ key: String) throws(StoreError) {
-        var next = state
+        var next = groupReplacedOnSave ? FirstTimeRecords() : state
         next[key] = FirstTimeRecord(lastVersion: currentVersion(), lastTime: currentDate().timeIntervalSinceReferenceDate)
         var nextDomain = domain
         nextDomain[recordsKey] = try encode(next)
         try save(nextDomain)
         domain = nextDomain
         state = next
+        groupReplacedOnSave = false
     }
 
     private func encode(_ records: FirstTimeRecords) throws(StoreError) -> PlistValue {

@@ -5,11 +5,14 @@ internal import Plist
 /// computed with `Calendar.date(byAdding:value:to:)` exactly as Foundation computes it (a zero
 /// or negative count included).
 public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
-    /// The calendar components `Calendar.date(byAdding:value:to:)` accepts, by the names
-    /// `ycft status --gate every:<n><unit>` uses (`week` is `weekOfYear`, IntervalClient's weekly).
+    /// Every `Calendar.Component` IntervalClient accepts, by its Swift name (`ycft status
+    /// --gate every:<n><unit>`). Foundation adds most; for `calendar`, `timeZone`,
+    /// `isLeapMonth` and `isRepeatedDay` `Calendar.date(byAdding:value:to:)` returns nil, and
+    /// IntervalClient then runs the gate every time (``addsNothing``).
     public enum Unit: String, Sendable, CaseIterable {
-        case era, year, quarter, month, week, weekOfYear, weekOfMonth, weekday, weekdayOrdinal, yearForWeekOfYear
-        case day, hour, minute, second, nanosecond
+        case era, year, quarter, month, weekOfYear, weekOfMonth, weekday, weekdayOrdinal, yearForWeekOfYear
+        case day, dayOfYear, hour, minute, second, nanosecond
+        case calendar, timeZone, isLeapMonth, isRepeatedDay
 
         /// The Foundation component.
         public var component: Calendar.Component {
@@ -18,26 +21,35 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
             case .year: return .year
             case .quarter: return .quarter
             case .month: return .month
-            case .week, .weekOfYear: return .weekOfYear
+            case .weekOfYear: return .weekOfYear
             case .weekOfMonth: return .weekOfMonth
             case .weekday: return .weekday
             case .weekdayOrdinal: return .weekdayOrdinal
             case .yearForWeekOfYear: return .yearForWeekOfYear
             case .day: return .day
+            case .dayOfYear: return .dayOfYear
             case .hour: return .hour
             case .minute: return .minute
             case .second: return .second
             case .nanosecond: return .nanosecond
+            case .calendar: return .calendar
+            case .timeZone: return .timeZone
+            case .isLeapMonth: return .isLeapMonth
+            case .isRepeatedDay: return .isRepeatedDay
             }
         }
+
+        /// Whether Foundation adds nothing for this component (`date(byAdding:)` is nil), so
+        /// IntervalClient runs such a gate every time.
+        public var addsNothing: Bool { [.calendar, .timeZone, .isLeapMonth, .isRepeatedDay].contains(self) }
     }
 
-    /// The calendar component added (`.weekOfYear` for `week`).
+    /// The calendar component added.
     public var component: Calendar.Component
     /// How many units (any integer: Foundation decides what zero and negative counts mean).
     public var value: Int
 
-    /// The unit's name, when the component has one (`week` for `.weekOfYear`).
+    /// The unit's name.
     public var unit: Unit? { Unit.allCases.first { $0.component == component } }
 
     /// Creates an interval of `value` units.
@@ -58,7 +70,7 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     /// One calendar day (23 or 25 hours across a daylight-saving change).
     public static let daily = CalendarInterval(.day)
     /// One week of the year (`.weekOfYear`).
-    public static let weekly = CalendarInterval(.week)
+    public static let weekly = CalendarInterval(.weekOfYear)
     /// One month, clamped to the month's end (Jan 31 + 1 month = Feb 28/29).
     public static let monthly = CalendarInterval(.month)
     /// One year, clamped the same way (Feb 29 + 1 year = Feb 28).
@@ -70,7 +82,7 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
             switch unit {
             case .hour?: return "hourly"
             case .day?: return "daily"
-            case .week?: return "weekly"
+            case .weekOfYear?: return "weekly"
             case .month?: return "monthly"
             case .year?: return "yearly"
             default: break
@@ -90,20 +102,25 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
 public enum GateRule: Sendable, Equatable, CustomStringConvertible {
     /// YCFirstTime `executeOnce`: when the key was never recorded.
     case once
-    /// YCFirstTime `executeOncePerVersion`: when the recorded version is not exactly the current one.
+    /// YCFirstTime `executeOncePerVersion`: when the recorded version is not the current one
+    /// (2.x: Swift `String` equality, canonical equivalence; 1.x: UTF-16 code units, and a
+    /// missing version on either side always runs).
     case perVersion
     /// YCFirstTime `executeOncePerInterval(days:)`: a key never run runs; otherwise it runs again
     /// only when `days > 0`, the record has a `lastTime`, and `(now - lastTime) / 86400 >=
     /// Double(days)` (`days` is a `Float`, widened: `0.1` days is 8,640.000128746033 s). With
     /// `days <= 0` or NaN it behaves as `once`; a record without `lastTime` never runs again.
-    /// (YCFirstTime 1.x divided by 84,600.)
+    /// YCFirstTime 1.x (``LibraryVersion/v1``) counts otherwise: any non-zero `days` (NaN and
+    /// negatives run every time), the elapsed time in `float` divided by 84,600, a missing
+    /// `lastTime` as the reference date.
     case everyDays(Float)
     /// IntervalClient: when `now >= calendar.date(byAdding: unit, value:, to: lastRun)`.
     case calendar(CalendarInterval)
 
     /// Parses `once`, `per-version`, `days:<n>` (YCFirstTime's `executeOncePerInterval`: any
     /// `Float`, `days:0.1`, `days:-1`), `hourly|daily|weekly|monthly|yearly`, or `every:<n><unit>`
-    /// (IntervalClient's calendar rules) with any integer `n` and a ``CalendarInterval/Unit`` name.
+    /// (IntervalClient's calendar rules) with any integer `n` and a ``CalendarInterval/Unit`` name
+    /// (`Calendar.Component`'s own: `weekOfYear`, not `week`).
     /// The two families have different names on purpose: `days:1` is 86,400 seconds,
     /// `every:1day` a calendar day (23 or 25 hours across a daylight-saving change).
     public init?(parsing text: String) {
@@ -160,8 +177,28 @@ public struct GateDecision: Sendable, Equatable {
     }
 }
 
+/// Which YCFirstTime's rules a decision follows: they differ in how versions compare, how days
+/// are counted and what a missing value means.
+public enum LibraryVersion: String, Sendable, Equatable, CaseIterable {
+    /// YCFirstTime 2.x (Swift, `Sources/YCFirstTime/YCFirstTime.swift`), the default.
+    case v2 = "2.x"
+    /// YCFirstTime 1.x (Objective-C, `YCFirstTime.m`).
+    case v1 = "1.x"
+}
+
 /// YCFirstTime's and IntervalClient's rules, as pure functions of a record, a clock, an app
 /// version and a calendar.
+///
+/// Each rule is the library's own expression, evaluated in the library's arithmetic; the next
+/// eligible moment is the earliest instant (a `Date`, a `Double` of seconds since 2001) at
+/// which that expression holds, found by a search over doubles (``earliest(after:where:)``),
+/// so it is exact to the last bit however the arithmetic rounds.
+///
+/// ```swift
+/// let decision = RunRules.decide(.everyDays(7), record: record, now: now, appVersion: "2.0",
+///                                calendar: Calendar(identifier: .gregorian))
+/// if !decision.wouldRun, let next = decision.nextEligible { print("due at \(next)") }
+/// ```
 public enum RunRules {
     /// Seconds in YCFirstTime 2.x's day.
     public static let day: Double = 86_400
@@ -173,36 +210,55 @@ public enum RunRules {
     ///   - record: the gate's record, nil when the key was never recorded.
     ///   - now: seconds since 2001-01-01T00:00:00Z.
     ///   - appVersion: the running app's version (`CFBundleShortVersionString`), or nil.
-    ///   - calendar: the calendar and time zone IntervalClient computes with.
-    ///   - legacyDay: use YCFirstTime 1.x's 84,600-second day for `everyDays`.
+    ///   - calendar: the calendar IntervalClient computes with (its `Calendar.current`:
+    ///     identifier, time zone, first weekday, minimum days in the first week).
+    ///   - library: whose rules `once`, `per-version` and `days:` follow (IntervalClient's
+    ///     calendar rules are the same for both).
     public static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
-                              calendar: Calendar, legacyDay: Bool = false) -> GateDecision {
+                              calendar: Calendar, library: LibraryVersion = .v2) -> GateDecision {
         switch rule {
         case .once:
-            return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nil)
+            return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : .never
         case .perVersion:
             let same: Bool
-            switch (record, record?.lastVersion, appVersion) {
-            case (nil, _, _): same = false
-            case (_, nil, nil): same = true
-            case let (_, recorded?, current?): same = exactlyEqual(recorded, current)
-            default: same = false
+            switch library {
+            case .v2:
+                // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
+                // canonical equivalence ("\u{C5}" equals "\u{212B}"), and nil equals nil.
+                same = record != nil && appVersion == record?.lastVersion
+            case .v1:
+                // `[currentVersion isEqualToString:blockInfo.lastVersion]`: a literal compare
+                // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
+                if record != nil, let current = appVersion, let recorded = record?.lastVersion {
+                    same = current.utf16.elementsEqual(recorded.utf16)
+                } else {
+                    same = false
+                }
             }
-            return same ? GateDecision(wouldRun: false, nextEligible: nil) : GateDecision(wouldRun: true, nextEligible: now)
+            return same ? .never : GateDecision(wouldRun: true, nextEligible: now)
         case let .everyDays(days):
-            // YCFirstTime's alreadyExecuted: no record runs; days <= 0 (or NaN) is executeOnce; a
-            // record without lastTime never runs again.
             guard let record else { return GateDecision(wouldRun: true, nextEligible: now) }
-            guard days > 0, let last = record.lastTime else { return GateDecision(wouldRun: false, nextEligible: nil) }
-            let divisor = legacyDay ? Self.legacyDay : Self.day
-            let limit = Double(days)
-            func due(_ t: Double) -> Bool { (t - last) / divisor >= limit }
-            if due(now) { return GateDecision(wouldRun: true, nextEligible: now) }
-            guard last.isFinite, !last.isNaN else {
-                // NaN and +infinity never come due; -infinity always is (handled above).
-                return GateDecision(wouldRun: false, nextEligible: nil)
+            let due: (Double) -> Bool
+            switch library {
+            case .v2:
+                // 2.x's alreadyExecuted: `days > 0, let lastTime` (else executeOnce, and a record
+                // without lastTime never runs again), then
+                // `now.timeIntervalSince(lastTime) / 86_400 >= Double(days)` in Double.
+                guard days > 0, let last = record.lastTime else { return .never }
+                let limit = Double(days)
+                due = { t in (t - last) / Self.day >= limit }
+            case .v1:
+                // 1.x's blockAlreadyExecutedForKey: `if (days && blockInfo)` (any non-zero float,
+                // NaN and negatives included), `float differenceInSeconds = [[NSDate date]
+                // timeIntervalSinceDate:blockInfo.lastTime]` (a nil lastTime is a message to
+                // nil: 0, the reference date), executed while `differenceInSeconds/84600 < days`
+                // in float arithmetic.
+                guard days != 0 else { return .never }
+                let last = record.lastTime ?? 0
+                due = { t in !(Float(t - last) / Float(Self.legacyDay) < days) }
             }
-            return GateDecision(wouldRun: false, nextEligible: earliest(from: last + limit * divisor, where: due))
+            if due(now) { return GateDecision(wouldRun: true, nextEligible: now) }
+            return GateDecision(wouldRun: false, nextEligible: earliest(after: now, where: due))
         case let .calendar(interval):
             // IntervalClient's shouldRun: no stored time runs; so does a time calendar arithmetic
             // cannot move (Foundation returns nil).
@@ -213,21 +269,42 @@ public enum RunRules {
                 return GateDecision(wouldRun: true, nextEligible: now)
             }
             let nextTime = next.timeIntervalSinceReferenceDate
-            return now >= nextTime ? GateDecision(wouldRun: true, nextEligible: now) : GateDecision(wouldRun: false, nextEligible: nextTime)
+            if now >= nextTime { return GateDecision(wouldRun: true, nextEligible: now) }
+            return GateDecision(wouldRun: false, nextEligible: nextTime.isFinite ? nextTime : nil)
         }
     }
 
-    /// The smallest double at or near `guess` for which `due` holds, stepping by one ulp: the
-    /// floating-point comparison, not real arithmetic, decides the boundary.
-    static func earliest(from guess: Double, where due: (Double) -> Bool) -> Double? {
-        guard guess.isFinite else { return nil }
-        var t = guess
-        var steps = 0
-        if due(t) {
-            while due(t.nextDown), steps < 64 { t = t.nextDown; steps += 1 }
-            return t
+    /// The earliest finite instant after `start` at which `due` holds, or nil when it holds at
+    /// none (then the gate never runs again): a binary search over the doubles in order, for a
+    /// `due` that is monotone (false, then true from some instant on), as every rule's
+    /// expression is in time. Exact: the floating-point expression, not real arithmetic,
+    /// decides the boundary; 64 steps at most.
+    static func earliest(after start: Double, where due: (Double) -> Bool) -> Double? {
+        guard !start.isNaN, start < .greatestFiniteMagnitude, due(.greatestFiniteMagnitude) else { return nil }
+        // Doubles in numeric order as integers: the sign bit flips negatives' order.
+        func key(_ d: Double) -> Int64 {
+            let bits = Int64(bitPattern: d.bitPattern)
+            return bits < 0 ? Int64.min - bits : bits
         }
-        while !due(t), steps < 64 { t = t.nextUp; steps += 1 }
-        return due(t) ? t : nil
+        func value(_ k: Int64) -> Double {
+            Double(bitPattern: UInt64(bitPattern: k < 0 ? Int64.min - k : k))
+        }
+        // Invariant: due(value(high)); not due at `low` (start, or -infinity's neighbour).
+        var low = key(Swift.max(start, -.greatestFiniteMagnitude))
+        var high = key(.greatestFiniteMagnitude)
+        if start == -.infinity, due(-.greatestFiniteMagnitude) { return -.greatestFiniteMagnitude }
+        // The distance spans both signs (up to 2^64 - 2^53): an unsigned difference, wrapping.
+        while case let distance = UInt64(bitPattern: high &- low), distance > 1 {
+            let mid = low &+ Int64(bitPattern: distance / 2)
+            if due(value(mid)) { high = mid } else { low = mid }
+        }
+        let found = value(high)
+        // -0.0 and 0.0 are one instant: give the positive zero.
+        return found == 0 ? 0 : found
     }
+}
+
+extension GateDecision {
+    /// Does not run now, and never will (for example `once` after a run).
+    public static let never = GateDecision(wouldRun: false, nextEligible: nil)
 }

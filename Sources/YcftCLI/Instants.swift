@@ -45,3 +45,65 @@ extension Ycft {
         return (text, zone)
     }
 }
+
+extension Ycft {
+    /// The calendar IntervalClient computes with, as `status` is told it: the device's
+    /// `Calendar.current` is the user's calendar (`--calendar`, or the locale's
+    /// `@calendar=`), with the week rules of the user's locale (`--locale`), unless overridden
+    /// (`--first-weekday`, `--minimum-days-in-first-week`). Nothing given: Foundation's
+    /// Gregorian calendar, weeks from Sunday, one day in the first week.
+    struct CalendarSettings {
+        var identifier: String?
+        var locale: String?
+        var firstWeekday: Int?
+        var minimumDaysInFirstWeek: Int?
+
+        /// The calendar identifiers Foundation knows, by their CLDR names.
+        static let known = ["gregorian", "buddhist", "chinese", "coptic", "dangi", "ethioaa", "ethiopic", "hebrew", "indian",
+                            "islamic", "islamic-civil", "islamic-tbla", "islamic-umalqura", "iso8601", "japanese", "persian",
+                            "roc", "bangla", "gujarati", "kannada", "malayalam", "marathi", "odia", "tamil", "telugu",
+                            "vikram", "vietnamese"].filter { name(of: Locale(identifier: "und@calendar=\($0)").calendar) == $0 }
+
+        /// Whether nothing was given (the default calendar).
+        var isDefault: Bool { identifier == nil && locale == nil && firstWeekday == nil && minimumDaysInFirstWeek == nil }
+
+        /// The calendar's CLDR name (`gregorian`, `hebrew`, `islamic-civil`).
+        static func name(of calendar: Calendar) -> String { "\(calendar.identifier)" }
+
+        /// The calendar, in `zone`.
+        func calendar(in zone: TimeZone) throws(UsageError) -> Calendar {
+            var calendar = Calendar(identifier: .gregorian)
+            var userLocale: Locale?
+            if let locale {
+                let base = String(locale.prefix { $0 != "@" })
+                guard Locale.availableIdentifiers.contains(base) else {
+                    throw UsageError("The value '\(locale)' is invalid for '--locale <id>': expected a locale identifier Foundation knows, "
+                                     + "like en_US, de_DE or he_IL@calendar=hebrew")
+                }
+                let given = Locale(identifier: locale)
+                userLocale = given
+                calendar = given.calendar
+            }
+            if let identifier {
+                let named = Locale(identifier: "und@calendar=\(identifier)").calendar
+                guard Self.name(of: named) == identifier else {
+                    throw UsageError("The value '\(identifier)' is invalid for '--calendar <id>': expected one of \(Self.known.joined(separator: ", "))")
+                }
+                calendar = Calendar(identifier: named.identifier)
+            }
+            if let userLocale { calendar.locale = userLocale }
+            if let firstWeekday { calendar.firstWeekday = firstWeekday }
+            if let minimumDaysInFirstWeek { calendar.minimumDaysInFirstWeek = minimumDaysInFirstWeek }
+            calendar.timeZone = zone
+            return calendar
+        }
+    }
+
+    /// A day number 1 ... 7 (`--first-weekday`: 1 is Sunday, as Foundation counts).
+    static func dayNumber(_ text: String, for what: String) throws(UsageError) -> Int {
+        guard let n = Int(text), (1...7).contains(n) else {
+            throw UsageError("The value '\(text)' is invalid for '\(what)': expected 1 ... 7 (1 is Sunday)")
+        }
+        return n
+    }
+}

@@ -17,7 +17,8 @@ enum StatusCommand {
         var givenZone: TimeZone?
         var versionSaid = false
         var compact = false
-        var legacyDay = false
+        var library = LibraryVersion.v2
+        var settings = Ycft.CalendarSettings()
         var gates: [(key: String, rule: GateRule, text: String)] = []
         var json = false
         var key = LegacyArchive.defaultsKey
@@ -38,8 +39,24 @@ enum StatusCommand {
                 let given = try args.value(for: "--time-zone", inline: option.inline)
                 (zoneName, givenZone) = try Ycft.zone(given, for: "--time-zone <zone>")
                 zoneGiven = true
+            case "--library":
+                let value = try args.value(for: "--library", inline: option.inline)
+                guard let chosen = LibraryVersion(rawValue: value) else {
+                    throw UsageError("The value '\(value)' is invalid for '--library <version>': expected '2.x' or '1.x'")
+                }
+                library = chosen
             case "--legacy-day":
-                legacyDay = true
+                // The name it had when only 1.x's day length was modelled.
+                library = .v1
+            case "--calendar":
+                settings.identifier = try args.value(for: "--calendar", inline: option.inline)
+            case "--locale":
+                settings.locale = try args.value(for: "--locale", inline: option.inline)
+            case "--first-weekday":
+                settings.firstWeekday = try Ycft.dayNumber(try args.value(for: "--first-weekday", inline: option.inline), for: "--first-weekday <n>")
+            case "--minimum-days-in-first-week":
+                settings.minimumDaysInFirstWeek = try Ycft.dayNumber(try args.value(for: "--minimum-days-in-first-week", inline: option.inline),
+                                                                     for: "--minimum-days-in-first-week <n>")
             case "--gate":
                 let text = try args.value(for: "--gate", inline: option.inline)
                 if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
@@ -50,6 +67,12 @@ enum StatusCommand {
                 }
                 guard text.contains("=") else {
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
+                }
+                if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...], ruleText.hasPrefix("every:"),
+                   GateRule(parsing: String(ruleText)) == nil {
+                    let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
+                                     + "Calendar.Component: \(units)")
                 }
                 guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
@@ -79,8 +102,7 @@ enum StatusCommand {
                              + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
         }
         let zone = givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
+        let calendar = try settings.calendar(in: zone)
         let instant = now ?? clock()
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -112,13 +134,20 @@ enum StatusCommand {
             let judged = reset == nil ? records : FirstTimeRecords()
             let decisions = gates.map { gate in
                 (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: appVersion,
-                                       calendar: calendar, legacyDay: legacyDay))
+                                       calendar: calendar, library: library))
             }
             if json {
                 let doc = JSON.object([
                     .init("formatVersion", .integer(1)),
                     .init("now", nowText.map { .string($0) } ?? utc(instant)),
                     .init("timeZone", .string(zoneName)),
+                    .init("library", .string(library.rawValue)),
+                    .init("calendar", .object([
+                        .init("identifier", .string(Ycft.CalendarSettings.name(of: calendar))),
+                        .init("locale", settings.locale.map { .string($0) } ?? .null),
+                        .init("firstWeekday", .integer(calendar.firstWeekday)),
+                        .init("minimumDaysInFirstWeek", .integer(calendar.minimumDaysInFirstWeek)),
+                    ])),
                     .init("appVersion", appVersion.map { .string($0) } ?? .null),
                     .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
                     .init("noState", .bool(noState)),
@@ -139,7 +168,7 @@ enum StatusCommand {
                         .object([
                             .init("key", .string(gate.key)),
                             .init("rule", .string(gate.text)),
-                            .init("intervalSeconds", intervalSeconds(gate.rule, legacyDay: legacyDay).map { RecordsFormat.timeJSON($0) } ?? .null),
+                            .init("intervalSeconds", intervalSeconds(gate.rule, library: library).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
                             .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
@@ -149,7 +178,7 @@ enum StatusCommand {
                 io.writeStdout(doc.bytes(style: compact ? .compact : .pretty))
             } else {
                 var out = text(records: records, decisions: decisions, now: instant, nowText: nowText, zone: zoneGiven ? zone : nil, zoneName: zoneName,
-                               appVersion: appVersion, legacyDay: legacyDay, judged: judged)
+                               appVersion: appVersion, library: library, calendar: settings.isDefault ? nil : calendar, judged: judged)
                 if noState {
                     out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(key))): every gate runs as on a fresh install\n"
                 }
@@ -165,13 +194,20 @@ enum StatusCommand {
         }
     }
 
-    /// The exact interval of a YCFirstTime `days:<n>` gate: `Double(days)` days of 86,400
-    /// seconds (84,600 with --legacy-day), the comparison the library makes.
-    static func intervalSeconds(_ rule: GateRule, legacyDay: Bool) -> Double? {
+    /// The nominal interval of a YCFirstTime `days:<n>` gate: `Double(days)` days of 86,400
+    /// seconds (84,600 for 1.x), for display; the decision is the library's own expression.
+    static func intervalSeconds(_ rule: GateRule, library: LibraryVersion) -> Double? {
         guard case let .everyDays(days) = rule, days > 0 else { return nil }
-        return Double(days) * (legacyDay ? RunRules.legacyDay : RunRules.day)
+        return Double(days) * (library == .v1 ? RunRules.legacyDay : RunRules.day)
     }
 
+
+    /// Whether the gate's calendar unit is one Foundation cannot add (`date(byAdding:)` is
+    /// nil), so IntervalClient runs it every time.
+    static func addsNothing(_ rule: GateRule) -> Bool {
+        guard case let .calendar(interval) = rule else { return false }
+        return interval.unit?.addsNothing == true
+    }
 
     static func utc(_ t: Double) -> JSON {
         ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null
@@ -202,8 +238,8 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, nowText: String? = nil, zone: TimeZone?, zoneName: String, appVersion: String?, legacyDay: Bool = false,
-                     judged: FirstTimeRecords? = nil) -> String {
+                     now: Double, nowText: String? = nil, zone: TimeZone?, zoneName: String, appVersion: String?, library: LibraryVersion = .v2,
+                     calendar: Calendar? = nil, judged: FirstTimeRecords? = nil) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
@@ -211,7 +247,13 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")\n\n"
+        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
+            + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
+        if let calendar {
+            out += "calendar \(Ycft.CalendarSettings.name(of: calendar)), first weekday \(calendar.firstWeekday), "
+                + "minimum days in first week \(calendar.minimumDaysInFirstWeek)\n"
+        }
+        out += "\n"
         // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
         var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
         for (key, record) in records {
@@ -227,7 +269,8 @@ enum StatusCommand {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
                 let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
-                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, legacyDay: legacyDay).map { " (\($0) s)" } ?? ""),
+                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? "")
+                                    + (addsNothing(gate.rule) ? " (Foundation adds nothing: runs every time)" : ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)

@@ -36,13 +36,36 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         #expect(s.lastExecutionDate(forKey: "k") == knobs.now)
     }
 
+    /// As YCFirstTime 2.x saves: an `NSDictionary` group is read, but the next save builds a
+    /// new group holding only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`);
+    /// an `NSDictionary` root is not read at all (`unarchivedObject ... as? NSMutableDictionary`
+    /// fails), so every gate runs and the next save replaces it.
+    @Test func anImmutableGroupOrRootIsSavedAsTheLibrarySavesIt() throws {
+        for (fixture, before) in [("valid/apple-order/immutable-group.plist", ["k"]), ("valid/apple-order/immutable-root.plist", [])] {
+            let archive = try readBytes(TestPaths.fixtures.appendingPathComponent(fixture))
+            let file = try path()
+            try writeBytes(PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime", .data(archive))])),
+                                              format: .binary), to: URL(fileURLWithPath: file))
+            let s = try store(file, Knobs())
+            #expect(s.records.map(\.key) == before, "\(fixture)")
+            #expect(try s.executeOnce({}, forKey: "new"), "\(fixture)")
+            #expect(s.records.map(\.key) == ["new"], "\(fixture)")
+            let saved = try StateFile(readBytes(URL(fileURLWithPath: file))).state()
+            #expect(saved.records.map(\.key) == ["new"], "\(fixture)")
+            #expect(saved.findings.isEmpty, "\(fixture): \(saved.findings)")
+            // The next save keeps what the new group holds.
+            #expect(try s.executeOnce({}, forKey: "second"))
+            #expect(try StateFile(readBytes(URL(fileURLWithPath: file))).state().records.map(\.key) == ["new", "second"])
+        }
+    }
+
     @Test func nilBlockRecordsNothing() throws {
         let s = try store(try path(), Knobs())
         #expect(try !s.executeOnce(nil, forKey: "k"))
         #expect(!s.blockWasExecuted("k"))
     }
 
-    @Test func perVersionComparesExactly() throws {
+    @Test func perVersionComparesAsSwiftStrings() throws {
         let knobs = Knobs()
         let s = try store(try path(), knobs)
         var count = 0

@@ -41,6 +41,13 @@ import TestSupport
           "formatVersion" : 1,
           "now" : "2025-02-01T00:00:00.000000Z",
           "timeZone" : "Europe/Paris",
+          "library" : "2.x",
+          "calendar" : {
+            "identifier" : "gregorian",
+            "locale" : null,
+            "firstWeekday" : 1,
+            "minimumDaysInFirstWeek" : 1
+          },
           "appVersion" : "2.1.0",
           "warnings" : [],
           "noState" : false,
