@@ -94,6 +94,18 @@ public enum DefaultsMigration {
         outcome.migration = plan.outcome
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
+        // After `--drop-versions` (sources removed) the file holds the state as interval.* keys
+        // alone, and every interval.* key is read as one of its records: IntervalClient's own
+        // gates beside the state could no longer be told from it, and the next command would
+        // take them over. Refused while such a key is there.
+        if options.choices.target == .interval, options.choices.dropVersions, !options.choices.keepSource {
+            var written = ExactKeyPositions(writes.map(\.key))
+            if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !written.contains($0.key) }) {
+                throw .unwritable("\(quoted(own.key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "
+                                + "the file would hold only interval.* keys and that gate would be read as YCFirstTime state; "
+                                + "migrate without --drop-versions (YCFirstTime.records stays beside the keys)")
+            }
+        }
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.
         var removed = ExactKeyPositions(plan.removals)

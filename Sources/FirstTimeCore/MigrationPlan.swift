@@ -199,7 +199,10 @@ public enum Migration {
                 state = try records(.plainRecords)
             } else {
                 // No source: already migrated (the target keys are there) or nothing to do.
-                let migrated = forms.contains(choices.target == .records ? .plainRecords : .intervalKeys)
+                let target: StateForm = choices.target == .records ? .plainRecords : .intervalKeys
+                let migrated = forms.contains(target)
+                // Already in the target form only if it reads: a broken one is a failure.
+                if migrated { _ = try records(target) }
                 plan.outcome.status = migrated ? .unchanged : .skipped
                 return plan
             }

@@ -67,15 +67,21 @@ extension StateForm {
     }
 
     /// The state a domain holding `forms` gives its app: the first form's records and findings,
-    /// and a ``ContractRule/statesDisagree`` finding for each readable copy in another form that
-    /// differs (an unreadable copy is ignored). Nil when `forms` is empty.
+    /// and a ``ContractRule/statesDisagree`` finding for each copy in another form that differs
+    /// or cannot be read (a write replaces it, so every writer says so). Nil when `forms` is
+    /// empty.
     /// - Throws: what `read` throws for the first form.
     public static func state<Failure: Error>(of forms: [StateForm],
                                              read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> (form: StateForm, decoded: DecodedArchive)? {
         guard let primary = forms.first else { return nil }
         var first = try read(primary)
         for form in forms.dropFirst() {
-            guard let copy = try? read(form) else { continue }
+            let copy: DecodedArchive
+            do { copy = try read(form) } catch {
+                first.findings.append(ContractFinding(.statesDisagree, at: .file,
+                                                      "the \(form.rawValue) copy cannot be read (\(error)); ycft reads the \(primary.rawValue) state"))
+                continue
+            }
             first.findings += ContractFinding.disagreement(primary, first.records, form, copy.records)
         }
         return (primary, first)

@@ -169,6 +169,15 @@ public enum SafeFile {
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
     /// - Returns: the backup's path, and whether it was there already.
     /// - Throws: ``FileError``; no backup exists then (unless one was reused).
+    /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
+    /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
+    /// only a new one, and only while its name still holds the very file it linked.
+    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
+        guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
+              now.identity == expected.identity else { return }
+        unlink(PathBytes.cString(backup.path))
+    }
+
     public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {

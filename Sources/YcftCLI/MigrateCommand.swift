@@ -386,9 +386,11 @@ enum MigrateCommand {
                 guard let status = input.status else { throw FileError(.write, job.path, .unsupportedKind(.other)) }
                 // Refuse before making a backup what the writer would refuse anyway.
                 if status.isReadOnly && !options.force { throw FileError(.write, job.path, .readOnly(permissions: status.permissions)) }
+                var made: SafeFile.Backup?
                 if let backupSuffix {
                     // A backup that already holds this very file (a killed run's) is reused, not made twice.
                     let kept = try io.keepBackup(job.path, status, backupSuffix, bytes)
+                    made = kept
                     let backup = kept.path
                     report.backup = backup
                     report.backupReused = kept.reused
@@ -396,8 +398,18 @@ enum MigrateCommand {
                         io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(backup))\n")
                     }
                 }
-                let staged = try io.stageFile(job.path, output, SafeFile.WriteOptions(
-                    expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
+                let staged: SafeFile.Staged
+                do {
+                    staged = try io.stageFile(job.path, output, SafeFile.WriteOptions(
+                        expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
+                } catch {
+                    // The file is as it was (no space, a file-size limit): the backup made for it goes.
+                    if let made {
+                        SafeFile.discardBackup(made, expected: status)
+                        report.backup = nil
+                    }
+                    throw error
+                }
                 switch staged {
                 case let .done(written): run.touch(SafeFile.directory(of: written.path))
                 case let .pending(pending):

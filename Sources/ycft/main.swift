@@ -12,4 +12,7 @@ import Darwin
 let arguments = (1..<Int(CommandLine.argc)).map { index in
     CommandLine.unsafeArgv[index].map { PathBytes.decode(cString: $0) } ?? ""
 }
+// A write beyond the file-size limit (`ulimit -f`) fails with EFBIG, reported like any write
+// failure, instead of killing the process with SIGXFSZ.
+signal(SIGXFSZ, SIG_IGN)
 exit(Ycft.main(arguments))

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import Plist
+import TestSupport
+
+/// The third attack review of the writing commands: a second form of the state that cannot be
+/// read, IntervalClient's own gates beside a migration that drops versions, a migrated form
+/// that is broken, and a write the file-size limit stops. Each used to end with exit 0 and data
+/// replaced, taken over or misreported, or with a stray backup.
+@Suite struct StateCopiesThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+
+    func file(_ value: PlistValue, _ name: String = "f.plist") throws -> URL {
+        let url = try TestPaths.temporaryDirectory().appendingPathComponent(name)
+        try writeBytes(PropertyList.write(value, format: .binary), to: url)
+        return url
+    }
+
+    func archive() throws -> [UInt8] {
+        try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))
+    }
+
+    /// A records key that breaks the format beside a readable archive: every reader says so
+    /// and every writer says it replaces it (it used to be rewritten without a word).
+    @Test func anUnreadableCopyIsNamedByEveryCommand() throws {
+        let broken = PlistValue.dictionary(PlistDictionary([
+            ("format", .string("ycfirsttime-records")), ("formatVersion", .integer(.signed(2))), ("records", .dictionary(PlistDictionary())),
+        ]))
+        let domain = PlistValue.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime", .data(try archive())),
+                                                            ("YCFirstTime.records", broken)]))
+        let finding = "[states-disagree] the plain-records copy cannot be read (YCFirstTime.records.formatVersion: "
+            + "formatVersion must be 1); ycft reads the defaults-archive state"
+        let url = try file(domain)
+        let dump = try runProcess(ycft, ["dump", url.path])
+        #expect(dump.status == 0)
+        #expect(dump.stderr == "ycft: \(url.path): warning: \(finding)\n")
+        let set = try runProcess(ycft, ["set", url.path, "onboarding.v1", "--last-version", "9"])
+        #expect(set.status == 0)
+        #expect(set.stderr == "ycft: \(url.path): warning: dropped \(finding)\n")
+        let state = try StateFile(readBytes(url)).state()
+        #expect(state.findings.isEmpty, "\(state.findings)")
+        #expect(state.records["onboarding.v1"]?.lastVersion == "9")
+    }
+
+    /// `--drop-versions` would leave interval.* keys alone in the file, where IntervalClient's
+    /// own gate would be read as a YCFirstTime record (and a rollback took it over): refused,
+    /// nothing written.
+    @Test func dropVersionsIsRefusedBesideIntervalClientsOwnGates() throws {
+        let url = try file(.dictionary(PlistDictionary([("YCFirstTime", .data(try archive())), ("interval.app.sync", .real(1.7e9))])))
+        let before = try readBytes(url)
+        let result = try runProcess(ycft, ["migrate", "--to", "interval", "--drop-versions", "--in-place", "--no-backup", url.path])
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            ycft: \(url.path): "interval.app.sync" is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions \
+            the file would hold only interval.* keys and that gate would be read as YCFirstTime state; migrate without \
+            --drop-versions (YCFirstTime.records stays beside the keys)
+            ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed
+
+            """)
+        #expect(try readBytes(url) == before)
+        // Without --drop-versions the gate stays beside the records, as it was.
+        #expect(try runProcess(ycft, ["migrate", "--to", "interval", "--in-place", "--no-backup", url.path]).status == 0)
+        #expect(try PropertyList.read(readBytes(url)).value.dictionaryValue?["interval.app.sync"] == .real(1.7e9))
+    }
+
+    /// A file already in the target form is "unchanged" only when that form reads.
+    @Test func aBrokenMigratedFormFailsNotUnchanged() throws {
+        let url = try file(.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime.records", .string("x"))])))
+        let before = try readBytes(url)
+        let result = try runProcess(ycft, ["migrate", "--in-place", url.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasSuffix("ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n"), "\(result.stderr)")
+        #expect(try readBytes(url) == before)
+    }
+
+    /// A replace stopped by the file-size limit (`ulimit -f`): one line, exit 2, the file as it
+    /// was, and no backup left (the process used to die of SIGXFSZ, and migrate left FILE.bak).
+    @Test func aWriteOverTheFileSizeLimitFailsCleanly() throws {
+        let pad = (0..<300).map { (key: "pad\($0)", value: PlistValue.string(String(repeating: "x", count: 20))) }
+        let url = try file(.dictionary(PlistDictionary([("YCFirstTime", .data(try archive()))] + pad)))
+        let before = try readBytes(url)
+        #expect(before.count > 4096)
+        for command in ["migrate --in-place", "set", "migrate --in-place --backup .orig"] {
+            let extra = command == "set" ? " onboarding.v1 --last-version 2" : ""
+            let script = "ulimit -f 8; exec '\(ycft.path)' \(command) '\(url.path)'\(extra)"
+            let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+            #expect(result.status == 2, "\(command): \(result.status) \(result.stderr)")
+            #expect(result.stderr.hasPrefix("ycft: \(url.path): cannot write: File too large\n"), "\(command): \(result.stderr)")
+            #expect(try readBytes(url) == before)
+            let left = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).sorted()
+            #expect(left == ["f.plist"], "\(command): \(left)")
+        }
+    }
+}
