@@ -218,8 +218,11 @@ public enum StateWriter {
             }
             guard let time = record.lastTime else { continue }
             placed.insert(name)
-            let seconds = time + IntervalKey.epochOffset
-            entries.append((entry.key, IntervalKey.seconds(entry.value) == seconds ? entry.value : .real(seconds)))
+            // A record the key still gives, bit for bit (as it was read: `stored - epochOffset`),
+            // keeps the stored value as it is: its size, a NaN's payload, a time the round
+            // trip through 2001 would move by an ulp.
+            let kept = IntervalKey.seconds(entry.value).map { ($0 - IntervalKey.epochOffset).bitPattern == time.bitPattern } ?? false
+            entries.append((entry.key, kept ? entry.value : .real(time + IntervalKey.epochOffset)))
         }
         for (key, record) in records where !placed.contains(ExactKey(IntervalKey.prefix + key)) {
             if let time = record.lastTime { entries.append((IntervalKey.prefix + key, .real(time + IntervalKey.epochOffset))) }

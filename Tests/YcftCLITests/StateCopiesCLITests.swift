@@ -43,6 +43,23 @@ import TestSupport
         #expect(state.records["onboarding.v1"]?.lastVersion == "9")
     }
 
+    /// In IntervalClient's form, a write keeps every key whose record it does not change exactly
+    /// as stored: a 4-byte NaN, a signalling NaN, a time the round trip through 2001 would
+    /// move by an ulp (they were rewritten as 8-byte quiet NaNs and moved times).
+    @Test func untouchedIntervalKeysKeepTheirBits() throws {
+        let others: [(String, PlistValue)] = [
+            ("interval.n32", .real32(0x7FC0_0001)), ("interval.s", .real(Double(bitPattern: 0x7FF0_0000_0000_0001))),
+            ("interval.f", .real(1_700_000_000.1)), ("interval.g", .real32(Float(1.5e9).bitPattern)),
+        ]
+        let url = try file(.dictionary(PlistDictionary([("interval.a", .real(1.7e9))] + others)))
+        for command in [["set", url.path, "a", "--last-time", "757414800", "--seconds"], ["unset", url.path, "a"]] {
+            let result = try runProcess(ycft, command)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            let after = try #require(PropertyList.read(readBytes(url)).value.dictionaryValue)
+            for (key, value) in others { #expect(after[key] == value, "\(command[0]) \(key): \(String(describing: after[key]))") }
+        }
+    }
+
     /// `--drop-versions` would leave interval.* keys alone in the file, where IntervalClient's
     /// own gate would be read as a YCFirstTime record (and a rollback took it over): refused,
     /// nothing written.
