@@ -370,7 +370,7 @@ extension CommandSpec {
             Option(["--gate"], "KEY=RULE", [
                 "A gate to judge; repeatable. RULE is one of:",
                 "  once             YCFirstTime executeOnce",
-                "  per-version      executeOncePerVersion (exact string)",
+                "  per-version      executeOncePerVersion (Swift String ==)",
                 "  days:<n>         executeOncePerInterval(days:): 86,400 s",
                 "                   days, a Float (days:0.5); days <= 0",
                 "                   is once; a record without a time never",
