@@ -234,10 +234,12 @@ extension CommandSpec {
 
     /// The rules (from the rule table) and verify's exit statuses.
     static var verifyFooter: String {
+        // Laid out to fit 80 columns: the id on its line, the meaning and the device below it.
         let rules = ContractRule.allCases.map { rule in
-            let id = "\(rule.rawValue) (\(rule.severity.rawValue))"
-            return "  " + id.padding(toLength: 38, withPad: " ", startingAt: 0) + rule.summary
-                + "\n  " + String(repeating: " ", count: 38) + "device: " + rule.spec.device.summary
+            let lines = ["  \(rule.rawValue) (\(rule.severity.rawValue))"]
+                + Help.wrap(rule.summary, width: 74).map { "      " + $0 }
+                + Help.wrap("device: " + rule.spec.device.summary, width: 74).map { "      " + $0 }
+            return lines.joined(separator: "\n")
         }.joined(separator: "\n")
         return """
         RULES:
@@ -369,22 +371,27 @@ extension CommandSpec {
             Option(["--minimum-days-in-first-week"], "N", ["Override the minimum days in the first week (1 ... 7)."]),
             Option(["--gate"], "KEY=RULE", [
                 "A gate to judge; repeatable. RULE is one of:",
-                "  once             YCFirstTime executeOnce",
-                "  per-version      executeOncePerVersion (Swift String ==)",
-                "  days:<n>         executeOncePerInterval(days:): 86,400 s",
-                "                   days, a Float (days:0.5); days <= 0",
-                "                   is once; a record without a time never",
-                "                   runs again; runs at the boundary",
+                "  once          executeOnce (YCFirstTime)",
+                "  per-version   executeOncePerVersion (2.x: Swift",
+                "                String ==; 1.x: UTF-16 units)",
+                "  days:<n>      executeOncePerInterval(days:): a",
+                "                Float of 86,400 s days (days:0.5);",
+                "                days <= 0 is once; a record without",
+                "                a time never runs again; runs at",
+                "                the boundary",
                 "  hourly, daily, weekly, monthly, yearly",
-                "  every:<n><unit>  IntervalClient's calendar rules (every:1day",
-                "                   is a calendar day, not days:1), any integer",
-                "                   n; unit: a Calendar.Component: era, year,",
-                "                   quarter, month, weekOfYear, weekOfMonth,",
-                "                   weekday, weekdayOrdinal, yearForWeekOfYear,",
-                "                   day, dayOfYear, hour, minute, second,",
-                "                   nanosecond; calendar, timeZone,",
-                "                   isLeapMonth, isRepeatedDay add nothing",
-                "                   (Foundation returns nil): runs every time",
+                "  every:<n><unit>",
+                "                IntervalClient's calendar rules",
+                "                (every:1day is a calendar day, not",
+                "                days:1), any integer n; unit: a",
+                "                Calendar.Component: era, year,",
+                "                quarter, month, weekOfYear,",
+                "                weekOfMonth, weekday, weekdayOrdinal,",
+                "                yearForWeekOfYear, day, dayOfYear,",
+                "                hour, minute, second, nanosecond;",
+                "                calendar, timeZone, isLeapMonth,",
+                "                isRepeatedDay add nothing (Foundation",
+                "                returns nil): runs every time",
             ]),
             Option(["--format"], "FORMAT", completion: .choices(["text", "json"]), ["text (default) or json."]),
             Option(["--compact"], ["JSON on one line."]),

@@ -81,6 +81,14 @@ extension Ycft {
                                      + "like en_US, de_DE or he_IL@calendar=hebrew")
                 }
                 let given = Locale(identifier: locale)
+                // A calendar the locale names must be one Foundation knows (it would fall back
+                // to gregorian without a word).
+                if let range = locale.range(of: "calendar=") {
+                    let named = String(locale[range.upperBound...].prefix { $0 != ";" })
+                    guard Self.name(of: given.calendar) == named else {
+                        throw UsageError("The value '\(locale)' is invalid for '--locale <id>': calendar '\(named)' is not one of \(Self.known.joined(separator: ", "))")
+                    }
+                }
                 userLocale = given
                 calendar = given.calendar
             }
@@ -99,10 +107,12 @@ extension Ycft {
         }
     }
 
-    /// A day number 1 ... 7 (`--first-weekday`: 1 is Sunday, as Foundation counts).
+    /// A number 1 ... 7: a weekday (`--first-weekday`: 1 is Sunday, as Foundation counts) or a
+    /// count of days (`--minimum-days-in-first-week`).
     static func dayNumber(_ text: String, for what: String) throws(UsageError) -> Int {
         guard let n = Int(text), (1...7).contains(n) else {
-            throw UsageError("The value '\(text)' is invalid for '\(what)': expected 1 ... 7 (1 is Sunday)")
+            let hint = what.hasPrefix("--first-weekday") ? " (1 is Sunday)" : " (days)"
+            throw UsageError("The value '\(text)' is invalid for '\(what)': expected 1 ... 7\(hint)")
         }
         return n
     }

@@ -269,11 +269,16 @@ enum StatusCommand {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
                 let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
-                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? "")
-                                    + (addsNothing(gate.rule) ? " (Foundation adds nothing: runs every time)" : ""),
+                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)
+            // Below the table, so the RULE column stays narrow.
+            var noted: [String] = []
+            for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {
+                noted.append(gate.text)
+                out += "\(UntrustedText.escaped(gate.text)): Foundation adds nothing for this unit (date(byAdding:) is nil), so IntervalClient runs the gate every time\n"
+            }
         }
         return out
     }

@@ -161,8 +161,8 @@ import FirstTimeArchive
         }
         // The --gate table keeps its indentation, and edit's signal exit is documented.
         #expect(text.contains("""
-                      days:<n>         executeOncePerInterval(days:): 86,400 s
-                                       days, a Float (days:0.5); days <= 0
+                      days:<n>      executeOncePerInterval(days:): a
+                                    Float of 86,400 s days (days:0.5);
         """), "\(text)")
         #expect(words.contains("128+N edit only: ycft ended by signal N (SIGTERM, SIGHUP, or SIGINT when Ctrl-C ended the editor)"))
         if Self.installed("mandoc") {

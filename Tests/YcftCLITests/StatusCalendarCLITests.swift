@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `status` with the user's calendar, the 1.x rules and every calendar component, on the built
+/// binary (issue 27): what it answers, what it says it used, and how it refuses.
+@Suite struct StatusCalendarThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+    let fixture = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist").path
+
+    func status(_ arguments: [String]) throws -> ProcessResult {
+        try runProcess(ycft, ["status", "--now", "2025-01-29T00:00:00Z"] + arguments + [fixture])
+    }
+
+    /// A monthly gate from 2025-01-01T09:00Z: due 2025-01-30 in the Hebrew calendar (its month
+    /// ends there), 2025-02-01 in the Gregorian one; the text names a calendar that was given.
+    @Test func theHebrewMonth() throws {
+        let hebrew = try status(["--calendar", "hebrew", "--gate", "onboarding.v1=monthly"])
+        #expect(hebrew.status == 0, "\(hebrew.stderr)")
+        #expect(hebrew.stdoutText.hasPrefix("now 2025-01-29T00:00:00.000000Z (UTC), app version none\n"
+                                            + "calendar hebrew, first weekday 1, minimum days in first week 1\n\n"))
+        #expect(hebrew.stdoutText.hasSuffix("onboarding.v1  monthly  no        2025-01-30T09:00:00.123456Z\n"))
+        let gregorian = try status(["--gate", "onboarding.v1=monthly"])
+        #expect(gregorian.stdoutText.hasSuffix("onboarding.v1  monthly  no        2025-02-01T09:00:00.123456Z\n"))
+        #expect(!gregorian.stdoutText.contains("calendar "))
+    }
+
+    /// The locale's week rules (de_DE: weeks from Monday, four days in the first) move a
+    /// yearForWeekOfYear step from Saturday 2021-01-02 (week 53 of 2020 there, week 1 of 2021
+    /// under en_US rules), and the JSON shows the calendar used.
+    @Test func theLocalesWeekRules() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("r.json"), file = dir.appendingPathComponent("f.plist")
+        try writeBytes(Array(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":631238400}}}"#.utf8), to: json)
+        #expect(try runProcess(ycft, ["pack", "-o", file.path, json.path]).status == 0)
+        func next(_ options: [String]) throws -> (String, String) {
+            let r = try runProcess(ycft, ["status", "--now", "2021-01-03T00:00:00Z", "--format", "json", "--compact",
+                                          "--gate", "k=every:1yearForWeekOfYear"] + options + [file.path])
+            #expect(r.status == 0, "\(r.stderr)")
+            let utc = r.stdoutText.components(separatedBy: #""nextEligibleUTC":""#).last?.prefix(10) ?? ""
+            return (String(utc), r.stdoutText)
+        }
+        let (de, deText) = try next(["--locale", "de_DE"])
+        let (us, usText) = try next(["--locale", "en_US"])
+        #expect(de == "2022-01-08" && us == "2022-01-01", "\(deText)\n\(usText)")
+        #expect(deText.contains(#""library":"2.x","calendar":{"identifier":"gregorian","locale":"de_DE","firstWeekday":2,"minimumDaysInFirstWeek":4}"#))
+        #expect(usText.contains(#""calendar":{"identifier":"gregorian","locale":"en_US","firstWeekday":1,"minimumDaysInFirstWeek":1}"#))
+        let (overridden, _) = try next(["--locale", "de_DE", "--first-weekday", "1", "--minimum-days-in-first-week", "1"])
+        #expect(overridden == us)
+    }
+
+    @Test func aUnitFoundationCannotAddRunsEveryTimeAndSaysWhy() throws {
+        let result = try status(["--gate", "onboarding.v1=every:1isLeapMonth"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.hasSuffix("""
+            onboarding.v1  every:1isLeapMonth  yes       2025-01-29T00:00:00.000000Z
+            every:1isLeapMonth: Foundation adds nothing for this unit (date(byAdding:) is nil), so IntervalClient runs the gate every time
+
+            """))
+    }
+
+    @Test func theOneXRulesAreNamed() throws {
+        let result = try status(["--library", "1.x", "--gate", "onboarding.v1=days:7"])
+        #expect(result.stdoutText.hasPrefix("now 2025-01-29T00:00:00.000000Z (UTC), app version none, YCFirstTime 1.x rules\n"))
+        #expect(result.stdoutText.contains("days:7 (592200.0 s)"))
+        #expect(try status(["--legacy-day", "--gate", "onboarding.v1=days:7"]).stdoutText == result.stdoutText)
+    }
+
+    @Test(arguments: [
+        (["--gate", "k=every:1week"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
+        (["--calendar", "Hebrew"], "'--calendar <id>': expected one of gregorian, buddhist"),
+        (["--locale", "de_DE@calendar=foo"], "'--locale <id>': calendar 'foo' is not one of gregorian"),
+        (["--locale", "xx_YY"], "'--locale <id>': expected a locale identifier Foundation knows"),
+        (["--first-weekday", "9"], "'--first-weekday <n>': expected 1 ... 7 (1 is Sunday)"),
+        (["--minimum-days-in-first-week", "0"], "'--minimum-days-in-first-week <n>': expected 1 ... 7 (days)"),
+        (["--library", "3"], "'--library <version>': expected '2.x' or '1.x'"),
+    ])
+    func mistakesAreUsageErrors(_ arguments: [String], _ said: String) throws {
+        let result = try status(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: The value '\(arguments[1])' is invalid for \(said)"), "\(result.stderr)")
+    }
+
+    /// Every help screen fits 80 columns (preformatted tables included).
+    @Test func helpFitsEightyColumns() throws {
+        for command in ["dump", "verify", "status", "set", "unset", "reset", "edit", "pack", "migrate"] {
+            let help = try runProcess(ycft, [command, "--help"], environment: ["COLUMNS": "80"])
+            let long = help.stdoutText.split(separator: "\n").filter { $0.count > 80 }
+            #expect(long.isEmpty, "\(command): \(long)")
+        }
+    }
+}
