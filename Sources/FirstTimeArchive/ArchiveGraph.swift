@@ -14,7 +14,8 @@ struct NodeGraph: ArchiveGraph {
 
     init?(_ document: PlistDocument) {
         let envelope = document.top
-        guard document.format == .binary,
+        // Exactly the four keys NSKeyedArchiver writes (more: the checked path names them).
+        guard document.format == .binary, envelope.dictionaryCount == 4,
               envelope["$archiver"]?.string == KeyedArchive.archiverName,
               envelope["$version"]?.int64 == KeyedArchive.archiverVersion,
               let top = envelope["$top"], top.dictionaryCount == 1, let rootUID = top["root"]?.uid,

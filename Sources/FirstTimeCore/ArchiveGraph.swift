@@ -16,6 +16,9 @@ public import PlistCore
     static var readsForward: Bool { get }
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
+    /// Where the envelope holds more than NSKeyedArchiver writes: a key beside `$archiver`,
+    /// `$version`, `$top` and `$objects`, or a `$top` key beside `root`.
+    var envelopeExtras: [ObjectPath] { get }
     /// The number of objects.
     var objectCount: Int { get }
     /// The object at `index` (`index < objectCount`).
@@ -38,6 +41,8 @@ public import PlistCore
 
 extension ArchiveGraph {
     @_spi(Walker) public static var readsForward: Bool { false }
+    /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
+    @_spi(Walker) public var envelopeExtras: [ObjectPath] { [] }
 }
 
 /// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).
@@ -49,6 +54,10 @@ extension ArchiveGraph {
     @_spi(Walker) public typealias Node = PlistValue
 
     @_spi(Walker) public var rootUID: UInt64? { archive.top["root"]?.uidValue }
+    @_spi(Walker) public var envelopeExtras: [ObjectPath] {
+        archive.otherEnvelopeKeys.map { ObjectPath.key($0) }
+            + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
+    }
     @_spi(Walker) public var objectCount: Int { archive.objects.count }
     @_spi(Walker) public func object(at index: Int) -> PlistValue { archive.objects[index] }
     @_spi(Walker) public func kind(_ node: PlistValue) -> PlistKind { node.kind }

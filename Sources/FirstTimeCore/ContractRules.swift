@@ -58,6 +58,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case envelopeVersion = "envelope-version"
     case envelopeRoot = "envelope-root"
     case envelopeObjects = "envelope-objects"
+    case envelopeExtraKey = "envelope-extra-key"
     case uidDangling = "uid-dangling"
     case uidCycle = "uid-cycle"
     // The root and the group.
@@ -126,6 +127,9 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .resetsAll, "$top.root is missing or not a UID")
         case .envelopeObjects:
             return rule(.error, fatal: true, .resetsAll, "$objects is missing, not an array, or does not start with \"$null\"")
+        case .envelopeExtraKey:
+            return rule(.warning, fatal: false, .losesOnNextSave, "the envelope or $top holds a key NSKeyedArchiver does not write",
+                        rewriteLoses: true)
         case .uidDangling:
             return rule(.error, fatal: true, .resetsAll, "a UID points outside $objects")
         case .uidCycle:

@@ -314,6 +314,9 @@ public struct ArchiveJudgement: Sendable, Equatable {
     // MARK: The walk
 
     @inlinable mutating func walk() throws(Stop) -> FirstTimeRecords? {
+        for path in graph.envelopeExtras {
+            try add(.envelopeExtraKey, path, "NSKeyedArchiver does not write this key; the unarchiver ignores it, and the next save (YCFirstTime's, or a ycft write) drops it")
+        }
         guard let rootUID = graph.rootUID else {
             try add(.envelopeRoot, .key("$top").key("root"), "missing $top.root")
             return nil
@@ -450,7 +453,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
         }
         if !seconds.isFinite {
             try add(.timeNonFinite, ObjectPath.object(uid).key("NS.time"),
-                    "NS.time is \(seconds): interval gates misfire (NaN and +infinity never fire again, -infinity always fires)")
+                    "NS.time is \(seconds): interval gates misfire (YCFirstTime 2.x's days: rule never fires again for NaN and +infinity, always for -infinity)")
         }
         return seconds
     }

@@ -18,6 +18,9 @@ public struct KeyedArchive: Sendable {
     public let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
     public let objects: [PlistValue]
+    /// The envelope's keys other than `$archiver`, `$version`, `$top` and `$objects`, in order
+    /// (NSKeyedUnarchiver ignores them).
+    public let otherEnvelopeKeys: [String]
 
     /// Interprets a property-list value as an archive, checking its envelope: `$archiver` is
     /// `NSKeyedArchiver`, `$version` is 100000, `$top` is a dictionary of UIDs, `$objects` is an
@@ -61,6 +64,9 @@ public struct KeyedArchive: Sendable {
         self.version = version
         self.top = top
         self.objects = objects
+        otherEnvelopeKeys = envelope.map(\.key).filter { key in
+            !["$archiver", "$version", "$top", "$objects"].contains { exactlyEqual($0, key) }
+        }
     }
 
     /// The UID stored under `$top[name]`.

@@ -52,11 +52,14 @@
     }
 
     /// Whether a character acts on a terminal or on the layout of a line (C0 and C1 controls,
-    /// DEL, U+2028/U+2029, bidirectional controls) or is the escape character itself.
+    /// DEL, U+2028/U+2029, bidirectional controls), is a noncharacter (U+FDD0-U+FDEF and the
+    /// last two of every plane: XML 1.0, and so JUnit readers, refuse U+FFFE and U+FFFF), or
+    /// is the escape character itself.
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         let v = scalar.value
         return v < 0x20 || v == 0x5C || (0x7F...0x9F).contains(v) || v == 0x2028 || v == 0x2029
             || v == 0x061C || v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
     }
 
     private static func append(_ scalar: Unicode.Scalar, to out: inout String, quote: Bool) {

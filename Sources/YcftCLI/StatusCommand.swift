@@ -171,7 +171,7 @@ enum StatusCommand {
                             .init("intervalSeconds", intervalSeconds(gate.rule, library: library).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                            .init("nextEligibleUTC", decision.nextEligible.map(utc) ?? .null),
+                            .init("nextEligibleUTC", decision.nextEligible.flatMap(notBefore).map { .string($0) } ?? .null),
                         ])
                     })),
                 ])
@@ -207,6 +207,20 @@ enum StatusCommand {
     static func addsNothing(_ rule: GateRule) -> Bool {
         guard case let .calendar(interval) = rule else { return false }
         return interval.unit?.addsNothing == true
+    }
+
+    /// A moment at which a gate becomes eligible, in UTC to the microsecond, rounded up: the
+    /// instant shown is never before the one at which the gate runs, so `--now` set to it
+    /// answers yes (rounded to the nearest microsecond it could be a hair early). Nil outside
+    /// years 1-9999.
+    static func notBefore(_ t: Double) -> String? {
+        guard let text = ExactTime.utcString(secondsSince2001: t), let shown = ExactTime.parseUTC(text) else { return nil }
+        guard ExactTime.secondsSince2001(seconds: shown.seconds, fraction: shown.fraction) < t,
+              let micros = Int(shown.fraction) else { return text }
+        // One microsecond later: the fraction carries into the seconds at 999999.
+        let (seconds, fraction) = micros == 999_999 ? (shown.seconds + 1, 0) : (shown.seconds, micros + 1)
+        let digits = String(fraction)
+        return ExactTime.utcText(seconds: seconds, fraction: String(repeating: "0", count: 6 - digits.count) + digits)
     }
 
     static func utc(_ t: Double) -> JSON {
@@ -268,7 +282,7 @@ enum StatusCommand {
         if !decisions.isEmpty {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
-                let next = decision.nextEligible.map { ExactTime.utcText(secondsSince2001: $0) } ?? "never"
+                let next = decision.nextEligible.map { notBefore($0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? "never"
                 gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }

@@ -130,6 +130,6 @@ import TestSupport
         #expect(try LegacyArchive.read(rewrite.bytes) == DecodedArchive(records: changed))
         #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
                                                                    dropped: [lost]))
-        #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .rootExtraKey, .recordUnknownKey])
+        #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .envelopeExtraKey, .rootExtraKey, .recordUnknownKey])
     }
 }

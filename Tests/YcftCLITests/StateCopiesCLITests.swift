@@ -109,4 +109,27 @@ import TestSupport
             #expect(left == ["f.plist"], "\(command): \(left)")
         }
     }
+
+    /// Keys NSKeyedArchiver does not write, in the envelope or in `$top`: every command names
+    /// them, and a write says it drops them (it did so without a word).
+    @Test func extraEnvelopeKeysAreNamedAndTheirDropSaid() throws {
+        var envelope = try #require(PropertyList.read(try archive()).value.dictionaryValue)
+        var top = try #require(envelope["$top"]?.dictionaryValue)
+        top["other"] = .uid(1)
+        envelope["$top"] = .dictionary(top)
+        envelope["$note"] = .string("kept by another tool")
+        let url = try file(.dictionary(envelope))
+        let verify = try runProcess(ycft, ["verify", url.path])
+        #expect(verify.status == 0)
+        #expect(verify.stderr.contains("\(url.path): warning: [envelope-extra-key] $note: NSKeyedArchiver does not write this key"), "\(verify.stderr)")
+        #expect(verify.stderr.contains("\(url.path): warning: [envelope-extra-key] $top.other: NSKeyedArchiver does not write this key"))
+        let set = try runProcess(ycft, ["set", url.path, "onboarding.v1", "--last-version", "9"])
+        #expect(set.status == 0)
+        #expect(set.stderr == """
+            ycft: \(url.path): warning: dropped [envelope-extra-key] $note: NSKeyedArchiver does not write this key; the unarchiver ignores it, and the next save (YCFirstTime's, or a ycft write) drops it
+            ycft: \(url.path): warning: dropped [envelope-extra-key] $top.other: NSKeyedArchiver does not write this key; the unarchiver ignores it, and the next save (YCFirstTime's, or a ycft write) drops it
+
+            """)
+        #expect(try ContractChecker.check(readBytes(url)) == [])
+    }
 }

@@ -89,4 +89,17 @@ import TestSupport
             #expect(long.isEmpty, "\(command): \(long)")
         }
     }
+
+    /// The next eligible moment is shown rounded up to the microsecond, so asking again at the
+    /// instant shown answers yes (rounded to the nearest, 10:00:00.123456Z was a hair early).
+    @Test func theNextMomentShownIsNeverEarly() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let json = dir.appendingPathComponent("r.json"), file = dir.appendingPathComponent("f.plist")
+        try writeBytes(Array(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":757414800.1234561}}}"#.utf8), to: json)
+        #expect(try runProcess(ycft, ["pack", "-o", file.path, json.path]).status == 0)
+        let first = try runProcess(ycft, ["status", "--now", "2025-01-01T09:00:00Z", "--gate", "k=hourly", file.path])
+        #expect(first.stdoutText.hasSuffix("k     hourly  no        2025-01-01T10:00:00.123457Z\n"), "\(first.stdoutText)")
+        let again = try runProcess(ycft, ["status", "--now", "2025-01-01T10:00:00.123457Z", "--gate", "k=hourly", file.path])
+        #expect(again.stdoutText.hasSuffix("k     hourly  yes       2025-01-01T10:00:00.123457Z\n"), "\(again.stdoutText)")
+    }
 }

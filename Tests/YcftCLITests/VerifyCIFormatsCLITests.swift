@@ -169,4 +169,18 @@ import TestSupport
 
         """)
     }
+
+    /// A file name holding U+FFFF (a noncharacter XML 1.0 refuses) is escaped in the report,
+    /// which then parses; it used to be written raw.
+    @Test func aNoncharacterInANameIsEscaped() throws {
+        let lines = VerifyGitHubLines()
+        let name = "f\u{FFFF}.plist"
+        let dir = try lines.scratch([(name, try readBytes(TestPaths.fixtures.appendingPathComponent("invalid/wrong-time-type.plist")))])
+        let result = try lines.verify(["--format", "junit"], [name], in: dir)
+        #expect(result.status == 1)
+        #expect(!result.stdout.unicodeScalars.contains { $0.value == 0xFFFF }, "\(result.stdout)")
+        #expect(result.stdout.contains(#"<testsuite name="f\u{FFFF}.plist""#), "\(result.stdout)")
+        let github = try lines.verify(["--format", "github"], [name], in: dir)
+        #expect(!github.stdout.unicodeScalars.contains { $0.value == 0xFFFF })
+    }
 }
