@@ -10,6 +10,16 @@ public struct ModelCase: Sendable, CustomStringConvertible {
     public var library: LibraryVersion
     public var calendar: CalendarConfig
 
+    public init(rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?, library: LibraryVersion,
+                calendar: CalendarConfig) {
+        self.rule = rule
+        self.record = record
+        self.now = now
+        self.appVersion = appVersion
+        self.library = library
+        self.calendar = calendar
+    }
+
     public var description: String {
         func hex(_ d: Double?) -> String { d.map { "\($0)/0x\(String($0.bitPattern, radix: 16))" } ?? "nil" }
         let rec = record.map { "lastVersion \($0.lastVersion.map { "\(Array($0.unicodeScalars))" } ?? "nil"), lastTime \(hex($0.lastTime))" }
@@ -23,6 +33,13 @@ public struct CalendarConfig: Sendable, CustomStringConvertible {
     public var timeZone: String
     public var firstWeekday: Int
     public var minimumDaysInFirstWeek: Int
+
+    public init(identifier: Calendar.Identifier, timeZone: String, firstWeekday: Int, minimumDaysInFirstWeek: Int) {
+        self.identifier = identifier
+        self.timeZone = timeZone
+        self.firstWeekday = firstWeekday
+        self.minimumDaysInFirstWeek = minimumDaysInFirstWeek
+    }
 
     public var calendar: Calendar {
         var c = Calendar(identifier: identifier)
@@ -70,10 +87,10 @@ public struct ModelCaseGenerator {
     public var rng: SplitMix64
     public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
-    mutating func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
-    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    mutating func unit() -> Double { Double(rng.next() >> 11) * 0x1p-53 }
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    public mutating func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    public mutating func unit() -> Double { Double(rng.next() >> 11) * 0x1p-53 }
+    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
     public static let versions: [String?] = [
         nil, "", "1.0", "1.0.0", "2.1.0", "\u{C5}.0", "\u{212B}.0", "\u{AC00}", "\u{1100}\u{1161}", "\u{E9}", "e\u{301}",
@@ -90,7 +107,7 @@ public struct ModelCaseGenerator {
         .nan, .infinity, -.infinity, 0x1p53, -0x1p53,
     ]
 
-    mutating func days() -> Float {
+    public mutating func days() -> Float {
         switch below(4) {
         case 0, 1: return pick(Self.specialDays)
         case 2: return Float(unit() * 400)
@@ -100,9 +117,9 @@ public struct ModelCaseGenerator {
         }
     }
 
-    mutating func ordinaryTime() -> Double { (unit() - 0.25) * 4e9 }
+    public mutating func ordinaryTime() -> Double { (unit() - 0.25) * 4e9 }
 
-    mutating func anyTime() -> Double {
+    public mutating func anyTime() -> Double {
         switch below(6) {
         case 0: return pick(Self.specialTimes)
         case 1:
@@ -112,7 +129,7 @@ public struct ModelCaseGenerator {
         }
     }
 
-    mutating func nudge(_ x: Double) -> Double {
+    public mutating func nudge(_ x: Double) -> Double {
         var x = x
         let k = below(7) - 3
         for _ in 0..<abs(k) { x = k < 0 ? x.nextDown : x.nextUp }
@@ -182,7 +199,7 @@ public struct ModelCaseGenerator {
         340_000_000,
     ]
 
-    mutating func calendarTime() -> Double {
+    public mutating func calendarTime() -> Double {
         switch below(5) {
         case 0, 1:
             let t = pick(Self.calendarTimes)
@@ -197,7 +214,7 @@ public struct ModelCaseGenerator {
         }
     }
 
-    mutating func calendarValue(_ component: Calendar.Component) -> Int {
+    public mutating func calendarValue(_ component: Calendar.Component) -> Int {
         switch below(6) {
         case 0: return 0
         case 1: return 1
