@@ -14,8 +14,8 @@ import TestSupport
 /// IntervalClient cases (12 calendars × 10 time zones × first weekday × minimum days, every component, values
 /// from -1,000,000 to 1,000,000, around DST changes, month ends, Feb 29, years 1 and 9999, `now` at the due date
 /// or one nanosecond or ulp either side). Day cases whose model walk would pass ``LibraryModel/walkCap`` steps
-/// are left out and counted (at most 1%); see ``LibraryModel``. `now` is always finite (a clock reading); stored
-/// times NaN and ±inf are not used for calendar gates.
+/// are left out and counted (at most 1%); see ``LibraryModel``. `now` is always finite (a clock reading); calendar
+/// gates over stored times NaN, ±inf and ±greatestFiniteMagnitude have their own test.
 @Suite struct LibraryModelDifferential {
     static let dayCases = 16_000
     static let calendarCases = 8_000
@@ -82,6 +82,31 @@ import TestSupport
         let literal = LibraryModel.decide(.perVersion, record: FirstTimeRecord(lastVersion: "\u{C5}.0"), now: 3,
                                           appVersion: "\u{212B}.0", calendar: cal, library: .v1)
         #expect(literal == LibraryModel.Answer(wouldRun: true, nextEligible: 3))
+    }
+
+    /// Calendar gates over stored times no clock gives (NaN, ±inf, ±greatestFiniteMagnitude, ±1e18) in every
+    /// component, for values -1, 0, 1 and 12, in three calendars.
+    @Test func calendarGatesOverExtremeStoredTimesAgree() {
+        var tally = Tally()
+        let configs = [CalendarConfig.utcGregorian,
+                       CalendarConfig(identifier: .hebrew, timeZone: "Europe/Paris", firstWeekday: 2, minimumDaysInFirstWeek: 4),
+                       CalendarConfig(identifier: .chinese, timeZone: "Pacific/Apia", firstWeekday: 7, minimumDaysInFirstWeek: 7)]
+        for config in configs {
+            let calendar = config.calendar
+            for last in [Double.nan, .infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 1e18, -1e18] {
+                for component in ModelCaseGenerator.components {
+                    for value in [-1, 0, 1, 12] {
+                        for now in [7.5e8, -1e18, 1e18] {
+                            tally.check(ModelCase(rule: .calendar(CalendarInterval(component: component, value: value)),
+                                                  record: FirstTimeRecord(lastVersion: "1", lastTime: last), now: now,
+                                                  appVersion: "1", library: .v2, calendar: config), calendar: calendar)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(tally.compared == 3 * 7 * 19 * 4 * 3)
+        #expect(tally.mismatches.count == 0, "\(tally.mismatches.joined(separator: "\n"))")
     }
 
     @Test func generatedDayCasesAgree() {

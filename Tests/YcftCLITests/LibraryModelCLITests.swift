@@ -123,7 +123,7 @@ import TestSupport
             } else {
                 lastTime = gen.calendarTime()
             }
-            if let t = lastTime, !t.isFinite { lastTime = gen.ordinaryTime() }
+            if gen.chance(15) { lastTime = gen.anyTime() }   // NaN, ±inf, huge and random-bit stored times too
         }
         if gen.chance(5) { lastTime = nil }
         let record: FirstTimeRecord? = gen.chance(8) ? nil : FirstTimeRecord(lastVersion: version, lastTime: lastTime)
