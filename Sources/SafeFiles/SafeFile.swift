@@ -231,6 +231,20 @@ public enum SafeFile {
         return content == bytes
     }
 
+    /// `flock(LOCK_EX | LOCK_NB)`, tried twenty times a few milliseconds apart (a tenth of a
+    /// second in all) while it is held: a lock is also held, for an instant, by a child another
+    /// thread of this process is starting (its copy of a descriptor lives until its `exec`,
+    /// close-on-exec or not), and by another ycft finishing a write. False with `errno` set
+    /// when it stays held (or cannot be taken).
+    static func lockBriefly(_ fd: Int32) -> Bool {
+        for attempt in 0..<20 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK, attempt < 19 else { return false }
+            usleep(5_000)
+        }
+        return false
+    }
+
     /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
     /// with its status.
     ///
@@ -260,7 +274,7 @@ public enum SafeFile {
         }
         let handle = FileLock(fd)
         if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
-        if lock && flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if lock && !lockBriefly(fd) {
             let failure = SystemError.current
             // Only a held lock is an answer; a file system without locks is read unlocked.
             if failure.errno == EWOULDBLOCK { throw FileError(.read, path, .locked) }
