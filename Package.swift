@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "Plist", targets: ["Plist"]),
         .library(name: "OrderedJSON", targets: ["OrderedJSON"]),
         .library(name: "SafeFiles", targets: ["SafeFiles"]),
+        // The file errors alone (FirstTimeError.file holds one), without the writer.
+        .library(name: "FileErrors", targets: ["FileErrors"]),
         // For apps: migrate YCFirstTime state in UserDefaults on the device. No libplist.
         .library(name: "FirstTimeMigration", targets: ["FirstTimeMigration"]),
         // The command core (every command in-process, with an injected CommandIO): for the
@@ -31,8 +33,11 @@ let package = Package(
         .target(name: "PlistCore"),
         // Reading property lists through libplist, guarded against hostile input; re-exports PlistCore.
         .target(name: "Plist", dependencies: ["CLibPlist", "PlistCore"]),
-        // The one file writer (atomic replace, links, devices, owners) and guarded reads; no libplist.
-        .target(name: "SafeFiles"),
+        // Why a file could not be read or written (FileError, SystemError, FileKind): values only.
+        .target(name: "FileErrors"),
+        // The one file writer (atomic replace, links, devices, owners) and guarded reads; no
+        // libplist; re-exports FileErrors.
+        .target(name: "SafeFiles", dependencies: ["FileErrors"]),
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
         // The generic NSKeyedArchiver object graph and builder; knows nothing of YCFirstTime; no libplist.
@@ -41,7 +46,7 @@ let package = Package(
         .target(name: "KeyedArchive", dependencies: ["KeyedArchiveCore", "Plist"]),
         // The YCFirstTime contract without libplist: records, the rule table, the plain format,
         // the archive encoder, the migration plan. Shared by the tool and the on-device library.
-        .target(name: "FirstTimeCore", dependencies: ["KeyedArchiveCore", "PlistCore", "OrderedJSON", "SafeFiles"]),
+        .target(name: "FirstTimeCore", dependencies: ["KeyedArchiveCore", "PlistCore", "OrderedJSON", "FileErrors"]),
         // Migrating in the app's UserDefaults (Foundation + FirstTimeCore): what `ycft migrate` does to files.
         .target(name: "FirstTimeMigration", dependencies: ["FirstTimeCore", "PlistCore"]),
         // The YCFirstTime contract over files: the walker, the classifier, the decoders; re-exports FirstTimeCore.

@@ -1,7 +1,7 @@
 public import KeyedArchiveCore
 public import OrderedJSON
 public import PlistCore
-public import SafeFiles
+public import FileErrors
 
 /// Why YCFirstTime state could not be read or written.
 ///

@@ -683,8 +683,8 @@ public final class PendingWrite {
 /// An open descriptor, closed (and so unlocked) once, whichever thread releases it.
 ///
 /// `@unchecked Sendable` because the descriptor sits behind a pthread mutex rather than a
-/// `Synchronization.Mutex`: SafeFiles is in the dependency closure of FirstTimeMigration (for
-/// `FileError`), which builds for iOS 15, and `Mutex` needs iOS 18 / macOS 15.
+/// `Synchronization.Mutex`: the package's products build for iOS 15 (SafeFiles among them),
+/// and `Mutex` needs iOS 18 / macOS 15.
 final class FileLock: @unchecked Sendable {
     private var fd: Int32
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
