@@ -34,10 +34,25 @@ extension Ycft {
     /// (`TZ`, else `/etc/localtime`), named by its identifier.
     /// - Returns: the zone's name as shown (`local` resolved) and the zone.
     /// - Throws: a usage error for a name Foundation does not know.
-    static func zone(_ text: String, for what: String) throws(UsageError) -> (name: String, zone: TimeZone) {
+    static func zone(_ text: String, for what: String,
+                     tz: String? = ProcessInfo.processInfo.environment["TZ"]) throws(UsageError) -> (name: String, zone: TimeZone) {
         if text == localZone {
-            let zone = TimeZone.current
-            return (zone.identifier, zone)
+            guard let tz else {
+                let zone = TimeZone.current
+                return (zone.identifier, zone)
+            }
+            // TZ as the C library reads it: an optional leading ':', a zone name or a path into
+            // the zone database; empty is UTC. Foundation reads only a bare name and falls back
+            // to UTC without a word for the rest, so ycft reads them itself, and refuses what it
+            // cannot (a POSIX rule such as XYZ-3:30) rather than judge in the wrong zone.
+            var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            if let database = name.range(of: "zoneinfo/") { name = String(name[database.upperBound...]) }
+            if name.isEmpty { name = "UTC" }
+            guard let zone = TimeZone(identifier: name) else {
+                throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which is not a zone name ycft can read "
+                                 + "(like Europe/Paris, :Europe/Paris or /usr/share/zoneinfo/Europe/Paris); name the zone instead")
+            }
+            return (name, zone)
         }
         guard let zone = TimeZone(identifier: text) else {
             throw UsageError("The value '\(text)' is invalid for '\(what)': expected an IANA name like Europe/Paris, or 'local'")

@@ -102,4 +102,22 @@ import TestSupport
         let again = try runProcess(ycft, ["status", "--now", "2025-01-01T10:00:00.123457Z", "--gate", "k=hourly", file.path])
         #expect(again.stdoutText.hasSuffix("k     hourly  yes       2025-01-01T10:00:00.123457Z\n"), "\(again.stdoutText)")
     }
+
+    /// `--time-zone local` reads TZ as the C library does (`:Area/City`, a path into the zone
+    /// database, empty for UTC); a TZ it cannot read is refused, not taken for UTC (a daily gate
+    /// answered in the wrong zone).
+    @Test func localReadsEveryFormOfTZ() throws {
+        var environment = ProcessInfo.processInfo.environment
+        for (tz, shown) in [("Europe/Paris", "Europe/Paris"), (":Europe/Paris", "Europe/Paris"),
+                            ("/usr/share/zoneinfo/Asia/Tokyo", "Asia/Tokyo"), ("", "UTC")] {
+            environment["TZ"] = tz
+            let result = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", fixture], environment: environment)
+            #expect(result.status == 0, "\(tz): \(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 2025-03-30T11:30:00.000000Z (\(shown)), "), "\(tz): \(result.stdoutText)")
+        }
+        environment["TZ"] = "XYZ-3:30"
+        let refused = try runProcess(ycft, ["status", "--time-zone", "local", fixture], environment: environment)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: The value 'local' is invalid for '--time-zone <zone>': TZ is 'XYZ-3:30', which is not a zone name"))
+    }
 }
