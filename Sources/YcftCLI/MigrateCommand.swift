@@ -289,6 +289,11 @@ enum MigrateCommand {
                         run.touch(SafeFile.directory(of: written.path))
                         if let warning = CommandIO.attributesWarning(written) { workerIO.writeStderr(warning) }
                     case let .failure(error):
+                        // The file is as it was: a backup made for it in this run goes.
+                        if let backup = item.staged.backup {
+                            SafeFile.discardBackup(backup.made, expected: backup.of)
+                            report.backup = nil
+                        }
                         report.status = "failed"
                         report.error = Ycft.failure(error).message
                         report.trouble = true
@@ -325,6 +330,8 @@ enum MigrateCommand {
     struct StagedJob {
         let pending: PendingWrite
         let input: InputFile
+        /// The backup this run made for the file, removed if the commit fails.
+        var backup: (made: SafeFile.Backup, of: FileStatus)? = nil
     }
 
     static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO,
@@ -414,7 +421,7 @@ enum MigrateCommand {
                 case let .done(written): run.touch(SafeFile.directory(of: written.path))
                 case let .pending(pending):
                     keepLock = true
-                    return (report, StagedJob(pending: pending, input: input))
+                    return (report, StagedJob(pending: pending, input: input, backup: made.map { ($0, status) }))
                 }
             case .output:
                 guard let path = job.output else { break }

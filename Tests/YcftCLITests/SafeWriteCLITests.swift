@@ -270,13 +270,16 @@ private let attributesWork: Bool = {
 
     // 5. lost update
 
-    @Test func aFileChangedDuringTheBatchIsNotOverwritten() throws {
+    /// With backups too: the file another program changed keeps no backup of ycft's (nothing
+    /// was replaced), the other is migrated beside its backup.
+    @Test(arguments: [true, false])
+    func aFileChangedDuringTheBatchIsNotOverwritten(backups: Bool) throws {
         let dir = try tree(["t/a.plist", "t/b.plist"])
         let fifo = dir.appendingPathComponent("hook").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let process = Process()
         process.executableURL = ycft
-        process.arguments = ["migrate", "--in-place", "--no-backup", "--jobs", "1", dir.appendingPathComponent("t").path]
+        process.arguments = ["migrate", "--in-place"] + (backups ? [] : ["--no-backup"]) + ["--jobs", "1", dir.appendingPathComponent("t").path]
         process.environment = ProcessInfo.processInfo.environment.merging(["YCFT_TEST_AFTER_READ_FIFO": fifo]) { $1 }
         let errors = Pipe()
         process.standardError = errors
@@ -297,7 +300,7 @@ private let attributesWork: Bool = {
         #expect(stderr.contains("t/a.plist: not replaced: it changed after ycft read it (another program wrote it)\n"))
         #expect(try readBytes(dir.appendingPathComponent("t/a.plist")) == appWrote)
         #expect(try isMigrated(dir.appendingPathComponent("t/b.plist")))
-        #expect(try files(dir.appendingPathComponent("t")) == ["a.plist", "b.plist"])
+        #expect(try files(dir.appendingPathComponent("t")) == (backups ? ["a.plist", "b.plist", "b.plist.bak"] : ["a.plist", "b.plist"]))
     }
 
     // 6. ownership
