@@ -8,7 +8,7 @@
 /// and 4-byte integers unsigned, 8-byte signed, 16-byte as CoreFoundation's 128-bit integers
 /// (``PlistInteger/unsigned(_:)`` or ``PlistInteger/wide(high:low:)``); 4-byte reals as
 /// ``PlistValue/real32(_:)``;
-/// dates as their exact seconds; dictionaries in file order. `PlistCoreReaderTests` holds the
+/// dates as their exact seconds; dictionaries in file order. `PureBinaryReaderTests` (in PlistTests) holds the
 /// two readers to that on every fixture and Apple archive. libplist 2.2.0 keeps only the low
 /// 64 bits of a 16-byte integer and widens a 4-byte real to 8 bytes, so the libplist path
 /// builds the value of a file holding either here (``read(scanned:)``).
