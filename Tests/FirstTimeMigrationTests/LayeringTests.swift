@@ -18,9 +18,9 @@ import TestSupport
     /// itself rather than read from Package.swift with a pattern (which a reformatted manifest,
     /// a dependency list built in code or a `.product(...)` dependency would have slipped past).
     ///
-    /// It runs with a scratch directory of its own: `swift test` may still hold the lock on the
-    /// package's `.build` while the tests run, and `describe` would wait for it. The package has
-    /// no remote dependencies, so nothing is fetched.
+    /// It runs with a scratch directory of its own: `swift test` holds the lock on the package's
+    /// `.build` while the tests run, and `describe` there would wait for it, and so for itself.
+    /// The package has no remote dependencies, so nothing is fetched (it runs without a network).
     static let targets: Result<[String: Target], any Error> = Result {
         let scratch = try TestPaths.temporaryDirectory()
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
