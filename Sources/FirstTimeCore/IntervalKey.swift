@@ -45,3 +45,33 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
         }
     }
 }
+
+extension IntervalKey {
+    /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), and an
+    /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
+    /// gate runs as if it never ran; the value is not state).
+    ///
+    /// Beside an archive or plain records the keys are a copy of those records (what
+    /// `migrate --to interval --keep-source` writes; ``StateForm/held(_:keys:primaryRecords:)``
+    /// decides when): pass the records as `copyOf`, and only the keys that name one of them are
+    /// read. The others are IntervalClient's own gates, not YCFirstTime state: no record, no
+    /// finding.
+    /// - Parameters:
+    ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
+    /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
+    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
+                                       copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> DecodedArchive {
+        var records: [FirstTimeRecords.Entry] = []
+        var findings: [ContractFinding] = []
+        for (name, stored) in entries where name.hasPrefix(prefix) {
+            if let primary, primary[String(name.dropFirst(prefix.count))] == nil { continue }
+            guard let seconds = seconds(stored) else {
+                findings.append(ContractFinding(.intervalValue, at: .key(name),
+                                                "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
+                continue
+            }
+            records.append((String(name.dropFirst(prefix.count)), FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
+        }
+        return DecodedArchive(records: try FirstTimeRecords(records), findings: findings)
+    }
+}

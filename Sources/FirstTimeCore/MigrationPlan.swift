@@ -1,31 +1,5 @@
 public import PlistCore
 
-/// One form of YCFirstTime state in a file or a `UserDefaults` domain.
-public enum StateForm: String, Sendable, Equatable, CaseIterable {
-    /// The file is a legacy archive.
-    case archive
-    /// A defaults domain holding the legacy archive under the key.
-    case defaultsArchive = "defaults-archive"
-    /// A migrated defaults domain: `YCFirstTime.records`.
-    case plainRecords = "plain-records"
-    /// A migrated defaults domain: `interval.*` keys (versions unknown).
-    case intervalKeys = "interval-keys"
-
-    /// The forms a defaults domain holds, in the order they are read (the first is the state,
-    /// the others copies): the archive under `key`, then `YCFirstTime.records`, then
-    /// `interval.*` keys. The one place this order is decided; the tool's `StateFile` and the
-    /// on-device `FirstTimeMigration` both ask it.
-    @inlinable public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
-        var archive = false, plain = false, interval = false
-        for name in keys {
-            if !archive, exactlyEqual(name, key) { archive = true }
-            if !plain, exactlyEqual(name, RecordsFormat.defaultsKey) { plain = true }
-            if !interval, name.hasPrefix(IntervalKey.prefix) { interval = true }
-        }
-        return (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
-    }
-}
-
 /// Moving YCFirstTime state between the legacy archive, the plain records format and
 /// IntervalClient keys: what to write and what to remove, decided once for both places state
 /// lives (an exported defaults file, `DefaultsMigration`; a live `UserDefaults` domain,

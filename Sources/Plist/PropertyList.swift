@@ -4,16 +4,6 @@ internal import CLibPlist
 
 /// Reading through libplist, guarded against hostile input (writing is ycft's own, in PlistCore).
 extension PropertyList {
-    /// Parses binary or XML property-list bytes, after checking them against `limits`.
-    ///
-    /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
-    /// seconds, integers their sign, strings their exact scalars, dictionaries their key order.
-    /// - Parameters:
-    ///   - bytes: the whole input.
-    ///   - limits: size, depth and expansion bounds.
-    /// - Returns: the value and the format it was read from.
-    /// - Throws: ``PlistError`` naming the first problem; nothing reaches libplist unchecked.
-    ///   Calls `plist_from_bin` or `plist_from_xml`.
     /// What the XML guard finds in an XML property list without handing it to libplist: the
     /// values libplist would build (keys not counted) and the deepest nesting of arrays and
     /// dictionaries. For tests and fuzzing: whenever this succeeds, ``read(_:limits:)`` builds
@@ -33,6 +23,16 @@ extension PropertyList {
         return try result.get()
     }
 
+    /// Parses binary or XML property-list bytes, after checking them against `limits`.
+    ///
+    /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
+    /// seconds, integers their sign, strings their exact scalars, dictionaries their key order.
+    /// - Parameters:
+    ///   - bytes: the whole input.
+    ///   - limits: size, depth and expansion bounds.
+    /// - Returns: the value and the format it was read from.
+    /// - Throws: ``PlistError`` naming the first problem; nothing reaches libplist unchecked.
+    ///   Calls `plist_from_bin` or `plist_from_xml`.
     public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
         -> (value: PlistValue, format: PlistFormat)
     {

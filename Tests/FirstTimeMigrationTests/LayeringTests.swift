@@ -3,34 +3,67 @@ import Testing
 import TestSupport
 
 /// The on-device library links no libplist and nothing newer than iOS 15: its targets'
-/// closure, read from Package.swift, holds neither CLibPlist nor a module that links it, and
-/// no source file in the closure imports one or uses an API Apple platforms gained in iOS 18.
+/// closure, as SwiftPM resolves the package (`swift package describe --type json`), holds
+/// neither CLibPlist nor a module that links it, and no source file in the closure imports one
+/// or uses an API Apple platforms gained in iOS 18.
 @Suite struct LayeringTests {
-    /// Each target's declared dependencies, from Package.swift's `.target(name:dependencies:)`.
-    static func targets() throws -> [String: [String]] {
-        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
-        var result: [String: [String]] = [:]
-        let pattern = try NSRegularExpression(pattern: #"\.(?:target|systemLibrary)\(\s*name:\s*"([^"]+)"(?:\s*,\s*dependencies:\s*\[([^\]]*)\])?"#)
-        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            guard let name = Range(match.range(at: 1), in: text).map({ String(text[$0]) }) else { continue }
-            let deps = Range(match.range(at: 2), in: text).map { String(text[$0]) } ?? ""
-            result[name] = deps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: ["\""]) }
-                .filter { !$0.isEmpty }
-        }
-        return result
+    /// A target as SwiftPM describes it: its directory (relative to the package root) and
+    /// everything it depends on, targets and products alike.
+    struct Target {
+        var path: String
+        var dependencies: [String]
     }
 
-    static func closure(of target: String, in targets: [String: [String]]) -> Set<String> {
+    /// Every target of the package, from `swift package describe --type json`, run by SwiftPM
+    /// itself rather than read from Package.swift with a pattern (which a reformatted manifest,
+    /// a dependency list built in code or a `.product(...)` dependency would have slipped past).
+    ///
+    /// It runs with a scratch directory of its own: `swift test` holds the lock on the package's
+    /// `.build` while the tests run, and `describe` there would wait for it, and so for itself.
+    /// The package has no remote dependencies, so nothing is fetched (it runs without a network).
+    static let targets: Result<[String: Target], any Error> = Result {
+        let scratch = try TestPaths.temporaryDirectory()
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["swift", "package", "--package-path", TestPaths.packageRoot.path,
+                                     "--scratch-path", scratch.path, "describe", "--type", "json"])
+        guard result.status == 0 else {
+            throw DescribeFailure(message: "swift package describe exited with \(result.status): \(result.stderr)")
+        }
+        guard let package = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any],
+              let list = package["targets"] as? [[String: Any]] else {
+            throw DescribeFailure(message: "no targets in: \(result.stdoutText.prefix(500))")
+        }
+        var targets: [String: Target] = [:]
+        for entry in list {
+            guard let name = entry["name"] as? String, let path = entry["path"] as? String else {
+                throw DescribeFailure(message: "a target without a name or a path: \(entry)")
+            }
+            // Keys are left out when empty. A product dependency (from another package) is named
+            // as its product; none belongs in the on-device closure, and its name keeps the
+            // closure from equalling the expected set.
+            let dependencies = (entry["target_dependencies"] as? [String] ?? [])
+                + (entry["product_dependencies"] as? [String] ?? [])
+            targets[name] = Target(path: path, dependencies: dependencies)
+        }
+        return targets
+    }
+
+    struct DescribeFailure: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
+
+    static func closure(of target: String, in targets: [String: Target]) -> Set<String> {
         var seen: Set<String> = [], stack = [target]
         while let next = stack.popLast() {
-            if seen.insert(next).inserted { stack += targets[next] ?? [] }
+            if seen.insert(next).inserted { stack += targets[next]?.dependencies ?? [] }
         }
         return seen
     }
 
     @Test func theOnDeviceClosureHasNoLibplist() throws {
-        let targets = try Self.targets()
-        #expect(targets["Plist"]?.contains("CLibPlist") == true, "the parser sees the package")
+        let targets = try Self.targets.get()
+        #expect(targets["Plist"]?.dependencies.contains("CLibPlist") == true, "the description holds the package")
         let closure = Self.closure(of: "FirstTimeMigration", in: targets)
         // The file errors, not the file writer (O_TMPFILE, syncfs, renameat2 have no place on iOS).
         #expect(closure == ["FirstTimeMigration", "FirstTimeCore", "KeyedArchiveCore", "PlistCore", "OrderedJSON", "FileErrors"])
@@ -39,14 +72,15 @@ import TestSupport
     }
 
     @Test func theClosuresSourcesImportNothingElse() throws {
-        let targets = try Self.targets()
+        let targets = try Self.targets.get()
         let closure = Self.closure(of: "FirstTimeMigration", in: targets)
         let allowed = closure.union(["Foundation", "CoreFoundation", "Glibc", "Darwin"])
         // Standard library and Foundation API that Apple platforms have only from iOS 18 / macOS 15.
         let newerThanIOS15 = ["Synchronization", "Mutex<", "Atomic<", "Int128", "UInt128", "String(validating:", "InlineArray"]
         var files = 0
         for target in closure {
-            let directory = TestPaths.packageRoot.appendingPathComponent("Sources/\(target)")
+            let path = try #require(targets[target]?.path, "\(target) is a target of the package")
+            let directory = TestPaths.packageRoot.appendingPathComponent(path)
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".swift") {
                 files += 1
                 let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)

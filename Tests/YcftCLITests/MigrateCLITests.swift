@@ -150,8 +150,10 @@ import TestSupport
         }
     }
 
-    /// SIGKILL at many moments: the path always holds the old bytes or a complete new file,
-    /// and the next successful run leaves no temporary file behind.
+    /// SIGKILL at many moments: the path always holds the old bytes or the complete new file
+    /// (byte for byte what an uninterrupted run writes), the kills span the write (the first,
+    /// at once, finds the old file; a later one finds the new), and the next successful run
+    /// leaves no temporary file behind.
     @Test func crashSafetyUnderSIGKILL() throws {
         let dir = try TestPaths.temporaryDirectory()
         var big = FirstTimeRecords()
@@ -160,28 +162,38 @@ import TestSupport
         let original = try PropertyList.write(.dictionary(PlistDictionary([
             ("Filler", .data(Array(repeating: 0xAB, count: 4_000_000))), ("YCFirstTime", .data(archive)),
         ])), format: .binary)
+        // The new file: what an uninterrupted run writes, in a directory of its own.
+        let reference = try TestPaths.temporaryDirectory().appendingPathComponent("big.plist")
+        try writeBytes(original, to: reference)
+        #expect(try runProcess(ycft, ["migrate", "--in-place", "--no-backup", reference.path]).status == 0)
+        let migrated = try readBytes(reference)
+        #expect(migrated != original)
+        #expect(try RecordsFormat.records(fromPlist: dictionary(migrated)["YCFirstTime.records"]!) == big)
+
         let file = dir.appendingPathComponent("big.plist")
-        var sawOld = 0, sawNew = 0
-        for attempt in 0..<16 {
+        // Whether each kill found the new file (false: the old bytes).
+        var foundNew: [Bool] = []
+        // Sixteen kills, a fortieth of a second apart, the first at once; then, should none of
+        // them have come after the write (a slow or loaded machine), kills ever later until one
+        // does, so that the kills are known to span the write.
+        var delay: UInt32 = 0
+        while foundNew.count < 16 || (!foundNew.contains(true) && foundNew.count < 24) {
             try writeBytes(original, to: file)
             let process = Process()
             process.executableURL = ycft
             process.arguments = ["migrate", "--in-place", "--no-backup", file.path]
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32(attempt * 25_000))
+            usleep(delay)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let now = try readBytes(file)
-            if now == original {
-                sawOld += 1
-            } else {
-                let dict = try dictionary(now)
-                #expect(try RecordsFormat.records(fromPlist: dict["YCFirstTime.records"]!) == big)
-                sawNew += 1
-            }
+            #expect(now == original || now == migrated, "kill \(foundNew.count): neither the old file nor the new, \(firstDifference(now, migrated))")
+            foundNew.append(now == migrated)
+            delay = foundNew.count < 16 ? delay + 25_000 : delay * 3 / 2
         }
-        #expect(sawOld + sawNew == 16)
+        #expect(foundNew.first == false, "a kill at once found the file already rewritten")
+        #expect(foundNew.contains(true), "no kill came after the write: \(foundNew)")
         try writeBytes(original, to: file)
         let result = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path])
         #expect(result.status == 0)

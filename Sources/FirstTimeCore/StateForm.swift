@@ -1,32 +1,28 @@
 public import PlistCore
 
-extension IntervalKey {
-    /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), and an
-    /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
-    /// gate runs as if it never ran; the value is not state).
-    ///
-    /// Beside an archive or plain records the keys are a copy of those records (what
-    /// `migrate --to interval --keep-source` writes; ``StateForm/held(_:keys:primaryRecords:)``
-    /// decides when): pass the records as `copyOf`, and only the keys that name one of them are
-    /// read. The others are IntervalClient's own gates, not YCFirstTime state: no record, no
-    /// finding.
-    /// - Parameters:
-    ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
-    /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
-    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
-                                       copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> DecodedArchive {
-        var records: [FirstTimeRecords.Entry] = []
-        var findings: [ContractFinding] = []
-        for (name, stored) in entries where name.hasPrefix(prefix) {
-            if let primary, primary[String(name.dropFirst(prefix.count))] == nil { continue }
-            guard let seconds = seconds(stored) else {
-                findings.append(ContractFinding(.intervalValue, at: .key(name),
-                                                "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
-                continue
-            }
-            records.append((String(name.dropFirst(prefix.count)), FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
+/// One form of YCFirstTime state in a file or a `UserDefaults` domain.
+public enum StateForm: String, Sendable, Equatable, CaseIterable {
+    /// The file is a legacy archive.
+    case archive
+    /// A defaults domain holding the legacy archive under the key.
+    case defaultsArchive = "defaults-archive"
+    /// A migrated defaults domain: `YCFirstTime.records`.
+    case plainRecords = "plain-records"
+    /// A migrated defaults domain: `interval.*` keys (versions unknown).
+    case intervalKeys = "interval-keys"
+
+    /// The forms a defaults domain holds, in the order they are read (the first is the state,
+    /// the others copies): the archive under `key`, then `YCFirstTime.records`, then
+    /// `interval.*` keys. The one place this order is decided; the tool's `StateFile` and the
+    /// on-device `FirstTimeMigration` both ask it.
+    @inlinable public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
+        var archive = false, plain = false, interval = false
+        for name in keys {
+            if !archive, exactlyEqual(name, key) { archive = true }
+            if !plain, exactlyEqual(name, RecordsFormat.defaultsKey) { plain = true }
+            if !interval, name.hasPrefix(IntervalKey.prefix) { interval = true }
         }
-        return DecodedArchive(records: try FirstTimeRecords(records), findings: findings)
+        return (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
     }
 }
 
