@@ -261,7 +261,9 @@ enum StatusCommand {
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }
-        var out = "now \(nowText ?? ExactTime.utcText(secondsSince2001: now)) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
+        // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
+        let shownNow = (nowText ?? ExactTime.utcText(secondsSince2001: now)) + (zone.map { " = " + local(now, $0) } ?? "")
+        var out = "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
             + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
         if let calendar {
             out += "calendar \(Ycft.CalendarSettings.name(of: calendar)), first weekday \(calendar.firstWeekday), "
@@ -282,7 +284,9 @@ enum StatusCommand {
         if !decisions.isEmpty {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {
-                let next = decision.nextEligible.map { notBefore($0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? "never"
+                // A per-version gate that does not run now runs once the app's version changes.
+                let never = gate.rule == .perVersion ? "when the app version changes" : "never"
+                let next = decision.nextEligible.map { notBefore($0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? never
                 gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }

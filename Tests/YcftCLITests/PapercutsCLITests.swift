@@ -168,7 +168,7 @@ import TestSupport
                                   environment: ["TZ": "Europe/Paris"])
         #expect(text.status == 0)
         #expect(text.stdoutText.hasPrefix("""
-        now 2025-01-01T09:00:00.000000Z (Europe/Paris), app version none
+        now 2025-01-01T09:00:00.000000Z = 2025-01-01T10:00:00.000000+01:00 (Europe/Paris), app version none
 
         KEY            LAST VERSION  LAST TIME (UTC)              LAST TIME (Europe/Paris)          AGE
         onboarding.v1  2.1.0         2025-01-01T09:00:00.123456Z  2025-01-01T10:00:00.123456+01:00  in the future by 0h 0m 0s

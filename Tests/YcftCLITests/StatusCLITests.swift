@@ -16,7 +16,7 @@ import TestSupport
         let io = FakeIO(files: ["p.plist": try fixture("valid/defaults/export.binary.plist")])
         #expect(io.run(args + ["p.plist"]) == 0)
         #expect(io.stdoutText == """
-        now 2025-02-01T00:00:00.000000Z (Europe/Paris), app version "2.1.0"
+        now 2025-02-01T00:00:00.000000Z = 2025-02-01T01:00:00.000000+01:00 (Europe/Paris), app version "2.1.0"
 
         KEY            LAST VERSION  LAST TIME (UTC)              LAST TIME (Europe/Paris)          AGE
         onboarding.v1  2.1.0         2025-01-01T09:00:00.123456Z  2025-01-01T10:00:00.123456+01:00  30d 14h 59m

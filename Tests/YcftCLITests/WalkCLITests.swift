@@ -80,7 +80,7 @@ import TestSupport
         #expect(missing.stderr.hasPrefix("Error: The gate 'rate.prompt=per-version' needs the app's version: pass --app-version VERSION (its CFBundleShortVersionString), or --no-app-version for an app without one\n"))
         let none = FakeIO(files: ["a": bytes])
         #expect(none.run(["status", "--no-app-version", "--gate", "whats-new=per-version", "a"]) == 0)
-        #expect(none.stdoutText.contains("whats-new  per-version  no        never"))
+        #expect(none.stdoutText.contains("whats-new  per-version  no        when the app version changes"))
     }
 
     @Test func aLocalTimeColumnOnlyWithATimeZone() throws {
