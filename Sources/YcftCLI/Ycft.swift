@@ -161,10 +161,13 @@ public enum Ycft {
     static let subcommandNames = Command.allCases.map(\.rawValue)
 
     private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
-        let usageLine = usageLine ?? command?.usage ?? "ycft <subcommand>"
+        // The command's usage wrapped to the terminal as help wraps it (status's is 300 columns long).
+        let usage = usageLine.map { "Usage: " + $0 }
+            ?? command.map { Help.usage($0.spec, head: "Usage: ycft \($0.rawValue) ", width: io.terminalWidth()) }
+            ?? "Usage: ycft <subcommand>"
         let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.
-        io.writeStderr("Error: \(PathBytes.displayed(error.message))\nUsage: \(usageLine)\n  See '\(helpHint)' for more information.\n")
+        io.writeStderr("Error: \(PathBytes.displayed(error.message))\n\(usage)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue
     }
 

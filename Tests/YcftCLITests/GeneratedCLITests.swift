@@ -221,6 +221,11 @@ import FirstTimeArchive
         }
         let fake = FakeIO()
         #expect(fake.run([name, "--no-such-option", "f"]) == 2)
-        #expect(fake.stderr.hasPrefix("Error: Unknown option '--no-such-option'\nUsage: \(spec.usageLine)\n"))
+        #expect(fake.stderr.hasPrefix("Error: Unknown option '--no-such-option'\nUsage: ycft \(name) "))
+        // The usage is the spec's, wrapped to the width (80 here) as help wraps it.
+        let usage = fake.stderr.split(separator: "\n").dropFirst().prefix { !$0.hasPrefix("  See") }
+        #expect(usage.allSatisfy { $0.count <= 80 }, "\(usage)")
+        func words(_ text: String) -> String { text.split(separator: " ").joined(separator: " ") }
+        #expect(words(usage.joined(separator: " ")) == words("Usage: " + spec.usageLine))
     }
 }

@@ -93,8 +93,13 @@ import Glibc
         let file = "\(dir)/" + rawPath([0xFF, 0xFE], ".plist")
         let before = try readBytes(archive)
         try SafeFile.write(before, to: file)
-        let usage = "Usage: ycft set [--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time] "
-            + "[--key NAME] [--force] FILE KEY\n  See 'ycft set --help' for more information.\n"
+        let usage = """
+            Usage: ycft set [--last-version VERSION | --no-last-version]
+                            [--last-time TIME [--seconds] | --no-last-time] [--key NAME]
+                            [--force] FILE KEY
+              See 'ycft set --help' for more information.
+
+            """
         let key = try runSpawned(ycft, ["set", file, rawPath([0xFF, 0xFE]), "--last-version", "1"])
         #expect(key.status == 2)
         #expect(key.stderr == "Error: The value '\\xff\\xfe' is invalid for '<KEY>': it is not valid UTF-8 (only paths may hold other bytes)\n" + usage)
