@@ -165,3 +165,16 @@ struct UsageError: Error {
         }
     }
 }
+
+/// Two (or more) options of which one may be given, like `--last-time` and `--no-last-time`:
+/// the usage shows them as `[A | B]`, and giving a second after the first is a usage error
+/// instead of the last one silently winning.
+struct ExclusiveOptions {
+    private var given: String?
+
+    /// Notes `name`; throws when another option of the group was given before it.
+    mutating func note(_ name: String) throws(UsageError) {
+        if let given, given != name { throw UsageError("'\(name)' cannot be combined with '\(given)'") }
+        given = name
+    }
+}

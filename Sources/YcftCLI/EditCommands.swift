@@ -51,13 +51,22 @@ enum EditCommands {
         var common = Common()
         var version: String?? = .none, time: String?? = .none
         var seconds = false
+        var versionGiven = ExclusiveOptions(), timeGiven = ExclusiveOptions()
         while let option = try args.nextOption() {
             if try common.handle(option.name, option.inline, &args) { continue }
             switch option.name {
-            case "--last-version": version = .some(try args.value(for: "--last-version", inline: option.inline))
-            case "--no-last-version": version = .some(nil)
-            case "--last-time": time = .some(try args.value(for: "--last-time", inline: option.inline))
-            case "--no-last-time": time = .some(nil)
+            case "--last-version":
+                try versionGiven.note(option.name)
+                version = .some(try args.value(for: "--last-version", inline: option.inline))
+            case "--no-last-version":
+                try versionGiven.note(option.name)
+                version = .some(nil)
+            case "--last-time":
+                try timeGiven.note(option.name)
+                time = .some(try args.value(for: "--last-time", inline: option.inline))
+            case "--no-last-time":
+                try timeGiven.note(option.name)
+                time = .some(nil)
             case "--seconds": seconds = true
             default: throw UsageError("Unknown option '\(option.name)'")
             }

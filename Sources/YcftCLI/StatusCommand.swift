@@ -23,12 +23,15 @@ enum StatusCommand {
         var json = false
         var key = LegacyArchive.defaultsKey
         var limits = PlistLimits.default
+        var versionGiven = ExclusiveOptions(), libraryGiven = ExclusiveOptions()
         while let option = try args.nextOption() {
             switch option.name {
             case "--app-version":
+                try versionGiven.note(option.name)
                 appVersion = try args.value(for: "--app-version", inline: option.inline)
                 versionSaid = true
             case "--no-app-version":
+                try versionGiven.note(option.name)
                 appVersion = nil
                 versionSaid = true
             case "--now":
@@ -40,6 +43,7 @@ enum StatusCommand {
                 (zoneName, givenZone) = try Ycft.zone(given, for: "--time-zone <zone>")
                 zoneGiven = true
             case "--library":
+                try libraryGiven.note(option.name)
                 let value = try args.value(for: "--library", inline: option.inline)
                 guard let chosen = LibraryVersion(rawValue: value) else {
                     throw UsageError("The value '\(value)' is invalid for '--library <version>': expected '2.x' or '1.x'")
@@ -47,6 +51,7 @@ enum StatusCommand {
                 library = chosen
             case "--legacy-day":
                 // The name it had when only 1.x's day length was modelled.
+                try libraryGiven.note(option.name)
                 library = .v1
             case "--calendar":
                 settings.identifier = try args.value(for: "--calendar", inline: option.inline)

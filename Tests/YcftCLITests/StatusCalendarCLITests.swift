@@ -122,4 +122,24 @@ import TestSupport
         #expect(refused.status == 2)
         #expect(refused.stderr.hasPrefix("Error: The value 'local' is invalid for '--time-zone <zone>': TZ is 'XYZ-3:30', which is not a zone name"))
     }
+
+    /// Options of which one may be given (`[A | B]` in the usage) are refused together, not
+    /// settled by the last one given; `set` writes nothing then.
+    @Test(arguments: [
+        (["status", "--app-version", "1", "--no-app-version"], "'--no-app-version' cannot be combined with '--app-version'"),
+        (["status", "--library", "2.x", "--legacy-day"], "'--legacy-day' cannot be combined with '--library'"),
+        (["set", "--last-time", "now", "--no-last-time"], "'--no-last-time' cannot be combined with '--last-time'"),
+        (["set", "--no-last-version", "--last-version", "2"], "'--last-version' cannot be combined with '--no-last-version'"),
+    ])
+    func exclusiveOptionsAreRefusedTogether(_ arguments: [String], _ said: String) throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("f.plist")
+        let bytes = try readBytes(URL(fileURLWithPath: fixture))
+        try writeBytes(bytes, to: file)
+        let operands = arguments[0] == "set" ? [file.path, "onboarding.v1"] : [file.path]
+        let result = try runProcess(ycft, arguments + operands)
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("Error: \(said)\n"), "\(result.stderr)")
+        #expect(try readBytes(file) == bytes)
+    }
 }
