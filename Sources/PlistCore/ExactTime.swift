@@ -43,6 +43,23 @@ public enum ExactTime {
         return true
     }
 
+    /// ``utcString(secondsSince2001:)`` rounded up to the microsecond, not to the nearest: the
+    /// instant shown is never before `seconds`, so a moment read back from it (`status --now`)
+    /// is at or after it. For a moment a gate becomes eligible. Nil outside years 1-9999.
+    ///
+    /// ```swift
+    /// ExactTime.utcStringRoundedUp(secondsSince2001: 3600.0000001)   // "2001-01-01T01:00:00.000001Z"
+    /// ```
+    public static func utcStringRoundedUp(secondsSince2001 seconds: Double) -> String? {
+        guard let text = utcString(secondsSince2001: seconds), let shown = parseUTC(text) else { return nil }
+        guard secondsSince2001(seconds: shown.seconds, fraction: shown.fraction) < seconds,
+              let micros = Int(shown.fraction) else { return text }
+        // One microsecond later: the fraction carries into the seconds at 999999.
+        let (whole, fraction) = micros == 999_999 ? (shown.seconds + 1, 0) : (shown.seconds, micros + 1)
+        let digits = String(fraction)
+        return utcText(seconds: whole, fraction: String(repeating: "0", count: 6 - digits.count) + digits)
+    }
+
     /// The instant for people: ``utcString(secondsSince2001:)`` where it has one, else what the
     /// instant is: `beyond year 9999`, `before year 1`, `+infinity`, `-infinity` or `NaN`
     /// (never a raw number in a date column).

@@ -70,19 +70,20 @@ enum StatusCommand {
                     throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
                                      + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
                 }
-                guard text.contains("=") else {
+                guard let eq = text.lastIndex(of: "=") else {
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
                 }
-                if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...], ruleText.hasPrefix("every:"),
-                   GateRule(parsing: String(ruleText)) == nil {
-                    let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
-                                     + "Calendar.Component: \(units)")
-                }
-                guard let eq = text.lastIndex(of: "="), let rule = GateRule(parsing: String(text[text.index(after: eq)...])) else {
+                // The rule is what follows the last "=", parsed once.
+                let ruleText = String(text[text.index(after: eq)...])
+                guard let rule = GateRule(parsing: ruleText) else {
+                    if ruleText.hasPrefix("every:") {
+                        let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
+                                         + "Calendar.Component: \(units)")
+                    }
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
                 }
-                gates.append((String(text[..<eq]), rule, String(text[text.index(after: eq)...])))
+                gates.append((String(text[..<eq]), rule, ruleText))
             case "--format":
                 let value = try args.value(for: "--format", inline: option.inline)
                 guard value == "text" || value == "json" else {
@@ -176,7 +177,7 @@ enum StatusCommand {
                             .init("intervalSeconds", intervalSeconds(gate.rule, library: library).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                            .init("nextEligibleUTC", decision.nextEligible.flatMap(notBefore).map { .string($0) } ?? .null),
+                            .init("nextEligibleUTC", decision.nextEligible.flatMap(ExactTime.utcStringRoundedUp).map { .string($0) } ?? .null),
                         ])
                     })),
                 ])
@@ -212,20 +213,6 @@ enum StatusCommand {
     static func addsNothing(_ rule: GateRule) -> Bool {
         guard case let .calendar(interval) = rule else { return false }
         return interval.unit?.addsNothing == true
-    }
-
-    /// A moment at which a gate becomes eligible, in UTC to the microsecond, rounded up: the
-    /// instant shown is never before the one at which the gate runs, so `--now` set to it
-    /// answers yes (rounded to the nearest microsecond it could be a hair early). Nil outside
-    /// years 1-9999.
-    static func notBefore(_ t: Double) -> String? {
-        guard let text = ExactTime.utcString(secondsSince2001: t), let shown = ExactTime.parseUTC(text) else { return nil }
-        guard ExactTime.secondsSince2001(seconds: shown.seconds, fraction: shown.fraction) < t,
-              let micros = Int(shown.fraction) else { return text }
-        // One microsecond later: the fraction carries into the seconds at 999999.
-        let (seconds, fraction) = micros == 999_999 ? (shown.seconds + 1, 0) : (shown.seconds, micros + 1)
-        let digits = String(fraction)
-        return ExactTime.utcText(seconds: seconds, fraction: String(repeating: "0", count: 6 - digits.count) + digits)
     }
 
     static func utc(_ t: Double) -> JSON {
@@ -291,7 +278,7 @@ enum StatusCommand {
             for (gate, decision) in decisions {
                 // A per-version gate that does not run now runs once the app's version changes.
                 let never = gate.rule == .perVersion ? "when the app version changes" : "never"
-                let next = decision.nextEligible.map { notBefore($0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? never
+                let next = decision.nextEligible.map { ExactTime.utcStringRoundedUp(secondsSince2001: $0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? never
                 gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }

@@ -32,4 +32,14 @@ import TestSupport
             #expect(ExactTime.scaledUTC(seconds: seconds, fraction: fraction) == Int64(exactly: scaled), "\(seconds) .\(fraction)")
         }
     }
+
+    /// Rounded up, never to an earlier microsecond; the fraction carries into the seconds.
+    @Test func roundedUpIsNeverEarly() {
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: 3600.0000001) == "2001-01-01T01:00:00.000001Z")
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: 3600) == "2001-01-01T01:00:00.000000Z")
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: 3599.9999996) == "2001-01-01T01:00:00.000000Z")
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: 3599.9999991) == "2001-01-01T01:00:00.000000Z")
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: 757414800.1234561) == "2025-01-01T09:00:00.123457Z")
+        #expect(ExactTime.utcStringRoundedUp(secondsSince2001: .nan) == nil)
+    }
 }
