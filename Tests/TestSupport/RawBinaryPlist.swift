@@ -1,3 +1,5 @@
+import Plist
+
 /// Binary property lists assembled and taken apart byte by byte, without ycft's reader or
 /// writer: inputs whose exact bytes a test chooses (a 16-byte -1, an 8-byte 5), and the exact
 /// bytes a file holds for one key, to compare with what was read.
@@ -86,5 +88,28 @@ public enum RawBinaryPlist {
             return Array(bytes[at..<end])
         }
         return nil
+    }
+
+    /// The in-place commands that rewrite a defaults file holding a YCFirstTime archive and keep
+    /// every other key: the suites that hold one kind of object to its bytes run each of them.
+    public static let rewritingCommands: [[String]] = [
+        ["set", "FILE", "onboarding.v1", "--last-version", "9.9"],
+        ["unset", "FILE", "rate.prompt"],
+        ["reset", "FILE"],
+        ["migrate", "--in-place", "--no-backup", "FILE"],
+        ["migrate", "--in-place", "--no-backup", "--to", "interval", "FILE"],
+    ]
+
+    /// What in binary plist `bytes` is not as `expected` says, one line per difference: each
+    /// key's object must be exactly those bytes and read back (libplist path) as that value.
+    public static func differences(_ bytes: [UInt8], _ expected: [(key: String, object: [UInt8], value: PlistValue)]) -> [String] {
+        guard let read = (try? PropertyList.read(bytes))?.value.dictionaryValue else { return ["not a dictionary plist"] }
+        var found: [String] = []
+        for e in expected {
+            let object = valueObject(bytes, key: e.key)
+            if object != e.object { found.append("\(e.key): object \(object.map { "\($0)" } ?? "missing"), expected \(e.object)") }
+            if read[e.key] != e.value { found.append("\(e.key): value \(String(describing: read[e.key])), expected \(e.value)") }
+        }
+        return found
     }
 }

@@ -42,12 +42,8 @@ import TestSupport
 
     /// Every integer key holds exactly its original object bytes and reads back as the same value.
     func expectIntegersKept(_ url: URL, _ context: String) throws {
-        let bytes = try readBytes(url)
-        let read = try #require(PropertyList.read(bytes).value.dictionaryValue, "\(context)")
-        for i in Self.integers {
-            #expect(Raw.valueObject(bytes, key: i.key) == i.object, "\(context): \(i.key)")
-            #expect(read[i.key] == .integer(i.value), "\(context): \(i.key)")
-        }
+        let found = Raw.differences(try readBytes(url), Self.integers.map { ($0.key, $0.object, .integer($0.value)) })
+        #expect(found.isEmpty, "\(context): \(found)")
     }
 
     @Test func dumpRawPrintsEveryExactDecimal() throws {
@@ -57,13 +53,7 @@ import TestSupport
         for i in Self.integers { #expect(result.stdoutText.contains(#""\#(i.key)":\#(i.decimal)"#), "\(i.key)") }
     }
 
-    @Test(arguments: [
-        ["set", "FILE", "onboarding.v1", "--last-version", "9.9"],
-        ["unset", "FILE", "rate.prompt"],
-        ["reset", "FILE"],
-        ["migrate", "--in-place", "--no-backup", "FILE"],
-        ["migrate", "--in-place", "--no-backup", "--to", "interval", "FILE"],
-    ])
+    @Test(arguments: Raw.rewritingCommands)
     func inPlaceCommandsKeepEveryIntegersBytes(_ arguments: [String]) throws {
         let url = try file(try Self.defaults())
         let before = try readBytes(url)
