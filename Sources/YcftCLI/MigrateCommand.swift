@@ -106,86 +106,53 @@ enum MigrateCommand {
         var listing: String?
     }
 
-    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .migrate)
-        var options = DefaultsMigration.Options()
-        var destination: Destination?
-        var backup: String? = ".bak"
-        var backupGiven = false, noBackup = false
-        var jobs = ProcessInfo.processInfo.activeProcessorCount
-        var report: String?
-        var walk = FileWalk()
-        var includes: [String] = []
-        var compact = false
-        var allowEmpty = false
-        var quiet = false
-        func setDestination(_ d: Destination) throws(UsageError) {
-            guard destination == nil else { throw UsageError("Use only one of '-o', '--in-place' and '--dry-run'") }
-            destination = d
-        }
-        while let option = try args.nextOption() {
-            switch option.name {
-            case "--to":
-                let value = try args.value(for: "--to", inline: option.inline)
-                guard let target = DefaultsMigration.Target(rawValue: value) else {
-                    throw UsageError("The value '\(value)' is invalid for '--to <target>': expected 'records', 'interval' or 'legacy'")
-                }
-                options.target = target
-            case "-o", "--output":
-                let out = try args.value(for: option.name, inline: option.inline)
-                try setDestination(.output(out == "-" ? "/dev/stdout" : out))
-            case "--in-place": try setDestination(.inPlace(backupSuffix: nil))
-            case "--dry-run": try setDestination(.dryRun)
-            case "--backup":
-                backup = try args.value(for: "--backup", inline: option.inline)
-                guard backup?.isEmpty == false else { throw UsageError("'--backup' needs a non-empty suffix") }
-                backupGiven = true
-            case "--no-backup": noBackup = true
-            case "--keep-source": options.keepSource = true
-            case "--force": options.force = true
-            case "--drop-versions": options.dropVersions = true
-            case "--key": options.key = try args.value(for: "--key", inline: option.inline)
-            case "--jobs", "-j":
-                let value = try args.value(for: option.name, inline: option.inline)
-                guard let n = Int(value), n >= 1, n <= 256 else {
-                    throw UsageError("The value '\(value)' is invalid for '--jobs <n>': expected a number from 1 to 256")
-                }
-                jobs = n
-            case "--report": report = try args.value(for: "--report", inline: option.inline)
-            case "--include": includes.append(try args.value(for: "--include", inline: option.inline))
-            case "--compact": compact = true
-            case "--allow-empty": allowEmpty = true
-            case "-q", "--quiet": quiet = true
-            case "--max-input-size":
-                options.limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
-            case "--output-format":
-                throw UsageError("'--output-format' is now '--plist-format same|binary|xml'")
-            case "--plist-format":
-                let value = try args.value(for: "--plist-format", inline: option.inline)
-                switch value {
-                case "same": options.outputFormat = nil
-                case "binary": options.outputFormat = .binary
-                case "xml": options.outputFormat = .xml
-                default: throw UsageError("The value '\(value)' is invalid for '--plist-format <format>': expected 'same', 'binary' or 'xml'")
-                }
-            default: throw UsageError("Unknown option '\(option.name)'")
+    /// What `migrate` was asked, from its command line.
+    struct Options {
+        /// The library's options: target, key, force, keep-source, drop-versions, limits, format.
+        let migration: DefaultsMigration.Options
+        let mode: Destination
+        let walk: FileWalk
+        let allowEmpty: Bool
+        /// Files at once (`--jobs`, else the number of cores).
+        let jobs: Int
+        let report: String?
+        let compact: Bool
+        let quiet: Bool
+        let paths: [String]
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            var migration = DefaultsMigration.Options()
+            migration.target = try parsed.choice(.to)
+            (migration.keepSource, migration.force, migration.dropVersions) = (parsed.flag(.keepSource), parsed.flag(.force), parsed.flag(.dropVersions))
+            (migration.key, migration.limits) = (parsed.value(.key), parsed.limits)
+            let format = parsed.value(.plistFormat)
+            migration.outputFormat = try format == "same" ? nil : parsed.choice(.plistFormat, as: PlistFormat.self)
+            let (output, inPlace, dryRun) = (parsed.given(.output), parsed.flag(.inPlace), parsed.flag(.dryRun))
+            let (backup, backupGiven, noBackup) = (parsed.value(.backup), parsed.flag(.backup), parsed.flag(.noBackup))
+            (walk, allowEmpty, jobs) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.allowEmpty),
+                                        parsed.number(.jobs) ?? ProcessInfo.processInfo.activeProcessorCount)
+            (report, compact, quiet, paths) = (parsed.given(.report), parsed.flag(.compact), parsed.flag(.quiet), parsed.operands)
+            if let output {
+                mode = .output(output == "-" ? "/dev/stdout" : output)
+            } else if inPlace {
+                mode = .inPlace(backupSuffix: noBackup ? nil : backup)
+            } else if dryRun {
+                mode = .dryRun
+            } else {
+                throw UsageError("Say where results go: '-o OUT', '--in-place' or '--dry-run'")
             }
+            if backupGiven || noBackup, !inPlace { throw UsageError("'--backup' and '--no-backup' go with '--in-place'") }
+            if backupGiven && backup.isEmpty { throw UsageError("'--backup' needs a non-empty suffix") }
+            if migration.dropVersions && migration.target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
+            if paths.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
+            self.migration = migration
         }
-        guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'PATH...'") }
-        guard let chosen = destination else {
-            throw UsageError("Say where results go: '-o OUT', '--in-place' or '--dry-run'")
-        }
-        if backupGiven && noBackup { throw UsageError("'--backup' and '--no-backup' cannot be combined") }
-        if (backupGiven || noBackup), case .inPlace = chosen {} else if backupGiven || noBackup {
-            throw UsageError("'--backup' and '--no-backup' go with '--in-place'")
-        }
-        if options.dropVersions && options.target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
-        if args.operands.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
-        if !includes.isEmpty { walk.includes = includes }
-        let mode: Destination = {
-            if case .inPlace = chosen { return .inPlace(backupSuffix: noBackup ? nil : backup) }
-            return chosen
-        }()
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let parsed = try Options(ParsedArguments(arguments, spec: .migrate))
+        let (options, mode, walk, allowEmpty, jobs) = (parsed.migration, parsed.mode, parsed.walk, parsed.allowEmpty, parsed.jobs)
+        let (report, compact, quiet) = (parsed.report, parsed.compact, parsed.quiet)
         // The report takes standard output: the dry-run listing goes to standard error, and no
         // migrated file may go to standard output too.
         let reportToStdout = report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
@@ -206,7 +173,7 @@ enum MigrateCommand {
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {
-            plan = try Plan.make(args.operands, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
+            plan = try Plan.make(parsed.paths, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
         } catch {
             return error.report(io)
         }
