@@ -188,6 +188,7 @@ extension CommandSpec {
     ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+    static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
     EXIT STATUS:
@@ -307,7 +308,7 @@ extension CommandSpec {
             Option(.strict, ["Warnings fail too."]),
             Option(.compact, ["With --format json, JSON on one line."]),
             key(["The defaults key holding the archive. (default: YCFirstTime)"]),
-            Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", ["In directories, check files whose name matches GLOB;",
+            include(["In directories, check files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
             Option(.allowEmpty, ["Exit 0 when a directory holds nothing to check (by",
                                        "default that is trouble, exit 2: a wrong path)."]),
@@ -390,7 +391,7 @@ extension CommandSpec {
             Option(.dropVersions, ["With --to interval: do not write YCFirstTime.records;",
                                          "the versions are lost (each file says which)."]),
             key(["The key of the legacy archive. (default: YCFirstTime)"]),
-            Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", ["In directories, take files whose name matches GLOB;",
+            include(["In directories, take files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
             Option(.allowEmpty, ["Exit 0 when a directory holds nothing to migrate (by",
                                        "default that is trouble, exit 2: a wrong path)."]),

@@ -122,6 +122,26 @@ import TestSupport
         #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
     }
 
+    /// A shared option (--key, --max-input-size, --include, --force ...) takes the same kind of
+    /// value with the same default in every command that has it; only the report and plist
+    /// formats and -o differ by command, by design.
+    @Test func sharedOptionsBehaveAlike() {
+        var seen: [CommandSpec.Option.Name: (command: String, shape: String)] = [:]
+        var shared = 0
+        for spec in CommandSpec.all {
+            for option in spec.options where ![.format, .plistFormat, .output].contains(option.name) {
+                let shape = "\(option.kind) \(option.value ?? "-") \(option.repeats) \(option.defaultValue ?? "-")"
+                guard let first = seen[option.name] else {
+                    seen[option.name] = (spec.name, shape)
+                    continue
+                }
+                shared += 1
+                #expect(first.shape == shape, "\(option.name.long): \(first.command) \(first.shape), \(spec.name) \(shape)")
+            }
+        }
+        #expect(shared >= 20)
+    }
+
     /// Each exclusive group names options its command has (else it could never refuse).
     @Test func exclusiveGroupsNameTheCommandsOptions() {
         for spec in CommandSpec.all {
