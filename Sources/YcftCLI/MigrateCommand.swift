@@ -59,9 +59,9 @@ enum MigrateCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let parsed = try Options(ParsedArguments(arguments, spec: .migrate))
-        let (options, mode, walk, allowEmpty, jobs) = (parsed.migration, parsed.mode, parsed.walk, parsed.allowEmpty, parsed.jobs)
-        let (report, compact, quiet) = (parsed.report, parsed.compact, parsed.quiet)
+        let command = try Options(ParsedArguments(arguments, spec: .migrate))
+        let (options, mode, walk, allowEmpty, jobs) = (command.migration, command.mode, command.walk, command.allowEmpty, command.jobs)
+        let (report, compact, quiet) = (command.report, command.compact, command.quiet)
         // The report takes standard output: the dry-run listing goes to standard error, and no
         // migrated file may go to standard output too.
         let reportToStdout = report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
@@ -82,7 +82,7 @@ enum MigrateCommand {
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {
-            plan = try Plan.make(parsed.paths, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
+            plan = try Plan.make(command.paths, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
         } catch {
             return error.report(io)
         }
