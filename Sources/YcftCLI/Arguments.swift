@@ -1,40 +1,51 @@
 import SafeFiles
 import Plist
 
-/// A small, conventional argument cursor: `--long value`, `--long=value`, short aliases such as
-/// `-o` with the value separate or attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and options and
-/// operands may interleave.
+/// A command's arguments parsed against its ``CommandSpec``, the one description of the command
+/// line: `--long value`, `--long=value`, short aliases such as `-o` with the value separate or
+/// attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and
+/// options and operands may interleave.
+///
+/// The spec decides everything the parser refuses, with the same words in every command: an
+/// unknown option (with "did you mean"), a value given to a flag or missing, a value that is not
+/// of the option's ``CommandSpec/Option/Kind`` (a choice not in the list, a bad size or number),
+/// an old spelling, two options of an ``CommandSpec/Exclusive`` group, and too few or too many
+/// operands. Commands read what was given through typed accessors keyed by
+/// ``CommandSpec/Option/Name``; an option's default is the spec's.
 ///
 /// Arguments arrive as ``PathBytes`` strings (the process's raw `argv`). Paths may be any bytes;
 /// every other value and operand (keys, versions, times, zones, rules, formats) must be UTF-8,
 /// which the spec decides (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Argument/acceptsBytes``):
 /// one that is not is a usage error naming it, never stored as U+FFFD.
-struct Arguments {
-    private var rest: [String]
-    private(set) var operands: [String] = []
-    private var optionsEnded = false
-    /// The command's description: which options exist and which take a value.
+///
+/// ```swift
+/// let parsed = try ParsedArguments(["--compact", "a.plist"], spec: .dump)
+/// parsed.flag(.compact)       // true
+/// parsed.value(.key)          // "YCFirstTime", the spec's default
+/// parsed.operands             // ["a.plist"]
+/// ```
+final class ParsedArguments {
+    /// One value as given, and its number for a size or an integer.
+    private struct Value {
+        let text: String
+        var number: Int?
+    }
+
     let spec: CommandSpec
+    /// The operands, in order; as many as the spec's arguments take.
+    private(set) var operands: [String] = []
+    /// Each option given, with its values in order (a flag's is empty).
+    private var given: [CommandSpec.Option.Name: [Value]] = [:]
+    private var defaults: [CommandSpec.Option.Name: Value] = [:]
+    private var read = Set<CommandSpec.Option.Name>()
 
-    init(_ arguments: [String], spec: CommandSpec) {
-        rest = arguments
+    /// Parses `arguments` against `spec`.
+    /// - Throws: a usage error in the tool's words for anything the spec refuses.
+    init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
         self.spec = spec
-    }
-
-    /// The next option (operands are collected as they pass); nil at the end.
-    /// - Throws: for an option the command does not have, or a value given to a flag.
-    mutating func nextOption() throws(UsageError) -> (name: String, inline: String?)? {
-        guard let option = try next() else { return nil }
-        guard let known = spec.option(option.name) else {
-            throw UsageError.unknownOption(option.name, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
-        }
-        if !known.takesValue, option.inline != nil { throw UsageError("'\(option.name)' takes no value") }
-        return option
-    }
-
-    private mutating func next() throws(UsageError) -> (name: String, inline: String?)? {
-        while !rest.isEmpty {
-            let arg = rest.removeFirst()
+        var rest = arguments[...]
+        var optionsEnded = false
+        while let arg = rest.popFirst() {
             if optionsEnded || arg == "-" || !arg.hasPrefix("-") {
                 operands.append(try operand(arg, at: operands.count))
                 continue
@@ -43,34 +54,150 @@ struct Arguments {
                 optionsEnded = true
                 continue
             }
+            var spelling = arg, inline: String?
             if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                return (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+                (spelling, inline) = (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
+            } else if !arg.hasPrefix("--"), arg.count > 2 {
+                // A short option with its value attached: `-j1`, `-oOUT`.
+                (spelling, inline) = (String(arg.prefix(2)), String(arg.dropFirst(2)))
             }
-            // A short option with its value attached: `-j1`, `-oOUT`.
-            if !arg.hasPrefix("--"), arg.count > 2 {
-                return (String(arg.prefix(2)), String(arg.dropFirst(2)))
+            guard let option = spec.option(spelling) else {
+                throw UsageError.unknownOption(spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
             }
-            return (arg, nil)
+            if case let .renamed(replacement) = option.kind { throw UsageError("'\(spelling)' is now \(replacement)") }
+            if !option.takesValue, inline != nil { throw UsageError("'\(spelling)' takes no value") }
+            try refuseExclusive(option.name)
+            guard option.takesValue else {
+                given[option.name, default: []].append(Value(text: ""))
+                continue
+            }
+            guard let text = inline ?? rest.popFirst() else {
+                throw UsageError("Missing value for '\(spelling) \(option.placeholder)'")
+            }
+            given[option.name, default: []].append(try Self.value(text, of: option, as: spelling))
         }
-        return nil
+        if operands.count < spec.arguments.count {
+            throw UsageError("Missing expected argument '\(spec.arguments[operands.count].name)'")
+        }
+        if operands.count > spec.arguments.count, spec.arguments.last?.repeats != true {
+            throw UsageError("Unexpected argument '\(operands[spec.arguments.count])'")
+        }
+        for option in spec.options {
+            guard let text = option.defaultValue else { continue }
+            defaults[option.name] = try Self.value(text, of: option, as: option.name.long)
+        }
     }
 
-    /// The value of an option: its inline `=value` or the next argument.
-    /// - Throws: when it is missing, or is not UTF-8 and the option takes no path.
-    mutating func value(for name: String, inline: String?) throws(UsageError) -> String {
-        let value: String
-        if let inline {
-            value = inline
-        } else {
-            guard !rest.isEmpty else { throw UsageError("Missing value for '\(name) \(spec.placeholder(name))'") }
-            value = rest.removeFirst()
+    /// Whether the option was given (a flag).
+    func flag(_ name: CommandSpec.Option.Name) -> Bool { values(name) != nil }
+
+    /// The option's value as given (the last one given), or nil.
+    func given(_ name: CommandSpec.Option.Name) -> String? { values(name)?.last?.text }
+
+    /// The option's value: the last one given, else the spec's default (empty for an option
+    /// without one: read such an option with ``given(_:)``).
+    func value(_ name: CommandSpec.Option.Name) -> String { given(name) ?? defaults[name]?.text ?? "" }
+
+    /// Every value given for a repeatable option, in order; else the spec's default alone.
+    func all(_ name: CommandSpec.Option.Name) -> [String] {
+        values(name)?.map(\.text) ?? defaults[name].map { [$0.text] } ?? []
+    }
+
+    /// A size or integer option's number: the last one given, else the spec's default.
+    func number(_ name: CommandSpec.Option.Name) -> Int? { (values(name)?.last ?? defaults[name])?.number }
+
+    /// A choice option's value (given, else the spec's default) as `T`, whose raw values are
+    /// the spec's choices (a test holds them equal).
+    /// - Throws: a usage error naming the value, should `T` not take it.
+    func choice<T: RawRepresentable>(_ name: CommandSpec.Option.Name, as type: T.Type = T.self) throws(UsageError) -> T
+        where T.RawValue == String {
+        let text = value(name)
+        guard let chosen = T(rawValue: text) else {
+            throw UsageError("The value '\(text)' is invalid for '\(name.long)'")
         }
-        guard let option = spec.option(name), !option.acceptsBytes else { return value }
-        return try Self.text(value, for: "\(name) \(spec.placeholder(name))")
+        return chosen
+    }
+
+    /// The input limits, with `--max-input-size` (every command that reads a file has it).
+    var limits: PlistLimits {
+        var limits = PlistLimits.default
+        if let size = number(.maxInputSize) { limits.maxInputSize = size }
+        return limits
+    }
+
+    /// The options given that the command never read: empty once a command has taken its
+    /// options (a test holds every command to that, so no option of the spec goes unhandled).
+    var unread: Set<CommandSpec.Option.Name> { Set(given.keys).subtracting(read) }
+
+    private func values(_ name: CommandSpec.Option.Name) -> [Value]? {
+        read.insert(name)
+        return given[name]
+    }
+
+    /// Refuses `name` when another option of one of its exclusive groups was given.
+    private func refuseExclusive(_ name: CommandSpec.Option.Name) throws(UsageError) {
+        for group in spec.exclusive where group.names.contains(name) {
+            guard let earlier = group.names.first(where: { $0 != name && given[$0] != nil }) else { continue }
+            switch group.wording {
+            case .later: throw UsageError("'\(name.long)' cannot be combined with '\(earlier.long)'")
+            case .both: throw UsageError("'\(group.names[0].long)' and '\(group.names[1].long)' cannot be combined")
+            case .oneOf: throw UsageError("Use only one of \(Self.listed(group.names.map(\.spellings[0]), and: "and"))")
+            }
+        }
+    }
+
+    /// A value checked against its option's kind; `spelling` is how it was given.
+    private static func value(_ given: String, of option: CommandSpec.Option, as spelling: String) throws(UsageError) -> Value {
+        if option.acceptsBytes { return Value(text: given) }
+        let text = try Self.text(given, for: "\(spelling) \(option.placeholder)")
+        let named = "\(option.name.long) \(option.placeholder)"
+        switch option.kind {
+        case let .choice(words):
+            guard words.contains(text) else {
+                throw UsageError("The value '\(text)' is invalid for '\(named)': expected \(listed(words, and: "or"))")
+            }
+        case let .integer(range, expected):
+            guard let n = Int(text), range.contains(n) else {
+                throw UsageError("The value '\(text)' is invalid for '\(named)': expected \(expected)")
+            }
+            return Value(text: text, number: n)
+        case .size:
+            return Value(text: text, number: try size(text, for: named))
+        case .flag, .text, .bytes, .renamed:
+            break
+        }
+        return Value(text: text)
+    }
+
+    /// `'a', 'b' or 'c'`.
+    private static func listed(_ words: [String], and conjunction: String) -> String {
+        let quoted = words.map { "'\($0)'" }
+        return quoted.dropLast().joined(separator: ", ") + (quoted.count > 1 ? " \(conjunction) " : "") + (quoted.last ?? "")
+    }
+
+    /// A size: bytes, or a number with K, M or G (binary units), at most libplist's 32-bit lengths.
+    private static func size(_ text: String, for named: String) throws(UsageError) -> Int {
+        var digits = Substring(text)
+        var scale = 1
+        switch digits.last.map({ Character($0.uppercased()) }) {
+        case "K": scale = 1 << 10; digits = digits.dropLast()
+        case "M": scale = 1 << 20; digits = digits.dropLast()
+        case "G": scale = 1 << 30; digits = digits.dropLast()
+        default: break
+        }
+        guard let n = Int(digits), n > 0 else {
+            throw UsageError("The value '\(text)' is invalid for '\(named)': expected bytes, or a number with K, M or G")
+        }
+        let (size, overflow) = n.multipliedReportingOverflow(by: scale)
+        // libplist takes 32-bit lengths.
+        guard !overflow, size <= Int(UInt32.max) else {
+            throw UsageError("The value '\(text)' is invalid for '\(named)': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)")
+        }
+        return size
     }
 
     /// An operand as the command's argument at `index` takes it: a path as it is, anything
-    /// else only as UTF-8. An operand the command does not take is left to the command to refuse.
+    /// else only as UTF-8. An operand the command does not take is refused after the walk.
     private func operand(_ arg: String, at index: Int) throws(UsageError) -> String {
         guard let argument = spec.argument(at: index), !argument.acceptsBytes else { return arg }
         return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
@@ -163,18 +290,5 @@ struct UsageError: Error {
                 text += PathBytes.displayed(String(describing: value), other: UntrustedText.escaped)
             }
         }
-    }
-}
-
-/// Two (or more) options of which one may be given, like `--last-time` and `--no-last-time`:
-/// the usage shows them as `[A | B]`, and giving a second after the first is a usage error
-/// instead of the last one silently winning.
-struct ExclusiveOptions {
-    private var given: String?
-
-    /// Notes `name`; throws when another option of the group was given before it.
-    mutating func note(_ name: String) throws(UsageError) {
-        if let given, given != name { throw UsageError("'\(name)' cannot be combined with '\(given)'") }
-        given = name
     }
 }

@@ -2,7 +2,7 @@ import FirstTimeArchive
 import Foundation
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value
-/// names and help text. The parser (``Arguments``) checks options against it; `--help`, the
+/// names and help text. The parser (``ParsedArguments``) reads it: kinds, choices, defaults; `--help`, the
 /// usage lines, the shell completions (`--generate-completion-script`) and the manual page
 /// (`--generate-manual`) are all produced from it, so they cannot drift apart.
 struct CommandSpec: Sendable {
@@ -17,34 +17,117 @@ struct CommandSpec: Sendable {
         var isPath: Bool { self == .file || self == .directory }
     }
 
-    /// One option.
+    /// One option: its name, its value's kind (which the parser checks), its default and its help.
     struct Option: Sendable {
-        /// Its spellings, short first (`-o`, `--output`).
-        let names: [String]
+        /// The key the parser files the option's values under and commands read them by, so a
+        /// misspelled option does not compile. Spelled `--` and the raw value; a few also have a
+        /// short alias.
+        enum Name: String, Sendable, CaseIterable {
+            case allowEmpty = "allow-empty", appVersion = "app-version", backup, calendar, compact
+            case dropVersions = "drop-versions", dryRun = "dry-run", firstWeekday = "first-weekday", force, format, gate
+            case help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
+            case lastVersion = "last-version", legacyDay = "legacy-day", library, locale, maxInputSize = "max-input-size"
+            case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
+            case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
+            case output, outputFormat = "output-format", plistFormat = "plist-format", quiet, raw, refs, report
+            case seconds, strict, timeZone = "time-zone", to
+
+            /// The long spelling (`--output`), which messages about the value use.
+            var long: String { "--" + rawValue }
+
+            /// Every spelling, short first (`-o`, `--output`).
+            var spellings: [String] {
+                switch self {
+                case .help: return ["-h", long]
+                case .jobs: return ["-j", long]
+                case .output: return ["-o", long]
+                case .quiet: return ["-q", long]
+                default: return [long]
+                }
+            }
+        }
+
+        /// What the value is, and so what the parser accepts.
+        enum Kind: Sendable {
+            /// No value.
+            case flag
+            /// UTF-8 text (a key, a version, a time the command reads).
+            case text
+            /// Any bytes: a path, or part of one (a glob, a backup suffix).
+            case bytes
+            /// One of these words (the completion's choices).
+            case choice([String])
+            /// Bytes, or a number with K, M or G (binary units), at most 4G less one byte.
+            case size
+            /// A whole number in the range; `expected` ends the refusal ("a number from 1 to 256").
+            case integer(ClosedRange<Int>, expected: String)
+            /// An old spelling, refused with what replaced it (`'--format' is now ...`); not shown.
+            case renamed(String)
+        }
+
+        let name: Name
         /// The value's placeholder in help (`NAME`, `binary|xml`); nil for a flag.
         let value: String?
         let completion: Completion
         /// Help lines (already wrapped to the help column).
         let help: [String]
-        /// An old spelling, accepted so the command can say what replaced it; not shown.
-        let hidden: Bool
-        /// Whether the value may be any bytes (a path, or part of one); else it must be UTF-8.
-        let acceptsBytes: Bool
+        let kind: Kind
+        /// Whether every value given counts (`--include`, `--gate`); else the last one does.
+        let repeats: Bool
+        /// The value when the option is not given, checked as a given one would be.
+        let defaultValue: String?
 
         /// A flag.
-        init(_ names: [String], _ help: [String]) {
-            (self.names, value, completion, self.help, hidden, acceptsBytes) = (names, nil, .none, help, false, false)
+        init(_ name: Name, _ help: [String]) {
+            (self.name, value, completion, self.help, kind, repeats, defaultValue) = (name, nil, .none, help, .flag, false, nil)
         }
 
-        /// An option with a value. A value completed as a file or directory is a path, so any
-        /// bytes; other values must be UTF-8 unless `anyBytes` (a glob, a backup suffix).
-        init(_ names: [String], _ value: String, completion: Completion = .none, hidden: Bool = false, anyBytes: Bool = false,
-             _ help: [String] = []) {
-            (self.names, self.value, self.completion, self.help, self.hidden) = (names, value, completion, help, hidden)
-            acceptsBytes = anyBytes || completion.isPath
+        /// An option with a value. Its kind is `kind`, else a choice when completed from
+        /// choices, else any bytes when a path (completed as a file or directory) or `anyBytes`,
+        /// else UTF-8 text.
+        init(_ name: Name, _ value: String, completion: Completion = .none, kind: Kind? = nil, anyBytes: Bool = false,
+             repeats: Bool = false, default defaultValue: String? = nil, _ help: [String] = []) {
+            (self.name, self.value, self.completion, self.help, self.repeats, self.defaultValue)
+                = (name, value, completion, help, repeats, defaultValue)
+            if let kind {
+                self.kind = kind
+            } else if case let .choices(words) = completion {
+                self.kind = .choice(words)
+            } else {
+                self.kind = anyBytes || completion.isPath ? .bytes : .text
+            }
         }
 
+        /// Its spellings, short first (`-o`, `--output`).
+        var names: [String] { name.spellings }
         var takesValue: Bool { value != nil }
+        /// The value as errors name it, the placeholder of help in swift-argument-parser's
+        /// spelling: `--time-zone ZONE` in help is `'--time-zone <zone>'` in an error.
+        var placeholder: String { "<" + (value ?? "value").lowercased() + ">" }
+        /// An old spelling, accepted so the command can say what replaced it; not shown.
+        var hidden: Bool { if case .renamed = kind { return true } else { return false } }
+        /// Whether the value may be any bytes (a path, or part of one); else it must be UTF-8.
+        var acceptsBytes: Bool { if case .bytes = kind { return true } else { return false } }
+    }
+
+    /// Options of which one may be given, like `--last-time` and `--no-last-time` (the usage
+    /// shows `[A | B]`): the parser refuses a second after the first, instead of the last one
+    /// silently winning.
+    struct Exclusive: Sendable {
+        /// How the refusal reads.
+        enum Wording: Sendable {
+            /// `'--no-last-time' cannot be combined with '--last-time'` (the later one first).
+            case later
+            /// `'--raw' and '--objects' cannot be combined` (in the group's order).
+            case both
+            /// `Use only one of '-o', '--in-place' and '--dry-run'` (each one's first spelling).
+            case oneOf
+        }
+
+        let names: [Option.Name]
+        let wording: Wording
+
+        init(_ names: [Option.Name], _ wording: Wording = .later) { (self.names, self.wording) = (names, wording) }
     }
 
     /// One positional argument.
@@ -79,13 +162,15 @@ struct CommandSpec: Sendable {
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS).
     let footer: String
+    /// Groups of options of which one may be given.
+    var exclusive: [Exclusive] = []
 
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
-    /// An option's value as errors name it, the placeholder of help in swift-argument-parser's
-    /// spelling: `--time-zone ZONE` in help is `'--time-zone <zone>'` in an error.
-    func placeholder(_ name: String) -> String { "<" + (option(name)?.value ?? "value").lowercased() + ">" }
+
+    /// An option's value as errors name it (``Option/placeholder``): `'--time-zone <zone>'`.
+    func placeholder(_ name: String) -> String { option(name)?.placeholder ?? "<value>" }
 
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
@@ -97,12 +182,13 @@ extension CommandSpec {
     /// What ycft does, in one line (the main help's OVERVIEW and the manual's NAME).
     static let toolOverview = "Read, check, migrate and rewrite the state archives of YCFirstTime."
 
-    static let help = Option(["-h", "--help"], ["Show help information."])
-    static let maxInputSize = Option(["--max-input-size"], "SIZE", [
+    static let help = Option(.help, ["Show help information."])
+    static let maxInputSize = Option(.maxInputSize, "SIZE", kind: .size, default: "32M", [
         "Refuse inputs larger than SIZE bytes (K, M, G allowed).", "(default: 32M)",
     ])
-    static func key(_ help: [String]) -> Option { Option(["--key"], "NAME", help) }
+    static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+    static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
     EXIT STATUS:
@@ -125,7 +211,7 @@ extension CommandSpec {
     unrelated root key) is said on standard error, one line each.
     """
 
-    static let editOptions = [defaultKey, Option(["--force"], ["Replace FILE even when it is read-only."]), maxInputSize, help]
+    static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only."]), maxInputSize, help]
 
     static let dump = CommandSpec(
         name: "dump", abstract: "Print the records of an archive as JSON.",
@@ -147,18 +233,18 @@ extension CommandSpec {
         usage: ["[--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."])],
         options: [
-            Option(["--raw"], ["Print the whole object graph (any archive, any plist)."]),
-            Option(["--refs"], ["With --raw: print each object once, later occurrences as",
+            Option(.raw, ["Print the whole object graph (any archive, any plist)."]),
+            Option(.refs, ["With --raw: print each object once, later occurrences as",
                                 "{\"$ref\": uid}; objects referenced more than once carry",
                                 "\"$uid\". Needed when shared objects would expand too far."]),
-            Option(["--objects"], ["Print the flat $objects table, UIDs as {\"$uid\": n}."]),
+            Option(.objects, ["Print the flat $objects table, UIDs as {\"$uid\": n}."]),
             key(["The defaults key holding the archive. (default: YCFirstTime;",
                  "with --raw or --objects, show the archive under NAME",
                  "instead of the whole file)"]),
-            Option(["--compact"], ["Print the JSON on one line."]),
+            Option(.compact, ["Print the JSON on one line."]),
             maxInputSize, help,
         ],
-        footer: exitStatus)
+        footer: exitStatus, exclusive: [Exclusive([.raw, .objects], .both)])
 
     static let pack = CommandSpec(
         name: "pack", abstract: "Write records (JSON) as a legacy archive.",
@@ -172,16 +258,16 @@ extension CommandSpec {
         usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"],
         arguments: [Argument(name: "FILE.json|-", completion: .file, help: ["The records ('-' reads standard input)."])],
         options: [
-            Option(["--plist-format"], "FORMAT", completion: .choices(["binary", "xml"]),
+            Option(.plistFormat, "FORMAT", completion: .choices(["binary", "xml"]), default: "binary",
                    ["binary or xml: the archive's property-list format.", "(default: binary; was --format)"]),
-            Option(["--format"], "FORMAT", hidden: true),
-            Option(["-o", "--output"], "OUT|-", completion: .file, [
+            Option(.format, "FORMAT", kind: .renamed("'--plist-format binary|xml' ('--format' names report formats elsewhere)")),
+            Option(.output, "OUT|-", completion: .file, default: "-", [
                 "Where to write ('-' and /dev/stdout are standard output,",
                 "the default). A file is replaced atomically, keeping its",
                 "mode and owner; through a symbolic link, the file it",
                 "points to is replaced; a pipe or device is written to.",
             ]),
-            Option(["--into"], "DEFAULTS_FILE", completion: .file, [
+            Option(.into, "DEFAULTS_FILE", completion: .file, [
                 "Put the archive into a defaults file under --key (in",
                 "place of the old one; every other key stays), through",
                 "the same writer. Refused when --key holds anything but",
@@ -189,10 +275,10 @@ extension CommandSpec {
                 "another form (after migrate): use set or edit there.",
             ]),
             key(["The defaults key for --into. (default: YCFirstTime)"]),
-            Option(["--force"], ["Replace OUT even when it is read-only."]),
+            Option(.force, ["Replace OUT even when it is read-only."]),
             maxInputSize, help,
         ],
-        footer: exitStatus)
+        footer: exitStatus, exclusive: [Exclusive([.output, .into], .oneOf)])
 
     static let verify = CommandSpec(
         name: "verify", abstract: "Check archives against the YCFirstTime contract.",
@@ -213,20 +299,20 @@ extension CommandSpec {
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."])],
         options: [
-            Option(["--format"], "FORMAT", completion: .choices(["text", "json", "github", "junit"]), [
+            Option(.format, "FORMAT", completion: .choices(["text", "json", "github", "junit"]), default: "text", [
                 "text: compiler-style lines on standard error (default);",
                 "json: one document on standard output;",
                 "github: workflow commands (::error ...) on standard output;",
                 "junit: JUnit XML on standard output, a testsuite per file.",
             ]),
-            Option(["--strict"], ["Warnings fail too."]),
-            Option(["--compact"], ["With --format json, JSON on one line."]),
+            Option(.strict, ["Warnings fail too."]),
+            Option(.compact, ["With --format json, JSON on one line."]),
             key(["The defaults key holding the archive. (default: YCFirstTime)"]),
-            Option(["--include"], "GLOB", anyBytes: true, ["In directories, check files whose name matches GLOB;",
+            include(["In directories, check files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
-            Option(["--allow-empty"], ["Exit 0 when a directory holds nothing to check (by",
+            Option(.allowEmpty, ["Exit 0 when a directory holds nothing to check (by",
                                        "default that is trouble, exit 2: a wrong path)."]),
-            Option(["-q", "--quiet"], ["No summary line on standard error (findings and",
+            Option(.quiet, ["No summary line on standard error (findings and",
                                        "errors still print)."]),
             maxInputSize, help,
         ],
@@ -277,14 +363,14 @@ extension CommandSpec {
                 "[--plist-format FORMAT] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
         options: [
-            Option(["--to"], "TARGET", completion: .choices(["records", "interval", "legacy"]), [
+            Option(.to, "TARGET", completion: .choices(["records", "interval", "legacy"]), default: "records", [
                 "records: YCFirstTime.records, the plain format (default);",
                 "interval: interval.<key> = seconds since 1970, plus",
                 "YCFirstTime.records for the versions;",
                 "legacy: rebuild the YCFirstTime archive (rollback) from",
                 "YCFirstTime.records, or else from interval.* keys.",
             ]),
-            Option(["-o", "--output"], "OUT", completion: .file, [
+            Option(.output, "OUT", completion: .file, [
                 "Write results to OUT (a file for one input file, '-' for",
                 "standard output, else a directory: a file found in",
                 "directory D lands at OUT/<its path below D>, a file",
@@ -293,31 +379,31 @@ extension CommandSpec {
                 "output that is an input, are refused before anything",
                 "is written.",
             ]),
-            Option(["--in-place"], ["Replace each file, keeping FILE.bak unless --no-backup.",
+            Option(.inPlace, ["Replace each file, keeping FILE.bak unless --no-backup.",
                                     "An existing backup is never replaced: FILE.bak.1, ..."]),
-            Option(["--backup"], "SUFFIX", anyBytes: true, ["The backup suffix with --in-place. (default: .bak)"]),
-            Option(["--no-backup"], ["No backup with --in-place."]),
-            Option(["--dry-run"], ["Write nothing; print what would change per file."]),
-            Option(["--keep-source"], ["Keep the source keys (the archive, or on rollback the",
+            Option(.backup, "SUFFIX", anyBytes: true, default: ".bak", ["The backup suffix with --in-place. (default: .bak)"]),
+            Option(.noBackup, ["No backup with --in-place."]),
+            Option(.dryRun, ["Write nothing; print what would change per file."]),
+            Option(.keepSource, ["Keep the source keys (the archive, or on rollback the",
                                        "plain and interval keys)."]),
-            Option(["--force"], ["Overwrite target keys that hold other content, and",
+            Option(.force, ["Overwrite target keys that hold other content, and",
                                  "replace read-only files."]),
-            Option(["--drop-versions"], ["With --to interval: do not write YCFirstTime.records;",
+            Option(.dropVersions, ["With --to interval: do not write YCFirstTime.records;",
                                          "the versions are lost (each file says which)."]),
             key(["The key of the legacy archive. (default: YCFirstTime)"]),
-            Option(["--include"], "GLOB", anyBytes: true, ["In directories, take files whose name matches GLOB;",
+            include(["In directories, take files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
-            Option(["--allow-empty"], ["Exit 0 when a directory holds nothing to migrate (by",
+            Option(.allowEmpty, ["Exit 0 when a directory holds nothing to migrate (by",
                                        "default that is trouble, exit 2: a wrong path)."]),
-            Option(["-j", "--jobs"], "N", ["Files processed at once. (default: the number of cores)"]),
-            Option(["--report"], "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
+            Option(.jobs, "N", kind: .integer(1...256, expected: "a number from 1 to 256"), ["Files processed at once. (default: the number of cores)"]),
+            Option(.report, "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
                                                                "standard output)."]),
-            Option(["--compact"], ["The report's JSON on one line."]),
-            Option(["-q", "--quiet"], ["No progress and no summary on standard error (errors",
+            Option(.compact, ["The report's JSON on one line."]),
+            Option(.quiet, ["No progress and no summary on standard error (errors",
                                        "and warnings still print)."]),
-            Option(["--plist-format"], "FORMAT", completion: .choices(["same", "binary", "xml"]),
+            Option(.plistFormat, "FORMAT", completion: .choices(["same", "binary", "xml"]), default: "same",
                    ["same, binary or xml. (default: same; was --output-format)"]),
-            Option(["--output-format"], "FORMAT", hidden: true),
+            Option(.outputFormat, "FORMAT", kind: .renamed("'--plist-format same|binary|xml'")),
             maxInputSize, help,
         ],
         footer: """
@@ -327,7 +413,8 @@ extension CommandSpec {
           2  trouble: usage, an unreadable or unwritable path, a directory
              with nothing to migrate (unless --allow-empty)
 
-        """)
+        """,
+        exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)])
 
     static let status = CommandSpec(
         name: "status", abstract: "Would each gate run now, and when next?",
@@ -347,29 +434,29 @@ extension CommandSpec {
                 "[--max-input-size SIZE] FILE|-"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."])],
         options: [
-            Option(["--app-version"], "VERSION", ["The running app's version (CFBundleShortVersionString);",
+            Option(.appVersion, "VERSION", ["The running app's version (CFBundleShortVersionString);",
                                            "needed by per-version gates."]),
-            Option(["--no-app-version"], ["The app has no CFBundleShortVersionString."]),
-            Option(["--now"], "TIME", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
+            Option(.noAppVersion, ["The app has no CFBundleShortVersionString."]),
+            Option(.now, "TIME", ["The moment to judge at, like 2025-01-01T09:00:00Z or",
                                          "2025-01-01T10:00:00+01:00, or 'now'. (default: now)"]),
-            Option(["--time-zone"], "ZONE", ["IANA time zone for calendar rules, and a column of local",
+            Option(.timeZone, "ZONE", ["IANA time zone for calendar rules, and a column of local",
                                            "times; 'local' is the system's (TZ, /etc/localtime).",
                                            "(default: UTC, and no local column)"]),
-            Option(["--library"], "VERSION", completion: .choices(["2.x", "1.x"]), [
+            Option(.library, "VERSION", completion: .choices(["2.x", "1.x"]), default: "2.x", [
                 "Whose rules once, per-version and days:<n> follow:",
                 "2.x (default; Swift) or 1.x (Objective-C: versions by",
                 "UTF-16 units, a missing one runs; days in float over",
                 "84,600 s; any non-zero days, NaN and negative run)."]),
-            Option(["--legacy-day"], ["The same as --library 1.x (its earlier name)."]),
-            Option(["--calendar"], "ID", ["IntervalClient's calendar (Calendar.current's identifier):",
+            Option(.legacyDay, ["The same as --library 1.x (its earlier name)."]),
+            Option(.calendar, "ID", ["IntervalClient's calendar (Calendar.current's identifier):",
                                           "gregorian, hebrew, islamic-civil, japanese, ...",
                                           "(default: the locale's, else gregorian)"]),
-            Option(["--locale"], "ID", ["The user's locale, which sets the week rules (and the",
+            Option(.locale, "ID", ["The user's locale, which sets the week rules (and the",
                                         "calendar with @calendar=), like de_DE or",
                                         "he_IL@calendar=hebrew."]),
-            Option(["--first-weekday"], "N", ["Override the first weekday (1 is Sunday)."]),
-            Option(["--minimum-days-in-first-week"], "N", ["Override the minimum days in the first week (1 ... 7)."]),
-            Option(["--gate"], "KEY=RULE", [
+            Option(.firstWeekday, "N", kind: .integer(1...7, expected: "1 ... 7 (1 is Sunday)"), ["Override the first weekday (1 is Sunday)."]),
+            Option(.minimumDaysInFirstWeek, "N", kind: .integer(1...7, expected: "1 ... 7 (days)"), ["Override the minimum days in the first week (1 ... 7)."]),
+            Option(.gate, "KEY=RULE", repeats: true, [
                 "A gate to judge; repeatable. RULE is one of:",
                 "  once          executeOnce (YCFirstTime)",
                 "  per-version   executeOncePerVersion (2.x: Swift",
@@ -393,11 +480,11 @@ extension CommandSpec {
                 "                isRepeatedDay add nothing (Foundation",
                 "                returns nil): runs every time",
             ]),
-            Option(["--format"], "FORMAT", completion: .choices(["text", "json"]), ["text (default) or json."]),
-            Option(["--compact"], ["JSON on one line."]),
+            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
+            Option(.compact, ["JSON on one line."]),
             defaultKey, maxInputSize, help,
         ],
-        footer: exitStatus)
+        footer: exitStatus, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
 
     static let set = CommandSpec(
         name: "set", abstract: "Set one record's version or time, in place.",
@@ -408,15 +495,15 @@ extension CommandSpec {
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY", completion: .none, help: ["The block key (created when it is not there)."])],
         options: [
-            Option(["--last-version"], "VERSION", ["The recorded version."]),
-            Option(["--no-last-version"], ["No recorded version (nil)."]),
-            Option(["--last-time"], "TIME", ["The recorded time: ISO 8601 with an offset",
+            Option(.lastVersion, "VERSION", ["The recorded version."]),
+            Option(.noLastVersion, ["No recorded version (nil)."]),
+            Option(.lastTime, "TIME", ["The recorded time: ISO 8601 with an offset",
                                          "(2025-01-01T10:00:00+01:00), 'now', or with --seconds exact",
                                          "seconds since 2001 (757414800.123456)."]),
-            Option(["--no-last-time"], ["No recorded time (nil)."]),
-            Option(["--seconds"], ["--last-time is seconds since 2001."]),
+            Option(.noLastTime, ["No recorded time (nil)."]),
+            Option(.seconds, ["--last-time is seconds since 2001."]),
         ] + editOptions,
-        footer: exitStatus)
+        footer: exitStatus, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])])
 
     static let unset = CommandSpec(
         name: "unset", abstract: "Remove records, in place.", overview: "Remove records, in place.",

@@ -8,33 +8,32 @@ import Plist
 enum DumpCommand {
     enum Mode { case records, raw, objects }
 
+    /// What `dump` was asked, from its command line.
+    struct Options {
+        let mode: Mode
+        /// With `--raw`: each shared object once.
+        let refs: Bool
+        /// `--key` as given (with `--raw` or `--objects`, the archive under it instead of the file).
+        let key: String?
+        /// The key the records are read under: `--key`, else the spec's default.
+        let stateKey: String
+        let compact: Bool
+        let limits: PlistLimits
+        /// The input (`-` is standard input).
+        let path: String
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            let (raw, objects) = (parsed.flag(.raw), parsed.flag(.objects))
+            mode = raw ? .raw : objects ? .objects : .records
+            (refs, key, compact, limits, path) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits, parsed.operands[0])
+            stateKey = parsed.value(.key)
+            if refs && mode != .raw { throw UsageError("'--refs' goes with '--raw'") }
+        }
+    }
+
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .dump)
-        var key: String?
-        var compact = false
-        var mode = Mode.records
-        var refs = false
-        var limits = PlistLimits.default
-        while let option = try args.nextOption() {
-            switch option.name {
-            case "--key": key = try args.value(for: "--key", inline: option.inline)
-            case "--compact": compact = true
-            case "--raw":
-                guard mode != .objects else { throw UsageError("'--raw' and '--objects' cannot be combined") }
-                mode = .raw
-            case "--objects":
-                guard mode != .raw else { throw UsageError("'--raw' and '--objects' cannot be combined") }
-                mode = .objects
-            case "--refs": refs = true
-            case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
-            default: throw UsageError("Unknown option '\(option.name)'")
-            }
-        }
-        guard args.operands.count == 1 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
-        }
-        if refs && mode != .raw { throw UsageError("'--refs' goes with '--raw'") }
-        let path = args.operands[0]
+        let options = try Options(ParsedArguments(arguments, spec: .dump))
+        let (mode, refs, key, compact, limits, path) = (options.mode, options.refs, options.key, options.compact, options.limits, options.path)
         let file = Ycft.display(path)
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -42,7 +41,7 @@ enum DumpCommand {
             switch mode {
             case .records:
                 do {
-                    let state = try StateFile(bytes, key: key ?? LegacyArchive.defaultsKey, limits: limits).state()
+                    let state = try StateFile(bytes, key: options.stateKey, limits: limits).state()
                     Ycft.warn(state.findings, path: path, io: io)
                     io.writeStdout(RecordsFormat.jsonBytes(state.records, style: compact ? .compact : .pretty))
                     return .success

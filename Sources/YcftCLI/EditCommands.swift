@@ -9,100 +9,72 @@ import SafeFiles
 enum EditCommands {
     /// The common options: `--key NAME`, `--force`, `--max-input-size SIZE`.
     struct Common {
-        var key = LegacyArchive.defaultsKey
-        var force = false
-        var limits = PlistLimits.default
+        let key: String
+        let force: Bool
+        let limits: PlistLimits
 
-        /// Handles a common option; false when `name` is not one.
-        mutating func handle(_ name: String, _ inline: String?, _ args: inout Arguments) throws(UsageError) -> Bool {
-            switch name {
-            case "--key": key = try args.value(for: "--key", inline: inline)
-            case "--force":
-                force = true
-            case "--max-input-size": limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: inline))
-            default: return false
-            }
-            return true
+        /// The common options as given (each one's default from the spec).
+        init(_ parsed: ParsedArguments) {
+            (key, force, limits) = (parsed.value(.key), parsed.flag(.force), parsed.limits)
         }
     }
 
     /// Parses a command that takes only the common options: its options and its operands.
     static func commonOnly(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> (Common, [String]) {
-        var args = Arguments(arguments, spec: spec)
-        var common = Common()
-        while let option = try args.nextOption() {
-            if try common.handle(option.name, option.inline, &args) { continue }
-            throw UsageError("Unknown option '\(option.name)'")
-        }
-        return (common, args.operands)
+        let parsed = try ParsedArguments(arguments, spec: spec)
+        return (Common(parsed), parsed.operands)
     }
 
-    /// The single FILE operand of `reset` and `edit`.
-    static func singleFile(_ operands: [String]) throws(UsageError) -> String {
-        guard operands.count == 1 else {
-            throw UsageError(operands.isEmpty ? "Missing expected argument 'FILE'" : "Unexpected argument '\(operands[1])'")
+    /// What `set` was asked, from its command line.
+    struct SetOptions {
+        let common: Common
+        let path: String
+        let key: String
+        /// The version to record: `.none` leaves it, `.some(nil)` removes it.
+        let version: String??
+        /// The time to record: `.none` leaves it, `.some(nil)` removes it.
+        let lastTime: Double??
+
+        init(_ parsed: ParsedArguments, clock: () -> Double) throws(UsageError) {
+            (common, path, key) = (Common(parsed), parsed.operands[0], parsed.operands[1])
+            version = parsed.flag(.noLastVersion) ? .some(nil) : parsed.given(.lastVersion).map { .some($0) } ?? .none
+            let time: String?? = parsed.flag(.noLastTime) ? .some(nil) : parsed.given(.lastTime).map { .some($0) } ?? .none
+            let seconds = parsed.flag(.seconds)
+            if case .none = version, case .none = time {
+                throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
+            }
+            if case let .some(given) = time {
+                if let text = given {
+                    if seconds && text != "now" {
+                        // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
+                        // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
+                        let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
+                            && text.unicodeScalars.contains { ("0"..."9").contains($0) }
+                        guard decimal, let value = Double(text), value.isFinite else {
+                            throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
+                                             + "of seconds since 2001 (with --seconds)")
+                        }
+                        lastTime = .some(value)
+                    } else {
+                        lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
+                                                                also: "seconds since 2001 with --seconds").seconds)
+                    }
+                } else {
+                    lastTime = .some(nil)
+                }
+            } else if seconds {
+                throw UsageError("'--seconds' goes with '--last-time'")
+            } else {
+                lastTime = .none
+            }
         }
-        return operands[0]
     }
 
     static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
         throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .set)
-        var common = Common()
-        var version: String?? = .none, time: String?? = .none
-        var seconds = false
-        var versionGiven = ExclusiveOptions(), timeGiven = ExclusiveOptions()
-        while let option = try args.nextOption() {
-            if try common.handle(option.name, option.inline, &args) { continue }
-            switch option.name {
-            case "--last-version":
-                try versionGiven.note(option.name)
-                version = .some(try args.value(for: "--last-version", inline: option.inline))
-            case "--no-last-version":
-                try versionGiven.note(option.name)
-                version = .some(nil)
-            case "--last-time":
-                try timeGiven.note(option.name)
-                time = .some(try args.value(for: "--last-time", inline: option.inline))
-            case "--no-last-time":
-                try timeGiven.note(option.name)
-                time = .some(nil)
-            case "--seconds": seconds = true
-            default: throw UsageError("Unknown option '\(option.name)'")
-            }
-        }
-        guard args.operands.count == 2 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE'"
-                             : args.operands.count == 1 ? "Missing expected argument 'KEY'" : "Unexpected argument '\(args.operands[2])'")
-        }
-        if case .none = version, case .none = time {
-            throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
-        }
-        var lastTime: Double?? = .none
-        if case let .some(given) = time {
-            if let text = given {
-                if seconds && text != "now" {
-                    // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
-                    // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
-                    let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
-                        && text.unicodeScalars.contains { ("0"..."9").contains($0) }
-                    guard decimal, let value = Double(text), value.isFinite else {
-                        throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
-                                         + "of seconds since 2001 (with --seconds)")
-                    }
-                    lastTime = .some(value)
-                } else {
-                    lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
-                                                            also: "seconds since 2001 with --seconds").seconds)
-                }
-            } else {
-                lastTime = .some(nil)
-            }
-        } else if seconds {
-            throw UsageError("'--seconds' goes with '--last-time'")
-        }
-        let key = args.operands[1]
-        return try edit(args.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: clock)
+        let (key, version, lastTime) = (options.key, options.version, options.lastTime)
+        return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             apply(&records, key, version, lastTime)
         }
     }
@@ -116,7 +88,6 @@ enum EditCommands {
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .unset)
-        guard operands.count >= 2 else { throw UsageError("Missing expected argument '\(operands.isEmpty ? "FILE" : "KEY...")'") }
         let keys = Array(operands.dropFirst())
         return try edit(operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             let missing = keys.filter { records[$0] == nil }
@@ -129,7 +100,7 @@ enum EditCommands {
 
     static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .reset)
-        let path = try singleFile(operands)
+        let path = operands[0]
         var nothing = false
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
             guard let reset = try StateWriter.reset(try classified(bytes, common)) else {

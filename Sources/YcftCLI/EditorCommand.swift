@@ -16,7 +16,7 @@ extension EditCommands {
     /// way out, SIGTERM, SIGHUP and SIGINT included.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .edit)
-        let path = try singleFile(operands)
+        let path = operands[0]
         // Read as bytes (ProcessInfo's environment replaces what is not UTF-8 with U+FFFD).
         func variable(_ name: String) -> String? { getenv(name).map { PathBytes.decode(cString: $0) } }
         let editor = [variable("VISUAL"), variable("EDITOR")].compactMap { $0 }

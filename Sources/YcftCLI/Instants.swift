@@ -121,14 +121,4 @@ extension Ycft {
             return calendar
         }
     }
-
-    /// A number 1 ... 7: a weekday (`--first-weekday`: 1 is Sunday, as Foundation counts) or a
-    /// count of days (`--minimum-days-in-first-week`).
-    static func dayNumber(_ text: String, for what: String) throws(UsageError) -> Int {
-        guard let n = Int(text), (1...7).contains(n) else {
-            let hint = what.hasPrefix("--first-weekday") ? " (1 is Sunday)" : " (days)"
-            throw UsageError("The value '\(text)' is invalid for '\(what)': expected 1 ... 7\(hint)")
-        }
-        return n
-    }
 }

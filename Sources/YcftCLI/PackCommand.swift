@@ -4,40 +4,28 @@ import SafeFiles
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {
+    /// What `pack` was asked, from its command line.
+    struct Options {
+        let format: PlistFormat
+        /// `-o`: the archive's destination (`-` is standard output).
+        let output: String
+        /// `--into`: the defaults file to put the archive into, under `common.key`.
+        let into: String?
+        /// `--key`, `--force` and `--max-input-size`, as the edit commands take them.
+        let common: EditCommands.Common
+        /// The records JSON (`-` is standard input).
+        let path: String
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            (format, output, into) = (try parsed.choice(.plistFormat), parsed.value(.output), parsed.given(.into))
+            (common, path) = (EditCommands.Common(parsed), parsed.operands[0])
+        }
+    }
+
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .pack)
-        var format = PlistFormat.binary
-        var output = "-"
-        var limit = PlistLimits.default.maxInputSize
-        var force = false
-        var into: String?
-        var key = LegacyArchive.defaultsKey
-        while let option = try args.nextOption() {
-            switch option.name {
-            case "--format":
-                throw UsageError("'--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)")
-            case "--plist-format":
-                let value = try args.value(for: "--plist-format", inline: option.inline)
-                guard let f = PlistFormat(rawValue: value) else {
-                    throw UsageError("The value '\(value)' is invalid for '--plist-format <format>': expected 'binary' or 'xml'")
-                }
-                format = f
-            case "-o", "--output":
-                output = try args.value(for: option.name, inline: option.inline)
-            case "--into": into = try args.value(for: "--into", inline: option.inline)
-            case "--key": key = try args.value(for: "--key", inline: option.inline)
-            case "--force":
-                force = true
-            case "--max-input-size":
-                limit = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
-            default: throw UsageError("Unknown option '\(option.name)'")
-            }
-        }
-        guard args.operands.count == 1 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE.json|-'" : "Unexpected argument '\(args.operands[1])'")
-        }
-        let path = args.operands[0]
-        if into != nil && output != "-" { throw UsageError("Use only one of '-o' and '--into'") }
+        let options = try Options(ParsedArguments(arguments, spec: .pack))
+        let (format, output, into, common, path) = (options.format, options.output, options.into, options.common, options.path)
+        let (force, key, limit) = (common.force, common.key, common.limits.maxInputSize)
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io, limit: limit)
             let archive: [UInt8]
@@ -52,7 +40,6 @@ enum PackCommand {
             if let into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
-                let common = EditCommands.Common(key: key, force: force, limits: PlistLimits.default)
                 return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
                     try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
                 }

@@ -5,111 +5,90 @@ import Plist
 
 /// `ycft status`: would each gate fire now, and when next?
 enum StatusCommand {
+    /// One `--gate KEY=RULE`: the key, the rule, and the rule as given.
+    typealias Gate = (key: String, rule: GateRule, text: String)
+
+    /// What `status` was asked, from its command line.
+    struct Options {
+        /// `--app-version`; nil with `--no-app-version` or neither.
+        let appVersion: String?
+        /// `--now`: the instant; nil for the clock's now.
+        let now: Double?
+        /// `--now` as given, shown exactly (the double may round it into the next second or year).
+        let nowText: String?
+        /// `--time-zone`: its name and zone when given (else UTC, and no local column).
+        let zoneName: String
+        let givenZone: TimeZone?
+        let library: LibraryVersion
+        let settings: Ycft.CalendarSettings
+        let gates: [Gate]
+        let json: Bool
+        let compact: Bool
+        let key: String
+        let limits: PlistLimits
+        let path: String
+
+        init(_ parsed: ParsedArguments, clock: () -> Double) throws(UsageError) {
+            let versionSaid = parsed.flag(.appVersion) || parsed.flag(.noAppVersion)
+            appVersion = parsed.given(.appVersion)
+            // --legacy-day is the name it had when only 1.x's day length was modelled.
+            library = try parsed.flag(.legacyDay) ? .v1 : parsed.choice(.library)
+            let settings = Ycft.CalendarSettings(identifier: parsed.given(.calendar), locale: parsed.given(.locale),
+                                                 firstWeekday: parsed.number(.firstWeekday),
+                                                 minimumDaysInFirstWeek: parsed.number(.minimumDaysInFirstWeek))
+            (json, compact, key, limits, path) = (parsed.value(.format) == "json", parsed.flag(.compact), parsed.value(.key), parsed.limits, parsed.operands[0])
+            let (nowText, zoneText, gateTexts) = (parsed.given(.now), parsed.given(.timeZone), parsed.all(.gate))
+            let instant = try nowText.map { (text: String) throws(UsageError) in try Ycft.Instant.parse(text, for: "--now <time>", clock: clock) }
+            (now, self.nowText) = (instant?.seconds, instant?.exactText)
+            if let zoneText {
+                let (name, zone) = try Ycft.zone(zoneText, for: "--time-zone <zone>")
+                (zoneName, givenZone) = (name, zone)
+            } else {
+                (zoneName, givenZone) = ("UTC", nil)
+            }
+            var gates: [Gate] = []
+            for text in gateTexts { gates.append(try Self.gate(text)) }
+            // Judged against no version, a per-version gate would say "yes" for the wrong reason.
+            if !versionSaid, let gate = gates.first(where: { $0.rule == .perVersion }) {
+                throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version VERSION "
+                                 + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
+            }
+            (self.settings, self.gates) = (settings, gates)
+        }
+
+        /// A `--gate KEY=RULE`: the rule is what follows the last "=", parsed once.
+        static func gate(_ text: String) throws(UsageError) -> Gate {
+            if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
+               ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), Float(ruleText.dropFirst("every:".count).dropLast()) != nil {
+                let days = ruleText.dropFirst("every:".count).dropLast()
+                throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
+                                 + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
+            }
+            guard let eq = text.lastIndex(of: "=") else {
+                throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
+            }
+            let ruleText = String(text[text.index(after: eq)...])
+            guard let rule = GateRule(parsing: ruleText) else {
+                if ruleText.hasPrefix("every:") {
+                    let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
+                                     + "Calendar.Component: \(units)")
+                }
+                throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
+            }
+            return (String(text[..<eq]), rule, ruleText)
+        }
+    }
+
     static func run(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
         throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .status)
-        var appVersion: String?
-        var now: Double?
-        // --now as given, shown exactly (the double may round it into the next second or year).
-        var nowText: String?
-        var zoneName = "UTC"
-        var zoneGiven = false
-        var givenZone: TimeZone?
-        var versionSaid = false
-        var compact = false
-        var library = LibraryVersion.v2
-        var settings = Ycft.CalendarSettings()
-        var gates: [(key: String, rule: GateRule, text: String)] = []
-        var json = false
-        var key = LegacyArchive.defaultsKey
-        var limits = PlistLimits.default
-        var versionGiven = ExclusiveOptions(), libraryGiven = ExclusiveOptions()
-        while let option = try args.nextOption() {
-            switch option.name {
-            case "--app-version":
-                try versionGiven.note(option.name)
-                appVersion = try args.value(for: "--app-version", inline: option.inline)
-                versionSaid = true
-            case "--no-app-version":
-                try versionGiven.note(option.name)
-                appVersion = nil
-                versionSaid = true
-            case "--now":
-                let instant = try Ycft.Instant.parse(try args.value(for: "--now", inline: option.inline), for: "--now <time>", clock: clock)
-                now = instant.seconds
-                nowText = instant.exactText
-            case "--time-zone":
-                let given = try args.value(for: "--time-zone", inline: option.inline)
-                (zoneName, givenZone) = try Ycft.zone(given, for: "--time-zone <zone>")
-                zoneGiven = true
-            case "--library":
-                try libraryGiven.note(option.name)
-                let value = try args.value(for: "--library", inline: option.inline)
-                guard let chosen = LibraryVersion(rawValue: value) else {
-                    throw UsageError("The value '\(value)' is invalid for '--library <version>': expected '2.x' or '1.x'")
-                }
-                library = chosen
-            case "--legacy-day":
-                // The name it had when only 1.x's day length was modelled.
-                try libraryGiven.note(option.name)
-                library = .v1
-            case "--calendar":
-                settings.identifier = try args.value(for: "--calendar", inline: option.inline)
-            case "--locale":
-                settings.locale = try args.value(for: "--locale", inline: option.inline)
-            case "--first-weekday":
-                settings.firstWeekday = try Ycft.dayNumber(try args.value(for: "--first-weekday", inline: option.inline), for: "--first-weekday <n>")
-            case "--minimum-days-in-first-week":
-                settings.minimumDaysInFirstWeek = try Ycft.dayNumber(try args.value(for: "--minimum-days-in-first-week", inline: option.inline),
-                                                                     for: "--minimum-days-in-first-week <n>")
-            case "--gate":
-                let text = try args.value(for: "--gate", inline: option.inline)
-                if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
-                   ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), Float(ruleText.dropFirst("every:".count).dropLast()) != nil {
-                    let days = ruleText.dropFirst("every:".count).dropLast()
-                    throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
-                                     + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
-                }
-                guard let eq = text.lastIndex(of: "=") else {
-                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
-                }
-                // The rule is what follows the last "=", parsed once.
-                let ruleText = String(text[text.index(after: eq)...])
-                guard let rule = GateRule(parsing: ruleText) else {
-                    if ruleText.hasPrefix("every:") {
-                        let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
-                                         + "Calendar.Component: \(units)")
-                    }
-                    throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': rules are once, per-version, days:<n>, hourly, daily, weekly, monthly, yearly, every:<n><unit> (see 'ycft status --help' for the units)")
-                }
-                gates.append((String(text[..<eq]), rule, ruleText))
-            case "--format":
-                let value = try args.value(for: "--format", inline: option.inline)
-                guard value == "text" || value == "json" else {
-                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'text' or 'json'")
-                }
-                json = value == "json"
-            case "--key": key = try args.value(for: "--key", inline: option.inline)
-            case "--compact":
-                compact = true
-            case "--max-input-size":
-                limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
-            default: throw UsageError("Unknown option '\(option.name)'")
-            }
-        }
-        guard args.operands.count == 1 else {
-            throw UsageError(args.operands.isEmpty ? "Missing expected argument 'FILE|-'" : "Unexpected argument '\(args.operands[1])'")
-        }
-        let path = args.operands[0]
-        // Judged against no version, a per-version gate would say "yes" for the wrong reason.
-        if !versionSaid, let gate = gates.first(where: { $0.rule == .perVersion }) {
-            throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version VERSION "
-                             + "(its CFBundleShortVersionString), or --no-app-version for an app without one")
-        }
+        let options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
+        let (appVersion, nowText, zoneName, givenZone, library) = (options.appVersion, options.nowText, options.zoneName, options.givenZone, options.library)
+        let (settings, gates, json, compact, key, limits, path) = (options.settings, options.gates, options.json, options.compact, options.key, options.limits, options.path)
+        let zoneGiven = givenZone != nil
         let zone = givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
         let calendar = try settings.calendar(in: zone)
-        let instant = now ?? clock()
+        let instant = options.now ?? clock()
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
             let file: StateFile

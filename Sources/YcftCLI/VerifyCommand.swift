@@ -21,49 +21,33 @@ enum VerifyCommand {
         var seconds: Double = 0
     }
 
-    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        var args = Arguments(arguments, spec: .verify)
-        var format = Format.text
-        var strict = false
-        var key = LegacyArchive.defaultsKey
-        var limits = PlistLimits.default
-        var walk = FileWalk()
-        var includes: [String] = []
-        var compact = false
-        var allowEmpty = false
-        var quiet = false
-        while let option = try args.nextOption() {
-            switch option.name {
-            case "--format":
-                let value = try args.value(for: "--format", inline: option.inline)
-                guard let f = Format(rawValue: value) else {
-                    throw UsageError("The value '\(value)' is invalid for '--format <format>': expected 'text', 'json', 'github' or 'junit'")
-                }
-                format = f
-            case "--strict":
-                strict = true
-            case "--key":
-                key = try args.value(for: "--key", inline: option.inline)
-            case "--max-input-size":
-                limits.maxInputSize = try Ycft.parseSize(try args.value(for: "--max-input-size", inline: option.inline))
-            case "--include":
-                includes.append(try args.value(for: "--include", inline: option.inline))
-            case "--compact":
-                compact = true
-            case "--allow-empty":
-                allowEmpty = true
-            case "-q", "--quiet":
-                quiet = true
-            default:
-                throw UsageError("Unknown option '\(option.name)'")
-            }
-        }
-        guard !args.operands.isEmpty else { throw UsageError("Missing expected argument 'PATH...'") }
-        guard args.operands.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
+    /// What `verify` was asked, from its command line.
+    struct Options {
+        let format: Format
+        let strict: Bool
+        let key: String
+        let limits: PlistLimits
+        /// `--include` globs (the spec's default when none is given).
+        let walk: FileWalk
+        let compact: Bool
+        let allowEmpty: Bool
+        let quiet: Bool
+        let paths: [String]
 
-        if !includes.isEmpty { walk.includes = includes }
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            (format, strict, key, limits) = (try parsed.choice(.format), parsed.flag(.strict), parsed.value(.key), parsed.limits)
+            (walk, compact, allowEmpty, quiet) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.compact), parsed.flag(.allowEmpty), parsed.flag(.quiet))
+            paths = parsed.operands
+            guard paths.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
+        }
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try Options(ParsedArguments(arguments, spec: .verify))
+        let (format, strict, key, limits, walk) = (options.format, options.strict, options.key, options.limits, options.walk)
+        let (compact, allowEmpty, quiet) = (options.compact, options.allowEmpty, options.quiet)
         // Directories are searched like migrate's (one walk); the whole run is one document.
-        let walked = walk.expand(args.operands, io: io)
+        let walked = walk.expand(options.paths, io: io)
         var results: [FileResult] = walked.problems.map { FileResult(path: Ycft.display($0.path), findings: [], trouble: $0.message) }
         // A directory with nothing to check fails the run (a wrong path in CI must not pass)
         // unless --allow-empty; it is reported in every format, as trouble is.

@@ -207,27 +207,6 @@ public enum Ycft {
         return bytes
     }
 
-    /// Parses a `--max-input-size` value: bytes, or a number with K, M or G (binary units).
-    static func parseSize(_ text: String) throws(UsageError) -> Int {
-        var digits = Substring(text)
-        var scale = 1
-        switch digits.last.map({ Character($0.uppercased()) }) {
-        case "K": scale = 1 << 10; digits = digits.dropLast()
-        case "M": scale = 1 << 20; digits = digits.dropLast()
-        case "G": scale = 1 << 30; digits = digits.dropLast()
-        default: break
-        }
-        guard let n = Int(digits), n > 0 else {
-            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': expected bytes, or a number with K, M or G")
-        }
-        let (size, overflow) = n.multipliedReportingOverflow(by: scale)
-        // libplist takes 32-bit lengths.
-        guard !overflow, size <= Int(UInt32.max) else {
-            throw UsageError("The value '\(text)' is invalid for '--max-input-size <size>': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)")
-        }
-        return size
-    }
-
     /// A file error as a command failure: `ycft: PATH: what happened`, with the flag that would
     /// change the answer where there is one (the library never names flags).
     static func failure(_ error: FileError, forceFlag: String? = "--force") -> Failure {

@@ -127,7 +127,9 @@ import TestSupport
                 #expect(specs.contains { $0.placeholder(name) == shown }, "\(file): '\(name) \(shown)'")
             }
         }
-        #expect(checked >= 10)
+        // The parser spells the rest from the spec (kinds, choices, sizes); these are the
+        // values commands read themselves (--now, --time-zone, --gate, --calendar, --locale, --last-time).
+        #expect(checked >= 7)
     }
 
     /// An error for a missing argument names the first one missing as help and usage do

@@ -1,0 +1,60 @@
+import Dispatch
+import Synchronization
+
+/// Progress on standard error: a bar on a terminal, a plain line every two seconds otherwise.
+final class MigrateProgress: Sendable {
+    private struct Counter {
+        var done = 0
+        var last = DispatchTime.now()
+        var drew = false
+    }
+
+    private let counter = Mutex(Counter())
+    private let total: Int
+    private let io: CommandIO
+    private let terminal: Bool
+    /// `--quiet`: no bar and no progress lines (messages still pass).
+    private let quiet: Bool
+
+    init(total: Int, quiet: Bool, io: CommandIO) {
+        self.total = total
+        self.io = io
+        self.quiet = quiet
+        terminal = io.stderrIsTerminal()
+    }
+
+    func tick() {
+        if quiet { return }
+        counter.withLock { c in
+            c.done += 1
+            let now = DispatchTime.now()
+            let interval: UInt64 = terminal ? 100_000_000 : 2_000_000_000
+            guard now.uptimeNanoseconds - c.last.uptimeNanoseconds >= interval || (terminal && c.done == total) else { return }
+            c.last = now
+            if terminal {
+                let width = 30
+                let filled = total == 0 ? width : width * c.done / total
+                io.writeStderr(Ycft.TerminalControl.lineStart)
+                io.writeStderr("[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(c.done)/\(total)")
+                c.drew = true
+            } else {
+                io.writeStderr("ycft migrate: \(c.done)/\(total) files\n")
+            }
+        }
+    }
+
+    /// Prints a message on its own line, first clearing the bar (it is redrawn on the next tick).
+    func message(_ text: String) {
+        counter.withLock { c in
+            if c.drew {
+                io.writeStderr(Ycft.TerminalControl.clearLine)
+                c.drew = false
+            }
+            io.writeStderr(text)
+        }
+    }
+
+    func finish() {
+        counter.withLock { c in if c.drew { io.writeStderr("\n") } }
+    }
+}

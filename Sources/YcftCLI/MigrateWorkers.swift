@@ -1,0 +1,109 @@
+import Dispatch
+import FirstTimeArchive
+import SafeFiles
+import Synchronization
+
+extension MigrateCommand {
+    /// Migrates every job, `jobs` at a time; one bad file never stops the others.
+    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int, quiet: Bool = false,
+                        io: CommandIO) -> [FileReport] {
+        let state = SharedState(count: list.count)
+        let progress = MigrateProgress(total: list.count, quiet: quiet, io: io)
+        let run = RunState()
+        // Messages go through the progress display, which clears its bar before printing them.
+        var quietIO = io
+        quietIO.writeStderr = { progress.message($0) }
+        let workerIO = quietIO
+        let workers = max(1, min(jobs, list.count))
+        let groupSize = Self.groupSize(workers: workers)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            // Group commit: each worker stages up to `groupSize` files (complete, unnamed, not yet
+            // flushed), then flushes them with one syncfs and puts each in place.
+            var group: [(index: Int, report: FileReport, staged: StagedJob)] = []
+            func commitGroup() {
+                let results = workerIO.commitFiles(group.map(\.staged.pending))
+                for (item, result) in zip(group, results) {
+                    var report = item.report
+                    switch result {
+                    case let .success(written):
+                        run.touch(SafeFile.directory(of: written.path))
+                        if let warning = CommandIO.attributesWarning(written) { workerIO.writeStderr(warning) }
+                    case let .failure(error):
+                        // The file is as it was: a backup made for it in this run goes.
+                        if let backup = item.staged.backup {
+                            SafeFile.discardBackup(backup.made, expected: backup.of)
+                            report.backup = nil
+                        }
+                        report.status = "failed"
+                        report.error = Ycft.failure(error).message
+                        report.trouble = true
+                        workerIO.writeStderr("ycft: \(Ycft.shown(error.path)): \(Ycft.failure(error).message)\n")
+                    }
+                    item.staged.input.release()
+                    state.store(report, at: item.index)
+                    progress.tick()
+                }
+                group.removeAll()
+            }
+            while let index = state.next() {
+                let (report, staged) = migrateOne(list[index], mode: mode, options: options, io: workerIO, run: run)
+                if let staged {
+                    group.append((index, report, staged))
+                    if group.count >= groupSize { commitGroup() }
+                } else {
+                    state.store(report, at: index)
+                    progress.tick()
+                }
+            }
+            commitGroup()
+        }
+        progress.finish()
+        io.syncDirectories(run.touchedDirectories)
+        return state.results()
+    }
+
+    /// Files a worker stages before one flush puts them all in place: up to 128, fewer with many
+    /// workers (each staged file holds a descriptor, two in place), within a 1,024-descriptor limit.
+    static func groupSize(workers: Int) -> Int { max(4, min(128, 384 / max(1, workers))) }
+}
+
+/// What one run of `migrate` remembers across its workers: the output directories it created
+/// (each once) and the directories it wrote into (flushed once at the end).
+final class RunState: Sendable {
+    private let state = Mutex<(made: Set<String>, touched: Set<String>)>(([], []))
+
+    /// Creates `directory` unless this run already did; the lock is held while creating, so
+    /// another worker never writes into a directory that is still being made.
+    func makeDirectoryOnce(_ directory: String, io: CommandIO) throws {
+        try state.withLock { state in
+            guard !state.made.contains(directory) else { return }
+            try io.makeDirectory(directory)
+            state.made.insert(directory)
+        }
+    }
+
+    func touch(_ directory: String) { state.withLock { _ = $0.touched.insert(directory) } }
+
+    var touchedDirectories: [String] { state.withLock { $0.touched.sorted() } }
+}
+
+/// The work queue and results shared by the workers.
+private final class SharedState: Sendable {
+    private let state: Mutex<(cursor: Int, slots: [MigrateCommand.FileReport?])>
+
+    init(count: Int) { state = Mutex((0, Array(repeating: nil, count: count))) }
+
+    func next() -> Int? {
+        state.withLock { state in
+            guard state.cursor < state.slots.count else { return nil }
+            defer { state.cursor += 1 }
+            return state.cursor
+        }
+    }
+
+    func store(_ report: MigrateCommand.FileReport, at index: Int) {
+        state.withLock { $0.slots[index] = report }
+    }
+
+    func results() -> [MigrateCommand.FileReport] { state.withLock { $0.slots.compactMap { $0 } } }
+}
