@@ -134,9 +134,12 @@ final class ParsedArguments {
         return given[name]
     }
 
-    /// Refuses `name` when another option of one of its exclusive groups was given.
+    /// Refuses `name` when another option of one of its exclusive groups was given, and a
+    /// second one of a `.oneOf` group (where results go: two `-o` are as ambiguous as `-o` and
+    /// `--into`).
     private func refuseExclusive(_ name: CommandSpec.Option.Name) throws(UsageError) {
         for group in spec.exclusive where group.names.contains(name) {
+            if group.wording == .oneOf, given[name] != nil { throw UsageError("'\(name.long)' may be given only once") }
             guard let earlier = group.names.first(where: { $0 != name && given[$0] != nil }) else { continue }
             switch group.wording {
             case .later: throw UsageError("'\(name.long)' cannot be combined with '\(earlier.long)'")
