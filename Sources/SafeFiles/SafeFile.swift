@@ -157,6 +157,15 @@ public enum SafeFile {
         try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
     }
 
+    /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
+    /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
+    /// only a new one, and only while its name still holds the very file it linked.
+    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
+        guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
+              now.identity == expected.identity else { return }
+        unlink(PathBytes.cString(backup.path))
+    }
+
     /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
     /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
     /// where the file system has no hard links, a new file with `bytes` and the original's mode,
@@ -169,15 +178,6 @@ public enum SafeFile {
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
     /// - Returns: the backup's path, and whether it was there already.
     /// - Throws: ``FileError``; no backup exists then (unless one was reused).
-    /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
-    /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
-    /// only a new one, and only while its name still holds the very file it linked.
-    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
-        guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
-              now.identity == expected.identity else { return }
-        unlink(PathBytes.cString(backup.path))
-    }
-
     public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {
@@ -713,7 +713,7 @@ final class FileLock: @unchecked Sendable {
 }
 
 /// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
-fileprivate final class Temporary {
+private final class Temporary {
     let fd: Int32
     let directory: String
     let stem: String
