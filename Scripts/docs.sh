@@ -26,7 +26,8 @@ if ! swift package "${build[@]}" dump-symbol-graph --minimum-access-level public
 fi
 graphs="$(swift build "${build[@]}" --show-bin-path)/../symbolgraph"
 
-status=0
+# The conversions run side by side (each spends most of its time waiting, not computing).
+pids=()
 for product in "${products[@]}"; do
     dir="$out/graphs/$product"
     mkdir -p "$dir"
@@ -41,11 +42,16 @@ for product in "${products[@]}"; do
             sed "s/\"module\":{\"name\":\"$module\"/\"module\":{\"name\":\"$product\"/" "$file" >"$dir/$name"
         done
     done
-    if ! docc convert "Sources/$product/$product.docc" --additional-symbol-graph-dir "$dir" \
+    docc convert "Sources/$product/$product.docc" --additional-symbol-graph-dir "$dir" \
         --output-path "$out/$product.doccarchive" --warnings-as-errors \
-        --disable-parameters-and-returns-validation >"$out/$product.log" 2>&1; then
-        cat "$out/$product.log" >&2
-        echo "docs.sh: $product's documentation has errors (above)" >&2
+        --disable-parameters-and-returns-validation >"$out/$product.log" 2>&1 &
+    pids+=($!)
+done
+status=0
+for i in "${!products[@]}"; do
+    if ! wait "${pids[$i]}"; then
+        cat "$out/${products[$i]}.log" >&2
+        echo "docs.sh: ${products[$i]}'s documentation has errors (above)" >&2
         status=1
     fi
 done
