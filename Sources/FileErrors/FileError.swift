@@ -35,7 +35,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A file to be changed in place is named through an open descriptor (`/dev/stdin`,
         /// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`, or a link to one), not by its own path;
         /// or an output is a descriptor name other than standard output and standard error
-        /// (``SafeFile/standardStream(forOutput:)``).
+        /// (`SafeFile/standardStream(forOutput:)`).
         case descriptorName
     }
 

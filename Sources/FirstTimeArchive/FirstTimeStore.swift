@@ -29,9 +29,9 @@ internal import Synchronization
 /// **Thread safety.** Every method may be called from any thread. A gate holds the store's
 /// (recursive) lock from its decision through its block to its save, so when threads race on
 /// one key exactly one runs the block, and a block may call the store again. Two stores (or
-/// processes) writing one file are not coordinated: the last save wins.
-// `@unchecked` because the state sits behind an NSRecursiveLock, not a Synchronization.Mutex:
-// a block runs under the lock and may call the store again, and Mutex is not recursive.
+/// processes) writing one file are not coordinated: the last save wins. (`@unchecked Sendable`
+/// because the state sits behind an NSRecursiveLock, not a Synchronization.Mutex: a block runs
+/// under the lock and may call the store again, and Mutex is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
     /// Which form of the YCFirstTime state a new domain gets (an existing domain keeps its own).
     public enum FileFormat: Sendable, Equatable {

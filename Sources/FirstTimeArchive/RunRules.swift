@@ -191,7 +191,7 @@ public enum LibraryVersion: String, Sendable, Equatable, CaseIterable {
 ///
 /// Each rule is the library's own expression, evaluated in the library's arithmetic; the next
 /// eligible moment is the earliest instant (a `Date`, a `Double` of seconds since 2001) at
-/// which that expression holds, found by a search over doubles (``earliest(after:where:)``),
+/// which that expression holds, found by a search over doubles (`earliest(after:where:)`),
 /// so it is exact to the last bit however the arithmetic rounds.
 ///
 /// ```swift

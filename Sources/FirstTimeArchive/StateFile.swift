@@ -90,7 +90,7 @@ public struct StateFile: Sendable {
 
     /// Changes the state of the file at `path` in place, in the file's own form (every other key
     /// kept): reads it under a lock, lets `change` edit the records, and replaces the file
-    /// atomically through ``SafeFile`` only if the records changed and the file is still the
+    /// atomically through `SafeFile` only if the records changed and the file is still the
     /// one read. Nothing is written when `change` throws.
     /// - Returns: whether the file was written.
     /// - Throws: ``FirstTimeError``: the file cannot be read, holds no readable state, cannot

@@ -53,6 +53,7 @@ public enum StateWriter {
             self.roundedTimes = roundedTimes
         }
 
+        /// Equal when the bytes, the dropped findings and the rounded times (compared bit for bit) are.
         public static func == (a: Rewrite, b: Rewrite) -> Bool {
             a.bytes == b.bytes && a.dropped == b.dropped
                 && a.roundedTimes.elementsEqual(b.roundedTimes) {

@@ -7,6 +7,7 @@ public import PlistCore
 /// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
 /// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
 @_spi(Walker) public protocol ArchiveGraph {
+    /// One object of the table, as the conformer holds it.
     associatedtype Node
     /// True when reaching an object costs a walk over every object before it (libplist keeps
     /// `$objects` as a linked list) and the graph follows those links only as far as it is
@@ -23,11 +24,15 @@ public import PlistCore
     var objectCount: Int { get }
     /// The object at `index` (`index < objectCount`).
     func object(at index: Int) -> Node
+    /// A node's property-list kind.
     func kind(_ node: Node) -> PlistKind
     /// A string node's text.
     func string(_ node: Node) -> String?
+    /// A UID node's value.
     func uid(_ node: Node) -> UInt64?
+    /// A real node's value.
     func real(_ node: Node) -> Double?
+    /// An array node's items.
     func items(_ node: Node) -> [Node]?
     /// A dictionary node's value for `key`.
     func field(_ node: Node, _ key: String) -> Node?
@@ -40,6 +45,7 @@ public import PlistCore
 }
 
 extension ArchiveGraph {
+    /// False: objects are reached by index.
     @_spi(Walker) public static var readsForward: Bool { false }
     /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
     @_spi(Walker) public var envelopeExtras: [ObjectPath] { [] }
@@ -47,26 +53,42 @@ extension ArchiveGraph {
 
 /// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).
 @_spi(Walker) public struct ResolvedGraph: ArchiveGraph {
+    /// The archive walked.
     @_spi(Walker) public let archive: KeyedArchive
 
+    /// A graph over `archive`'s objects.
     @_spi(Walker) public init(_ archive: KeyedArchive) { self.archive = archive }
 
+    /// A resolved value.
     @_spi(Walker) public typealias Node = PlistValue
 
+    /// `$top.root`; nil when absent.
     @_spi(Walker) public var rootUID: UInt64? { archive.top["root"]?.uidValue }
+    /// The keys beside NSKeyedArchiver's own in the envelope and in `$top`.
     @_spi(Walker) public var envelopeExtras: [ObjectPath] {
         archive.otherEnvelopeKeys.map { ObjectPath.key($0) }
             + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
     }
+    /// The number of objects.
     @_spi(Walker) public var objectCount: Int { archive.objects.count }
+    /// The object at `index`.
     @_spi(Walker) public func object(at index: Int) -> PlistValue { archive.objects[index] }
+    /// The value's kind.
     @_spi(Walker) public func kind(_ node: PlistValue) -> PlistKind { node.kind }
+    /// A string value's text.
     @_spi(Walker) public func string(_ node: PlistValue) -> String? { node.stringValue }
+    /// A UID value's number.
     @_spi(Walker) public func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
+    /// A real value's number.
     @_spi(Walker) public func real(_ node: PlistValue) -> Double? { node.realValue }
+    /// An array value's items.
     @_spi(Walker) public func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
+    /// A dictionary value's value for `key`.
     @_spi(Walker) public func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
+    /// A dictionary value's value for `key`.
     @_spi(Walker) public func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
+    /// A dictionary value's number of entries.
     @_spi(Walker) public func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
+    /// A dictionary value's keys, in order.
     @_spi(Walker) public func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
 }

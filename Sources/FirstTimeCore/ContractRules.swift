@@ -98,7 +98,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         /// records do not carry it (an unrelated root key, a record's unknown coder key), or
         /// the rewrite replaces it (a copy of the state that differs). `set`, `unset`, `edit`,
         /// `reset`, `pack --into` and a migration that removes the archive drop it, and say so
-        /// (``StateFile/State/dropped``, ``Migration/Outcome/dropped``).
+        /// (`StateFile/State/dropped`, ``Migration/Outcome/dropped``).
         public var rewriteLoses: Bool
     }
 
@@ -187,7 +187,7 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     /// The rule broken.
     public var rule: ContractRule
     /// Where: in the archive (`$objects[5].lastTime`), a defaults key (`interval.k`), or the
-    /// whole input (``ObjectPath/file``).
+    /// whole input (`ObjectPath/file`).
     public var path: ObjectPath
     /// What is wrong.
     public var message: String

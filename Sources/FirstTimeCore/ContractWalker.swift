@@ -56,6 +56,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
 /// metadata at run time, which made every decode execute markedly more instructions (measured:
 /// docs/performance.md, "Why the code is shaped this way").
 @_spi(Walker) public struct ContractWalker<Graph: ArchiveGraph> {
+    /// `collect` walks as far as it can; `decode` stops at the first fatal finding.
     public enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.
     @usableFromInline struct Stop: Error {
@@ -81,6 +82,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// number of findings at that moment: where the check's own findings go.
     @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole, position: Int)] = []
 
+    /// A walker over `graph`, checking the classes of the root and the group in order.
     @inlinable public init(_ graph: Graph, mode: Mode) {
         self.init(graph, mode: mode, classesLast: false)
     }

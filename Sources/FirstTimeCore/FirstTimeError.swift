@@ -40,8 +40,8 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     case recordsFormat(String, at: ObjectPath)
     /// A property list could not be written.
     case plist(PlistError)
-    /// A file could not be read or written (``StateFile/init(contentsOf:key:limits:)``,
-    /// ``StateFile/update(at:key:limits:_:)``).
+    /// A file could not be read or written (`StateFile/init(contentsOf:key:limits:)`,
+    /// `StateFile/update(at:key:limits:_:)`).
     case file(FileError)
     /// The new state cannot be written in the file's form (for example a version into
     /// IntervalClient keys, which hold none).

@@ -109,7 +109,7 @@ public enum LegacyArchive {
 
 extension LegacyArchive {
     /// Decodes a binary archive with ycft's pure-Swift reader: the same guard, the same
-    /// ``ContractWalker`` and so the same records, findings and errors as the libplist path
+    /// `ContractWalker` and so the same records, findings and errors as the libplist path
     /// (`read(_:limits:)` in FirstTimeArchive), for code that cannot link libplist.
     /// - Throws: ``FirstTimeError/archive(_:)`` when the bytes are not a binary plist archive
     ///   (an XML archive included), ``FirstTimeError/contract(_:)`` for the first fatal finding.

@@ -28,7 +28,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
 
 extension StateForm {
     /// The forms a defaults domain holds: the one rule for `interval.*` keys beside an archive
-    /// or plain records, asked by ``StateFile`` and by the on-device `FirstTimeMigration`.
+    /// or plain records, asked by `StateFile` and by the on-device `FirstTimeMigration`.
     ///
     /// `interval.*` keys alone are the state (IntervalClient's form). Beside an archive or
     /// plain records they are a copy of the first form's records only when at least one of them

@@ -76,7 +76,7 @@ public enum FirstTimeMigration {
         public var form: StateForm?
         /// Every form the domain holds, in reading order.
         public var forms: [StateForm]
-        /// Findings that leave the state readable (see ``Outcome/findings``), and copies in
+        /// Findings that leave the state readable (see ``Migration/Outcome/findings``), and copies in
         /// another form that disagree.
         public var findings: [ContractFinding]
 
@@ -86,7 +86,7 @@ public enum FirstTimeMigration {
 
     /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
     /// records, or IntervalClient keys (versions nil).
-    /// - Throws: ``Failure/unreadable(_:)`` when the first form cannot be read.
+    /// - Throws: ``Migration/Failure/unreadable(_:)`` when the first form cannot be read.
     public static func records(in defaults: UserDefaults, options: Options = .init()) throws(Failure) -> State {
         let domain = Domain(defaults, options: options)
         guard let (form, decoded) = try StateForm.state(of: domain.forms, read: domain.read) else {
@@ -98,7 +98,7 @@ public enum FirstTimeMigration {
     /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as
     /// `migrate(_:to: .records)` writes it (times as exact reals, nil fields absent): how a
     /// migrated app records a run. Other keys, the legacy archive included, are left alone.
-    /// - Throws: ``Failure/unwritable(_:)`` where this platform's Foundation would merge two
+    /// - Throws: ``Migration/Failure/unwritable(_:)`` where this platform's Foundation would merge two
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
     public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Failure) {
         defaults.set(try FoundationValues.object(RecordsFormat.plist(records), at: RecordsFormat.defaultsKey),
@@ -114,7 +114,7 @@ public enum FirstTimeMigration {
     ///   differently), a target key holds other content and ``Options/force`` is off, the
     ///   result cannot be stored, or a source key to remove is also set in a domain
     ///   `removeObject(forKey:)` leaves alone (launch arguments, registered defaults, the global
-    ///   domain: ``Failure/unwritable(_:)``). Nothing is written then.
+    ///   domain: ``Migration/Failure/unwritable(_:)``). Nothing is written then.
     @discardableResult
     public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
         let domain = Domain(defaults, options: options)

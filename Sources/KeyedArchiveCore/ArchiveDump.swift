@@ -5,7 +5,7 @@ public import PlistCore
 /// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.
 ///
 /// Value mapping: string → string; integer → integer (exact decimal, 64-bit and 16-byte up to
-/// 128 bits, ``PlistInteger/description``); real →
+/// 128 bits, `PlistInteger/description`); real →
 /// number in shortest round-trip form (non-finite: `{"$real": "NaN"}`); boolean; data →
 /// `{"$data": base64}`; plist date → `{"$date": seconds since 2001}`; UID → `{"$uid": n}` outside
 /// an archive's graph; `$null` → `null`.

@@ -33,7 +33,7 @@ public final class PlistDocument {
     /// gives for the same bytes, without parsing them again.
     ///
     /// A binary document holding a 16-byte integer or a 4-byte real is built from its bytes
-    /// (which passed the same guard) by ``BinaryPlistReader``, so every 128-bit value and
+    /// (which passed the same guard) by `BinaryPlistReader`, so every 128-bit value and
     /// every 4-byte real is kept exactly.
     /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
     ///   libplist cannot hold exactly).

@@ -16,7 +16,7 @@
 /// // [Optional(23), nil]
 /// ```
 ///
-/// The work is one pass of ``XMLPlistScanner`` over the bytes (bounded as reading is, by
+/// The work is one pass of `XMLPlistScanner` over the bytes (bounded as reading is, by
 /// `limits`) and one over the line feeds, for all paths together.
 public enum XMLPlistLines {
     /// The 1-based line of the start tag of the element each path names, or nil (see the type).

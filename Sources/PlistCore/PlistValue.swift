@@ -395,7 +395,7 @@ public func utf8Precedes(_ a: String, _ b: String) -> Bool {
 }
 
 /// The kind of a property-list value (``PlistValue/kind``) or of a libplist node
-/// (``PlistNode/kind``, which adds `other` for node types a plist file cannot hold).
+/// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold).
 public enum PlistKind: Sendable, Equatable {
     case string, integer, real, bool, date, data, uid, array, dictionary, other
 

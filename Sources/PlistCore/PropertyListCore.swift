@@ -21,7 +21,7 @@ public enum PropertyList {
     ///
     /// Both formats are written by ycft itself, exactly and in Apple's manner: binary because
     /// libplist 2.2.0's `plist_to_bin` is superlinear (unusable on a large archive; its times
-    /// are in docs/performance.md) and not Apple-shaped (see ``BinaryPlistWriter``), XML because
+    /// are in docs/performance.md) and not Apple-shaped (see `BinaryPlistWriter`), XML because
     /// libplist 2.2.0's XML writer turns `-0.0` into `0.0`. Every file ycft writes reads back
     /// through libplist to the same value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist stores C

@@ -11,7 +11,7 @@ import Darwin
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
 /// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, swapped with it (`RENAME_EXCHANGE` on Linux, `rename` where that is unsupported) and the old file's name removed; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
-/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see ``Temporary/replace(expected:exchange:)`` for the fallback's limit) |
+/// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see `Temporary/replace(expected:exchange:)` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
 /// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor |
@@ -157,6 +157,15 @@ public enum SafeFile {
         try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
     }
 
+    /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
+    /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
+    /// only a new one, and only while its name still holds the very file it linked.
+    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
+        guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
+              now.identity == expected.identity else { return }
+        unlink(PathBytes.cString(backup.path))
+    }
+
     /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
     /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
     /// where the file system has no hard links, a new file with `bytes` and the original's mode,
@@ -169,15 +178,6 @@ public enum SafeFile {
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
     /// - Returns: the backup's path, and whether it was there already.
     /// - Throws: ``FileError``; no backup exists then (unless one was reused).
-    /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
-    /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
-    /// only a new one, and only while its name still holds the very file it linked.
-    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
-        guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
-              now.identity == expected.identity else { return }
-        unlink(PathBytes.cString(backup.path))
-    }
-
     public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {
@@ -252,7 +252,7 @@ public enum SafeFile {
     /// (`flock`) is taken and held until the returned value's ``InputFile/release()`` or its end:
     /// two ycft processes never work on one file at once. Only a regular file (or a link to one)
     /// is changed in place: anything else is refused before it is opened, so nothing blocks
-    /// (see ``openForChange(_:)``). Without `lock`, pipes, devices and `/dev/stdin` are read as
+    /// (see `openForChange(_:)`). Without `lock`, pipes, devices and `/dev/stdin` are read as
     /// streams.
     /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
     ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
@@ -713,7 +713,7 @@ final class FileLock: @unchecked Sendable {
 }
 
 /// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
-fileprivate final class Temporary {
+private final class Temporary {
     let fd: Int32
     let directory: String
     let stem: String

@@ -10,7 +10,7 @@ import Darwin
 
 /// Everything a command touches outside the process, as closures, so every command runs
 /// in-process under test with captured streams and a fake file system. The live instance sends
-/// every file write through ``SafeFile`` and every byte of output through ``StandardStreams``.
+/// every file write through `SafeFile` and every byte of output through ``StandardStreams``.
 public struct CommandIO: Sendable {
     /// Writes bytes to standard output (never traps; a failure is reported by `streamFailures`).
     public var writeStdout: @Sendable ([UInt8]) -> Void
@@ -20,25 +20,25 @@ public struct CommandIO: Sendable {
     public var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
     /// Reads a file (at most `limit + 1` bytes) with its status; `lock` (the file is to be changed
     /// in place) holds its advisory lock and refuses at once what is not a regular file
-    /// (``SafeFile/read(_:limit:lock:)``).
+    /// (`SafeFile/read(_:limit:lock:)`).
     public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
-    /// The one file writer (``SafeFile/write(_:to:options:)``). The live one prints a warning on
+    /// The one file writer (`SafeFile/write(_:to:options:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
     public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
-    /// Stages a write for a group commit (``SafeFile/stage(_:to:options:)``); in memory, writes at once.
+    /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
     public var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
-    /// Flushes staged writes together and puts each in place (``SafeFile/commit(_:)``).
+    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:)`).
     public var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (``SafeFile/backup(of:expected:suffix:bytes:)``): the path only.
+    /// Keeps a file under a backup name (`SafeFile/backup(of:expected:suffix:bytes:)`): the path only.
     public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
     /// Keeps a file under a backup name, reusing one that already holds it
-    /// (``SafeFile/keepBackup(of:expected:suffix:bytes:)``); by default `backupFile`'s path, not reused.
+    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`); by default `backupFile`'s path, not reused.
     public var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
-    /// Whether a file read to be changed may be replaced (``SafeFile/checkReplaceable(_:status:options:)``),
+    /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
     /// asked before work the user would lose; in memory, always.
     public var checkReplaceable: @Sendable (_ path: String, _ read: FileStatus, _ options: SafeFile.WriteOptions)
         throws(FileError) -> Void = { _, _, _ throws(FileError) in }
@@ -54,7 +54,7 @@ public struct CommandIO: Sendable {
     /// The status of a path, following links; nil when it does not exist.
     public var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
     /// Every regular file below a directory, as paths relative to it, sorted, and the
-    /// subdirectories that could not be read (``DirectoryListing/regularFiles(below:)``).
+    /// subdirectories that could not be read (`DirectoryListing/regularFiles(below:)`).
     /// Throws when the directory itself cannot be read.
     public var listFiles: @Sendable (_ directory: String) throws(SystemError) -> DirectoryListing = { _ in DirectoryListing(files: []) }
     /// Whether `path` can be written by ``writeFile`` with its default options, checked before

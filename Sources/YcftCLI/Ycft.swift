@@ -28,7 +28,7 @@ public enum Ycft {
 
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
     /// before anything opens a file, then runs the tool.
-    /// - Parameter arguments: the raw `argv` (without the program name) as ``PathBytes``
+    /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
     ///   `CommandLine.arguments` would have replaced them with U+FFFD).
     /// - Returns: the exit status.
@@ -43,8 +43,8 @@ public enum Ycft {
     /// with the command's own status. When standard error cannot be written, the status is at
     /// least 2 (the run's messages were lost).
     ///
-    /// Everything written to standard error passes ``UntrustedText/sanitized(_:)`` (see
-    /// ``terminalSafe(_:)``): whatever a message holds, no control character reaches the terminal raw.
+    /// Everything written to standard error passes `UntrustedText/sanitized(_:)` (see
+    /// `terminalSafe(_:)`): whatever a message holds, no control character reaches the terminal raw.
     /// - Returns: the exit status.
     public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)

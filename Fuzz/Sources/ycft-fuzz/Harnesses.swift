@@ -7,6 +7,8 @@ import KeyedArchive
 import OrderedJSON
 import Plist
 
+// libFuzzer's C entry point, under its C name.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,
