@@ -71,9 +71,17 @@ final class ParsedArguments {
                 given[option.name, default: []].append(Value(text: ""))
                 continue
             }
+            // The next argument is the value unless it is one of the command's own options
+            // (`-o --force` is a forgotten value, not a file named `--force`): such a value is
+            // given attached, `--output=--force`.
+            if inline == nil, let next = rest.first, next.hasPrefix("-"), next != "-", isOption(next) {
+                throw UsageError("Missing value for '\(spelling) \(option.placeholder)' ('\(next)' is an option; "
+                                 + "give such a value as '\(option.name.long)=\(next)')")
+            }
             guard let text = inline ?? rest.popFirst() else {
                 throw UsageError("Missing value for '\(spelling) \(option.placeholder)'")
             }
+            if text.isEmpty, option.completion.isPath { throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give a path") }
             given[option.name, default: []].append(try Self.value(text, of: option, as: spelling))
         }
         if operands.count < spec.arguments.count {
@@ -132,6 +140,12 @@ final class ParsedArguments {
     private func values(_ name: CommandSpec.Option.Name) -> [Value]? {
         read.insert(name)
         return given[name]
+    }
+
+    /// Whether `argument` names one of the command's options (`--force`, `-o`, `--key=x`, `-j4`).
+    private func isOption(_ argument: String) -> Bool {
+        let spelling = argument.hasPrefix("--") ? String(argument.prefix { $0 != "=" }) : String(argument.prefix(2))
+        return spec.option(spelling) != nil
     }
 
     /// Refuses `name` when another option of one of its exclusive groups was given, and a
@@ -202,7 +216,11 @@ final class ParsedArguments {
     /// An operand as the command's argument at `index` takes it: a path as it is, anything
     /// else only as UTF-8. An operand the command does not take is refused after the walk.
     private func operand(_ arg: String, at index: Int) throws(UsageError) -> String {
-        guard let argument = spec.argument(at: index), !argument.acceptsBytes else { return arg }
+        let argument = spec.argument(at: index)
+        if arg.isEmpty, argument?.completion.isPath == true {
+            throw UsageError("The argument '\(argument?.name ?? "")' is empty: give a path")
+        }
+        guard let argument, !argument.acceptsBytes else { return arg }
         return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
     }
 

@@ -19,6 +19,8 @@ enum PackCommand {
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, output, into) = (try parsed.choice(.plistFormat), parsed.value(.output), parsed.given(.into))
             (common, path) = (EditCommands.Common(parsed), parsed.operands[0])
+            // The key names where --into puts the archive; a bare archive has none.
+            if into == nil, parsed.given(.key) != nil { throw UsageError("'--key' goes with '--into'") }
         }
     }
 
@@ -45,6 +47,11 @@ enum PackCommand {
                 }
             }
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
+            // `pack -o records.json records.json` would replace the records with their archive.
+            if path != "-", !Ycft.isStandardOutput(output), let target = io.fileStatus(output), let source = io.fileStatus(path),
+               FileIdentity.Inode(target.identity) == FileIdentity.Inode(source.identity) {
+                throw Ycft.Failure(.trouble, output, "the output is the input \(Ycft.shown(path)); nothing was written")
+            }
             if Ycft.isStandardOutput(output) {
                 io.writeStdout(archive)
             } else {

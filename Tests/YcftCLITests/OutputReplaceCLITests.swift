@@ -36,6 +36,24 @@ import TestSupport
         #expect(try readBytes(prefs) == runProcess(ycft, ["pack", "-"], stdin: json).stdout)
     }
 
+    /// `pack -o records.json records.json` (or through a link to it) would replace the records
+    /// with their archive: refused, with or without --force, the records untouched.
+    @Test func packDoesNotReplaceItsInput() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let prefs = try copy("Preferences.plist", as: "Preferences.plist", in: dir)
+        let json = dir.appendingPathComponent("records.json")
+        try writeBytes(try runProcess(ycft, ["dump", prefs.path]).stdout, to: json)
+        let original = try readBytes(json)
+        let link = dir.appendingPathComponent("link.json")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "records.json")
+        for (output, force) in [(json.path, false), (json.path, true), (link.path, false)] {
+            let pack = try runProcess(ycft, ["pack"] + (force ? ["--force"] : []) + ["-o", output, json.path])
+            #expect(pack.status == 2)
+            #expect(pack.stderr == "ycft: \(output): the output is the input \(json.path); nothing was written\n")
+            #expect(try readBytes(json) == original)
+        }
+    }
+
     @Test func packReplacesAnArchiveAndWhatHoldsNoPreferences() throws {
         let dir = try TestPaths.temporaryDirectory()
         let prefs = try copy("Preferences.plist", as: "Preferences.plist", in: dir)
