@@ -53,8 +53,8 @@ enum PackCommand {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 let common = EditCommands.Common(key: key, force: force, limits: PlistLimits.default)
-                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
-                    try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
+                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
+                    try EditCommands.judged { () throws(StateWriter.Failure) in try StateWriter.put(archive, into: try EditCommands.classified(bytes, common)) }
                 }
             }
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)

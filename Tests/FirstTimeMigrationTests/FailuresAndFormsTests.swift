@@ -251,7 +251,7 @@ import TestSupport
                 #expect(domain.value(key) == normalize(value), "\(key)")
             }
         }
-        #expect(throws: Migration.Failure.unwritable("k: an archive UID has no UserDefaults form")) {
+        #expect(throws: FirstTimeError.cannotHold("k: an archive UID has no UserDefaults form")) {
             try FoundationValues.object(.uid(1), at: "k")
         }
     }
