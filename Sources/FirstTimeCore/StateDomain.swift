@@ -86,9 +86,9 @@ public struct StateSource<Domain: StateDomain> {
     public let key: String
     /// The forms the domain holds, in reading order (``StateForm/forms(in:key:)`` and
     /// ``StateForm/held(_:keys:primaryRecords:)``).
-    public let forms: [StateForm]
+    public private(set) var forms: [StateForm]
     /// The records an interval copy mirrors, when `.intervalKeys` is a copy beside another form.
-    public let intervalCopyOf: FirstTimeRecords?
+    public private(set) var intervalCopyOf: FirstTimeRecords?
 
     /// Finds the forms `domain` holds.
     /// - Parameters:
@@ -104,6 +104,15 @@ public struct StateSource<Domain: StateDomain> {
             if candidates[0] == .defaultsArchive { return (try? Self.archiveData(domain, key)).flatMap(archiveRecords) }
             return try? Self.plainRecords(domain)
         }
+    }
+
+    /// This source with `form` neither read nor written (the store's IntervalClient keys are
+    /// its own key space, not YCFirstTime's state).
+    public func without(_ form: StateForm) -> StateSource {
+        var source = self
+        source.forms.removeAll { $0 == form }
+        if form == .intervalKeys { source.intervalCopyOf = nil }
+        return source
     }
 
     /// The archive bytes under ``key``.
