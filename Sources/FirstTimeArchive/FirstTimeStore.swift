@@ -202,10 +202,10 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// Whether the gate should run now: yes when `interval.<key>` holds no number (missing, or
     /// not a number `as? TimeInterval` reads), when calendar arithmetic fails, or when `now >=
     /// calendar.date(byAdding:value:to: lastRun)`.
-    public func shouldRun(_ key: IntervalKey, every interval: IntervalConfig) -> Bool {
+    public func shouldRun(_ key: IntervalKey, every interval: CalendarInterval) -> Bool {
         lock.withLock {
             let now = currentDate().timeIntervalSinceReferenceDate
-            return RunRules.decide(.calendar(interval.calendarInterval), record: intervalRecord(key), now: now,
+            return RunRules.decide(.calendar(interval), record: intervalRecord(key), now: now,
                                    appVersion: nil, calendar: calendar).wouldRun
         }
     }
@@ -389,30 +389,10 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 }
 
-/// How often an IntervalClient gate runs: the presets, or any calendar component and count.
-public enum IntervalConfig: Sendable, Equatable {
-    /// One hour.
-    case hourly
-    /// One calendar day.
-    case daily
-    /// One week of the year.
-    case weekly
-    /// One calendar month (clamped to the month's end).
-    case monthly
-    /// One calendar year.
-    case yearly
-    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them.
-    case custom(Calendar.Component, Int)
-
-    /// The rule ``RunRules`` decides with.
-    public var calendarInterval: CalendarInterval {
-        switch self {
-        case .hourly: return .hourly
-        case .daily: return .daily
-        case .weekly: return .weekly
-        case .monthly: return .monthly
-        case .yearly: return .yearly
-        case let .custom(component, value): return CalendarInterval(component: component, value: value)
-        }
+extension CalendarInterval {
+    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them
+    /// (``init(component:value:)``): `store.shouldRun("report", every: .custom(.day, 3))`.
+    public static func custom(_ component: Calendar.Component, _ value: Int) -> CalendarInterval {
+        CalendarInterval(component: component, value: value)
     }
 }

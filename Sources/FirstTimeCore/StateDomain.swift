@@ -45,10 +45,6 @@ extension PlistDictionary: StateDomain {
 
     /// Applies the changes in one pass over the entries (never fails).
     public mutating func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
-        guard changes.count > 1 else {
-            if let change = changes.first { self[change.key] = change.value }
-            return
-        }
         let present = keyIndex()
         var last: [ExactKey: PlistValue?] = [:]
         var added: [String] = []
@@ -84,8 +80,15 @@ public struct StateSource<Domain: StateDomain> {
     public let domain: Domain
     /// The defaults key of the archive.
     public let key: String
-    /// The forms the domain holds, in reading order (``StateForm/forms(in:key:)`` and
-    /// ``StateForm/held(_:keys:primaryRecords:)``).
+    /// The forms the domain holds, in reading order (the first is the state, the others
+    /// copies): the archive under ``key``, then `YCFirstTime.records`, then `interval.*` keys.
+    ///
+    /// `interval.*` keys alone are the state (IntervalClient's form). Beside an archive or plain
+    /// records they are a copy of the first form's records only when at least one of them names
+    /// one of those records (the copy `migrate --to interval --keep-source` writes): then the
+    /// keys that name a record are the copy (``intervalCopyOf``), and every other `interval.*`
+    /// key is IntervalClient's own gate. When none names a record, or the first form cannot be
+    /// read, `.intervalKeys` is no form of the state (not read, written, checked or listed).
     public private(set) var forms: [StateForm]
     /// The records an interval copy mirrors, when `.intervalKeys` is a copy beside another form.
     public private(set) var intervalCopyOf: FirstTimeRecords?
@@ -98,12 +101,22 @@ public struct StateSource<Domain: StateDomain> {
     public init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords?) {
         self.domain = domain
         self.key = key
-        let keys = domain.domainKeys
-        let candidates = StateForm.forms(in: keys, key: key)
-        (forms, intervalCopyOf) = StateForm.held(candidates, keys: keys) {
-            if candidates[0] == .defaultsArchive { return (try? Self.archiveData(domain, key)).flatMap(archiveRecords) }
-            return try? Self.plainRecords(domain)
+        var archive = false, plain = false, interval = false
+        for name in domain.domainKeys {
+            if !archive, exactlyEqual(name, key) { archive = true }
+            if !plain, exactlyEqual(name, RecordsFormat.defaultsKey) { plain = true }
+            if !interval, name.hasPrefix(IntervalKey.prefix) { interval = true }
         }
+        forms = (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
+        guard forms.count > 1, interval else { return }
+        let prefix = IntervalKey.prefix
+        let first = archive ? (try? Self.archiveData(domain, key)).flatMap(archiveRecords) : try? Self.plainRecords(domain)
+        guard let records = first, !records.entries.isEmpty,
+              domain.domainKeys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
+            forms.removeLast()
+            return
+        }
+        intervalCopyOf = records
     }
 
     /// This source with `form` neither read nor written (the store's IntervalClient keys are

@@ -182,7 +182,7 @@ import TestSupport
         }
     }
 
-    /// IntervalClient's own gate beside the archive is no form of the state (`StateForm.held`,
+    /// IntervalClient's own gate beside the archive is no form of the state (`StateSource.forms`,
     /// as for the tool): not read, not a disagreement, never removed; a copy is read only for
     /// the records it mirrors.
     @Test func anAppsOwnIntervalGateIsNotState() throws {
