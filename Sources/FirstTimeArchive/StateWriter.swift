@@ -1,4 +1,4 @@
-public import Plist
+internal import Plist
 
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
@@ -57,19 +57,6 @@ public enum StateWriter {
         }
     }
 
-    /// `bytes` with its YCFirstTime state replaced by `records`, in the file's own form. Every
-    /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
-    /// step); every other key keeps its place and value.
-    /// - Parameters:
-    ///   - key: the defaults key of the archive (`YCFirstTime`).
-    /// - Throws: ``Failure``.
-    public static func write(_ records: FirstTimeRecords, into bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
-                             limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let file: StateFile
-        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .state(error) }
-        return try write(records, into: file)
-    }
-
     /// The file with `records` in place of its state, and what that drops; nil when the
     /// records are those `state` holds, bit for bit: there is nothing to write, and the file
     /// keeps its bytes (an archive another program wrote keeps its own object order, a copy of
@@ -123,8 +110,10 @@ public enum StateWriter {
         return try write(records, into: file)
     }
 
-    /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``),
-    /// written even when the records are those it holds (see ``rewrite(_:changedFrom:into:)``).
+    /// The file with its YCFirstTime state replaced by `records`, in the file's own form: every
+    /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
+    /// step), every other key keeps its place and value; written even when the records are
+    /// those it holds (see ``rewrite(_:changedFrom:into:)``).
     /// A defaults domain with no state yet (a fresh install's preferences, or after
     /// ``reset(_:)``) gets the archive under ``StateFile/key``, after every other key, as
     /// YCFirstTime's first save puts it there.
