@@ -34,7 +34,7 @@ public struct StateFile: Sendable {
     /// The forms the file holds, in the order they are read: the first is the state; the others
     /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
     /// `interval.*` keys beside an archive or plain records are a form only when they copy its
-    /// records (``StateSource/forms``, the one rule).
+    /// records (`StateSource.forms`, the one rule).
     public let forms: [StateForm]
     /// The defaults domain and its forms (an empty domain for a bare archive): what reads and
     /// writes every form but the bare archive.

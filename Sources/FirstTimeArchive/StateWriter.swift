@@ -151,7 +151,7 @@ public enum StateWriter {
     /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
     /// file (an `interval.*` value IntervalClient cannot read is no state and stays; beside an
     /// archive or plain records, only the keys that copy a record go, IntervalClient's own
-    /// gates stay: ``StateSource/forms``), an empty
+    /// gates stay: `StateSource.forms`), an empty
     /// archive for a bare archive; and what that drops besides the records. Nil when the file
     /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
     /// key does nothing).

@@ -1,4 +1,4 @@
-public import PlistCore
+package import PlistCore
 
 /// A domain of keys and values that can hold YCFirstTime state: a defaults file's top level
 /// (``PlistCore/PlistDictionary``, in the tool and the store) or the app's `UserDefaults` (in
@@ -8,7 +8,7 @@ public import PlistCore
 /// var domain = PlistDictionary([("Theme", .string("dark"))])
 /// try domain.setPlistValues([("YCFirstTime.records", RecordsFormat.plist(records))])
 /// ```
-public protocol StateDomain {
+package protocol StateDomain {
     /// A sequence of the domain's keys.
     associatedtype Keys: Sequence<String>
     /// Every key the domain holds, in its order.
@@ -26,25 +26,25 @@ public protocol StateDomain {
 
 extension StateDomain {
     /// Every entry whose key starts with `prefix`, from ``domainKeys`` and ``plistValue(forKey:)``.
-    public func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
+    package func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
         domainKeys.filter { $0.hasPrefix(prefix) }.compactMap { key in plistValue(forKey: key).map { (key: key, value: $0) } }
     }
 }
 
 extension PlistDictionary: StateDomain {
     /// The keys, in order.
-    public var domainKeys: LazyMapSequence<[(key: String, value: PlistValue)], String> { entries.lazy.map(\.key) }
+    package var domainKeys: LazyMapSequence<[(key: String, value: PlistValue)], String> { entries.lazy.map(\.key) }
 
     /// The value for `key`, or nil (``subscript(_:)``).
-    public func plistValue(forKey key: String) -> PlistValue? { self[key] }
+    package func plistValue(forKey key: String) -> PlistValue? { self[key] }
 
     /// The entries whose key starts with `prefix`, in order.
-    public func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
+    package func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
         entries.filter { $0.key.hasPrefix(prefix) }
     }
 
     /// Applies the changes in one pass over the entries (never fails).
-    public mutating func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
+    package mutating func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
         let present = keyIndex()
         var last: [ExactKey: PlistValue?] = [:]
         var added: [String] = []
@@ -75,11 +75,11 @@ extension PlistDictionary: StateDomain {
 /// }
 /// let edited = try source.written(newRecords, replacing: plain.records)
 /// ```
-public struct StateSource<Domain: StateDomain> {
+package struct StateSource<Domain: StateDomain> {
     /// The domain.
-    public let domain: Domain
+    package let domain: Domain
     /// The defaults key of the archive.
-    public let key: String
+    package let key: String
     /// The forms the domain holds, in reading order (the first is the state, the others
     /// copies): the archive under ``key``, then `YCFirstTime.records`, then `interval.*` keys.
     ///
@@ -89,16 +89,16 @@ public struct StateSource<Domain: StateDomain> {
     /// keys that name a record are the copy (``intervalCopyOf``), and every other `interval.*`
     /// key is IntervalClient's own gate. When none names a record, or the first form cannot be
     /// read, `.intervalKeys` is no form of the state (not read, written, checked or listed).
-    public private(set) var forms: [StateForm]
+    package private(set) var forms: [StateForm]
     /// The records an interval copy mirrors, when `.intervalKeys` is a copy beside another form.
-    public private(set) var intervalCopyOf: FirstTimeRecords?
+    package private(set) var intervalCopyOf: FirstTimeRecords?
 
     /// Finds the forms `domain` holds.
     /// - Parameters:
     ///   - key: the defaults key of the archive (`YCFirstTime`).
     ///   - archiveRecords: the records of the archive bytes under `key`, or nil when they cannot
     ///     be read; asked only when `interval.*` keys are beside the archive.
-    public init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords?) {
+    package init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords?) {
         self.domain = domain
         self.key = key
         var archive = false, plain = false, interval = false
@@ -121,7 +121,7 @@ public struct StateSource<Domain: StateDomain> {
 
     /// This source with `form` neither read nor written (the store's IntervalClient keys are
     /// its own key space, not YCFirstTime's state).
-    public func without(_ form: StateForm) -> StateSource {
+    package func without(_ form: StateForm) -> StateSource {
         var source = self
         source.forms.removeAll { $0 == form }
         if form == .intervalKeys { source.intervalCopyOf = nil }
@@ -131,11 +131,11 @@ public struct StateSource<Domain: StateDomain> {
     /// The archive bytes under ``key``.
     /// - Throws: ``FirstTimeError/keyNotFound(_:)``, or ``FirstTimeError/notArchiveData(key:found:)``
     ///   when the key holds something other than data.
-    public func archiveData() throws(FirstTimeError) -> [UInt8] { try Self.archiveData(domain, key) }
+    package func archiveData() throws(FirstTimeError) -> [UInt8] { try Self.archiveData(domain, key) }
 
     /// The records and non-fatal findings of one form; `archive` decodes the archive bytes of
     /// `.archive` and `.defaultsArchive`, `failure` gives every other error the caller's type.
-    public func read<Failure: Error>(_ form: StateForm, failure: (FirstTimeError) -> Failure,
+    package func read<Failure: Error>(_ form: StateForm, failure: (FirstTimeError) -> Failure,
                                      archive: ([UInt8]) throws(Failure) -> DecodedArchive) throws(Failure) -> DecodedArchive {
         switch form {
         case .archive, .defaultsArchive:
@@ -158,7 +158,7 @@ public struct StateSource<Domain: StateDomain> {
     /// - Throws: ``FirstTimeError/cannotHold(_:)`` when IntervalClient keys alone hold the state
     ///   and a record has a version or no time; what the domain's ``StateDomain/setPlistValues(_:)``
     ///   throws.
-    public func written(_ records: FirstTimeRecords, replacing before: FirstTimeRecords,
+    package func written(_ records: FirstTimeRecords, replacing before: FirstTimeRecords,
                         newForm: StateForm = .defaultsArchive) throws(FirstTimeError) -> Domain {
         var changes: [(key: String, value: PlistValue?)] = []
         if forms == [.intervalKeys] { try Self.checkIntervalOnly(records) }
@@ -181,7 +181,7 @@ public struct StateSource<Domain: StateDomain> {
     /// The domain after YCFirstTime's `reset()`: every form of the state `before` removed (an
     /// `interval.*` value IntervalClient cannot read is no state and stays, and so does a key
     /// that names no record of `before`, IntervalClient's own gate beside a copy).
-    public func reset(_ before: FirstTimeRecords) throws(FirstTimeError) -> Domain {
+    package func reset(_ before: FirstTimeRecords) throws(FirstTimeError) -> Domain {
         var changes: [(key: String, value: PlistValue?)] = []
         for form in forms {
             switch form {

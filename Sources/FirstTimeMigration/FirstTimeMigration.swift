@@ -217,11 +217,11 @@ extension FirstTimeMigration {
 extension UserDefaults: StateDomain {
     /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them),
     /// in UTF-8 order.
-    public var domainKeys: [String] { dictionaryRepresentation().keys.sorted(by: utf8Precedes) }
+    package var domainKeys: [String] { dictionaryRepresentation().keys.sorted(by: utf8Precedes) }
 
     /// The value stored under `key`, as a property list. An object no property list can hold
     /// (none should be in `UserDefaults`) reads as its description, so it is never mistaken for state.
-    public func plistValue(forKey key: String) -> PlistValue? {
+    package func plistValue(forKey key: String) -> PlistValue? {
         guard let object = object(forKey: key) else { return nil }
         return FoundationValues.value(object) ?? .string(String(describing: object))
     }
@@ -231,7 +231,7 @@ extension UserDefaults: StateDomain {
     /// - Throws: ``FirstTimeError/cannotHold(_:)`` for a value `UserDefaults` cannot store (a UID,
     ///   a 16-byte integer) or, where Foundation merges canonically equivalent keys, for keys it
     ///   would merge; nothing is set then.
-    public func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
+    package func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
         var objects: [Any?] = []
         for (key, value) in changes { objects.append(try value.map { (value: PlistValue) throws(FirstTimeError) in try FoundationValues.object(value, at: key) }) }
         if FoundationValues.mergesEquivalentKeys {

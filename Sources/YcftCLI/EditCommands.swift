@@ -132,7 +132,8 @@ enum EditCommands {
         let path = try singleFile(operands)
         var nothing = false
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-            guard let reset = try judged({ () throws(StateWriter.Failure) in try StateWriter.reset(try classified(bytes, common)) }) else {
+            let file = try classified(bytes, common)
+            guard let reset = try judged({ () throws(StateWriter.Failure) in try StateWriter.reset(file) }) else {
                 nothing = true
                 return nil
             }
@@ -151,8 +152,8 @@ enum EditCommands {
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-            let file = try judged { () throws(StateWriter.Failure) in try classified(bytes, common) }
-            let held = try judged { () throws(StateWriter.Failure) in try readHeld(file) }
+            let file = try classified(bytes, common)
+            let held = try judged(file.heldState)
             var records = held?.records ?? FirstTimeRecords()
             try change(&records)
             return try judged { () throws(StateWriter.Failure) in
@@ -167,26 +168,21 @@ enum EditCommands {
     }
 
     /// A library refusal as the edit commands report it: a content problem (exit 1).
-    static func judged<T>(_ body: () throws(StateWriter.Failure) -> T) throws(Ycft.Failure) -> T {
+    static func judged<T, Failure: Error & CustomStringConvertible>(_ body: () throws(Failure) -> T) throws(Ycft.Failure) -> T {
         do { return try body() } catch { throw Ycft.Failure(.content, nil, error.description) }
     }
 
-    /// What the bytes of an edited file hold (``StateFile``), a failure as a write-back's.
-    static func classified(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> StateFile {
-        do { return try StateFile(bytes, key: common.key, limits: common.limits) } catch { throw .state(error) }
-    }
-
-    /// The file's state, nil when a defaults domain holds none (``StateFile/heldState()``).
-    private static func readHeld(_ file: StateFile) throws(StateWriter.Failure) -> StateFile.State? {
-        do { return try file.heldState() } catch { throw .state(error) }
+    /// What the bytes of an edited file hold (``StateFile``).
+    static func classified(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateFile {
+        try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
     }
 
     /// What an edited file holds and its state, read once and judged by the library's one
     /// judge (``StateFile/heldState()``): a file or key that holds something other than
     /// YCFirstTime state fails here, as a write-back would.
-    static func readState(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, StateFile.State) {
+    static func readState(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> (StateFile, StateFile.State) {
         let file = try classified(bytes, common)
-        do { return (file, try file.state()) } catch { throw .state(error) }
+        return (file, try judged(file.state))
     }
 
     /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
@@ -221,7 +217,7 @@ enum EditCommands {
         rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let output = try change(bytes)
             guard output != bytes else { return nil }
-            let (_, state) = try judged { () throws(StateWriter.Failure) in try readState(bytes, common) }
+            let (_, state) = try readState(bytes, common)
             return StateWriter.Rewrite(bytes: output, dropped: state.dropped)
         }
     }

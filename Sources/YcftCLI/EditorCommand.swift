@@ -25,7 +25,7 @@ extension EditCommands {
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         // A file the edit could not be written to is refused before the editor opens.
         let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8] in
-            let (file, original) = try judged { () throws(StateWriter.Failure) in try readState(bytes, common) }
+            let (file, original) = try readState(bytes, common)
             return try session.run(file, original.records, unchanged: bytes)
         }
         return session.finish(status, path: path, io: io)

@@ -54,7 +54,8 @@ enum PackCommand {
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 let common = EditCommands.Common(key: key, force: force, limits: PlistLimits.default)
                 return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-                    try EditCommands.judged { () throws(StateWriter.Failure) in try StateWriter.put(archive, into: try EditCommands.classified(bytes, common)) }
+                    let file = try EditCommands.classified(bytes, common)
+                    return try EditCommands.judged { () throws(StateWriter.Failure) in try StateWriter.put(archive, into: file) }
                 }
             }
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
