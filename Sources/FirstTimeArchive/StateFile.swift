@@ -35,10 +35,10 @@ public struct StateFile: Sendable {
     /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
     /// `interval.*` keys beside an archive or plain records are a form only when they copy its
     /// records (`StateSource.forms`, the one rule).
-    public let forms: [StateForm]
+    public private(set) var forms: [StateForm]
     /// The defaults domain and its forms (an empty domain for a bare archive): what reads and
     /// writes every form but the bare archive.
-    let source: StateSource<PlistDictionary>
+    private(set) var source: StateSource<PlistDictionary>
     /// The file's property-list format.
     public let format: PlistFormat
     /// The defaults key of the archive.
@@ -59,19 +59,16 @@ public struct StateFile: Sendable {
         self.limits = limits
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        // A bare archive reads through an empty domain: it has no forms of its own there.
+        source = StateSource(PlistDictionary(), key: key) { _ in nil }
         if let decoded = LegacyArchive.fastRead(document) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
-            source = StateSource(PlistDictionary(), key: key) { _ in nil }
             return
         }
         let read: (value: PlistValue, format: PlistFormat)
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
-        (format, value, fastArchive) = (read.format, read.value, nil)
-        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else {
-            forms = [.archive]
-            source = StateSource(PlistDictionary(), key: key) { _ in nil }
-            return
-        }
+        (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
+        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else { return }
         source = StateSource(file, key: key) { bytes in try? LegacyArchive.read(bytes, limits: limits).records }
         forms = source.forms
     }

@@ -110,7 +110,7 @@ package struct StateSource<Domain: StateDomain> {
         forms = (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
         guard forms.count > 1, interval else { return }
         let prefix = IntervalKey.prefix
-        let first = archive ? (try? Self.archiveData(domain, key)).flatMap(archiveRecords) : try? Self.plainRecords(domain)
+        let first = archive ? (try? archiveData()).flatMap(archiveRecords) : try? Self.plainRecords(domain)
         guard let records = first, !records.entries.isEmpty,
               domain.domainKeys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
             forms.removeLast()
@@ -131,7 +131,11 @@ package struct StateSource<Domain: StateDomain> {
     /// The archive bytes under ``key``.
     /// - Throws: ``FirstTimeError/keyNotFound(_:)``, or ``FirstTimeError/notArchiveData(key:found:)``
     ///   when the key holds something other than data.
-    package func archiveData() throws(FirstTimeError) -> [UInt8] { try Self.archiveData(domain, key) }
+    package func archiveData() throws(FirstTimeError) -> [UInt8] {
+        guard let stored = domain.plistValue(forKey: key) else { throw .keyNotFound(key) }
+        guard case let .data(bytes) = stored else { throw .notArchiveData(key: key, found: stored.typeName) }
+        return bytes
+    }
 
     /// The records and non-fatal findings of one form; `archive` decodes the archive bytes of
     /// `.archive` and `.defaultsArchive`, `failure` gives every other error the caller's type.
@@ -242,12 +246,6 @@ package struct StateSource<Domain: StateDomain> {
             throw .cannotHold("IntervalClient keys hold no record without a time (\(listed(timeless))); "
                               + "unset the record, or migrate the file to the records format first")
         }
-    }
-
-    private static func archiveData(_ domain: Domain, _ key: String) throws(FirstTimeError) -> [UInt8] {
-        guard let stored = domain.plistValue(forKey: key) else { throw .keyNotFound(key) }
-        guard case let .data(bytes) = stored else { throw .notArchiveData(key: key, found: stored.typeName) }
-        return bytes
     }
 
     private static func plainRecords(_ domain: Domain) throws(FirstTimeError) -> FirstTimeRecords {
