@@ -1,5 +1,6 @@
 public import Foundation
 public import Plist
+public import FileErrors
 internal import SafeFiles
 internal import Synchronization
 
@@ -45,17 +46,26 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Why the store could not load or save.
-    public enum StoreError: Error, Sendable, CustomStringConvertible {
+    public indirect enum StoreError: Error, Sendable, CustomStringConvertible {
         /// The file exists but does not hold readable state.
         case unreadable(path: String, FirstTimeError)
         /// The file could not be read or written.
-        case io(path: String, String)
+        case file(path: String, FileError)
+        /// The file is larger than the store reads (``PlistLimits/maxInputSize``).
+        case tooLarge(path: String, limit: Int)
+        /// The new state could not be encoded.
+        case unencodable(path: String, FirstTimeError)
+        /// Nothing is saved over a file the store could not read when it opened (``shared``).
+        case notLoaded(path: String, StoreError)
 
         /// `path: what`.
         public var description: String {
             switch self {
             case let .unreadable(path, error): return "\(path): \(error)"
-            case let .io(path, why): return "\(path): \(why)"
+            case let .file(path, error): return "\(path): \(error)"
+            case let .tooLarge(path, limit): return "\(path): cannot read: larger than \(limit) bytes"
+            case let .unencodable(path, error): return "\(path): cannot encode: \(error)"
+            case let .notLoaded(path, cause): return "\(path): not saved: the file could not be read when the store opened (\(cause))"
             }
         }
     }
@@ -291,7 +301,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// holds now, and the file is replaced only while it is still the one read; then memory
     /// holds what was saved. Nothing changes, on disk or in memory, when this throws.
     private func save(_ change: (Snapshot) throws(FirstTimeError) -> (domain: PlistDictionary, records: FirstTimeRecords)) throws(StoreError) {
-        if let loadError { throw .io(path: path, "not saved: the file could not be read when the store opened (\(loadError))") }
+        if let loadError { throw .notLoaded(path: path, loadError) }
         var status: FileStatus?, saved: Snapshot?
         _ = try StateFile.cycle(path, read: { (path: String) throws(StoreError) in
             let input = try Self.read(path, lock: true)
@@ -300,10 +310,10 @@ public final class FirstTimeStore: @unchecked Sendable {
         }, change: { (bytes: [UInt8]) throws(StoreError) in
             var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
             let changed: (domain: PlistDictionary, records: FirstTimeRecords)
-            do throws(FirstTimeError) { changed = try change(next) } catch { throw .io(path: path, "cannot encode: \(error)") }
+            do throws(FirstTimeError) { changed = try change(next) } catch { throw .unencodable(path: path, error) }
             let output: [UInt8]
             do throws(PlistError) { output = try PropertyList.write(.dictionary(changed.domain), format: next.format) } catch {
-                throw .io(path: path, "cannot encode: \(error)")
+                throw .unencodable(path: path, .plist(error))
             }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
@@ -311,7 +321,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             saved = next
             return output
         }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(StoreError) in
-            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .io(path: path, error.description) }
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(path: path, error) }
         })
         if let saved { file = saved }
     }
@@ -322,8 +332,8 @@ public final class FirstTimeStore: @unchecked Sendable {
         guard case .success = FileStatus.of(path) else { return InputFile(path: path, bytes: []) }
         let limit = PlistLimits.default.maxInputSize
         let input: InputFile
-        do throws(FileError) { input = try SafeFile.read(path, limit: limit, lock: lock) } catch { throw .io(path: path, error.description) }
-        guard input.bytes.count <= limit else { throw .io(path: path, "cannot read: larger than \(limit) bytes") }
+        do throws(FileError) { input = try SafeFile.read(path, limit: limit, lock: lock) } catch { throw .file(path: path, error) }
+        guard input.bytes.count <= limit else { throw .tooLarge(path: path, limit: limit) }
         return input
     }
 
