@@ -92,24 +92,6 @@ public enum StateWriter {
         return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
     }
 
-    /// The file with `records` in place of `before`, the records it holds
-    /// (`file.state().records`); nil when they are the same, bit for bit (see
-    /// ``rewrite(_:changedFrom:into:)``, which also says what the write drops).
-    ///
-    /// ```swift
-    /// let file = try StateFile(bytes)
-    /// let before = try file.state().records
-    /// var records = before
-    /// records["onboarding.v1"] = nil
-    /// if let edited = try StateWriter.write(records, changedFrom: before, into: file) { save(edited) }
-    /// ```
-    /// - Throws: ``Failure``, as ``write(_:into:)``.
-    public static func write(_ records: FirstTimeRecords, changedFrom before: FirstTimeRecords,
-                             into file: StateFile) throws(Failure) -> [UInt8]? {
-        guard records != before else { return nil }
-        return try write(records, into: file)
-    }
-
     /// The file with its YCFirstTime state replaced by `records`, in the file's own form: every
     /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
     /// step), every other key keeps its place and value; written even when the records are

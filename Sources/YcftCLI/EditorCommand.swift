@@ -143,7 +143,7 @@ private struct EditSession {
             return .mistake(error.description)
         }
         do throws(StateWriter.Failure) {
-            return .bytes(try StateWriter.write(records, changedFrom: original, into: file))
+            return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             guard case let .state(.cannotHold(message)) = error else { throw .content("\(error.description); nothing was written") }
