@@ -9,10 +9,9 @@ package import PlistCore
 /// try domain.setPlistValues([("YCFirstTime.records", RecordsFormat.plist(records))])
 /// ```
 package protocol StateDomain {
-    /// A sequence of the domain's keys.
-    associatedtype Keys: Sequence<String>
-    /// Every key the domain holds, in its order.
-    var domainKeys: Keys { get }
+    /// Every key the domain holds, in its order (a list, so that finding the forms walks it
+    /// without going through the protocol once per key).
+    var domainKeys: [String] { get }
     /// The value stored under `key` (compared by exact scalars), or nil.
     func plistValue(forKey key: String) -> PlistValue?
     /// Every entry whose key starts with `prefix`, in the domain's order.
@@ -33,7 +32,7 @@ extension StateDomain {
 
 extension PlistDictionary: StateDomain {
     /// The keys, in order.
-    package var domainKeys: LazyMapSequence<[(key: String, value: PlistValue)], String> { entries.lazy.map(\.key) }
+    package var domainKeys: [String] { entries.map(\.key) }
 
     /// The value for `key`, or nil (``subscript(_:)``).
     package func plistValue(forKey key: String) -> PlistValue? { self[key] }
