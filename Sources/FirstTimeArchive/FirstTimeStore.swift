@@ -1,5 +1,6 @@
 public import Foundation
 public import Plist
+public import FileErrors
 internal import SafeFiles
 internal import Synchronization
 
@@ -28,10 +29,14 @@ internal import Synchronization
 ///
 /// **Thread safety.** Every method may be called from any thread. A gate holds the store's
 /// (recursive) lock from its decision through its block to its save, so when threads race on
-/// one key exactly one runs the block, and a block may call the store again. Two stores (or
-/// processes) writing one file are not coordinated: the last save wins. (`@unchecked Sendable`
-/// because the state sits behind an NSRecursiveLock, not a Synchronization.Mutex: a block runs
-/// under the lock and may call the store again, and Mutex is not recursive.)
+/// one key exactly one runs the block, and a block may call the store again. Every save goes
+/// through ycft's own read-change-write cycle (as `ycft set` does): the file is read again under
+/// its lock, the one change is made to what it holds then (every form of the YCFirstTime state
+/// kept in step), and it is replaced only while it is still the file read, so a save by another
+/// store or process is kept, not overwritten.
+/// (`@unchecked Sendable` because the state sits behind an NSRecursiveLock, not a
+/// Synchronization.Mutex: a block runs under the lock and may call the store again, and Mutex
+/// is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
     /// Which form of the YCFirstTime state a new domain gets (an existing domain keeps its own).
     public enum FileFormat: Sendable, Equatable {
@@ -42,17 +47,26 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Why the store could not load or save.
-    public enum StoreError: Error, Sendable, CustomStringConvertible {
+    public indirect enum StoreError: Error, Sendable, CustomStringConvertible {
         /// The file exists but does not hold readable state.
         case unreadable(path: String, FirstTimeError)
         /// The file could not be read or written.
-        case io(path: String, String)
+        case file(path: String, FileError)
+        /// The file is larger than the store reads (`PlistLimits.maxInputSize`).
+        case tooLarge(path: String, limit: Int)
+        /// The new state could not be encoded.
+        case unencodable(path: String, FirstTimeError)
+        /// Nothing is saved over a file the store could not read when it opened (``shared``).
+        case notLoaded(path: String, StoreError)
 
         /// `path: what`.
         public var description: String {
             switch self {
             case let .unreadable(path, error): return "\(path): \(error)"
-            case let .io(path, why): return "\(path): \(why)"
+            case let .file(path, error): return "\(path): \(error)"
+            case let .tooLarge(path, limit): return "\(path): cannot read: larger than \(limit) bytes"
+            case let .unencodable(path, error): return "\(path): cannot encode: \(error)"
+            case let .notLoaded(path, cause): return "\(path): not saved: the file could not be read when the store opened (\(cause))"
             }
         }
     }
@@ -98,20 +112,15 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     private let path: String
-    private var newFileFormat: PlistFormat
+    /// The form and plist format the YCFirstTime state gets in a domain that has none yet.
+    private let newForm: StateForm, newFileFormat: PlistFormat
     private let calendar: Calendar
     private let lock = NSRecursiveLock()
     private var versionOverride: (@Sendable () -> String?)?
     private var nowOverride: (@Sendable () -> Date)?
     private var recordFirst = false
-    /// The whole domain as it will be saved; `records` mirrors its YCFirstTime part.
-    private var domain: PlistDictionary
-    private var state: FirstTimeRecords
-    /// Where the YCFirstTime state lives in the domain.
-    private var recordsKey: String
-    /// The stored group is an `NSDictionary`: YCFirstTime's next save replaces it with a new
-    /// group holding only the saved key.
-    private var groupReplacedOnSave = false
+    /// The file as last read or saved.
+    private var file: Snapshot
 
     /// Opens a store, loading the file when it exists (a missing file is an empty domain).
     /// - Parameters:
@@ -125,69 +134,22 @@ public final class FirstTimeStore: @unchecked Sendable {
         self.calendar = calendar
         loadError = nil
         switch format {
-        case .legacyArchive:
-            newFileFormat = .binary
-            recordsKey = LegacyArchive.defaultsKey
-        case let .plainRecords(plist):
-            newFileFormat = plist
-            recordsKey = RecordsFormat.defaultsKey
+        case .legacyArchive: (newForm, newFileFormat) = (.defaultsArchive, .binary)
+        case let .plainRecords(plist): (newForm, newFileFormat) = (.plainRecords, plist)
         }
-        domain = PlistDictionary()
-        state = FirstTimeRecords()
-        // FileStatus, not FileManager: the path's bytes as PathBytes encodes them (a non-UTF-8 name).
-        guard case .success = FileStatus.of(path) else { return }
-        let limit = PlistLimits.default.maxInputSize
-        let bytes: [UInt8]
-        do { bytes = try SafeFile.read(path, limit: limit).bytes } catch { throw .io(path: path, error.description) }
-        guard bytes.count <= limit else { throw .io(path: path, "cannot read: larger than \(limit) bytes") }
-        // What the file is and whether its YCFirstTime state reads, as every ycft command asks
-        // (StateFile): a key that holds something else is refused, never saved over.
-        do throws(FirstTimeError) {
-            let file = try StateFile(bytes)
-            guard let found = file.defaults else {
-                // A bare archive (what earlier versions of this store wrote): the domain holds it.
-                state = try file.state().records
-                domain = PlistDictionary([(LegacyArchive.defaultsKey, .data(bytes))])
-                newFileFormat = .binary
-                return
-            }
-            domain = found
-            newFileFormat = file.format
-            // IntervalClient's keys are its own key space here, not YCFirstTime's state.
-            if file.forms.contains(.defaultsArchive) {
-                let decoded = try file.read(.defaultsArchive)
-                // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
-                // root, a class outside its list) is an empty one, replaced on the next save;
-                // an NSDictionary group is read, but the next save starts a new group holding
-                // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
-                if decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) {
-                    state = FirstTimeRecords()
-                } else {
-                    state = decoded.records
-                    groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
-                }
-                recordsKey = LegacyArchive.defaultsKey
-            } else if file.forms.contains(.plainRecords) {
-                state = try file.read(.plainRecords).records
-                recordsKey = RecordsFormat.defaultsKey
-            }
-        } catch {
-            throw .unreadable(path: path, error)
-        }
+        file = try Self.snapshot(Self.read(path, lock: false), newFileFormat)
     }
 
     private init(unreadable path: String, error: StoreError) {
         self.path = path
         calendar = .current
-        newFileFormat = .binary
-        domain = PlistDictionary()
-        state = FirstTimeRecords()
-        recordsKey = LegacyArchive.defaultsKey
+        (newForm, newFileFormat) = (.defaultsArchive, .binary)
+        file = Snapshot(.binary)
         loadError = error
     }
 
     /// The YCFirstTime records as they are now (a snapshot).
-    public var records: FirstTimeRecords { lock.withLock { state } }
+    public var records: FirstTimeRecords { lock.withLock { file.records } }
 
     // MARK: YCFirstTime
 
@@ -231,11 +193,11 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Whether `key` has ever run (ignores version and interval).
-    public func blockWasExecuted(_ key: String) -> Bool { lock.withLock { state[key] != nil } }
+    public func blockWasExecuted(_ key: String) -> Bool { lock.withLock { file.records[key] != nil } }
 
     /// When `key` last ran, or nil.
     public func lastExecutionDate(forKey key: String) -> Date? {
-        lock.withLock { state[key]?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
+        lock.withLock { file.records[key]?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
     }
 
     /// Forgets every YCFirstTime key: removes `YCFirstTime` (or `YCFirstTime.records`) from the
@@ -243,11 +205,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     public func reset() throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        var next = domain
-        next[recordsKey] = nil
-        try save(next)
-        domain = next
-        state = FirstTimeRecords()
+        try save { (file: Snapshot) throws(FirstTimeError) in (try file.source.reset(file.records), FirstTimeRecords()) }
     }
 
     // MARK: IntervalClient
@@ -255,10 +213,10 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// Whether the gate should run now: yes when `interval.<key>` holds no number (missing, or
     /// not a number `as? TimeInterval` reads), when calendar arithmetic fails, or when `now >=
     /// calendar.date(byAdding:value:to: lastRun)`.
-    public func shouldRun(_ key: IntervalKey, every interval: IntervalConfig) -> Bool {
+    public func shouldRun(_ key: IntervalKey, every interval: CalendarInterval) -> Bool {
         lock.withLock {
             let now = currentDate().timeIntervalSinceReferenceDate
-            return RunRules.decide(.calendar(interval.calendarInterval), record: intervalRecord(key), now: now,
+            return RunRules.decide(.calendar(interval), record: intervalRecord(key), now: now,
                                    appVersion: nil, calendar: calendar).wouldRun
         }
     }
@@ -267,20 +225,14 @@ public final class FirstTimeStore: @unchecked Sendable {
     public func markRun(_ key: IntervalKey) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        var next = domain
-        next[IntervalKey.prefix + key.name] = .real(currentDate().timeIntervalSince1970)
-        try save(next)
-        domain = next
+        try setInterval(key, .real(currentDate().timeIntervalSince1970))
     }
 
     /// Forgets one IntervalClient gate (removes `interval.<key>`).
     public func reset(_ key: IntervalKey) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        var next = domain
-        next[IntervalKey.prefix + key.name] = nil
-        try save(next)
-        domain = next
+        try setInterval(key, nil)
     }
 
     /// When the gate last ran, or nil (as ``shouldRun(_:every:)`` reads it).
@@ -298,7 +250,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func currentDate() -> Date { nowOverride?() ?? Date() }
 
     private func intervalRecord(_ key: IntervalKey) -> FirstTimeRecord? {
-        guard let stored = domain[IntervalKey.prefix + key.name],
+        guard let stored = file.source.domain[IntervalKey.prefix + key.name],
               let seconds = IntervalKey.seconds(stored) else { return nil }
         return FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)
     }
@@ -310,7 +262,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let now = currentDate().timeIntervalSinceReferenceDate
-        let decision = RunRules.decide(rule, record: state[key], now: now, appVersion: currentVersion(), calendar: calendar)
+        let decision = RunRules.decide(rule, record: file.records[key], now: now, appVersion: currentVersion(), calendar: calendar)
         guard decision.wouldRun else {
             afterFirstTime?()
             return false
@@ -328,57 +280,130 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// Saves the run of `key` (version from the provider, time read now) and then updates memory.
     private func record(_ key: String) throws(StoreError) {
-        var next = groupReplacedOnSave ? FirstTimeRecords() : state
-        next[key] = FirstTimeRecord(lastVersion: currentVersion(), lastTime: currentDate().timeIntervalSinceReferenceDate)
-        var nextDomain = domain
-        nextDomain[recordsKey] = try encode(next)
-        try save(nextDomain)
-        domain = nextDomain
-        state = next
-        groupReplacedOnSave = false
-    }
-
-    private func encode(_ records: FirstTimeRecords) throws(StoreError) -> PlistValue {
-        if recordsKey == RecordsFormat.defaultsKey { return RecordsFormat.plist(records) }
-        do { return .data(try LegacyArchive.encode(records, format: .binary)) } catch {
-            throw .io(path: path, "cannot encode: \(error)")
+        let record = FirstTimeRecord(lastVersion: currentVersion(), lastTime: currentDate().timeIntervalSinceReferenceDate)
+        try save { (file: Snapshot) throws(FirstTimeError) in
+            var next = file.groupReplacedOnSave ? FirstTimeRecords() : file.records
+            next[key] = record
+            return (try file.source.written(next, replacing: file.records, newForm: newForm), next)
         }
     }
 
-    private func save(_ next: PlistDictionary) throws(StoreError) {
-        if let loadError { throw .io(path: path, "not saved: the file could not be read when the store opened (\(loadError))") }
-        let bytes: [UInt8]
-        do { bytes = try PropertyList.write(.dictionary(next), format: newFileFormat) } catch {
-            throw .io(path: path, "cannot encode: \(error)")
+    /// Sets (nil: removes) IntervalClient's `interval.<key>`.
+    private func setInterval(_ key: IntervalKey, _ value: PlistValue?) throws(StoreError) {
+        try save { (file: Snapshot) throws(FirstTimeError) in
+            var domain = file.source.domain
+            try domain.setPlistValues([(key.defaultsKey, value)])
+            return (domain, file.records)
         }
-        do { try SafeFile.write(bytes, to: path) } catch { throw .io(path: path, error.description) }
+    }
+
+    /// Saves a change through the tool's one read-change-write cycle (``StateFile``'s): the file
+    /// is read again under its lock, `change` makes the new domain and records from what it
+    /// holds now, and the file is replaced only while it is still the one read; then memory
+    /// holds what was saved. Nothing changes, on disk or in memory, when this throws.
+    private func save(_ change: (Snapshot) throws(FirstTimeError) -> (domain: PlistDictionary, records: FirstTimeRecords)) throws(StoreError) {
+        if let loadError { throw .notLoaded(path: path, loadError) }
+        var status: FileStatus?, saved: Snapshot?
+        _ = try StateFile.cycle(path, read: { (path: String) throws(StoreError) in
+            let input = try Self.read(path, lock: true)
+            status = input.status
+            return input
+        }, change: { (bytes: [UInt8]) throws(StoreError) in
+            var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
+            let changed: (domain: PlistDictionary, records: FirstTimeRecords)
+            do throws(FirstTimeError) { changed = try change(next) } catch { throw .unencodable(path: path, error) }
+            let output: [UInt8]
+            do throws(PlistError) { output = try PropertyList.write(.dictionary(changed.domain), format: next.format) } catch {
+                throw .unencodable(path: path, .plist(error))
+            }
+            // What was saved, as a new store would load it: no group left to replace.
+            next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
+            (next.records, next.groupReplacedOnSave) = (changed.records, false)
+            saved = next
+            return output
+        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(StoreError) in
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(path: path, error) }
+        })
+        if let saved { file = saved }
+    }
+
+    /// The file at `path`, under its lock when asked; empty bytes and no status when there is none.
+    private static func read(_ path: String, lock: Bool) throws(StoreError) -> InputFile {
+        // FileStatus, not FileManager: the path's bytes as PathBytes encodes them (a non-UTF-8 name).
+        guard case .success = FileStatus.of(path) else { return InputFile(path: path, bytes: []) }
+        let limit = PlistLimits.default.maxInputSize
+        let input: InputFile
+        do throws(FileError) { input = try SafeFile.read(path, limit: limit, lock: lock) } catch { throw .file(path: path, error) }
+        guard input.bytes.count <= limit else { throw .tooLarge(path: path, limit: limit) }
+        return input
+    }
+
+    /// What the store reads in a file (``StateFile``, as every ycft command reads it).
+    private struct Snapshot {
+        /// The domain and its YCFirstTime forms, IntervalClient's keys left out (its own key space).
+        var source: StateSource<PlistDictionary>
+        /// The YCFirstTime records as the library loads them (empty when it would start afresh).
+        var records: FirstTimeRecords
+        /// The stored group is an `NSDictionary`: YCFirstTime's next save replaces it with a new
+        /// group holding only the saved key.
+        var groupReplacedOnSave = false
+        /// The file's plist format.
+        var format: PlistFormat
+
+        /// An empty domain (no file yet).
+        init(_ format: PlistFormat) {
+            source = StateSource(PlistDictionary()) { _ in nil }
+            records = FirstTimeRecords()
+            self.format = format
+        }
+    }
+
+    /// The file read as the store reads it; a missing file (no status, no bytes) is an empty domain.
+    private static func snapshot(_ input: InputFile, _ newFileFormat: PlistFormat) throws(StoreError) -> Snapshot {
+        var snapshot = Snapshot(newFileFormat)
+        guard input.status != nil || !input.bytes.isEmpty else { return snapshot }
+        // What the file is and whether its YCFirstTime state reads, as every ycft command asks
+        // (StateFile): a key that holds something else is refused, never saved over.
+        do throws(FirstTimeError) {
+            let file = try StateFile(input.bytes)
+            guard file.isDefaults else {
+                // A bare archive (what earlier versions of this store wrote): the domain holds it.
+                snapshot.records = try file.state().records
+                snapshot.source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
+                snapshot.format = .binary
+                return snapshot
+            }
+            snapshot.source = file.source.without(.intervalKeys)
+            snapshot.format = file.format
+            switch snapshot.source.forms.first {
+            case .defaultsArchive?:
+                let decoded = try file.read(.defaultsArchive)
+                // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
+                // root, a class outside its list) is an empty one, replaced on the next save;
+                // an NSDictionary group is read, but the next save starts a new group holding
+                // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
+                if decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) {
+                    snapshot.records = FirstTimeRecords()
+                } else {
+                    snapshot.records = decoded.records
+                    snapshot.groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+                }
+            case .plainRecords?:
+                snapshot.records = try file.read(.plainRecords).records
+            default:
+                break
+            }
+            return snapshot
+        } catch {
+            throw .unreadable(path: input.path, error)
+        }
     }
 }
 
-/// How often an IntervalClient gate runs: the presets, or any calendar component and count.
-public enum IntervalConfig: Sendable, Equatable {
-    /// One hour.
-    case hourly
-    /// One calendar day.
-    case daily
-    /// One week of the year.
-    case weekly
-    /// One calendar month (clamped to the month's end).
-    case monthly
-    /// One calendar year.
-    case yearly
-    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them.
-    case custom(Calendar.Component, Int)
-
-    /// The rule ``RunRules`` decides with.
-    public var calendarInterval: CalendarInterval {
-        switch self {
-        case .hourly: return .hourly
-        case .daily: return .daily
-        case .weekly: return .weekly
-        case .monthly: return .monthly
-        case .yearly: return .yearly
-        case let .custom(component, value): return CalendarInterval(component: component, value: value)
-        }
+extension CalendarInterval {
+    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them
+    /// (``init(component:value:)``): `store.shouldRun("report", every: .custom(.day, 3))`.
+    public static func custom(_ component: Calendar.Component, _ value: Int) -> CalendarInterval {
+        CalendarInterval(component: component, value: value)
     }
 }

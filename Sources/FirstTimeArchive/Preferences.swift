@@ -3,7 +3,7 @@ public import Plist
 extension StateFile {
     /// Whether `name`, a top-level key of this defaults file, is one of YCFirstTime's state
     /// keys: the archive key, `YCFirstTime.records`, or an `interval.*` key that is the state
-    /// or its copy (``StateForm/held(_:keys:primaryRecords:)``; IntervalClient's own gates
+    /// or its copy (`StateSource.forms`; IntervalClient's own gates
     /// beside the state are the app's preferences).
     public func isStateKey(_ name: String) -> Bool {
         if exactlyEqual(name, key) || exactlyEqual(name, RecordsFormat.defaultsKey) { return true }

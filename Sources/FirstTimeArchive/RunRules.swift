@@ -58,7 +58,7 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
         self.value = value
     }
 
-    /// Creates an interval of any component (`IntervalConfig.custom`): what Foundation cannot
+    /// Creates an interval of any component (``custom(_:_:)``): what Foundation cannot
     /// add (`.timeZone`, `.calendar`) makes `Calendar.date(byAdding:)` return nil, and the gate runs.
     public init(component: Calendar.Component, value: Int) {
         self.component = component

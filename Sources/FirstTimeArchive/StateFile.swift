@@ -1,7 +1,7 @@
 @_spi(Walker) internal import FirstTimeCore
 internal import KeyedArchive
 public import Plist
-internal import SafeFiles
+package import SafeFiles
 
 /// What a file holds: the one answer to "what kind of file is this?". Every command and every
 /// library call that reads YCFirstTime state asks this type.
@@ -31,17 +31,14 @@ internal import SafeFiles
 /// }
 /// ```
 public struct StateFile: Sendable {
-    /// One form of YCFirstTime state.
-    public typealias Form = StateForm
-
     /// The forms the file holds, in the order they are read: the first is the state; the others
     /// are copies (`migrate --keep-source`), checked to agree. Empty when the file holds none.
     /// `interval.*` keys beside an archive or plain records are a form only when they copy its
-    /// records (``StateForm/held(_:keys:primaryRecords:)``, the one rule).
-    public private(set) var forms: [Form]
-    /// The records an interval copy mirrors (the first form's), when `.intervalKeys` is a copy
-    /// beside another form: only the keys that name one of them are read and written.
-    private(set) var intervalCopyOf: FirstTimeRecords?
+    /// records (`StateSource.forms`, the one rule).
+    public private(set) var forms: [StateForm]
+    /// The defaults domain and its forms (an empty domain for a bare archive): what reads and
+    /// writes every form but the bare archive.
+    private(set) var source: StateSource<PlistDictionary>
     /// The file's property-list format.
     public let format: PlistFormat
     /// The defaults key of the archive.
@@ -62,22 +59,23 @@ public struct StateFile: Sendable {
         self.limits = limits
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
+        // A bare archive reads through an empty domain: it has no forms of its own there.
+        source = StateSource(PlistDictionary(), key: key) { _ in nil }
         if let decoded = LegacyArchive.fastRead(document) {
-            (forms, format, value, fastArchive, intervalCopyOf) = ([.archive], .binary, nil, decoded, nil)
+            (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
         let read: (value: PlistValue, format: PlistFormat)
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
-        (format, value, fastArchive, intervalCopyOf) = (read.format, read.value, nil, nil)
-        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else {
-            forms = [.archive]
-            return
-        }
-        forms = StateForm.forms(in: file.lazy.map(\.key), key: key)
-        // Interval keys beside another form: a copy of its records, or IntervalClient's own gates.
-        let candidates = forms
-        (forms, intervalCopyOf) = StateForm.held(candidates, keys: file.lazy.map(\.key)) { try? self.read(candidates[0]).records }
+        (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
+        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else { return }
+        source = StateSource(file, key: key) { bytes in try? LegacyArchive.read(bytes, limits: limits).records }
+        forms = source.forms
     }
+
+    /// The records an interval copy mirrors (the first form's), when `.intervalKeys` is a copy
+    /// beside another form: only the keys that name one of them are read and written.
+    var intervalCopyOf: FirstTimeRecords? { source.intervalCopyOf }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
     /// - Throws: ``FirstTimeError/file(_:)`` when it cannot be read, otherwise as
@@ -98,24 +96,41 @@ public struct StateFile: Sendable {
     @discardableResult
     public static func update(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
                               _ change: (inout FirstTimeRecords) throws(FirstTimeError) -> Void) throws(FirstTimeError) -> Bool {
-        let input: InputFile
-        do { input = try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw .file(error) }
-        defer { input.release() }
-        let file = try StateFile(input.bytes, key: key, limits: limits)
-        let state = try file.state()
-        var records = state.records
-        try change(&records)
-        let edited: StateWriter.Rewrite?
-        do { edited = try StateWriter.rewrite(records, changedFrom: state, into: file) } catch {
-            switch error {
-            case let .state(cause): throw cause
-            case let .unreadable(why): throw .plist(.unwritable(why, at: path))
+        try cycle(path, read: { (path: String) throws(FirstTimeError) in
+            do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw .file(error) }
+        }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
+            let file = try StateFile(bytes, key: key, limits: limits)
+            let state = try file.state()
+            var records = state.records
+            try change(&records)
+            do throws(StateWriter.Failure) { return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes } catch {
+                switch error { case let .state(cause): throw cause }
             }
-        }
-        guard let output = edited?.bytes else { return false }
-        do { _ = try SafeFile.write(output, to: path, options: SafeFile.WriteOptions(expected: input.status?.identity)) } catch {
-            throw .file(error)
-        }
+        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(FirstTimeError) in
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(error) }
+        })
+    }
+
+    /// The one read–change–write cycle of every change to a state file (``update(at:key:limits:_:)``,
+    /// ``FirstTimeStore``'s saves, the tool's `set`, `unset`, `reset`, `edit` and `pack --into`):
+    /// `read` reads the file under its lock, held until the cycle ends; `options` may refuse the
+    /// input and gives the write's options; `change` makes the new bytes from the bytes read
+    /// (nil, or the same bytes: nothing is written); `write` replaces the file only while it is
+    /// still the one read (`expected` is the identity read).
+    /// - Returns: whether the file was written.
+    /// - Throws: what the closures throw; nothing is written then.
+    package static func cycle<Failure: Error>(
+        _ path: String, read: (String) throws(Failure) -> InputFile,
+        options: (InputFile) throws(Failure) -> SafeFile.WriteOptions = { _ in SafeFile.WriteOptions() },
+        change: ([UInt8]) throws(Failure) -> [UInt8]?,
+        write: (String, [UInt8], SafeFile.WriteOptions) throws(Failure) -> Void
+    ) throws(Failure) -> Bool {
+        let input = try read(path)
+        defer { input.release() }
+        var writeOptions = try options(input)
+        writeOptions.expected = input.status?.identity
+        guard let output = try change(input.bytes), output != input.bytes else { return false }
+        try write(path, output, writeOptions)
         return true
     }
 
@@ -199,12 +214,12 @@ public struct StateFile: Sendable {
     /// ``check()``'s findings, each with the form it was found in: nil for a finding about the
     /// file as a whole (no state, copies that disagree). A `.defaultsArchive` finding's path
     /// lies in the archive stored under ``key``, every other path in the file itself.
-    public func checkForms() -> [(form: Form?, finding: ContractFinding)] {
+    public func checkForms() -> [(form: StateForm?, finding: ContractFinding)] {
         guard let primary = forms.first else {
             return [(nil, ContractFinding(.stateMissing, at: .file, FirstTimeError.keyNotFound(key).description))]
         }
-        var findings: [(form: Form?, finding: ContractFinding)] = []
-        var readable: [(Form, FirstTimeRecords)] = []
+        var findings: [(form: StateForm?, finding: ContractFinding)] = []
+        var readable: [(StateForm, FirstTimeRecords)] = []
         for form in forms {
             let judged = judge(form)
             findings += judged.findings.map { (form, $0) }
@@ -220,24 +235,19 @@ public struct StateFile: Sendable {
 
     /// The records and non-fatal findings of one form.
     /// - Throws: ``FirstTimeError`` for the first fatal finding.
-    public func read(_ form: Form) throws(FirstTimeError) -> DecodedArchive {
-        switch form {
-        case .archive:
+    public func read(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
+        if form == .archive {
             if let fastArchive { return fastArchive }
             return try LegacyArchive.read(checkedArchive(form))
-        case .defaultsArchive:
-            // The bytes go to LegacyArchive.read, which tries the fast path first.
-            do { return try LegacyArchive.read(try archiveData(), limits: limits) } catch { throw embedded(error) }
-        case .plainRecords:
-            guard let stored = defaults?[RecordsFormat.defaultsKey] else { throw .keyNotFound(RecordsFormat.defaultsKey) }
-            return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
-        case .intervalKeys:
-            return try IntervalKey.read(defaults ?? PlistDictionary(), copyOf: intervalCopyOf)
         }
+        // The bytes go to LegacyArchive.read, which tries the fast path first.
+        return try source.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in
+            do throws(FirstTimeError) { return try LegacyArchive.read(bytes, limits: limits) } catch { throw embedded(error) }
+        })
     }
 
     /// Every finding of one form (``ContractWalker`` in collect mode for an archive).
-    func judge(_ form: Form) -> ArchiveJudgement {
+    func judge(_ form: StateForm) -> ArchiveJudgement {
         do throws(FirstTimeError) {
             switch form {
             case .archive where fastArchive == nil, .defaultsArchive:
@@ -252,7 +262,7 @@ public struct StateFile: Sendable {
     }
 
     /// The archive of `.archive` or `.defaultsArchive` as resolved values (the checked path).
-    private func checkedArchive(_ form: Form) throws(FirstTimeError) -> KeyedArchive {
+    private func checkedArchive(_ form: StateForm) throws(FirstTimeError) -> KeyedArchive {
         if form == .archive {
             do { return try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
         }
@@ -268,11 +278,7 @@ public struct StateFile: Sendable {
 
     /// The archive bytes a defaults file holds under the key.
     /// - Throws: when the key is missing or holds something other than data.
-    public func archiveData() throws(FirstTimeError) -> [UInt8] {
-        guard let stored = defaults?[key] else { throw .keyNotFound(key) }
-        guard case let .data(inner) = stored else { throw .notArchiveData(key: key, found: stored.typeName) }
-        return inner
-    }
+    public func archiveData() throws(FirstTimeError) -> [UInt8] { try source.archiveData() }
 
     /// The archive's property list, bare or held by a defaults file (for `dump --raw`).
     public func archivePlist() throws(FirstTimeError) -> PlistValue {
@@ -286,9 +292,9 @@ public struct StateFile: Sendable {
         /// The records.
         public var records: FirstTimeRecords
         /// The form they came from.
-        public var form: Form
+        public var form: StateForm
         /// Every form the file holds.
-        public var forms: [Form]
+        public var forms: [StateForm]
         /// Findings that leave the state readable: what the device reads differently, copies
         /// that disagree, interval values IntervalClient cannot read.
         public var findings: [ContractFinding]

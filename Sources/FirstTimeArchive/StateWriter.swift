@@ -1,4 +1,4 @@
-public import Plist
+internal import Plist
 
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
@@ -14,19 +14,15 @@ public import Plist
 public enum StateWriter {
     /// Why the state cannot be written back. Nothing is written when one is thrown.
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The library's reason, typed: the file (or the key) holds no YCFirstTime state
-        /// (``StateFile/heldState()``'s error), is not a defaults domain, its form cannot hold
-        /// the records (``FirstTimeError/cannotHold(_:)``), or the result cannot be written.
+        /// Why, typed: the file (or the key) holds no YCFirstTime state (``StateFile/heldState()``'s
+        /// error), is not a defaults domain, its form cannot hold the records
+        /// (``FirstTimeError/cannotHold(_:)``), or the result cannot be written.
         case state(FirstTimeError)
-        /// A caller's own reason to leave the file alone, in its words (the tool's editor: the
-        /// editor failed, the edit is still invalid). The library never throws it.
-        case unreadable(String)
 
         /// The message.
         public var description: String {
             switch self {
             case let .state(error): return error.description
-            case let .unreadable(m): return m
             }
         }
     }
@@ -60,19 +56,6 @@ public enum StateWriter {
                     $0.key == $1.key && $0.given.bitPattern == $1.given.bitPattern && $0.stored.bitPattern == $1.stored.bitPattern
                 }
         }
-    }
-
-    /// `bytes` with its YCFirstTime state replaced by `records`, in the file's own form. Every
-    /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
-    /// step); every other key keeps its place and value.
-    /// - Parameters:
-    ///   - key: the defaults key of the archive (`YCFirstTime`).
-    /// - Throws: ``Failure``.
-    public static func write(_ records: FirstTimeRecords, into bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
-                             limits: PlistLimits = .default) throws(Failure) -> [UInt8] {
-        let file: StateFile
-        do { file = try StateFile(bytes, key: key, limits: limits) } catch { throw .state(error) }
-        return try write(records, into: file)
     }
 
     /// The file with `records` in place of its state, and what that drops; nil when the
@@ -110,26 +93,10 @@ public enum StateWriter {
         return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
     }
 
-    /// The file with `records` in place of `before`, the records it holds
-    /// (`file.state().records`); nil when they are the same, bit for bit (see
-    /// ``rewrite(_:changedFrom:into:)``, which also says what the write drops).
-    ///
-    /// ```swift
-    /// let file = try StateFile(bytes)
-    /// let before = try file.state().records
-    /// var records = before
-    /// records["onboarding.v1"] = nil
-    /// if let edited = try StateWriter.write(records, changedFrom: before, into: file) { save(edited) }
-    /// ```
-    /// - Throws: ``Failure``, as ``write(_:into:)``.
-    public static func write(_ records: FirstTimeRecords, changedFrom before: FirstTimeRecords,
-                             into file: StateFile) throws(Failure) -> [UInt8]? {
-        guard records != before else { return nil }
-        return try write(records, into: file)
-    }
-
-    /// The file with its YCFirstTime state replaced by `records` (see ``write(_:into:key:limits:)``),
-    /// written even when the records are those it holds (see ``rewrite(_:changedFrom:into:)``).
+    /// The file with its YCFirstTime state replaced by `records`, in the file's own form: every
+    /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
+    /// step), every other key keeps its place and value; written even when the records are
+    /// those it holds (see ``rewrite(_:changedFrom:into:)``).
     /// A defaults domain with no state yet (a fresh install's preferences, or after
     /// ``reset(_:)``) gets the archive under ``StateFile/key``, after every other key, as
     /// YCFirstTime's first save puts it there.
@@ -146,38 +113,8 @@ public enum StateWriter {
     /// The file with the state (known to be there), `before`, replaced by `records`.
     private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(Failure) -> [UInt8] {
         if !file.isDefaults { return try encode(records, file.format) }
-        guard var domain = file.defaults else { throw .state(.keyNotFound(file.key)) }
-        if file.forms.isEmpty {
-            // No state yet: the first save's form, a binary archive under the key.
-            domain[file.key] = .data(try encode(records, .binary))
-            return try write(domain, file.format)
-        }
-        if file.forms == [.intervalKeys] {
-            let versioned = records.filter { $0.record.lastVersion != nil }.map(\.key)
-            guard versioned.isEmpty else {
-                throw .state(.cannotHold("IntervalClient keys hold no version (\(versioned.prefix(3).map(quoted).joined(separator: ", "))); "
-                                         + "migrate the file to the records format first"))
-            }
-            // A record is an interval.<key> time: one without a time would silently vanish.
-            let timeless = records.filter { $0.record.lastTime == nil }.map(\.key)
-            guard timeless.isEmpty else {
-                throw .state(.cannotHold("IntervalClient keys hold no record without a time (\(timeless.prefix(3).map(quoted).joined(separator: ", "))); "
-                                         + "unset the record, or migrate the file to the records format first"))
-            }
-        }
-        for form in file.forms {
-            switch form {
-            case .archive:
-                break
-            case .defaultsArchive:
-                let innerFormat = (try? file.archiveData()).flatMap { PropertyList.detectFormat($0) } ?? .binary
-                domain[file.key] = .data(try encode(records, innerFormat))
-            case .plainRecords:
-                domain[RecordsFormat.defaultsKey] = RecordsFormat.plist(records)
-            case .intervalKeys:
-                domain = intervalKeys(records, replacing: before, in: domain)
-            }
-        }
+        let domain: PlistDictionary
+        do { domain = try file.source.written(records, replacing: before) } catch { throw .state(error) }
         return try write(domain, file.format)
     }
 
@@ -194,47 +131,10 @@ public enum StateWriter {
         do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .state(.plist(error)) }
     }
 
-    /// The domain with the `interval.<key>` entries of the state, `before`, replaced by the
-    /// records' times: a key that stays keeps its place (and its stored value when that already
-    /// reads as the time), the key of a removed record (or of one without a time) goes, new ones
-    /// are appended. A key that names no record of `before` nor of `records` is IntervalClient's
-    /// own gate beside a copy (``StateForm/held(_:keys:primaryRecords:)``): it stays as it is.
-    /// A value IntervalClient cannot read is no state (``ContractRule/intervalValue``): it
-    /// stays as it is unless the records name its key.
-    private static func intervalKeys(_ records: FirstTimeRecords, replacing before: FirstTimeRecords,
-                                     in domain: PlistDictionary) -> PlistDictionary {
-        var entries: [(key: String, value: PlistValue)] = []
-        let wanted = Dictionary(records.map { (ExactKey(IntervalKey.prefix + $0.key), $0.record) }, uniquingKeysWith: { a, _ in a })
-        var placed = Set<ExactKey>()
-        for entry in domain {
-            let name = ExactKey(entry.key)
-            guard entry.key.hasPrefix(IntervalKey.prefix) else {
-                entries.append(entry)
-                continue
-            }
-            guard let record = wanted[name] else {
-                let state = before[String(entry.key.dropFirst(IntervalKey.prefix.count))] != nil
-                if !state || IntervalKey.seconds(entry.value) == nil { entries.append(entry) }
-                continue
-            }
-            guard let time = record.lastTime else { continue }
-            placed.insert(name)
-            // A record the key still gives, bit for bit (as it was read: `stored - epochOffset`),
-            // keeps the stored value as it is: its size, a NaN's payload, a time the round
-            // trip through 2001 would move by an ulp.
-            let kept = IntervalKey.seconds(entry.value).map { ($0 - IntervalKey.epochOffset).bitPattern == time.bitPattern } ?? false
-            entries.append((entry.key, kept ? entry.value : .real(time + IntervalKey.epochOffset)))
-        }
-        for (key, record) in records where !placed.contains(ExactKey(IntervalKey.prefix + key)) {
-            if let time = record.lastTime { entries.append((IntervalKey.prefix + key, .real(time + IntervalKey.epochOffset))) }
-        }
-        return PlistDictionary(entries)
-    }
-
     /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
     /// file (an `interval.*` value IntervalClient cannot read is no state and stays; beside an
     /// archive or plain records, only the keys that copy a record go, IntervalClient's own
-    /// gates stay: ``StateForm/held(_:keys:primaryRecords:)``), an empty
+    /// gates stay: `StateSource.forms`), an empty
     /// archive for a bare archive; and what that drops besides the records. Nil when the file
     /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
     /// key does nothing).
@@ -249,21 +149,9 @@ public enum StateWriter {
     public static func reset(_ file: StateFile) throws(Failure) -> Rewrite? {
         guard let state = try held(file) else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
-        guard var domain = file.defaults else { return nil }
-        for form in file.forms {
-            switch form {
-            case .archive: break
-            case .defaultsArchive: domain[file.key] = nil
-            case .plainRecords: domain[RecordsFormat.defaultsKey] = nil
-            case .intervalKeys:
-                // A value IntervalClient cannot read is no state, nor is a key that names no
-                // record (IntervalClient's own gate beside a copy): they stay.
-                domain = PlistDictionary(domain.entries.filter { entry in
-                    !entry.key.hasPrefix(IntervalKey.prefix) || IntervalKey.seconds(entry.value) == nil
-                        || state.records[String(entry.key.dropFirst(IntervalKey.prefix.count))] == nil
-                })
-            }
-        }
+        guard file.isDefaults else { return nil }
+        let domain: PlistDictionary
+        do { domain = try file.source.reset(state.records) } catch { throw .state(error) }
         return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
     }
 

@@ -52,7 +52,7 @@ extension IntervalKey {
     /// gate runs as if it never ran; the value is not state).
     ///
     /// Beside an archive or plain records the keys are a copy of those records (what
-    /// `migrate --to interval --keep-source` writes; ``StateForm/held(_:keys:primaryRecords:)``
+    /// `migrate --to interval --keep-source` writes; `StateSource.forms`
     /// decides when): pass the records as `copyOf`, and only the keys that name one of them are
     /// read. The others are IntervalClient's own gates, not YCFirstTime state: no record, no
     /// finding.

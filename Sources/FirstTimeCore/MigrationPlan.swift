@@ -141,7 +141,7 @@ public enum Migration {
     /// data, another library's archive) is never written over nor reported as migrated: `read`
     /// of ``StateForm/defaultsArchive`` refuses it, whatever the target, `force` included.
     /// - Parameters:
-    ///   - forms: the forms the domain holds (``StateForm/forms(in:key:)``).
+    ///   - forms: the forms the domain holds (`StateSource.forms`).
     ///   - existing: the value a key holds now, or nil.
     ///   - read: the records (and findings) of one form; its error says why the state is
     ///     unreadable. It judges the archive key too when the archive is not the source (is a

@@ -1,4 +1,4 @@
-public import PlistCore
+internal import PlistCore
 
 /// One form of YCFirstTime state in a file or a `UserDefaults` domain.
 public enum StateForm: String, Sendable, Equatable, CaseIterable {
@@ -10,57 +10,6 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
     case plainRecords = "plain-records"
     /// A migrated defaults domain: `interval.*` keys (versions unknown).
     case intervalKeys = "interval-keys"
-
-    /// The forms a defaults domain holds, in the order they are read (the first is the state,
-    /// the others copies): the archive under `key`, then `YCFirstTime.records`, then
-    /// `interval.*` keys. The one place this order is decided; the tool's `StateFile` and the
-    /// on-device `FirstTimeMigration` both ask it.
-    @inlinable public static func forms(in keys: some Sequence<String>, key: String = LegacyArchive.defaultsKey) -> [StateForm] {
-        var archive = false, plain = false, interval = false
-        for name in keys {
-            if !archive, exactlyEqual(name, key) { archive = true }
-            if !plain, exactlyEqual(name, RecordsFormat.defaultsKey) { plain = true }
-            if !interval, name.hasPrefix(IntervalKey.prefix) { interval = true }
-        }
-        return (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
-    }
-}
-
-extension StateForm {
-    /// The forms a defaults domain holds: the one rule for `interval.*` keys beside an archive
-    /// or plain records, asked by `StateFile` and by the on-device `FirstTimeMigration`.
-    ///
-    /// `interval.*` keys alone are the state (IntervalClient's form). Beside an archive or
-    /// plain records they are a copy of the first form's records only when at least one of them
-    /// names one of those records (the copy `migrate --to interval --keep-source` writes): then
-    /// the keys that name a record are the copy (read with
-    /// ``IntervalKey/read(_:copyOf:)``), and every other `interval.*` key is IntervalClient's
-    /// own gate. Keys that name no record are all IntervalClient's own: `.intervalKeys` is not
-    /// a form of the state (not read, written, checked or listed). When the first form cannot
-    /// be read, which keys are a copy cannot be told, and they are not a form either.
-    ///
-    /// ```swift
-    /// // An archive holding "onboarding.v1", and an app's own IntervalClient gate:
-    /// StateForm.held([.defaultsArchive, .intervalKeys], keys: ["YCFirstTime", "interval.newfeature.tip"]) { archiveRecords }
-    /// // (forms: [.defaultsArchive], intervalCopyOf: nil)
-    /// ```
-    /// - Parameters:
-    ///   - candidates: the forms by key name (``forms(in:key:)``).
-    ///   - keys: the domain's keys.
-    ///   - primaryRecords: the records of `candidates.first` (nil when they cannot be read);
-    ///     called only when `.intervalKeys` is beside another form.
-    /// - Returns: `candidates`, with `.intervalKeys` left out when it is not a copy; and when
-    ///   it is a copy, the records it copies (for ``IntervalKey/read(_:copyOf:)``), else nil.
-    public static func held(_ candidates: [StateForm], keys: some Sequence<String>,
-                            primaryRecords: () -> FirstTimeRecords?) -> (forms: [StateForm], intervalCopyOf: FirstTimeRecords?) {
-        guard candidates.count > 1, candidates.last == .intervalKeys else { return (candidates, nil) }
-        let prefix = IntervalKey.prefix
-        guard let records = primaryRecords(), !records.entries.isEmpty,
-              keys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
-            return (Array(candidates.dropLast()), nil)
-        }
-        return (candidates, records)
-    }
 
     /// The state a domain holding `forms` gives its app: the first form's records and findings,
     /// and a ``ContractRule/statesDisagree`` finding for each copy in another form that differs

@@ -88,11 +88,13 @@ public enum FirstTimeMigration {
     /// records, or IntervalClient keys (versions nil).
     /// - Throws: ``Migration/Failure/unreadable(_:)`` when the first form cannot be read.
     public static func records(in defaults: UserDefaults, options: Options = .init()) throws(Failure) -> State {
-        let domain = Domain(defaults, options: options)
-        guard let (form, decoded) = try StateForm.state(of: domain.forms, read: domain.read) else {
+        let source = Self.source(defaults, options)
+        guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Failure) in
+            try read(form, of: source, options)
+        }) else {
             return State(records: FirstTimeRecords(), form: nil, forms: [], findings: [])
         }
-        return State(records: decoded.records, form: form, forms: domain.forms, findings: decoded.findings)
+        return State(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)
     }
 
     /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as
@@ -101,8 +103,9 @@ public enum FirstTimeMigration {
     /// - Throws: ``Migration/Failure/unwritable(_:)`` where this platform's Foundation would merge two
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
     public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Failure) {
-        defaults.set(try FoundationValues.object(RecordsFormat.plist(records), at: RecordsFormat.defaultsKey),
-                     forKey: RecordsFormat.defaultsKey)
+        do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
+            throw .unwritable(error.description)
+        }
     }
 
     /// Moves the state in `defaults` to `target`, leaving every other key alone.
@@ -117,10 +120,11 @@ public enum FirstTimeMigration {
     ///   domain: ``Migration/Failure/unwritable(_:)``). Nothing is written then.
     @discardableResult
     public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
-        let domain = Domain(defaults, options: options)
+        let source = Self.source(defaults, options)
         let choices = Migration.Choices(target: target, keepSource: options.keepSource, force: options.force,
                                         key: options.key, dropVersions: options.dropVersions)
-        let plan = try Migration.plan(forms: domain.forms, choices: choices, existing: domain.value, read: domain.read)
+        let plan = try Migration.plan(forms: source.forms, choices: choices, existing: { defaults.plistValue(forKey: $0) },
+                                      read: { (form: StateForm) throws(Failure) in try read(form, of: source, options) })
         var outcome = plan.outcome
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
@@ -130,19 +134,12 @@ public enum FirstTimeMigration {
         let removals = plan.removals
         // A source key the app would still read once removed: removeObject(forKey:) removes a
         // key from the app's own domain only.
-        if let (key, place) = Domain.unremovable(removals, in: defaults) {
+        if let (key, place) = unremovable(removals, in: defaults) {
             throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
                               + "so the app would go on reading it; remove it there first, or migrate with keepSource")
         }
-        var objects: [Any] = []
-        for write in writes { objects.append(try FoundationValues.object(write.value, at: write.key)) }
-        if FoundationValues.mergesEquivalentKeys {
-            var removed = ExactKeyPositions(removals)
-            let kept = domain.keys.filter { !removed.contains($0) }
-            try FoundationValues.checkKeys(kept + added, at: "the domain")
-        }
-        for (write, object) in zip(writes, objects) { defaults.set(object, forKey: write.key) }
-        for key in removals { defaults.removeObject(forKey: key) }
+        let changes = writes.map { (key: $0.key, value: Optional($0.value)) } + removals.map { (key: $0, value: PlistValue?.none) }
+        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(error.description) }
         outcome.added = added
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
@@ -151,26 +148,31 @@ public enum FirstTimeMigration {
     }
 }
 
-/// One `UserDefaults` domain as the migration plan sees it: its keys, each key's value as a
-/// property list, and each form's records.
-struct Domain {
-    let defaults: UserDefaults
-    let options: FirstTimeMigration.Options
-    /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them).
-    let keys: [String]
-    /// The forms of the state (``StateForm/held(_:keys:primaryRecords:)``: `interval.*` keys
-    /// beside another form are a form only when they copy its records).
-    private(set) var forms: [StateForm]
-    /// The records an interval copy mirrors, when `.intervalKeys` is a copy beside another form.
-    private var intervalCopyOf: FirstTimeRecords?
+extension FirstTimeMigration {
+    /// The state's forms in `defaults` (``StateSource``, as the tool finds them in a file).
+    static func source(_ defaults: UserDefaults, _ options: Options) -> StateSource<UserDefaults> {
+        StateSource(defaults, key: options.key) { bytes in try? archive(bytes, options).records }
+    }
 
-    init(_ defaults: UserDefaults, options: FirstTimeMigration.Options) {
-        self.defaults = defaults
-        self.options = options
-        keys = defaults.dictionaryRepresentation().keys.sorted(by: utf8Precedes)
-        forms = StateForm.forms(in: keys, key: options.key)
-        let candidates = forms
-        (forms, intervalCopyOf) = StateForm.held(candidates, keys: keys) { try? self.read(candidates[0]).records }
+    /// The records and findings of one form.
+    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Options) throws(Failure) -> DecodedArchive {
+        try source.read(form, failure: { Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Failure) in
+            try archive(bytes, options)
+        })
+    }
+
+    /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
+    private static func archive(_ bytes: [UInt8], _ options: Options) throws(Failure) -> DecodedArchive {
+        if PropertyList.detectFormat(bytes) == .xml {
+            throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
+                              + "NSKeyedArchiver writes (ycft migrate reads both)")
+        }
+        let decoded: DecodedArchive
+        do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
+            throw Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
+        }
+        try secondOpinion(bytes, decoded, options)
+        return decoded
     }
 
     /// The first of `keys` that is also set outside the app's own domain, among the domains every
@@ -191,51 +193,8 @@ struct Domain {
         return nil
     }
 
-    /// The value stored under `key`, as a property list. An object no property list can hold
-    /// (none should be in `UserDefaults`) reads as its description, so it is never mistaken for state.
-    func value(_ key: String) -> PlistValue? {
-        guard let object = defaults.object(forKey: key) else { return nil }
-        return FoundationValues.value(object) ?? .string(String(describing: object))
-    }
-
-    /// The records and findings of one form.
-    func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
-        func failure(_ error: FirstTimeError) -> Migration.Failure { Migration.Failure(reading: error, form: form, key: options.key) }
-        guard form == .archive || form == .defaultsArchive else {
-            do { return try decodeMigrated(form) } catch { throw failure(error) }
-        }
-        // The archive's bytes are copied out of UserDefaults once.
-        let bytes: [UInt8]
-        do { bytes = try archiveBytes() } catch { throw failure(error) }
-        if PropertyList.detectFormat(bytes) == .xml {
-            throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
-                              + "NSKeyedArchiver writes (ycft migrate reads both)")
-        }
-        let decoded: DecodedArchive
-        do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch { throw failure(error.embedded(under: options.key)) }
-        try secondOpinion(bytes, decoded)
-        return decoded
-    }
-
-    /// The data under the archive key.
-    private func archiveBytes() throws(FirstTimeError) -> [UInt8] {
-        guard let stored = value(options.key) else { throw .keyNotFound(options.key) }
-        guard case let .data(bytes) = stored else { throw .notArchiveData(key: options.key, found: stored.typeName) }
-        return bytes
-    }
-
-    /// The records of the plain format or of IntervalClient keys.
-    private func decodeMigrated(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
-        if form == .plainRecords {
-            guard let stored = value(RecordsFormat.defaultsKey) else { throw .keyNotFound(RecordsFormat.defaultsKey) }
-            return DecodedArchive(records: try RecordsFormat.records(fromPlist: stored))
-        }
-        let entries = keys.filter { $0.hasPrefix(IntervalKey.prefix) }.compactMap { key in value(key).map { (key: key, value: $0) } }
-        return try IntervalKey.read(entries, copyOf: intervalCopyOf)
-    }
-
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
-    private func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive) throws(Migration.Failure) {
+    private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: FirstTimeMigration.Options) throws(Migration.Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
         guard !decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) else { return }
@@ -251,6 +210,39 @@ struct Domain {
         case let .failure(.refused(why)):
             throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), "
                               + "so YCFirstTime would start afresh")
+        }
+    }
+}
+
+extension UserDefaults: StateDomain {
+    /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them),
+    /// in UTF-8 order.
+    package var domainKeys: [String] { dictionaryRepresentation().keys.sorted(by: utf8Precedes) }
+
+    /// The value stored under `key`, as a property list. An object no property list can hold
+    /// (none should be in `UserDefaults`) reads as its description, so it is never mistaken for state.
+    package func plistValue(forKey key: String) -> PlistValue? {
+        guard let object = object(forKey: key) else { return nil }
+        return FoundationValues.value(object) ?? .string(String(describing: object))
+    }
+
+    /// Converts every value first, then sets and removes the keys in order (`set(_:forKey:)`,
+    /// `removeObject(forKey:)`).
+    /// - Throws: ``FirstTimeError/cannotHold(_:)`` for a value `UserDefaults` cannot store (a UID,
+    ///   a 16-byte integer) or, where Foundation merges canonically equivalent keys, for keys it
+    ///   would merge; nothing is set then.
+    package func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
+        var objects: [Any?] = []
+        for (key, value) in changes { objects.append(try value.map { (value: PlistValue) throws(FirstTimeError) in try FoundationValues.object(value, at: key) }) }
+        if FoundationValues.mergesEquivalentKeys {
+            let keys = domainKeys
+            var present = ExactKeyPositions(keys)
+            var removed = ExactKeyPositions(changes.filter { $0.value == nil }.map(\.key))
+            let added = changes.filter { $0.value != nil && present.position(of: $0.key) == nil }.map(\.key)
+            try FoundationValues.checkKeys(keys.filter { !removed.contains($0) } + added, at: "the domain")
+        }
+        for (change, object) in zip(changes, objects) {
+            if let object { set(object, forKey: change.key) } else { removeObject(forKey: change.key) }
         }
     }
 }

@@ -101,8 +101,9 @@ enum EditCommands {
         let (common, operands) = try commonOnly(arguments, spec: .reset)
         let path = operands[0]
         var nothing = false
-        let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
-            guard let reset = try StateWriter.reset(try classified(bytes, common)) else {
+        let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
+            let file = try classified(bytes, common)
+            guard let reset = try judged({ () throws(StateWriter.Failure) in try StateWriter.reset(file) }) else {
                 nothing = true
                 return nil
             }
@@ -120,49 +121,49 @@ enum EditCommands {
     /// leaves the file alone, exit 1, as any content problem.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
-        rewriteState(path, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+        rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
-            let held: StateFile.State?
-            do throws(FirstTimeError) { held = try file.heldState() } catch { throw .state(error) }
+            let held = try judged(file.heldState)
             var records = held?.records ?? FirstTimeRecords()
-            do throws(Ycft.Failure) { try change(&records) } catch { throw .unreadable(error.message) }
-            guard let state = held else {
-                // A defaults file with no state yet (a fresh install's, or after reset): the
-                // first change creates it, as YCFirstTime's first save does.
-                return records.count == 0 ? nil : StateWriter.Rewrite(bytes: try StateWriter.write(records, into: file))
+            try change(&records)
+            return try judged { () throws(StateWriter.Failure) in
+                guard let state = held else {
+                    // A defaults file with no state yet (a fresh install's, or after reset): the
+                    // first change creates it, as YCFirstTime's first save does.
+                    return records.count == 0 ? nil : StateWriter.Rewrite(bytes: try StateWriter.write(records, into: file))
+                }
+                return try StateWriter.rewrite(records, changedFrom: state, into: file)
             }
-            return try StateWriter.rewrite(records, changedFrom: state, into: file)
         }
     }
 
-    /// What the bytes of an edited file hold (``StateFile``), a failure as a write-back's.
-    static func classified(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> StateFile {
-        do { return try StateFile(bytes, key: common.key, limits: common.limits) } catch { throw .state(error) }
+    /// A library refusal as the edit commands report it: a content problem (exit 1).
+    static func judged<T, Failure: Error & CustomStringConvertible>(_ body: () throws(Failure) -> T) throws(Ycft.Failure) -> T {
+        do { return try body() } catch { throw Ycft.Failure(.content, nil, error.description) }
+    }
+
+    /// What the bytes of an edited file hold (``StateFile``).
+    static func classified(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateFile {
+        try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
     }
 
     /// What an edited file holds and its state, read once and judged by the library's one
     /// judge (``StateFile/heldState()``): a file or key that holds something other than
     /// YCFirstTime state fails here, as a write-back would.
-    static func readState(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, StateFile.State) {
+    static func readState(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> (StateFile, StateFile.State) {
         let file = try classified(bytes, common)
-        do { return (file, try file.state()) } catch { throw .state(error) }
-    }
-
-    /// ``readState(_:_:)``'s file and records (`ycft edit`).
-    static func classify(_ bytes: [UInt8], _ common: Common) throws(StateWriter.Failure) -> (StateFile, FirstTimeRecords) {
-        let (file, state) = try readState(bytes, common)
-        return (file, state.records)
+        return (file, try judged(file.state))
     }
 
     /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
     /// write, what it dropped is said on standard error, one line each
     /// (`ycft: FILE: warning: dropped [rule] path: message`).
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                             _ change: ([UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
+                             _ change: ([UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
         var dropped: [ContractFinding] = []
         var rounded: [(key: String, given: Double, stored: Double)] = []
-        let status = cycle(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return bytes }
+        let status = cycle(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
+            guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return nil }
             (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
             return rewritten.bytes
         }
@@ -182,8 +183,8 @@ enum EditCommands {
     /// file's state (`ycft edit`): what that state held that records cannot carry is asked of
     /// the library once more after a write, and said the same way.
     static func rewrite(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                        _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
-        rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
+                        _ change: ([UInt8]) throws(Ycft.Failure) -> [UInt8]) -> Ycft.Exit {
+        rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let output = try change(bytes)
             guard output != bytes else { return nil }
             let (_, state) = try readState(bytes, common)
@@ -191,34 +192,32 @@ enum EditCommands {
         }
     }
 
-    /// The one read-change-write cycle of the edit commands: the file is locked from read to
-    /// replace and replaced only while it is still the file read; a change that gives back the
-    /// bytes it was given writes nothing.
+    /// The edit commands' use of the one read-change-write cycle (``StateFile``'s, which the
+    /// library's `update` and the store use too): the file is locked from read to replace and
+    /// replaced only while it is still the file read; a change that gives nil writes nothing.
     /// With `checkFirst`, a file the write would refuse (read-only without `--force`) is refused
     /// before `change` runs: `ycft edit` must not let the user work on an edit that cannot land.
     private static func cycle(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                              _ change: ([UInt8]) throws(StateWriter.Failure) -> [UInt8]) -> Ycft.Exit {
+                              _ change: ([UInt8]) throws(Ycft.Failure) -> [UInt8]?) -> Ycft.Exit {
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
-            let input: InputFile
-            do { input = try io.readFile(path, common.limits.maxInputSize, true) } catch { throw Ycft.failure(error) }
-            defer { input.release() }
-            guard input.bytes.count <= common.limits.maxInputSize else {
-                throw Ycft.Failure(.content, Ycft.display(path),
-                                   "input is larger than the limit of \(common.limits.maxInputSize) bytes (raise it with --max-input-size)")
-            }
-            let options = SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force)
-            if checkFirst, let status = input.status {
-                do { try io.checkReplaceable(path, status, options) } catch { throw Ycft.failure(error) }
-            }
-            let output: [UInt8]
-            do { output = try change(input.bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.description) }
-            guard output != input.bytes else { return .success }
-            do {
-                _ = try io.writeFile(path, output, options)
-            } catch {
-                throw Ycft.failure(error)
-            }
+            let limit = common.limits.maxInputSize
+            _ = try StateFile.cycle(path, read: { (path: String) throws(Ycft.Failure) in
+                do throws(FileError) { return try io.readFile(path, limit, true) } catch { throw Ycft.failure(error) }
+            }, options: { (input: InputFile) throws(Ycft.Failure) in
+                guard input.bytes.count <= limit else {
+                    throw Ycft.Failure(.content, Ycft.display(path), "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
+                }
+                let options = SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force)
+                if checkFirst, let status = input.status {
+                    do throws(FileError) { try io.checkReplaceable(path, status, options) } catch { throw Ycft.failure(error) }
+                }
+                return options
+            }, change: { (bytes: [UInt8]) throws(Ycft.Failure) in
+                do throws(Ycft.Failure) { return try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
+            }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Ycft.Failure) in
+                do throws(FileError) { _ = try io.writeFile(path, bytes, options) } catch { throw Ycft.failure(error) }
+            })
             return .success
         } catch {
             return error.report(io)

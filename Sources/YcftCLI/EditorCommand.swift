@@ -24,9 +24,9 @@ extension EditCommands {
         let temporary = variable("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         // A file the edit could not be written to is refused before the editor opens.
-        let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(StateWriter.Failure) -> [UInt8] in
-            let (file, original) = try classify(bytes, common)
-            return try session.run(file, original, unchanged: bytes)
+        let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8] in
+            let (file, original) = try readState(bytes, common)
+            return try session.run(file, original.records, unchanged: bytes)
         }
         return session.finish(status, path: path, io: io)
     }
@@ -71,7 +71,7 @@ private struct EditSession {
     /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
     /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
     /// - Throws: a content problem, reported by `rewrite` (exit 1).
-    mutating func run(_ file: StateFile, _ original: FirstTimeRecords, unchanged: [UInt8]) throws(StateWriter.Failure) -> [UInt8] {
+    mutating func run(_ file: StateFile, _ original: FirstTimeRecords, unchanged: [UInt8]) throws(Ycft.Failure) -> [UInt8] {
         handlers = ForegroundEditor.catchSignals()
         do throws(Stop) {
             guard let edited = try loop(file, original) else {
@@ -82,7 +82,7 @@ private struct EditSession {
             holdsEdit = true
             return edited
         } catch {
-            if case let .content(message) = error { throw .unreadable(message) }
+            if case let .content(message) = error { throw Ycft.Failure(.content, nil, message) }
             end = .stopped(error)
             return unchanged
         }
@@ -143,7 +143,7 @@ private struct EditSession {
             return .mistake(error.description)
         }
         do throws(StateWriter.Failure) {
-            return .bytes(try StateWriter.write(records, changedFrom: original, into: file))
+            return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             guard case let .state(.cannotHold(message)) = error else { throw .content("\(error.description); nothing was written") }

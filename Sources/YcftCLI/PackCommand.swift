@@ -42,8 +42,9 @@ enum PackCommand {
             if let into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
-                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(StateWriter.Failure) -> StateWriter.Rewrite? in
-                    try StateWriter.put(archive, into: try EditCommands.classified(bytes, common))
+                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
+                    let file = try EditCommands.classified(bytes, common)
+                    return try EditCommands.judged { () throws(StateWriter.Failure) in try StateWriter.put(archive, into: file) }
                 }
             }
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)

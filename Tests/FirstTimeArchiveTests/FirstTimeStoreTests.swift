@@ -283,6 +283,34 @@ final class Counter: @unchecked Sendable {
         #expect(s.lastRun("weekly") != nil)
     }
 
+    /// A domain migrated with `--keep-source` holds the archive and the plain records: a save
+    /// keeps both in step (as `ycft set` does), so no copy disagrees with the state.
+    @Test func aSaveKeepsEveryFormInStep() throws {
+        let file = try path()
+        let archive = try LegacyArchive.encode(records([("old", "1.0", 5)]), format: .binary)
+        try writeBytes(PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data(archive)),
+                                                                       ("YCFirstTime.records", RecordsFormat.plist(records([("old", "1.0", 5)])))])),
+                                          format: .binary), to: URL(fileURLWithPath: file))
+        let s = try store(file, Knobs())
+        try s.executeOnce({}, forKey: "new")
+        let state = try StateFile(readBytes(URL(fileURLWithPath: file))).state()
+        #expect(state.forms == [.defaultsArchive, .plainRecords])
+        #expect(state.records.map(\.key) == ["new", "old"])
+        #expect(state.findings.isEmpty, "\(state.findings)")
+    }
+
+    /// Each save reads the file again and changes what it holds then: a record another process
+    /// saved in the meantime is kept.
+    @Test func aSaveKeepsWhatAnotherProcessSaved() throws {
+        let file = try path()
+        let s = try store(file, Knobs())
+        try s.executeOnce({}, forKey: "mine")
+        #expect(try StateFile.update(at: file) { $0["theirs"] = FirstTimeRecord(lastVersion: "2.0", lastTime: 7) })
+        try s.executeOnce({}, forKey: "again")
+        #expect(try StateFile(readBytes(URL(fileURLWithPath: file))).state().records.map(\.key) == ["again", "mine", "theirs"])
+        #expect(s.blockWasExecuted("theirs"))
+    }
+
     @Test func nilProvidersRestoreTheDefaults() throws {
         let s = try FirstTimeStore(path: try path())
         s.versionProvider = { "9.9" }

@@ -133,3 +133,37 @@ import TestSupport
         #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .envelopeExtraKey, .rootExtraKey, .recordUnknownKey])
     }
 }
+
+/// The one state source over a defaults file's top level (`StateSource<PlistDictionary>`).
+@Suite struct StateSourceOverADictionary {
+    /// Every change in one pass: a key that is there keeps its place, nil removes, new keys go
+    /// last in the order given, and a key changed twice takes its last change.
+    @Test func changesKeepPlacesAndAppendInOrder() throws {
+        var domain = PlistDictionary([("a", .integer(.signed(1))), ("b", .integer(.signed(2))), ("c", .integer(.signed(3)))])
+        try domain.setPlistValues([("new2", .string("x")), ("b", nil), ("a", .string("A")), ("new1", .string("y")),
+                                   ("new2", .string("z")), ("gone", .string("w")), ("gone", nil)])
+        #expect(domain == PlistDictionary([("a", .string("A")), ("c", .integer(.signed(3))), ("new2", .string("z")),
+                                           ("new1", .string("y"))]))
+    }
+
+    /// Every form is written in step, and reset removes every form but leaves IntervalClient's
+    /// own gate (a key that names no record) and every other key.
+    @Test func writesAndResetsEveryForm() throws {
+        let before = records([("a", "1.0", 10)])
+        let domain = PlistDictionary([("Theme", .string("dark")),
+                                      ("YCFirstTime", .data(try LegacyArchive.encode(before, format: .binary))),
+                                      ("YCFirstTime.records", RecordsFormat.plist(before)),
+                                      ("interval.a", .real(10 + IntervalKey.epochOffset)), ("interval.own", .real(5))])
+        let source = StateSource(domain) { try? LegacyArchive.read($0).records }
+        #expect(source.forms == [.defaultsArchive, .plainRecords, .intervalKeys])
+        let after = records([("a", nil, 20), ("b", nil, 30)])
+        let written = try source.written(after, replacing: before)
+        #expect(written.entries.map(\.key) == ["Theme", "YCFirstTime", "YCFirstTime.records", "interval.a", "interval.own", "interval.b"])
+        let reread = StateSource(written) { try? LegacyArchive.read($0).records }
+        for form in reread.forms {
+            let decoded = try reread.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in try LegacyArchive.read(bytes) })
+            #expect(decoded.records == after, "\(form)")
+        }
+        #expect(try source.reset(before).entries.map(\.key) == ["Theme", "interval.own"])
+    }
+}

@@ -182,7 +182,7 @@ import TestSupport
         }
     }
 
-    /// IntervalClient's own gate beside the archive is no form of the state (`StateForm.held`,
+    /// IntervalClient's own gate beside the archive is no form of the state (`StateSource.forms`,
     /// as for the tool): not read, not a disagreement, never removed; a copy is read only for
     /// the records it mirrors.
     @Test func anAppsOwnIntervalGateIsNotState() throws {
@@ -251,7 +251,7 @@ import TestSupport
                 #expect(domain.value(key) == normalize(value), "\(key)")
             }
         }
-        #expect(throws: Migration.Failure.unwritable("k: an archive UID has no UserDefaults form")) {
+        #expect(throws: FirstTimeError.cannotHold("k: an archive UID has no UserDefaults form")) {
             try FoundationValues.object(.uid(1), at: "k")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// docs/library.md: read the state of an exported preferences file, whatever form it holds, and
 /// change it in place.
-func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateFile.Form], before: FirstTimeRecord?, after: FirstTimeRecord?) {
+func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateForm], before: FirstTimeRecord?, after: FirstTimeRecord?) {
     // Read: one call classifies the file, one reads the state.
     let file = try StateFile(contentsOf: path)
     let state = try file.state()
@@ -25,7 +25,7 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateFile
 /// docs/library.md's entry points, word for word (a test compares them): `path` names a copy of
 /// an exported defaults file, `bytes` are its bytes.
 func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: DefaultsMigration.Outcome) {
-    // Read: what the file holds (StateFile.Form: archive, defaults-archive, plain-records,
+    // Read: what the file holds (StateForm: archive, defaults-archive, plain-records,
     // interval-keys; several, or none), then its state as the device would read it.
     let file = try StateFile(contentsOf: path)          // or StateFile(bytes); throws FirstTimeError
     let state = try file.state()                        // records, form, findings

@@ -5,7 +5,7 @@ import Plist
 import TestSupport
 
 /// `interval.*` keys beside YCFirstTime's archive are a copy of its state only where they name
-/// its records (`StateForm.held`): an app's own IntervalClient gate beside the archive is not
+/// its records (`StateSource.forms`): an app's own IntervalClient gate beside the archive is not
 /// YCFirstTime state, and no command removes, changes or judges it.
 @Suite struct IntervalClientGatesBesideTheState {
     let ycft = TestPaths.executable("ycft")
