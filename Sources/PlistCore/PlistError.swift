@@ -15,7 +15,8 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformedXML(String, line: Int?)
     /// Nesting deeper than ``PlistLimits/maxDepth``.
     case tooDeep(limit: Int)
-    /// Shared references would expand to more nodes than the budget allows (a "reference bomb").
+    /// Shared references would expand to more nodes than the budget allows (a "reference bomb");
+    /// `expanded` is the count where reading stopped, just over `limit`, not the total.
     case tooManyNodes(expanded: UInt64, limit: Int)
     /// Shared references would copy more string and data bytes than ``PlistLimits/maxExpandedBytes``.
     case tooManyBytes(expanded: UInt64, limit: Int)
@@ -46,8 +47,9 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             return "malformed XML plist: \(why)"
         case let .tooDeep(limit):
             return "nesting is deeper than the limit of \(limit) levels"
-        case let .tooManyNodes(expanded, limit):
-            return "the values expand to \(expanded) nodes, over the limit of \(limit) for this input"
+        case let .tooManyNodes(_, limit):
+            // Counting stops at the first node over the limit: the total is not known.
+            return "the values expand to more than \(limit) nodes, the limit for this input"
         case let .tooManyBytes(expanded, limit):
             return "shared references copy strings and data to \(expanded) bytes, over the limit of \(limit)"
         case let .unrepresentableString(why, at):

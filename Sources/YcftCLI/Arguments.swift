@@ -254,16 +254,22 @@ enum Suggestion {
         return row[b.count]
     }
 
-    /// The candidate closest to `word` (the first of equals), if it is close: fewer than 4
-    /// edits (swift-argument-parser's floor) and about half the candidate's letters at most, so
-    /// that a short word is not "corrected" into an unrelated one. Short options (`-o`) are
-    /// never suggested.
+    /// The candidate closest to `word` (the first of equals), if it is close: the first that
+    /// begins with it (`--drop` is `--drop-versions` cut short), else one fewer than 4 edits
+    /// away (swift-argument-parser's floor) and about half the candidate's letters at most, so
+    /// that a short word is not "corrected" into an unrelated one. `--force`, which makes a
+    /// command replace what it would keep, is suggested only one edit away (`--format` is not a
+    /// misspelled `--force`). Short options (`-o`) are never suggested.
     static func closest(to word: String, among candidates: [String]) -> String? {
+        let named = candidates.filter { $0.hasPrefix("--") || !$0.hasPrefix("-") }
+        if word.drop(while: { $0 == "-" }).count >= 2, let longer = named.first(where: { $0 != word && $0.hasPrefix(word) }) {
+            return longer
+        }
         var best: (candidate: String, distance: Int)?
-        for candidate in candidates where candidate.hasPrefix("--") || !candidate.hasPrefix("-") {
+        for candidate in named {
             let d = distance(word, candidate)
             let letters = candidate.drop { $0 == "-" }.count
-            guard d > 0, d < 4, 2 * d <= letters + 1 else { continue }
+            guard d > 0, d < 4, 2 * d <= letters + 1, candidate != "--force" || d == 1 else { continue }
             if best.map({ d < $0.distance }) ?? true { best = (candidate, d) }
         }
         return best?.candidate

@@ -105,8 +105,7 @@ enum Bombs {
     @Test func theBoundsAreNamed() throws {
         let result = try runMeasured(ycft, ["dump", "--raw", "-"], stdin: Bombs.arrayChain)
         #expect(result.status == 1)
-        #expect(result.stderr.hasPrefix("ycft: <stdin>: the values expand to "))
-        #expect(result.stderr.hasSuffix(" nodes, over the limit of 2097152 for this input\n"))
+        #expect(result.stderr == "ycft: <stdin>: the values expand to more than 2097152 nodes, the limit for this input\n")
         let shared = try runMeasured(ycft, ["dump", "--raw", "-"], stdin: Bombs.sharedData)
         #expect(shared.stderr == "ycft: <stdin>: shared references copy strings and data to 68157440 bytes, over the limit of 67108864\n")
         let chain = try runMeasured(ycft, ["dump", "--raw", "--refs", "-"], stdin: Bombs.longClassChain)
