@@ -101,11 +101,14 @@ public enum Ycft {
             io.writeStdout(Array("ycft \(version)\n".utf8))
             return Exit.success.rawValue
         case "--generate-completion-script":
-            guard rest.count == 1, let script = Completions.script(for: rest[0]) else {
-                let given: UsageError.Message = rest.first.map { "The value '\($0)' is invalid for '--generate-completion-script <shell>'" }
-                    ?? "Missing value for '--generate-completion-script <shell>'"
-                return usage(UsageError(given + ": expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
+            guard let shell = rest.first else {
+                return usage(UsageError("Missing value for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
             }
+            guard let script = Completions.script(for: shell) else {
+                return usage(UsageError("The value '\(shell)' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"),
+                             command: nil, io: io)
+            }
+            guard rest.count == 1 else { return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, io: io) }
             io.writeStdout(Array(script.utf8))
             return Exit.success.rawValue
         case "--generate-manual":

@@ -147,6 +147,10 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["sat", "a"], "Error: Unknown subcommand 'sat'. Did you mean 'set'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--generate-completion-script", "bash", "--generate-manual"],
+         "Error: Unexpected argument '--generate-manual'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--generate-completion-script", "csh"],
+         "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         // A word cut short is the option it begins; --force only for a near-certain typo.
         (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
         (["reset", "--format", "a"], "Error: Unknown option '--format'\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
