@@ -147,14 +147,6 @@ enum EditCommands {
         try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
     }
 
-    /// What an edited file holds and its state, read once and judged by the library's one
-    /// judge (``StateFile/heldState()``): a file or key that holds something other than
-    /// YCFirstTime state fails here, as a write-back would.
-    static func readState(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> (StateFile, StateFile.State) {
-        let file = try classified(bytes, common)
-        return (file, try judged(file.state))
-    }
-
     /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
     /// write, what it dropped is said on standard error, one line each
     /// (`ycft: FILE: warning: dropped [rule] path: message`).
@@ -187,8 +179,8 @@ enum EditCommands {
         rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let output = try change(bytes)
             guard output != bytes else { return nil }
-            let (_, state) = try readState(bytes, common)
-            return StateWriter.Rewrite(bytes: output, dropped: state.dropped)
+            let held = try judged(try classified(bytes, common).heldState)
+            return StateWriter.Rewrite(bytes: output, dropped: held?.dropped ?? [])
         }
     }
 

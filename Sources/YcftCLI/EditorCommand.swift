@@ -25,8 +25,10 @@ extension EditCommands {
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         // A file the edit could not be written to is refused before the editor opens.
         let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8] in
-            let (file, original) = try readState(bytes, common)
-            return try session.run(file, original.records, unchanged: bytes)
+            // A defaults file with no state yet opens as no records, and the edit creates the
+            // state, as `ycft set` does (the library's one judge: heldState).
+            let file = try classified(bytes, common)
+            return try session.run(file, try judged(file.heldState)?.records ?? FirstTimeRecords(), unchanged: bytes)
         }
         return session.finish(status, path: path, io: io)
     }

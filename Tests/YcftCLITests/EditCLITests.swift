@@ -183,6 +183,25 @@ private func at(_ text: String) -> Double {
         #expect(try StateFile(readBytes(file)).state().records["onboarding.v1"]?.lastVersion == "9.0.0")
     }
 
+    /// A defaults file with no state yet (a fresh install's) opens as no records, and the edit
+    /// creates the state exactly as `ycft set` would: the two commands judge a file alike.
+    @Test func aDefaultsFileWithoutStateIsEditedAsSetWouldChangeIt() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let fresh = try PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark"))])), format: .binary)
+        let (file, expected) = (dir.appendingPathComponent("p.plist"), dir.appendingPathComponent("set.plist"))
+        try writeBytes(fresh, to: file)
+        try writeBytes(fresh, to: expected)
+        let set = try runProcess(ycft, ["set", expected.path, "k", "--last-version", "1.0", "--no-last-time"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let script = try editor(dir, "ed.sh", #"""
+        grep -q '"records" : {}' "$1" || exit 3
+        sed -i 's/"records" : {}/"records" : {"k": {"lastVersion": "1.0", "lastTime": null}}/' "$1"
+        """#)
+        let result = try runProcess(ycft, ["edit", file.path], environment: env(script))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try readBytes(file) == readBytes(expected))
+    }
+
     @Test func aMistakeReopensWithTheErrorAndAFixIsWritten() throws {
         let (file, dir) = try setUp()
         // First save breaks the JSON; the second run sees the error on top and fixes it.
