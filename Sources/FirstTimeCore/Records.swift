@@ -161,22 +161,34 @@ struct KeyOrder {
 
     init(_ entries: borrowing [FirstTimeRecords.Entry]) {
         count = entries.count
+        var total = 8
+        for i in 0..<count { total += entries[i].key.utf8.count }
         starts.reserveCapacity(count + 1)
-        for i in 0..<count {
-            var key = entries[i].key
-            key.withUTF8 { bytes.append(contentsOf: $0) }
-            starts.append(bytes.count)
+        bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            var at = 0
+            for i in 0..<count {
+                var key = entries[i].key
+                key.withUTF8 { utf8 in
+                    // `total` counted these bytes, so they fit.
+                    let written = UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: utf8)
+                    at += written
+                }
+                starts.append(at)
+            }
+            let spare = UnsafeMutableBufferPointer(rebasing: buffer[at...])
+            spare.initialize(repeating: 0)
+            initialized = at + spare.count
         }
-        bytes.append(contentsOf: repeatElement(0, count: 8))
     }
 
-    /// -1, 0 or 1 as key `i` sorts before, equal to or after key `j` by bytes.
+    /// -1, 0 or 1 as key `i` sorts before, equal to or after key `j` by bytes, the first
+    /// `skip` of which both keys are known to share (when both are that long).
     @inline(__always)
-    private static func compare(_ base: UnsafeRawPointer, _ starts: UnsafeBufferPointer<Int>, _ i: Int, _ j: Int) -> Int {
+    private static func compare(_ base: UnsafeRawPointer, _ starts: UnsafeBufferPointer<Int>, _ i: Int, _ j: Int, skip: Int = 0) -> Int {
         let a = base + starts[i], b = base + starts[j]
         let countA = starts[i + 1] - starts[i], countB = starts[j + 1] - starts[j]
         let common = min(countA, countB)
-        var k = 0
+        var k = min(skip, common)
         while k + 8 <= common {
             // Big-endian words compare as their bytes do.
             let x = a.loadUnaligned(fromByteOffset: k, as: UInt64.self).bigEndian
@@ -245,51 +257,61 @@ struct KeyOrder {
     /// Sorts `indices` by key bytes, equal keys by index.
     private static func radixQuicksort(_ indices: UnsafeMutableBufferPointer<Int>, _ base: UnsafeRawPointer,
                                        _ starts: UnsafeBufferPointer<Int>) {
-        func byKeyThenIndex(_ i: Int, _ j: Int) -> Bool {
-            let c = compare(base, starts, i, j)
-            return c != 0 ? c < 0 : i < j
-        }
-        // Ranges still to sort: every key in one shares its first 7 * depth bytes. `budget` is
-        // how many more partitions may leave a range at the same depth before it is handed to
-        // the comparison sort (twice the bits of the count, as introsort allows).
-        let budget = 2 * (Int.bitWidth - indices.count.leadingZeroBitCount) + 2
-        var ranges: [(low: Int, high: Int, depth: Int, budget: Int)] = [(0, indices.count, 0, budget)]
-        while let range = ranges.popLast() {
-            let (low, high, depth, left) = range
-            if high - low < 2 { continue }
-            if high - low <= 12 || left == 0 {
-                var run = UnsafeMutableBufferPointer(rebasing: indices[low..<high])
-                run.sort(by: byKeyThenIndex)
-                continue
-            }
-            let a = word(base, starts, indices[low], depth), b = word(base, starts, indices[(low + high) / 2], depth)
-            let c = word(base, starts, indices[high - 1], depth)
-            let pivot = max(min(a, b), min(max(a, b), c))
-            // Dijkstra's three-way partition: [low, less) below the pivot, [less, i) equal to it,
-            // [more, high) above it.
-            var less = low, i = low, more = high
-            while i < more {
-                let w = word(base, starts, indices[i], depth)
-                if w < pivot {
-                    indices.swapAt(less, i)
-                    less += 1
-                    i += 1
-                } else if w > pivot {
-                    more -= 1
-                    indices.swapAt(i, more)
-                } else {
-                    i += 1
+        // The word of the key at each position at its range's depth, moved with its index, so
+        // each key's word is read once a depth rather than once a partition.
+        var words = [UInt64](repeating: 0, count: indices.count)
+        words.withUnsafeMutableBufferPointer { words in
+            // Ranges still to sort: every key in one shares its first 7 * depth bytes; `fresh`:
+            // its words are at that depth. `budget` is how many more partitions may leave a
+            // range at the same depth before it is handed to the comparison sort (twice the bits
+            // of the count, as introsort allows).
+            let budget = 2 * (Int.bitWidth - indices.count.leadingZeroBitCount) + 2
+            var ranges: [(low: Int, high: Int, depth: Int, budget: Int, fresh: Bool)] = [(0, indices.count, 0, budget, false)]
+            while let range = ranges.popLast() {
+                let (low, high, depth, left, fresh) = range
+                if high - low < 2 { continue }
+                if high - low <= 8 || left == 0 {
+                    var run = UnsafeMutableBufferPointer(rebasing: indices[low..<high])
+                    // Keys in a range at `depth` share their first `7 * depth` bytes.
+                    run.sort { i, j in
+                        let c = compare(base, starts, i, j, skip: 7 * depth)
+                        return c != 0 ? c < 0 : i < j
+                    }
+                    continue
                 }
-            }
-            ranges.append((low, less, depth, left - 1))
-            ranges.append((more, high, depth, left - 1))
-            if pivot & 0xFF == 7 {
-                // Seven more equal bytes and the keys go on: sort the run on the next seven.
-                ranges.append((less, more, depth + 1, budget))
-            } else {
-                // The keys end here, all equal: by index, as a stable sort leaves them.
-                var run = UnsafeMutableBufferPointer(rebasing: indices[less..<more])
-                run.sort()
+                if !fresh {
+                    for k in low..<high { words[k] = word(base, starts, indices[k], depth) }
+                }
+                let a = words[low], b = words[(low + high) / 2], c = words[high - 1]
+                let pivot = max(min(a, b), min(max(a, b), c))
+                // Dijkstra's three-way partition: [low, less) below the pivot, [less, i) equal
+                // to it, [more, high) above it.
+                var less = low, i = low, more = high
+                while i < more {
+                    let w = words[i]
+                    if w < pivot {
+                        indices.swapAt(less, i)
+                        words.swapAt(less, i)
+                        less += 1
+                        i += 1
+                    } else if w > pivot {
+                        more -= 1
+                        indices.swapAt(i, more)
+                        words.swapAt(i, more)
+                    } else {
+                        i += 1
+                    }
+                }
+                ranges.append((low, less, depth, left - 1, true))
+                ranges.append((more, high, depth, left - 1, true))
+                if pivot & 0xFF == 7 {
+                    // Seven more equal bytes and the keys go on: sort the run on the next seven.
+                    ranges.append((less, more, depth + 1, budget, false))
+                } else {
+                    // The keys end here, all equal: by index, as a stable sort leaves them.
+                    var run = UnsafeMutableBufferPointer(rebasing: indices[less..<more])
+                    run.sort()
+                }
             }
         }
     }
@@ -309,18 +331,24 @@ struct KeyOrder {
     }
 
     /// Rearranges `entries` so that position k holds the entry that was at `permutation[k]`,
-    /// by swaps along the permutation's cycles (no entry copied, retained or released);
+    /// by moves along the permutation's cycles (no entry copied, retained or released);
     /// `permutation` is left as the identity.
     static func apply(_ permutation: inout [Int], to entries: inout [FirstTimeRecords.Entry]) {
-        for start in permutation.indices where permutation[start] != start {
-            var j = start
-            while permutation[j] != start {
-                let next = permutation[j]
-                entries.swapAt(j, next)
+        entries.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress, permutation.count == buffer.count else { return }
+            for start in permutation.indices where permutation[start] != start {
+                // Along the cycle through `start`, each entry moves into the place before it.
+                let held = (base + start).move()
+                var j = start
+                while permutation[j] != start {
+                    let next = permutation[j]
+                    (base + j).moveInitialize(from: base + next, count: 1)
+                    permutation[j] = j
+                    j = next
+                }
+                (base + j).initialize(to: held)
                 permutation[j] = j
-                j = next
             }
-            permutation[j] = j
         }
     }
 }
