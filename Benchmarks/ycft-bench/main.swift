@@ -557,7 +557,11 @@ for size in sizes {
 let foundationSize = quick ? 1_000 : 100_000
 let foundationFile = work.appendingPathComponent("foundation-\(foundationSize).plist")
 let foundationWritten = foundationArchive(foundationSize, at: foundationFile) != nil
-if foundationWritten { inputs.append(("\(foundationSize), written by Linux Foundation", foundationSize, foundationFile)) }
+if foundationWritten {
+    inputs.append(("\(foundationSize), written by Linux Foundation", foundationSize, foundationFile))
+} else {
+    FileHandle.standardError.write(Data("(no archive written by Linux Foundation: swift build -c release --product foundation-oracle)\n".utf8))
+}
 for (label, size, file) in inputs {
     let bytes = Array(try Data(contentsOf: file))
     let n = size >= 1_000_000 ? 3 : samples
