@@ -66,7 +66,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     ///
     /// The order is ``precedes(_:_:)``'s (UTF-8 bytes), equal keys in their input order. The keys
     /// are compared as bytes copied once into one buffer (`KeyOrder`) and the entries are then
-    /// swapped into place, so no `String` is reached, retained or copied per comparison.
+    /// moved into place, so no `String` is reached, retained or copied per comparison.
     @usableFromInline package static func sortingKeys(_ entries: consuming [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
         let order = KeyOrder(entries)
         // Archives ycft writes are in key order already: one pass checks, and no entry moves.
@@ -165,19 +165,24 @@ struct KeyOrder {
         for i in 0..<count { total += entries[i].key.utf8.count }
         starts.reserveCapacity(count + 1)
         bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
             var at = 0
+            // `total` counted every key's bytes, so each fits where it goes.
+            func copy(_ utf8: UnsafeBufferPointer<UInt8>) {
+                guard let source = utf8.baseAddress, at + utf8.count <= total else { return }
+                (base + at).initialize(from: source, count: utf8.count)
+                at += utf8.count
+            }
             for i in 0..<count {
-                var key = entries[i].key
-                key.withUTF8 { utf8 in
-                    // `total` counted these bytes, so they fit.
-                    let written = UnsafeMutableBufferPointer(rebasing: buffer[at...]).initialize(fromContentsOf: utf8)
-                    at += written
+                // In place when the string has its UTF-8 at hand, as a native string does.
+                if entries[i].key.utf8.withContiguousStorageIfAvailable(copy) == nil {
+                    var key = entries[i].key
+                    key.withUTF8(copy)
                 }
                 starts.append(at)
             }
-            let spare = UnsafeMutableBufferPointer(rebasing: buffer[at...])
-            spare.initialize(repeating: 0)
-            initialized = at + spare.count
+            (base + at).initialize(repeating: 0, count: total - at)
+            initialized = total
         }
     }
 
@@ -205,7 +210,7 @@ struct KeyOrder {
     }
 
     /// `body` over the buffer's address and the starts (`otherwise` if the buffer had none,
-    /// which the byte after the keys rules out).
+    /// which the spare bytes after the keys rule out).
     private func withKeys<R>(otherwise: R, _ body: (UnsafeRawPointer, UnsafeBufferPointer<Int>) -> R) -> R {
         bytes.withUnsafeBytes { raw in
             starts.withUnsafeBufferPointer { starts in
@@ -324,7 +329,11 @@ struct KeyOrder {
             var repeated: [Int] = []
             for position in 1..<count {
                 let previous = order?[position - 1] ?? position - 1, this = order?[position] ?? position
-                if Self.compare(base, starts, previous, this) == 0 { repeated.append(position) }
+                // Keys of different lengths differ: most neighbours are told apart there.
+                if starts[previous + 1] - starts[previous] == starts[this + 1] - starts[this],
+                   Self.compare(base, starts, previous, this) == 0 {
+                    repeated.append(position)
+                }
             }
             return repeated
         }
