@@ -1,6 +1,7 @@
 // ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
 // in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
-// `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time).
+// `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time;
+// `--inputs DIR [RECORDS]` writes the generated archives to DIR and stops).
 
 import CBenchFloor
 import FirstTimeArchive
