@@ -439,14 +439,19 @@ if arguments.first == "--instructions" {
     let size = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
     let work = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-ir-\(getpid())")
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
+    // Removed by hand before each exit: exit() ends the process without running a defer, and
+    // every run left its archives (a Foundation-written one among them) behind.
+    func finish(_ status: Int32) -> Never {
+        try? FileManager.default.removeItem(at: work)
+        exit(status)
+    }
     let file = work.appendingPathComponent("archive.plist")
     try Data(try archiverOrderArchive(size)).write(to: file)
     print("# ycft-bench --instructions: \(size) records, callgrind Ir (deterministic: load does not move it)")
     print("")
     guard let base = instructions("noop", file.path), let floorIr = instructions("floor", file.path) else {
         print("valgrind is not available (apt-get install valgrind)")
-        exit(2)
+        finish(2)
     }
     let floorNet = Double(floorIr - min(floorIr, base))
     print("| operation | instructions | net of start-up and read | ratio to the libplist floor |")
@@ -523,7 +528,7 @@ if arguments.first == "--instructions" {
     } else {
         print("| migrate | failed | - | - |")
     }
-    exit(0)
+    finish(0)
 }
 
 // MARK: Main
