@@ -1,6 +1,7 @@
 // ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
 // in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
-// `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time).
+// `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time;
+// `--inputs DIR [RECORDS]` writes the generated archives to DIR and stops).
 
 import CBenchFloor
 import FirstTimeArchive
@@ -22,17 +23,100 @@ FileHandle.standardError.write(Data(banner.utf8))
 
 // MARK: Inputs (deterministic)
 
-func makeRecords(_ count: Int) -> FirstTimeRecords {
-    var records = FirstTimeRecords()
+/// A fixed-seed generator (xorshift64*): every run generates the same inputs.
+struct InputRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 2_685_821_657_736_338_717
+    }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+    mutating func chance(_ inHundred: UInt64) -> Bool { next() % 100 < inHundred }
+}
+
+/// `count` records shaped like an app's YCFirstTime state, in the order an archiver writes
+/// them. Block keys are gate names: reverse-DNS, an area and a feature, often a version or a
+/// build, from a few bytes to about a hundred, about one in ten with non-ASCII; versions are
+/// app versions (`2.4`, `10.3.1`, a few betas), some missing; times are fractional seconds
+/// over recent years, some missing. Apple's and Linux Foundation's `NSKeyedArchiver` write a
+/// dictionary's entries in hash order, so the keys are shuffled (fixed seed), not sorted.
+func makeEntries(_ count: Int) -> [FirstTimeRecords.Entry] {
+    var random = InputRandom(seed: 0x59C6_F1A5_7713_2026 &+ UInt64(count))
+    let domains = ["com", "com", "com", "io", "org", "net", "de", "jp.co", "fr", "co.uk"]
+    let vendors = ["acme", "example", "yourcompany", "northwind", "contoso", "bücherwelt", "mañana-labs",
+                   "ycfirsttime", "zeitgeist", "スタジオ", "blueorchard", "kraftwerk"]
+    let apps = ["shop", "maps", "notes", "reader", "camera", "fitness", "bank", "weather", "podcasts", "chat"]
+    let areas = ["onboarding", "tooltip", "whatsnew", "rating-prompt", "paywall", "tutorial", "coachmark",
+                 "banner", "sync.migration", "settings.privacy", "feature-flag", "announcement.sheet"]
+    let features = ["welcome-tour", "swipe-hint", "first-launch", "dark-mode", "widget", "éditeur", "übersicht",
+                    "share-extension", "offline-download", "face-id", "siri-shortcut", "引导", "cart.button",
+                    "export.pdf", "icloud-sync", "live-activity"]
+    let shortKeys = ["intro", "tip", "hint", "ask", "promo", "nps", "tour", "café"]
     var entries: [FirstTimeRecords.Entry] = []
     entries.reserveCapacity(count)
     for i in 0..<count {
-        let version: String? = i % 13 == 0 ? nil : "\(i % 7).\(i % 5).\(i % 3)"
-        let time: Double? = i % 17 == 0 ? nil : 700_000_000 + Double(i) * 61.25
-        entries.append(("gate.\(i).\(i &* 2_654_435_761 % 1000)", FirstTimeRecord(lastVersion: version, lastTime: time)))
+        // i makes every key unique; where it goes, and what surrounds it, varies.
+        let key: String
+        switch random.next() % 20 {
+        case 0: key = "\(random.pick(shortKeys)).\(i)"
+        case 1, 2: key = "\(random.pick(areas)).\(random.pick(features)).\(i)"
+        case 3: key = "\(random.pick(domains)).\(random.pick(vendors)).\(random.pick(apps)).\(random.pick(areas)).\(random.pick(features))"
+            + ".campaign-\(2020 + i % 7)-\(i % 12 + 1).variant-\(random.pick(["a", "b", "control"])).\(i)"
+        default:
+            let version = random.chance(60) ? ".v\(random.next() % 9 + 1)" : ".\(random.next() % 12 + 1).\(random.next() % 10)"
+            key = "\(random.pick(domains)).\(random.pick(vendors)).\(random.pick(apps)).\(random.pick(areas)).\(random.pick(features))-\(i)\(version)"
+        }
+        var version: String?
+        if !random.chance(8) {
+            let major = random.chance(20) ? 2020 + random.next() % 7 : random.next() % 12 + 1
+            let text = random.chance(50) ? "\(major).\(random.next() % 20)" : "\(major).\(random.next() % 20).\(random.next() % 10)"
+            version = random.chance(3) ? "\(text)-beta.\(random.next() % 5 + 1)" : text
+        }
+        // 2022 to 2026 in seconds since 2001, with the fractions NSDate carries.
+        let time: Double? = random.chance(6) ? nil : 662_688_000 + Double(random.next() % 157_680_000_000) / 1000 + 0.000_123
+        entries.append((key, FirstTimeRecord(lastVersion: version, lastTime: time)))
     }
-    records = try! FirstTimeRecords(entries)
-    return records
+    entries.shuffle(using: &random)
+    return entries
+}
+
+/// An archive of `makeEntries(count)` in Apple's layout (`LegacyArchive.encode`), its entries
+/// in the archiver's order: the records are handed over in that order (`init(sorted:)`, not
+/// sorted on purpose), so the group's keys, its records and their objects are in hash order as
+/// in an archive an app writes.
+func archiverOrderArchive(_ count: Int) throws -> [UInt8] {
+    try LegacyArchive.encode(FirstTimeRecords(sorted: makeEntries(count)), format: .binary)
+}
+
+/// An archive of `makeEntries(count)` written by Linux Foundation's `NSKeyedArchiver`, through
+/// the test oracle (`foundation-oracle encode`, built beside this executable; root
+/// `NSMutableDictionary`, group `NSDictionary` as Linux Foundation writes a nested dictionary,
+/// the record class renamed as Apple writes it), hashing with a fixed seed so every run writes
+/// the same bytes. Nil when the oracle is not built
+/// (`swift build -c release --product foundation-oracle`) or fails.
+func foundationArchive(_ count: Int, at file: URL) -> [UInt8]? {
+    let oracle = selfExecutable.deletingLastPathComponent().appendingPathComponent("foundation-oracle")
+    guard FileManager.default.isExecutableFile(atPath: oracle.path) else { return nil }
+    func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
+    var lines = "root NSMutableDictionary\ngroup NSDictionary\n"
+    for (key, record) in makeEntries(count) {
+        lines += "record \(hex(key)) \(record.lastVersion.map(hex) ?? "-") \(record.lastTime.map { String($0.bitPattern, radix: 16) } ?? "-")\n"
+    }
+    let process = Process()
+    process.executableURL = oracle
+    process.arguments = ["encode", file.path]
+    process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, new in new }
+    let input = Pipe()
+    process.standardInput = input
+    guard (try? process.run()) != nil else { return nil }
+    input.fileHandleForWriting.write(Data(lines.utf8))
+    try? input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let data = try? Data(contentsOf: file) else { return nil }
+    return Array(data)
 }
 
 /// A binary defaults file of `keys` unrelated keys (integers, strings, reals, booleans) with a
@@ -50,7 +134,7 @@ func makeDefaultsFile(keys: Int) throws -> [UInt8] {
         }
         entries.append(("com.example.setting.\(i)", value))
     }
-    entries.insert(("YCFirstTime", .data(try LegacyArchive.encode(makeRecords(20), format: .binary))), at: keys / 2)
+    entries.insert(("YCFirstTime", .data(try archiverOrderArchive(20))), at: keys / 2)
     return try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary)
 }
 
@@ -312,6 +396,21 @@ if arguments.first == "--child", arguments.count == 3 {
     exit(sink == 0 ? 1 : 0)
 }
 
+// MARK: Inputs to keep: ycft-bench --inputs DIR [RECORDS]
+
+// The generated archives of RECORDS records (100,000 if not given), written to DIR, to profile
+// or time ycft on them by hand (`perf record ycft dump DIR/foundation-100000.plist`).
+if arguments.first == "--inputs", arguments.count >= 2 {
+    let dir = URL(fileURLWithPath: arguments[1])
+    let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let apple = dir.appendingPathComponent("archive-\(size).plist"), linux = dir.appendingPathComponent("foundation-\(size).plist")
+    try Data(try archiverOrderArchive(size)).write(to: apple)
+    print(apple.path)
+    if foundationArchive(size, at: linux) != nil { print(linux.path) }
+    exit(0)
+}
+
 // MARK: Instructions (callgrind): ycft-bench --instructions [RECORDS]
 
 /// Instructions (callgrind's `Ir`) a child run of `mode` on `file` executes, less nothing: the
@@ -340,14 +439,19 @@ if arguments.first == "--instructions" {
     let size = arguments.count > 1 ? Int(arguments[1]) ?? 100_000 : 100_000
     let work = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-ir-\(getpid())")
     try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: work) }
+    // Removed by hand before each exit: exit() ends the process without running a defer, and
+    // every run left its archives (a Foundation-written one among them) behind.
+    func finish(_ status: Int32) -> Never {
+        try? FileManager.default.removeItem(at: work)
+        exit(status)
+    }
     let file = work.appendingPathComponent("archive.plist")
-    try Data(try LegacyArchive.encode(makeRecords(size), format: .binary)).write(to: file)
+    try Data(try archiverOrderArchive(size)).write(to: file)
     print("# ycft-bench --instructions: \(size) records, callgrind Ir (deterministic: load does not move it)")
     print("")
     guard let base = instructions("noop", file.path), let floorIr = instructions("floor", file.path) else {
         print("valgrind is not available (apt-get install valgrind)")
-        exit(2)
+        finish(2)
     }
     let floorNet = Double(floorIr - min(floorIr, base))
     print("| operation | instructions | net of start-up and read | ratio to the libplist floor |")
@@ -374,6 +478,25 @@ if arguments.first == "--instructions" {
             print("| encode only (\(mode == "pack" ? "written object by object" : "value tree, then written")) | - | \(Int(net)) | "
                   + "\(String(format: "%.2f×", net / floorNet)) |")
         }
+    }
+    // The same records as Linux Foundation's NSKeyedArchiver writes them: another layout (an
+    // NSDictionary group, every object's keys in hash order, a larger file), its own floor.
+    let foundationFile = work.appendingPathComponent("foundation.plist")
+    print("")
+    if let foundationBytes = foundationArchive(size, at: foundationFile),
+       let base = instructions("noop", foundationFile.path), let floorIr = instructions("floor", foundationFile.path) {
+        let floorNet = Double(floorIr - min(floorIr, base))
+        print("| archive written by Linux Foundation, \(size) records (\(foundationBytes.count >> 10) KiB) | instructions | "
+              + "net of start-up and read | ratio to the libplist floor |")
+        print("|---|---:|---:|---:|")
+        print("| libplist floor (parse, visit, free) | \(floorIr) | \(Int(floorNet)) | 1.00× |")
+        for mode in ["guard", "decode", "dump", "verify"] {
+            guard let ir = instructions(mode, foundationFile.path) else { print("| \(mode) | failed | - | - |"); continue }
+            let net = Double(ir - min(ir, base))
+            print("| \(mode == "guard" ? "ycft's guard pass alone" : "ycft \(mode)") | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
+        }
+    } else {
+        print("(no archive written by Linux Foundation: swift build -c release --product foundation-oracle)")
     }
     // A defaults file with as many unrelated keys as the archive has records (the README's
     // large defaults file at 100,000), against libplist's floor of that file.
@@ -405,7 +528,7 @@ if arguments.first == "--instructions" {
     } else {
         print("| migrate | failed | - | - |")
     }
-    exit(0)
+    finish(0)
 }
 
 // MARK: Main
@@ -429,24 +552,38 @@ print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 var decodeBySize: [Int: Double] = [:], floorBySize: [Int: Double] = [:]
 var archive100k: URL?
+// Every size in Apple's layout, then the same records as Linux Foundation's archiver writes them.
+var inputs: [(label: String, size: Int, file: URL)] = []
 for size in sizes {
-    let records = makeRecords(size)
-    let bytes = try LegacyArchive.encode(records, format: .binary)
     let file = work.appendingPathComponent("archive-\(size).plist")
-    try Data(bytes).write(to: file)
+    try Data(try archiverOrderArchive(size)).write(to: file)
     if size == 100_000 || (quick && size == 1_000) { archive100k = file }
+    inputs.append(("\(size)", size, file))
+}
+let foundationSize = quick ? 1_000 : 100_000
+let foundationFile = work.appendingPathComponent("foundation-\(foundationSize).plist")
+let foundationWritten = foundationArchive(foundationSize, at: foundationFile) != nil
+if foundationWritten {
+    inputs.append(("\(foundationSize), written by Linux Foundation", foundationSize, foundationFile))
+} else {
+    FileHandle.standardError.write(Data("(no archive written by Linux Foundation: swift build -c release --product foundation-oracle)\n".utf8))
+}
+for (label, size, file) in inputs {
+    let bytes = Array(try Data(contentsOf: file))
     let n = size >= 1_000_000 ? 3 : samples
     let rounds = try Rounds(rounds: n, [{ floor(bytes) }, { try decode(bytes) }, { dump(file.path) }])
     let (floorTime, decodeTime, dumpTime) = (rounds.samples[0], rounds.samples[1], rounds.samples[2])
-    decodeBySize[size] = decodeTime.median
-    floorBySize[size] = floorTime.median
+    if file != foundationFile {
+        decodeBySize[size] = decodeTime.median
+        floorBySize[size] = floorTime.median
+    }
     var foundationText = "-", speedup = "-"
     if size <= 100_000 {
         let f = try measure(samples: size >= 100_000 ? 3 : n) { try foundationDecode(bytes) }
         foundationText = "\(format(f.median)) [\(format(f.min))]"
         speedup = String(format: "%.1f×", f.median / decodeTime.median)
     }
-    print("| \(size) | \(bytes.count >> 10) KiB | \(format(floorTime.median)) [\(format(floorTime.min))] | "
+    print("| \(label) | \(bytes.count >> 10) KiB | \(format(floorTime.median)) [\(format(floorTime.min))] | "
           + "\(format(decodeTime.median)) [\(format(decodeTime.min))] | \(rounds.ratioText(1)) | "
           + "\(format(dumpTime.median)) [\(format(dumpTime.min))] | \(rounds.ratioText(2)) | "
           + "\(foundationText) | \(speedup) |")
@@ -496,9 +633,18 @@ if let file = archive100k {
     // not in quick mode, whose 1,000 records take less time than start-up varies by.
     let processes = quick ? (net: [:], ratio: [:])
         : processRounds(9, file.path, ["decode", "dump", "verify", "pack"])
-    for mode in ["decode", "dump", "verify"] where !quick {
-        print("| \(mode), as a separate process (CPU time) | \(format(processes.net[mode]!)) | \(format(processes.net["floor"]!)) libplist floor's process | "
-              + "\(String(format: "%.2f×", processes.ratio[mode]!)) |")
+    /// One row per mode: its child's CPU time, the floor's child's, the ratio.
+    func processRows(_ processes: (net: [String: Double], ratio: [String: Double]), of what: String) {
+        for mode in ["decode", "dump", "verify"] {
+            guard let net = processes.net[mode], let floorNet = processes.net["floor"], let ratio = processes.ratio[mode] else { continue }
+            print("| \(mode)\(what), as a separate process (CPU time) | \(format(net)) | \(format(floorNet)) libplist floor's process | "
+                  + "\(String(format: "%.2f×", ratio)) |")
+        }
+    }
+    processRows(processes, of: "")
+    // The archive Linux Foundation wrote, against the floor's process on that file.
+    if foundationWritten && !quick {
+        processRows(processRounds(9, foundationFile.path, ["decode", "dump", "verify"]), of: " of the archive Linux Foundation wrote")
     }
     // pack's child decodes and then encodes: its encoder is pack less decode.
     if !quick {
@@ -546,8 +692,7 @@ do {
     let count = quick ? 200 : 10_000
     let dir = work.appendingPathComponent("defaults")
     for i in 0..<count {
-        let records = makeRecords(3 + i % 5)
-        let archive = try LegacyArchive.encode(records, format: .binary)
+        let archive = try archiverOrderArchive(3 + i % 5)
         let file = PlistValue.dictionary(PlistDictionary([
             ("LaunchCount", .integer(.signed(Int64(i)))), ("YCFirstTime", .data(archive)), ("Name", .string("user \(i)")),
         ]))

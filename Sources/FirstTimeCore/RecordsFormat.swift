@@ -87,14 +87,16 @@ public enum RecordsFormat {
             out += [0x7B, 0x7D]
         } else {
             out.append(0x7B)
-            // Each record is its key, its values and four fixed runs of bytes between them.
+            // Each record is its key, its values and fixed runs of bytes between them, as few
+            // runs as the layout allows (each append is a call).
             let beforeTime = separator + [0x7B] + indent6 + lastTime + separator
-            let beforeUTC = [0x2C] + indent6 + lastTimeUTC + separator
+            let beforeUTC = [0x2C] + indent6 + lastTimeUTC + separator + [0x22]
             let beforeVersion = [0x2C] + indent6 + lastVersion + separator
             let close = indent4 + [0x7D]
-            let nextKey = [0x2C] + indent4
+            let closeThenNextKey = close + [0x2C] + indent4
+            out += indent4
             for i in records.entries.indices {
-                out += i == 0 ? indent4 : nextKey
+                if i > 0 { out += closeThenNextKey }
                 JSON.writeString(records.entries[i].key, into: &out)
                 out += beforeTime
                 let record = records.entries[i].record
@@ -105,12 +107,11 @@ public enum RecordsFormat {
                 case nil: out += null
                 case let t? where !t.isFinite: out += timeJSON(t).bytes(style: .compact).dropLast()
                 case let t?:
-                    let text = t.description
+                    var text = t.description
+                    text.withUTF8 { out.append(contentsOf: $0) }
                     shortest = text
-                    out += text.utf8
                 }
                 out += beforeUTC
-                out.append(0x22)
                 if let t = record.lastTime, ExactTime.appendUTC(secondsSince2001: t, shortest: shortest, into: &out) {
                     out.append(0x22)
                 } else {
@@ -119,8 +120,8 @@ public enum RecordsFormat {
                 }
                 out += beforeVersion
                 if let version = record.lastVersion { JSON.writeString(version, into: &out) } else { out += null }
-                out += close
             }
+            out += close
             out += indent2
             out.append(0x7D)
         }
