@@ -389,7 +389,7 @@ if arguments.first == "--child", arguments.count == 3 {
         sink &+= UInt64(try PropertyList.write(LegacyArchive.encode(records), format: .binary).count)
     // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
     case "migrate":
-        sink &+= UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0)
+        sink &+= UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0)
     default: exit(2)
     }
     print(ownPeakKiB())
@@ -666,7 +666,7 @@ do {
     // (both needed before anything can be written), then the rest (the plan and the writer).
     let ops = try Rounds(rounds: samples, [
         { floor(bytes) },
-        { UInt64(try DefaultsMigration.migrate(bytes, options: .init(target: .records)).output?.count ?? 0) },
+        { UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0) },
         { guardPass(bytes) },
         { UInt64(try PropertyList.read(bytes, limits: limits).value.dictionaryValue?.count ?? 0) },
     ])

@@ -7,48 +7,6 @@ public import Plist
 /// keeps its format unless asked otherwise.
 public enum DefaultsMigration {
 
-    /// Where the state goes (decided with the on-device library by ``Migration/plan(forms:choices:existing:read:)``).
-    public typealias Target = Migration.Target
-
-    /// How to migrate.
-    public struct Options: Sendable {
-        /// Where the state goes.
-        public var target: Target
-        /// Keep the source keys (the archive, or the new keys on rollback).
-        public var keepSource: Bool
-        /// Overwrite target keys that exist with different content (the source wins).
-        public var force: Bool
-        /// The defaults key of the legacy archive.
-        public var key: String
-        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
-        public var dropVersions: Bool
-        /// The output format; nil keeps the input's.
-        public var outputFormat: PlistFormat?
-        /// Bounds for reading.
-        public var limits: PlistLimits
-
-        /// The choices the migration plan is made from.
-        public var choices: Migration.Choices {
-            Migration.Choices(target: target, keepSource: keepSource, force: force, key: key, dropVersions: dropVersions)
-        }
-
-        /// Creates options; the defaults migrate to records and remove the archive.
-        public init(target: Target = .records, keepSource: Bool = false, force: Bool = false,
-                    key: String = LegacyArchive.defaultsKey, dropVersions: Bool = false,
-                    outputFormat: PlistFormat? = nil, limits: PlistLimits = .default) {
-            self.target = target
-            self.keepSource = keepSource
-            self.force = force
-            self.key = key
-            self.dropVersions = dropVersions
-            self.outputFormat = outputFormat
-            self.limits = limits
-        }
-    }
-
-    /// What happened to a file.
-    public typealias Status = Migration.Status
-
     /// The result for one file: the ``Migration/Outcome`` (its members read as this type's own:
     /// `outcome.status`, `outcome.added`, ...) and the new bytes.
     @dynamicMemberLookup
@@ -72,25 +30,29 @@ public enum DefaultsMigration {
         }
     }
 
-    /// Why a file could not be migrated.
-    public typealias Failure = Migration.Failure
-
-    /// Migrates the bytes of one defaults file.
-    public static func migrate(_ bytes: [UInt8], options: Options) throws(Failure) -> Outcome {
+    /// Migrates the bytes of one defaults file to `target`, as `ycft migrate --to TARGET` does.
+    ///
+    /// ```swift
+    /// let outcome = try DefaultsMigration.migrate(prefsBytes, to: .records)
+    /// if let output = outcome.output { /* write it */ }
+    /// ```
+    /// - Throws: ``Migration/Failure`` (nothing to write then).
+    public static func migrate(_ bytes: [UInt8], to target: Migration.Target,
+                               options: Migration.Options = .init()) throws(Migration.Failure) -> Outcome {
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error.description) }
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
         guard let original = file.defaults else { throw .notDefaults(FirstTimeError.notDefaults(found: file.topLevel).description) }
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
-        func read(_ form: StateForm) throws(Failure) -> DecodedArchive {
-            do { return try file.read(form) } catch { throw Failure(reading: error, form: form, key: options.key) }
+        func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
+            do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
         // The file's keys, asked about by the plan: searched while it asks little, indexed once
         // it asks much, so a file with 100,000 keys stays linear whatever the target asks.
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
-        let plan = try Migration.plan(forms: file.forms, choices: options.choices, existing: lookup, read: read)
+        let plan = try Migration.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
         outcome.migration = plan.outcome
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
@@ -98,7 +60,7 @@ public enum DefaultsMigration {
         // alone, and every interval.* key is read as one of its records: IntervalClient's own
         // gates beside the state could no longer be told from it, and the next command would
         // take them over. Refused while such a key is there.
-        if options.choices.target == .interval, options.choices.dropVersions, !options.choices.keepSource {
+        if target == .interval, options.dropVersions, !options.keepSource {
             var written = ExactKeyPositions(writes.map(\.key))
             if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !written.contains($0.key) }) {
                 throw .unwritable("\(quoted(own.key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "

@@ -44,27 +44,46 @@ public enum Migration {
         }
     }
 
-    /// The choices that decide what a migration writes.
-    public struct Choices: Sendable, Equatable {
-        /// Where the state goes.
-        public var target: Target
-        /// Keep the source keys (the archive, or the new keys on rollback).
+    /// How to migrate, for a file (`DefaultsMigration`, `ycft migrate`) and for a live
+    /// `UserDefaults` domain (`FirstTimeMigration`) alike; where the state goes is the
+    /// migration's `to:` argument, a ``Target``.
+    ///
+    /// ```swift
+    /// var options = Migration.Options()
+    /// options.keepSource = true      // keep the archive beside the new keys
+    /// ```
+    public struct Options: Sendable, Equatable {
+        /// Keep the source keys (the archive; on rollback, the plain and interval keys).
         public var keepSource: Bool
-        /// Overwrite target keys that exist with different content (the source wins).
+        /// Overwrite target keys that hold different content (the source wins).
         public var force: Bool
         /// The defaults key of the legacy archive.
         public var key: String
-        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
+        /// With ``Target/interval``: do not write `YCFirstTime.records` (versions are lost).
         public var dropVersions: Bool
+        /// Bounds for reading (the file, and the archive in it).
+        public var limits: PlistLimits
+        /// A file's output format; nil keeps the input's. A `UserDefaults` domain has none.
+        public var outputFormat: PlistFormat?
+        /// On the device: also read the archive with Foundation's `NSKeyedUnarchiver`, as
+        /// YCFirstTime's loader does, and migrate only when it reads the same records as ycft.
+        /// On Linux it runs only for archives the contract walker finds nothing device-breaking
+        /// in: swift-corelibs-foundation traps (instead of failing) on some archives the loader
+        /// would refuse. Files are not read with Foundation.
+        public var checksWithFoundation: Bool
 
-        /// Creates choices; the defaults migrate to records and remove the archive.
-        public init(target: Target = .records, keepSource: Bool = false, force: Bool = false,
-                    key: String = LegacyArchive.defaultsKey, dropVersions: Bool = false) {
-            self.target = target
+        /// The defaults: move the state, remove the source, refuse conflicts, keep the file's
+        /// format, check with Foundation on the device.
+        public init(keepSource: Bool = false, force: Bool = false, key: String = LegacyArchive.defaultsKey,
+                    dropVersions: Bool = false, limits: PlistLimits = .default, outputFormat: PlistFormat? = nil,
+                    checksWithFoundation: Bool = true) {
             self.keepSource = keepSource
             self.force = force
             self.key = key
             self.dropVersions = dropVersions
+            self.limits = limits
+            self.outputFormat = outputFormat
+            self.checksWithFoundation = checksWithFoundation
         }
     }
 
@@ -142,13 +161,15 @@ public enum Migration {
     /// of ``StateForm/defaultsArchive`` refuses it, whatever the target, `force` included.
     /// - Parameters:
     ///   - forms: the forms the domain holds (`StateSource.forms`).
+    ///   - target: where the state goes.
+    ///   - options: how (``Options``).
     ///   - existing: the value a key holds now, or nil.
     ///   - read: the records (and findings) of one form; its error says why the state is
     ///     unreadable. It judges the archive key too when the archive is not the source (is a
     ///     `YCFirstTime` already there state, and the same state?).
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
     ///   ``Failure/conflict(_:)`` when a target key holds other content and `force` is off.
-    public static func plan(forms: [StateForm], choices: Choices,
+    public static func plan(forms: [StateForm], to target: Target, options: Options,
                             existing: (String) -> PlistValue?,
                             read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
@@ -162,18 +183,18 @@ public enum Migration {
         }
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
         var sources: [String] = []
-        switch choices.target {
+        switch target {
         case .records, .interval:
             let state: FirstTimeRecords
             if forms.contains(.defaultsArchive) {
                 state = try records(.defaultsArchive)
-                sources = [choices.key]
-            } else if choices.target == .interval, forms.contains(.plainRecords), !forms.contains(.intervalKeys) {
+                sources = [options.key]
+            } else if target == .interval, forms.contains(.plainRecords), !forms.contains(.intervalKeys) {
                 // Already in the plain format: IntervalClient keys can be made from it.
                 state = try records(.plainRecords)
             } else {
                 // No source: already migrated (the target keys are there) or nothing to do.
-                let target: StateForm = choices.target == .records ? .plainRecords : .intervalKeys
+                let target: StateForm = target == .records ? .plainRecords : .intervalKeys
                 let migrated = forms.contains(target)
                 // Already in the target form only if it reads: a broken one is a failure.
                 if migrated { _ = try records(target) }
@@ -181,16 +202,16 @@ public enum Migration {
                 return plan
             }
             plan.outcome.recordCount = state.count
-            if choices.target == .records || !choices.dropVersions {
+            if target == .records || !options.dropVersions {
                 writes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(state),
                                { stored in (try? RecordsFormat.records(fromPlist: stored)) == state }))
             } else {
                 plan.outcome.droppedVersions = state.filter { $0.record.lastVersion != nil }.map(\.key)
             }
-            if choices.target == .interval {
+            if target == .interval {
                 for (key, record) in state {
                     guard let time = record.lastTime else {
-                        if choices.dropVersions { plan.outcome.droppedRecords.append(key) }
+                        if options.dropVersions { plan.outcome.droppedRecords.append(key) }
                         continue
                     }
                     let value = PlistValue.real(time + IntervalKey.epochOffset)
@@ -214,28 +235,28 @@ public enum Migration {
                 state = FirstTimeRecords()
             }
             guard !sources.isEmpty else {
-                plan.outcome.status = existing(choices.key) != nil ? .unchanged : .skipped
+                plan.outcome.status = existing(options.key) != nil ? .unchanged : .skipped
                 return plan
             }
             plan.outcome.recordCount = state.count
             let archive: [UInt8]
             do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
-            writes.append((choices.key, .data(archive), { _ in present?.records == state }))
+            writes.append((options.key, .data(archive), { _ in present?.records == state }))
         }
         // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
             var state = Existing.absent
             if let stored = existing(write.key) {
                 state = write.same(stored) ? .same : .different
-                if state == .different, !choices.force {
+                if state == .different, !options.force {
                     throw .conflict("\(quoted(write.key)) already exists with different content")
                 }
             }
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))
         }
-        plan.removals = choices.keepSource ? [] : sources
-        let archiveGoes = plan.removals.contains { exactlyEqual($0, choices.key) }
-            || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, choices.key) }
+        plan.removals = options.keepSource ? [] : sources
+        let archiveGoes = plan.removals.contains { exactlyEqual($0, options.key) }
+            || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, options.key) }
         if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.spec.rewriteLoses) }
         return plan
     }

@@ -25,49 +25,11 @@ public import Foundation
 /// ```
 ///
 /// The decisions (which keys, which values, what counts as already migrated, what conflicts)
-/// are ``Migration/plan(forms:choices:existing:read:)``'s, the same code the tool
+/// are ``Migration/plan(forms:to:options:existing:read:)``'s, the same code the tool
 /// runs; the archive is read by ycft's own guarded reader and contract walker and, as a second
 /// opinion, by Foundation's `NSKeyedUnarchiver` the way YCFirstTime's loader reads it; the
 /// rollback archive is written by ycft's own writer in the contract's layout.
 public enum FirstTimeMigration {
-    /// Where the state goes: `.records`, `.interval` or `.legacy`.
-    public typealias Target = Migration.Target
-    /// Why nothing was migrated (nothing is written when one is thrown).
-    public typealias Failure = Migration.Failure
-
-    /// How to migrate: the meaning of each option is `ycft migrate`'s.
-    public struct Options: Sendable {
-        /// Keep the source keys (the archive; on rollback, the plain and interval keys).
-        public var keepSource: Bool
-        /// Overwrite target keys that hold different content (the source wins).
-        public var force: Bool
-        /// The defaults key of the legacy archive.
-        public var key: String
-        /// With `.interval`: do not write `YCFirstTime.records` (versions are lost).
-        public var dropVersions: Bool
-        /// Bounds for reading the archive.
-        public var limits: PlistLimits
-        /// Also read the archive with Foundation's `NSKeyedUnarchiver`, as YCFirstTime's loader
-        /// does, and migrate only when it reads the same records as ycft. On Linux it runs only
-        /// for archives the contract walker finds nothing device-breaking in: swift-corelibs-
-        /// foundation traps (instead of failing) on some archives the loader would refuse.
-        public var checksWithFoundation: Bool
-
-        /// The defaults: move the state, remove the source, refuse conflicts, check with Foundation.
-        public init(keepSource: Bool = false, force: Bool = false, key: String = LegacyArchive.defaultsKey,
-                    dropVersions: Bool = false, limits: PlistLimits = .default, checksWithFoundation: Bool = true) {
-            self.keepSource = keepSource
-            self.force = force
-            self.key = key
-            self.dropVersions = dropVersions
-            self.limits = limits
-            self.checksWithFoundation = checksWithFoundation
-        }
-    }
-
-    /// What a migration did: the same type the tool reports per file.
-    public typealias Outcome = Migration.Outcome
-
     /// The state a domain holds.
     public struct State: Sendable {
         /// The records (empty when the domain holds no state: a fresh install).
@@ -87,9 +49,9 @@ public enum FirstTimeMigration {
     /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
     /// records, or IntervalClient keys (versions nil).
     /// - Throws: ``Migration/Failure/unreadable(_:)`` when the first form cannot be read.
-    public static func records(in defaults: UserDefaults, options: Options = .init()) throws(Failure) -> State {
+    public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> State {
         let source = Self.source(defaults, options)
-        guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Failure) in
+        guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Migration.Failure) in
             try read(form, of: source, options)
         }) else {
             return State(records: FirstTimeRecords(), form: nil, forms: [], findings: [])
@@ -102,7 +64,7 @@ public enum FirstTimeMigration {
     /// migrated app records a run. Other keys, the legacy archive included, are left alone.
     /// - Throws: ``Migration/Failure/unwritable(_:)`` where this platform's Foundation would merge two
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
-    public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Failure) {
+    public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Migration.Failure) {
         do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
             throw .unwritable(error.description)
         }
@@ -113,18 +75,17 @@ public enum FirstTimeMigration {
     /// Idempotent: a second call reports `.unchanged`. New keys are written before the source
     /// keys are removed, so an interrupted migration leaves the state readable and the next
     /// call completes it.
-    /// - Throws: ``Failure``: the source state is unreadable (or Foundation reads it
-    ///   differently), a target key holds other content and ``Options/force`` is off, the
+    /// - Throws: ``Migration/Failure``: the source state is unreadable (or Foundation reads it
+    ///   differently), a target key holds other content and ``Migration/Options/force`` is off, the
     ///   result cannot be stored, or a source key to remove is also set in a domain
     ///   `removeObject(forKey:)` leaves alone (launch arguments, registered defaults, the global
     ///   domain: ``Migration/Failure/unwritable(_:)``). Nothing is written then.
     @discardableResult
-    public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
+    public static func migrate(_ defaults: UserDefaults, to target: Migration.Target,
+                               options: Migration.Options = .init()) throws(Migration.Failure) -> Migration.Outcome {
         let source = Self.source(defaults, options)
-        let choices = Migration.Choices(target: target, keepSource: options.keepSource, force: options.force,
-                                        key: options.key, dropVersions: options.dropVersions)
-        let plan = try Migration.plan(forms: source.forms, choices: choices, existing: { defaults.plistValue(forKey: $0) },
-                                      read: { (form: StateForm) throws(Failure) in try read(form, of: source, options) })
+        let plan = try Migration.plan(forms: source.forms, to: target, options: options, existing: { defaults.plistValue(forKey: $0) },
+                                      read: { (form: StateForm) throws(Migration.Failure) in try read(form, of: source, options) })
         var outcome = plan.outcome
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
@@ -150,26 +111,26 @@ public enum FirstTimeMigration {
 
 extension FirstTimeMigration {
     /// The state's forms in `defaults` (``StateSource``, as the tool finds them in a file).
-    static func source(_ defaults: UserDefaults, _ options: Options) -> StateSource<UserDefaults> {
+    static func source(_ defaults: UserDefaults, _ options: Migration.Options) -> StateSource<UserDefaults> {
         StateSource(defaults, key: options.key) { bytes in try? archive(bytes, options).records }
     }
 
     /// The records and findings of one form.
-    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Options) throws(Failure) -> DecodedArchive {
-        try source.read(form, failure: { Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Failure) in
+    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
+        try source.read(form, failure: { Migration.Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Migration.Failure) in
             try archive(bytes, options)
         })
     }
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
-    private static func archive(_ bytes: [UInt8], _ options: Options) throws(Failure) -> DecodedArchive {
+    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
         if PropertyList.detectFormat(bytes) == .xml {
             throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
                               + "NSKeyedArchiver writes (ycft migrate reads both)")
         }
         let decoded: DecodedArchive
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
-            throw Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
+            throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
         }
         try secondOpinion(bytes, decoded, options)
         return decoded
@@ -194,7 +155,7 @@ extension FirstTimeMigration {
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
-    private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: FirstTimeMigration.Options) throws(Migration.Failure) {
+    private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: Migration.Options) throws(Migration.Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
         guard !decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) else { return }

@@ -17,8 +17,10 @@ enum MigrateCommand {
 
     /// What `migrate` was asked, from its command line.
     struct Options {
-        /// The library's options: target, key, force, keep-source, drop-versions, limits, format.
-        let migration: DefaultsMigration.Options
+        /// Where the state goes (`--to`).
+        let target: Migration.Target
+        /// The library's options: key, force, keep-source, drop-versions, limits, format.
+        let migration: Migration.Options
         let mode: Destination
         let walk: FileWalk
         let allowEmpty: Bool
@@ -30,8 +32,8 @@ enum MigrateCommand {
         let paths: [String]
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
-            var migration = DefaultsMigration.Options()
-            migration.target = try parsed.choice(.to)
+            var migration = Migration.Options()
+            target = try parsed.choice(.to)
             (migration.keepSource, migration.force, migration.dropVersions) = (parsed.flag(.keepSource), parsed.flag(.force), parsed.flag(.dropVersions))
             (migration.key, migration.limits) = (parsed.value(.key), parsed.limits)
             let format = parsed.value(.plistFormat)
@@ -52,7 +54,7 @@ enum MigrateCommand {
             }
             if backupGiven || noBackup, !inPlace { throw UsageError("'--backup' and '--no-backup' go with '--in-place'") }
             if backupGiven && backup.isEmpty { throw UsageError("'--backup' needs a non-empty suffix") }
-            if migration.dropVersions && migration.target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
+            if migration.dropVersions && target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
             if paths.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
             self.migration = migration
         }
@@ -60,7 +62,7 @@ enum MigrateCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let command = try Options(ParsedArguments(arguments, spec: .migrate))
-        let (options, mode, walk, allowEmpty, jobs) = (command.migration, command.mode, command.walk, command.allowEmpty, command.jobs)
+        let (target, options, mode, walk, allowEmpty, jobs) = (command.target, command.migration, command.mode, command.walk, command.allowEmpty, command.jobs)
         let (report, compact, quiet) = (command.report, command.compact, command.quiet)
         // The report takes standard output: the dry-run listing goes to standard error, and no
         // migrated file may go to standard output too.
@@ -106,7 +108,7 @@ enum MigrateCommand {
         let jobsList = plan.jobs
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
-        let results = process(jobsList, mode: mode, options: options, jobs: jobs, quiet: quiet, io: io)
+        let results = process(jobsList, mode: mode, target: target, options: options, jobs: jobs, quiet: quiet, io: io)
         // The listing comes in input order (sorted within each directory), whatever the jobs did
         // first; on standard error when the report takes standard output.
         for result in results {
@@ -119,7 +121,7 @@ enum MigrateCommand {
 
         var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
         if let report {
-            let json = reportJSON(reports, options: options, mode: mode).bytes(style: compact ? .compact : .pretty)
+            let json = reportJSON(reports, target: target, options: options, mode: mode).bytes(style: compact ? .compact : .pretty)
             if Ycft.isStandardOutput(report) {
                 io.writeStdout(json)
             } else {

@@ -11,7 +11,7 @@ extension MigrateCommand {
         var backup: (made: SafeFile.Backup, of: FileStatus)? = nil
     }
 
-    static func migrateOne(_ job: Job, mode: Destination, options: DefaultsMigration.Options, io: CommandIO,
+    static func migrateOne(_ job: Job, mode: Destination, target: Migration.Target, options: Migration.Options, io: CommandIO,
                            run: RunState) -> (FileReport, StagedJob?) {
         var report = FileReport(path: job.path, status: "failed")
         func fail(_ message: String, path: String? = nil, trouble: Bool) -> (FileReport, StagedJob?) {
@@ -39,7 +39,7 @@ extension MigrateCommand {
         TestHooks.afterRead(job.path)
         let outcome: DefaultsMigration.Outcome
         do {
-            outcome = try DefaultsMigration.migrate(bytes, options: options)
+            outcome = try DefaultsMigration.migrate(bytes, to: target, options: options)
         } catch {
             // An XML plist cannot hold every string (control characters): binary can.
             let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)

@@ -49,12 +49,12 @@ extension MigrateCommand {
         }
     }
 
-    static func reportJSON(_ reports: [FileReport], options: DefaultsMigration.Options, mode: Destination) -> JSON {
+    static func reportJSON(_ reports: [FileReport], target: Migration.Target, options: Migration.Options, mode: Destination) -> JSON {
         var counts: [String: Int] = [:]
         for r in reports { counts[r.status, default: 0] += 1 }
         return .object([
             .init("formatVersion", .integer(1)),
-            .init("target", .string(options.target.rawValue)),
+            .init("target", .string(target.rawValue)),
             .init("dryRun", .bool(mode == .dryRun)),
             .init("summary", .object(["migrated", "unchanged", "skipped", "failed"].map { .init($0, .integer(counts[$0, default: 0])) })),
             .init("files", .array(reports.map { r in

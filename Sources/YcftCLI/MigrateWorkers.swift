@@ -5,7 +5,7 @@ import Synchronization
 
 extension MigrateCommand {
     /// Migrates every job, `jobs` at a time; one bad file never stops the others.
-    static func process(_ list: [Job], mode: Destination, options: DefaultsMigration.Options, jobs: Int, quiet: Bool = false,
+    static func process(_ list: [Job], mode: Destination, target: Migration.Target, options: Migration.Options, jobs: Int, quiet: Bool = false,
                         io: CommandIO) -> [FileReport] {
         let state = SharedState(count: list.count)
         let progress = MigrateProgress(total: list.count, quiet: quiet, io: io)
@@ -46,7 +46,7 @@ extension MigrateCommand {
                 group.removeAll()
             }
             while let index = state.next() {
-                let (report, staged) = migrateOne(list[index], mode: mode, options: options, io: workerIO, run: run)
+                let (report, staged) = migrateOne(list[index], mode: mode, target: target, options: options, io: workerIO, run: run)
                 if let staged {
                     group.append((index, report, staged))
                     if group.count >= groupSize { commitGroup() }

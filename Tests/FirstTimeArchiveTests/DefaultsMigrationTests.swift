@@ -8,11 +8,11 @@ import TestSupport
 let defaultsFixtures = ["valid/defaults/export.binary.plist", "valid/defaults/export.xml.plist",
                         "valid/defaults/export.apple-order.plist"]
 
-func migrate(_ bytes: [UInt8], _ target: DefaultsMigration.Target, _ configure: (inout DefaultsMigration.Options) -> Void = { _ in })
+func migrate(_ bytes: [UInt8], _ target: Migration.Target, _ configure: (inout Migration.Options) -> Void = { _ in })
     throws -> DefaultsMigration.Outcome {
-    var options = DefaultsMigration.Options(target: target)
+    var options = Migration.Options()
     configure(&options)
-    return try DefaultsMigration.migrate(bytes, options: options)
+    return try DefaultsMigration.migrate(bytes, to: target, options: options)
 }
 
 func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
@@ -102,7 +102,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
 
     @Test func noSourceIsSkipped() throws {
         let file = try PropertyList.write(.dictionary(PlistDictionary([("a", .bool(true))])), format: .binary)
-        for target in DefaultsMigration.Target.allCases {
+        for target in Migration.Target.allCases {
             #expect(try migrate(file, target).status == .skipped)
         }
     }
@@ -111,7 +111,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         var dict = try dictionary(original)
         dict["YCFirstTime.records"] = RecordsFormat.plist(records([("other", "9", 1)]))
         let file = try PropertyList.write(.dictionary(dict), format: .binary)
-        #expect(throws: DefaultsMigration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
+        #expect(throws: Migration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
             try migrate(file, .records)
         }
         let forced = try migrate(file, .records) { $0.force = true }
@@ -130,7 +130,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     }
 
     @Test func fractionalDateRefusesXMLOutput() {
-        #expect(throws: DefaultsMigration.Failure.unwritable(
+        #expect(throws: Migration.Failure.unwritable(
             "cannot write value: date 757414800.5 has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds (at InstallDate)")) {
             try migrate(original, .records) { $0.outputFormat = .xml }
         }
@@ -145,17 +145,17 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
 
     @Test func brokenArchiveFails() throws {
         let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data([1, 2, 3]))])), format: .binary)
-        #expect(throws: DefaultsMigration.Failure.unreadable(
+        #expect(throws: Migration.Failure.unreadable(
             #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#) ) { try migrate(file, .records) }
         let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
-        #expect(throws: DefaultsMigration.Failure.unreadable("\"YCFirstTime\" holds string, expected archive data")) {
+        #expect(throws: Migration.Failure.unreadable("\"YCFirstTime\" holds string, expected archive data")) {
             try migrate(notData, .records)
         }
     }
 
     @Test func archiveIsNotADefaultsFile() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        #expect(throws: DefaultsMigration.Failure.notDefaults(
+        #expect(throws: Migration.Failure.notDefaults(
             "top level: the file is a keyed archive, not a defaults domain")) { try migrate(archive, .records) }
     }
 }

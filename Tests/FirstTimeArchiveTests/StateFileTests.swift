@@ -30,8 +30,8 @@ import TestSupport
 
     @Test func aMigratedFilePassesVerify() throws {
         let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
-        for target in DefaultsMigration.Target.allCases where target != .legacy {
-            let migrated = try #require(try DefaultsMigration.migrate(original, options: .init(target: target)).output)
+        for target in Migration.Target.allCases where target != .legacy {
+            let migrated = try #require(try DefaultsMigration.migrate(original, to: target).output)
             #expect(ContractChecker.check(migrated) == [], "\(target)")
             #expect(try StateFile(migrated).state().records.count == 3)
         }

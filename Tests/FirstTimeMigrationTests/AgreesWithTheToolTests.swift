@@ -56,7 +56,7 @@ import TestSupport
         var label: String
         var target: Migration.Target
         var flags: [String] = []
-        var options = FirstTimeMigration.Options()
+        var options = Migration.Options()
         var description: String { label }
     }
 
@@ -159,7 +159,7 @@ import TestSupport
         #expect(domain.normalized() == before)
     }
 
-    func expectSameOutcome(_ library: FirstTimeMigration.Outcome, _ tool: DefaultsMigration.Outcome, _ label: String) throws {
+    func expectSameOutcome(_ library: Migration.Outcome, _ tool: DefaultsMigration.Outcome, _ label: String) throws {
         #expect(library.status == tool.status, "\(label)")
         #expect(library.recordCount == tool.recordCount, "\(label)")
         #expect(library.added == tool.added, "\(label)")
@@ -179,11 +179,11 @@ import TestSupport
         try Data(file).write(to: path)
         let run = try runSpawned(TestPaths.executable("ycft"), ["migrate"] + arguments + ["-o", "-", path.path])
         #expect(run.status == 0, "ycft migrate \(arguments): \(run.stderr)")
-        var options = DefaultsMigration.Options(target: .records)
+        var (target, options) = (Migration.Target.records, Migration.Options())
         var i = 0
         while i < arguments.count {
             switch arguments[i] {
-            case "--to": options.target = Migration.Target(rawValue: arguments[i + 1]) ?? .records; i += 1
+            case "--to": target = Migration.Target(rawValue: arguments[i + 1]) ?? .records; i += 1
             case "--keep-source": options.keepSource = true
             case "--drop-versions": options.dropVersions = true
             case "--force": options.force = true
@@ -191,7 +191,7 @@ import TestSupport
             }
             i += 1
         }
-        let outcome = try DefaultsMigration.migrate(file, options: options)
+        let outcome = try DefaultsMigration.migrate(file, to: target, options: options)
         if let output = outcome.output { #expect(output == run.stdout, "the tool and DefaultsMigration agree") }
         return (normalize(try PropertyList.read(run.stdout).value), outcome)
     }
@@ -257,7 +257,7 @@ struct TestDomain {
             try TestDomain.with(entries) { domain in
                 let file = try domain.exported()
                 let before = domain.normalized()
-                let toolFailure = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, options: .init(target: target)) }
+                let toolFailure = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, to: target) }
                 guard case let .failure(expected) = toolFailure else { Issue.record("\(label): the tool did not refuse"); return }
                 #expect(throws: expected, "\(label)") { try FirstTimeMigration.migrate(domain.defaults, to: target) }
                 #expect(domain.normalized() == before, "\(label): written")

@@ -27,7 +27,7 @@ import TestSupport
                 try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes)), ("kept", .string("yes"))]) { domain in
                     let before = domain.normalized()
                     let file = try domain.exported()
-                    let tool = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, options: .init(target: target)) }
+                    let tool = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, to: target) }
                     let library = Result { () throws(Migration.Failure) in try FirstTimeMigration.migrate(domain.defaults, to: target) }
                     switch (tool, library) {
                     case let (.success(expected), .success(outcome)):
@@ -86,7 +86,7 @@ import TestSupport
     @Test func anInterruptedMigrationIsCompleted() throws {
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(Self.records3))]) { domain in
-            let tool = try DefaultsMigration.migrate(try domain.exported(), options: .init(target: .records))
+            let tool = try DefaultsMigration.migrate(try domain.exported(), to: .records)
             let outcome = try FirstTimeMigration.migrate(domain.defaults, to: .records)
             #expect(outcome.status == .migrated && tool.status == .migrated)
             #expect(outcome.added == [] && tool.added == [])
@@ -113,7 +113,7 @@ import TestSupport
                 // every UserDefaults of the process: a key of this case's own keeps them from
                 // reaching any other test.
                 let key = "ycft-test-\(UUID().uuidString)"
-                let options = FirstTimeMigration.Options(key: key)
+                let options = Migration.Options(key: key)
                 try TestDomain.with(inAppDomain ? [(key, archive)] : []) { domain in
                     let defaults = domain.defaults
                     if place == UserDefaults.registrationDomain {

@@ -19,7 +19,7 @@ func migrateFirstTimeState(_ defaults: UserDefaults = .standard, log: (String) -
 
 /// A gate: read the state from whichever form the domain holds, record a run in the plain format.
 func runOnce(_ key: String, _ defaults: UserDefaults = .standard, version: String?, now: Date = Date(),
-             _ block: () -> Void) throws(FirstTimeMigration.Failure) {
+             _ block: () -> Void) throws(Migration.Failure) {
     var records = try FirstTimeMigration.records(in: defaults).records
     guard records[key] == nil else { return }
     block()
@@ -28,7 +28,7 @@ func runOnce(_ key: String, _ defaults: UserDefaults = .standard, version: Strin
 }
 
 /// A pulled release: give the previous build its archive back, in the layout YCFirstTime writes.
-func rollBackFirstTimeState(_ defaults: UserDefaults = .standard) throws(FirstTimeMigration.Failure) {
+func rollBackFirstTimeState(_ defaults: UserDefaults = .standard) throws(Migration.Failure) {
     try FirstTimeMigration.migrate(defaults, to: .legacy)
 }
 

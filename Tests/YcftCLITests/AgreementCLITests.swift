@@ -24,10 +24,10 @@ import TestSupport
         }
         for file in ["export.binary.plist", "export.xml.plist", "export.apple-order.plist"] {
             let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/\(file)"))
-            for (label, options) in [("records", DefaultsMigration.Options(target: .records)),
-                                     ("interval", DefaultsMigration.Options(target: .interval)),
-                                     ("kept", DefaultsMigration.Options(target: .records, keepSource: true))] {
-                if let output = try DefaultsMigration.migrate(bytes, options: options).output { out.append(("\(file) → \(label)", output)) }
+            for (label, target, options) in [("records", Migration.Target.records, Migration.Options()),
+                                             ("interval", .interval, Migration.Options()),
+                                             ("kept", .records, Migration.Options(keepSource: true))] {
+                if let output = try DefaultsMigration.migrate(bytes, to: target, options: options).output { out.append(("\(file) → \(label)", output)) }
             }
         }
         // A file whose two copies disagree.

@@ -111,11 +111,11 @@ enum Harness: String, CaseIterable {
             }
         case .defaults:
             _ = try? StateFile(bytes).state().records
-            for target in DefaultsMigration.Target.allCases {
-                guard let outcome = try? DefaultsMigration.migrate(bytes, options: .init(target: target)) else { continue }
+            for target in Migration.Target.allCases {
+                guard let outcome = try? DefaultsMigration.migrate(bytes, to: target) else { continue }
                 guard let output = outcome.output else { continue }
                 // A migrated file is itself migratable, and a second run changes nothing.
-                guard let again = try? DefaultsMigration.migrate(output, options: .init(target: target)) else {
+                guard let again = try? DefaultsMigration.migrate(output, to: target) else {
                     fatalError("a migrated file could not be migrated again")
                 }
                 guard again.status != .migrated else { fatalError("migration is not idempotent") }

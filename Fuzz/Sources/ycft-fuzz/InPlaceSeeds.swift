@@ -88,12 +88,12 @@ enum InPlaceSeeds {
             guard let file = try? PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary) else { continue }
             out.append(("generated-\(n)-archive.binary.plist", file))
             // The other forms, through migrate; and XML where XML holds every value.
-            for target in DefaultsMigration.Target.allCases {
-                if let migrated = try? DefaultsMigration.migrate(file, options: .init(target: target)).output {
+            for target in Migration.Target.allCases {
+                if let migrated = try? DefaultsMigration.migrate(file, to: target).output {
                     out.append(("generated-\(n)-\(target).binary.plist", migrated))
                 }
             }
-            if let xml = try? DefaultsMigration.migrate(file, options: .init(target: .records, outputFormat: .xml)).output {
+            if let xml = try? DefaultsMigration.migrate(file, to: .records, options: .init(outputFormat: .xml)).output {
                 out.append(("generated-\(n)-records.xml.plist", xml))
             }
             let xmlSafe = entries.filter { (try? PropertyList.write(.dictionary(PlistDictionary([$0])), format: .xml)) != nil }
