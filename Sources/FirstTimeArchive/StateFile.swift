@@ -192,10 +192,10 @@ public struct StateFile: Sendable {
     /// ```
     /// - Throws: ``FirstTimeError`` when the file, or its first form, holds something other
     ///   than YCFirstTime state.
-    public func heldState() throws(FirstTimeError) -> State? {
+    public func heldState() throws(FirstTimeError) -> FirstTimeState? {
         // No form: a dictionary with none of the state's keys (anything else is a bare archive).
         guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { return nil }
-        return State(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
+        return FirstTimeState(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
     }
 
     /// The state as YCFirstTime (or IntervalClient) would read it: the first form's records,
@@ -203,7 +203,7 @@ public struct StateFile: Sendable {
     /// disagrees). ``heldState()``, for a file that must hold some.
     /// - Throws: ``FirstTimeError`` when the file holds no state, or its first form breaks a
     ///   fatal rule.
-    public func state() throws(FirstTimeError) -> State {
+    public func state() throws(FirstTimeError) -> FirstTimeState {
         guard let state = try heldState() else { throw .keyNotFound(key) }
         return state
     }
@@ -285,32 +285,5 @@ public struct StateFile: Sendable {
         if forms.first == .archive, let value { return value }
         let inner = try archiveData()
         do { return try PropertyList.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
-    }
-
-    /// What a file holds, read the way the app's library would read it.
-    public struct State: Sendable, Equatable {
-        /// The records.
-        public var records: FirstTimeRecords
-        /// The form they came from.
-        public var form: StateForm
-        /// Every form the file holds.
-        public var forms: [StateForm]
-        /// Findings that leave the state readable: what the device reads differently, copies
-        /// that disagree, interval values IntervalClient cannot read.
-        public var findings: [ContractFinding]
-
-        /// The finding that makes the device discard all state, if any (then every gate runs).
-        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
-
-        /// What any rewrite of this state by ycft drops (``StateWriter``: `set`, `unset`,
-        /// `edit`, `reset`, `pack --into`): the findings of the parts the records do not
-        /// carry (``ContractRule/Spec/rewriteLoses``: an unrelated root key, a record's
-        /// unknown coder key, a copy in another form that differs and is replaced).
-        ///
-        /// ```swift
-        /// let state = try StateFile(bytes).state()
-        /// for finding in state.dropped { print("a write drops \(finding)") }
-        /// ```
-        public var dropped: [ContractFinding] { findings.filter(\.rule.spec.rewriteLoses) }
     }
 }

@@ -29,7 +29,7 @@ public enum StateWriter {
 
     /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
     /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
-    /// carry (``StateFile/State/dropped``; the tool says each on standard error).
+    /// carry (``FirstTimeState/dropped``; the tool says each on standard error).
     public struct Rewrite: Sendable, Equatable {
         /// The file's new bytes.
         public var bytes: [UInt8]
@@ -78,7 +78,7 @@ public enum StateWriter {
     /// - Parameters:
     ///   - state: the file's state (``StateFile/state()``).
     /// - Throws: ``Failure``, as ``write(_:into:)``.
-    public static func rewrite(_ records: FirstTimeRecords, changedFrom state: StateFile.State,
+    public static func rewrite(_ records: FirstTimeRecords, changedFrom state: FirstTimeState,
                                into file: StateFile) throws(Failure) -> Rewrite? {
         guard records != state.records else { return nil }
         // `state` is the judge's answer for this file: no need to decode it again.
@@ -119,7 +119,7 @@ public enum StateWriter {
     }
 
     /// The file's state, asked of the one judge (``StateFile/heldState()``).
-    private static func held(_ file: StateFile) throws(Failure) -> StateFile.State? {
+    private static func held(_ file: StateFile) throws(Failure) -> FirstTimeState? {
         do { return try file.heldState() } catch { throw .state(error) }
     }
 

@@ -98,7 +98,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         /// records do not carry it (an unrelated root key, a record's unknown coder key), or
         /// the rewrite replaces it (a copy of the state that differs). `set`, `unset`, `edit`,
         /// `reset`, `pack --into` and a migration that removes the archive drop it, and say so
-        /// (`StateFile/State/dropped`, ``Migration/Outcome/dropped``).
+        /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``).
         public var rewriteLoses: Bool
     }
 

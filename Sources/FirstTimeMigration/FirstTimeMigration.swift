@@ -30,33 +30,17 @@ public import Foundation
 /// opinion, by Foundation's `NSKeyedUnarchiver` the way YCFirstTime's loader reads it; the
 /// rollback archive is written by ycft's own writer in the contract's layout.
 public enum FirstTimeMigration {
-    /// The state a domain holds.
-    public struct State: Sendable {
-        /// The records (empty when the domain holds no state: a fresh install).
-        public var records: FirstTimeRecords
-        /// The form they were read from; nil when there is none.
-        public var form: StateForm?
-        /// Every form the domain holds, in reading order.
-        public var forms: [StateForm]
-        /// Findings that leave the state readable (see ``Migration/Outcome/findings``), and copies in
-        /// another form that disagree.
-        public var findings: [ContractFinding]
-
-        /// The finding that makes YCFirstTime discard all state, if any.
-        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
-    }
-
     /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
     /// records, or IntervalClient keys (versions nil).
+    /// Nil when the domain holds none (a fresh install), as `StateFile.heldState()` answers
+    /// for a file.
     /// - Throws: ``Migration/Failure/unreadable(_:)`` when the first form cannot be read.
-    public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> State {
+    public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> FirstTimeState? {
         let source = Self.source(defaults, options)
         guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Migration.Failure) in
             try read(form, of: source, options)
-        }) else {
-            return State(records: FirstTimeRecords(), form: nil, forms: [], findings: [])
-        }
-        return State(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)
+        }) else { return nil }
+        return FirstTimeState(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)
     }
 
     /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as

@@ -245,7 +245,7 @@ public enum Ycft {
         for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
-    /// What a write dropped that the records cannot carry (``StateFile/State/dropped``,
+    /// What a write dropped that the records cannot carry (``FirstTimeState/dropped``,
     /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
     /// path: message` (`would drop` for a dry run).
     static func warnDropped(_ dropped: [ContractFinding], path: String, io: CommandIO, dryRun: Bool = false) {

@@ -77,7 +77,7 @@ import TestSupport
             #expect(forced.changed == [RecordsFormat.defaultsKey])
             #expect(forced.removed == [LegacyArchive.defaultsKey])
             #expect(forced.added == [])
-            #expect(try FirstTimeMigration.records(in: domain.defaults).records == Self.records3)
+            #expect(try FirstTimeMigration.records(in: domain.defaults)?.records == Self.records3)
         }
     }
 
@@ -143,7 +143,7 @@ import TestSupport
                     keeping.keepSource = true
                     let kept = try FirstTimeMigration.migrate(defaults, to: .records, options: keeping)
                     #expect(kept.status == .migrated && kept.removed == [])
-                    #expect(try FirstTimeMigration.records(in: defaults, options: options).records == Self.records3)
+                    #expect(try FirstTimeMigration.records(in: defaults, options: options)?.records == Self.records3)
                 }
             }
         }
@@ -153,22 +153,22 @@ import TestSupport
         // No state: a fresh install.
         try TestDomain.with([("unrelated", .integer(.signed(1)))]) { domain in
             let state = try FirstTimeMigration.records(in: domain.defaults)
-            #expect(state.records.count == 0 && state.form == nil && state.forms == [])
+            #expect(state == nil)
         }
         // The archive, then the plain format, then interval keys (versions nil, times through 1970).
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3))]) { domain in
-            let state = try FirstTimeMigration.records(in: domain.defaults)
+            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(state.records == Self.records3 && state.form == .defaultsArchive && state.findings == [])
             try FirstTimeMigration.migrate(domain.defaults, to: .records)
-            #expect(try FirstTimeMigration.records(in: domain.defaults).records == Self.records3)
-            #expect(try FirstTimeMigration.records(in: domain.defaults).form == .plainRecords)
+            #expect(try FirstTimeMigration.records(in: domain.defaults)?.records == Self.records3)
+            #expect(try FirstTimeMigration.records(in: domain.defaults)?.form == .plainRecords)
             try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(dropVersions: true))
-            let interval = try FirstTimeMigration.records(in: domain.defaults)
+            let interval = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(interval.form == .plainRecords)
             #expect(interval.forms == [.plainRecords, .intervalKeys])
         }
         try TestDomain.with([("interval.a", .real(978_307_200.5)), ("interval.b", .string("soon"))]) { domain in
-            let state = try FirstTimeMigration.records(in: domain.defaults)
+            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(state.form == .intervalKeys)
             #expect(state.records == records([("a", nil, 0.5)]))
             #expect(state.findings.map(\.rule) == [.intervalValue])
@@ -176,7 +176,7 @@ import TestSupport
         // Two forms that disagree: the first is the state, the difference a finding.
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(records([("rate", nil, 5)])))]) { domain in
-            let state = try FirstTimeMigration.records(in: domain.defaults)
+            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(state.records == Self.records3)
             #expect(state.findings.map(\.rule) == [.statesDisagree])
         }
@@ -189,10 +189,10 @@ import TestSupport
         let gate: (key: String, value: PlistValue) = ("interval.newfeature.tip", .real(1_733_000_000))
         let two = records([("onboarding", "2.1.0", 757_414_800.5), ("whats-new", "2.0", nil)])
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(two)), gate]) { domain in
-            let state = try FirstTimeMigration.records(in: domain.defaults)
+            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(state.records == two && state.forms == [.defaultsArchive] && state.findings == [])
             try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(keepSource: true))
-            let copied = try FirstTimeMigration.records(in: domain.defaults)
+            let copied = try #require(try FirstTimeMigration.records(in: domain.defaults))
             #expect(copied.forms == [.defaultsArchive, .plainRecords, .intervalKeys] && copied.findings == [])
             try FirstTimeMigration.migrate(domain.defaults, to: .legacy)
             #expect(domain.defaults.object(forKey: gate.key) as? Double == 1_733_000_000)

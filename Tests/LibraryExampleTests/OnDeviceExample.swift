@@ -20,7 +20,7 @@ func migrateFirstTimeState(_ defaults: UserDefaults = .standard, log: (String) -
 /// A gate: read the state from whichever form the domain holds, record a run in the plain format.
 func runOnce(_ key: String, _ defaults: UserDefaults = .standard, version: String?, now: Date = Date(),
              _ block: () -> Void) throws(Migration.Failure) {
-    var records = try FirstTimeMigration.records(in: defaults).records
+    var records = try FirstTimeMigration.records(in: defaults)?.records ?? FirstTimeRecords()
     guard records[key] == nil else { return }
     block()
     records[key] = FirstTimeRecord(lastVersion: version, lastTime: now.timeIntervalSinceReferenceDate)

@@ -1,0 +1,40 @@
+/// The YCFirstTime state a defaults domain or file holds, read the way the app's library reads
+/// it: the same type for a file (`StateFile.heldState()`, `state()`) and for a live
+/// `UserDefaults` domain (`FirstTimeMigration.records(in:)`).
+///
+/// ```swift
+/// if let state = try FirstTimeMigration.records(in: .standard) {
+///     print(state.form, state.records.count)
+///     if let finding = state.resetsAll { print("the app would start over: \(finding)") }
+/// }
+/// ```
+public struct FirstTimeState: Sendable, Equatable {
+    /// The records.
+    public var records: FirstTimeRecords
+    /// The form they came from (the first the domain holds).
+    public var form: StateForm
+    /// Every form the domain holds, in reading order; the others are copies, checked to agree.
+    public var forms: [StateForm]
+    /// Findings that leave the state readable: what the device reads differently, copies that
+    /// disagree, interval values IntervalClient cannot read.
+    public var findings: [ContractFinding]
+
+    /// Creates a state from what was read.
+    public init(records: FirstTimeRecords, form: StateForm, forms: [StateForm], findings: [ContractFinding]) {
+        (self.records, self.form, self.forms, self.findings) = (records, form, forms, findings)
+    }
+
+    /// The finding that makes the device discard all state, if any (then every gate runs).
+    public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+
+    /// What any rewrite of this state by ycft drops (`StateWriter`: `set`, `unset`, `edit`,
+    /// `reset`, `pack --into`): the findings of the parts the records do not carry
+    /// (``ContractRule/Spec/rewriteLoses``: an unrelated root key, a record's unknown coder
+    /// key, a copy in another form that differs and is replaced).
+    ///
+    /// ```swift
+    /// let state = try StateFile(bytes).state()
+    /// for finding in state.dropped { print("a write drops \(finding)") }
+    /// ```
+    public var dropped: [ContractFinding] { findings.filter(\.rule.spec.rewriteLoses) }
+}
