@@ -103,9 +103,7 @@ public struct StateFile: Sendable {
             let state = try file.state()
             var records = state.records
             try change(&records)
-            do throws(StateWriter.Failure) { return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes } catch {
-                switch error { case let .state(cause): throw cause }
-            }
+            return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes
         }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(FirstTimeError) in
             do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(error) }
         })

@@ -12,21 +12,6 @@ internal import Plist
 /// let edited = try StateWriter.write(records, into: file)
 /// ```
 public enum StateWriter {
-    /// Why the state cannot be written back. Nothing is written when one is thrown.
-    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// Why, typed: the file (or the key) holds no YCFirstTime state (``StateFile/heldState()``'s
-        /// error), is not a defaults domain, its form cannot hold the records
-        /// (``FirstTimeError/cannotHold(_:)``), or the result cannot be written.
-        case state(FirstTimeError)
-
-        /// The message.
-        public var description: String {
-            switch self {
-            case let .state(error): return error.description
-            }
-        }
-    }
-
     /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
     /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
     /// carry (``FirstTimeState/dropped``; the tool says each on standard error).
@@ -77,9 +62,9 @@ public enum StateWriter {
     /// ```
     /// - Parameters:
     ///   - state: the file's state (``StateFile/state()``).
-    /// - Throws: ``Failure``, as ``write(_:into:)``.
+    /// - Throws: ``FirstTimeError``, as ``write(_:into:)``.
     public static func rewrite(_ records: FirstTimeRecords, changedFrom state: FirstTimeState,
-                               into file: StateFile) throws(Failure) -> Rewrite? {
+                               into file: StateFile) throws(FirstTimeError) -> Rewrite? {
         guard records != state.records else { return nil }
         // `state` is the judge's answer for this file: no need to decode it again.
         var rounded: [(key: String, given: Double, stored: Double)] = []
@@ -100,10 +85,10 @@ public enum StateWriter {
     /// A defaults domain with no state yet (a fresh install's preferences, or after
     /// ``reset(_:)``) gets the archive under ``StateFile/key``, after every other key, as
     /// YCFirstTime's first save puts it there.
-    /// - Throws: ``Failure``: ``Failure/state(_:)`` with ``StateFile/heldState()``'s error
+    /// - Throws: ``FirstTimeError``: ``StateFile/heldState()``'s error
     ///   when the file (or its key) holds something other than YCFirstTime state, or with
     ///   ``FirstTimeError/cannotHold(_:)``.
-    public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(Failure) -> [UInt8] {
+    public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
         let state = try held(file)
@@ -111,24 +96,24 @@ public enum StateWriter {
     }
 
     /// The file with the state (known to be there), `before`, replaced by `records`.
-    private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(Failure) -> [UInt8] {
+    private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(FirstTimeError) -> [UInt8] {
         if !file.isDefaults { return try encode(records, file.format) }
         let domain: PlistDictionary
-        do { domain = try file.source.written(records, replacing: before) } catch { throw .state(error) }
+        do { domain = try file.source.written(records, replacing: before) } catch { throw error }
         return try write(domain, file.format)
     }
 
     /// The file's state, asked of the one judge (``StateFile/heldState()``).
-    private static func held(_ file: StateFile) throws(Failure) -> FirstTimeState? {
-        do { return try file.heldState() } catch { throw .state(error) }
+    private static func held(_ file: StateFile) throws(FirstTimeError) -> FirstTimeState? {
+        do { return try file.heldState() } catch { throw error }
     }
 
-    private static func encode(_ records: FirstTimeRecords, _ format: PlistFormat) throws(Failure) -> [UInt8] {
-        do { return try LegacyArchive.encode(records, format: format) } catch { throw .state(error) }
+    private static func encode(_ records: FirstTimeRecords, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
+        do { return try LegacyArchive.encode(records, format: format) } catch { throw error }
     }
 
-    private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(Failure) -> [UInt8] {
-        do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .state(.plist(error)) }
+    private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
+        do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
     }
 
     /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
@@ -143,15 +128,15 @@ public enum StateWriter {
     /// let file = try StateFile(bytes)
     /// if let reset = try StateWriter.reset(file) { save(reset.bytes) } else { print("no state") }
     /// ```
-    /// - Throws: ``Failure/state(_:)`` with ``StateFile/heldState()``'s error when the file
+    /// - Throws: ``StateFile/heldState()``'s error when the file
     ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
     ///   key holding something else): nothing of it is ycft's to reset.
-    public static func reset(_ file: StateFile) throws(Failure) -> Rewrite? {
+    public static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
         guard let state = try held(file) else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
         guard file.isDefaults else { return nil }
         let domain: PlistDictionary
-        do { domain = try file.source.reset(state.records) } catch { throw .state(error) }
+        domain = try file.source.reset(state.records)
         return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
     }
 
@@ -163,7 +148,7 @@ public enum StateWriter {
     /// let file = try StateFile(prefsBytes)
     /// let packed = try StateWriter.put(LegacyArchive.encode(records, format: .binary), into: file)
     /// ```
-    /// - Throws: ``Failure/state(_:)`` with
+    /// - Throws: a ``FirstTimeError``:
     ///   - ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain (a bare
     ///     archive, any archive-like dictionary, a top level that is not a dictionary);
     ///   - ``StateFile/heldState()``'s error when the key holds something other than
@@ -174,15 +159,15 @@ public enum StateWriter {
     ///     which an archive beside it would contradict: the file would hold two copies that
     ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
     ///     to the archive first.
-    public static func put(_ archive: [UInt8], into file: StateFile) throws(Failure) -> Rewrite {
+    public static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
         guard file.isDefaults, var domain = file.defaults else {
-            throw .state(.notDefaults(found: file.topLevel))
+            throw .notDefaults(found: file.topLevel)
         }
         let state = try held(file)
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
-            throw .state(.cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "
-                                     + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first"))
+            throw .cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "
+                                     + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first")
         }
         domain[file.key] = .data(archive)
         return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])

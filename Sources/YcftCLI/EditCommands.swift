@@ -103,7 +103,7 @@ enum EditCommands {
         var nothing = false
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
-            guard let reset = try judged({ () throws(StateWriter.Failure) in try StateWriter.reset(file) }) else {
+            guard let reset = try judged({ () throws(FirstTimeError) in try StateWriter.reset(file) }) else {
                 nothing = true
                 return nil
             }
@@ -126,7 +126,7 @@ enum EditCommands {
             let held = try judged(file.heldState)
             var records = held?.records ?? FirstTimeRecords()
             try change(&records)
-            return try judged { () throws(StateWriter.Failure) in
+            return try judged { () throws(FirstTimeError) in
                 guard let state = held else {
                     // A defaults file with no state yet (a fresh install's, or after reset): the
                     // first change creates it, as YCFirstTime's first save does.

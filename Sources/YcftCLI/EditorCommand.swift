@@ -144,11 +144,11 @@ private struct EditSession {
         do throws(FirstTimeError) { records = try RecordsFormat.records(fromJSON: document) } catch {
             return .mistake(error.description)
         }
-        do throws(StateWriter.Failure) {
+        do throws(FirstTimeError) {
             return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
-            guard case let .state(.cannotHold(message)) = error else { throw .content("\(error.description); nothing was written") }
+            guard case let .cannotHold(message) = error else { throw .content("\(error.description); nothing was written") }
             return .mistake(message)
         }
     }

@@ -44,7 +44,7 @@ enum PackCommand {
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, common)
-                    return try EditCommands.judged { () throws(StateWriter.Failure) in try StateWriter.put(archive, into: file) }
+                    return try EditCommands.judged { () throws(FirstTimeError) in try StateWriter.put(archive, into: file) }
                 }
             }
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)

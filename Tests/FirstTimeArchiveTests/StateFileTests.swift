@@ -88,13 +88,13 @@ import TestSupport
         let error = try #require(judged)
         #expect(error.description == sample.judgement)
         #expect(throws: error) { try file.state() }
-        #expect(throws: StateWriter.Failure.state(error)) { try StateWriter.reset(file) }
-        #expect(throws: StateWriter.Failure.state(error)) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
+        #expect(throws: error) { try StateWriter.reset(file) }
+        #expect(throws: error) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        var refused: StateWriter.Failure?
+        var refused: FirstTimeError?
         do { _ = try StateWriter.put(archive, into: file) } catch { refused = error }
         #expect(refused?.description == sample.defaultsJudgement)
-        #expect(refused == .state(file.isDefaults ? error : .notDefaults(found: file.topLevel)))
+        #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevel)))
         // verify judges it by the rule its error names.
         #expect(ContractChecker.check(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
                 .contains { $0.severity == .error && $0.rule == ContractChecker.finding(for: error).rule })
