@@ -44,6 +44,33 @@ extension PropertyList {
     /// libplist. The caller frees the returned tree. `needsExactReader` says the binary
     /// input holds a 16-byte integer, of which libplist's tree keeps only the low 64 bits, or a
     /// 4-byte real, which it widens.
+    /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
+    /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
+    /// depth bounds), without parsing. A writer asks it so that it never writes what the
+    /// reader would then refuse.
+    /// - Throws: the ``PlistError`` a read would throw.
+    package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) {
+        guard !bytes.isEmpty else { throw .empty }
+        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
+        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
+        guard let format = detectFormat(bytes) else { throw .unknownFormat }
+        let checked: Result<Void, PlistError> = bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                switch format {
+                case .binary:
+                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                    _ = try scanner.scan()
+                case .xml:
+                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try checked.get()
+    }
+
     static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
         -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
     {

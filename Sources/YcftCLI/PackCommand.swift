@@ -39,14 +39,24 @@ enum PackCommand {
                 let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(path))'?"
                 throw Ycft.Failure(.content, Ycft.display(path), error.description + hint)
             }
+            // Never write an archive that ycft itself would refuse to read with these limits
+            // (many records: more values than the node ceiling of --max-input-size allows).
+            func checkReadable() throws(Ycft.Failure) {
+                do throws(PlistError) { try PropertyList.checkReadable(archive, limits: common.limits) } catch {
+                    throw Ycft.Failure(.content, Ycft.display(path),
+                                       "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
+                }
+            }
             if let into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, common)
+                    try checkReadable()
                     return try EditCommands.judged { () throws(FirstTimeError) in try StateWriter.put(archive, into: file) }
                 }
             }
+            try checkReadable()
             try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
             // `pack -o records.json records.json` would replace the records with their archive.
             if path != "-", !Ycft.isStandardOutput(output), let target = io.fileStatus(output), let source = io.fileStatus(path),

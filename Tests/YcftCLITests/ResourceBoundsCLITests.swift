@@ -102,6 +102,37 @@ enum Bombs {
         }
     }
 
+    /// pack never writes an archive that ycft would refuse to read with the same limits: 2,000
+    /// empty records are 21 KB of JSON but about 10,000 values, over the node ceiling of a
+    /// 100K limit (one per 16 bytes), and 81 KB of archive, over a 32K limit. Nothing is
+    /// written, to -o or --into.
+    @Test func packDoesNotWriteWhatItWouldRefuseToRead() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let names = (0..<2000).map { "\"k\($0)\":{}" }.joined(separator: ",")
+        let json = Array("{\"format\":\"ycfirsttime-records\",\"formatVersion\":1,\"records\":{\(names)}}".utf8)
+        let out = dir.appendingPathComponent("out.plist")
+        let prefs = dir.appendingPathComponent("prefs.plist")
+        let original = try PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark"))])), format: .binary)
+        try writeBytes(original, to: prefs)
+        let nodes = "the archive would not be read back with these limits: the values expand to more than 6400 nodes, "
+            + "the limit for this input (raise it with --max-input-size); nothing was written\n"
+        // Named by the input for -o, by the file that was to change for --into.
+        for (target, named) in [(["-o", out.path], "<stdin>"), (["--into", prefs.path], prefs.path)] {
+            let pack = try runProcess(ycft, ["pack", "--max-input-size", "100K"] + target + ["-"], stdin: json)
+            #expect(pack.status == 1)
+            #expect(pack.stderr == "ycft: \(named): " + nodes)
+        }
+        let size = try runProcess(ycft, ["pack", "--max-input-size", "32K", "-o", out.path, "-"], stdin: json)
+        #expect(size.status == 1)
+        #expect(size.stderr.hasPrefix("ycft: <stdin>: the archive would not be read back with these limits: input is "), "\(size.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try readBytes(prefs) == original)
+        // With the default limits it is written, and read back.
+        let packed = try runProcess(ycft, ["pack", "-o", out.path, "-"], stdin: json)
+        #expect(packed.status == 0, "\(packed.stderr)")
+        #expect(try runProcess(ycft, ["dump", out.path]).status == 0)
+    }
+
     @Test func theBoundsAreNamed() throws {
         let result = try runMeasured(ycft, ["dump", "--raw", "-"], stdin: Bombs.arrayChain)
         #expect(result.status == 1)
