@@ -40,65 +40,54 @@ extension PropertyList {
         return (try document.value(), document.format)
     }
 
-    /// Checks the bytes against `limits` and the format's own rules, then parses them with
-    /// libplist. The caller frees the returned tree. `needsExactReader` says the binary
-    /// input holds a 16-byte integer, of which libplist's tree keeps only the low 64 bits, or a
-    /// 4-byte real, which it widens.
     /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
     /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
-    /// depth bounds), without parsing. A writer asks it so that it never writes what the
-    /// reader would then refuse.
+    /// depth bounds), without parsing. ``guardedParse(_:limits:)`` runs them before every
+    /// parse, and a writer asks them so that it never writes what the reader would then refuse.
+    /// `needsExactReader` says the binary input holds a 16-byte integer, of which libplist's
+    /// tree keeps only the low 64 bits, or a 4-byte real, which it widens.
     /// - Throws: the ``PlistError`` a read would throw.
-    package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) {
-        guard !bytes.isEmpty else { throw .empty }
-        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
-        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        let checked: Result<Void, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                switch format {
-                case .binary:
-                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    _ = try scanner.scan()
-                case .xml:
-                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                }
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }
-        try checked.get()
-    }
-
-    static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
-        -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
+    @discardableResult
+    package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
+        -> (format: PlistFormat, needsExactReader: Bool)
     {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        var needsExactReader = false
-        let parsed: Result<plist_t, PlistError> = bytes.withUnsafeBytes { raw in
+        let checked: Result<Bool, PlistError> = bytes.withUnsafeBytes { raw in
             do throws(PlistError) {
-                let node: plist_t?
                 switch format {
                 case .binary:
-                    // `bytes` is not empty (checked above), so `baseAddress` is not nil here or below.
                     var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    needsExactReader = try scanner.scan().needsExactReader
-                    node = ycft_plist_from_bin(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                    return .success(try scanner.scan().needsExactReader)
                 case .xml:
                     try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                    node = ycft_plist_from_xml(raw.baseAddress!.assumingMemoryBound(to: CChar.self), UInt32(raw.count))
+                    return .success(false)
                 }
-                guard let node else { throw PlistError.libplistRejected(format: format) }
-                return .success(node)
             } catch {
                 return .failure(error)
             }
         }
-        return (try parsed.get(), format, needsExactReader)
+        return (format, try checked.get())
+    }
+
+    /// Checks the bytes (``checkReadable(_:limits:)``), then parses them with libplist. The
+    /// caller frees the returned tree.
+    static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
+        -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
+    {
+        let (format, needsExactReader) = try checkReadable(bytes, limits: limits)
+        // `bytes` is not empty (checked), so `baseAddress` is not nil.
+        let node: plist_t? = bytes.withUnsafeBytes { raw in
+            let start = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+            switch format {
+            case .binary: return ycft_plist_from_bin(start, UInt32(raw.count))
+            case .xml: return ycft_plist_from_xml(start, UInt32(raw.count))
+            }
+        }
+        guard let node else { throw .libplistRejected(format: format) }
+        return (node, format, needsExactReader)
     }
 
     /// Serializes a value with libplist's own binary writer (`plist_to_bin`): what ycft used
