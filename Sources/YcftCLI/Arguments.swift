@@ -54,13 +54,7 @@ final class ParsedArguments {
                 optionsEnded = true
                 continue
             }
-            var spelling = arg, inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                (spelling, inline) = (String(arg[..<eq]), String(arg[arg.index(after: eq)...]))
-            } else if !arg.hasPrefix("--"), arg.count > 2 {
-                // A short option with its value attached: `-j1`, `-oOUT`.
-                (spelling, inline) = (String(arg.prefix(2)), String(arg.dropFirst(2)))
-            }
+            let (spelling, inline) = Self.split(arg)
             guard let option = spec.option(spelling) else {
                 throw UsageError.unknownOption(spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
             }
@@ -142,11 +136,18 @@ final class ParsedArguments {
         return given[name]
     }
 
-    /// Whether `argument` names one of the command's options (`--force`, `-o`, `--key=x`, `-j4`).
-    private func isOption(_ argument: String) -> Bool {
-        let spelling = argument.hasPrefix("--") ? String(argument.prefix { $0 != "=" }) : String(argument.prefix(2))
-        return spec.option(spelling) != nil
+    /// An option argument as its spelling and its attached value: `--key=x` is `--key` and
+    /// `x`; a short option with its value attached (`-j1`, `-oOUT`) is `-j` and `1`.
+    private static func split(_ argument: String) -> (spelling: String, inline: String?) {
+        if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
+            return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
+        }
+        if !argument.hasPrefix("--"), argument.count > 2 { return (String(argument.prefix(2)), String(argument.dropFirst(2))) }
+        return (argument, nil)
     }
+
+    /// Whether `argument` names one of the command's options (`--force`, `-o`, `--key=x`, `-j4`).
+    private func isOption(_ argument: String) -> Bool { spec.option(Self.split(argument).spelling) != nil }
 
     /// Refuses `name` when another option of one of its exclusive groups was given, and a
     /// second one of a `.oneOf` group (where results go: two `-o` are as ambiguous as `-o` and
