@@ -171,19 +171,6 @@ enum EditCommands {
         return status
     }
 
-    /// ``rewriteState(_:_:_:_:)`` for a change that gives bytes the one writer made from the
-    /// file's state (`ycft edit`): what that state held that records cannot carry is asked of
-    /// the library once more after a write, and said the same way.
-    static func rewrite(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                        _ change: ([UInt8]) throws(Ycft.Failure) -> [UInt8]) -> Ycft.Exit {
-        rewriteState(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-            let output = try change(bytes)
-            guard output != bytes else { return nil }
-            let held = try judged(try classified(bytes, common).heldState)
-            return StateWriter.Rewrite(bytes: output, dropped: held?.dropped ?? [])
-        }
-    }
-
     /// The edit commands' use of the one read-change-write cycle (``StateFile``'s, which the
     /// library's `update` and the store use too): the file is locked from read to replace and
     /// replaced only while it is still the file read; a change that gives nil writes nothing.

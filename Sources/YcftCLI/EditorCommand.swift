@@ -11,7 +11,7 @@ extension EditCommands {
     /// The editor runs in the foreground with the terminal (``ForegroundEditor``), on a scratch
     /// file in a private directory of `$TMPDIR` (``ScratchDirectory``), created anew each round
     /// and read back without following links, at most `--max-input-size` bytes. FILE itself is
-    /// touched only by the final checked replace (``rewrite(_:_:_:_:)``). An edit that could not
+    /// touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``). An edit that could not
     /// be written is kept and named on stderr; the scratch directory is removed on every other
     /// way out, SIGTERM, SIGHUP and SIGINT included.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -24,11 +24,14 @@ extension EditCommands {
         let temporary = variable("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         // A file the edit could not be written to is refused before the editor opens.
-        let status = rewrite(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8] in
+        let status = rewriteState(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             // A defaults file with no state yet opens as no records, and the edit creates the
-            // state, as `ycft set` does (the library's one judge: heldState).
+            // state, as `ycft set` does (the library's one judge: heldState). What a write
+            // drops is the state's, judged once here.
             let file = try classified(bytes, common)
-            return try session.run(file, try judged(file.heldState)?.records ?? FirstTimeRecords(), unchanged: bytes)
+            let held = try judged(file.heldState)
+            let output = try session.run(file, held?.records ?? FirstTimeRecords(), unchanged: bytes)
+            return StateWriter.Rewrite(bytes: output, dropped: held?.dropped ?? [])
         }
         return session.finish(status, path: path, io: io)
     }
@@ -36,17 +39,17 @@ extension EditCommands {
 
 /// One `ycft edit`: the scratch directory, the signal handlers, and how it ended.
 private struct EditSession {
-    /// Why an edit stopped without a result for ``EditCommands/rewrite(_:_:_:_:)`` to write.
+    /// Why an edit stopped without a result for ``EditCommands/rewriteState(_:_:_:checkFirst:_:)`` to write.
     enum Stop: Error {
         /// Trouble (exit 2): the editor failed, the scratch file could not be made or read.
         case trouble(String)
-        /// A content problem (exit 1), reported by `rewrite` like any other.
+        /// A content problem (exit 1), reported by `rewriteState` like any other.
         case content(String)
         /// A signal ends ycft (after cleaning up), with this message first.
         case signal(Int32, String)
     }
 
-    /// How the editing part ended (`rewrite` may still fail to write).
+    /// How the editing part ended (`rewriteState` may still fail to write).
     enum End {
         case open, cancelled, changed
         case stopped(Stop)
@@ -61,7 +64,7 @@ private struct EditSession {
     private var scratch: ScratchDirectory?
     private var handlers: ForegroundEditor.Handlers?
     private var end = End.open
-    /// The scratch file holds the user's edit, which is not in FILE unless `rewrite` wrote it.
+    /// The scratch file holds the user's edit, which is not in FILE unless `rewriteState` wrote it.
     private var holdsEdit = false
 
     init(editor: String, temporaryDirectory: String, limit: Int) {
@@ -72,7 +75,7 @@ private struct EditSession {
 
     /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
     /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
-    /// - Throws: a content problem, reported by `rewrite` (exit 1).
+    /// - Throws: a content problem, reported by `rewriteState` (exit 1).
     mutating func run(_ file: StateFile, _ original: FirstTimeRecords, unchanged: [UInt8]) throws(Ycft.Failure) -> [UInt8] {
         handlers = ForegroundEditor.catchSignals()
         do throws(Stop) {
