@@ -61,6 +61,13 @@ let package = Package(
             dependencies: ["CBenchFloor", "FirstTimeArchive", "KeyedArchive", "Plist", "YcftCLI"],
             path: "Benchmarks/ycft-bench"
         ),
+        // libFuzzer harnesses (Fuzz/README.md). The ordinary build compiles them without
+        // libFuzzer, so they keep up with the code; Scripts/fuzz.sh builds them with it.
+        .executableTarget(
+            name: "ycft-fuzz",
+            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "YcftCLI"],
+            path: "Fuzz/Sources/ycft-fuzz"
+        ),
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
 

@@ -24,4 +24,4 @@ if [ "$(grep -c '" : false' <<<"$relaxed")" -ne "$(($(grep -c '" : false' .swift
     echo "format-lint.sh: .swift-format no longer enables AllPublicDeclarationsHaveDocumentation and NeverUseForceTry as this script expects" >&2
     exit 2
 fi
-"${lint[@]}" --configuration "$relaxed" Tests Benchmarks Fuzz/Package.swift Fuzz/Sources
+"${lint[@]}" --configuration "$relaxed" Tests Benchmarks Fuzz/Sources

@@ -14,11 +14,13 @@ target=${1:?usage: Scripts/fuzz.sh TARGET SECONDS}
 seconds=${2:?usage: Scripts/fuzz.sh TARGET SECONDS}
 shift 2
 
-# Swift 6.3's default gold linker fails with -sanitize=fuzzer; lld works.
-swift build --package-path Fuzz -c release \
-    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld >&2
-binary=$(swift build --package-path Fuzz -c release -Xswiftc -sanitize=fuzzer,address \
-    -Xswiftc -parse-as-library -Xswiftc -use-ld=lld --show-bin-path)/ycft-fuzz
+# The harnesses are a target of the package, built here into a build directory of their own
+# with libFuzzer (-DYCFT_FUZZ turns its entry point on). Swift 6.3's default gold linker fails
+# with -sanitize=fuzzer; lld works.
+flags=(-c release --product ycft-fuzz --scratch-path Fuzz/.build
+       -Xswiftc -sanitize=fuzzer,address -Xswiftc -DYCFT_FUZZ -Xswiftc -use-ld=lld)
+swift build "${flags[@]}" >&2
+binary=$(swift build "${flags[@]}" --show-bin-path)/ycft-fuzz
 
 # Run a private copy, so rebuilding while a fuzzer runs never touches its binary.
 mkdir -p Fuzz/.build/runs

@@ -7,7 +7,10 @@ import KeyedArchive
 import OrderedJSON
 import Plist
 
-// libFuzzer's C entry point, under its C name.
+#if YCFT_FUZZ
+// libFuzzer's C entry point, under its C name. Only Scripts/fuzz.sh's build (with
+// -sanitize=fuzzer and -DYCFT_FUZZ) links libFuzzer; the package's ordinary build compiles the
+// harnesses without it, so they keep compiling against the code they exercise.
 // swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
@@ -15,6 +18,7 @@ func LLVMFuzzerRunDriver(
     _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
+#endif
 
 /// The harnesses, by name.
 enum Harness: String, CaseIterable {
@@ -176,6 +180,7 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
         return 2
     }
     selected = harness
+    #if YCFT_FUZZ
     // Hand libFuzzer the program name and everything after the target.
     var args = [argv[0]] + (2..<Int(argc)).map { argv[$0] }
     var count = Int32(args.count)
@@ -187,4 +192,8 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
             return 0
         }
     }
+    #else
+    print("ycft-fuzz: built without libFuzzer; build and run it with Scripts/fuzz.sh \(name) SECONDS")
+    return 2
+    #endif
 }
