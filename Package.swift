@@ -31,8 +31,9 @@ let package = Package(
         ),
         // Property-list values, paths, exact time, and ycft's own binary and XML writers: no libplist.
         .target(name: "PlistCore"),
-        // Reading property lists through libplist, guarded against hostile input; re-exports PlistCore.
-        .target(name: "Plist", dependencies: ["CLibPlist", "PlistCore"]),
+        // Reading through libplist (LibPlist: property lists and keyed archives), after the
+        // guards in PlistCore: the package's one adapter over the C library; re-exports PlistCore.
+        .target(name: "Plist", dependencies: ["CLibPlist", "PlistCore", "KeyedArchive"]),
         // Why a file could not be read or written (FileError, SystemError, FileKind): values only.
         .target(name: "FileErrors"),
         // The one file writer (atomic replace, links, devices, owners) and guarded reads; no
@@ -41,12 +42,10 @@ let package = Package(
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
         // The generic NSKeyedArchiver object graph and builder; knows nothing of YCFirstTime; no libplist.
-        .target(name: "KeyedArchiveCore", dependencies: ["PlistCore", "OrderedJSON"]),
-        // Reading archives from bytes; re-exports KeyedArchiveCore.
-        .target(name: "KeyedArchive", dependencies: ["KeyedArchiveCore", "Plist"]),
+        .target(name: "KeyedArchive", dependencies: ["PlistCore", "OrderedJSON"]),
         // The YCFirstTime contract without libplist: records, the rule table, the plain format,
         // the archive encoder, the migration plan. Shared by the tool and the on-device library.
-        .target(name: "FirstTimeCore", dependencies: ["KeyedArchiveCore", "PlistCore", "OrderedJSON", "FileErrors"]),
+        .target(name: "FirstTimeCore", dependencies: ["KeyedArchive", "PlistCore", "OrderedJSON", "FileErrors"]),
         // Migrating in the app's UserDefaults (Foundation + FirstTimeCore): what `ycft migrate` does to files.
         .target(name: "FirstTimeMigration", dependencies: ["FirstTimeCore", "PlistCore"]),
         // The YCFirstTime contract over files: the walker, the classifier, the decoders; re-exports FirstTimeCore.

@@ -374,10 +374,10 @@ if arguments.first == "--child", arguments.count == 3 {
     // ycft's guard pass alone (what every read through libplist runs before libplist sees the bytes).
     case "guard": sink &+= guardPass(bytes)
     // Reading a file into values: guard, libplist's parse, the value tree, libplist's free.
-    case "read": sink &+= UInt64(try PropertyList.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value.dictionaryValue?.count ?? 1)
+    case "read": sink &+= UInt64(try LibPlist.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value.dictionaryValue?.count ?? 1)
     // The same, then the values written back as binary: the writer's share is this less `read`.
     case "rewrite":
-        let value = try PropertyList.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value
+        let value = try LibPlist.read(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).value
         sink &+= UInt64(try PropertyList.write(value, format: .binary).count)
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
@@ -668,7 +668,7 @@ do {
         { floor(bytes) },
         { UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0) },
         { guardPass(bytes) },
-        { UInt64(try PropertyList.read(bytes, limits: limits).value.dictionaryValue?.count ?? 0) },
+        { UInt64(try LibPlist.read(bytes, limits: limits).value.dictionaryValue?.count ?? 0) },
     ])
     let (floorTime, migrate, guardTime, readTime) = (ops.samples[0], ops.samples[1], ops.samples[2], ops.samples[3])
     print("")

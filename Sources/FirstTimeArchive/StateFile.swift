@@ -265,7 +265,7 @@ public struct StateFile: Sendable {
             do { return try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
         }
         let inner = try archiveData()
-        do { return try KeyedArchive(bytes: inner, limits: limits) } catch { throw embedded(.archive(error)) }
+        do { return try LibPlist.keyedArchive(inner, limits: limits) } catch { throw embedded(.archive(error)) }
     }
 
     /// A reading error of the archive a defaults file holds: a plist error is the embedded
@@ -282,6 +282,6 @@ public struct StateFile: Sendable {
     public func archivePlist() throws(FirstTimeError) -> PlistValue {
         if forms.first == .archive, let value { return value }
         let inner = try archiveData()
-        do { return try PropertyList.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
+        do { return try LibPlist.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
     }
 }

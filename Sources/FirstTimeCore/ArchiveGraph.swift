@@ -1,4 +1,4 @@
-public import KeyedArchiveCore
+public import KeyedArchive
 public import PlistCore
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved

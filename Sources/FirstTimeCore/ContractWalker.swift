@@ -1,4 +1,4 @@
-internal import KeyedArchiveCore
+internal import KeyedArchive
 public import PlistCore
 
 /// What one walk of an archive found: the records (unless a fatal rule was broken) and every

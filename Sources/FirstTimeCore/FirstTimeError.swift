@@ -1,4 +1,4 @@
-public import KeyedArchiveCore
+public import KeyedArchive
 public import OrderedJSON
 public import PlistCore
 public import FileErrors

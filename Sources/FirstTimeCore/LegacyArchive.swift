@@ -1,4 +1,4 @@
-public import KeyedArchiveCore
+public import KeyedArchive
 public import PlistCore
 
 /// The legacy YCFirstTime archive: what `UserDefaults` holds under `YCFirstTime`.

@@ -13,7 +13,7 @@ public final class PlistDocument {
     /// Parses and guards bytes (binary or XML).
     /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
     public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
-        let parsed = try PropertyList.guardedParse(bytes, limits: limits)
+        let parsed = try LibPlist.guardedParse(bytes, limits: limits)
         (root, format) = (parsed.node, parsed.format)
         maxDepth = limits.maxDepth
         // Kept (not copied: an array shares its storage) only when libplist's tree is not exact.

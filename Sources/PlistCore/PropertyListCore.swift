@@ -1,6 +1,7 @@
-/// Property-list bytes: which format they are in, and ycft's own writers for both formats.
-/// Reading goes through libplist and lives in the `Plist` module (`PropertyList.read`);
-/// everything here is pure Swift, so code that only writes needs no libplist.
+/// Property-list bytes: which format they are in, whether ycft would read them (the guards),
+/// and ycft's own writers for both formats. Reading goes through libplist, in the `Plist`
+/// module (`LibPlist.read`); everything here is pure Swift, so code that only writes needs no
+/// libplist.
 public enum PropertyList {
     /// The format of `bytes`, or nil when they are not a property list.
     ///
@@ -15,6 +16,57 @@ public enum PropertyList {
             return .xml
         }
         return nil
+    }
+
+    /// What the XML guard finds in an XML property list without handing it to libplist: the
+    /// values libplist would build (keys not counted) and the deepest nesting of arrays and
+    /// dictionaries. For tests and fuzzing: whenever this succeeds, libplist's read builds
+    /// exactly that many values.
+    /// - Throws: ``PlistError`` as a read would for the same bytes.
+    public static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
+        guard !bytes.isEmpty else { throw .empty }
+        var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
+        bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                let summary = try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                result = .success((summary.values, summary.depth))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
+    /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
+    /// depth bounds), without parsing. libplist's reading path runs them before every
+    /// parse, and a writer asks them so that it never writes what the reader would then refuse.
+    /// `needsExactReader` says the binary input holds a 16-byte integer, of which libplist's
+    /// tree keeps only the low 64 bits, or a 4-byte real, which it widens.
+    /// - Throws: the ``PlistError`` a read would throw.
+    @discardableResult
+    package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
+        -> (format: PlistFormat, needsExactReader: Bool)
+    {
+        guard !bytes.isEmpty else { throw .empty }
+        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
+        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
+        guard let format = detectFormat(bytes) else { throw .unknownFormat }
+        let checked: Result<Bool, PlistError> = bytes.withUnsafeBytes { raw in
+            do throws(PlistError) {
+                switch format {
+                case .binary:
+                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                    return .success(try scanner.scan().needsExactReader)
+                case .xml:
+                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                    return .success(false)
+                }
+            } catch {
+                return .failure(error)
+            }
+        }
+        return (format, try checked.get())
     }
 
     /// Serializes a value.

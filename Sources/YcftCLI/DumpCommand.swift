@@ -54,7 +54,7 @@ enum DumpCommand {
                 }
             case .raw, .objects:
                 var value: PlistValue
-                do { value = try PropertyList.read(bytes, limits: limits).value } catch {
+                do { value = try LibPlist.read(bytes, limits: limits).value } catch {
                     throw Ycft.Failure(.content, file, error.description + packHint(bytes, path))
                 }
                 if let key {

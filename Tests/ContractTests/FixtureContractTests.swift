@@ -94,7 +94,7 @@ let updating = ProcessInfo.processInfo.environment["UPDATE_FIXTURES"] == "1"
 
 /// `ycft dump --raw` of a fixture file, as text.
 func rawDump(_ url: URL) throws -> String {
-    try ArchiveDump.raw(PropertyList.read(readBytes(url)).value).text()
+    try ArchiveDump.raw(LibPlist.read(readBytes(url)).value).text()
 }
 
 @Suite(.serialized) struct FixtureCorpusIsCurrent {

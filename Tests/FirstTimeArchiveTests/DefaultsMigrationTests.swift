@@ -16,7 +16,7 @@ func migrate(_ bytes: [UInt8], _ target: Migration.Target, _ configure: (inout M
 }
 
 func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
-    try PropertyList.read(bytes).value.dictionaryValue!
+    try LibPlist.read(bytes).value.dictionaryValue!
 }
 
 /// Every key but the YCFirstTime ones, in order.

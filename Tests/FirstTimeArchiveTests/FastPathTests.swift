@@ -10,7 +10,7 @@ import TestSupport
 /// returns the same; when the checked decoder fails, the fast path returns nil.
 @Suite struct FastPathAgreesWithTheCheckedDecoder {
     func checked(_ bytes: [UInt8]) -> FirstTimeRecords? {
-        guard let archive = try? KeyedArchive(bytes: bytes) else { return nil }
+        guard let archive = try? LibPlist.keyedArchive(bytes) else { return nil }
         return try? LegacyArchive.decode(archive)
     }
 
@@ -69,7 +69,7 @@ import TestSupport
     @discardableResult
     func expectSameJudgement(_ bytes: [UInt8], _ label: String) -> Bool {
         guard let document = try? PlistDocument(bytes), let graph = NodeGraph(document),
-              let archive = try? KeyedArchive(bytes: bytes) else { return false }
+              let archive = try? LibPlist.keyedArchive(bytes) else { return false }
         let resolved = ResolvedGraph(archive)
         let fast = ContractWalker.judge(graph, mode: .collect), slow = ContractWalker.judge(resolved, mode: .collect)
         #expect(fast == slow, "\(label): collect: \(fast.findings.map(\.rule)) against \(slow.findings.map(\.rule))")

@@ -100,7 +100,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         #expect(!s.shouldRun("report", every: .monthly))
         #expect(s.lastRun("report") == knobs.now)
         // IntervalClient's own key: seconds since 1970 as a plain number, not a YCFirstTime record.
-        let domain = try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
+        let domain = try LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
         #expect(domain?["interval.report"] == .real(knobs.now.timeIntervalSince1970))
         #expect(domain?["YCFirstTime"] == nil)
         #expect(!s.blockWasExecuted("report"))
@@ -110,7 +110,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         #expect(s.shouldRun("report", every: .custom(.day, -1)))
         try s.reset("report")
         #expect(s.lastRun("report") == nil)
-        #expect(try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue?["interval.report"] == nil)
+        #expect(try LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue?["interval.report"] == nil)
     }
 
     @Test(arguments: [FirstTimeStore.FileFormat.legacyArchive, .plainRecords(.binary), .plainRecords(.xml)])
@@ -143,7 +143,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         let opened = try store(file, knobs, format: .legacyArchive)
         #expect(opened.blockWasExecuted("k"))
         try opened.executeOnce({}, forKey: "j")
-        let domain = try PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
+        let domain = try LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
         #expect(domain?["YCFirstTime"] == nil)
         #expect(try RecordsFormat.records(fromPlist: #require(domain?["YCFirstTime.records"])).count == 2)
     }
@@ -265,18 +265,18 @@ final class Counter: @unchecked Sendable {
         let file = try path()
         let exported = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
         try writeBytes(exported, to: URL(fileURLWithPath: file))
-        let before = try #require(PropertyList.read(exported).value.dictionaryValue)
+        let before = try #require(LibPlist.read(exported).value.dictionaryValue)
         let s = try store(file, Knobs())
         #expect(s.blockWasExecuted("onboarding.v1"))
         try s.executeOnce({}, forKey: "new.gate")
         try s.markRun("weekly")
-        var after = try #require(PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
+        var after = try #require(LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
         // Every other key: same value, same place; the archive changed in place; interval key appended.
         #expect(after.map(\.key) == before.map(\.key) + ["interval.weekly"])
         for (key, value) in before where key != "YCFirstTime" { #expect(after[key] == value, "\(key)") }
         #expect(try StateFile(readBytes(URL(fileURLWithPath: file))).state().records.count == 4)
         try s.reset()
-        after = try #require(PropertyList.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
+        after = try #require(LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue)
         #expect(after["YCFirstTime"] == nil)
         #expect(after.map(\.key) == before.map(\.key).filter { $0 != "YCFirstTime" } + ["interval.weekly"])
         #expect(!s.blockWasExecuted("onboarding.v1"))
@@ -350,6 +350,6 @@ final class Counter: @unchecked Sendable {
         #expect(try StateFile(bytes).state().records.map(\.key) == ["onboarding"])
         let migrated = try DefaultsMigration.migrate(bytes, to: .records)
         #expect(migrated.status == .migrated)
-        #expect(try PropertyList.read(#require(migrated.output)).value.dictionaryValue?["interval.report"] != nil)
+        #expect(try LibPlist.read(#require(migrated.output)).value.dictionaryValue?["interval.report"] != nil)
     }
 }

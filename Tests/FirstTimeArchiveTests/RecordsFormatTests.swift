@@ -137,7 +137,7 @@ import TestSupport
             ]))),
         ])))
         for format in PlistFormat.allCases {
-            let back = try PropertyList.read(PropertyList.write(value, format: format)).value
+            let back = try LibPlist.read(PropertyList.write(value, format: format)).value
             #expect(try RecordsFormat.records(fromPlist: back) == input)
         }
     }

@@ -39,7 +39,7 @@ import TestSupport
                 found.append(Dataset(name: "dataset " + name, entries: [(LegacyArchive.defaultsKey, .data(archive))] + neighbours))
                 continue
             }
-            let value = try PropertyList.read(bytes).value
+            let value = try LibPlist.read(bytes).value
             if name.hasPrefix("defaults/") {
                 // An exported domain: its own keys.
                 guard case let .dictionary(domain) = value else { Issue.record("\(name): not a dictionary"); continue }
@@ -193,7 +193,7 @@ import TestSupport
         }
         let outcome = try DefaultsMigration.migrate(file, to: target, options: options)
         if let output = outcome.output { #expect(output == run.stdout, "the tool and DefaultsMigration agree") }
-        return (normalize(try PropertyList.read(run.stdout).value), outcome)
+        return (normalize(try LibPlist.read(run.stdout).value), outcome)
     }
 }
 

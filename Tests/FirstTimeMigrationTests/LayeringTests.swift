@@ -66,7 +66,7 @@ import TestSupport
         #expect(targets["Plist"]?.dependencies.contains("CLibPlist") == true, "the description holds the package")
         let closure = Self.closure(of: "FirstTimeMigration", in: targets)
         // The file errors, not the file writer (O_TMPFILE, syncfs, renameat2 have no place on iOS).
-        #expect(closure == ["FirstTimeMigration", "FirstTimeCore", "KeyedArchiveCore", "PlistCore", "OrderedJSON", "FileErrors"])
+        #expect(closure == ["FirstTimeMigration", "FirstTimeCore", "KeyedArchive", "PlistCore", "OrderedJSON", "FileErrors"])
         let linksLibplist = Set(targets.keys.filter { Self.closure(of: $0, in: targets).contains("CLibPlist") })
         #expect(closure.isDisjoint(with: linksLibplist))
     }

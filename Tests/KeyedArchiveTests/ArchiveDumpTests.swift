@@ -53,7 +53,7 @@ import TestSupport
         for i in 1...5_000 { objects.append(object([("NS.objects", .array([.uid(UInt64(i + 1))])), ("$class", .uid(5_002))])) }
         objects.append(.string("end"))
         objects.append(classObject(["NSArray", "NSObject"]))
-        let value = try PropertyList.read(PropertyList.write(archiveValue(objects), format: .binary)).value
+        let value = try LibPlist.read(PropertyList.write(archiveValue(objects), format: .binary)).value
         #expect(throws: ArchiveDump.DumpError.graphTooDeep(limit: 256)) { try ArchiveDump.raw(value) }
         #expect(throws: ArchiveDump.DumpError.graphTooDeep(limit: 256)) { try ArchiveDump.raw(value, shared: .references) }
         #expect(try ArchiveDump.objects(value).text(style: .compact).hasPrefix(#"{"$archiver":"NSKeyedArchiver""#))
@@ -86,7 +86,7 @@ import TestSupport
 
     @Test func objectsTableReproducesEveryUID() throws {
         let url = TestPaths.fixtures.appendingPathComponent("raw/known-classes.plist")
-        let value = try PropertyList.read(readBytes(url)).value
+        let value = try LibPlist.read(readBytes(url)).value
         let text = try ArchiveDump.objects(value).text()
         let reparsed = try JSON.parse(Array(text.utf8))
         guard case let .array(objects)? = reparsed.members?.first(where: { $0.key == "$objects" })?.value,
@@ -128,7 +128,7 @@ import TestSupport
     @Test(arguments: files)
     func everyArchiveDumps(_ name: String) throws {
         let bytes = try readBytes(TestPaths.appleCorpus!.appendingPathComponent(name))
-        let value = try PropertyList.read(bytes).value
+        let value = try LibPlist.read(bytes).value
         #expect(ArchiveDump.isArchive(value))
         let json = try ArchiveDump.raw(value)
         #expect(json.members?.first?.value == .string("NSKeyedArchiver"))
@@ -137,7 +137,7 @@ import TestSupport
 
     @Test(arguments: representative)
     func representativeGoldens(_ name: String) throws {
-        let value = try PropertyList.read(readBytes(TestPaths.appleCorpus!.appendingPathComponent(name))).value
+        let value = try LibPlist.read(readBytes(TestPaths.appleCorpus!.appendingPathComponent(name))).value
         let text = try ArchiveDump.raw(value).text()
         let golden = Self.goldens.appendingPathComponent(name + ".raw.json")
         if ProcessInfo.processInfo.environment["UPDATE_GOLDENS"] == "1" {

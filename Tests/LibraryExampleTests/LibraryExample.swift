@@ -58,7 +58,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         #expect(result.before == FirstTimeRecord(lastVersion: "2.1.0", lastTime: 757_414_800.123456))
         #expect(result.after == FirstTimeRecord(lastVersion: "3.0", lastTime: 762_512_400))
         // Every other key is where it was.
-        let keys = { (url: URL) throws -> [String] in try PropertyList.read(Array(Data(contentsOf: url))).value.dictionaryValue?.map(\.key) ?? [] }
+        let keys = { (url: URL) throws -> [String] in try LibPlist.read(Array(Data(contentsOf: url))).value.dictionaryValue?.map(\.key) ?? [] }
         #expect(try keys(copy) == keys(fixture))
     }
 

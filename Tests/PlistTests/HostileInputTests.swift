@@ -9,20 +9,20 @@ import TestSupport
     let small = rawBinaryPlist([[0xA1, 0x01], [0x51, 0x61]])
 
     @Test func wellFormedSampleReads() throws {
-        #expect(try PropertyList.read(small).value == .array([.string("a")]))
+        #expect(try LibPlist.read(small).value == .array([.string("a")]))
     }
 
     @Test func emptyInput() {
-        #expect(throws: PlistError.empty) { try PropertyList.read([]) }
+        #expect(throws: PlistError.empty) { try LibPlist.read([]) }
     }
 
     @Test func notAPlist() {
-        #expect(throws: PlistError.unknownFormat) { try PropertyList.read(Array("hello".utf8)) }
+        #expect(throws: PlistError.unknownFormat) { try LibPlist.read(Array("hello".utf8)) }
     }
 
     @Test func everyTruncationFailsCleanly() {
         for length in 1..<small.count {
-            #expect(throws: PlistError.self) { try PropertyList.read(Array(small.prefix(length))) }
+            #expect(throws: PlistError.self) { try LibPlist.read(Array(small.prefix(length))) }
         }
     }
 
@@ -32,7 +32,7 @@ import TestSupport
             for bit in 0..<8 {
                 var bytes = small
                 bytes[i] ^= 1 << bit
-                _ = try? PropertyList.read(bytes)
+                _ = try? LibPlist.read(bytes)
             }
         }
     }
@@ -40,7 +40,7 @@ import TestSupport
     @Test func badOffsetSize() {
         let bytes = rawBinaryPlist([[0x51, 0x61]], offsetSize: 9)
         #expect(throws: PlistError.malformedBinary("trailer offset size 9 is not between 1 and 8", offset: bytes.count - 26)) {
-            try PropertyList.read(bytes)
+            try LibPlist.read(bytes)
         }
     }
 
@@ -49,7 +49,7 @@ import TestSupport
         for size in UInt8(1)...8 {
             let objects: [[UInt8]] = [[0xA1] + Array(repeating: 0, count: Int(size) - 1) + [1], [0x51, 0x61]]
             let bytes = rawBinaryPlist(objects, offsetSize: size, refSize: size)
-            #expect(try PropertyList.read(bytes).value == .array([.string("a")]), "size \(size)")
+            #expect(try LibPlist.read(bytes).value == .array([.string("a")]), "size \(size)")
         }
     }
 
@@ -57,40 +57,40 @@ import TestSupport
         let bytes = rawBinaryPlist([[0x51, 0x61]], count: UInt64.max - 1)
         #expect(throws: PlistError.malformedBinary("trailer object count \(UInt64.max - 1) does not fit the file",
                                                    offset: bytes.count - 24)) {
-            try PropertyList.read(bytes)
+            try LibPlist.read(bytes)
         }
     }
 
     @Test func topObjectOutOfRange() {
-        #expect(throws: PlistError.self) { try PropertyList.read(rawBinaryPlist([[0x51, 0x61]], top: 1)) }
+        #expect(throws: PlistError.self) { try LibPlist.read(rawBinaryPlist([[0x51, 0x61]], top: 1)) }
     }
 
     @Test func offsetTablePointingOutsideTheFile() {
-        #expect(throws: PlistError.self) { try PropertyList.read(rawBinaryPlist([[0x51, 0x61]], tableOffset: 1_000_000)) }
+        #expect(throws: PlistError.self) { try LibPlist.read(rawBinaryPlist([[0x51, 0x61]], tableOffset: 1_000_000)) }
     }
 
     @Test func offsetIntoTheHeader() {
         let bytes = rawBinaryPlist([[0x51, 0x61]], offsets: [3])
         #expect(throws: PlistError.malformedBinary("offset of object 0 (3) is outside the object area", offset: 10)) {
-            try PropertyList.read(bytes)
+            try LibPlist.read(bytes)
         }
     }
 
     @Test func referenceOutOfRange() {
         #expect(throws: PlistError.malformedBinary("reference 9 is not below object count 2", offset: 9)) {
-            try PropertyList.read(rawBinaryPlist([[0xA1, 0x09], [0x51, 0x61]]))
+            try LibPlist.read(rawBinaryPlist([[0xA1, 0x09], [0x51, 0x61]]))
         }
     }
 
     @Test func selfReferenceCycle() {
         #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 9)) {
-            try PropertyList.read(rawBinaryPlist([[0xA1, 0x00]]))
+            try LibPlist.read(rawBinaryPlist([[0xA1, 0x00]]))
         }
     }
 
     @Test func cycleOfThree() {
         #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 13)) {
-            try PropertyList.read(rawBinaryPlist([[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x00]]))
+            try LibPlist.read(rawBinaryPlist([[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x00]]))
         }
     }
 
@@ -101,7 +101,7 @@ import TestSupport
             i == levels - 1 ? [0xA0] : [0xA1] + withUnsafeBytes(of: UInt32(i + 1).bigEndian, Array.init)
         }
         let bytes = rawBinaryPlist(objects, offsetSize: 4, refSize: 4)
-        #expect(throws: PlistError.tooDeep(limit: 512)) { try PropertyList.read(bytes) }
+        #expect(throws: PlistError.tooDeep(limit: 512)) { try LibPlist.read(bytes) }
     }
 
     @Test func sharedReferenceBomb() {
@@ -109,9 +109,9 @@ import TestSupport
         var objects: [[UInt8]] = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
         objects.append([0x51, 0x61])
         let bytes = rawBinaryPlist(objects)
-        #expect(throws: PlistError.self) { try PropertyList.read(bytes) }
+        #expect(throws: PlistError.self) { try LibPlist.read(bytes) }
         do {
-            _ = try PropertyList.read(bytes)
+            _ = try LibPlist.read(bytes)
         } catch let error {
             guard case .tooManyNodes(_, let limit) = error else { Issue.record("unexpected \(error)"); return }
             #expect(limit == 100_000)
@@ -120,7 +120,7 @@ import TestSupport
 
     @Test func nulInAnASCIIString() {
         #expect(throws: PlistError.unrepresentableString("contains NUL", at: "object 0 > object 2")) {
-            try PropertyList.read(rawBinaryPlist([[0xD1, 0x01, 0x02], [0x51, 0x6B], [0x53, 0x6E, 0x00, 0x6C]]))
+            try LibPlist.read(rawBinaryPlist([[0xD1, 0x01, 0x02], [0x51, 0x6B], [0x53, 0x6E, 0x00, 0x6C]]))
         }
     }
 
@@ -136,31 +136,31 @@ import TestSupport
         let nul = PlistError.unrepresentableString("contains NUL", at: "object 0")
         let high = PlistError.unrepresentableString("is not ASCII in an ASCII object", at: "object 0")
         for at in 0..<length {
-            #expect(throws: nul) { try PropertyList.read(string([at: 0])) }
-            #expect(throws: high) { try PropertyList.read(string([at: 0xE9])) }
-            #expect(throws: high) { try PropertyList.read(string([at: 0x80])) }
+            #expect(throws: nul) { try LibPlist.read(string([at: 0])) }
+            #expect(throws: high) { try LibPlist.read(string([at: 0xE9])) }
+            #expect(throws: high) { try LibPlist.read(string([at: 0x80])) }
             if at + 1 < length {
-                #expect(throws: nul) { try PropertyList.read(string([at: 0, at + 1: 0xFF])) }
-                #expect(throws: high) { try PropertyList.read(string([at: 0xFF, at + 1: 0])) }
+                #expect(throws: nul) { try LibPlist.read(string([at: 0, at + 1: 0xFF])) }
+                #expect(throws: high) { try LibPlist.read(string([at: 0xFF, at + 1: 0])) }
             }
         }
-        #expect(try PropertyList.read(string([0: 0x7F, 20: 0x01])).value == .string("\u{7F}" + String(repeating: "x", count: 19) + "\u{01}"))
+        #expect(try LibPlist.read(string([0: 0x7F, 20: 0x01])).value == .string("\u{7F}" + String(repeating: "x", count: 19) + "\u{01}"))
     }
 
     @Test func loneSurrogateInAUTF16String() {
         #expect(throws: PlistError.unrepresentableString("has a lone surrogate", at: "object 0")) {
-            try PropertyList.read(rawBinaryPlist([[0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B]]))
+            try LibPlist.read(rawBinaryPlist([[0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B]]))
         }
     }
 
     @Test func surrogatePairIsFine() throws {
-        let value = try PropertyList.read(rawBinaryPlist([[0x62, 0xD8, 0x3D, 0xDE, 0x00]])).value
+        let value = try LibPlist.read(rawBinaryPlist([[0x62, 0xD8, 0x3D, 0xDE, 0x00]])).value
         #expect(value == .string("😀"))
     }
 
     @Test func nonStringDictionaryKey() {
         #expect(throws: PlistError.malformedBinary("dictionary key (object 1) is not a string", offset: 11)) {
-            try PropertyList.read(rawBinaryPlist([[0xD1, 0x01, 0x01], [0x10, 0x05]]))
+            try LibPlist.read(rawBinaryPlist([[0xD1, 0x01, 0x01], [0x10, 0x05]]))
         }
     }
 
@@ -169,13 +169,13 @@ import TestSupport
         for _ in 0..<2_000 {
             var bytes = Array("bplist00".utf8)
             bytes += (0..<Int(generator.next() % 120)).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-            _ = try? PropertyList.read(bytes)
+            _ = try? LibPlist.read(bytes)
         }
     }
 
     @Test func inputOverTheSizeLimit() {
         let limits = PlistLimits(maxInputSize: 10)
-        #expect(throws: PlistError.inputTooLarge(size: small.count, limit: 10)) { try PropertyList.read(small, limits: limits) }
+        #expect(throws: PlistError.inputTooLarge(size: small.count, limit: 10)) { try LibPlist.read(small, limits: limits) }
     }
 }
 
@@ -212,7 +212,7 @@ import TestSupport
         for c in Self.cases {
             let bytes = Self.dictionary(fillers: fillers, keys: c.keys, refs: c.refs)
             #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "\(c.name), \(fillers) other keys") {
-                try PropertyList.read(bytes)
+                try LibPlist.read(bytes)
             }
             #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "pure reader: \(c.name), \(fillers) other keys") {
                 try BinaryPlistReader.read(bytes)
@@ -227,13 +227,13 @@ import TestSupport
         let objects: [[UInt8]] = [[0xA3, 0x01, 0x02, 0x03],
                                   [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x06, 0x07, 0x07],
                                   Self.ascii("a"), Self.ascii("b"), Self.ascii("a"), [0x09]]
-        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try PropertyList.read(rawBinaryPlist(objects)) }
+        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try LibPlist.read(rawBinaryPlist(objects)) }
         #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try BinaryPlistReader.read(rawBinaryPlist(objects)) }
         // Without the third dictionary, the two equal ones read.
         var clean = objects
         clean[0] = [0xA2, 0x01, 0x02]
         let pair = PlistValue.dictionary(PlistDictionary([("a", .bool(true)), ("b", .bool(true))]))
-        #expect((try? PropertyList.read(rawBinaryPlist(clean)).value) == .array([pair, pair]))
+        #expect((try? LibPlist.read(rawBinaryPlist(clean)).value) == .array([pair, pair]))
     }
 
     /// A key reference out of range is the walk's error, even beside a duplicate: the duplicate
@@ -247,7 +247,7 @@ import TestSupport
         bytes[lastKey] = 0xF0
         let objectCount = fillers + 3 + 2
         #expect(throws: PlistError.malformedBinary("reference 240 is not below object count \(objectCount)", offset: lastKey)) {
-            try PropertyList.read(bytes)
+            try LibPlist.read(bytes)
         }
     }
 
@@ -257,7 +257,7 @@ import TestSupport
         let keys = [Self.ascii("a"), Self.utf16("\u{0161}"), Self.ascii("ab"), Self.ascii("A"), Self.utf16("é"), Self.ascii("e"),
                     Self.utf16("\u{6100}")]
         let bytes = Self.dictionary(fillers: fillers, keys: keys, refs: Array(keys.indices))
-        guard case let .dictionary(dict) = try PropertyList.read(bytes).value else { Issue.record("not a dictionary"); return }
+        guard case let .dictionary(dict) = try LibPlist.read(bytes).value else { Issue.record("not a dictionary"); return }
         #expect(dict.entries.suffix(keys.count).map(\.key) == ["a", "\u{0161}", "ab", "A", "é", "e", "\u{6100}"])
         #expect(dict.count == fillers + keys.count)
         #expect(try BinaryPlistReader.read(bytes) == .dictionary(dict))
@@ -271,7 +271,7 @@ import TestSupport
 
     @Test func hundredThousandLevelsOfNesting() {
         let body = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
-        #expect(throws: PlistError.tooDeep(limit: 512)) { try PropertyList.read(xml(body)) }
+        #expect(throws: PlistError.tooDeep(limit: 512)) { try LibPlist.read(xml(body)) }
     }
 
     @Test func entityDeclarationsAreRefused() {
@@ -281,35 +281,35 @@ import TestSupport
         <plist version="1.0"><string>&a;</string></plist>
         """
         #expect(throws: PlistError.malformedXML("DTD internal subsets (entity declarations) are not supported", line: 2)) {
-            try PropertyList.read(Array(text.utf8))
+            try LibPlist.read(Array(text.utf8))
         }
     }
 
     @Test func nulReference() {
         #expect(throws: PlistError.unrepresentableString("has character reference U+0", at: "line 2")) {
-            try PropertyList.read(xml("<string>a&#0;b</string>"))
+            try LibPlist.read(xml("<string>a&#0;b</string>"))
         }
     }
 
     @Test func surrogateReference() {
         #expect(throws: PlistError.unrepresentableString("has character reference U+D800", at: "line 2")) {
-            try PropertyList.read(xml("<string>a&#xD800;b</string>"))
+            try LibPlist.read(xml("<string>a&#xD800;b</string>"))
         }
     }
 
     @Test func rawNULByte() {
         #expect(throws: PlistError.malformedXML("NUL byte in XML", line: 2)) {
-            try PropertyList.read(xml("<string>a\u{0}b</string>"))
+            try LibPlist.read(xml("<string>a\u{0}b</string>"))
         }
     }
 
     @Test func invalidUTF8() {
         var bytes = xml("<string>ab</string>")
         bytes[bytes.firstIndex(of: UInt8(ascii: "b"))!] = 0xFF
-        #expect(throws: PlistError.unrepresentableString("is not valid UTF-8", at: "top level")) { try PropertyList.read(bytes) }
+        #expect(throws: PlistError.unrepresentableString("is not valid UTF-8", at: "top level")) { try LibPlist.read(bytes) }
     }
 
     @Test func unclosedDocument() {
-        #expect(throws: PlistError.self) { try PropertyList.read(xml("<dict><key>a</key>")) }
+        #expect(throws: PlistError.self) { try LibPlist.read(xml("<dict><key>a</key>")) }
     }
 }

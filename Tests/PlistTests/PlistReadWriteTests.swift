@@ -32,18 +32,18 @@ let everything: PlistValue = .dictionary(PlistDictionary([
 @Suite struct BinaryRoundTrip {
     @Test func everyTypeSurvivesExactly() throws {
         let bytes = try PropertyList.write(everything, format: .binary)
-        let read = try PropertyList.read(bytes)
+        let read = try LibPlist.read(bytes)
         #expect(read.format == .binary)
         #expect(read.value == everything)
     }
 
     @Test func keyOrderIsKept() throws {
-        let read = try PropertyList.read(try PropertyList.write(everything, format: .binary))
+        let read = try LibPlist.read(try PropertyList.write(everything, format: .binary))
         #expect(read.value.dictionaryValue?.entries.map(\.key) == everything.dictionaryValue?.entries.map(\.key))
     }
 
     @Test func canonicallyEquivalentKeysStayApart() throws {
-        let read = try PropertyList.read(try PropertyList.write(everything, format: .binary)).value.dictionaryValue!
+        let read = try LibPlist.read(try PropertyList.write(everything, format: .binary)).value.dictionaryValue!
         #expect(read["é"] == .string("precomposed"))
         #expect(read["e\u{301}"] == .string("decomposed"))
     }
@@ -51,7 +51,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
     @Test func negativeZeroAndNaNKeepTheirBits() throws {
         let nan = Double(bitPattern: 0x7FF8_0000_0000_0001)
         let value = PlistValue.array([.real(-0.0), .real(0.0), .real(nan)])
-        let read = try PropertyList.read(try PropertyList.write(value, format: .binary)).value.arrayValue!
+        let read = try LibPlist.read(try PropertyList.write(value, format: .binary)).value.arrayValue!
         #expect(read.map { if case let .real(d) = $0 { return d.bitPattern }; return 0 }
                 == [(-0.0).bitPattern, 0, 0x7FF8_0000_0000_0001])
     }
@@ -67,7 +67,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
             default: return value
             }
         }
-        let read = try PropertyList.read(PropertyList.writeWithLibplist(everything)).value
+        let read = try LibPlist.read(LibPlist.writeWithLibplist(everything)).value
         #expect(widened(read) == everything)
         #expect(read != everything, "libplist wrote no 4-byte real: the test no longer sees the case it was written for")
     }
@@ -81,7 +81,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
             ("floats", .array(bits.map { .real32($0) })), ("double", .real(0.1)), ("same", .real(Double(Float(0.1)))),
         ]))
         let bytes = AppleStyleBinaryWriter.write(value)
-        let read = try PropertyList.read(bytes)
+        let read = try LibPlist.read(bytes)
         #expect(read.value == value)
         #expect(try PropertyList.write(read.value, format: .binary).count == PropertyList.write(value, format: .binary).count)
         let written = try PropertyList.write(read.value, format: .binary)
@@ -90,7 +90,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
             let object: [UInt8] = [0x22, UInt8(b >> 24), UInt8(truncatingIfNeeded: b >> 16), UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b)]
             #expect(written.indices.contains { written[$0...].starts(with: object) }, "\(String(b, radix: 16))")
         }
-        #expect(try PropertyList.read(written).value == value)
+        #expect(try LibPlist.read(written).value == value)
         #expect(try BinaryPlistReader.read(bytes) == value)
         #expect(PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1)))
         #expect(PlistValue.real32(Float(0.1).bitPattern) != .real(Double(Float(0.1))))
@@ -114,20 +114,20 @@ let everything: PlistValue = .dictionary(PlistDictionary([
 
     @Test func readsBytesLibplistDidNotWrite() throws {
         let bytes = AppleStyleBinaryWriter.write(everything)
-        #expect(try PropertyList.read(bytes).value == everything)
+        #expect(try LibPlist.read(bytes).value == everything)
     }
 
     @Test func uidsAreThirtyTwoBit() throws {
         // libplist 2.2.0 keeps only the low 32 bits of a larger UID; ycft refuses instead.
         let largest = PlistValue.array([.uid(UInt64(UInt32.max))])
-        #expect(try PropertyList.read(PropertyList.write(largest, format: .binary)).value == largest)
+        #expect(try LibPlist.read(PropertyList.write(largest, format: .binary)).value == largest)
         for format in PlistFormat.allCases {
             #expect(throws: PlistError.unwritable("UID 4294967296 is larger than 2^32-1", at: "[0]")) {
                 try PropertyList.write(.array([.uid(1 << 32)]), format: format)
             }
         }
         #expect(throws: PlistError.malformedBinary("UID larger than 2^32-1", offset: 10)) {
-            try PropertyList.read(rawBinaryPlist([[0xA1, 0x01], [0x84, 0x01, 0x00, 0x00, 0x00, 0x00]]))
+            try LibPlist.read(rawBinaryPlist([[0xA1, 0x01], [0x84, 0x01, 0x00, 0x00, 0x00, 0x00]]))
         }
     }
 
@@ -145,7 +145,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
             0x08, 0x10, 0x12, 0x17, 0x1C,                         // offsets
             0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x1F,
         ])
-        #expect(try PropertyList.read(bytes).value == value)
+        #expect(try LibPlist.read(bytes).value == value)
     }
 
     @Test func stringWithNULCannotBeWritten() {
@@ -166,7 +166,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
 
     @Test func everyTypeSurvivesExactly() throws {
         let bytes = try PropertyList.write(xmlSafe, format: .xml)
-        let read = try PropertyList.read(bytes)
+        let read = try LibPlist.read(bytes)
         #expect(read.format == .xml)
         #expect(read.value == xmlSafe)
     }
@@ -206,7 +206,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         </plist>
 
         """)
-        #expect(try PropertyList.read(Array(text.utf8)).value.dictionaryValue?["a&b"] == .string("<x>\r"))
+        #expect(try LibPlist.read(Array(text.utf8)).value.dictionaryValue?["a&b"] == .string("<x>\r"))
     }
 
     @Test func fractionalDateIsRefusedNotRounded() {
@@ -222,9 +222,9 @@ let everything: PlistValue = .dictionary(PlistDictionary([
     @Test func cfUIDAboveThirtyTwoBitsStaysADictionary() throws {
         // Found by fuzzing: this used to become a UID that the binary writer truncated.
         let xml = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>CF$UID</key><integer>177777777777777</integer></dict></plist>"
-        let value = try PropertyList.read(Array(xml.utf8)).value
+        let value = try LibPlist.read(Array(xml.utf8)).value
         #expect(value == .dictionary(PlistDictionary([("CF$UID", .integer(.signed(177_777_777_777_777)))])))
-        #expect(try PropertyList.read(PropertyList.write(value, format: .binary)).value == value)
+        #expect(try LibPlist.read(PropertyList.write(value, format: .binary)).value == value)
     }
 
     @Test func cfUIDDictionariesBecomeUIDs() throws {
@@ -233,7 +233,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         <plist version="1.0"><array><dict><key>CF$UID</key><integer>12</integer></dict>
         <dict><key>CF$UID</key><integer>1</integer><key>other</key><true/></dict></array></plist>
         """
-        let value = try PropertyList.read(Array(xml.utf8)).value
+        let value = try LibPlist.read(Array(xml.utf8)).value
         #expect(value == .array([.uid(12), .dictionary(PlistDictionary([("CF$UID", .integer(.signed(1))), ("other", .bool(true))]))]))
     }
 }

@@ -21,7 +21,7 @@ import TestSupport
             }
         }
         found.append(("ycft writer: everything", try BinaryPlistWriter.write(everything)))
-        found.append(("libplist writer: everything", try PropertyList.writeWithLibplist(everything)))
+        found.append(("libplist writer: everything", try LibPlist.writeWithLibplist(everything)))
         found.append(("Apple-style writer: everything", AppleStyleBinaryWriter.write(everything)))
         return found
     }
@@ -31,7 +31,7 @@ import TestSupport
         #expect(inputs.count > 40)
         var compared = 0
         for (name, bytes) in inputs {
-            let viaLibplist = Result { () throws(PlistError) in try PropertyList.read(bytes).value }
+            let viaLibplist = Result { () throws(PlistError) in try LibPlist.read(bytes).value }
             let pure = Result { () throws(PlistError) in try BinaryPlistReader.read(bytes) }
             switch (viaLibplist, pure) {
             case let (.success(a), .success(b)):
@@ -63,11 +63,11 @@ import TestSupport
         let bytes = rawBinaryPlist([[0xA1, 0x01], [0x60]])
         let expected = PlistError.malformedBinary("an empty UTF-16 string, which libplist 2.2.0 cannot read", offset: 10)
         #expect(throws: expected) { try BinaryPlistReader.read(bytes) }
-        #expect(throws: expected) { try PropertyList.read(bytes) }
+        #expect(throws: expected) { try LibPlist.read(bytes) }
         // An empty ASCII string (what CoreFoundation writes) reads as "" in both.
         let ascii = rawBinaryPlist([[0xA1, 0x01], [0x50]])
         #expect(try BinaryPlistReader.read(ascii) == .array([.string("")]))
-        #expect(try PropertyList.read(ascii).value == .array([.string("")]))
+        #expect(try LibPlist.read(ascii).value == .array([.string("")]))
     }
 
     @Test func refusesWhatTheGuardRefuses() {

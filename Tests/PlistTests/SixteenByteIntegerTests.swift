@@ -29,7 +29,7 @@ import TestSupport
     static var file: [UInt8] { Raw.dictionary(cases.map { ($0.key, $0.object) }) }
 
     @Test func bothReadersKeepEvery128BitValue() throws {
-        let viaLibplist = try #require(PropertyList.read(Self.file).value.dictionaryValue)
+        let viaLibplist = try #require(LibPlist.read(Self.file).value.dictionaryValue)
         let pure = try #require(BinaryPlistReader.read(Self.file).dictionaryValue)
         for c in Self.cases {
             #expect(viaLibplist[c.key] == .integer(c.value), "\(c.key)")
@@ -74,10 +74,10 @@ import TestSupport
 
     /// ycft's binary writer writes each integer in the size it was read in: the same bytes.
     @Test func theBinaryWriterWritesTheBytesItRead() throws {
-        let value = try PropertyList.read(Self.file).value
+        let value = try LibPlist.read(Self.file).value
         let written = try PropertyList.write(value, format: .binary)
         for c in Self.cases { #expect(Raw.valueObject(written, key: c.key) == c.object, "\(c.key)") }
-        #expect(try PropertyList.read(written).value == value)
+        #expect(try LibPlist.read(written).value == value)
         #expect(try BinaryPlistReader.read(written) == value)
     }
 
@@ -85,7 +85,7 @@ import TestSupport
     @Test func equalValuesOfTwoSizesAreNotShared() throws {
         let value = PlistValue.array([.integer(.signed(-1)), .integer(.wide(high: -1, low: .max)), .integer(.signed(-1))])
         let bytes = try PropertyList.write(value, format: .binary)
-        #expect(try PropertyList.read(bytes).value == value)
+        #expect(try LibPlist.read(bytes).value == value)
         // Header, array, two integer objects (9 and 17 bytes), offsets, trailer.
         #expect(bytes.count == 8 + 4 + 9 + 17 + 3 + 32)
     }
@@ -111,23 +111,23 @@ import TestSupport
         for (written, read) in inRange {
             let xml = try PropertyList.write(.dictionary(PlistDictionary([("k", .integer(written))])), format: .xml)
             #expect(String(decoding: xml, as: UTF8.self).contains("<integer>\(written)</integer>"))
-            #expect(try PropertyList.read(xml).value == .dictionary(PlistDictionary([("k", .integer(read))])))
+            #expect(try LibPlist.read(xml).value == .dictionary(PlistDictionary([("k", .integer(read))])))
         }
         let tooBig = Array("""
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict><key>a</key><dict><key>big</key><integer>18446744073709551616</integer></dict></dict></plist>
         """.utf8)
         #expect(throws: PlistError.malformedXML(#"a.big: "18446744073709551616" is not an integer as Apple reads it"#, line: 2)) {
-            try PropertyList.read(tooBig)
+            try LibPlist.read(tooBig)
         }
     }
 
     /// libplist's own writer (tests only) cannot hold a high half; it says so.
     @Test func libplistWriterRefusesAHighHalf() throws {
         #expect(throws: PlistError.unwritable("libplist 2.2.0 cannot hold the 16-byte integer 18446744073709551617", at: "k")) {
-            try PropertyList.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.wide(high: 1, low: 1)))])))
+            try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.wide(high: 1, low: 1)))])))
         }
-        let bytes = try PropertyList.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.unsigned(5)))])))
+        let bytes = try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.unsigned(5)))])))
         #expect(Raw.valueObject(bytes, key: "k") == Raw.int16(high: 0, low: 5))
     }
 
@@ -147,7 +147,7 @@ import TestSupport
     /// independent reader of what ycft writes. Runs where `python3` is installed.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")))
     func pythonPlistlibReadsWhatYcftWrites() throws {
-        let written = try PropertyList.write(try PropertyList.read(Self.file).value, format: .binary)
+        let written = try PropertyList.write(try LibPlist.read(Self.file).value, format: .binary)
         let dir = try TestPaths.temporaryDirectory()
         let path = dir.appendingPathComponent("ints.plist").path
         try Data(written).write(to: URL(fileURLWithPath: path))

@@ -1,5 +1,6 @@
 import Testing
-@testable import Plist
+@testable import PlistCore
+import Plist
 import TestSupport
 
 /// The XML guard reads what libplist will build: a differential test on generated documents,
@@ -72,7 +73,7 @@ import TestSupport
                 continue
             }
             accepted += 1
-            let value = try PropertyList.read(bytes).value
+            let value = try LibPlist.read(bytes).value
             let counted = count(value)
             #expect(summary.values == counted.values, "\(String(decoding: bytes, as: UTF8.self))")
             #expect(summary.depth == counted.depth, "\(String(decoding: bytes, as: UTF8.self))")
@@ -92,7 +93,7 @@ import TestSupport
         ("<true></true>", .bool(true)), ("<string>a&amp;b&#65;<![CDATA[<x>]]></string>", .string("a&bA<x>")),
     ])
     func acceptedFormsReadAsApplesParserReadsThem(_ body: String, _ expected: PlistValue) throws {
-        #expect(try PropertyList.read(document(body)).value == expected)
+        #expect(try LibPlist.read(document(body)).value == expected)
     }
 
     @Test(arguments: [
@@ -114,11 +115,11 @@ import TestSupport
         ("<integer foo=\"1\">1</integer>", "attributes on <integer> are not supported"),
     ])
     func refusedFormsNameTheKeyPath(_ body: String, _ why: String) {
-        #expect(throws: PlistError.malformedXML(why, line: 3)) { try PropertyList.read(document(body)) }
+        #expect(throws: PlistError.malformedXML(why, line: 3)) { try LibPlist.read(document(body)) }
     }
 
     @Test func canonicallyEquivalentKeysAreTwoKeys() throws {
-        let value = try PropertyList.read(document("<dict><key>\u{E9}</key><true/><key>e\u{301}</key><false/></dict>")).value
+        let value = try LibPlist.read(document("<dict><key>\u{E9}</key><true/><key>e\u{301}</key><false/></dict>")).value
         #expect(value.dictionaryValue?.count == 2)
     }
 }

@@ -103,7 +103,7 @@ public enum RawBinaryPlist {
     /// What in binary plist `bytes` is not as `expected` says, one line per difference: each
     /// key's object must be exactly those bytes and read back (libplist path) as that value.
     public static func differences(_ bytes: [UInt8], _ expected: [(key: String, object: [UInt8], value: PlistValue)]) -> [String] {
-        guard let read = (try? PropertyList.read(bytes))?.value.dictionaryValue else { return ["not a dictionary plist"] }
+        guard let read = (try? LibPlist.read(bytes))?.value.dictionaryValue else { return ["not a dictionary plist"] }
         var found: [String] = []
         for e in expected {
             let object = valueObject(bytes, key: e.key)

@@ -31,7 +31,7 @@ import TestSupport
             }
         }
         // A file whose two copies disagree.
-        var domain = try PropertyList.read(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")))
+        var domain = try LibPlist.read(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")))
             .value.dictionaryValue!
         domain["YCFirstTime.records"] = RecordsFormat.plist(records([("other", "1", 1)]))
         out.append(("disagreeing copies", try PropertyList.write(.dictionary(domain), format: .binary)))

@@ -17,7 +17,7 @@ import TestSupport
         return file
     }
 
-    func dict(_ url: URL) throws -> PlistDictionary { try #require(PropertyList.read(readBytes(url)).value.dictionaryValue) }
+    func dict(_ url: URL) throws -> PlistDictionary { try #require(LibPlist.read(readBytes(url)).value.dictionaryValue) }
 
     @Test func setKeepsEveryOtherKeyOfADefaultsFileInPlace() throws {
         let file = try copy(defaults)

@@ -15,7 +15,7 @@ import TestSupport
     /// IntervalClient gate of the app's own.
     static func preferences() throws -> PlistDictionary {
         let bytes = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"))
-        guard case var .dictionary(domain) = try PropertyList.read(bytes).value else { throw CocoaError(.fileReadCorruptFile) }
+        guard case var .dictionary(domain) = try LibPlist.read(bytes).value else { throw CocoaError(.fileReadCorruptFile) }
         domain[gate.key] = gate.value
         return domain
     }
@@ -27,7 +27,7 @@ import TestSupport
     }
 
     func domain(_ url: URL) throws -> PlistDictionary {
-        guard case let .dictionary(domain) = try PropertyList.read(try readBytes(url)).value else { throw CocoaError(.fileReadCorruptFile) }
+        guard case let .dictionary(domain) = try LibPlist.read(try readBytes(url)).value else { throw CocoaError(.fileReadCorruptFile) }
         return domain
     }
 

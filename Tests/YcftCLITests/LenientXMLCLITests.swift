@@ -55,7 +55,7 @@ import TestSupport
         try writeBytes(try defaults(with: "<key>count</key><integer>10</integer>"), to: file)
         let result = try runProcess(ycft, ["migrate", "--in-place", "--no-backup", file.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let migrated = try PropertyList.read(readBytes(file)).value.dictionaryValue
+        let migrated = try LibPlist.read(readBytes(file)).value.dictionaryValue
         #expect(migrated?["count"] == .integer(.signed(10)))
         #expect(migrated?["YCFirstTime.records"] != nil)
     }

@@ -202,7 +202,7 @@ import TestSupport
 }
 
 func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
-    try PropertyList.read(bytes).value.dictionaryValue!
+    try LibPlist.read(bytes).value.dictionaryValue!
 }
 
 extension URL {

@@ -145,7 +145,7 @@ import TestSupport
     /// keeps its value; `--key` names where.
     @Test func setCreatesTheStateInADefaultsFileWithoutIt() throws {
         let bytes = NotStateFiles.noState
-        guard case let .dictionary(before) = try PropertyList.read(bytes).value else {
+        guard case let .dictionary(before) = try LibPlist.read(bytes).value else {
             Issue.record("the no-state file is not a dictionary")
             return
         }
@@ -155,7 +155,7 @@ import TestSupport
                                             "--last-time", "757414800.123456", "--seconds"])
             #expect(set.status == 0)
             #expect(set.stderr == "")
-            guard case let .dictionary(after) = try PropertyList.read(try readBytes(file)).value else {
+            guard case let .dictionary(after) = try LibPlist.read(try readBytes(file)).value else {
                 Issue.record("the file is no longer a dictionary")
                 continue
             }

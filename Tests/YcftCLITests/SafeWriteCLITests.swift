@@ -74,7 +74,7 @@ private let attributesWork: Bool = {
     }
 
     func isMigrated(_ url: URL) throws -> Bool {
-        try PropertyList.read(readBytes(url)).value.dictionaryValue?["YCFirstTime.records"] != nil
+        try LibPlist.read(readBytes(url)).value.dictionaryValue?["YCFirstTime.records"] != nil
     }
 
     func status(_ url: URL) throws -> FileStatus { try FileStatus.of(url.path, followLinks: false).get() }
@@ -171,7 +171,7 @@ private let attributesWork: Bool = {
         let dir = try tree(["a/x.plist", "b/x.plist"])
         let one = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist"])
         #expect(one.status == 0)
-        #expect(try PropertyList.read(one.stdout).value.dictionaryValue?["YCFirstTime.records"] != nil)
+        #expect(try LibPlist.read(one.stdout).value.dictionaryValue?["YCFirstTime.records"] != nil)
         let two = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist", "b/x.plist"])
         #expect(two.status == 2)
         #expect(two.stderr == "ycft: /dev/stdout: standard output and other descriptors take one input file; give a directory for several\n")

@@ -100,7 +100,7 @@ import TestSupport
             for literal in ["18446744073709551615", "9223372036854775808", "-9223372036854775808"] {
                 #expect(text.contains("<integer>\(literal)</integer>"), "\(arguments): \(literal)")
             }
-            let read = try #require(PropertyList.read(bytes).value.dictionaryValue)
+            let read = try #require(LibPlist.read(bytes).value.dictionaryValue)
             #expect(read["max"] == .integer(.unsigned(.max)) && read["half"] == .integer(.unsigned(1 << 63))
                     && read["min"] == .integer(.signed(.min)), "\(arguments)")
         }

@@ -55,7 +55,7 @@ import TestSupport
         for command in [["set", url.path, "a", "--last-time", "757414800", "--seconds"], ["unset", url.path, "a"]] {
             let result = try runProcess(ycft, command)
             #expect(result.status == 0, "\(command): \(result.stderr)")
-            let after = try #require(PropertyList.read(readBytes(url)).value.dictionaryValue)
+            let after = try #require(LibPlist.read(readBytes(url)).value.dictionaryValue)
             for (key, value) in others { #expect(after[key] == value, "\(command[0]) \(key): \(String(describing: after[key]))") }
         }
     }
@@ -78,7 +78,7 @@ import TestSupport
         #expect(try readBytes(url) == before)
         // Without --drop-versions the gate stays beside the records, as it was.
         #expect(try runProcess(ycft, ["migrate", "--to", "interval", "--in-place", "--no-backup", url.path]).status == 0)
-        #expect(try PropertyList.read(readBytes(url)).value.dictionaryValue?["interval.app.sync"] == .real(1.7e9))
+        #expect(try LibPlist.read(readBytes(url)).value.dictionaryValue?["interval.app.sync"] == .real(1.7e9))
     }
 
     /// A file already in the target form is "unchanged" only when that form reads.
@@ -113,7 +113,7 @@ import TestSupport
     /// Keys NSKeyedArchiver does not write, in the envelope or in `$top`: every command names
     /// them, and a write says it drops them (it did so without a word).
     @Test func extraEnvelopeKeysAreNamedAndTheirDropSaid() throws {
-        var envelope = try #require(PropertyList.read(try archive()).value.dictionaryValue)
+        var envelope = try #require(LibPlist.read(try archive()).value.dictionaryValue)
         var top = try #require(envelope["$top"]?.dictionaryValue)
         top["other"] = .uid(1)
         envelope["$top"] = .dictionary(top)

@@ -113,7 +113,7 @@ import TestSupport
     @Test func anXMLFailureNamesTheBinaryWayOut() throws {
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("ctl.plist")
-        let exported = try #require(PropertyList.read(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))).value.dictionaryValue)
+        let exported = try #require(LibPlist.read(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))).value.dictionaryValue)
         var entries = exported.entries
         entries.append(("k\u{1}ey", .integer(.signed(1))))
         try writeBytes(try PropertyList.write(.dictionary(PlistDictionary(entries)), format: .binary), to: file)

@@ -24,7 +24,7 @@ func LLVMFuzzerRunDriver(
 enum Harness: String, CaseIterable {
     /// `PropertyList.read`: guarded binary and XML reading.
     case plist
-    /// `KeyedArchive(bytes:)`: the generic archive envelope and object table.
+    /// `LibPlist.keyedArchive(_:)`: the generic archive envelope and object table.
     case archive
     /// `LegacyArchive.decode`: records decoding (then encode and decode again: identity).
     case records
@@ -80,18 +80,18 @@ enum Harness: String, CaseIterable {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .plist:
-            if let read = try? PropertyList.read(bytes) {
+            if let read = try? LibPlist.read(bytes) {
                 // The guard alone refuses duplicate keys (the reader no longer checks again).
                 guard !Self.hasDuplicateKeys(read.value) else { fatalError("a dictionary read with two equal keys") }
                 // Whatever reads must write and read back to the same value (XML may refuse).
                 if let again = try? PropertyList.write(read.value, format: .binary) {
-                    guard let back = try? PropertyList.read(again), back.value == read.value else {
+                    guard let back = try? LibPlist.read(again), back.value == read.value else {
                         fatalError("binary round trip changed a value")
                     }
                 }
             }
         case .archive:
-            _ = try? KeyedArchive(bytes: bytes)
+            _ = try? LibPlist.keyedArchive(bytes)
         case .records:
             if let records = try? LegacyArchive.decode(bytes) {
                 let encoded = try? LegacyArchive.encode(records, format: .binary)
@@ -125,7 +125,7 @@ enum Harness: String, CaseIterable {
                 guard again.status != .migrated else { fatalError("migration is not idempotent") }
             }
         case .dumpRaw:
-            guard let value = try? PropertyList.read(bytes).value else { return }
+            guard let value = try? LibPlist.read(bytes).value else { return }
             for mode in [ArchiveDump.SharedObjects.expand, .references] {
                 if let json = try? ArchiveDump.raw(value, shared: mode) {
                     let text = json.text()
@@ -137,13 +137,13 @@ enum Harness: String, CaseIterable {
             _ = try? ArchiveDump.objects(value)
         case .xmlGuard:
             guard let guarded = try? PropertyList.xmlShape(bytes) else { return }
-            guard let read = try? PropertyList.read(bytes) else { return }  // refused later: safe
+            guard let read = try? LibPlist.read(bytes) else { return }  // refused later: safe
             let built = Harness.shape(read.value)
             guard built.values == guarded.values, built.depth == guarded.depth else {
                 fatalError("the XML guard counted \(guarded) but libplist built \(built)")
             }
             if let xml = try? PropertyList.write(read.value, format: .xml) {
-                guard let back = try? PropertyList.read(xml), back.value == read.value else {
+                guard let back = try? LibPlist.read(xml), back.value == read.value else {
                     fatalError("ycft's XML writer did not write back the value the guard accepted")
                 }
             }

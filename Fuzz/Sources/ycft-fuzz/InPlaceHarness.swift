@@ -128,7 +128,7 @@ enum InPlaceHarness {
     static func run(_ bytes: [UInt8]) {
         let before = try? StateFile(bytes)
         let beforeRecords = records(bytes)
-        let beforeValue = try? PropertyList.read(bytes)
+        let beforeValue = try? LibPlist.read(bytes)
         for command in InPlaceCommand.all(existing: beforeRecords) {
             let files = MemoryFiles([path: bytes, "records.json": RecordsFormat.jsonBytes(InPlaceCommand.packed)])
             let status = Ycft.run(command.arguments.map { $0 == "FILE" ? path : $0 }, io: files.io)
@@ -143,7 +143,7 @@ enum InPlaceHarness {
             // Done: the file holds exactly the asked change (or already held it: not written).
             guard files.writes.count <= 1 else { fatalError("\(context): wrote the file \(files.writes.count) times") }
             guard let beforeValue, let before else { fatalError("\(context): succeeded on a file it cannot read") }
-            guard let afterValue = try? PropertyList.read(after) else { fatalError("\(context): wrote a file it cannot read") }
+            guard let afterValue = try? LibPlist.read(after) else { fatalError("\(context): wrote a file it cannot read") }
             guard afterValue.format == beforeValue.format else { fatalError("\(context): the format changed") }
             let expected: FirstTimeRecords?
             switch command.arguments[0] {

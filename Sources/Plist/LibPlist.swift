@@ -1,28 +1,12 @@
 internal import CLibPlist
 
 @_exported public import PlistCore
+package import KeyedArchive
 
-/// Reading through libplist, guarded against hostile input (writing is ycft's own, in PlistCore).
-extension PropertyList {
-    /// What the XML guard finds in an XML property list without handing it to libplist: the
-    /// values libplist would build (keys not counted) and the deepest nesting of arrays and
-    /// dictionaries. For tests and fuzzing: whenever this succeeds, ``read(_:limits:)`` builds
-    /// exactly that many values.
-    /// - Throws: ``PlistError`` as ``read(_:limits:)`` would for the same bytes.
-    public static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
-        guard !bytes.isEmpty else { throw .empty }
-        var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
-        bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                let summary = try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                result = .success((summary.values, summary.depth))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
+/// Reading property lists through libplist, guarded against hostile input: the package's one
+/// adapter over the C library. The guards it runs first (`PropertyList.checkReadable`) and
+/// ycft's own writers are pure Swift, in PlistCore.
+package enum LibPlist {
     /// Parses binary or XML property-list bytes, after checking them against `limits`.
     ///
     /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
@@ -40,44 +24,21 @@ extension PropertyList {
         return (try document.value(), document.format)
     }
 
-    /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
-    /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
-    /// depth bounds), without parsing. ``guardedParse(_:limits:)`` runs them before every
-    /// parse, and a writer asks them so that it never writes what the reader would then refuse.
-    /// `needsExactReader` says the binary input holds a 16-byte integer, of which libplist's
-    /// tree keeps only the low 64 bits, or a 4-byte real, which it widens.
-    /// - Throws: the ``PlistError`` a read would throw.
-    @discardableResult
-    package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
-        -> (format: PlistFormat, needsExactReader: Bool)
-    {
-        guard !bytes.isEmpty else { throw .empty }
-        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
-        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        let checked: Result<Bool, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                switch format {
-                case .binary:
-                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    return .success(try scanner.scan().needsExactReader)
-                case .xml:
-                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                    return .success(false)
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return (format, try checked.get())
+    /// Reads an NSKeyedArchiver archive from property-list bytes.
+    /// - Throws: ``ArchiveError/plist(_:)`` when the bytes are not a plist, otherwise the first
+    ///   envelope problem.
+    package static func keyedArchive(_ bytes: [UInt8], limits: PlistLimits = .default) throws(ArchiveError) -> KeyedArchive {
+        let value: PlistValue
+        do { value = try read(bytes, limits: limits).value } catch { throw .plist(error) }
+        return try KeyedArchive(plist: value)
     }
 
-    /// Checks the bytes (``checkReadable(_:limits:)``), then parses them with libplist. The
+    /// Checks the bytes (`PropertyList.checkReadable`), then parses them with libplist. The
     /// caller frees the returned tree.
     static func guardedParse(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
         -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
     {
-        let (format, needsExactReader) = try checkReadable(bytes, limits: limits)
+        let (format, needsExactReader) = try PropertyList.checkReadable(bytes, limits: limits)
         // `bytes` is not empty (checked), so `baseAddress` is not nil.
         let node: plist_t? = bytes.withUnsafeBytes { raw in
             let start = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
