@@ -10,16 +10,10 @@ let package = Package(
         // Every type in these libraries' public signatures comes from one of these products.
         .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
-        .library(name: "Plist", targets: ["Plist"]),
-        .library(name: "OrderedJSON", targets: ["OrderedJSON"]),
-        .library(name: "SafeFiles", targets: ["SafeFiles"]),
         // The file errors alone (FirstTimeError.file holds one), without the writer.
         .library(name: "FileErrors", targets: ["FileErrors"]),
         // For apps: migrate YCFirstTime state in UserDefaults on the device. No libplist.
         .library(name: "FirstTimeMigration", targets: ["FirstTimeMigration"]),
-        // The command core (every command in-process, with an injected CommandIO): for the
-        // fuzz harnesses (Fuzz/), which can depend on products only.
-        .library(name: "YcftCLI", targets: ["YcftCLI"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [

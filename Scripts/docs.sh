@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-products=(FirstTimeArchive FirstTimeMigration Plist KeyedArchive OrderedJSON SafeFiles FileErrors YcftCLI)
+products=(FirstTimeArchive FirstTimeMigration KeyedArchive OrderedJSON FileErrors)
 out=.build/docs
 build=(-Xswiftc -warnings-as-errors "$@")
 

@@ -8,6 +8,7 @@ import FirstTimeArchive
 import Foundation
 import KeyedArchive
 import Plist
+import PlistCore
 import YcftCLI
 
 #if DEBUG

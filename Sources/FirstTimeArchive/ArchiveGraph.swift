@@ -2,6 +2,7 @@
 internal import CLibPlist
 internal import KeyedArchive
 internal import Plist
+internal import PlistCore
 
 /// libplist's tree of a binary archive whose envelope is exactly what NSKeyedArchiver writes.
 /// Anything else is left to ``KeyedArchive``, whose envelope check gives the precise finding.

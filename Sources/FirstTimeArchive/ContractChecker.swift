@@ -1,5 +1,6 @@
 internal import KeyedArchive
-public import Plist
+internal import Plist
+public import PlistCore
 
 /// Checks a file's YCFirstTime state against the contract and reports every finding.
 ///

@@ -1,4 +1,5 @@
-public import Plist
+internal import Plist
+public import PlistCore
 
 /// Moves YCFirstTime state inside an exported defaults file (a plist dictionary) between the
 /// legacy archive, the plain records format, and IntervalClient keys, touching nothing else.

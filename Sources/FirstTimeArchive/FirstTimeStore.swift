@@ -1,5 +1,6 @@
 public import Foundation
-public import Plist
+internal import Plist
+public import PlistCore
 public import FileErrors
 internal import SafeFiles
 internal import Synchronization

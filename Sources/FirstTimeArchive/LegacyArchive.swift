@@ -1,6 +1,7 @@
 @_spi(Walker) internal import FirstTimeCore
 internal import KeyedArchive
-public import Plist
+internal import Plist
+public import PlistCore
 
 // Reading the archive needs libplist (and the walker); the layout's names and the encoder are
 // in FirstTimeCore.

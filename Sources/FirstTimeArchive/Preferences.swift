@@ -1,4 +1,5 @@
-public import Plist
+internal import Plist
+public import PlistCore
 
 extension StateFile {
     /// Whether `name`, a top-level key of this defaults file, is one of YCFirstTime's state

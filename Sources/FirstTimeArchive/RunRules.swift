@@ -1,5 +1,6 @@
 public import Foundation
 internal import Plist
+internal import PlistCore
 
 /// A calendar interval, as IntervalClient uses: any `Calendar.Component` and any count,
 /// computed with `Calendar.date(byAdding:value:to:)` exactly as Foundation computes it (a zero

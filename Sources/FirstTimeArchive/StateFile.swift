@@ -1,7 +1,9 @@
 @_spi(Walker) internal import FirstTimeCore
 internal import KeyedArchive
-public import Plist
+internal import Plist
+public import PlistCore
 package import SafeFiles
+internal import FileErrors
 
 /// What a file holds: the one answer to "what kind of file is this?". Every command and every
 /// library call that reads YCFirstTime state asks this type.

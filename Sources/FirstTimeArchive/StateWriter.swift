@@ -1,4 +1,5 @@
 internal import Plist
+internal import PlistCore
 
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in

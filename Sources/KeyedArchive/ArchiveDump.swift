@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import PlistCore
+package import OrderedJSON
+package import PlistCore
 
 /// Renders any property list, and any NSKeyedArchiver archive's object graph, as JSON that
 /// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.
@@ -9,9 +9,9 @@ public import PlistCore
 /// number in shortest round-trip form (non-finite: `{"$real": "NaN"}`); boolean; data →
 /// `{"$data": base64}`; plist date → `{"$date": seconds since 2001}`; UID → `{"$uid": n}` outside
 /// an archive's graph; `$null` → `null`.
-public enum ArchiveDump {
+package enum ArchiveDump {
     /// How shared objects are printed.
-    public enum SharedObjects: Sendable {
+    package enum SharedObjects: Sendable {
         /// Expanded wherever they occur (the default), up to a bound proportional to the input.
         case expand
         /// Printed once; later occurrences are `{"$ref": uid}`, and objects referenced more than
@@ -20,7 +20,7 @@ public enum ArchiveDump {
     }
 
     /// Why an archive could not be rendered.
-    public enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum DumpError: Error, Equatable, Sendable, CustomStringConvertible {
         /// Expanding shared objects would print more than `limit` values.
         case expansionTooLarge(limit: Int)
         /// `--objects` was asked of a plist that is not an archive.
@@ -29,7 +29,7 @@ public enum ArchiveDump {
         case graphTooDeep(limit: Int)
 
         /// A one-line message.
-        public var description: String {
+        package var description: String {
             switch self {
             case let .expansionTooLarge(limit):
                 return "expanding shared objects would print more than \(limit) values (a reference bomb?)"
@@ -43,13 +43,13 @@ public enum ArchiveDump {
 
     /// Whether a value looks like an archive: a dictionary with a `$top` dictionary and an
     /// `$objects` array (a missing or wrong `$archiver` is a warning, not another kind of file).
-    public static func isArchive(_ value: PlistValue) -> Bool {
+    package static func isArchive(_ value: PlistValue) -> Bool {
         guard case let .dictionary(d) = value, case .array? = d["$objects"], case .dictionary? = d["$top"] else { return false }
         return true
     }
 
     /// The warnings a ``raw(_:shared:)`` dump lists under `"$warnings"` (empty when none).
-    public static func warnings(in dump: JSON) -> [String] {
+    package static func warnings(in dump: JSON) -> [String] {
         guard case let .object(members) = dump, let last = members.last, last.key == "$warnings",
               case let .array(items) = last.value else { return [] }
         return items.compactMap { if case let .string(s) = $0 { return s }; return nil }
@@ -85,7 +85,7 @@ public enum ArchiveDump {
     }
 
     /// A plist value as JSON, UIDs as `{"$uid": n}`.
-    public static func json(_ value: PlistValue) -> JSON {
+    package static func json(_ value: PlistValue) -> JSON {
         switch value {
         case let .string(s): return .string(s)
         case let .integer(i): return .number(i.description)
@@ -120,7 +120,7 @@ public enum ArchiveDump {
     /// each, under a last member `"$warnings"` (read it with ``warnings(in:)``).
     /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
     ///   exceed the bound; use ``SharedObjects/references`` then.
-    public static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
+    package static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
         guard isArchive(value), case let .dictionary(envelope) = value,
               case let .array(objects)? = envelope["$objects"], case let .dictionary(top)? = envelope["$top"] else {
             return json(value)
@@ -145,7 +145,7 @@ public enum ArchiveDump {
 
     /// `ycft dump --objects`: the flat `$objects` table with UIDs as `{"$uid": n}`, plus
     /// `$archiver`, `$version` and `$top`.
-    public static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
+    package static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
         guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
         var members: [JSON.Member] = []
         for key in ["$archiver", "$version", "$top", "$objects"] {

@@ -1,4 +1,4 @@
-public import PlistCore
+package import PlistCore
 
 /// Builds an archive the way Apple's NSKeyedArchiver lays one out.
 ///
@@ -6,32 +6,32 @@ public import PlistCore
 /// referenced, encode its children, then ``fill(_:with:)`` it. Class descriptors are created on
 /// first use by ``classUID(_:chain:)`` (so they land after the first instance's children) and
 /// reused after that.
-public struct KeyedArchiveBuilder: Sendable {
+package struct KeyedArchiveBuilder: Sendable {
     private var objects: [PlistValue] = [.string("$null")]
     private var classes: [String: UInt64] = [:]
 
     /// An empty builder; UID 0 is `$null`.
-    public init() {}
+    package init() {}
 
     /// Reserves the next UID for an object whose value is filled in later.
-    public mutating func reserve() -> UInt64 {
+    package mutating func reserve() -> UInt64 {
         objects.append(.string("$null"))
         return UInt64(objects.count - 1)
     }
 
     /// Sets the value of a reserved object.
-    public mutating func fill(_ uid: UInt64, with value: PlistValue) {
+    package mutating func fill(_ uid: UInt64, with value: PlistValue) {
         objects[Int(uid)] = value
     }
 
     /// Appends an object that has no children (a string, a number) and returns its UID.
-    public mutating func append(_ value: PlistValue) -> UInt64 {
+    package mutating func append(_ value: PlistValue) -> UInt64 {
         objects.append(value)
         return UInt64(objects.count - 1)
     }
 
     /// The UID of the class descriptor for `name`, created with `chain` on first use.
-    public mutating func classUID(_ name: String, chain: [String]) -> UInt64 {
+    package mutating func classUID(_ name: String, chain: [String]) -> UInt64 {
         if let uid = classes[name] { return uid }
         let uid = append(.dictionary(PlistDictionary([
             ("$classname", .string(name)),
@@ -43,7 +43,7 @@ public struct KeyedArchiveBuilder: Sendable {
 
     /// The finished archive with `root` as `$top.root`, top-level keys in the order
     /// Apple's archives show (`$version`, `$objects`, `$archiver`, `$top`).
-    public func archive(root: UInt64) -> PlistValue {
+    package func archive(root: UInt64) -> PlistValue {
         .dictionary(PlistDictionary([
             ("$version", .integer(.signed(KeyedArchive.archiverVersion))),
             ("$objects", .array(objects)),

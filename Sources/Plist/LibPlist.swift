@@ -1,6 +1,6 @@
 internal import CLibPlist
 
-@_exported public import PlistCore
+package import PlistCore
 package import KeyedArchive
 
 /// Reading property lists through libplist, guarded against hostile input: the package's one
@@ -17,7 +17,7 @@ package enum LibPlist {
     /// - Returns: the value and the format it was read from.
     /// - Throws: ``PlistError`` naming the first problem; nothing reaches libplist unchecked.
     ///   Calls `plist_from_bin` or `plist_from_xml`.
-    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
+    package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError)
         -> (value: PlistValue, format: PlistFormat)
     {
         let document = try PlistDocument(bytes, limits: limits)

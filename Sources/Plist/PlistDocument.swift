@@ -1,3 +1,4 @@
+package import PlistCore
 internal import CLibPlist
 
 /// A parsed property list kept in libplist's own tree, for readers that visit it once and want
@@ -5,14 +6,14 @@ internal import CLibPlist
 ///
 /// The same guards as ``PropertyList/read(_:limits:)`` apply before libplist sees the bytes.
 /// Nodes are borrowed from the document: use them only while it is alive.
-public final class PlistDocument {
+package final class PlistDocument {
     private let root: plist_t
     /// The format the bytes were in.
-    public let format: PlistFormat
+    package let format: PlistFormat
 
     /// Parses and guards bytes (binary or XML).
     /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
-    public init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
+    package init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
         let parsed = try LibPlist.guardedParse(bytes, limits: limits)
         (root, format) = (parsed.node, parsed.format)
         maxDepth = limits.maxDepth
@@ -37,7 +38,7 @@ public final class PlistDocument {
     /// every 4-byte real is kept exactly.
     /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
     ///   libplist cannot hold exactly).
-    public func value() throws(PlistError) -> PlistValue {
+    package func value() throws(PlistError) -> PlistValue {
         if let exactSource {
             return exactSource.withUnsafeBytes { BinaryPlistReader.read(scanned: $0) }
         }
@@ -46,19 +47,19 @@ public final class PlistDocument {
     }
 
     /// The top-level node.
-    public var top: PlistNode { PlistNode(raw: root) }
+    package var top: PlistNode { PlistNode(raw: root) }
 }
 
 /// A node borrowed from a ``PlistDocument``. Accessors return nil when the node is of another
 /// kind, or when a string is not valid UTF-8 (the caller then takes the checked path).
-public struct PlistNode {
+package struct PlistNode {
     let raw: plist_t
 
     /// The node's kind.
-    public typealias Kind = PlistKind
+    package typealias Kind = PlistKind
 
     /// The node's kind.
-    public var kind: Kind {
+    package var kind: Kind {
         switch ycft_node_kind(raw) {
         case YCFT_STRING, YCFT_KEY: return .string
         case YCFT_INTEGER: return .integer
@@ -74,7 +75,7 @@ public struct PlistNode {
     }
 
     /// The string, validated as UTF-8.
-    public var string: String? {
+    package var string: String? {
         guard kind == .string else { return nil }
         var length: UInt64 = 0
         guard let pointer = plist_get_string_ptr(raw, &length) else { return "" }
@@ -82,40 +83,40 @@ public struct PlistNode {
     }
 
     /// The real.
-    public var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
+    package var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
 
     /// The UID.
-    public var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
+    package var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
 
     /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which
     /// libplist 2.2.0 keeps only the low half (the checked path, ``PlistDocument/value()``,
     /// reads it exactly). Asking libplist costs a copy and a serialization of the node: the
     /// fast path asks once per archive (`$version`); a field on every node to spare it made
     /// every decode slower (docs/performance.md).
-    public var int64: Int64? {
+    package var int64: Int64? {
         guard kind == .integer, ycft_int_is_16_bytes(raw) == 0 else { return nil }
         return Int64(bitPattern: ycft_get_uint(raw))
     }
 
     /// The number of entries of a dictionary.
-    public var dictionaryCount: Int { kind == .dictionary ? Int(plist_dict_get_size(raw)) : 0 }
+    package var dictionaryCount: Int { kind == .dictionary ? Int(plist_dict_get_size(raw)) : 0 }
 
     /// The value for `key` in a dictionary (libplist compares keys byte for byte).
-    public subscript(key: String) -> PlistNode? {
+    package subscript(key: String) -> PlistNode? {
         // plist_dict_get_item checks the node's type itself: nil for anything but a dictionary.
         guard let item = plist_dict_get_item(raw, key) else { return nil }
         return PlistNode(raw: item)
     }
 
     /// The same for a literal key: its NUL-terminated bytes go to libplist as they are.
-    public subscript(literal key: StaticString) -> PlistNode? {
+    package subscript(literal key: StaticString) -> PlistNode? {
         let pointer = UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self)
         guard key.hasPointerRepresentation, let item = plist_dict_get_item(raw, pointer) else { return nil }
         return PlistNode(raw: item)
     }
 
     /// The keys of a dictionary, in order (nil for another kind, or a key that is not UTF-8).
-    public var keys: [String]? {
+    package var keys: [String]? {
         guard kind == .dictionary else { return nil }
         var out: [String] = []
         guard let iter = ycft_dict_iter(raw) else { return out }
@@ -135,7 +136,7 @@ public struct PlistNode {
     }
 
     /// The items of an array, walked with libplist's iterator (never an index loop).
-    public var items: [PlistNode]? {
+    package var items: [PlistNode]? {
         guard kind == .array else { return nil }
         var out: [PlistNode] = []
         out.reserveCapacity(Int(plist_array_get_size(raw)))

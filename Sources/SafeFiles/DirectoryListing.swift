@@ -1,3 +1,4 @@
+package import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,28 +11,28 @@ import Darwin
 /// let listing = try DirectoryListing.regularFiles(below: "Preferences")
 /// for path in listing.unreadable { print("\(path.path): \(path.error)") }   // "locked: Permission denied"
 /// ```
-public struct DirectoryListing: Sendable, Equatable {
+package struct DirectoryListing: Sendable, Equatable {
     /// A directory that `opendir(3)` or `readdir(3)` refused.
-    public struct Unreadable: Sendable, Equatable {
+    package struct Unreadable: Sendable, Equatable {
         /// Its path relative to the listed directory.
-        public var path: String
+        package var path: String
         /// Why (`EACCES` for a directory without read or search permission).
-        public var error: SystemError
+        package var error: SystemError
 
         /// Creates a value.
-        public init(path: String, error: SystemError) {
+        package init(path: String, error: SystemError) {
             self.path = path
             self.error = error
         }
     }
 
     /// Every regular file below the directory, as paths relative to it (``PathBytes`` strings), sorted.
-    public var files: [String]
+    package var files: [String]
     /// The directories below it that could not be read, sorted by path.
-    public var unreadable: [Unreadable]
+    package var unreadable: [Unreadable]
 
     /// Creates a value.
-    public init(files: [String], unreadable: [Unreadable] = []) {
+    package init(files: [String], unreadable: [Unreadable] = []) {
         self.files = files
         self.unreadable = unreadable
     }
@@ -41,7 +42,7 @@ public struct DirectoryListing: Sendable, Equatable {
     /// listed; a subdirectory that cannot be read is reported in ``unreadable`` and the rest of
     /// the tree is still walked.
     /// - Throws: ``SystemError`` when `directory` itself cannot be opened.
-    public static func regularFiles(below directory: String) throws(SystemError) -> DirectoryListing {
+    package static func regularFiles(below directory: String) throws(SystemError) -> DirectoryListing {
         guard let top = opendir(PathBytes.cString(directory)) else { throw .current }
         var listing = DirectoryListing(files: [])
         var pending: [(handle: DirectoryHandle, relative: String)] = [(DirectoryHandle(top), "")]

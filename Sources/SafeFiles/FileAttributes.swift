@@ -1,3 +1,4 @@
+package import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,20 +17,20 @@ import Darwin
 ///     // "prefs.plist: lost security.evm (Operation not permitted)"
 /// }
 /// ```
-public struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
+package struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
     /// The attribute's name (`security.evm`, `system.posix_acl_access`, `user.origin`).
-    public let name: String
+    package let name: String
     /// The failure reading it from the original or setting it on the replacement.
-    public let error: SystemError
+    package let error: SystemError
 
     /// Creates a value.
-    public init(name: String, error: SystemError) {
+    package init(name: String, error: SystemError) {
         self.name = name
         self.error = error
     }
 
     /// `security.evm (Operation not permitted)`.
-    public var description: String { "\(name) (\(error))" }
+    package var description: String { "\(name) (\(error))" }
 }
 
 /// Copies a file's extended attributes (and with them its POSIX ACLs) to its replacement.

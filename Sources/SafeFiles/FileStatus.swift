@@ -1,3 +1,4 @@
+package import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,20 +8,20 @@ import Darwin
 /// Which file a path named when it was read, and its content's version: the inode, the size and
 /// the modification time. Two equal identities mean "the same file, unchanged" as far as the
 /// operating system can tell (the check GNU tools and editors make before replacing a file).
-public struct FileIdentity: Sendable, Hashable {
+package struct FileIdentity: Sendable, Hashable {
     /// `st_dev`.
-    public var device: UInt64
+    package var device: UInt64
     /// `st_ino`.
-    public var inode: UInt64
+    package var inode: UInt64
     /// `st_size`.
-    public var size: Int64
+    package var size: Int64
     /// `st_mtim.tv_sec`.
-    public var modifiedSeconds: Int64
+    package var modifiedSeconds: Int64
     /// `st_mtim.tv_nsec`.
-    public var modifiedNanoseconds: Int64
+    package var modifiedNanoseconds: Int64
 
     /// Creates an identity from its parts.
-    public init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
+    package init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
         self.device = device
         self.inode = inode
         self.size = size
@@ -29,38 +30,38 @@ public struct FileIdentity: Sendable, Hashable {
     }
 
     /// The file alone (device and inode), whatever its content: for "is this the same file?".
-    public struct Inode: Sendable, Hashable {
+    package struct Inode: Sendable, Hashable {
         /// `st_dev`.
-        public var device: UInt64
+        package var device: UInt64
         /// `st_ino`.
-        public var inode: UInt64
+        package var inode: UInt64
 
         /// The inode of an identity.
-        public init(_ identity: FileIdentity) {
+        package init(_ identity: FileIdentity) {
             device = identity.device
             inode = identity.inode
         }
     }
 
     /// Whether both name the same inode (whatever its content).
-    public func sameFile(as other: FileIdentity) -> Bool { device == other.device && inode == other.inode }
+    package func sameFile(as other: FileIdentity) -> Bool { device == other.device && inode == other.inode }
 }
 
 /// A file's kind, identity, permissions and owner.
-public struct FileStatus: Sendable, Equatable {
+package struct FileStatus: Sendable, Equatable {
     /// What the path names.
-    public var kind: FileKind
+    package var kind: FileKind
     /// The inode and content version.
-    public var identity: FileIdentity
+    package var identity: FileIdentity
     /// The permission bits, `st_mode & 0o7777` (setuid, setgid and sticky included).
-    public var permissions: UInt32
+    package var permissions: UInt32
     /// `st_uid`.
-    public var owner: UInt32
+    package var owner: UInt32
     /// `st_gid`.
-    public var group: UInt32
+    package var group: UInt32
 
     /// Creates a status from its parts (for tests and in-memory file systems).
-    public init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32) {
+    package init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32) {
         self.kind = kind
         self.identity = identity
         self.permissions = permissions
@@ -85,7 +86,7 @@ public struct FileStatus: Sendable, Equatable {
     }
 
     /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.
-    public static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
+    package static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
         var info = stat()
         let rc = followLinks ? stat(PathBytes.cString(path), &info) : lstat(PathBytes.cString(path), &info)
         return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
@@ -99,5 +100,5 @@ public struct FileStatus: Sendable, Equatable {
 
     /// True when no one may write the file by its permission bits (`0444`, `0555`): the owner
     /// meant it read-only, which ycft respects also when it runs as root.
-    public var isReadOnly: Bool { permissions & 0o222 == 0 }
+    package var isReadOnly: Bool { permissions & 0o222 == 0 }
 }

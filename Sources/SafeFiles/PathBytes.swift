@@ -1,3 +1,4 @@
+internal import FileErrors
 /// The one conversion between a path's bytes and the `String` ycft carries it in, lossless both
 /// ways (like Python's `surrogateescape`).
 ///
@@ -17,13 +18,13 @@
 /// PathBytes.encode(name)                                             // [0xFF, 0xFE, 0x2E, 0x70, ...]
 /// open(PathBytes.cString(name), O_RDONLY)                            // opens the file named by those bytes
 /// ```
-public enum PathBytes {
+package enum PathBytes {
     /// The first reserved scalar: byte `b` is carried as U+10FF00 + `b`.
     static let base: UInt32 = 0x10FF00
 
     /// The bytes as a string: valid UTF-8 as its text, every other byte (and every byte of
     /// valid UTF-8 for U+10FF00-U+10FFFF) as U+10FF00 + byte.
-    public static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    package static func decode<Bytes: Collection>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         // The common case: ASCII.
         if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
         let array = Array(bytes)
@@ -48,14 +49,14 @@ public enum PathBytes {
     }
 
     /// A C string's bytes (up to its NUL) as ``decode(_:)`` reads them.
-    public static func decode(cString: UnsafePointer<CChar>) -> String {
+    package static func decode(cString: UnsafePointer<CChar>) -> String {
         var count = 0
         while cString[count] != 0 { count += 1 }
         return cString.withMemoryRebound(to: UInt8.self, capacity: count) { decode(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
     /// The path's bytes: each reserved scalar as its byte, everything else as UTF-8 (no NUL added).
-    public static func encode(_ path: String) -> [UInt8] {
+    package static func encode(_ path: String) -> [UInt8] {
         let utf8 = path.utf8
         // No reserved scalar (its UTF-8 starts F4 8F BC-BF): the bytes are the UTF-8.
         if !utf8.contains(0xF4) { return Array(utf8) }
@@ -69,23 +70,23 @@ public enum PathBytes {
 
     /// The path as a NUL-terminated C string for a system call: `open(PathBytes.cString(path), ...)`
     /// (an array passes as `const char *`). A NUL inside the path ends it there, as C reads it.
-    public static func cString(_ path: String) -> [CChar] {
+    package static func cString(_ path: String) -> [CChar] {
         encode(path).map { CChar(bitPattern: $0) } + [0]
     }
 
     /// The byte a reserved scalar carries, or nil for any other scalar.
-    public static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
+    package static func escapedByte(_ scalar: Unicode.Scalar) -> UInt8? {
         scalar.value >= base ? UInt8(truncatingIfNeeded: scalar.value - base) : nil
     }
 
     /// Whether the string holds a byte that is not (or not plain) UTF-8: a reserved scalar.
-    public static func hasEscapedBytes(_ text: String) -> Bool {
+    package static func hasEscapedBytes(_ text: String) -> Bool {
         text.utf8.contains(0xF4) && text.unicodeScalars.contains { $0.value >= base }
     }
 
     /// The string's bytes as text, when they are valid UTF-8 (a reserved scalar made of valid
     /// UTF-8 becomes itself again); nil when they are not. For arguments that must be text.
-    public static func text(_ decoded: String) -> String? {
+    package static func text(_ decoded: String) -> String? {
         guard hasEscapedBytes(decoded) else { return decoded }
         let bytes = encode(decoded)
         var i = 0
@@ -99,7 +100,7 @@ public enum PathBytes {
 
     /// For display: every reserved scalar as `\xNN` (two lower-case hex digits), the rest as it is.
     /// Callers that escape text for a terminal escape the other runs themselves.
-    public static func displayed(_ path: String, other: (String) -> String = { $0 }) -> String {
+    package static func displayed(_ path: String, other: (String) -> String = { $0 }) -> String {
         guard hasEscapedBytes(path) else { return other(path) }
         var out = ""
         var run = String.UnicodeScalarView()

@@ -1,3 +1,4 @@
+package import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -35,28 +36,28 @@ import Darwin
 /// options.expected = input.status?.identity      // refuse if an app rewrote it meanwhile
 /// try SafeFile.write(newBytes, to: "prefs.plist", options: options)
 /// ```
-public enum SafeFile {
+package enum SafeFile {
     /// How ``write(_:to:options:)`` may treat the target.
-    public struct WriteOptions: Sendable {
+    package struct WriteOptions: Sendable {
         /// Replace the target only while it is still this file, unchanged (from ``InputFile``).
-        public var expected: FileIdentity?
+        package var expected: FileIdentity?
         /// Replace a read-only file too.
-        public var replaceReadOnly: Bool
+        package var replaceReadOnly: Bool
         /// Permission bits for a new file (only `0o777` is used); nil: `0o666` less the umask.
-        public var newFilePermissions: UInt32?
+        package var newFilePermissions: UInt32?
         /// Owner and group for a new file, where the process may set them; nil: the process's.
-        public var newFileOwner: (owner: UInt32, group: UInt32)?
+        package var newFileOwner: (owner: UInt32, group: UInt32)?
         /// Flush the directory after the rename (a batch may flush each directory once at the end
         /// with ``syncDirectory(_:)``; the rename is atomic either way).
-        public var syncDirectory: Bool
+        package var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
-        public var mayReplace: Bool
+        package var mayReplace: Bool
         /// A new file takes the extended attributes and ACLs of this regular file (a resolved
         /// path and its status): a backup made as a copy keeps what a hard link would.
         var attributesFrom: (path: String, status: FileStatus)?
 
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
-        public init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
+        package init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
                     newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true) {
             self.expected = expected
             self.replaceReadOnly = replaceReadOnly
@@ -68,7 +69,7 @@ public enum SafeFile {
     }
 
     /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
-    public enum WriteOutcome: Sendable, Equatable {
+    package enum WriteOutcome: Sendable, Equatable {
         /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
         /// included) of the original that the replacement could not be given.
         case replaced(String, notKept: [AttributeNotKept] = [])
@@ -78,7 +79,7 @@ public enum SafeFile {
         case streamed(String)
 
         /// The path written.
-        public var path: String {
+        package var path: String {
             switch self {
             case let .replaced(p, _), let .created(p), let .streamed(p): return p
             }
@@ -86,7 +87,7 @@ public enum SafeFile {
 
         /// The original's extended attributes that the replacement could not keep (empty when
         /// all were kept, or nothing was replaced).
-        public var attributesNotKept: [AttributeNotKept] {
+        package var attributesNotKept: [AttributeNotKept] {
             if case let .replaced(_, notKept) = self { return notKept }
             return []
         }
@@ -96,7 +97,7 @@ public enum SafeFile {
     /// - Returns: what was done, and where.
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
+    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
         try write(bytes, to: path, options: options, hooks: CommitHooks())
     }
 
@@ -111,16 +112,14 @@ public enum SafeFile {
     /// ``write(_:to:options:)`` that calls `beforeSwap` with the target's path between the last
     /// look at the target and the swap: for tests that race a real process there (the tool's
     /// debug-only test hooks). Nil: exactly ``write(_:to:options:)``.
-    @_spi(Testing)
-    public static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
+    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
                              beforeSwap: ((String) -> Void)?) throws(FileError) -> WriteOutcome {
         try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
     /// ``commit(_:)`` that calls `beforeSwap` for each replaced file between its last look and
     /// its swap (see ``write(_:to:options:beforeSwap:)``).
-    @_spi(Testing)
-    public static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
+    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
         commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
@@ -134,16 +133,16 @@ public enum SafeFile {
     }
 
     /// A backup kept by ``keepBackup(of:expected:suffix:bytes:)``.
-    public struct Backup: Sendable, Equatable {
+    package struct Backup: Sendable, Equatable {
         /// The backup's path.
-        public let path: String
+        package let path: String
         /// True when the backup was there already: the very file that was read (a hard link to
         /// it) or a file with its exact bytes, left by an earlier run that stopped before the
         /// file was replaced. Nothing was written then.
-        public let reused: Bool
+        package let reused: Bool
 
         /// Creates a value.
-        public init(path: String, reused: Bool) {
+        package init(path: String, reused: Bool) {
             self.path = path
             self.reused = reused
         }
@@ -153,14 +152,14 @@ public enum SafeFile {
     /// ``keepBackup(of:expected:suffix:bytes:)``, which this calls).
     /// - Returns: the backup's path.
     /// - Throws: ``FileError``; no backup exists then.
-    public static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
+    package static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
         try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
     }
 
     /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
     /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
     /// only a new one, and only while its name still holds the very file it linked.
-    public static func discardBackup(_ backup: Backup, expected: FileStatus) {
+    package static func discardBackup(_ backup: Backup, expected: FileStatus) {
         guard !backup.reused, case let .success(now) = FileStatus.of(backup.path, followLinks: false),
               now.identity == expected.identity else { return }
         unlink(PathBytes.cString(backup.path))
@@ -178,7 +177,7 @@ public enum SafeFile {
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
     /// - Returns: the backup's path, and whether it was there already.
     /// - Throws: ``FileError``; no backup exists then (unless one was reused).
-    public static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
+    package static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
         let source = realPath(path) ?? path
         for n in 0..<100 {
             let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
@@ -257,7 +256,7 @@ public enum SafeFile {
     /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
     ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
     ///   ``FileError/Reason/descriptorName`` for what is not changed in place).
-    public static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
+    package static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
         let fd: Int32
         let before: FileStatus
         if lock {
@@ -337,7 +336,7 @@ public enum SafeFile {
     /// link (chain) to one of those. Such a name means whatever the descriptor is at the moment
     /// (`ycft set /dev/stdin < prefs.plist` would rewrite prefs.plist), so it is never changed
     /// in place. Decided from names and links alone: nothing is opened.
-    public static func namesDescriptor(_ path: String) -> Bool {
+    package static func namesDescriptor(_ path: String) -> Bool {
         var current = path
         for _ in 0..<40 {
             if descriptorName(lexicallyNormalized(current)) { return true }
@@ -361,7 +360,7 @@ public enum SafeFile {
     /// - Returns: 1 or 2 for standard output or standard error; nil when `path` names no descriptor.
     /// - Throws: ``FileError`` with operation ``FileError/Operation/write`` and reason
     ///   ``FileError/Reason/descriptorName`` for any other descriptor name.
-    public static func standardStream(forOutput path: String) throws(FileError) -> Int32? {
+    package static func standardStream(forOutput path: String) throws(FileError) -> Int32? {
         guard namesDescriptor(path) else { return nil }
         if let fd = ownDescriptorNumber(path), fd == 1 || fd == 2 { return fd }
         throw FileError(.write, path, .descriptorName)
@@ -417,14 +416,14 @@ public enum SafeFile {
 
     /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
     /// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
-    public static func writeFully(_ bytes: [UInt8], to fd: Int32) throws(SystemError) { try writeAll(fd, bytes) }
+    package static func writeFully(_ bytes: [UInt8], to fd: Int32) throws(SystemError) { try writeAll(fd, bytes) }
 
     /// Reads a descriptor to its end, or until more than `limit` bytes were read.
     /// - Throws: ``SystemError`` from `read(2)`.
-    public static func readFully(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] { try readAll(fd, limit: limit) }
+    package static func readFully(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] { try readAll(fd, limit: limit) }
 
     /// Flushes a directory's entries (renames) to disk.
-    public static func syncDirectory(_ directory: String) {
+    package static func syncDirectory(_ directory: String) {
         let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if fd >= 0 {
             _ = fsync(fd)
@@ -433,7 +432,7 @@ public enum SafeFile {
     }
 
     /// The directory part of a path (`.` when there is none).
-    public static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
@@ -441,7 +440,7 @@ public enum SafeFile {
     /// The descriptor that `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
     /// `/proc/self/fd/N` names, by the name alone (links are not followed: see
     /// ``standardStream(forOutput:)`` for what may be written).
-    public static func descriptorPath(_ path: String) -> Int32? {
+    package static func descriptorPath(_ path: String) -> Int32? {
         switch path {
         case "/dev/stdin": return 0
         case "/dev/stdout": return 1
@@ -461,7 +460,7 @@ public enum SafeFile {
     /// before it does work the user would lose (`ycft edit` asks before opening the editor).
     /// - Throws: ``FileError`` (``FileError/Reason/readOnly(permissions:)`` when it is read-only,
     ///   or `access(2)` refuses, and `options.replaceReadOnly` is false).
-    public static func checkReplaceable(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
+    package static func checkReplaceable(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
         if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
             throw FileError(.write, target, .readOnly(permissions: status.permissions))
         }
@@ -501,7 +500,7 @@ public enum SafeFile {
 
     /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
     /// ``commit(_:)``.
-    public enum Staged {
+    package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
         case done(WriteOutcome)
         /// A complete temporary file, not yet flushed or in place.
@@ -514,7 +513,7 @@ public enum SafeFile {
     /// data is on disk, and each is still refused if it changed since it was read); the cost of
     /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
     /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
-    public static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
+    package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         if let fd = try standardStream(forOutput: path) {
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
@@ -556,7 +555,7 @@ public enum SafeFile {
     /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
     /// puts each in place (refusing one whose target changed), in order.
     /// - Returns: each write's outcome or error.
-    public static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
+    package static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
         commit(pending, flushFileSystem: flushAll)
     }
 
@@ -612,17 +611,17 @@ public enum SafeFile {
 
 /// A file's bytes and status as ``SafeFile/read(_:limit:lock:)`` found them, holding the file's
 /// lock (when asked for) until ``release()`` or until the last copy is gone.
-public struct InputFile: Sendable {
+package struct InputFile: Sendable {
     /// The path as given.
-    public let path: String
+    package let path: String
     /// The bytes read (at most the limit plus one).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The status of a regular file when it was read; nil for standard input, pipes and devices.
-    public let status: FileStatus?
+    package let status: FileStatus?
     let lock: FileLock?
 
     /// An input with no file behind it (standard input, a test's bytes).
-    public init(path: String, bytes: [UInt8], status: FileStatus? = nil) {
+    package init(path: String, bytes: [UInt8], status: FileStatus? = nil) {
         self.init(path: path, bytes: bytes, status: status, lock: nil)
     }
 
@@ -634,16 +633,16 @@ public struct InputFile: Sendable {
     }
 
     /// Releases the file's lock now (it is released anyway when the last copy is gone).
-    public func release() { lock?.release() }
+    package func release() { lock?.release() }
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
 /// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing
 /// (its temporary discards itself).
-public final class PendingWrite {
+package final class PendingWrite {
     fileprivate let temporary: Temporary
     /// The path it will be written to (a followed link's target).
-    public let target: String
+    package let target: String
     private let replacing: FileStatus?
     private let syncsDirectory: Bool
     private let notKept: [AttributeNotKept]

@@ -1,3 +1,4 @@
+package import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -20,9 +21,9 @@ import Darwin
 /// // ... the editor changes scratch.path(of: "records.json") ...
 /// let edited = try scratch.read("records.json", limit: 32 << 20)   // nil: larger than the limit
 /// ```
-public final class ScratchDirectory {
+package final class ScratchDirectory {
     /// The directory's path (`PARENT/PREFIXxxxxxx`).
-    public let path: String
+    package let path: String
     /// `O_DIRECTORY|O_NOFOLLOW` descriptor of the directory; -1 once removed or kept.
     private var fd: Int32
 
@@ -33,7 +34,7 @@ public final class ScratchDirectory {
 
     /// Makes a new private directory in `parent`: `mkdtemp(3)` of `PARENT/PREFIXXXXXXX`.
     /// - Throws: ``FileError`` (operation `.write`, path `parent`) from `mkdtemp` or `open`.
-    public static func make(in parent: String, prefix: String) throws(FileError) -> ScratchDirectory {
+    package static func make(in parent: String, prefix: String) throws(FileError) -> ScratchDirectory {
         var base = parent
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
         // Through PathBytes: a TMPDIR that is not UTF-8 keeps its own bytes.
@@ -51,13 +52,13 @@ public final class ScratchDirectory {
     }
 
     /// The path of the file `name` in the directory (what the editor is given).
-    public func path(of name: String) -> String { "\(path)/\(name)" }
+    package func path(of name: String) -> String { "\(path)/\(name)" }
 
     /// Creates the file `name` anew holding `bytes`: whatever is at that name is removed first
     /// (a link is removed, never followed), then a new file is made exclusively
     /// (`O_CREAT|O_EXCL|O_NOFOLLOW`, mode `0600`).
     /// - Throws: ``FileError`` (operation `.write`) from `unlinkat`, `openat` or `write`.
-    public func create(_ name: String, _ bytes: [UInt8]) throws(FileError) {
+    package func create(_ name: String, _ bytes: [UInt8]) throws(FileError) {
         let target = path(of: name)
         guard fd >= 0 else { throw FileError(.write, target, .system(SystemError(errno: EBADF))) }
         if unlinkat(fd, PathBytes.cString(name), 0) != 0 {
@@ -84,7 +85,7 @@ public final class ScratchDirectory {
     /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)``
     ///   with the kind found (`.symbolicLink`, `.fifo`, `.directory`...), or `.system` from
     ///   `openat` or `read` (`ENOENT` when the editor removed the file).
-    public func read(_ name: String, limit: Int) throws(FileError) -> [UInt8]? {
+    package func read(_ name: String, limit: Int) throws(FileError) -> [UInt8]? {
         let target = path(of: name)
         guard fd >= 0 else { throw FileError(.read, target, .system(SystemError(errno: EBADF))) }
         let file = openat(fd, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -109,7 +110,7 @@ public final class ScratchDirectory {
 
     /// Removes the directory and everything in it (what the editor left too: swap and backup
     /// files, directories). Never follows a link. Safe to call more than once.
-    public func remove() {
+    package func remove() {
         guard fd >= 0 else { return }
         ScratchDirectory.removeContents(of: fd, depth: 0)
         close(fd)
@@ -118,7 +119,7 @@ public final class ScratchDirectory {
     }
 
     /// Leaves the directory and its files in place (to hand a file to the user) and closes it.
-    public func keep() {
+    package func keep() {
         guard fd >= 0 else { return }
         close(fd)
         fd = -1

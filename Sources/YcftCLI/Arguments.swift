@@ -1,5 +1,7 @@
 import SafeFiles
+import FileErrors
 import Plist
+import PlistCore
 
 /// A command's arguments parsed against its ``CommandSpec``, the one description of the command
 /// line: `--long value`, `--long=value`, short aliases such as `-o` with the value separate or

@@ -2,6 +2,7 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 
 /// `ycft dump`: the records of an archive or defaults file as JSON on standard output; with
 /// `--raw`, any archive's object graph (or any plist); with `--objects`, the flat object table.

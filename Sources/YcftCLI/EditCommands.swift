@@ -1,7 +1,9 @@
 import FirstTimeArchive
 import Foundation
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 /// `ycft set`, `ycft unset` and `ycft reset`: change the state in any file `dump` reads, written
 /// back in the same form (an archive stays an archive, a defaults file keeps every other key in

@@ -1,7 +1,9 @@
 import FirstTimeArchive
 import Foundation
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 extension EditCommands {
     /// `ycft edit FILE`: the records JSON in `$VISUAL` or `$EDITOR` (else `vi`); saved with a

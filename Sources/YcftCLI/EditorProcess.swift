@@ -1,4 +1,5 @@
 import SafeFiles
+import FileErrors
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,7 @@
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

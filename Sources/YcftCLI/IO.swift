@@ -1,6 +1,8 @@
 import Foundation
 import Plist
-@_spi(Testing) import SafeFiles
+import PlistCore
+import SafeFiles
+import FileErrors
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -11,63 +13,63 @@ import Darwin
 /// Everything a command touches outside the process, as closures, so every command runs
 /// in-process under test with captured streams and a fake file system. The live instance sends
 /// every file write through `SafeFile` and every byte of output through ``StandardStreams``.
-public struct CommandIO: Sendable {
+package struct CommandIO: Sendable {
     /// Writes bytes to standard output (never traps; a failure is reported by `streamFailures`).
-    public var writeStdout: @Sendable ([UInt8]) -> Void
+    package var writeStdout: @Sendable ([UInt8]) -> Void
     /// Writes text to standard error (never traps; a failure is reported by `streamFailures`).
-    public var writeStderr: @Sendable (String) -> Void
+    package var writeStderr: @Sendable (String) -> Void
     /// Reads standard input to its end, or at most `limit + 1` bytes.
-    public var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
+    package var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
     /// Reads a file (at most `limit + 1` bytes) with its status; `lock` (the file is to be changed
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (`SafeFile/read(_:limit:lock:)`).
-    public var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
+    package var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
     /// The one file writer (`SafeFile/write(_:to:options:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
-    public var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+    package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
     /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
-    public var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+    package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:)`).
-    public var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
+    package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
     /// Keeps a file under a backup name (`SafeFile/backup(of:expected:suffix:bytes:)`): the path only.
-    public var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
+    package var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
     /// Keeps a file under a backup name, reusing one that already holds it
     /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`); by default `backupFile`'s path, not reused.
-    public var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
+    package var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
     /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
     /// asked before work the user would lose; in memory, always.
-    public var checkReplaceable: @Sendable (_ path: String, _ read: FileStatus, _ options: SafeFile.WriteOptions)
+    package var checkReplaceable: @Sendable (_ path: String, _ read: FileStatus, _ options: SafeFile.WriteOptions)
         throws(FileError) -> Void = { _, _, _ throws(FileError) in }
     /// Flushes directories' entries to disk (the end of a batch).
-    public var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
+    package var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
     /// Whether standard output is a terminal.
-    public var stdoutIsTerminal: @Sendable () -> Bool
+    package var stdoutIsTerminal: @Sendable () -> Bool
     /// The width help wraps to: `COLUMNS`, else the terminal's on standard output, else 80
     /// (as swift-argument-parser measures it).
-    public var terminalWidth: @Sendable () -> Int = { 80 }
+    package var terminalWidth: @Sendable () -> Int = { 80 }
     /// Whether standard error is a terminal.
-    public var stderrIsTerminal: @Sendable () -> Bool = { false }
+    package var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// The status of a path, following links; nil when it does not exist.
-    public var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
+    package var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
     /// Every regular file below a directory, as paths relative to it, sorted, and the
     /// subdirectories that could not be read (`DirectoryListing/regularFiles(below:)`).
     /// Throws when the directory itself cannot be read.
-    public var listFiles: @Sendable (_ directory: String) throws(SystemError) -> DirectoryListing = { _ in DirectoryListing(files: []) }
+    package var listFiles: @Sendable (_ directory: String) throws(SystemError) -> DirectoryListing = { _ in DirectoryListing(files: []) }
     /// Whether `path` can be written by ``writeFile`` with its default options, checked before
     /// any work whose record it is (`migrate --report`): its directory exists and may be written,
     /// and it is not a directory, a read-only file or a kind the writer refuses. Nothing is written.
-    public var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
+    package var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
-    public var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
+    package var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
-    public var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
+    package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
     /// Creates an IO from closures (files in memory: `writeFile` and `backupFile` as given).
-    public init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
+    package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
                 writeStderr: @escaping @Sendable (String) -> Void,
                 readStdin: @escaping @Sendable (Int) throws(FileError) -> [UInt8],
                 readFile: @escaping @Sendable (String, Int, Bool) throws(FileError) -> InputFile,
@@ -88,10 +90,10 @@ public struct CommandIO: Sendable {
     }
 
     /// The real process: its standard streams (``StandardStreams/shared``) and file system.
-    public static var live: CommandIO { live(StandardStreams.shared) }
+    package static var live: CommandIO { live(StandardStreams.shared) }
 
     /// The real file system with the given streams.
-    public static func live(_ streams: StandardStreams) -> CommandIO {
+    package static func live(_ streams: StandardStreams) -> CommandIO {
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
@@ -218,14 +220,14 @@ extension CommandIO {
 }
 
 /// Failed writes to the standard streams during a run.
-public struct StreamFailures: Sendable, Equatable {
+package struct StreamFailures: Sendable, Equatable {
     /// The first failure writing standard output.
-    public var standardOutput: SystemError?
+    package var standardOutput: SystemError?
     /// The first failure writing standard error.
-    public var standardError: SystemError?
+    package var standardError: SystemError?
 
     /// Creates a value (no failures by default).
-    public init(standardOutput: SystemError? = nil, standardError: SystemError? = nil) {
+    package init(standardOutput: SystemError? = nil, standardError: SystemError? = nil) {
         self.standardOutput = standardOutput
         self.standardError = standardError
     }
@@ -235,18 +237,18 @@ public struct StreamFailures: Sendable, Equatable {
 /// first failure (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`) is remembered, later writes to that stream
 /// are dropped, and ``Ycft/run(_:io:)`` turns it into a message and exit status 2 at the end
 /// (a reader that went away, `| head`, ends the run quietly).
-public final class StandardStreams: Sendable {
+package final class StandardStreams: Sendable {
     /// Standard output (descriptor 1).
-    public let standardOutput: OutputChannel
+    package let standardOutput: OutputChannel
     /// Standard error (descriptor 2).
-    public let standardError: OutputChannel
+    package let standardError: OutputChannel
     /// Whether descriptor 0 was closed when the process started.
-    public let standardInputWasClosed: Bool
+    package let standardInputWasClosed: Bool
 
     /// The process's streams, prepared once: descriptors 0-2 that were closed at start are held
     /// open on `/dev/null` (so no file ycft opens can become "standard output") and report
     /// `EBADF` when used; `SIGPIPE` is ignored so a closed pipe is an error value, not a kill.
-    public static let shared = StandardStreams()
+    package static let shared = StandardStreams()
 
     private init() {
         signal(SIGPIPE, SIG_IGN)
@@ -266,10 +268,10 @@ public final class StandardStreams: Sendable {
 }
 
 /// One output stream: writes in full or remembers why it could not.
-public final class OutputChannel: Sendable {
+package final class OutputChannel: Sendable {
     private let descriptor: Int32
     /// Whether the descriptor was closed when the process started.
-    public let wasClosed: Bool
+    package let wasClosed: Bool
     private let state: Mutex<SystemError?>
 
     init(descriptor: Int32, closed: Bool) {
@@ -279,7 +281,7 @@ public final class OutputChannel: Sendable {
     }
 
     /// Writes all bytes, or records the failure (and drops this and every later write).
-    public func write(_ bytes: [UInt8]) {
+    package func write(_ bytes: [UInt8]) {
         state.withLock { failure in
             guard failure == nil, !bytes.isEmpty else { return }
             if wasClosed {
@@ -291,5 +293,5 @@ public final class OutputChannel: Sendable {
     }
 
     /// The first failure, if any.
-    public var failure: SystemError? { state.withLock { $0 } }
+    package var failure: SystemError? { state.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Plist
+import PlistCore
 
 extension Ycft {
     /// An instant from the command line (`status --now`, `set --last-time`): the one vocabulary

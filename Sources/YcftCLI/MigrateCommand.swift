@@ -1,7 +1,9 @@
 import FirstTimeArchive
 import Foundation
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 /// `ycft migrate`: moves YCFirstTime state in exported defaults files, one or thousands: its
 /// options, then the run. The plan (``MigrateCommand/Plan``), the workers

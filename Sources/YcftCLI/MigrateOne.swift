@@ -1,6 +1,8 @@
 import FirstTimeArchive
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 extension MigrateCommand {
     /// A staged write and the input it came from (whose lock is held until the commit).

@@ -1,4 +1,5 @@
 import SafeFiles
+import FileErrors
 
 extension MigrateCommand {
     /// One input file and where its result goes.

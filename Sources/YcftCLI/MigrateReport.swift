@@ -1,6 +1,7 @@
 import FirstTimeArchive
 import OrderedJSON
 import Plist
+import PlistCore
 
 extension MigrateCommand {
     /// What happened to one file, for the summary and the report.

@@ -1,6 +1,7 @@
 import Dispatch
 import FirstTimeArchive
 import SafeFiles
+import FileErrors
 import Synchronization
 
 extension MigrateCommand {

@@ -1,6 +1,8 @@
 import FirstTimeArchive
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 /// `-o OUT` over an existing preferences file (`pack -o`, `migrate -o`): not replaced when the
 /// new output would lose or change a preference it holds (``StateFile/preferencesLost(replacing:with:key:limits:)``

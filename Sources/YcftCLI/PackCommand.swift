@@ -1,6 +1,8 @@
 import FirstTimeArchive
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {

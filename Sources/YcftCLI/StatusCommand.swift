@@ -2,6 +2,7 @@ import FirstTimeArchive
 import Foundation
 import OrderedJSON
 import Plist
+import PlistCore
 
 /// `ycft status`: would each gate fire now, and when next?
 enum StatusCommand {

@@ -1,4 +1,5 @@
 import SafeFiles
+import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

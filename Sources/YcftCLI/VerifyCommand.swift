@@ -2,6 +2,7 @@ import FirstTimeArchive
 import Foundation
 import OrderedJSON
 import Plist
+import PlistCore
 
 /// `ycft verify`: checks archives against the YCFirstTime contract, for people and CI.
 enum VerifyCommand {

@@ -2,7 +2,9 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,14 +12,14 @@ import Darwin
 #endif
 
 /// The `ycft` command line: argument handling, help text and exit status around the library.
-public enum Ycft {
+package enum Ycft {
     /// The tool's version.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
     /// The date of this version (the manual page's date).
     static let versionDate = "2026-11-30"
 
     /// Exit statuses, like `diff` and `grep`.
-    public enum Exit: Int32, Sendable {
+    package enum Exit: Int32, Sendable {
         /// Success.
         case success = 0
         /// A negative answer: the input is not a valid archive or records file.
@@ -32,7 +34,7 @@ public enum Ycft {
     ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
     ///   `CommandLine.arguments` would have replaced them with U+FFFD).
     /// - Returns: the exit status.
-    public static func main(_ arguments: [String]) -> Int32 {
+    package static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
     }
 
@@ -46,7 +48,7 @@ public enum Ycft {
     /// Everything written to standard error passes `UntrustedText/sanitized(_:)` (see
     /// `terminalSafe(_:)`): whatever a message holds, no control character reaches the terminal raw.
     /// - Returns: the exit status.
-    public static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
+    package static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)
         let status = dispatch(arguments, io: io)
         let failures = io.streamFailures()

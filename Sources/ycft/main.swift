@@ -1,4 +1,5 @@
 import SafeFiles
+import FileErrors
 import YcftCLI
 
 #if canImport(Glibc)

@@ -4,6 +4,7 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import TestSupport
 
 /// One row of `Fixtures/manifest.json`.

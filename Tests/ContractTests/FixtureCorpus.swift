@@ -3,6 +3,7 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import TestSupport
 
 /// What a fixture must produce.

@@ -1,6 +1,7 @@
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// Archives from producers the fixtures do not contain are judged by the contract, not by

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The archive written object by object (`LegacyArchive.encode(_:format: .binary)`) is byte for

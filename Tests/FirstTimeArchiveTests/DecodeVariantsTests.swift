@@ -2,6 +2,7 @@ import Testing
 import FirstTimeArchive
 import KeyedArchive
 import Plist
+import PlistCore
 import TestSupport
 
 @Suite struct AcceptedForms {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The defaults fixtures: written by ycft (binary, XML) and in CoreFoundation's manner.

@@ -4,6 +4,7 @@ import Testing
 @_spi(Walker) import FirstTimeCore
 import KeyedArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The fast path must never change an answer: when it returns records, the checked decoder

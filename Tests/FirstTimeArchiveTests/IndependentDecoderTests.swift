@@ -1,6 +1,7 @@
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// Linux Foundation treats canonically equivalent keys as one, and collapses dates `0.0` and

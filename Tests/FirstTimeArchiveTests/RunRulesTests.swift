@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 
 /// Seconds since 2001 for a UTC instant written `YYYY-MM-DDTHH:MM:SS[.f]Z`.
 func at(_ text: String) -> Double {

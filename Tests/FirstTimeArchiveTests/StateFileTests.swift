@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The one file classifier: what a file holds, read and judged the same way everywhere.

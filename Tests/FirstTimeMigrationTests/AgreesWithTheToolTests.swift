@@ -3,6 +3,7 @@ import Testing
 @testable import FirstTimeMigration
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The on-device library against the tool: every valid archive in Fixtures/ (and every dataset

@@ -3,6 +3,7 @@ import Testing
 @testable import FirstTimeMigration
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// What the library refuses (with the tool's own words, nothing written), what it reads, and

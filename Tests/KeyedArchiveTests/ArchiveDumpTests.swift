@@ -3,6 +3,7 @@ import Testing
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import TestSupport
 
 @Suite struct RawDump {

@@ -3,6 +3,7 @@
 import FirstTimeArchive
 import Foundation
 import Plist
+import PlistCore
 import Testing
 
 /// docs/library.md: read the state of an exported preferences file, whatever form it holds, and

@@ -1,5 +1,6 @@
 import Testing
 import Plist
+import PlistCore
 import TestSupport
 
 /// `ExactTime` builds a parsed instant's decimal without 128-bit integers (Apple platforms have

@@ -1,5 +1,6 @@
 import Testing
 import Plist
+import PlistCore
 @testable import PlistCore
 import TestSupport
 

@@ -1,5 +1,6 @@
 import Testing
 @testable import Plist
+import PlistCore
 
 /// `PlistItemCursor` reaches the same items as `PlistNode.items`, in whatever order they are asked for.
 @Suite struct PlistItemCursorTests {

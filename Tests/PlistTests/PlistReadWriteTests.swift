@@ -1,5 +1,6 @@
 import Testing
 import Plist
+import PlistCore
 import TestSupport
 
 /// A value with every plist type and the edge cases exactness depends on.

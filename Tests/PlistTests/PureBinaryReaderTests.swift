@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PlistCore
 import Plist
+import PlistCore
 import TestSupport
 
 /// The pure-Swift binary reader (what the on-device library reads archives with) and the libplist

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PlistCore
 import Plist
+import PlistCore
 import TestSupport
 
 /// Issue 25 item 5: a 16-byte binary integer (marker `0x14`, a big-endian 128-bit two's

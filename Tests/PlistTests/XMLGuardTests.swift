@@ -1,6 +1,7 @@
 import Testing
 @testable import PlistCore
 import Plist
+import PlistCore
 import TestSupport
 
 /// The XML guard reads what libplist will build: a differential test on generated documents,

@@ -1,5 +1,6 @@
 import Testing
 import Plist
+import PlistCore
 
 /// The locator behind `verify --format github`'s `line=`: each path names the line of the
 /// deepest element of it the document holds, or no line.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SafeFiles
+import FileErrors
 import TestSupport
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import SafeFiles
+import FileErrors
 import TestSupport
 #if canImport(Glibc)
 import Glibc

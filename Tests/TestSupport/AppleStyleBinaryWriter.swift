@@ -1,4 +1,5 @@
 import Plist
+import PlistCore
 
 /// A binary property-list writer written independently of libplist, in CoreFoundation's
 /// manner: objects numbered depth-first with a dictionary's keys before its values, equal

@@ -1,5 +1,6 @@
 import FirstTimeArchive
 import Plist
+import PlistCore
 
 /// Hand-built archives for tests: the envelope around a literal `$objects` table.
 public func archiveValue(_ objects: [PlistValue], root: UInt64 = 1, archiver: String = "NSKeyedArchiver",

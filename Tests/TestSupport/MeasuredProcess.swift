@@ -1,5 +1,6 @@
 import Foundation
 import SafeFiles
+import FileErrors
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import FirstTimeArchive
 import Plist
+import PlistCore
 
 /// One file (and `--key`) that holds something other than YCFirstTime state, and what ycft's one
 /// judge (`StateFile.heldState()`) says of it. Every command is tested against the same list

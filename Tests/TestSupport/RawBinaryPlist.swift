@@ -1,4 +1,5 @@
 import Plist
+import PlistCore
 
 /// Binary property lists assembled and taken apart byte by byte, without ycft's reader or
 /// writer: inputs whose exact bytes a test chooses (a 16-byte -1, an 8-byte 5), and the exact

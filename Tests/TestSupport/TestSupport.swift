@@ -1,5 +1,6 @@
 import Foundation
 import Plist
+import PlistCore
 
 /// Paths and child processes for tests.
 public enum TestPaths {

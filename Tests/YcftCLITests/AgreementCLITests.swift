@@ -3,6 +3,7 @@ import Testing
 import FirstTimeArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import TestSupport
 @testable import YcftCLI
 

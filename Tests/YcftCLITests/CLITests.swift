@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import SafeFiles
+import FileErrors
 import Plist
+import PlistCore
 import TestSupport
 @testable import YcftCLI
 

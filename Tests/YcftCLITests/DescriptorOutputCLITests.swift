@@ -1,5 +1,6 @@
 import Foundation
 import SafeFiles
+import FileErrors
 import Testing
 import TestSupport
 #if canImport(Glibc)

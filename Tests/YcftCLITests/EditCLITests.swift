@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 import TestSupport
 
 /// set, unset, reset and pack --into: any form dump reads, written back in the same form.

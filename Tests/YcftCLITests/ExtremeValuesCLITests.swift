@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// No trap reachable from input: the extremes of every numeric value through every command.

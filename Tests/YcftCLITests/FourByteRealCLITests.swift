@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// A defaults file whose unrelated keys hold 4-byte reals (CoreFoundation writes a `Float`

@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 import SafeFiles
+import FileErrors
 
 /// `set` on a file that holds the state as IntervalClient keys alone: the keys count seconds
 /// since 1970 in a double, so a time is written as its nearest value there and `set` says so;

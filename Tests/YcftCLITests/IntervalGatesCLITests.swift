@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// `interval.*` keys beside YCFirstTime's archive are a copy of its state only where they name

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// libplist reads XML values loosely; ycft refuses a file whose values Apple's parser reads

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SafeFiles
+import FileErrors
 import TestSupport
 @testable import YcftCLI
 #if canImport(Glibc)

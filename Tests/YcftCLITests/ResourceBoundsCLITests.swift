@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// Memory and time bombs inside the input-size cap: every command stays under 1 GiB and 10 s.

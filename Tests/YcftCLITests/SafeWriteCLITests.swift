@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 import TestSupport
 #if canImport(Glibc)
 import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// Issue 25 item 5 through the tool: a defaults file holding a YCFirstTime archive beside

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// The third attack review of the writing commands: a second form of the state that cannot be

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 @testable import YcftCLI
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import Plist
+import PlistCore
 import TestSupport
 
 /// One directory walk for migrate and verify: trees, --include, and a word when nothing matched.

@@ -6,6 +6,7 @@ import FirstTimeArchive
 import KeyedArchive
 import OrderedJSON
 import Plist
+import PlistCore
 
 #if YCFT_FUZZ
 // libFuzzer's C entry point, under its C name. Only Scripts/fuzz.sh's build (with

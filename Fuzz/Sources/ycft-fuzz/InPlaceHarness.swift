@@ -6,7 +6,9 @@
 import FirstTimeArchive
 import OrderedJSON
 import Plist
+import PlistCore
 import SafeFiles
+import FileErrors
 import Synchronization
 import YcftCLI
 

@@ -5,6 +5,7 @@
 
 import FirstTimeArchive
 import Plist
+import PlistCore
 
 #if canImport(Glibc)
 import Glibc
