@@ -1,5 +1,4 @@
 public import Foundation
-internal import Plist
 internal import PlistCore
 
 /// A calendar interval, as IntervalClient uses: any `Calendar.Component` and any count,
