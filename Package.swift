@@ -7,13 +7,15 @@ let package = Package(
     // on-device library FirstTimeMigration and its dependencies use nothing newer than iOS 15.
     platforms: [.macOS(.v15), .iOS(.v15)],
     products: [
-        // Every type in these libraries' public signatures comes from one of these products.
-        .library(name: "FirstTimeArchive", targets: ["FirstTimeArchive"]),
-        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
-        // The file errors alone (FirstTimeError.file holds one), without the writer.
-        .library(name: "FileErrors", targets: ["FileErrors"]),
+        // Each library product lists every module whose types its public API uses (adopters
+        // import those they name: `import FirstTimeArchive` and `import FirstTimeCore` for the
+        // records and errors). Nothing is re-exported.
+        // Reading, checking, migrating and writing YCFirstTime state in files, off the device.
+        .library(name: "FirstTimeArchive",
+                 targets: ["FirstTimeArchive", "FirstTimeCore", "PlistCore", "KeyedArchive", "OrderedJSON", "FileErrors"]),
         // For apps: migrate YCFirstTime state in UserDefaults on the device. No libplist.
-        .library(name: "FirstTimeMigration", targets: ["FirstTimeMigration"]),
+        .library(name: "FirstTimeMigration",
+                 targets: ["FirstTimeMigration", "FirstTimeCore", "PlistCore", "KeyedArchive", "OrderedJSON", "FileErrors"]),
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [

@@ -6,15 +6,22 @@
 # .build/docs/<Product>.doccarchive (scratch, never committed). A broken ``symbol`` link, an
 # ambiguous one, or a topic that names nothing fails the run.
 #
-# A product is documented as what `import <Product>` gives an adopter: its own module and the
-# modules it re-exports (`@_exported public import` in its sources), as one module. Links to
-# another product's symbols do not resolve; doc comments name those in code voice. Parameter
-# and return documentation is not validated: doc comments describe the parameters that need
-# words. Extra arguments go to `swift package`.
+# A product is documented as what depending on it gives an adopter: the modules it lists in
+# Package.swift (as `swift package describe` reports them), as one module. Parameter and return
+# documentation is not validated: doc comments describe the parameters that need words. It also
+# counts the public types (structs, enums, classes, protocols, actors, type aliases, nested ones
+# included) of every module a library product lists, and fails above the budget of 40 (issue 28).
+# Extra arguments go to `swift package`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-products=(FirstTimeArchive FirstTimeMigration KeyedArchive OrderedJSON FileErrors)
+# "Product module module ..." for each library product, from SwiftPM's own description.
+mapfile -t products < <(swift package describe --type json | python3 -c '
+import json, sys
+for product in json.load(sys.stdin)["products"]:
+    if "library" in product["type"]:
+        print(" ".join([product["name"]] + product["targets"]))')
+budget=40
 out=.build/docs
 build=(-Xswiftc -warnings-as-errors "$@")
 
@@ -28,10 +35,13 @@ graphs="$(swift build "${build[@]}" --show-bin-path)/../symbolgraph"
 
 # The conversions run side by side (each spends most of its time waiting, not computing).
 pids=()
-for product in "${products[@]}"; do
+names=()
+for line in "${products[@]}"; do
+    read -r product modules_text <<<"$line"
+    read -ra modules <<<"$modules_text"
+    names+=("$product")
     dir="$out/graphs/$product"
     mkdir -p "$dir"
-    modules=("$product" $(sed -nE 's/^@_exported public import ([A-Za-z]+)$/\1/p' "Sources/$product"/*.swift | sort -u))
     for module in "${modules[@]}"; do
         for file in "$graphs/$module".symbols.json "$graphs/$module"@*.symbols.json; do
             [ -e "$file" ] || continue
@@ -48,11 +58,29 @@ for product in "${products[@]}"; do
     pids+=($!)
 done
 status=0
-for i in "${!products[@]}"; do
+for i in "${!names[@]}"; do
     if ! wait "${pids[$i]}"; then
-        cat "$out/${products[$i]}.log" >&2
-        echo "docs.sh: ${products[$i]}'s documentation has errors (above)" >&2
+        cat "$out/${names[$i]}.log" >&2
+        echo "docs.sh: ${names[$i]}'s documentation has errors (above)" >&2
         status=1
     fi
 done
+
+# The public surface: every type the products' modules declare public, each module once.
+count=$(for line in "${products[@]}"; do read -r _ m <<<"$line"; echo "$m"; done | tr ' ' '\n' | sort -u |
+    while read -r module; do echo "$graphs/$module.symbols.json"; done | python3 -c '
+import json, sys
+kinds = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.actor", "swift.typealias"}
+names = []
+for path in sys.stdin.read().split():
+    for symbol in json.load(open(path))["symbols"]:
+        if symbol["kind"]["identifier"] in kinds:
+            names.append(".".join(symbol["pathComponents"]))
+print(len(names))
+print("\n".join(sorted(names)), file=open(sys.argv[1], "w"))' "$out/public-types.txt")
+echo "docs.sh: $count public types in the library products (budget $budget; list in $out/public-types.txt)" >&2
+if [ "$count" -gt "$budget" ]; then
+    echo "docs.sh: more public types than the budget of $budget" >&2
+    status=1
+fi
 exit $status

@@ -5,6 +5,7 @@
 
 import CBenchFloor
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 import KeyedArchive
 import Plist

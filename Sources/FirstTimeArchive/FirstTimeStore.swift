@@ -1,3 +1,4 @@
+public import FirstTimeCore
 public import Foundation
 internal import Plist
 public import PlistCore
@@ -398,13 +399,5 @@ public final class FirstTimeStore: @unchecked Sendable {
         } catch {
             throw .unreadable(path: input.path, error)
         }
-    }
-}
-
-extension CalendarInterval {
-    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them
-    /// (``init(component:value:)``): `store.shouldRun("report", every: .custom(.day, 3))`.
-    public static func custom(_ component: Calendar.Component, _ value: Int) -> CalendarInterval {
-        CalendarInterval(component: component, value: value)
     }
 }

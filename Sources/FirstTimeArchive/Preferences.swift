@@ -1,3 +1,4 @@
+public import FirstTimeCore
 internal import Plist
 public import PlistCore
 

@@ -76,6 +76,12 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     /// One year, clamped the same way (Feb 29 + 1 year = Feb 28).
     public static let yearly = CalendarInterval(.year)
 
+    /// Any component and count, as `Calendar.date(byAdding:value:to:)` computes them
+    /// (``init(component:value:)``): `store.shouldRun("report", every: .custom(.day, 3))`.
+    public static func custom(_ component: Calendar.Component, _ value: Int) -> CalendarInterval {
+        CalendarInterval(component: component, value: value)
+    }
+
     /// `hourly`, `daily`, ... for the presets, else `every:<n><unit>`.
     public var description: String {
         if value == 1 {

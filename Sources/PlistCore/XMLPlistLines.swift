@@ -18,13 +18,13 @@
 ///
 /// The work is one pass of `XMLPlistScanner` over the bytes (bounded as reading is, by
 /// `limits`) and one over the line feeds, for all paths together.
-public enum XMLPlistLines {
+package enum XMLPlistLines {
     /// The 1-based line of the start tag of the element each path names, or nil (see the type).
     /// - Parameters:
     ///   - paths: where findings are, as ``ObjectPath``s of this document.
     ///   - bytes: the whole XML property list.
     ///   - limits: the bounds the document was read with.
-    public static func lines(of paths: [ObjectPath], in bytes: [UInt8], limits: PlistLimits = .default) -> [Int?] {
+    package static func lines(of paths: [ObjectPath], in bytes: [UInt8], limits: PlistLimits = .default) -> [Int?] {
         guard PropertyList.detectFormat(bytes) == .xml, !paths.allSatisfy(\.isFile) else { return paths.map { _ in nil } }
         var built = Trie()
         // The trie node of each path's deepest component (outermost first), or nil for none.

@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value

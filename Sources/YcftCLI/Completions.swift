@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 
 /// Shell completion scripts, produced from ``CommandSpec`` (`ycft --generate-completion-script

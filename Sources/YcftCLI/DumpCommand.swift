@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import KeyedArchive
 import OrderedJSON
 import Plist

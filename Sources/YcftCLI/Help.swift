@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 
 /// Help texts, produced from ``CommandSpec`` (the main help is locked by a golden test).
@@ -145,7 +146,7 @@ enum Help {
     /// The rule table as the README shows it (a test keeps the README equal to this).
     static var ruleTableMarkdown: String {
         var out = "| rule id | severity | reads records | on the device | meaning |\n|---|---|---|---|---|\n"
-        for rule in FirstTimeArchive.ContractRule.allCases {
+        for rule in FirstTimeCore.ContractRule.allCases {
             let spec = rule.spec
             out += "| `\(rule.rawValue)` | \(spec.severity.rawValue) | \(spec.isFatal ? "no" : "yes") | \(spec.device.summary) | \(spec.summary) |\n"
         }

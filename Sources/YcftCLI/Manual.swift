@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 
 /// The manual page, section 1, in roff (`ycft --generate-manual`), produced from ``CommandSpec``

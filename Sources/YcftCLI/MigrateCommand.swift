@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 import Plist
 import PlistCore

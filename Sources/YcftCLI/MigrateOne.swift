@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import Plist
 import PlistCore
 import SafeFiles

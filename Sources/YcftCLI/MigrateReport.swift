@@ -1,4 +1,5 @@
 import FirstTimeArchive
+import FirstTimeCore
 import OrderedJSON
 import Plist
 import PlistCore

@@ -1,5 +1,6 @@
 import Dispatch
 import FirstTimeArchive
+import FirstTimeCore
 import SafeFiles
 import FileErrors
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import KeyedArchive
 import OrderedJSON
 import Plist

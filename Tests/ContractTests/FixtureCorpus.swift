@@ -1,5 +1,6 @@
 import Foundation
 import FirstTimeArchive
+import FirstTimeCore
 import KeyedArchive
 import OrderedJSON
 import Plist

@@ -1,5 +1,6 @@
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import KeyedArchive
 import Plist
 import PlistCore

@@ -1,5 +1,6 @@
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import Plist
 import PlistCore
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import TestSupport
 
 /// `RunRules.decide` against ``LibraryModel``, a model restated from YCFirstTime 2.x (`YCFirstTime.swift`),

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FirstTimeMigration
+import FirstTimeCore
 import FirstTimeArchive
 import Plist
 import PlistCore

@@ -1,6 +1,7 @@
 // docs/library.md's examples, compiled and run: they depend only on the package's products
 // (FirstTimeArchive, Plist), as an adopter's code would.
 import FirstTimeArchive
+import FirstTimeCore
 import Foundation
 import Plist
 import PlistCore

@@ -1,6 +1,8 @@
 // MIGRATING.md's on-device example, compiled and run: it imports only the FirstTimeMigration
 // product (and Foundation), as an app would.
 import FirstTimeMigration
+import FirstTimeCore
+import PlistCore
 import Foundation
 import Testing
 import TestSupport   // the test's harness only (one UserDefaults test at a time); the example uses the product

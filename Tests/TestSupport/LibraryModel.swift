@@ -1,5 +1,6 @@
 import Foundation
 import FirstTimeArchive
+import FirstTimeCore
 
 /// A model of "would this block run now, and from which instant on?", restated from the libraries' own
 /// source code and not from ycft's `RunRules`:

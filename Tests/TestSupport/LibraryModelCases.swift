@@ -1,5 +1,6 @@
 import Foundation
 import FirstTimeArchive
+import FirstTimeCore
 
 /// One generated question: a gate, a stored record, the moment, the app version, the library and the calendar.
 public struct ModelCase: Sendable, CustomStringConvertible {

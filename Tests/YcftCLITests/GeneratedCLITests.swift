@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import FirstTimeArchive
+import FirstTimeCore
 @testable import YcftCLI
 
 /// The one description of the command line (CommandSpec) and what is produced from it.

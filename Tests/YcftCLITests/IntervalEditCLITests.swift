@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import Plist
 import PlistCore
 import TestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
+import FirstTimeCore
 import TestSupport
 
 /// The built `ycft status` against ``LibraryModel`` (written from YCFirstTime 2.x, 1.x and IntervalClient's

@@ -3,6 +3,7 @@
 // no hang, and decoded data that survives a round trip exactly.
 
 import FirstTimeArchive
+import FirstTimeCore
 import KeyedArchive
 import OrderedJSON
 import Plist

@@ -4,6 +4,7 @@
 // exactly the asked change, with every other key's value kept exactly.
 
 import FirstTimeArchive
+import FirstTimeCore
 import OrderedJSON
 import Plist
 import PlistCore

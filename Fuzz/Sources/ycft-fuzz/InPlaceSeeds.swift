@@ -4,6 +4,7 @@
 // binary and XML. `ycft-fuzz in-place-seeds DIR` writes them; Scripts/fuzz.sh calls it.
 
 import FirstTimeArchive
+import FirstTimeCore
 import Plist
 import PlistCore
 
