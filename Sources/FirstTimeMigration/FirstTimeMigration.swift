@@ -50,7 +50,7 @@ public enum FirstTimeMigration {
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
     public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Migration.Failure) {
         do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
-            throw .unwritable(error.description)
+            throw .unwritable(.state(error))
         }
     }
 
@@ -80,11 +80,10 @@ public enum FirstTimeMigration {
         // A source key the app would still read once removed: removeObject(forKey:) removes a
         // key from the app's own domain only.
         if let (key, place) = unremovable(removals, in: defaults) {
-            throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
-                              + "so the app would go on reading it; remove it there first, or migrate with keepSource")
+            throw .unwritable(.setElsewhere(key: key, domain: place))
         }
         let changes = writes.map { (key: $0.key, value: Optional($0.value)) } + removals.map { (key: $0, value: PlistValue?.none) }
-        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(error.description) }
+        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(.state(error)) }
         outcome.added = added
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
@@ -109,8 +108,7 @@ extension FirstTimeMigration {
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
     private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
         if PropertyList.detectFormat(bytes) == .xml {
-            throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
-                              + "NSKeyedArchiver writes (ycft migrate reads both)")
+            throw .unreadable(.xmlArchive(key: options.key))
         }
         let decoded: DecodedArchive
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
@@ -125,12 +123,12 @@ extension FirstTimeMigration {
     /// launch arguments, the global domain), and that domain; nil when none is. Each domain is
     /// read once, however many keys are asked about (a rollback removes a key per gate). (Suites
     /// added with `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
-    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: String)? {
+    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: Migration.Failure.OtherDomain)? {
         guard !keys.isEmpty else { return nil }
-        let others: [(domain: [String: Any], place: String)] = [
-            (defaults.volatileDomain(forName: UserDefaults.registrationDomain), "the registration domain (register(defaults:))"),
-            (defaults.volatileDomain(forName: UserDefaults.argumentDomain), "the argument domain (launch arguments)"),
-            (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], "the global domain"),
+        let others: [(domain: [String: Any], place: Migration.Failure.OtherDomain)] = [
+            (defaults.volatileDomain(forName: UserDefaults.registrationDomain), .registration),
+            (defaults.volatileDomain(forName: UserDefaults.argumentDomain), .arguments),
+            (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], .global),
         ]
         for key in keys {
             if let other = others.first(where: { $0.domain[key] != nil }) { return (key, other.place) }
@@ -148,13 +146,11 @@ extension FirstTimeMigration {
         case let .success(records) where records == decoded.records:
             return
         case .success:
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads other records from this archive "
-                              + "than ycft does")
+            throw .unreadable(.foundation(key: options.key, .otherRecords))
         case let .failure(.differs(why)):
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)")
+            throw .unreadable(.foundation(key: options.key, .differs(why)))
         case let .failure(.refused(why)):
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), "
-                              + "so YCFirstTime would start afresh")
+            throw .unreadable(.foundation(key: options.key, .refused(why)))
         }
     }
 }
