@@ -213,6 +213,18 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     public var located: String { path.isFile ? message : "\(path): \(message)" }
 }
 
+extension Collection where Element == ContractFinding {
+    /// The finding that makes YCFirstTime discard all state (``DeviceBehaviour/resetsAll``), if
+    /// any: every gate would run again as on a fresh install. The one answer to "would the
+    /// device start afresh?", which the state, a migration's outcome and a walk's judgement
+    /// all give by asking their findings.
+    ///
+    /// ```swift
+    /// if let reset = state.findings.resetsAll { print("the app would start over: \(reset)") }
+    /// ```
+    public var resetsAll: ContractFinding? { first { $0.rule.spec.device == .resetsAll } }
+}
+
 /// A decoded archive: its records, and the findings of rules that do not stop decoding.
 public struct DecodedArchive: Sendable, Equatable {
     /// The records as ycft reads them.

@@ -12,7 +12,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// The first finding of a fatal rule, if any.
     public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
     /// What the device does with this archive: the worst behaviour among the findings.
-    public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    public var resetsAll: ContractFinding? { findings.resetsAll }
 
     @usableFromInline package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
         self.records = records

@@ -229,7 +229,7 @@ public enum Migration {
 
         /// The finding that makes YCFirstTime discard all state, if any: every gate would run
         /// again on a build that reads the archive.
-        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+        public var resetsAll: ContractFinding? { findings.resetsAll }
     }
 
     /// What a migration does: the keys to write (in order), the source keys to remove, and the

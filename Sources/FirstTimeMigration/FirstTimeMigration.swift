@@ -140,7 +140,7 @@ extension FirstTimeMigration {
     private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: Migration.Options) throws(Migration.Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
-        guard !decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) else { return }
+        guard decoded.findings.resetsAll == nil else { return }
         #endif
         switch FoundationLoader.records(bytes) {
         case let .success(records) where records == decoded.records:
