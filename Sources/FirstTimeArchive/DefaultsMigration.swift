@@ -45,7 +45,7 @@ public enum DefaultsMigration {
         guard let original = file.defaults else { throw .notDefaults(found: file.topLevel) }
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
-        func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
+        func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
             do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
         // The file's keys, asked about by the plan: searched while it asks little, indexed once

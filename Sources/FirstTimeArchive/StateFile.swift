@@ -48,7 +48,7 @@ public struct StateFile: Sendable {
     /// The top-level value; nil only for a bare binary archive the fast path decoded.
     let value: PlistValue?
     /// The bare archive, when the fast path decoded it.
-    let fastArchive: DecodedArchive?
+    let fastArchive: ArchiveJudgement?
 
     /// Reads and classifies a file.
     /// - Parameters:
@@ -221,7 +221,7 @@ public struct StateFile: Sendable {
         for form in forms {
             let judged = judge(form)
             findings += judged.findings.map { (form, $0) }
-            if let records = judged.records { readable.append((form, records)) }
+            if judged.fatal == nil { readable.append((form, judged.records)) }
         }
         if let (form, records) = readable.first, form == primary {
             for (other, copy) in readable.dropFirst() {
@@ -233,7 +233,7 @@ public struct StateFile: Sendable {
 
     /// The records and non-fatal findings of one form.
     /// - Throws: ``FirstTimeError`` for the first fatal finding.
-    public func read(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
+    public func read(_ form: StateForm) throws(FirstTimeError) -> ArchiveJudgement {
         if form == .archive {
             if let fastArchive { return fastArchive }
             return try LegacyArchive.read(checkedArchive(form))
@@ -251,8 +251,7 @@ public struct StateFile: Sendable {
             case .archive where fastArchive == nil, .defaultsArchive:
                 return ContractWalker.judge(ResolvedGraph(try checkedArchive(form)), mode: .collect)
             default:
-                let decoded = try read(form)
-                return ArchiveJudgement(records: decoded.records, findings: decoded.findings)
+                return try read(form)
             }
         } catch {
             return ArchiveJudgement(records: nil, findings: [ContractChecker.finding(for: error)])

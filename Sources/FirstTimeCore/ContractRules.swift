@@ -224,18 +224,3 @@ extension Collection where Element == ContractFinding {
     /// ```
     public var resetsAll: ContractFinding? { first { $0.rule.spec.device == .resetsAll } }
 }
-
-/// A decoded archive: its records, and the findings of rules that do not stop decoding.
-public struct DecodedArchive: Sendable, Equatable {
-    /// The records as ycft reads them.
-    public var records: FirstTimeRecords
-    /// Findings that leave the records readable but say what the device does differently
-    /// (see ``ContractRule/Spec/device``), in walk order.
-    public var findings: [ContractFinding]
-
-    /// Creates a decoded archive.
-    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
-        self.records = records
-        self.findings = findings
-    }
-}

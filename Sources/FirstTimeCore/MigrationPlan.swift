@@ -262,7 +262,7 @@ public enum Migration {
     ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off.
     public static func plan(forms: [StateForm], to target: Target, options: Options,
                             existing: (String) -> PlistValue?,
-                            read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
+                            read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
         // The archive's findings, to say what removing or replacing it loses.
         var archiveFindings: [ContractFinding] = []

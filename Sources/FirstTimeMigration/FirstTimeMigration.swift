@@ -99,18 +99,18 @@ extension FirstTimeMigration {
     }
 
     /// The records and findings of one form.
-    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
+    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
         try source.read(form, failure: { Migration.Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Migration.Failure) in
             try archive(bytes, options)
         })
     }
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
-    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
+    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
         if PropertyList.detectFormat(bytes) == .xml {
             throw .unreadable(.xmlArchive(key: options.key))
         }
-        let decoded: DecodedArchive
+        let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
             throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
         }
@@ -137,7 +137,7 @@ extension FirstTimeMigration {
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
-    private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: Migration.Options) throws(Migration.Failure) {
+    private static func secondOpinion(_ bytes: [UInt8], _ decoded: ArchiveJudgement, _ options: Migration.Options) throws(Migration.Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
         guard decoded.findings.resetsAll == nil else { return }
