@@ -387,7 +387,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
             return nil
         }
         guard let groupPairs = try dictionary(groupUID, role: .group, at: rootPath.key("sharedGroup")) else { return nil }
-        var entries: [FirstTimeRecords.Entry] = []
+        var entries: [(key: String, record: FirstTimeRecord)] = []
         entries.reserveCapacity(groupPairs.count)
         for (i, pair) in groupPairs.enumerated() {
             let key = try string(pair.key, rule: .keyType, at: ObjectPath.object(groupUID).key("NS.keys").index(i))

@@ -61,7 +61,7 @@ extension IntervalKey {
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
     @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
                                        copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> ArchiveJudgement {
-        var records: [FirstTimeRecords.Entry] = []
+        var records: [(key: String, record: FirstTimeRecord)] = []
         var findings: [ContractFinding] = []
         for (name, stored) in entries where name.hasPrefix(prefix) {
             if let primary, primary[String(name.dropFirst(prefix.count))] == nil { continue }

@@ -55,10 +55,7 @@ public struct PlistNode {
     let raw: plist_t
 
     /// The node's kind.
-    public typealias Kind = PlistKind
-
-    /// The node's kind.
-    public var kind: Kind {
+    public var kind: PlistKind {
         switch ycft_node_kind(raw) {
         case YCFT_STRING, YCFT_KEY: return .string
         case YCFT_INTEGER: return .integer
