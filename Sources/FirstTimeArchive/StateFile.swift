@@ -68,7 +68,7 @@ public struct StateFile: Sendable {
         let read: (value: PlistValue, format: PlistFormat)
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
         (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
-        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else { return }
+        guard case let .dictionary(file) = read.value, !KeyedArchive.isEnvelope(file) else { return }
         source = StateSource(file, key: key) { bytes in try? LegacyArchive.read(bytes, limits: limits).records }
         forms = source.forms
     }
@@ -132,25 +132,13 @@ public struct StateFile: Sendable {
         return true
     }
 
-    /// An archive's envelope, not a preferences domain: `$archiver` or `$objects` at the top
-    /// and no state key.
-    static func looksLikeArchive(_ file: PlistDictionary, key: String) -> Bool {
-        // One pass over the keys (was up to four searches of a large file).
-        var envelope = false
-        for (name, _) in file {
-            if exactlyEqual(name, key) || exactlyEqual(name, RecordsFormat.defaultsKey) { return false }
-            if !envelope && (exactlyEqual(name, "$archiver") || exactlyEqual(name, "$objects")) { envelope = true }
-        }
-        return envelope
-    }
-
     /// Whether the file is a defaults domain (not a bare archive).
     public var isDefaults: Bool { forms.first != .archive }
 
     /// What the file's top level is, in ``FirstTimeError/notDefaults(found:)``'s words: the
     /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare
-    /// archive (or a dictionary with `$archiver` or `$objects` and no state key), `a defaults
-    /// domain` otherwise.
+    /// archive (any dictionary with an envelope key, `KeyedArchive.isEnvelope(_:)`, broken or
+    /// not), `a defaults domain` otherwise.
     public var topLevel: String {
         if isDefaults { return "a defaults domain" }
         if let value, value.dictionaryValue == nil {
