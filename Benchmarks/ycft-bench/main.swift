@@ -45,7 +45,7 @@ struct InputRandom: RandomNumberGenerator {
 /// app versions (`2.4`, `10.3.1`, a few betas), some missing; times are fractional seconds
 /// over recent years, some missing. Apple's and Linux Foundation's `NSKeyedArchiver` write a
 /// dictionary's entries in hash order, so the keys are shuffled (fixed seed), not sorted.
-func makeEntries(_ count: Int) -> [FirstTimeRecords.Entry] {
+func makeEntries(_ count: Int) -> [(key: String, record: FirstTimeRecord)] {
     var random = InputRandom(seed: 0x59C6_F1A5_7713_2026 &+ UInt64(count))
     let domains = ["com", "com", "com", "io", "org", "net", "de", "jp.co", "fr", "co.uk"]
     let vendors = ["acme", "example", "yourcompany", "northwind", "contoso", "bücherwelt", "mañana-labs",
@@ -57,7 +57,7 @@ func makeEntries(_ count: Int) -> [FirstTimeRecords.Entry] {
                     "share-extension", "offline-download", "face-id", "siri-shortcut", "引导", "cart.button",
                     "export.pdf", "icloud-sync", "live-activity"]
     let shortKeys = ["intro", "tip", "hint", "ask", "promo", "nps", "tour", "café"]
-    var entries: [FirstTimeRecords.Entry] = []
+    var entries: [(key: String, record: FirstTimeRecord)] = []
     entries.reserveCapacity(count)
     for i in 0..<count {
         // i makes every key unique; where it goes, and what surrounds it, varies.
@@ -350,7 +350,7 @@ func foundationDecode(_ bytes: [UInt8]) throws -> UInt64 {
         ofClasses: [NSMutableDictionary.self, NSDictionary.self, NSString.self, NSDate.self, YCFirstTimeObject.self],
         from: Data(bytes)) as? NSDictionary
     let group = root?.object(forKey: "sharedGroup") as? NSDictionary
-    var records: [FirstTimeRecords.Entry] = []
+    var records: [(key: String, record: FirstTimeRecord)] = []
     group?.forEach { key, value in
         if let key = key as? String, let object = value as? YCFirstTimeObject {
             records.append((key, FirstTimeRecord(lastVersion: object.lastVersion as String?,

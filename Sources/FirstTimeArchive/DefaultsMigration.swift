@@ -42,12 +42,12 @@ public enum DefaultsMigration {
     public static func migrate(_ bytes: [UInt8], to target: Migration.Target,
                                options: Migration.Options = .init()) throws(Migration.Failure) -> Outcome {
         let file: StateFile
-        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error.description) }
+        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(.state(error, archiveKey: nil)) }
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
-        guard let original = file.defaults else { throw .notDefaults(FirstTimeError.notDefaults(found: file.topLevel).description) }
+        guard let original = file.defaults else { throw .notDefaults(found: file.topLevel) }
         let format = options.outputFormat ?? file.format
         var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
-        func read(_ form: StateForm) throws(Migration.Failure) -> DecodedArchive {
+        func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
             do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
         // The file's keys, asked about by the plan: searched while it asks little, indexed once
@@ -65,9 +65,7 @@ public enum DefaultsMigration {
         if target == .interval, options.dropVersions, !options.keepSource {
             var written = ExactKeyPositions(writes.map(\.key))
             if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !written.contains($0.key) }) {
-                throw .unwritable("\(quoted(own.key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "
-                                + "the file would hold only interval.* keys and that gate would be read as YCFirstTime state; "
-                                + "migrate without --drop-versions (YCFirstTime.records stays beside the keys)")
+                throw .unwritable(.intervalGate(key: own.key))
             }
         }
         // New keys take the place of the first source key, so a round trip keeps the key order;
@@ -115,7 +113,7 @@ public enum DefaultsMigration {
             outcome.status = .unchanged
             return outcome
         }
-        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritable(error.description) }
+        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritable(.plist(error)) }
         return outcome
     }
 

@@ -384,7 +384,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                 // root, a class outside its list) is an empty one, replaced on the next save;
                 // an NSDictionary group is read, but the next save starts a new group holding
                 // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
-                if decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) {
+                if decoded.findings.resetsAll != nil {
                     snapshot.records = FirstTimeRecords()
                 } else {
                     snapshot.records = decoded.records

@@ -17,7 +17,7 @@ extension LegacyArchive {
     /// (an `NSDictionary` root, an unrelated root key, a non-finite time, ...), which say what the
     /// device does differently from ycft.
     /// - Throws: ``FirstTimeError`` as ``decode(_:limits:)``.
-    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> DecodedArchive {
+    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         if let decoded = fastRead(document) { return decoded }
@@ -27,15 +27,14 @@ extension LegacyArchive {
     /// The fast path for a binary archive: the same walker over libplist's tree, without
     /// building a ``PlistValue`` tree. Nil when the envelope is not exactly NSKeyedArchiver's
     /// or a fatal rule is broken (the checked path then gives the precise error).
-    static func fastRead(_ document: PlistDocument) -> DecodedArchive? {
+    static func fastRead(_ document: PlistDocument) -> ArchiveJudgement? {
         guard let graph = NodeGraph(document) else { return nil }
         let judgement = ContractWalker.judge(graph, mode: .decode)
-        guard let records = judgement.records else { return nil }
-        return DecodedArchive(records: records, findings: judgement.findings)
+        return judgement.fatal == nil ? judgement : nil
     }
 
     /// The checked path: the walker over the resolved archive.
-    static func read(checked document: PlistDocument) throws(FirstTimeError) -> DecodedArchive {
+    static func read(checked document: PlistDocument) throws(FirstTimeError) -> ArchiveJudgement {
         let value: PlistValue
         do { value = try document.value() } catch { throw .archive(.plist(error)) }
         return try read(plist: value)

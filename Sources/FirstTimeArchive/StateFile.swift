@@ -50,7 +50,7 @@ public struct StateFile: Sendable {
     /// The top-level value; nil only for a bare binary archive the fast path decoded.
     let value: PlistValue?
     /// The bare archive, when the fast path decoded it.
-    let fastArchive: DecodedArchive?
+    let fastArchive: ArchiveJudgement?
 
     /// Reads and classifies a file.
     /// - Parameters:
@@ -70,7 +70,7 @@ public struct StateFile: Sendable {
         let read: (value: PlistValue, format: PlistFormat)
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
         (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
-        guard case let .dictionary(file) = read.value, !Self.looksLikeArchive(file, key: key) else { return }
+        guard case let .dictionary(file) = read.value, !KeyedArchive.isEnvelope(file) else { return }
         source = StateSource(file, key: key) { bytes in try? LegacyArchive.read(bytes, limits: limits).records }
         forms = source.forms
     }
@@ -134,25 +134,13 @@ public struct StateFile: Sendable {
         return true
     }
 
-    /// An archive's envelope, not a preferences domain: `$archiver` or `$objects` at the top
-    /// and no state key.
-    static func looksLikeArchive(_ file: PlistDictionary, key: String) -> Bool {
-        // One pass over the keys (was up to four searches of a large file).
-        var envelope = false
-        for (name, _) in file {
-            if exactlyEqual(name, key) || exactlyEqual(name, RecordsFormat.defaultsKey) { return false }
-            if !envelope && (exactlyEqual(name, "$archiver") || exactlyEqual(name, "$objects")) { envelope = true }
-        }
-        return envelope
-    }
-
     /// Whether the file is a defaults domain (not a bare archive).
     public var isDefaults: Bool { forms.first != .archive }
 
     /// What the file's top level is, in ``FirstTimeError/notDefaults(found:)``'s words: the
     /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare
-    /// archive (or a dictionary with `$archiver` or `$objects` and no state key), `a defaults
-    /// domain` otherwise.
+    /// archive (any dictionary with an envelope key, `KeyedArchive.isEnvelope(_:)`, broken or
+    /// not), `a defaults domain` otherwise.
     public var topLevel: String {
         if isDefaults { return "a defaults domain" }
         if let value, value.dictionaryValue == nil {
@@ -223,7 +211,7 @@ public struct StateFile: Sendable {
         for form in forms {
             let judged = judge(form)
             findings += judged.findings.map { (form, $0) }
-            if let records = judged.records { readable.append((form, records)) }
+            if judged.fatal == nil { readable.append((form, judged.records)) }
         }
         if let (form, records) = readable.first, form == primary {
             for (other, copy) in readable.dropFirst() {
@@ -235,7 +223,7 @@ public struct StateFile: Sendable {
 
     /// The records and non-fatal findings of one form.
     /// - Throws: ``FirstTimeError`` for the first fatal finding.
-    public func read(_ form: StateForm) throws(FirstTimeError) -> DecodedArchive {
+    public func read(_ form: StateForm) throws(FirstTimeError) -> ArchiveJudgement {
         if form == .archive {
             if let fastArchive { return fastArchive }
             return try LegacyArchive.read(checkedArchive(form))
@@ -253,8 +241,7 @@ public struct StateFile: Sendable {
             case .archive where fastArchive == nil, .defaultsArchive:
                 return ContractWalker.judge(ResolvedGraph(try checkedArchive(form)), mode: .collect)
             default:
-                let decoded = try read(form)
-                return ArchiveJudgement(records: decoded.records, findings: decoded.findings)
+                return try read(form)
             }
         } catch {
             return ArchiveJudgement(records: nil, findings: [ContractChecker.finding(for: error)])

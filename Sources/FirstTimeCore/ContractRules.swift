@@ -213,17 +213,14 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     public var located: String { path.isFile ? message : "\(path): \(message)" }
 }
 
-/// A decoded archive: its records, and the findings of rules that do not stop decoding.
-public struct DecodedArchive: Sendable, Equatable {
-    /// The records as ycft reads them.
-    public var records: FirstTimeRecords
-    /// Findings that leave the records readable but say what the device does differently
-    /// (see ``ContractRule/Spec/device``), in walk order.
-    public var findings: [ContractFinding]
-
-    /// Creates a decoded archive.
-    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
-        self.records = records
-        self.findings = findings
-    }
+extension Collection where Element == ContractFinding {
+    /// The finding that makes YCFirstTime discard all state (``DeviceBehaviour/resetsAll``), if
+    /// any: every gate would run again as on a fresh install. The one answer to "would the
+    /// device start afresh?", which the state, a migration's outcome and a walk's judgement
+    /// all give by asking their findings.
+    ///
+    /// ```swift
+    /// if let reset = state.findings.resetsAll { print("the app would start over: \(reset)") }
+    /// ```
+    public var resetsAll: ContractFinding? { first { $0.rule.spec.device == .resetsAll } }
 }

@@ -1,22 +1,38 @@
 internal import KeyedArchive
 public import PlistCore
 
-/// What one walk of an archive found: the records (unless a fatal rule was broken) and every
-/// finding, in walk order.
+/// The records and findings of a stored state: what one walk of an archive found, and what
+/// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
+/// keys).
+///
+/// ```swift
+/// let judged = try LegacyArchive.read(bytes)
+/// print(judged.records.count, judged.findings.count)
+/// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
+/// ```
 public struct ArchiveJudgement: Sendable, Equatable {
-    /// The records, or nil when a fatal rule (``ContractRule/Spec/isFatal``) was broken.
-    public var records: FirstTimeRecords?
-    /// The findings, in walk order.
+    /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
+    /// was broken (see ``fatal``).
+    public var records: FirstTimeRecords
+    /// The findings, in walk order. A read, which throws for a fatal finding, returns only
+    /// those that leave the records readable but say what the device does differently (see
+    /// ``ContractRule/Spec/device``).
     public var findings: [ContractFinding]
 
     /// The first finding of a fatal rule, if any.
     public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
-    /// What the device does with this archive: the worst behaviour among the findings.
-    public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    /// The finding that makes the device discard all state, if any.
+    public var resetsAll: ContractFinding? { findings.resetsAll }
 
-    @usableFromInline package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
+    /// Creates a judgement of readable records.
+    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
         self.records = records
         self.findings = findings
+    }
+
+    /// A walk's judgement: nil records (the walk stopped at a fatal finding) are none.
+    @usableFromInline package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
+        self.init(records: records ?? FirstTimeRecords(), findings: findings)
     }
 }
 
@@ -371,7 +387,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
             return nil
         }
         guard let groupPairs = try dictionary(groupUID, role: .group, at: rootPath.key("sharedGroup")) else { return nil }
-        var entries: [FirstTimeRecords.Entry] = []
+        var entries: [(key: String, record: FirstTimeRecord)] = []
         entries.reserveCapacity(groupPairs.count)
         for (i, pair) in groupPairs.enumerated() {
             let key = try string(pair.key, rule: .keyType, at: ObjectPath.object(groupUID).key("NS.keys").index(i))

@@ -90,9 +90,6 @@ extension Migration.Failure {
     /// Why the state of `form` could not be read, as a migration reports it: errors of the
     /// archive under `key` name the key, unless their text already does.
     public init(reading error: FirstTimeError, form: StateForm, key: String) {
-        switch error {
-        case .embeddedNotPlist, .notArchiveData, .notStateArchive: self = .unreadable(error.description)
-        default: self = .unreadable(form == .defaultsArchive ? "\(key): \(error.description)" : error.description)
-        }
+        self = .unreadable(.state(error, archiveKey: form == .defaultsArchive ? key : nil))
     }
 }

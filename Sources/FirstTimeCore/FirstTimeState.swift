@@ -25,7 +25,7 @@ public struct FirstTimeState: Sendable, Equatable {
     }
 
     /// The finding that makes the device discard all state, if any (then every gate runs).
-    public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+    public var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// What any rewrite of this state by ycft drops (`StateWriter`: `set`, `unset`, `edit`,
     /// `reset`, `pack --into`): the findings of the parts the records do not carry

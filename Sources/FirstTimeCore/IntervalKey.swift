@@ -60,8 +60,8 @@ extension IntervalKey {
     ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
     @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
-                                       copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> DecodedArchive {
-        var records: [FirstTimeRecords.Entry] = []
+                                       copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> ArchiveJudgement {
+        var records: [(key: String, record: FirstTimeRecord)] = []
         var findings: [ContractFinding] = []
         for (name, stored) in entries where name.hasPrefix(prefix) {
             if let primary, primary[String(name.dropFirst(prefix.count))] == nil { continue }
@@ -72,6 +72,6 @@ extension IntervalKey {
             }
             records.append((String(name.dropFirst(prefix.count)), FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
         }
-        return DecodedArchive(records: try FirstTimeRecords(records), findings: findings)
+        return ArchiveJudgement(records: try FirstTimeRecords(records), findings: findings)
     }
 }

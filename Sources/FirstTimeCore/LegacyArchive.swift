@@ -113,7 +113,7 @@ extension LegacyArchive {
     /// (`read(_:limits:)` in FirstTimeArchive), for code that cannot link libplist.
     /// - Throws: ``FirstTimeError/archive(_:)`` when the bytes are not a binary plist archive
     ///   (an XML archive included), ``FirstTimeError/contract(_:)`` for the first fatal finding.
-    public static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> DecodedArchive {
+    public static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
         let value: PlistValue
         do { value = try BinaryPlistReader.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         return try read(plist: value)
@@ -122,7 +122,7 @@ extension LegacyArchive {
     /// Decodes an archive's property-list value (the checked path, whichever reader built it).
     /// - Throws: ``FirstTimeError/archive(_:)`` for the envelope, ``FirstTimeError/contract(_:)``
     ///   for the first fatal finding.
-    public static func read(plist value: PlistValue) throws(FirstTimeError) -> DecodedArchive {
+    public static func read(plist value: PlistValue) throws(FirstTimeError) -> ArchiveJudgement {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
         return try read(archive)
@@ -134,10 +134,10 @@ extension LegacyArchive {
     /// `NSDictionary`; strings inline or as `NSString`/`NSMutableString` (`NS.string`); nil
     /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
     /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
-    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> DecodedArchive {
+    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> ArchiveJudgement {
         let judgement = ContractWalker.judge(ResolvedGraph(archive), mode: .decode)
         if let fatal = judgement.fatal { throw .contract(fatal) }
-        return DecodedArchive(records: judgement.records ?? FirstTimeRecords(), findings: judgement.findings)
+        return judgement
     }
 
     /// Decodes an archive to records.

@@ -26,20 +26,111 @@ public enum Migration {
     }
 
     /// Why state could not be migrated. Nothing is changed when one is thrown.
+    ///
+    /// Each case carries its cause as data (the underlying error, the key concerned);
+    /// ``description`` renders the one line `ycft migrate` prints.
+    ///
+    /// ```swift
+    /// do { _ = try DefaultsMigration.migrate(bytes, to: .records) } catch {
+    ///     if case let .conflict(key) = error { print("\(key) is in the way") }
+    /// }
+    /// ```
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// The bytes are not a readable plist, or the stored state is broken.
-        case unreadable(String)
-        /// The file is not a defaults dictionary.
-        case notDefaults(String)
-        /// Target keys exist with different content (`force` lets the source win).
-        case conflict(String)
+        case unreadable(Unreadable)
+        /// The file is not a defaults dictionary: what its top level is instead, in
+        /// ``FirstTimeError/notDefaults(found:)``'s words.
+        case notDefaults(found: String)
+        /// A target key exists with different content (`force` lets the source win).
+        case conflict(key: String)
         /// The result cannot be written in the requested format.
-        case unwritable(String)
+        case unwritable(Unwritable)
+
+        /// Why the source state could not be read.
+        public enum Unreadable: Sendable, Equatable {
+            /// Reading failed with `error`; `archiveKey` is the defaults key of the legacy
+            /// archive when the error is that archive's (the message then names it).
+            case state(FirstTimeError, archiveKey: String?)
+            /// The archive under `key` is XML; the on-device library reads the binary archives
+            /// NSKeyedArchiver writes.
+            case xmlArchive(key: String)
+            /// Foundation's `NSKeyedUnarchiver`, reading the archive under `key` as YCFirstTime's
+            /// loader does, disagrees with ycft.
+            case foundation(key: String, FoundationDisagreement)
+        }
+
+        /// How Foundation's reading of an archive differs from ycft's.
+        public enum FoundationDisagreement: Sendable, Equatable {
+            /// It reads other records.
+            case otherRecords
+            /// It reads the archive differently; Foundation's reason.
+            case differs(String)
+            /// It refuses the archive (YCFirstTime would start afresh); Foundation's reason.
+            case refused(String)
+        }
+
+        /// Why the result cannot be written.
+        public enum Unwritable: Sendable, Equatable {
+            /// Encoding or storing the new state failed.
+            case state(FirstTimeError)
+            /// Writing the file's property list failed.
+            case plist(PlistError)
+            /// `key` is IntervalClient's own gate: with `dropVersions` (source removed) it would
+            /// be read as a YCFirstTime record.
+            case intervalGate(key: String)
+            /// A source key to remove is also set in another domain `removeObject(forKey:)`
+            /// leaves alone, so the app would go on reading it.
+            case setElsewhere(key: String, domain: OtherDomain)
+        }
+
+        /// A `UserDefaults` domain outside the app's own that every lookup searches.
+        public enum OtherDomain: Sendable, Equatable, CaseIterable, CustomStringConvertible {
+            /// `UserDefaults.registrationDomain`.
+            case registration
+            /// `UserDefaults.argumentDomain`.
+            case arguments
+            /// `UserDefaults.globalDomain`.
+            case global
+
+            /// How messages name it.
+            public var description: String {
+                switch self {
+                case .registration: return "the registration domain (register(defaults:))"
+                case .arguments: return "the argument domain (launch arguments)"
+                case .global: return "the global domain"
+                }
+            }
+        }
 
         /// One line for `ycft: FILE: message`.
         public var description: String {
             switch self {
-            case let .unreadable(m), let .notDefaults(m), let .unwritable(m), let .conflict(m): return m
+            case let .unreadable(.state(error, archiveKey)):
+                switch error {
+                // These name the archive key themselves.
+                case .embeddedNotPlist, .notArchiveData, .notStateArchive: return error.description
+                default: return archiveKey.map { "\($0): \(error)" } ?? error.description
+                }
+            case let .unreadable(.xmlArchive(key)):
+                return "\(key): an XML archive; FirstTimeMigration reads the binary archives "
+                    + "NSKeyedArchiver writes (ycft migrate reads both)"
+            case let .unreadable(.foundation(key, .otherRecords)):
+                return "\(key): Foundation's NSKeyedUnarchiver reads other records from this archive than ycft does"
+            case let .unreadable(.foundation(key, .differs(why))):
+                return "\(key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)"
+            case let .unreadable(.foundation(key, .refused(why))):
+                return "\(key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), so YCFirstTime would start afresh"
+            case let .notDefaults(found): return FirstTimeError.notDefaults(found: found).description
+            case let .conflict(key): return "\(quoted(key)) already exists with different content"
+            case let .unwritable(.state(error)): return error.description
+            case let .unwritable(.plist(error)): return error.description
+            case let .unwritable(.intervalGate(key)):
+                return "\(quoted(key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "
+                    + "the file would hold only interval.* keys and that gate would be read as YCFirstTime state; "
+                    + "migrate without --drop-versions (YCFirstTime.records stays beside the keys)"
+            case let .unwritable(.setElsewhere(key, domain)):
+                return "\(quoted(key)) is also set in \(domain), where removeObject(forKey:) does not remove it, "
+                    + "so the app would go on reading it; remove it there first, or migrate with keepSource"
             }
         }
     }
@@ -138,7 +229,7 @@ public enum Migration {
 
         /// The finding that makes YCFirstTime discard all state, if any: every gate would run
         /// again on a build that reads the archive.
-        public var resetsAll: ContractFinding? { findings.first { $0.rule.spec.device == .resetsAll } }
+        public var resetsAll: ContractFinding? { findings.resetsAll }
     }
 
     /// What a migration does: the keys to write (in order), the source keys to remove, and the
@@ -168,10 +259,10 @@ public enum Migration {
     ///     unreadable. It judges the archive key too when the archive is not the source (is a
     ///     `YCFirstTime` already there state, and the same state?).
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
-    ///   ``Failure/conflict(_:)`` when a target key holds other content and `force` is off.
+    ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off.
     public static func plan(forms: [StateForm], to target: Target, options: Options,
                             existing: (String) -> PlistValue?,
-                            read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> Plan {
+                            read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
         // The archive's findings, to say what removing or replacing it loses.
         var archiveFindings: [ContractFinding] = []
@@ -240,7 +331,7 @@ public enum Migration {
             }
             plan.outcome.recordCount = state.count
             let archive: [UInt8]
-            do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error.description) }
+            do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(.state(error)) }
             writes.append((options.key, .data(archive), { _ in present?.records == state }))
         }
         // Conflicts first: nothing is changed unless every target key can be written.
@@ -249,7 +340,7 @@ public enum Migration {
             if let stored = existing(write.key) {
                 state = write.same(stored) ? .same : .different
                 if state == .different, !options.force {
-                    throw .conflict("\(quoted(write.key)) already exists with different content")
+                    throw .conflict(key: write.key)
                 }
             }
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))

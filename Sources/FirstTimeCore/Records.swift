@@ -42,32 +42,29 @@ public struct FirstTimeRecord: Sendable, Equatable, CustomStringConvertible {
 /// they are to Apple's `NSDictionary`. The records are kept sorted by the UTF-8 bytes of their
 /// keys (the same as sorting by Unicode scalar values), which is the order ycft writes them in.
 public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConvertible {
-    /// One block key and its record.
-    public typealias Entry = (key: String, record: FirstTimeRecord)
-
     /// The entries, sorted by the UTF-8 bytes of their keys.
-    public private(set) var entries: [Entry]
+    public private(set) var entries: [(key: String, record: FirstTimeRecord)]
 
     /// No records.
     public init() { entries = [] }
 
     /// Creates records from entries in any order.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two entries have the same key.
-    public init(_ entries: [Entry]) throws(FirstTimeError) {
+    public init(_ entries: [(key: String, record: FirstTimeRecord)]) throws(FirstTimeError) {
         let (records, duplicates) = Self.sortingKeys(entries)
         if let first = duplicates.first { throw .duplicateKey(first, at: .key("records")) }
         self = records
     }
 
     /// Entries already sorted by key, without duplicates.
-    @usableFromInline package init(sorted: [Entry]) { entries = sorted }
+    @usableFromInline package init(sorted: [(key: String, record: FirstTimeRecord)]) { entries = sorted }
 
     /// The entries sorted by key, the first of equal keys kept, and every key that came again.
     ///
     /// The order is ``precedes(_:_:)``'s (UTF-8 bytes), equal keys in their input order. The keys
     /// are compared as bytes copied once into one buffer (`KeyOrder`) and the entries are then
     /// moved into place, so no `String` is reached, retained or copied per comparison.
-    @usableFromInline package static func sortingKeys(_ entries: consuming [Entry]) -> (records: FirstTimeRecords, duplicates: [String]) {
+    @usableFromInline package static func sortingKeys(_ entries: consuming [(key: String, record: FirstTimeRecord)]) -> (records: FirstTimeRecords, duplicates: [String]) {
         let order = KeyOrder(entries)
         // Archives ycft writes are in key order already: one pass checks, and no entry moves.
         let repeated: [Int]
@@ -80,7 +77,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
         }
         guard !repeated.isEmpty else { return (FirstTimeRecords(sorted: entries), []) }
         let duplicates = repeated.map { entries[$0].key }
-        var unique: [Entry] = []
+        var unique: [(key: String, record: FirstTimeRecord)] = []
         unique.reserveCapacity(entries.count - repeated.count)
         var next = 0
         for (position, entry) in entries.enumerated() {
@@ -102,7 +99,7 @@ public struct FirstTimeRecords: Sendable, Equatable, Sequence, CustomStringConve
     public var count: Int { entries.count }
 
     /// Iterates the entries in key order.
-    public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+    public func makeIterator() -> IndexingIterator<[(key: String, record: FirstTimeRecord)]> { entries.makeIterator() }
 
     /// The record for a block key (exact scalar match). Setting nil removes it.
     public subscript(key: String) -> FirstTimeRecord? {
@@ -159,7 +156,7 @@ struct KeyOrder {
     /// The number of keys.
     let count: Int
 
-    init(_ entries: borrowing [FirstTimeRecords.Entry]) {
+    init(_ entries: borrowing [(key: String, record: FirstTimeRecord)]) {
         count = entries.count
         var total = 8
         for i in 0..<count { total += entries[i].key.utf8.count }
@@ -342,7 +339,7 @@ struct KeyOrder {
     /// Rearranges `entries` so that position k holds the entry that was at `permutation[k]`,
     /// by moves along the permutation's cycles (no entry copied, retained or released);
     /// `permutation` is left as the identity.
-    static func apply(_ permutation: inout [Int], to entries: inout [FirstTimeRecords.Entry]) {
+    static func apply(_ permutation: inout [Int], to entries: inout [(key: String, record: FirstTimeRecord)]) {
         entries.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress, permutation.count == buffer.count else { return }
             for start in permutation.indices where permutation[start] != start {

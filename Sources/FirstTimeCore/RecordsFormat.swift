@@ -167,7 +167,7 @@ public enum RecordsFormat {
             throw .recordsFormat("formatVersion must be \(formatVersion)\(version.map { ", found \($0)" } ?? " (missing)")", at: .key("formatVersion"))
         }
         guard let recordsMember else { throw .recordsFormat("missing \"records\"", at: .topLevel) }
-        var entries: [FirstTimeRecords.Entry] = []
+        var entries: [(key: String, record: FirstTimeRecord)] = []
         for member in try unique(recordsMember, at: .key("records")) {
             entries.append((member.key, try record(member.value, at: ObjectPath.key("records").member(member.key))))
         }
@@ -277,7 +277,7 @@ public enum RecordsFormat {
         guard case let .dictionary(recordsDict)? = top["records"] else {
             throw .recordsFormat("records must be a dictionary", at: base.key("records"))
         }
-        var entries: [FirstTimeRecords.Entry] = []
+        var entries: [(key: String, record: FirstTimeRecord)] = []
         for (key, value) in recordsDict {
             let path = base.key("records").key(key)
             guard case let .dictionary(fields) = value else {

@@ -139,14 +139,14 @@ package struct StateSource<Domain: StateDomain> {
     /// The records and non-fatal findings of one form; `archive` decodes the archive bytes of
     /// `.archive` and `.defaultsArchive`, `failure` gives every other error the caller's type.
     package func read<Failure: Error>(_ form: StateForm, failure: (FirstTimeError) -> Failure,
-                                     archive: ([UInt8]) throws(Failure) -> DecodedArchive) throws(Failure) -> DecodedArchive {
+                                     archive: ([UInt8]) throws(Failure) -> ArchiveJudgement) throws(Failure) -> ArchiveJudgement {
         switch form {
         case .archive, .defaultsArchive:
             let bytes: [UInt8]
             do { bytes = try archiveData() } catch { throw failure(error) }
             return try archive(bytes)
         case .plainRecords:
-            do { return DecodedArchive(records: try Self.plainRecords(domain)) } catch { throw failure(error) }
+            do { return ArchiveJudgement(records: try Self.plainRecords(domain)) } catch { throw failure(error) }
         case .intervalKeys:
             do { return try IntervalKey.read(domain.plistEntries(withPrefix: IntervalKey.prefix), copyOf: intervalCopyOf) } catch {
                 throw failure(error)

@@ -17,11 +17,11 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
     /// empty.
     /// - Throws: what `read` throws for the first form.
     public static func state<Failure: Error>(of forms: [StateForm],
-                                             read: (StateForm) throws(Failure) -> DecodedArchive) throws(Failure) -> (form: StateForm, decoded: DecodedArchive)? {
+                                             read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> (form: StateForm, decoded: ArchiveJudgement)? {
         guard let primary = forms.first else { return nil }
         var first = try read(primary)
         for form in forms.dropFirst() {
-            let copy: DecodedArchive
+            let copy: ArchiveJudgement
             do { copy = try read(form) } catch {
                 first.findings.append(ContractFinding(.statesDisagree, at: .file,
                                                       "the \(form.rawValue) copy cannot be read (\(error)); ycft reads the \(primary.rawValue) state"))

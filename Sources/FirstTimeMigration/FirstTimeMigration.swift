@@ -50,7 +50,7 @@ public enum FirstTimeMigration {
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
     public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Migration.Failure) {
         do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
-            throw .unwritable(error.description)
+            throw .unwritable(.state(error))
         }
     }
 
@@ -80,11 +80,10 @@ public enum FirstTimeMigration {
         // A source key the app would still read once removed: removeObject(forKey:) removes a
         // key from the app's own domain only.
         if let (key, place) = unremovable(removals, in: defaults) {
-            throw .unwritable("\(UntrustedText.quoted(key)) is also set in \(place), where removeObject(forKey:) does not remove it, "
-                              + "so the app would go on reading it; remove it there first, or migrate with keepSource")
+            throw .unwritable(.setElsewhere(key: key, domain: place))
         }
         let changes = writes.map { (key: $0.key, value: Optional($0.value)) } + removals.map { (key: $0, value: PlistValue?.none) }
-        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(error.description) }
+        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(.state(error)) }
         outcome.added = added
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
@@ -100,19 +99,18 @@ extension FirstTimeMigration {
     }
 
     /// The records and findings of one form.
-    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
+    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
         try source.read(form, failure: { Migration.Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Migration.Failure) in
             try archive(bytes, options)
         })
     }
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
-    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> DecodedArchive {
+    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
         if PropertyList.detectFormat(bytes) == .xml {
-            throw .unreadable("\(options.key): an XML archive; FirstTimeMigration reads the binary archives "
-                              + "NSKeyedArchiver writes (ycft migrate reads both)")
+            throw .unreadable(.xmlArchive(key: options.key))
         }
-        let decoded: DecodedArchive
+        let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
             throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
         }
@@ -125,12 +123,12 @@ extension FirstTimeMigration {
     /// launch arguments, the global domain), and that domain; nil when none is. Each domain is
     /// read once, however many keys are asked about (a rollback removes a key per gate). (Suites
     /// added with `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
-    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: String)? {
+    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: Migration.Failure.OtherDomain)? {
         guard !keys.isEmpty else { return nil }
-        let others: [(domain: [String: Any], place: String)] = [
-            (defaults.volatileDomain(forName: UserDefaults.registrationDomain), "the registration domain (register(defaults:))"),
-            (defaults.volatileDomain(forName: UserDefaults.argumentDomain), "the argument domain (launch arguments)"),
-            (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], "the global domain"),
+        let others: [(domain: [String: Any], place: Migration.Failure.OtherDomain)] = [
+            (defaults.volatileDomain(forName: UserDefaults.registrationDomain), .registration),
+            (defaults.volatileDomain(forName: UserDefaults.argumentDomain), .arguments),
+            (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], .global),
         ]
         for key in keys {
             if let other = others.first(where: { $0.domain[key] != nil }) { return (key, other.place) }
@@ -139,22 +137,20 @@ extension FirstTimeMigration {
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
-    private static func secondOpinion(_ bytes: [UInt8], _ decoded: DecodedArchive, _ options: Migration.Options) throws(Migration.Failure) {
+    private static func secondOpinion(_ bytes: [UInt8], _ decoded: ArchiveJudgement, _ options: Migration.Options) throws(Migration.Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
-        guard !decoded.findings.contains(where: { $0.rule.spec.device == .resetsAll }) else { return }
+        guard decoded.findings.resetsAll == nil else { return }
         #endif
         switch FoundationLoader.records(bytes) {
         case let .success(records) where records == decoded.records:
             return
         case .success:
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads other records from this archive "
-                              + "than ycft does")
+            throw .unreadable(.foundation(key: options.key, .otherRecords))
         case let .failure(.differs(why)):
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)")
+            throw .unreadable(.foundation(key: options.key, .differs(why)))
         case let .failure(.refused(why)):
-            throw .unreadable("\(options.key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), "
-                              + "so YCFirstTime would start afresh")
+            throw .unreadable(.foundation(key: options.key, .refused(why)))
         }
     }
 }

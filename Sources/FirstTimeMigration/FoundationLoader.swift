@@ -32,7 +32,7 @@ enum FoundationLoader {
             return .success(FirstTimeRecords())
         }
         guard let groupEntries = FoundationValues.entries(group) else { return .failure(.differs("sharedGroup is not a dictionary")) }
-        var records: [FirstTimeRecords.Entry] = []
+        var records: [(key: String, record: FirstTimeRecord)] = []
         for (key, value) in groupEntries {
             guard let record = value as? ArchivedRecord else {
                 return .failure(.differs("the value of \(FoundationValues.quotedText(key)) is not a YCFirstTimeObject"))

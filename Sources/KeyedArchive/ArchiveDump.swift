@@ -34,18 +34,19 @@ package enum ArchiveDump {
             case let .expansionTooLarge(limit):
                 return "expanding shared objects would print more than \(limit) values (a reference bomb?)"
             case .notAnArchive:
-                return "not an NSKeyedArchiver archive (no $objects array and $top dictionary)"
+                return "not an NSKeyedArchiver archive (no $archiver, $version, $top or $objects)"
             case let .graphTooDeep(limit):
                 return "the object graph nests more than \(limit) objects deep"
             }
         }
     }
 
-    /// Whether a value looks like an archive: a dictionary with a `$top` dictionary and an
-    /// `$objects` array (a missing or wrong `$archiver` is a warning, not another kind of file).
+    /// Whether a value is an archive, possibly a broken one: a dictionary that
+    /// `KeyedArchive.isEnvelope(_:)` says is one (what it lacks is a warning, not another kind
+    /// of file).
     package static func isArchive(_ value: PlistValue) -> Bool {
-        guard case let .dictionary(d) = value, case .array? = d["$objects"], case .dictionary? = d["$top"] else { return false }
-        return true
+        guard case let .dictionary(d) = value else { return false }
+        return KeyedArchive.isEnvelope(d)
     }
 
     /// The warnings a ``raw(_:shared:)`` dump lists under `"$warnings"` (empty when none).
@@ -72,7 +73,16 @@ package enum ArchiveDump {
             if case .uid = ref { continue }
             out.append("$top.\(UntrustedText.escaped(name)): is \(ref.typeName), not a UID")
         }
-        if objects.first != .string("$null") { out.append("$objects[0]: is not \"$null\"") }
+        switch envelope["$top"] {
+        case nil: out.append("$top: missing")
+        case .dictionary?: break
+        case let other?: out.append("$top: is \(other.typeName), not a dictionary")
+        }
+        switch envelope["$objects"] {
+        case nil: out.append("$objects: missing")
+        case .array?: if objects.first != .string("$null") { out.append("$objects[0]: is not \"$null\"") }
+        case let other?: out.append("$objects: is \(other.typeName), not an array")
+        }
         return out
     }
 
@@ -121,10 +131,13 @@ package enum ArchiveDump {
     /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
     ///   exceed the bound; use ``SharedObjects/references`` then.
     package static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
-        guard isArchive(value), case let .dictionary(envelope) = value,
-              case let .array(objects)? = envelope["$objects"], case let .dictionary(top)? = envelope["$top"] else {
-            return json(value)
-        }
+        guard isArchive(value), case let .dictionary(envelope) = value else { return json(value) }
+        // A broken envelope is rendered as far as it goes: no graph without an `$objects`
+        // array, no roots without a `$top` dictionary, each said under `"$warnings"`.
+        var objects: [PlistValue] = [], top = PlistDictionary()
+        let graphed: Bool
+        if case let .array(items)? = envelope["$objects"] { (objects, graphed) = (items, true) } else { graphed = false }
+        if case let .dictionary(roots)? = envelope["$top"] { top = roots }
         var renderer = GraphRenderer(objects: objects, shared: shared)
         renderer.warnings = envelopeWarnings(envelope, objects: objects, top: top)
         var topMembers: [JSON.Member] = []
@@ -134,9 +147,13 @@ package enum ArchiveDump {
         var members: [JSON.Member] = []
         // What the envelope holds, and nothing it does not: an absent key stays absent.
         for key in ["$archiver", "$version"] { if let present = envelope[key] { members.append(.init(key, json(present))) } }
-        members.append(.init("$top", .object(topMembers)))
-        // Anything else in the envelope is kept too.
-        for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
+        switch envelope["$top"] {
+        case .dictionary?: members.append(.init("$top", .object(topMembers)))
+        case let other?: members.append(.init("$top", json(other)))
+        case nil: break
+        }
+        // Anything else in the envelope is kept too (an `$objects` that is not an array among it).
+        for (key, extra) in envelope where key == "$objects" ? !graphed : !KeyedArchive.envelopeKeys.contains(key) {
             members.append(.init(key, json(extra)))
         }
         if !renderer.warnings.isEmpty { members.append(.init("$warnings", .array(renderer.warnings.map { .string($0) }))) }
@@ -148,10 +165,10 @@ package enum ArchiveDump {
     package static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
         guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
         var members: [JSON.Member] = []
-        for key in ["$archiver", "$version", "$top", "$objects"] {
+        for key in KeyedArchive.envelopeKeys {
             if let present = envelope[key] { members.append(.init(key, json(present))) }
         }
-        for (key, extra) in envelope where !["$archiver", "$version", "$top", "$objects"].contains(key) {
+        for (key, extra) in envelope where !KeyedArchive.envelopeKeys.contains(key) {
             members.append(.init(key, json(extra)))
         }
         return .object(members)

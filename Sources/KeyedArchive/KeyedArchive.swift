@@ -9,6 +9,23 @@ public struct KeyedArchive: Sendable {
     public static let archiverName = "NSKeyedArchiver"
     /// The archive version NSKeyedArchiver writes.
     public static let archiverVersion: Int64 = 100_000
+    /// The envelope's keys, in the order NSKeyedArchiver writes them.
+    public static let envelopeKeys = ["$archiver", "$version", "$top", "$objects"]
+
+    /// The one answer to "is this dictionary an archive, or something else (a defaults
+    /// domain)?": an archive, possibly a broken one, when it carries any of the envelope keys
+    /// (``envelopeKeys``). A broken one (`{"$objects": [...]}` alone) is still an archive, judged
+    /// by what its envelope lacks, never read as a defaults domain.
+    ///
+    /// ```swift
+    /// KeyedArchive.isEnvelope(PlistDictionary([("$objects", .array([]))]))    // true: broken
+    /// KeyedArchive.isEnvelope(PlistDictionary([("AppleLanguages", .array([]))]))  // false
+    /// ```
+    /// - Parameter dictionary: a property list's top-level dictionary.
+    public static func isEnvelope(_ dictionary: PlistDictionary) -> Bool {
+        // One pass over the keys: a defaults domain may hold many.
+        dictionary.contains { entry in envelopeKeys.contains { exactlyEqual($0, entry.key) } }
+    }
 
     /// `$archiver`.
     public let archiver: String
@@ -65,7 +82,7 @@ public struct KeyedArchive: Sendable {
         self.top = top
         self.objects = objects
         otherEnvelopeKeys = envelope.map(\.key).filter { key in
-            !["$archiver", "$version", "$top", "$objects"].contains { exactlyEqual($0, key) }
+            !Self.envelopeKeys.contains { exactlyEqual($0, key) }
         }
     }
 

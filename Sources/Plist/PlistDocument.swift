@@ -56,10 +56,7 @@ package struct PlistNode {
     let raw: plist_t
 
     /// The node's kind.
-    package typealias Kind = PlistKind
-
-    /// The node's kind.
-    package var kind: Kind {
+    package var kind: PlistKind {
         switch ycft_node_kind(raw) {
         case YCFT_STRING, YCFT_KEY: return .string
         case YCFT_INTEGER: return .integer

@@ -111,11 +111,11 @@ enum StatusCommand {
                     noState = true
                 }
             } catch {
-                let finding = ContractChecker.finding(for: error)
-                guard finding.rule.spec.device == .resetsAll else {
+                findings = [ContractChecker.finding(for: error)]
+                guard let resets = findings.resetsAll else {
                     throw Ycft.Failure(.content, Ycft.display(path), error.description)
                 }
-                (findings, reset) = ([finding], finding)
+                reset = resets
             }
             Ycft.warn(findings, path: path, io: io)
             let judged = reset == nil ? records : FirstTimeRecords()

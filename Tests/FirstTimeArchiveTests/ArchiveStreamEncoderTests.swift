@@ -31,7 +31,7 @@ import TestSupport
         let keyParts = ["gate", "é", "e\u{301}", "中文", "😀", "x", "long-key-long-key-long-key", ""]
         for round in 0..<300 {
             let count = round < 20 ? round : Int(random.next() % 300)
-            var entries: [FirstTimeRecords.Entry] = []
+            var entries: [(key: String, record: FirstTimeRecord)] = []
             var seen = Set<[UInt8]>()
             for i in 0..<count {
                 let key = keyParts[Int(random.next() % UInt64(keyParts.count))] + "\(i % 7 == 0 ? "" : String(random.next() % 1000))"

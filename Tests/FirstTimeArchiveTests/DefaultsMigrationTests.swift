@@ -113,9 +113,10 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         var dict = try dictionary(original)
         dict["YCFirstTime.records"] = RecordsFormat.plist(records([("other", "9", 1)]))
         let file = try PropertyList.write(.dictionary(dict), format: .binary)
-        #expect(throws: Migration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
+        #expect(throws: Migration.Failure.conflict(key: "YCFirstTime.records")) {
             try migrate(file, .records)
         }
+        #expect("\(Migration.Failure.conflict(key: "YCFirstTime.records"))" == "\"YCFirstTime.records\" already exists with different content")
         let forced = try migrate(file, .records) { $0.force = true }
         #expect(forced.changed == ["YCFirstTime.records"])
         #expect(try RecordsFormat.records(fromPlist: dictionary(forced.output!)["YCFirstTime.records"]!)
@@ -132,9 +133,11 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
     }
 
     @Test func fractionalDateRefusesXMLOutput() {
-        #expect(throws: Migration.Failure.unwritable(
-            "cannot write value: date 757414800.5 has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds (at InstallDate)")) {
+        #expect {
             try migrate(original, .records) { $0.outputFormat = .xml }
+        } throws: { error in
+            guard case .unwritable(.plist(.unwritable))? = error as? Migration.Failure else { return false }
+            return "\(error)" == "cannot write value: date 757414800.5 has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds (at InstallDate)"
         }
     }
 
@@ -147,17 +150,22 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
 
     @Test func brokenArchiveFails() throws {
         let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data([1, 2, 3]))])), format: .binary)
-        #expect(throws: Migration.Failure.unreadable(
-            #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#) ) { try migrate(file, .records) }
-        let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
-        #expect(throws: Migration.Failure.unreadable("\"YCFirstTime\" holds string, expected archive data")) {
-            try migrate(notData, .records)
+        #expect {
+            try migrate(file, .records)
+        } throws: { error in
+            guard case .unreadable(.state(.embeddedNotPlist(key: "YCFirstTime", _), archiveKey: "YCFirstTime"))? = error as? Migration.Failure
+            else { return false }
+            return "\(error)" == #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#
         }
+        let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
+        let notArchiveData = Migration.Failure.unreadable(.state(.notArchiveData(key: "YCFirstTime", found: "string"), archiveKey: "YCFirstTime"))
+        #expect(throws: notArchiveData) { try migrate(notData, .records) }
+        #expect("\(notArchiveData)" == "\"YCFirstTime\" holds string, expected archive data")
     }
 
     @Test func archiveIsNotADefaultsFile() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        #expect(throws: Migration.Failure.notDefaults(
-            "top level: the file is a keyed archive, not a defaults domain")) { try migrate(archive, .records) }
+        #expect(throws: Migration.Failure.notDefaults(found: "a keyed archive")) { try migrate(archive, .records) }
+        #expect("\(Migration.Failure.notDefaults(found: "a keyed archive"))" == "top level: the file is a keyed archive, not a defaults domain")
     }
 }

@@ -14,13 +14,13 @@ import TestSupport
                          "ab", "abcdefg", "abcdefgh", "com.example.", "com.example.app.", ".v2", "1", "10"]
 
     /// What the old code returned: a stable sort by `utf8Precedes`, the first of equal keys kept.
-    func expected(_ entries: [FirstTimeRecords.Entry]) -> (entries: [FirstTimeRecords.Entry], duplicates: [String]) {
+    func expected(_ entries: [(key: String, record: FirstTimeRecord)]) -> (entries: [(key: String, record: FirstTimeRecord)], duplicates: [String]) {
         let sorted = entries.enumerated().sorted { a, b in
             if utf8Precedes(a.element.key, b.element.key) { return true }
             if utf8Precedes(b.element.key, a.element.key) { return false }
             return a.offset < b.offset
         }.map(\.element)
-        var unique: [FirstTimeRecords.Entry] = [], duplicates: [String] = []
+        var unique: [(key: String, record: FirstTimeRecord)] = [], duplicates: [String] = []
         for entry in sorted {
             if let last = unique.last, exactlyEqual(last.key, entry.key) { duplicates.append(entry.key) } else { unique.append(entry) }
         }

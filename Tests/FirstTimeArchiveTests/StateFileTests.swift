@@ -129,7 +129,7 @@ import TestSupport
         changed["other"] = FirstTimeRecord(lastTime: 1)
         let rewrite = try #require(try StateWriter.rewrite(changed, changedFrom: state, into: file))
         #expect(rewrite.dropped == [lost])
-        #expect(try LegacyArchive.read(rewrite.bytes) == DecodedArchive(records: changed))
+        #expect(try LegacyArchive.read(rewrite.bytes) == ArchiveJudgement(records: changed))
         #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
                                                                    dropped: [lost]))
         #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .envelopeExtraKey, .rootExtraKey, .recordUnknownKey])

@@ -147,7 +147,8 @@ import TestSupport
         #expect {
             try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
         } throws: { error in
-            (error as? Migration.Failure).map { "\($0)".contains("Foundation's NSKeyedUnarchiver reads other records") } ?? false
+            guard case .unreadable(.foundation(_, .otherRecords))? = error as? Migration.Failure else { return false }
+            return "\(error)".contains("Foundation's NSKeyedUnarchiver reads other records")
         }
         // Without it, UserDefaults could not hold the keys apart: refused before anything is written.
         var options = scenario.options
@@ -155,7 +156,7 @@ import TestSupport
         #expect {
             try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: options)
         } throws: { error in
-            guard case let .unwritable(why)? = error as? Migration.Failure else { return false }
+            guard case let .unwritable(.state(.cannotHold(why)))? = error as? Migration.Failure else { return false }
             return why.contains("canonically equivalent")
         }
         #expect(domain.normalized() == before)

@@ -38,8 +38,7 @@ import TestSupport
                         migrated.append(name)
                     case let (.failure(expected), .failure(failure)):
                         if PropertyList.detectFormat(bytes) == .xml {
-                            #expect(failure == .unreadable("YCFirstTime: an XML archive; FirstTimeMigration reads the binary "
-                                                           + "archives NSKeyedArchiver writes (ycft migrate reads both)"))
+                            #expect(failure == .unreadable(.xmlArchive(key: "YCFirstTime")))
                         } else {
                             #expect(failure == expected, "\(name) \(target)")
                         }
@@ -56,10 +55,12 @@ import TestSupport
     @Test func xmlArchivesAreReportedNotMigrated() throws {
         let bytes = try LegacyArchive.encode(Self.records3, format: .xml)
         try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
-            #expect(throws: Migration.Failure.unreadable("YCFirstTime: an XML archive; FirstTimeMigration reads the binary archives "
-                                                         + "NSKeyedArchiver writes (ycft migrate reads both)")) {
+            #expect(throws: Migration.Failure.unreadable(.xmlArchive(key: "YCFirstTime"))) {
                 try FirstTimeMigration.migrate(domain.defaults, to: .records)
             }
+            #expect("\(Migration.Failure.unreadable(.xmlArchive(key: "YCFirstTime")))"
+                    == "YCFirstTime: an XML archive; FirstTimeMigration reads the binary archives "
+                    + "NSKeyedArchiver writes (ycft migrate reads both)")
             #expect(domain.value(LegacyArchive.defaultsKey) == .data(bytes))
             #expect(domain.value(RecordsFormat.defaultsKey) == nil)
         }
@@ -70,7 +71,7 @@ import TestSupport
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(other))]) { domain in
             let before = domain.normalized()
-            #expect(throws: Migration.Failure.conflict("\"YCFirstTime.records\" already exists with different content")) {
+            #expect(throws: Migration.Failure.conflict(key: "YCFirstTime.records")) {
                 try FirstTimeMigration.migrate(domain.defaults, to: .records)
             }
             #expect(domain.normalized() == before)
@@ -105,11 +106,11 @@ import TestSupport
     @Test func aSourceKeyInAnotherDomainIsRefusedBeforeAnyWrite() throws {
         let archive = try Self.archive(Self.records3)
         guard case let .data(bytes) = archive else { return }
-        let places: [(domain: String, text: String)] = [
-            (UserDefaults.argumentDomain, "the argument domain (launch arguments)"),
-            (UserDefaults.registrationDomain, "the registration domain (register(defaults:))"),
+        let places: [(domain: String, other: Migration.Failure.OtherDomain, text: String)] = [
+            (UserDefaults.argumentDomain, .arguments, "the argument domain (launch arguments)"),
+            (UserDefaults.registrationDomain, .registration, "the registration domain (register(defaults:))"),
         ]
-        for (place, text) in places {
+        for (place, other, text) in places {
             for inAppDomain in [true, false] {
                 // Registered defaults cannot be unregistered and volatile domains are shared by
                 // every UserDefaults of the process: a key of this case's own keeps them from
@@ -133,11 +134,12 @@ import TestSupport
                         return
                     }
                     let before = domain.normalized()
-                    #expect(throws: Migration.Failure.unwritable(
-                        "\"\(key)\" is also set in \(text), where removeObject(forKey:) does not "
-                        + "remove it, so the app would go on reading it; remove it there first, or migrate with keepSource")) {
+                    let refusal = Migration.Failure.unwritable(.setElsewhere(key: key, domain: other))
+                    #expect(throws: refusal) {
                         try FirstTimeMigration.migrate(defaults, to: .records, options: options)
                     }
+                    #expect("\(refusal)" == "\"\(key)\" is also set in \(text), where removeObject(forKey:) does not "
+                            + "remove it, so the app would go on reading it; remove it there first, or migrate with keepSource")
                     #expect(domain.normalized() == before, "\(place), in the app's domain too: \(inAppDomain)")
                     #expect(defaults.object(forKey: RecordsFormat.defaultsKey) == nil)
                     // Keeping the source removes nothing, so nothing is left behind unexpectedly.
@@ -221,7 +223,7 @@ import TestSupport
                 guard PropertyList.detectFormat(bytes) == .binary else { continue }
                 let ycft = try LegacyArchive.read(binary: bytes)
                 // Linux Foundation traps on archives whose classes the loader refuses; those are not asked.
-                if FoundationValues.mergesEquivalentKeys, ycft.findings.contains(where: { $0.rule.spec.device == .resetsAll }) { continue }
+                if FoundationValues.mergesEquivalentKeys, ycft.findings.resetsAll != nil { continue }
                 switch FoundationLoader.records(bytes) {
                 case let .success(records):
                     if FoundationValues.mergesEquivalentKeys && name == "unicode-keys.plist" {

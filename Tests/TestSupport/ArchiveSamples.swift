@@ -62,7 +62,7 @@ public func oracleDecode(_ bytes: [UInt8]) throws -> (root: String, group: Strin
     let result = try runProcess(TestPaths.executable("foundation-oracle"), ["decode", file.path])
     guard result.status == 0 else { throw OracleError(message: "status \(result.status): \(result.stderr)") }
     var root = "", group: String?
-    var entries: [FirstTimeRecords.Entry] = []
+    var entries: [(key: String, record: FirstTimeRecord)] = []
     for line in result.stdoutText.split(separator: "\n") {
         let parts = line.split(separator: " ", omittingEmptySubsequences: false)
         switch parts[0] {

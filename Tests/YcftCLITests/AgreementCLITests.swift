@@ -46,7 +46,7 @@ import TestSupport
         for (name, bytes) in cases {
             let findings = ContractChecker.check(bytes)
             let fatal = findings.filter { $0.rule.spec.isFatal }
-            let resets = findings.first { $0.rule.spec.device == .resetsAll }
+            let resets = findings.resetsAll
 
             let verify = FakeIO(files: ["f.plist": bytes])
             let verified = verify.run(["verify", "f.plist"])

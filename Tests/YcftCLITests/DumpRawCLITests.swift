@@ -54,7 +54,7 @@ import TestSupport
         // Any other plist: --raw shows it.
         let plain = FakeIO(files: ["q.plist": try PropertyList.write(.dictionary(PlistDictionary([("a", .bool(true))])), format: .binary)])
         #expect(plain.run(["dump", "--objects", "q.plist"]) == 1)
-        #expect(plain.stderr == "ycft: q.plist: not an NSKeyedArchiver archive (no $objects array and $top dictionary); use --raw to see the property list\n")
+        #expect(plain.stderr == "ycft: q.plist: not an NSKeyedArchiver archive (no $archiver, $version, $top or $objects); use --raw to see the property list\n")
     }
 
     @Test(arguments: [

@@ -235,7 +235,7 @@ import TestSupport
         let result = try runProcess(ycft, ["edit", file.path], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n")
-        #expect(try LegacyArchive.read(readBytes(file)) == DecodedArchive(records: records([("k", "9.9", 2.5)])))
+        #expect(try LegacyArchive.read(readBytes(file)) == ArchiveJudgement(records: records([("k", "9.9", 2.5)])))
         // Cancelled (saved unchanged): nothing written, nothing dropped.
         let unchanged = try runProcess(ycft, ["edit", file.path], environment: environment)
         #expect(unchanged.status == 0)
