@@ -385,10 +385,6 @@ if arguments.first == "--child", arguments.count == 3 {
     case "dump": sink &+= dump(arguments[2])
     case "verify": sink &+= UInt64(ContractChecker.check(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
     case "pack": sink &+= UInt64(try LegacyArchive.encode(LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
-    // The archive's value tree written by the binary writer: how pack wrote before it streamed.
-    case "pack-tree":
-        let records = try LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31))
-        sink &+= UInt64(try PropertyList.write(LegacyArchive.encode(records), format: .binary).count)
     // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
     case "migrate":
         sink &+= UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0)
@@ -465,21 +461,17 @@ if arguments.first == "--instructions" {
         let net = Double(ir - min(ir, base))
         print("| ycft's guard pass alone (inside each row below) | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
     }
-    for mode in ["decode", "dump", "verify", "pack", "pack-tree"] {
+    for mode in ["decode", "dump", "verify", "pack"] {
         guard let ir = instructions(mode, file.path) else { print("| \(mode) | failed | - | - |"); continue }
         counts[mode] = ir
         let net = Double(ir - min(ir, base))
-        print("| ycft \(mode)\(mode.hasPrefix("pack") ? " (decode + encode)" : "") | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
+        print("| ycft \(mode)\(mode == "pack" ? " (decode + encode)" : "") | \(ir) | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
     }
     // pack's own share: the encoder, net of the decode that gives it its records. Its output is
     // the archive itself, so the floor is also the floor's parse of what pack writes.
-    if let decode = counts["decode"] {
-        for mode in ["pack", "pack-tree"] {
-            guard let ir = counts[mode] else { continue }
-            let net = Double(ir - min(ir, decode))
-            print("| encode only (\(mode == "pack" ? "written object by object" : "value tree, then written")) | - | \(Int(net)) | "
-                  + "\(String(format: "%.2f×", net / floorNet)) |")
-        }
+    if let decode = counts["decode"], let pack = counts["pack"] {
+        let net = Double(pack - min(pack, decode))
+        print("| encode only (pack less decode) | - | \(Int(net)) | \(String(format: "%.2f×", net / floorNet)) |")
     }
     // The same records as Linux Foundation's NSKeyedArchiver writes them: another layout (an
     // NSDictionary group, every object's keys in hash order, a larger file), its own floor.

@@ -27,9 +27,6 @@ struct NodeGraph: ArchiveGraph {
         self.rootUID = rootUID
     }
 
-    /// The walker checks the root's and the group's class last: their descriptor is the last
-    /// object, and reaching it first would follow every link of `$objects` before the records.
-    static var readsForward: Bool { true }
     var objectCount: Int { objects.count }
     func object(at index: Int) -> PlistNode { objects[index] }
     func kind(_ node: PlistNode) -> PlistKind { node.kind }

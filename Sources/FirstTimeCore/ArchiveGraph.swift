@@ -9,12 +9,6 @@ public import PlistCore
 @_spi(Walker) public protocol ArchiveGraph {
     /// One object of the table, as the conformer holds it.
     associatedtype Node
-    /// True when reaching an object costs a walk over every object before it (libplist keeps
-    /// `$objects` as a linked list) and the graph follows those links only as far as it is
-    /// asked. The walker then checks the classes of the root and the group, whose descriptor
-    /// NSKeyedArchiver writes last, after their contents rather than before (see
-    /// ``ContractWalker/judge(_:mode:)``). False unless a conformer says otherwise.
-    static var readsForward: Bool { get }
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
     /// Where the envelope holds more than NSKeyedArchiver writes: a key beside `$archiver`,
@@ -45,8 +39,6 @@ public import PlistCore
 }
 
 extension ArchiveGraph {
-    /// False: objects are reached by index.
-    @_spi(Walker) public static var readsForward: Bool { false }
     /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
     @_spi(Walker) public var envelopeExtras: [ObjectPath] { [] }
 }

@@ -91,66 +91,18 @@ public struct ArchiveJudgement: Sendable, Equatable {
     /// instances share it): by UID, filled once per class, so an instance costs no lookup.
     @usableFromInline var checkedChains: [Bool] = []
 
-    /// Whether the class checks of the root and the group wait until the end of the walk
-    /// (``judge(_:mode:)``).
-    @usableFromInline let classesLast: Bool
-    /// The dictionaries whose class check waits, in the order they were reached, each with the
-    /// number of findings at that moment: where the check's own findings go.
-    @usableFromInline var uncheckedDictionaries: [(uid: UInt64, role: DictionaryRole, position: Int)] = []
-
-    /// A walker over `graph`, checking the classes of the root and the group in order.
+    /// A walker over `graph`.
     @inlinable public init(_ graph: Graph, mode: Mode) {
-        self.init(graph, mode: mode, classesLast: false)
-    }
-
-    @inlinable init(_ graph: Graph, mode: Mode, classesLast: Bool) {
         self.graph = graph
         self.mode = mode
-        self.classesLast = classesLast
     }
 
-    /// Walks the archive.
-    ///
-    /// On a graph that ``ArchiveGraph/readsForward`` the walk goes into the root and the group
-    /// before checking their classes, and checks them at the end: the descriptor NSKeyedArchiver
-    /// writes last is then reached after the records, so libplist's list of objects is followed
-    /// once, in step with the walk, instead of to its end before the first record and again by
-    /// the walk, which was measurably slower (modelled in C over libplist 2.2.0:
-    /// docs/performance.md, "How decode reached the floor"). When the checks let the walk in
-    /// (`NSMutableDictionary`, with or without Apple's chain, or `NSDictionary`), checking first
-    /// would have walked the same way, and their findings are put where it would have put them,
-    /// so the judgement is the one checking first gives. When one does not (another class), or
-    /// stops a `decode` walk, the archive is walked again in order and that walk's judgement is
-    /// returned.
+    /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
     @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
-        if Graph.readsForward {
-            var walker = ContractWalker(graph, mode: mode, classesLast: true)
-            let records = try? walker.walk()
-            if let judgement = walker.judgementWithWaitedChecks(records) { return judgement }
-        }
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
         do { records = try walker.walk() } catch { records = nil }
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
-    }
-
-    /// The judgement of a walk whose class checks waited: the checks run now, in the order
-    /// their dictionaries were reached, and each one's findings go where checking first would
-    /// have put them. Nil when a check does not let the walk in (another class) or, in
-    /// `decode` mode, stops it: checking first would have walked differently.
-    @inlinable mutating func judgementWithWaitedChecks(_ records: FirstTimeRecords?) -> ArchiveJudgement? {
-        var all = findings
-        var anyFatal = fatal
-        var inserted = 0
-        for (uid, role, position) in uncheckedDictionaries {
-            findings.removeAll()
-            fatal = false
-            guard let found = node(uid), (try? dictionaryClass(found, uid: uid, role: role)) == true else { return nil }
-            all.insert(contentsOf: findings, at: position + inserted)
-            inserted += findings.count
-            anyFatal = anyFatal || fatal
-        }
-        return ArchiveJudgement(records: anyFatal ? nil : records, findings: all)
     }
 
     @inlinable mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
@@ -292,16 +244,11 @@ public struct ArchiveJudgement: Sendable, Equatable {
         return zip(keys, values).map { (key: $0, value: $1) }
     }
 
-    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding). With
-    /// `classesLast`, its class is checked at the end (``judge(_:mode:)``).
+    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
     @inlinable mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
-        if classesLast {
-            uncheckedDictionaries.append((uid, role, findings.count))
-        } else {
-            guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
-        }
+        guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
         return try pairs(found, uid: uid)
     }
 

@@ -31,8 +31,6 @@ public enum LegacyArchive {
     @usableFromInline package static let versionKeyLiteral: StaticString = "lastVersion"
     @usableFromInline package static let timeKeyLiteral: StaticString = "lastTime"
 
-    @usableFromInline package static let dictionaryClasses: Set<String> = ["NSMutableDictionary", "NSDictionary"]
-
     // MARK: Encoding
 
     /// Encodes records to the archive value, in Apple's layout.
@@ -96,12 +94,7 @@ public enum LegacyArchive {
     /// - Throws: ``FirstTimeError/plist(_:)`` when a key or version holds NUL (libplist stores
     ///   C strings) or, for XML, a character XML 1.0 cannot hold.
     public static func encode(_ records: FirstTimeRecords, format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        do {
-            switch format {
-            case .binary: return try encodeBinary(records)
-            case .xml: return try PropertyList.write(encode(records), format: .xml)
-            }
-        } catch { throw .plist(error) }
+        do { return try PropertyList.write(encode(records), format: format) } catch { throw .plist(error) }
     }
 }
 
@@ -143,128 +136,5 @@ extension LegacyArchive {
     /// Decodes an archive to records.
     public static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
         try read(archive).records
-    }
-}
-
-// MARK: Encoding straight to bytes
-
-extension LegacyArchive {
-    /// The binary archive of `records`, written object by object: the same bytes as
-    /// `PropertyList.write(encode(records), format: .binary)` without building the archive's
-    /// value tree first (that tree was most of `ycft pack`'s time).
-    ///
-    /// A first pass numbers the objects as ``encode(_:)`` does (pre-order; a class descriptor
-    /// after its first instance's children); the second writes them in that order.
-    static func encodeBinary(_ records: FirstTimeRecords) throws(PlistError) -> [UInt8] {
-        let n = records.count
-        // UIDs: 0 $null, 1 root, 2 "sharedGroup", 3 group, then the n block keys.
-        var next = UInt64(4 + n)
-        var recordUIDs = [UInt64](repeating: 0, count: n)
-        var versionUIDs = [UInt64](repeating: 0, count: n)
-        var timeUIDs = [UInt64](repeating: 0, count: n)
-        var newVersion = [Bool](repeating: false, count: n)
-        var shared: [ExactKey: UInt64] = [:]
-        var dateClass: UInt64 = 0, dateClassAt = -1, recordClass: UInt64 = 0
-        for (i, entry) in records.entries.enumerated() {
-            recordUIDs[i] = next
-            next += 1
-            if let version = entry.record.lastVersion {
-                if let uid = shared[ExactKey(version)] {
-                    versionUIDs[i] = uid
-                } else {
-                    versionUIDs[i] = next
-                    shared[ExactKey(version)] = next
-                    newVersion[i] = true
-                    next += 1
-                }
-            }
-            if entry.record.lastTime != nil {
-                timeUIDs[i] = next
-                next += 1
-                if dateClass == 0 {
-                    dateClass = next
-                    dateClassAt = i
-                    next += 1
-                }
-            }
-            if recordClass == 0 {
-                recordClass = next
-                next += 1
-            }
-        }
-        let dictionaryClass = next
-        next += 1
-
-        var out = BinaryPlistStream(expectedObjects: Int(next) * 3 + 16)
-        func uidArray(_ uids: some Sequence<UInt64>) throws(PlistError) -> Int {
-            let index = out.open()
-            var items: [Int] = []
-            for uid in uids { items.append(try out.uid(uid)) }
-            out.closeArray(index, items: items)
-            return index
-        }
-        func classDescriptor(_ name: String, _ chain: [String]) throws(PlistError) -> Int {
-            let index = out.open()
-            let keys = [try out.key("$classname"), try out.key("$classes")]
-            let nameRef = try out.string(name)
-            let list = out.open()
-            var items: [Int] = []
-            for link in chain { items.append(try out.string(link)) }
-            out.closeArray(list, items: items)
-            out.closeDictionary(index, keys: keys, values: [nameRef, list])
-            return index
-        }
-        func mutableDictionary(keys keyUIDs: some Sequence<UInt64>, objects: some Sequence<UInt64>) throws(PlistError) -> Int {
-            let index = out.open()
-            let keys = [try out.key("NS.keys"), try out.key("NS.objects"), try out.key("$class")]
-            let values = [try uidArray(keyUIDs), try uidArray(objects), try out.uid(dictionaryClass)]
-            out.closeDictionary(index, keys: keys, values: values)
-            return index
-        }
-
-        let top = out.open()
-        let topKeys = [try out.key("$version"), try out.key("$objects"), try out.key("$archiver"), try out.key("$top")]
-        let version = out.integer(KeyedArchive.archiverVersion)
-        out.enter(.key("$objects"))
-        let objects = out.open()
-        var items: [Int] = []
-        items.reserveCapacity(Int(next))
-        func string(_ s: String) throws(PlistError) -> Int {
-            out.enter(.index(items.count))
-            defer { out.leave() }
-            return try out.string(s)
-        }
-        items.append(try out.string("$null"))
-        items.append(try mutableDictionary(keys: [2], objects: [3]))
-        items.append(try out.string(groupKey))
-        items.append(try mutableDictionary(keys: (0..<UInt64(n)).lazy.map { $0 + 4 }, objects: recordUIDs))
-        for entry in records.entries { items.append(try string(entry.key)) }
-        for (i, entry) in records.entries.enumerated() {
-            let record = out.open()
-            let keys = [try out.key(versionKey), try out.key(timeKey), try out.key("$class")]
-            let values = [try out.uid(versionUIDs[i]), try out.uid(timeUIDs[i]), try out.uid(recordClass)]
-            out.closeDictionary(record, keys: keys, values: values)
-            items.append(record)
-            if newVersion[i], let text = entry.record.lastVersion { items.append(try string(text)) }
-            if let time = entry.record.lastTime {
-                let date = out.open()
-                let dateKeys = [try out.key("NS.time"), try out.key("$class")]
-                let dateValues = [out.real(time), try out.uid(dateClass)]
-                out.closeDictionary(date, keys: dateKeys, values: dateValues)
-                items.append(date)
-                if i == dateClassAt { items.append(try classDescriptor(LegacyArchive.dateClass, dateChain)) }
-            }
-            if i == 0 { items.append(try classDescriptor(LegacyArchive.recordClass, recordChain)) }
-        }
-        items.append(try classDescriptor(mutableDictionaryClass, mutableDictionaryChain))
-        out.closeArray(objects, items: items)
-        out.leave()
-        let archiver = try out.string(KeyedArchive.archiverName)
-        let topDictionary = out.open()
-        let rootKey = try out.key("root")
-        let root = try out.uid(1)
-        out.closeDictionary(topDictionary, keys: [rootKey], values: [root])
-        out.closeDictionary(top, keys: topKeys, values: [version, objects, archiver, topDictionary])
-        return out.bytes(top: top)
     }
 }

@@ -146,13 +146,13 @@ package struct PlistNode {
 
 /// An array's items, followed only as far as they are asked for.
 ///
-/// libplist keeps an array as a linked list: reaching item `n` follows the `n` links before it,
-/// each on a node the processor has not seen for a while on a large tree. ``PlistNode/items``
-/// follows them all at once; this follows them in step with a reader that goes mostly forward
-/// (the archive walker), so a node's link is read just before the reader looks at the node.
-/// On `$objects` of 100,000 records that pass alone cost a large share of libplist's own parse,
-/// visit and free (measured in C: docs/performance.md, "How decode reached the floor"), and a reader that looks at the nodes
-/// afterwards pays for every one of them again.
+/// libplist keeps an array as a linked list: reaching item `n` follows the `n` links before it.
+/// ``PlistNode/items`` follows them all at once; this follows them as far as the highest index
+/// asked for, and keeps the nodes it passed, so a later item below it costs no link.
+///
+/// The archive walker reads `$objects` through it. It checks the root's class first, and
+/// NSKeyedArchiver writes that class descriptor last, so on a whole archive every link is
+/// followed at that first check (docs/performance.md, "Second implementations").
 ///
 /// It keeps its document alive; the ``PlistNode``s it gives are borrowed from that document.
 package final class PlistItemCursor {

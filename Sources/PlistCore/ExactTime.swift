@@ -13,11 +13,9 @@ public enum ExactTime {
     }
 
     /// Appends ``utcString(secondsSince2001:)``'s 27 bytes to `out`, without allocating.
-    /// - Parameter shortest: `seconds.description`, when the caller has it already (it is the
-    ///   text the rounding starts from; passing it saves converting the double twice).
     /// - Returns: false (nothing appended) where ``utcString(secondsSince2001:)`` is nil.
-    public static func appendUTC(secondsSince2001 seconds: Double, shortest: String? = nil, into out: inout [UInt8]) -> Bool {
-        guard seconds.isFinite, let micros = scaled(seconds, digits: 6, shortest: shortest) else { return false }
+    public static func appendUTC(secondsSince2001 seconds: Double, into out: inout [UInt8]) -> Bool {
+        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return false }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
@@ -72,11 +70,10 @@ public enum ExactTime {
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
-    /// - Parameter shortest: `seconds.description`, when the caller has it already.
-    public static func scaled(_ seconds: Double, digits: Int, shortest: String? = nil) -> Int64? {
+    public static func scaled(_ seconds: Double, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
-        var text = shortest ?? seconds.description
+        var text = seconds.description
         return text.withUTF8 { bytes -> Int64? in
             guard !bytes.isEmpty else { return nil }
             // First pass: how many mantissa digits, how many after the point, the exponent.
@@ -228,7 +225,7 @@ public enum ExactTime {
 
     /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
     /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits or the result is
-    /// beyond `Int64` (no time scaled by ``scaled(_:digits:shortest:)`` equals it then).
+    /// beyond `Int64` (no time scaled by ``scaled(_:digits:)`` equals it then).
     public static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
         guard let f = fractionValue(fraction) else { return nil }
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: pow10(fraction.utf8.count))

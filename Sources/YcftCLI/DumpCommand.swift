@@ -45,7 +45,7 @@ enum DumpCommand {
                 do {
                     let state = try StateFile(bytes, key: options.stateKey, limits: limits).state()
                     Ycft.warn(state.findings, path: path, io: io)
-                    io.writeStdout(RecordsFormat.jsonBytes(state.records, style: compact ? .compact : .pretty))
+                    io.writeStdout(RecordsFormat.json(state.records).bytes(style: compact ? .compact : .pretty))
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.

@@ -105,7 +105,7 @@ private struct EditSession {
         }
         scratch = directory
         let scratchPath = directory.path(of: EditSession.name)
-        var text = RecordsFormat.jsonBytes(original)
+        var text = RecordsFormat.json(original).bytes()
         var lastMistake: [UInt8]?
         while true {
             try checkSignals()

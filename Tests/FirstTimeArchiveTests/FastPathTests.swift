@@ -59,12 +59,10 @@ import TestSupport
     }
 }
 
-/// The walk over libplist's tree checks the classes of the root and the group after their
-/// contents (``ArchiveGraph/readsForward``, so that `$objects` is followed once), and walks again
-/// in order when they are not what it assumed. Its judgement, every finding in order, must be
-/// the one the walk over resolved values gives, which checks them first: in both modes, for
-/// every archive either can read.
-@Suite struct ClassesCheckedLastJudgeAlike {
+/// The walk over libplist's tree (`NodeGraph`) and the walk over resolved values
+/// (`ResolvedGraph`) are the same walker over two conformers: their judgements, every finding
+/// in order, must be equal, in both modes, for every archive either can read.
+@Suite struct LibplistTreeJudgesAsResolvedValues {
     /// Compares the two walks; false when libplist's tree is not walked (not a binary archive
     /// with NSKeyedArchiver's exact envelope) or the bytes are no archive at all.
     @discardableResult

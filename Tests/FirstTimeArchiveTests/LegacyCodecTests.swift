@@ -123,3 +123,16 @@ struct Generator {
         return out
     }
 }
+
+/// A NUL in a key or a version (libplist stores C strings) fails the binary encoding with the
+/// writer's own error, naming where it is.
+@Suite struct EncodingFailures {
+    @Test func aNulFailsWhereItIs() throws {
+        for records in [try FirstTimeRecords([("a", FirstTimeRecord()), ("b\u{0}c", FirstTimeRecord())]),
+                        try FirstTimeRecords([("a", FirstTimeRecord(lastVersion: "1\u{0}"))])] {
+            let expected = Result { () throws(PlistError) in try PropertyList.write(LegacyArchive.encode(records), format: .binary) }
+            guard case let .failure(error) = expected else { Issue.record("the binary writer wrote a NUL"); continue }
+            #expect(throws: FirstTimeError.plist(error)) { try LegacyArchive.encode(records, format: .binary) }
+        }
+    }
+}

@@ -184,16 +184,3 @@ import TestSupport
         }
     }
 }
-
-@Suite struct StreamedJSON {
-    @Test func sameBytesAsTheTree() {
-        var generator = Generator(seed: 5)
-        var cases = [hardRecords, FirstTimeRecords(), records([("n", nil, .nan), ("i", "\u{1}\"\\", -.infinity)])]
-        for _ in 0..<30 { cases.append(generator.records(count: Int(generator.next() % 12))) }
-        for input in cases {
-            for style in [JSON.Style.pretty, .compact] {
-                #expect(RecordsFormat.jsonBytes(input, style: style) == RecordsFormat.json(input).bytes(style: style))
-            }
-        }
-    }
-}
