@@ -1,4 +1,4 @@
-@_spi(Walker) internal import FirstTimeCore
+internal import FirstTimeCore
 internal import CLibPlist
 internal import KeyedArchive
 internal import Plist

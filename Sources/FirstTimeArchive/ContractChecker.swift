@@ -17,17 +17,17 @@ public enum ContractChecker {
     }
 
     /// A finding, and which document its path is a path of.
-    public struct Placed: Sendable, Equatable {
+    package struct Placed: Sendable, Equatable {
         /// The finding.
-        public var finding: ContractFinding
+        package var finding: ContractFinding
         /// The defaults key under which the file holds, as data, the archive that the path is
         /// in (`$objects[5].lastTime` of the archive under `YCFirstTime`); nil when the path is
         /// one of the file itself (a bare archive, plain records, interval keys, the file).
-        public var archiveKey: String?
+        package var archiveKey: String?
     }
 
     /// ``check(_:key:limits:)``'s findings, each placed (for `verify`'s line numbers).
-    public static func checkPlaced(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
+    package static func checkPlaced(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                                    limits: PlistLimits = .default) -> [Placed] {
         do {
             return try StateFile(bytes, key: key, limits: limits).checkForms().map { form, finding in

@@ -1,6 +1,6 @@
 public import FirstTimeCore
 internal import Plist
-public import PlistCore
+internal import PlistCore
 
 /// Moves YCFirstTime state inside an exported defaults file (a plist dictionary) between the
 /// legacy archive, the plain records format, and IntervalClient keys, touching nothing else.
@@ -9,30 +9,8 @@ public import PlistCore
 /// keeps its format unless asked otherwise.
 public enum DefaultsMigration {
 
-    /// The result for one file: the ``Migration/Outcome`` (its members read as this type's own:
-    /// `outcome.status`, `outcome.added`, ...) and the new bytes.
-    @dynamicMemberLookup
-    public struct Outcome: Sendable {
-        /// What happened (shared with the on-device library).
-        public var migration: Migration.Outcome
-        /// The new file bytes, for `.migrated`.
-        public var output: [UInt8]?
-        /// The format of `output`.
-        public var format: PlistFormat
-
-        /// A member of ``migration``.
-        public subscript<Value>(dynamicMember member: WritableKeyPath<Migration.Outcome, Value>) -> Value {
-            get { migration[keyPath: member] }
-            set { migration[keyPath: member] = newValue }
-        }
-
-        /// A computed member of ``migration`` (``Migration/Outcome/resetsAll``).
-        public subscript<Value>(dynamicMember member: KeyPath<Migration.Outcome, Value>) -> Value {
-            migration[keyPath: member]
-        }
-    }
-
-    /// Migrates the bytes of one defaults file to `target`, as `ycft migrate --to TARGET` does.
+    /// Migrates the bytes of one defaults file to `target`, as `ycft migrate --to TARGET` does:
+    /// the outcome's ``Migration/Outcome/output`` holds the new file.
     ///
     /// ```swift
     /// let outcome = try DefaultsMigration.migrate(prefsBytes, to: .records)
@@ -40,13 +18,13 @@ public enum DefaultsMigration {
     /// ```
     /// - Throws: ``Migration/Failure`` (nothing to write then).
     public static func migrate(_ bytes: [UInt8], to target: Migration.Target,
-                               options: Migration.Options = .init()) throws(Migration.Failure) -> Outcome {
+                               options: Migration.Options = .init()) throws(Migration.Failure) -> Migration.Outcome {
         let file: StateFile
-        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(.state(error, archiveKey: nil)) }
+        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error, archiveKey: nil) }
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
         guard let original = file.defaults else { throw .notDefaults(found: file.topLevel) }
         let format = options.outputFormat ?? file.format
-        var outcome = Outcome(migration: Migration.Outcome(status: .migrated), output: nil, format: format)
+        var outcome = Migration.Outcome(status: .migrated)
         func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
             do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
@@ -55,7 +33,8 @@ public enum DefaultsMigration {
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
         let plan = try Migration.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
-        outcome.migration = plan.outcome
+        outcome = plan.outcome
+        outcome.format = format
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
         // After `--drop-versions` (sources removed) the file holds the state as interval.* keys
@@ -65,7 +44,7 @@ public enum DefaultsMigration {
         if target == .interval, options.dropVersions, !options.keepSource {
             var written = ExactKeyPositions(writes.map(\.key))
             if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !written.contains($0.key) }) {
-                throw .unwritable(.intervalGate(key: own.key))
+                throw .intervalGate(key: own.key)
             }
         }
         // New keys take the place of the first source key, so a round trip keeps the key order;
@@ -113,11 +92,11 @@ public enum DefaultsMigration {
             outcome.status = .unchanged
             return outcome
         }
-        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritable(.plist(error)) }
+        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritablePlist(error) }
         return outcome
     }
 
-    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Outcome) -> Outcome {
+    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Migration.Outcome) -> Migration.Outcome {
         var outcome = outcome
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }

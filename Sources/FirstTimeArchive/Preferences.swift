@@ -16,7 +16,7 @@ extension StateFile {
 
     /// The app's preferences this file holds: its top-level keys other than YCFirstTime's state
     /// keys (``isStateKey(_:)``), in file order; empty for anything but a defaults domain.
-    public var preferences: [(key: String, value: PlistValue)] {
+    package var preferences: [(key: String, value: PlistValue)] {
         guard let defaults else { return [] }
         return defaults.entries.filter { !isStateKey($0.key) }
     }

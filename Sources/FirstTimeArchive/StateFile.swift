@@ -1,4 +1,4 @@
-@_spi(Walker) public import FirstTimeCore
+public import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
 public import PlistCore
@@ -151,7 +151,7 @@ public struct StateFile: Sendable {
     }
 
     /// The defaults domain's keys and values (nil for a bare archive).
-    public var defaults: PlistDictionary? {
+    package var defaults: PlistDictionary? {
         guard isDefaults, case let .dictionary(file)? = value else { return nil }
         return file
     }
@@ -268,7 +268,7 @@ public struct StateFile: Sendable {
     public func archiveData() throws(FirstTimeError) -> [UInt8] { try source.archiveData() }
 
     /// The archive's property list, bare or held by a defaults file (for `dump --raw`).
-    public func archivePlist() throws(FirstTimeError) -> PlistValue {
+    package func archivePlist() throws(FirstTimeError) -> PlistValue {
         if forms.first == .archive, let value { return value }
         let inner = try archiveData()
         do { return try LibPlist.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }

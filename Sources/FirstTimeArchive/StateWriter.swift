@@ -1,4 +1,4 @@
-public import FirstTimeCore
+package import FirstTimeCore
 internal import Plist
 internal import PlistCore
 
@@ -13,23 +13,23 @@ internal import PlistCore
 /// records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: 780_000_000)
 /// let edited = try StateWriter.write(records, into: file)
 /// ```
-public enum StateWriter {
+package enum StateWriter {
     /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
     /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
     /// carry (``FirstTimeState/dropped``; the tool says each on standard error).
-    public struct Rewrite: Sendable, Equatable {
+    package struct Rewrite: Sendable, Equatable {
         /// The file's new bytes.
-        public var bytes: [UInt8]
+        package var bytes: [UInt8]
         /// What the state held that the new bytes do not, besides records: an unrelated root
         /// key, a record's unknown coder key, a copy in another form that differed.
-        public var dropped: [ContractFinding]
+        package var dropped: [ContractFinding]
         /// The records whose new time the file's form holds only to its nearest value
         /// (IntervalClient keys count from 1970: ``IntervalKey/storedTime(_:)``), with the time
         /// given and the time stored, in key order.
-        public var roundedTimes: [(key: String, given: Double, stored: Double)]
+        package var roundedTimes: [(key: String, given: Double, stored: Double)]
 
         /// Creates a rewrite.
-        public init(bytes: [UInt8], dropped: [ContractFinding] = [],
+        package init(bytes: [UInt8], dropped: [ContractFinding] = [],
                     roundedTimes: [(key: String, given: Double, stored: Double)] = []) {
             self.bytes = bytes
             self.dropped = dropped
@@ -37,7 +37,7 @@ public enum StateWriter {
         }
 
         /// Equal when the bytes, the dropped findings and the rounded times (compared bit for bit) are.
-        public static func == (a: Rewrite, b: Rewrite) -> Bool {
+        package static func == (a: Rewrite, b: Rewrite) -> Bool {
             a.bytes == b.bytes && a.dropped == b.dropped
                 && a.roundedTimes.elementsEqual(b.roundedTimes) {
                     $0.key == $1.key && $0.given.bitPattern == $1.given.bitPattern && $0.stored.bitPattern == $1.stored.bitPattern
@@ -65,7 +65,7 @@ public enum StateWriter {
     /// - Parameters:
     ///   - state: the file's state (``StateFile/state()``).
     /// - Throws: ``FirstTimeError``, as ``write(_:into:)``.
-    public static func rewrite(_ records: FirstTimeRecords, changedFrom state: FirstTimeState,
+    package static func rewrite(_ records: FirstTimeRecords, changedFrom state: FirstTimeState,
                                into file: StateFile) throws(FirstTimeError) -> Rewrite? {
         guard records != state.records else { return nil }
         // `state` is the judge's answer for this file: no need to decode it again.
@@ -90,7 +90,7 @@ public enum StateWriter {
     /// - Throws: ``FirstTimeError``: ``StateFile/heldState()``'s error
     ///   when the file (or its key) holds something other than YCFirstTime state, or with
     ///   ``FirstTimeError/cannotHold(_:)``.
-    public static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
+    package static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
         let state = try held(file)
@@ -133,7 +133,7 @@ public enum StateWriter {
     /// - Throws: ``StateFile/heldState()``'s error when the file
     ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
     ///   key holding something else): nothing of it is ycft's to reset.
-    public static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
+    package static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
         guard let state = try held(file) else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
         guard file.isDefaults else { return nil }
@@ -161,7 +161,7 @@ public enum StateWriter {
     ///     which an archive beside it would contradict: the file would hold two copies that
     ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
     ///     to the archive first.
-    public static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
+    package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
         guard file.isDefaults, var domain = file.defaults else {
             throw .notDefaults(found: file.topLevel)
         }

@@ -1,12 +1,12 @@
-public import KeyedArchive
-public import PlistCore
+package import KeyedArchive
+package import PlistCore
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
 /// ``KeyedArchive`` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
 /// binary archive, the fast path). The walker is generic over this, so the rules are applied by
 /// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
 /// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
-@_spi(Walker) public protocol ArchiveGraph {
+package protocol ArchiveGraph {
     /// One object of the table, as the conformer holds it.
     associatedtype Node
     /// `$top.root`; nil when absent.
@@ -40,47 +40,47 @@ public import PlistCore
 
 extension ArchiveGraph {
     /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
-    @_spi(Walker) public var envelopeExtras: [ObjectPath] { [] }
+    package var envelopeExtras: [ObjectPath] { [] }
 }
 
 /// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).
-@_spi(Walker) public struct ResolvedGraph: ArchiveGraph {
+package struct ResolvedGraph: ArchiveGraph {
     /// The archive walked.
-    @_spi(Walker) public let archive: KeyedArchive
+    package let archive: KeyedArchive
 
     /// A graph over `archive`'s objects.
-    @_spi(Walker) public init(_ archive: KeyedArchive) { self.archive = archive }
+    package init(_ archive: KeyedArchive) { self.archive = archive }
 
     /// A resolved value.
-    @_spi(Walker) public typealias Node = PlistValue
+    package typealias Node = PlistValue
 
     /// `$top.root`; nil when absent.
-    @_spi(Walker) public var rootUID: UInt64? { archive.top["root"]?.uidValue }
+    package var rootUID: UInt64? { archive.top["root"]?.uidValue }
     /// The keys beside NSKeyedArchiver's own in the envelope and in `$top`.
-    @_spi(Walker) public var envelopeExtras: [ObjectPath] {
+    package var envelopeExtras: [ObjectPath] {
         archive.otherEnvelopeKeys.map { ObjectPath.key($0) }
             + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
     }
     /// The number of objects.
-    @_spi(Walker) public var objectCount: Int { archive.objects.count }
+    package var objectCount: Int { archive.objects.count }
     /// The object at `index`.
-    @_spi(Walker) public func object(at index: Int) -> PlistValue { archive.objects[index] }
+    package func object(at index: Int) -> PlistValue { archive.objects[index] }
     /// The value's kind.
-    @_spi(Walker) public func kind(_ node: PlistValue) -> PlistKind { node.kind }
+    package func kind(_ node: PlistValue) -> PlistKind { node.kind }
     /// A string value's text.
-    @_spi(Walker) public func string(_ node: PlistValue) -> String? { node.stringValue }
+    package func string(_ node: PlistValue) -> String? { node.stringValue }
     /// A UID value's number.
-    @_spi(Walker) public func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
+    package func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
     /// A real value's number.
-    @_spi(Walker) public func real(_ node: PlistValue) -> Double? { node.realValue }
+    package func real(_ node: PlistValue) -> Double? { node.realValue }
     /// An array value's items.
-    @_spi(Walker) public func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
+    package func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
     /// A dictionary value's value for `key`.
-    @_spi(Walker) public func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
+    package func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
     /// A dictionary value's value for `key`.
-    @_spi(Walker) public func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
+    package func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
     /// A dictionary value's number of entries.
-    @_spi(Walker) public func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
+    package func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
     /// A dictionary value's keys, in order.
-    @_spi(Walker) public func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
+    package func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
 }

@@ -1,5 +1,5 @@
 internal import KeyedArchive
-public import PlistCore
+package import PlistCore
 
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
@@ -71,7 +71,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
 /// FirstTimeArchive), and a generic called across modules runs unspecialized, building type
 /// metadata at run time, which made every decode execute markedly more instructions (measured:
 /// docs/performance.md, "Why the code is shaped this way").
-@_spi(Walker) public struct ContractWalker<Graph: ArchiveGraph> {
+package struct ContractWalker<Graph: ArchiveGraph> {
     /// `collect` walks as far as it can; `decode` stops at the first fatal finding.
     public enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.

@@ -90,6 +90,6 @@ extension Migration.Failure {
     /// Why the state of `form` could not be read, as a migration reports it: errors of the
     /// archive under `key` name the key, unless their text already does.
     public init(reading error: FirstTimeError, form: StateForm, key: String) {
-        self = .unreadable(.state(error, archiveKey: form == .defaultsArchive ? key : nil))
+        self = .unreadable(error, archiveKey: form == .defaultsArchive ? key : nil)
     }
 }

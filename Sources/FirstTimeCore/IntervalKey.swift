@@ -1,4 +1,4 @@
-public import PlistCore
+package import PlistCore
 
 /// The name of an IntervalClient gate (stored as `interval.<name>`).
 public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
@@ -35,7 +35,7 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
     /// bridges an `NSNumber` when exact): a real (a 4-byte one widened), an integer a double holds exactly, or a
     /// boolean (1 or 0); nil for anything else (the gate runs as if it never ran).
-    public static func seconds(_ stored: PlistValue) -> Double? {
+    package static func seconds(_ stored: PlistValue) -> Double? {
         switch stored {
         case .real, .real32: return stored.realValue
         case let .integer(.signed(i)): return Double(exactly: i)
@@ -59,7 +59,7 @@ extension IntervalKey {
     /// - Parameters:
     ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
-    @inlinable public static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
+    package static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
                                        copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> ArchiveJudgement {
         var records: [(key: String, record: FirstTimeRecord)] = []
         var findings: [ContractFinding] = []

@@ -1,4 +1,4 @@
-public import KeyedArchive
+package import KeyedArchive
 public import PlistCore
 
 /// The legacy YCFirstTime archive: what `UserDefaults` holds under `YCFirstTime`.
@@ -39,7 +39,7 @@ public enum LegacyArchive {
     /// (in ``FirstTimeRecords`` order), then each record followed by its version string (equal
     /// versions share one object) and its `NSDate`. Class descriptors follow their first
     /// instance's children and are reused. Root and group are `NSMutableDictionary`.
-    public static func encode(_ records: FirstTimeRecords) -> PlistValue {
+    package static func encode(_ records: FirstTimeRecords) -> PlistValue {
         var builder = KeyedArchiveBuilder()
         let root = builder.reserve()
         let groupKeyUID = builder.append(.string(groupKey))
@@ -115,7 +115,7 @@ extension LegacyArchive {
     /// Decodes an archive's property-list value (the checked path, whichever reader built it).
     /// - Throws: ``FirstTimeError/archive(_:)`` for the envelope, ``FirstTimeError/contract(_:)``
     ///   for the first fatal finding.
-    public static func read(plist value: PlistValue) throws(FirstTimeError) -> ArchiveJudgement {
+    package static func read(plist value: PlistValue) throws(FirstTimeError) -> ArchiveJudgement {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(plist: value) } catch { throw .archive(error) }
         return try read(archive)
@@ -127,14 +127,14 @@ extension LegacyArchive {
     /// `NSDictionary`; strings inline or as `NSString`/`NSMutableString` (`NS.string`); nil
     /// fields as UID 0 or absent; equal strings shared or not; any key order; no `sharedGroup`
     /// (zero records); unrelated root keys (YCFirstTime's loader ignores them).
-    public static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> ArchiveJudgement {
+    package static func read(_ archive: KeyedArchive) throws(FirstTimeError) -> ArchiveJudgement {
         let judgement = ContractWalker.judge(ResolvedGraph(archive), mode: .decode)
         if let fatal = judgement.fatal { throw .contract(fatal) }
         return judgement
     }
 
     /// Decodes an archive to records.
-    public static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
+    package static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
         try read(archive).records
     }
 }

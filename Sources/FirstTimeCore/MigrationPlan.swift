@@ -36,52 +36,35 @@ public enum Migration {
     /// }
     /// ```
     public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The bytes are not a readable plist, or the stored state is broken.
-        case unreadable(Unreadable)
+        /// Reading the source state failed with the error; `archiveKey` is the defaults key of
+        /// the legacy archive when the error is that archive's (the message then names it).
+        case unreadable(FirstTimeError, archiveKey: String?)
+        /// The archive under `key` is XML; the on-device library reads the binary archives
+        /// NSKeyedArchiver writes.
+        case xmlArchive(key: String)
+        /// Foundation's `NSKeyedUnarchiver`, reading the archive under `key` as YCFirstTime's
+        /// loader does, reads other records than ycft.
+        case foundationReadsOtherRecords(key: String)
+        /// Foundation reads the archive under `key` differently from ycft; Foundation's reason.
+        case foundationReadsDifferently(key: String, String)
+        /// Foundation refuses the archive under `key` (YCFirstTime would start afresh);
+        /// Foundation's reason.
+        case foundationRefuses(key: String, String)
         /// The file is not a defaults dictionary: what its top level is instead, in
         /// ``FirstTimeError/notDefaults(found:)``'s words.
         case notDefaults(found: String)
         /// A target key exists with different content (`force` lets the source win).
         case conflict(key: String)
-        /// The result cannot be written in the requested format.
-        case unwritable(Unwritable)
-
-        /// Why the source state could not be read.
-        public enum Unreadable: Sendable, Equatable {
-            /// Reading failed with `error`; `archiveKey` is the defaults key of the legacy
-            /// archive when the error is that archive's (the message then names it).
-            case state(FirstTimeError, archiveKey: String?)
-            /// The archive under `key` is XML; the on-device library reads the binary archives
-            /// NSKeyedArchiver writes.
-            case xmlArchive(key: String)
-            /// Foundation's `NSKeyedUnarchiver`, reading the archive under `key` as YCFirstTime's
-            /// loader does, disagrees with ycft.
-            case foundation(key: String, FoundationDisagreement)
-        }
-
-        /// How Foundation's reading of an archive differs from ycft's.
-        public enum FoundationDisagreement: Sendable, Equatable {
-            /// It reads other records.
-            case otherRecords
-            /// It reads the archive differently; Foundation's reason.
-            case differs(String)
-            /// It refuses the archive (YCFirstTime would start afresh); Foundation's reason.
-            case refused(String)
-        }
-
-        /// Why the result cannot be written.
-        public enum Unwritable: Sendable, Equatable {
-            /// Encoding or storing the new state failed.
-            case state(FirstTimeError)
-            /// Writing the file's property list failed.
-            case plist(PlistError)
-            /// `key` is IntervalClient's own gate: with `dropVersions` (source removed) it would
-            /// be read as a YCFirstTime record.
-            case intervalGate(key: String)
-            /// A source key to remove is also set in another domain `removeObject(forKey:)`
-            /// leaves alone, so the app would go on reading it.
-            case setElsewhere(key: String, domain: OtherDomain)
-        }
+        /// Encoding or storing the new state failed with the error.
+        case unwritable(FirstTimeError)
+        /// Writing the file's property list failed with the error.
+        case unwritablePlist(PlistError)
+        /// `key` is IntervalClient's own gate: with `dropVersions` (source removed) it would be
+        /// read as a YCFirstTime record.
+        case intervalGate(key: String)
+        /// A source key to remove is also set in another domain `removeObject(forKey:)` leaves
+        /// alone, so the app would go on reading it.
+        case setElsewhere(key: String, domain: OtherDomain)
 
         /// A `UserDefaults` domain outside the app's own that every lookup searches.
         public enum OtherDomain: Sendable, Equatable, CaseIterable, CustomStringConvertible {
@@ -105,30 +88,30 @@ public enum Migration {
         /// One line for `ycft: FILE: message`.
         public var description: String {
             switch self {
-            case let .unreadable(.state(error, archiveKey)):
+            case let .unreadable(error, archiveKey):
                 switch error {
                 // These name the archive key themselves.
                 case .embeddedNotPlist, .notArchiveData, .notStateArchive: return error.description
                 default: return archiveKey.map { "\($0): \(error)" } ?? error.description
                 }
-            case let .unreadable(.xmlArchive(key)):
+            case let .xmlArchive(key):
                 return "\(key): an XML archive; FirstTimeMigration reads the binary archives "
                     + "NSKeyedArchiver writes (ycft migrate reads both)"
-            case let .unreadable(.foundation(key, .otherRecords)):
+            case let .foundationReadsOtherRecords(key):
                 return "\(key): Foundation's NSKeyedUnarchiver reads other records from this archive than ycft does"
-            case let .unreadable(.foundation(key, .differs(why))):
+            case let .foundationReadsDifferently(key, why):
                 return "\(key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)"
-            case let .unreadable(.foundation(key, .refused(why))):
+            case let .foundationRefuses(key, why):
                 return "\(key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), so YCFirstTime would start afresh"
             case let .notDefaults(found): return FirstTimeError.notDefaults(found: found).description
             case let .conflict(key): return "\(quoted(key)) already exists with different content"
-            case let .unwritable(.state(error)): return error.description
-            case let .unwritable(.plist(error)): return error.description
-            case let .unwritable(.intervalGate(key)):
+            case let .unwritable(error): return error.description
+            case let .unwritablePlist(error): return error.description
+            case let .intervalGate(key):
                 return "\(quoted(key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "
                     + "the file would hold only interval.* keys and that gate would be read as YCFirstTime state; "
                     + "migrate without --drop-versions (YCFirstTime.records stays beside the keys)"
-            case let .unwritable(.setElsewhere(key, domain)):
+            case let .setElsewhere(key, domain):
                 return "\(quoted(key)) is also set in \(domain), where removeObject(forKey:) does not remove it, "
                     + "so the app would go on reading it; remove it there first, or migrate with keepSource"
             }
@@ -179,17 +162,17 @@ public enum Migration {
     }
 
     /// One key to write.
-    public struct Write: Sendable {
+    package struct Write: Sendable {
         /// The key.
-        public var key: String
+        package var key: String
         /// Its new value.
-        public var value: PlistValue
+        package var value: PlistValue
         /// What the key holds now.
-        public var existing: Existing
+        package var existing: Existing
     }
 
     /// What a target key holds before the migration.
-    public enum Existing: Sendable, Equatable {
+    package enum Existing: Sendable, Equatable {
         /// Nothing.
         case absent
         /// The same state (perhaps in other bytes): it is left as it is.
@@ -223,6 +206,12 @@ public enum Migration {
         /// records do not carry (an unrelated root key, a record's unknown coder key; see
         /// ``ContractRule/Spec/rewriteLoses``). Empty when the archive stays (`keepSource`).
         public var dropped: [ContractFinding] = []
+        /// For a file (`DefaultsMigration.migrate`): its new bytes, when `.migrated`. Nil on the
+        /// device, which writes into the domain itself.
+        public var output: [UInt8]?
+        /// For a file: the property-list format of ``output`` (the file's own unless
+        /// ``Options/outputFormat`` asks for another). Nil on the device.
+        public var format: PlistFormat?
 
         /// An outcome with nothing added, removed or changed yet.
         public init(status: Status) { self.status = status }
@@ -235,14 +224,14 @@ public enum Migration {
     /// What a migration does: the keys to write (in order), the source keys to remove, and the
     /// outcome so far (status, record count, dropped keys, findings; the caller adds what it
     /// actually added, removed and changed).
-    public struct Plan: Sendable {
+    package struct Plan: Sendable {
         /// The outcome so far. `.migrated` when there is something to do (the caller may still
         /// find nothing changed), or why there is not.
-        public var outcome: Outcome
+        package var outcome: Outcome
         /// Keys to write, in order. A ``Existing/same`` key is not rewritten.
-        public var writes: [Write] = []
+        package var writes: [Write] = []
         /// Source keys to remove, in the order they were read (empty with `keepSource`).
-        public var removals: [String] = []
+        package var removals: [String] = []
     }
 
     /// Decides a migration.
@@ -260,7 +249,7 @@ public enum Migration {
     ///     `YCFirstTime` already there state, and the same state?).
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
     ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off.
-    public static func plan(forms: [StateForm], to target: Target, options: Options,
+    package static func plan(forms: [StateForm], to target: Target, options: Options,
                             existing: (String) -> PlistValue?,
                             read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
@@ -331,7 +320,7 @@ public enum Migration {
             }
             plan.outcome.recordCount = state.count
             let archive: [UInt8]
-            do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(.state(error)) }
+            do { archive = try LegacyArchive.encode(state, format: .binary) } catch { throw .unwritable(error) }
             writes.append((options.key, .data(archive), { _ in present?.records == state }))
         }
         // Conflicts first: nothing is changed unless every target key can be written.

@@ -1,5 +1,5 @@
-public import OrderedJSON
-public import PlistCore
+package import OrderedJSON
+package import PlistCore
 
 /// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
 /// `ycft pack` reads) and its property-list form (what a migrated app stores under
@@ -21,20 +21,20 @@ public import PlistCore
 /// ```
 /// Records appear in ``FirstTimeRecords`` order (UTF-8 bytes of the key); nil is `null`; a
 /// non-finite time is the string `"NaN"`, `"Infinity"` or `"-Infinity"` with `lastTimeUTC` null.
-public enum RecordsFormat {
+package enum RecordsFormat {
     /// The `format` value.
-    public static let formatName = "ycfirsttime-records"
+    package static let formatName = "ycfirsttime-records"
     /// The `formatVersion` value.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
     /// The `UserDefaults` key of the property-list form.
-    public static let defaultsKey = "YCFirstTime.records"
+    package static let defaultsKey = "YCFirstTime.records"
 
     // MARK: JSON
 
     /// A time as the records format writes it: the exact number, `null`, or for a non-finite
     /// time the string `"NaN"`, `"Infinity"` or `"-Infinity"` (the one place this is decided;
     /// `status --format json` uses it too).
-    public static func timeJSON(_ time: Double?) -> JSON {
+    package static func timeJSON(_ time: Double?) -> JSON {
         switch time {
         case nil: return .null
         case let t? where t.isNaN: return .string("NaN")
@@ -45,7 +45,7 @@ public enum RecordsFormat {
     }
 
     /// The JSON form of records.
-    public static func json(_ records: FirstTimeRecords) -> JSON {
+    package static func json(_ records: FirstTimeRecords) -> JSON {
         .object([
             .init("format", .string(formatName)),
             .init("formatVersion", .integer(formatVersion)),
@@ -67,7 +67,7 @@ public enum RecordsFormat {
     /// given they must agree to the precision of the `lastTimeUTC` text. Unknown members are
     /// refused, so a typo never silently drops data.
     /// - Throws: ``FirstTimeError/json(_:)`` or ``FirstTimeError/recordsFormat(_:at:)``.
-    public static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
+    package static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
         let document: JSON
         do { document = try JSON.parse(bytes) } catch { throw .json(error) }
         guard case let .object(top) = document else {
@@ -177,7 +177,7 @@ public enum RecordsFormat {
 
     /// The property-list form: the JSON form's dictionary with `lastTime` as an exact real, nil
     /// fields absent, and no `lastTimeUTC`.
-    public static func plist(_ records: FirstTimeRecords) -> PlistValue {
+    package static func plist(_ records: FirstTimeRecords) -> PlistValue {
         .dictionary(PlistDictionary([
             ("format", .string(formatName)),
             ("formatVersion", .integer(.signed(Int64(formatVersion)))),
@@ -192,7 +192,7 @@ public enum RecordsFormat {
 
     /// Reads the property-list form.
     /// - Throws: ``FirstTimeError/recordsFormat(_:at:)`` naming the first problem.
-    public static func records(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> FirstTimeRecords {
+    package static func records(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> FirstTimeRecords {
         guard case let .dictionary(top) = value else {
             throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: base)
         }

@@ -9,13 +9,13 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     /// --gate every:<n><unit>`). Foundation adds most; for `calendar`, `timeZone`,
     /// `isLeapMonth` and `isRepeatedDay` `Calendar.date(byAdding:value:to:)` returns nil, and
     /// IntervalClient then runs the gate every time (``addsNothing``).
-    public enum Unit: String, Sendable, CaseIterable {
+    package enum Unit: String, Sendable, CaseIterable {
         case era, year, quarter, month, weekOfYear, weekOfMonth, weekday, weekdayOrdinal, yearForWeekOfYear
         case day, dayOfYear, hour, minute, second, nanosecond
         case calendar, timeZone, isLeapMonth, isRepeatedDay
 
         /// The Foundation component.
-        public var component: Calendar.Component {
+        package var component: Calendar.Component {
             switch self {
             case .era: return .era
             case .year: return .year
@@ -41,7 +41,7 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
 
         /// Whether Foundation adds nothing for this component (`date(byAdding:)` is nil), so
         /// IntervalClient runs such a gate every time.
-        public var addsNothing: Bool { [.calendar, .timeZone, .isLeapMonth, .isRepeatedDay].contains(self) }
+        package var addsNothing: Bool { [.calendar, .timeZone, .isLeapMonth, .isRepeatedDay].contains(self) }
     }
 
     /// The calendar component added.
@@ -50,10 +50,10 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     public var value: Int
 
     /// The unit's name.
-    public var unit: Unit? { Unit.allCases.first { $0.component == component } }
+    package var unit: Unit? { Unit.allCases.first { $0.component == component } }
 
     /// Creates an interval of `value` units.
-    public init(_ unit: Unit, _ value: Int = 1) {
+    package init(_ unit: Unit, _ value: Int = 1) {
         self.component = unit.component
         self.value = value
     }

@@ -34,7 +34,7 @@ public enum FirstTimeMigration {
     /// records, or IntervalClient keys (versions nil).
     /// Nil when the domain holds none (a fresh install), as `StateFile.heldState()` answers
     /// for a file.
-    /// - Throws: ``Migration/Failure/unreadable(_:)`` when the first form cannot be read.
+    /// - Throws: ``Migration/Failure/unreadable(_:archiveKey:)`` when the first form cannot be read.
     public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> FirstTimeState? {
         let source = Self.source(defaults, options)
         guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Migration.Failure) in
@@ -50,7 +50,7 @@ public enum FirstTimeMigration {
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
     public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Migration.Failure) {
         do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
-            throw .unwritable(.state(error))
+            throw .unwritable(error)
         }
     }
 
@@ -80,10 +80,10 @@ public enum FirstTimeMigration {
         // A source key the app would still read once removed: removeObject(forKey:) removes a
         // key from the app's own domain only.
         if let (key, place) = unremovable(removals, in: defaults) {
-            throw .unwritable(.setElsewhere(key: key, domain: place))
+            throw .setElsewhere(key: key, domain: place)
         }
         let changes = writes.map { (key: $0.key, value: Optional($0.value)) } + removals.map { (key: $0, value: PlistValue?.none) }
-        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(.state(error)) }
+        do { try defaults.setPlistValues(changes) } catch { throw .unwritable(error) }
         outcome.added = added
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
@@ -108,7 +108,7 @@ extension FirstTimeMigration {
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
     private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
         if PropertyList.detectFormat(bytes) == .xml {
-            throw .unreadable(.xmlArchive(key: options.key))
+            throw .xmlArchive(key: options.key)
         }
         let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
@@ -146,11 +146,11 @@ extension FirstTimeMigration {
         case let .success(records) where records == decoded.records:
             return
         case .success:
-            throw .unreadable(.foundation(key: options.key, .otherRecords))
+            throw .foundationReadsOtherRecords(key: options.key)
         case let .failure(.differs(why)):
-            throw .unreadable(.foundation(key: options.key, .differs(why)))
+            throw .foundationReadsDifferently(key: options.key, why)
         case let .failure(.refused(why)):
-            throw .unreadable(.foundation(key: options.key, .refused(why)))
+            throw .foundationRefuses(key: options.key, why)
         }
     }
 }

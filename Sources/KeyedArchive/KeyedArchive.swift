@@ -1,16 +1,16 @@
-public import PlistCore
+package import PlistCore
 
 /// An NSKeyedArchiver archive: the envelope and the flat `$objects` table.
 ///
 /// This type knows the archiver's generic layout only (UIDs, class descriptors, the common
 /// Foundation encodings); it knows nothing of any application's classes.
-public struct KeyedArchive: Sendable {
+package struct KeyedArchive: Sendable {
     /// The archiver name NSKeyedArchiver writes.
-    public static let archiverName = "NSKeyedArchiver"
+    package static let archiverName = "NSKeyedArchiver"
     /// The archive version NSKeyedArchiver writes.
-    public static let archiverVersion: Int64 = 100_000
+    package static let archiverVersion: Int64 = 100_000
     /// The envelope's keys, in the order NSKeyedArchiver writes them.
-    public static let envelopeKeys = ["$archiver", "$version", "$top", "$objects"]
+    package static let envelopeKeys = ["$archiver", "$version", "$top", "$objects"]
 
     /// The one answer to "is this dictionary an archive, or something else (a defaults
     /// domain)?": an archive, possibly a broken one, when it carries any of the envelope keys
@@ -22,27 +22,27 @@ public struct KeyedArchive: Sendable {
     /// KeyedArchive.isEnvelope(PlistDictionary([("AppleLanguages", .array([]))]))  // false
     /// ```
     /// - Parameter dictionary: a property list's top-level dictionary.
-    public static func isEnvelope(_ dictionary: PlistDictionary) -> Bool {
+    package static func isEnvelope(_ dictionary: PlistDictionary) -> Bool {
         // One pass over the keys: a defaults domain may hold many.
         dictionary.contains { entry in envelopeKeys.contains { exactlyEqual($0, entry.key) } }
     }
 
     /// `$archiver`.
-    public let archiver: String
+    package let archiver: String
     /// `$version`.
-    public let version: PlistInteger
+    package let version: PlistInteger
     /// `$top`: the named roots (usually just `root`), each a UID.
-    public let top: PlistDictionary
+    package let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
-    public let objects: [PlistValue]
+    package let objects: [PlistValue]
     /// The envelope's keys other than `$archiver`, `$version`, `$top` and `$objects`, in order
     /// (NSKeyedUnarchiver ignores them).
-    public let otherEnvelopeKeys: [String]
+    package let otherEnvelopeKeys: [String]
 
     /// Interprets a property-list value as an archive, checking its envelope: `$archiver` is
     /// `NSKeyedArchiver`, `$version` is 100000, `$top` is a dictionary of UIDs, `$objects` is an
     /// array whose first element is `"$null"`.
-    public init(plist: PlistValue) throws(ArchiveError) {
+    package init(plist: PlistValue) throws(ArchiveError) {
         guard case let .dictionary(envelope) = plist else {
             throw .envelope("the top level is \(plist.typeName), not an archive dictionary", at: .topLevel)
         }
@@ -88,7 +88,7 @@ public struct KeyedArchive: Sendable {
 
     /// The UID stored under `$top[name]`.
     /// - Throws: when `name` is missing.
-    public func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
+    package func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
         guard let value = top[name] else { throw .envelope("missing $top.\(name)", at: .key("$top").key(name)) }
         guard case let .uid(uid) = value else { throw .unexpected(expected: "UID", found: value.typeName, at: .key("$top").key(name)) }
         return uid

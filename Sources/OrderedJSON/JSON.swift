@@ -1,7 +1,7 @@
 /// A JSON value that keeps what Foundation's JSON types lose: the order of object members,
 /// members whose keys are canonically equivalent (`"é"` and `"e\u{301}"` stay two keys), and
 /// the exact text of numbers.
-public indirect enum JSON: Sendable, Equatable {
+package indirect enum JSON: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -16,34 +16,34 @@ public indirect enum JSON: Sendable, Equatable {
     case object([Member])
 
     /// One member of an object.
-    public struct Member: Sendable, Equatable {
+    package struct Member: Sendable, Equatable {
         /// The key.
-        public var key: String
+        package var key: String
         /// The value.
-        public var value: JSON
+        package var value: JSON
         /// Creates a member.
-        public init(_ key: String, _ value: JSON) {
+        package init(_ key: String, _ value: JSON) {
             self.key = key
             self.value = value
         }
         /// Keys compare by exact Unicode scalars.
-        public static func == (a: Member, b: Member) -> Bool {
+        package static func == (a: Member, b: Member) -> Bool {
             JSON.exactlyEqual(a.key, b.key) && a.value == b.value
         }
     }
 
     /// A number from a double, in the shortest text that reads back to the same double,
     /// always with a `.` or an exponent. Non-finite doubles have no JSON text: nil.
-    public static func number(_ d: Double) -> JSON? {
+    package static func number(_ d: Double) -> JSON? {
         guard d.isFinite else { return nil }
         return .number(d.description)
     }
 
     /// A number from an integer.
-    public static func integer<I: BinaryInteger>(_ i: I) -> JSON { .number(String(i)) }
+    package static func integer<I: BinaryInteger>(_ i: I) -> JSON { .number(String(i)) }
 
     /// Exact equality: strings by scalars, numbers by text, members in order.
-    public static func == (a: JSON, b: JSON) -> Bool {
+    package static func == (a: JSON, b: JSON) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
@@ -56,7 +56,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// The members when this is an object.
-    public var members: [Member]? { if case let .object(m) = self { return m }; return nil }
+    package var members: [Member]? { if case let .object(m) = self { return m }; return nil }
 
     /// Exact scalar equality (OrderedJSON does not depend on Plist).
     static func exactlyEqual(_ a: String, _ b: String) -> Bool {
@@ -66,7 +66,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// A short name of the value's kind for messages.
-    public var kindName: String {
+    package var kindName: String {
         switch self {
         case .null: return "null"
         case .bool: return "boolean"
@@ -82,7 +82,7 @@ public indirect enum JSON: Sendable, Equatable {
 
 extension JSON {
     /// How ``JSON/text(style:)`` lays out the text.
-    public enum Style: Sendable {
+    package enum Style: Sendable {
         /// Two-space indentation, `"key" : value`, one member or item per line.
         case pretty
         /// No white space at all.
@@ -90,12 +90,12 @@ extension JSON {
     }
 
     /// The JSON text, with a trailing newline.
-    public func text(style: Style = .pretty) -> String {
+    package func text(style: Style = .pretty) -> String {
         String(decoding: bytes(style: style), as: UTF8.self)
     }
 
     /// The JSON text as UTF-8 bytes, with a trailing newline.
-    public func bytes(style: Style = .pretty) -> [UInt8] {
+    package func bytes(style: Style = .pretty) -> [UInt8] {
         var writer = Writer(pretty: style == .pretty)
         writer.write(self, indent: 0)
         writer.out.append(0x0A)
@@ -161,7 +161,7 @@ extension JSON {
     /// paragraph separators (`\u2028`, `\u2029`) and the bidirectional controls U+200E,
     /// U+200F, U+202A-U+202E and U+2066-U+2069 (`\u202e`). Any JSON reader gives back the
     /// same string: the text round-trips exactly.
-    public static func writeString(_ s: String, into out: inout [UInt8]) {
+    package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         var s = s
         // The common case: no byte needs escaping, and the string's own contiguous UTF-8 is
@@ -258,7 +258,7 @@ extension JSON {
     }
 
     /// Appends `s` as a JSON string literal, escaped as the byte writer above escapes it.
-    public static func writeString(_ s: String, into out: inout String) {
+    package static func writeString(_ s: String, into out: inout String) {
         var bytes: [UInt8] = []
         writeString(s, into: &bytes)
         out += String(decoding: bytes, as: UTF8.self)

@@ -15,7 +15,7 @@ extension JSON {
     /// Parses RFC 8259 JSON text strictly: one value, no trailing commas, no comments, valid
     /// UTF-8, no lone surrogate escapes, nesting at most `maxDepth`.
     /// - Throws: ``JSONError`` with the line and column of the first problem.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONError) -> JSON {
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONError) -> JSON {
         var parser = Parser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)

@@ -1,11 +1,11 @@
 /// Exact conversions between property-list times (seconds since 2001-01-01T00:00:00Z, as
 /// `NSDate` and plist dates store them) and text.
-public enum ExactTime {
+package enum ExactTime {
     /// The instant as ISO 8601 UTC with six fractional digits (`2025-01-01T09:00:00.123456Z`),
     /// rounded to the nearest microsecond from the shortest decimal text of the double (so
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
-    public static func utcString(secondsSince2001 seconds: Double) -> String? {
+    package static func utcString(secondsSince2001 seconds: Double) -> String? {
         var out: [UInt8] = []
         out.reserveCapacity(27)
         guard appendUTC(secondsSince2001: seconds, into: &out) else { return nil }
@@ -14,7 +14,7 @@ public enum ExactTime {
 
     /// Appends ``utcString(secondsSince2001:)``'s 27 bytes to `out`, without allocating.
     /// - Returns: false (nothing appended) where ``utcString(secondsSince2001:)`` is nil.
-    public static func appendUTC(secondsSince2001 seconds: Double, into out: inout [UInt8]) -> Bool {
+    package static func appendUTC(secondsSince2001 seconds: Double, into out: inout [UInt8]) -> Bool {
         guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return false }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
@@ -48,7 +48,7 @@ public enum ExactTime {
     /// ```swift
     /// ExactTime.utcStringRoundedUp(secondsSince2001: 3600.0000001)   // "2001-01-01T01:00:00.000001Z"
     /// ```
-    public static func utcStringRoundedUp(secondsSince2001 seconds: Double) -> String? {
+    package static func utcStringRoundedUp(secondsSince2001 seconds: Double) -> String? {
         guard let text = utcString(secondsSince2001: seconds), let shown = parseUTC(text) else { return nil }
         guard secondsSince2001(seconds: shown.seconds, fraction: shown.fraction) < seconds,
               let micros = Int(shown.fraction) else { return text }
@@ -61,7 +61,7 @@ public enum ExactTime {
     /// The instant for people: ``utcString(secondsSince2001:)`` where it has one, else what the
     /// instant is: `beyond year 9999`, `before year 1`, `+infinity`, `-infinity` or `NaN`
     /// (never a raw number in a date column).
-    public static func utcText(secondsSince2001 seconds: Double) -> String {
+    package static func utcText(secondsSince2001 seconds: Double) -> String {
         if let text = utcString(secondsSince2001: seconds) { return text }
         if seconds.isNaN { return "NaN" }
         if seconds.isInfinite { return seconds < 0 ? "-infinity" : "+infinity" }
@@ -70,7 +70,7 @@ public enum ExactTime {
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
-    public static func scaled(_ seconds: Double, digits: Int) -> Int64? {
+    package static func scaled(_ seconds: Double, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
         var text = seconds.description
@@ -138,7 +138,7 @@ public enum ExactTime {
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC, up to nine fractional digits).
     /// - Returns: the instant as whole seconds since 2001 and the fraction's digits, or nil.
-    public static func parseUTC(_ text: String) -> (seconds: Int64, fraction: String)? {
+    package static func parseUTC(_ text: String) -> (seconds: Int64, fraction: String)? {
         guard text.hasSuffix("Z"), text.utf8.count >= 20 else { return nil }
         let body = text.dropLast()
         let main = body.prefix(19)
@@ -159,7 +159,7 @@ public enum ExactTime {
     /// ```swift
     /// ExactTime.parseInstant("2025-01-01T10:00:00.5+01:00")  // 757_414_800.5
     /// ```
-    public static func parseInstant(_ text: String) -> Double? {
+    package static func parseInstant(_ text: String) -> Double? {
         parseExactInstant(text).map { secondsSince2001(seconds: $0.seconds, fraction: $0.fraction) }
     }
 
@@ -171,7 +171,7 @@ public enum ExactTime {
     /// ```swift
     /// ExactTime.parseExactInstant("2025-01-01T10:00:00.5+01:00")  // (757_414_800, "5")
     /// ```
-    public static func parseExactInstant(_ text: String) -> (seconds: Int64, fraction: String)? {
+    package static func parseExactInstant(_ text: String) -> (seconds: Int64, fraction: String)? {
         if let parsed = parseUTC(text) { return parsed }
         guard text.utf8.count >= 25 else { return nil }
         let zonePart = text.suffix(6)
@@ -193,7 +193,7 @@ public enum ExactTime {
     /// never rounded: `9999-12-31T23:59:59.9999999Z` stays in its second and its year, where
     /// its nearest double (252,423,993,600) is the first second of year 10000. Nil outside years
     /// 0001-9999 or for a fraction that is not 0 to 9 decimal digits.
-    public static func utcText(seconds: Int64, fraction: String) -> String? {
+    package static func utcText(seconds: Int64, fraction: String) -> String? {
         guard fraction.utf8.count <= 9, fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let whole = CivilTime.isoDateTime(secondsSince2001: seconds) else { return nil }
         let digits = fraction.utf8.count >= 6 ? fraction : fraction + String(repeating: "0", count: 6 - fraction.utf8.count)
@@ -201,7 +201,7 @@ public enum ExactTime {
     }
 
     /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.
-    public static func offsetSuffix(seconds offset: Int) -> String {
+    package static func offsetSuffix(seconds offset: Int) -> String {
         guard offset != 0 else { return "Z" }
         let minutes = offset.magnitude / 60
         func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
@@ -212,7 +212,7 @@ public enum ExactTime {
     /// Total for every value ``parseUTC(_:)`` returns: the decimal is written out digit by digit
     /// (year 9999 with nine fractional digits is beyond `Int64` once scaled), with no 128-bit
     /// integers, which Apple platforms have only from iOS 18 and macOS 15.
-    public static func secondsSince2001(seconds: Int64, fraction: String) -> Double {
+    package static func secondsSince2001(seconds: Int64, fraction: String) -> Double {
         if fraction.isEmpty { return Double(seconds) }
         guard let f = fractionValue(fraction) else { return .nan }
         // A well-formed decimal always parses (out-of-range values become infinity, not nil).
@@ -226,7 +226,7 @@ public enum ExactTime {
     /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
     /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits or the result is
     /// beyond `Int64` (no time scaled by ``scaled(_:digits:)`` equals it then).
-    public static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
+    package static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
         guard let f = fractionValue(fraction) else { return nil }
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: pow10(fraction.utf8.count))
         let (total, carry) = scaled.addingReportingOverflow(f)

@@ -12,7 +12,7 @@
 /// ```
 public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.
-    public enum Component: Sendable, Hashable {
+    package enum Component: Sendable, Hashable {
         /// The top-level value of a file that should have been an archive dictionary.
         case topLevel
         /// An object of an archive's `$objects` table, by UID.
@@ -26,10 +26,10 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The steps, outermost first; empty for the whole file.
-    public var components: [Component]
+    package var components: [Component]
 
     /// A path of these steps.
-    public init(_ components: [Component]) { self.components = components }
+    package init(_ components: [Component]) { self.components = components }
 
     /// The whole input (printed `file`).
     public static let file = ObjectPath([])

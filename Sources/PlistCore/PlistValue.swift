@@ -3,7 +3,7 @@
 /// Strings compare by their exact Unicode scalars (never by canonical equivalence), reals by
 /// their bit pattern (`-0.0` is not `0.0`; a NaN equals the same NaN), and dictionaries keep
 /// their key order.
-public indirect enum PlistValue: Sendable {
+package indirect enum PlistValue: Sendable {
     /// A string.
     case string(String)
     /// An integer: 64-bit, or 16-byte up to 128 bits (see ``PlistInteger``).
@@ -29,7 +29,7 @@ public indirect enum PlistValue: Sendable {
     case dictionary(PlistDictionary)
 
     /// The value's kind.
-    public var kind: PlistKind {
+    package var kind: PlistKind {
         switch self {
         case .string: return .string
         case .integer: return .integer
@@ -44,23 +44,23 @@ public indirect enum PlistValue: Sendable {
     }
 
     /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
-    public var typeName: String { kind.typeName }
+    package var typeName: String { kind.typeName }
 
     /// The string, when this is one.
-    public var stringValue: String? { if case let .string(s) = self { return s }; return nil }
+    package var stringValue: String? { if case let .string(s) = self { return s }; return nil }
     /// The dictionary, when this is one.
-    public var dictionaryValue: PlistDictionary? { if case let .dictionary(d) = self { return d }; return nil }
+    package var dictionaryValue: PlistDictionary? { if case let .dictionary(d) = self { return d }; return nil }
     /// The array, when this is one.
-    public var arrayValue: [PlistValue]? { if case let .array(a) = self { return a }; return nil }
+    package var arrayValue: [PlistValue]? { if case let .array(a) = self { return a }; return nil }
     /// The UID, when this is one.
-    public var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
+    package var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
     /// The number, when this is a real of either size (a 4-byte real widened, which is exact
     /// for every finite value).
     ///
     /// ```swift
     /// PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1))   // 0.10000000149011612
     /// ```
-    public var realValue: Double? {
+    package var realValue: Double? {
         switch self {
         case let .real(d): return d
         case let .real32(bits): return Double(Float(bitPattern: bits))
@@ -71,7 +71,7 @@ public indirect enum PlistValue: Sendable {
 
 extension PlistValue: Equatable {
     /// Exact equality: strings by scalars, reals and dates by bit pattern, dictionaries in order.
-    public static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
+    package static func == (lhs: PlistValue, rhs: PlistValue) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): return exactlyEqual(a, b)
         case let (.integer(a), .integer(b)): return a == b
@@ -100,7 +100,7 @@ extension PlistValue: Equatable {
 ///
 /// Equality and hashing are exact: the same value and the same kind (a 16-byte -1 is not an
 /// 8-byte -1, as `-0.0` is not `0.0`); ``int64`` and ``description`` give the value alone.
-public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
+package enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     /// A 64-bit integer (a binary integer of 1 to 8 bytes, or an XML `<integer>` that fits `Int64`).
     case signed(Int64)
     /// A 16-byte integer whose high 8 bytes are zero: 0 ... 2^64-1 (Apple writes 2^63 ... 2^64-1
@@ -112,22 +112,22 @@ public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     case wide(high: Int64, low: UInt64)
 
     /// Creates a signed integer.
-    public init(_ value: Int64) { self = .signed(value) }
+    package init(_ value: Int64) { self = .signed(value) }
 
     /// Creates an integer from an unsigned value: signed when it fits `Int64`, else a 16-byte
     /// integer (as Apple's parsers read 2^63 ... 2^64-1).
-    public init(unsigned value: UInt64) {
+    package init(unsigned value: UInt64) {
         self = value <= UInt64(Int64.max) ? .signed(Int64(value)) : .unsigned(value)
     }
 
     /// Creates a 16-byte integer from its two's-complement halves (the bytes of a binary
     /// `0x14` object: `high` first, big-endian).
-    public init(high: Int64, low: UInt64) {
+    package init(high: Int64, low: UInt64) {
         self = high == 0 ? .unsigned(low) : .wide(high: high, low: low)
     }
 
     /// The value's two's-complement 128 bits as a high and a low half.
-    public var bits: (high: Int64, low: UInt64) {
+    package var bits: (high: Int64, low: UInt64) {
         switch self {
         case let .signed(v): return (v < 0 ? -1 : 0, UInt64(bitPattern: v))
         case let .unsigned(u): return (0, u)
@@ -136,13 +136,13 @@ public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether a binary plist holds the value in 16 bytes (marker `0x14`).
-    public var isSixteenBytes: Bool {
+    package var isSixteenBytes: Bool {
         if case .signed = self { return false }
         return true
     }
 
     /// The value when it fits `Int64`, whichever size holds it.
-    public var int64: Int64? {
+    package var int64: Int64? {
         switch self {
         case let .signed(v): return v
         case let .unsigned(u): return u <= UInt64(Int64.max) ? Int64(u) : nil
@@ -155,13 +155,13 @@ public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the value lies in -2^63 ... 2^64-1, the range of an XML `<integer>` as Apple's
     /// parser reads it (CoreFoundation refuses anything beyond it as an overflow).
-    public var fitsXML: Bool {
+    package var fitsXML: Bool {
         let (high, low) = bits
         return high == 0 || (high == -1 && low > UInt64(Int64.max))
     }
 
     /// The exact decimal text of the value (`18446744073709551617`, `-170141183460469231731687303715884105728`).
-    public var description: String {
+    package var description: String {
         switch self {
         case let .signed(v): return String(v)
         case let .unsigned(u): return String(u)
@@ -203,13 +203,13 @@ public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Exact equality: the same value held in the same size (``bits`` and ``isSixteenBytes``).
-    public static func == (lhs: PlistInteger, rhs: PlistInteger) -> Bool {
+    package static func == (lhs: PlistInteger, rhs: PlistInteger) -> Bool {
         if case let .signed(a) = lhs, case let .signed(b) = rhs { return a == b }
         return lhs.isSixteenBytes == rhs.isSixteenBytes && lhs.bits == rhs.bits
     }
 
     /// Hashes what ``==`` compares.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         let (high, low) = bits
         hasher.combine(isSixteenBytes)
         hasher.combine(high)
@@ -218,31 +218,31 @@ public enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An ordered dictionary with string keys, compared by exact Unicode scalars.
-public struct PlistDictionary: Sendable, Equatable, Sequence {
+package struct PlistDictionary: Sendable, Equatable, Sequence {
     /// The entries in order.
-    public private(set) var entries: [(key: String, value: PlistValue)]
+    package private(set) var entries: [(key: String, value: PlistValue)]
 
     /// Creates a dictionary; the caller guarantees the keys are distinct.
-    public init(_ entries: [(key: String, value: PlistValue)] = []) {
+    package init(_ entries: [(key: String, value: PlistValue)] = []) {
         self.entries = entries
     }
 
     /// The number of entries.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Iterates the entries in order.
-    public func makeIterator() -> IndexingIterator<[(key: String, value: PlistValue)]> {
+    package func makeIterator() -> IndexingIterator<[(key: String, value: PlistValue)]> {
         entries.makeIterator()
     }
 
     /// The position of `key`, compared by exact scalars.
-    public func index(of key: String) -> Int? {
+    package func index(of key: String) -> Int? {
         entries.firstIndex { exactlyEqual($0.key, key) }
     }
 
     /// The value for `key`, or nil. Setting nil removes the key; setting a new key appends it;
     /// setting an existing key replaces its value in place (its position is kept).
-    public subscript(key: String) -> PlistValue? {
+    package subscript(key: String) -> PlistValue? {
         get { index(of: key).map { entries[$0].value } }
         set {
             if let i = index(of: key) {
@@ -255,7 +255,7 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
 
     /// A hash index of the keys by exact bytes, for code that looks up many keys (one lookup with
     /// ``index(of:)`` is a linear search).
-    public func keyIndex() -> [ExactKey: Int] {
+    package func keyIndex() -> [ExactKey: Int] {
         var index: [ExactKey: Int] = [:]
         index.reserveCapacity(entries.count)
         for (i, entry) in entries.enumerated() {
@@ -266,12 +266,12 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
     }
 
     /// Inserts an entry at a position; the caller guarantees the key is new.
-    public mutating func insert(_ key: String, _ value: PlistValue, at index: Int) {
+    package mutating func insert(_ key: String, _ value: PlistValue, at index: Int) {
         entries.insert((key, value), at: Swift.min(Swift.max(index, 0), entries.count))
     }
 
     /// Exact, ordered equality.
-    public static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
+    package static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
             exactlyEqual($0.key, $1.key) && $0.value == $1.value
         }
@@ -280,18 +280,18 @@ public struct PlistDictionary: Sendable, Equatable, Sequence {
 
 /// A string compared and hashed by its exact UTF-8 bytes (`String`'s own `==` and hash treat
 /// canonically equivalent strings as one), for sets and dictionaries of plist keys.
-public struct ExactKey: Hashable, Sendable {
+package struct ExactKey: Hashable, Sendable {
     /// The string.
-    public let string: String
+    package let string: String
 
     /// Wraps a string.
-    public init(_ string: String) { self.string = string }
+    package init(_ string: String) { self.string = string }
 
     /// Equal when the UTF-8 bytes are.
-    public static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
+    package static func == (a: ExactKey, b: ExactKey) -> Bool { exactlyEqual(a.string, b.string) }
 
     /// Hashes the UTF-8 bytes in one call.
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         var s = string
         s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
@@ -367,7 +367,7 @@ package struct ExactKeyPositions {
 /// Whether two strings have exactly the same Unicode scalars (UTF-8 bytes), unlike `==`, which
 /// treats canonically equivalent strings as equal. Compares contiguous bytes directly.
 @inlinable
-public func exactlyEqual(_ a: String, _ b: String) -> Bool {
+package func exactlyEqual(_ a: String, _ b: String) -> Bool {
     guard a.utf8.count == b.utf8.count else { return false }
     var a = a, b = b
     return a.withUTF8 { pa in b.withUTF8 { pb in compareUTF8(pa, pb) == 0 } }
@@ -376,7 +376,7 @@ public func exactlyEqual(_ a: String, _ b: String) -> Bool {
 /// -1, 0 or 1 as `a` sorts before, equal to or after `b` by bytes (a plain loop over the two
 /// buffers: `elementsEqual` and `lexicographicallyPrecedes` cost several times more here).
 @inlinable
-public func compareUTF8(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+package func compareUTF8(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
     let n = min(a.count, b.count)
     var i = 0
     while i < n {
@@ -389,18 +389,18 @@ public func compareUTF8(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointe
 
 /// Whether `a` sorts before `b` by UTF-8 bytes (the same order as by Unicode scalar values).
 @inlinable
-public func utf8Precedes(_ a: String, _ b: String) -> Bool {
+package func utf8Precedes(_ a: String, _ b: String) -> Bool {
     var a = a, b = b
     return a.withUTF8 { pa in b.withUTF8 { pb in compareUTF8(pa, pb) < 0 } }
 }
 
 /// The kind of a property-list value (``PlistValue/kind``) or of a libplist node
 /// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold).
-public enum PlistKind: Sendable, Equatable {
+package enum PlistKind: Sendable, Equatable {
     case string, integer, real, bool, date, data, uid, array, dictionary, other
 
     /// The name messages use: `string`, `integer`, `boolean`, `UID`, `dictionary`, ...
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .string: return "string"
         case .integer: return "integer"

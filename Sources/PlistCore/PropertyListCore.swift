@@ -2,12 +2,12 @@
 /// and ycft's own writers for both formats. Reading goes through libplist, in the `Plist`
 /// module (`LibPlist.read`); everything here is pure Swift, so code that only writes needs no
 /// libplist.
-public enum PropertyList {
+package enum PropertyList {
     /// The format of `bytes`, or nil when they are not a property list.
     ///
     /// Binary starts with `bplist`; XML starts (after an optional UTF-8 byte-order mark and
     /// white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
-    public static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
+    package static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
         if bytes.starts(with: "bplist".utf8) { return .binary }
         var rest = bytes[...]
         if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
@@ -23,7 +23,7 @@ public enum PropertyList {
     /// dictionaries. For tests and fuzzing: whenever this succeeds, libplist's read builds
     /// exactly that many values.
     /// - Throws: ``PlistError`` as a read would for the same bytes.
-    public static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
+    package static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
         guard !bytes.isEmpty else { throw .empty }
         var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
         bytes.withUnsafeBytes { raw in
@@ -78,7 +78,7 @@ public enum PropertyList {
     /// through libplist to the same value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist stores C
     ///   strings), a UID above 2^32-1, or a value XML cannot hold exactly.
-    public static func write(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {
+    package static func write(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {
         switch format {
         case .xml:
             var writer = XMLPlistWriter()

@@ -40,14 +40,16 @@ extension MigrateCommand {
                         trouble: false)
         }
         TestHooks.afterRead(job.path)
-        let outcome: DefaultsMigration.Outcome
+        let outcome: Migration.Outcome
         do {
             outcome = try DefaultsMigration.migrate(bytes, to: target, options: options)
         } catch {
             // An XML plist cannot hold every string (control characters): binary can.
             let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
-            if case .unwritable = error, writesXML {
+            switch error {
+            case .unwritable where writesXML, .unwritablePlist where writesXML:
                 return fail(error.description + " (--plist-format binary writes it)", trouble: false)
+            default: break
             }
             if case .conflict = error { return fail(error.description + "; use --force to let the source win", trouble: false) }
             return fail(error.description, trouble: false)

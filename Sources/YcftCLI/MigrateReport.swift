@@ -9,7 +9,7 @@ extension MigrateCommand {
     struct FileReport: Sendable {
         let path: String
         var status: String
-        var outcome: DefaultsMigration.Outcome?
+        var outcome: Migration.Outcome?
         var error: String?
         var trouble = false
         var backup: String?
@@ -38,7 +38,7 @@ extension MigrateCommand {
 
     static func quoted(_ s: String) -> String { UntrustedText.quoted(s) }
 
-    static func dryRunLine(_ path: String, _ outcome: DefaultsMigration.Outcome) -> String {
+    static func dryRunLine(_ path: String, _ outcome: Migration.Outcome) -> String {
         switch outcome.status {
         case .unchanged: return "\(Ycft.shown(path)): unchanged\n"
         case .skipped: return "\(Ycft.shown(path)): skipped (no source state)\n"

@@ -11,7 +11,7 @@ let defaultsFixtures = ["valid/defaults/export.binary.plist", "valid/defaults/ex
                         "valid/defaults/export.apple-order.plist"]
 
 func migrate(_ bytes: [UInt8], _ target: Migration.Target, _ configure: (inout Migration.Options) -> Void = { _ in })
-    throws -> DefaultsMigration.Outcome {
+    throws -> Migration.Outcome {
     var options = Migration.Options()
     configure(&options)
     return try DefaultsMigration.migrate(bytes, to: target, options: options)
@@ -136,7 +136,7 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         #expect {
             try migrate(original, .records) { $0.outputFormat = .xml }
         } throws: { error in
-            guard case .unwritable(.plist(.unwritable))? = error as? Migration.Failure else { return false }
+            guard case .unwritablePlist(.unwritable)? = error as? Migration.Failure else { return false }
             return "\(error)" == "cannot write value: date 757414800.5 has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds (at InstallDate)"
         }
     }
@@ -153,12 +153,12 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         #expect {
             try migrate(file, .records)
         } throws: { error in
-            guard case .unreadable(.state(.embeddedNotPlist(key: "YCFirstTime", _), archiveKey: "YCFirstTime"))? = error as? Migration.Failure
+            guard case .unreadable(.embeddedNotPlist(key: "YCFirstTime", _), archiveKey: "YCFirstTime")? = error as? Migration.Failure
             else { return false }
             return "\(error)" == #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#
         }
         let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
-        let notArchiveData = Migration.Failure.unreadable(.state(.notArchiveData(key: "YCFirstTime", found: "string"), archiveKey: "YCFirstTime"))
+        let notArchiveData = Migration.Failure.unreadable(.notArchiveData(key: "YCFirstTime", found: "string"), archiveKey: "YCFirstTime")
         #expect(throws: notArchiveData) { try migrate(notData, .records) }
         #expect("\(notArchiveData)" == "\"YCFirstTime\" holds string, expected archive data")
     }

@@ -147,7 +147,7 @@ import TestSupport
         #expect {
             try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
         } throws: { error in
-            guard case .unreadable(.foundation(_, .otherRecords))? = error as? Migration.Failure else { return false }
+            guard case .foundationReadsOtherRecords(key: _)? = error as? Migration.Failure else { return false }
             return "\(error)".contains("Foundation's NSKeyedUnarchiver reads other records")
         }
         // Without it, UserDefaults could not hold the keys apart: refused before anything is written.
@@ -156,13 +156,13 @@ import TestSupport
         #expect {
             try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: options)
         } throws: { error in
-            guard case let .unwritable(.state(.cannotHold(why)))? = error as? Migration.Failure else { return false }
+            guard case let .unwritable(.cannotHold(why))? = error as? Migration.Failure else { return false }
             return why.contains("canonically equivalent")
         }
         #expect(domain.normalized() == before)
     }
 
-    func expectSameOutcome(_ library: Migration.Outcome, _ tool: DefaultsMigration.Outcome, _ label: String) throws {
+    func expectSameOutcome(_ library: Migration.Outcome, _ tool: Migration.Outcome, _ label: String) throws {
         #expect(library.status == tool.status, "\(label)")
         #expect(library.recordCount == tool.recordCount, "\(label)")
         #expect(library.added == tool.added, "\(label)")
@@ -175,7 +175,7 @@ import TestSupport
 
     /// What `ycft migrate ARGS -o -` writes for a file (normalized), and the outcome the tool's
     /// library reports for it (the CLI's report, without parsing its text).
-    func tool(_ file: [UInt8], _ arguments: [String]) throws -> (file: PlistValue, outcome: DefaultsMigration.Outcome) {
+    func tool(_ file: [UInt8], _ arguments: [String]) throws -> (file: PlistValue, outcome: Migration.Outcome) {
         let dir = try TestPaths.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("domain.plist")

@@ -38,7 +38,7 @@ import TestSupport
                         migrated.append(name)
                     case let (.failure(expected), .failure(failure)):
                         if PropertyList.detectFormat(bytes) == .xml {
-                            #expect(failure == .unreadable(.xmlArchive(key: "YCFirstTime")))
+                            #expect(failure == .xmlArchive(key: "YCFirstTime"))
                         } else {
                             #expect(failure == expected, "\(name) \(target)")
                         }
@@ -55,10 +55,10 @@ import TestSupport
     @Test func xmlArchivesAreReportedNotMigrated() throws {
         let bytes = try LegacyArchive.encode(Self.records3, format: .xml)
         try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
-            #expect(throws: Migration.Failure.unreadable(.xmlArchive(key: "YCFirstTime"))) {
+            #expect(throws: Migration.Failure.xmlArchive(key: "YCFirstTime")) {
                 try FirstTimeMigration.migrate(domain.defaults, to: .records)
             }
-            #expect("\(Migration.Failure.unreadable(.xmlArchive(key: "YCFirstTime")))"
+            #expect("\(Migration.Failure.xmlArchive(key: "YCFirstTime"))"
                     == "YCFirstTime: an XML archive; FirstTimeMigration reads the binary archives "
                     + "NSKeyedArchiver writes (ycft migrate reads both)")
             #expect(domain.value(LegacyArchive.defaultsKey) == .data(bytes))
@@ -134,7 +134,7 @@ import TestSupport
                         return
                     }
                     let before = domain.normalized()
-                    let refusal = Migration.Failure.unwritable(.setElsewhere(key: key, domain: other))
+                    let refusal = Migration.Failure.setElsewhere(key: key, domain: other)
                     #expect(throws: refusal) {
                         try FirstTimeMigration.migrate(defaults, to: .records, options: options)
                     }

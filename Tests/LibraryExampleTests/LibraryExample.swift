@@ -26,7 +26,7 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateForm
 
 /// docs/library.md's entry points, word for word (a test compares them): `path` names a copy of
 /// an exported defaults file, `bytes` are its bytes.
-func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: DefaultsMigration.Outcome) {
+func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: Migration.Outcome) {
     // Read: what the file holds (StateForm: archive, defaults-archive, plain-records,
     // interval-keys; several, or none), then its state as the device would read it.
     let file = try StateFile(contentsOf: path)          // or StateFile(bytes); throws FirstTimeError
@@ -75,7 +75,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         let result = try libraryEntryPoints(copy.path, bytes)
         #expect(result.findings.filter { $0.severity == .error }.isEmpty)
         #expect(try LegacyArchive.read(binary: result.archive).records["onboarding.v1"]?.lastVersion == "2.1.0")
-        #expect(result.outcome.migration.status == .migrated)
+        #expect(result.outcome.status == .migrated)
     }
 
     /// docs/library.md shows `libraryEntryPoints`'s body, word for word.

@@ -5,15 +5,15 @@ import PlistCore
 /// manner: objects numbered depth-first with a dictionary's keys before its values, equal
 /// strings and numbers shared, reals always 8 bytes, non-ASCII strings as UTF-16, minimal
 /// offset and reference sizes. It proves the decoder on bytes libplist did not write.
-public struct AppleStyleBinaryWriter {
+package struct AppleStyleBinaryWriter {
     private var objects: [[UInt8]] = []
     private var unique: [[UInt8]: Int] = [:]
     private var refSize = 1
 
-    public init() {}
+    package init() {}
 
     /// Serializes a value.
-    public static func write(_ value: PlistValue) -> [UInt8] {
+    package static func write(_ value: PlistValue) -> [UInt8] {
         // Count objects first to size references, then encode.
         var counter = AppleStyleBinaryWriter()
         counter.refSize = 8
@@ -111,7 +111,7 @@ public struct AppleStyleBinaryWriter {
 
 /// Builds a binary plist from raw object encodings, for hostile-input tests: the caller gives
 /// each object's bytes (references are 1 byte) and may override the trailer's fields.
-public func rawBinaryPlist(_ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSize: UInt8 = 1,
+package func rawBinaryPlist(_ objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, refSize: UInt8 = 1,
                            count: UInt64? = nil, tableOffset: UInt64? = nil, offsets: [Int]? = nil) -> [UInt8] {
     var out = Array("bplist00".utf8)
     var computed: [Int] = []

@@ -4,7 +4,7 @@ import Plist
 import PlistCore
 
 /// Hand-built archives for tests: the envelope around a literal `$objects` table.
-public func archiveValue(_ objects: [PlistValue], root: UInt64 = 1, archiver: String = "NSKeyedArchiver",
+package func archiveValue(_ objects: [PlistValue], root: UInt64 = 1, archiver: String = "NSKeyedArchiver",
                          version: Int64 = 100_000) -> PlistValue {
     .dictionary(PlistDictionary([
         ("$version", .integer(.signed(version))),
@@ -15,7 +15,7 @@ public func archiveValue(_ objects: [PlistValue], root: UInt64 = 1, archiver: St
 }
 
 /// A dictionary object (`NS.keys`, `NS.objects`, `$class`).
-public func dictObject(keys: [UInt64], values: [UInt64], classUID: UInt64) -> PlistValue {
+package func dictObject(keys: [UInt64], values: [UInt64], classUID: UInt64) -> PlistValue {
     .dictionary(PlistDictionary([
         ("NS.keys", .array(keys.map { .uid($0) })),
         ("NS.objects", .array(values.map { .uid($0) })),
@@ -24,22 +24,22 @@ public func dictObject(keys: [UInt64], values: [UInt64], classUID: UInt64) -> Pl
 }
 
 /// A class descriptor.
-public func classObject(_ chain: [String]) -> PlistValue {
+package func classObject(_ chain: [String]) -> PlistValue {
     .dictionary(PlistDictionary([("$classname", .string(chain[0])), ("$classes", .array(chain.map { .string($0) }))]))
 }
 
 /// An arbitrary dictionary object with fields.
-public func object(_ fields: [(String, PlistValue)]) -> PlistValue {
+package func object(_ fields: [(String, PlistValue)]) -> PlistValue {
     .dictionary(PlistDictionary(fields.map { (key: $0.0, value: $0.1) }))
 }
 
 /// Records from a literal list; fails the test on duplicate keys.
-public func records(_ entries: [(String, String?, Double?)]) -> FirstTimeRecords {
+package func records(_ entries: [(String, String?, Double?)]) -> FirstTimeRecords {
     try! FirstTimeRecords(entries.map { ($0.0, FirstTimeRecord(lastVersion: $0.1, lastTime: $0.2)) })
 }
 
 /// The YCFirstTime archive of one key `k` with version "1.2.3" and time 2.5, in Apple's layout.
-public let appleLayoutOneKey: [PlistValue] = [
+package let appleLayoutOneKey: [PlistValue] = [
     .string("$null"),
     dictObject(keys: [2], values: [3], classUID: 10),
     .string("sharedGroup"),
@@ -55,7 +55,7 @@ public let appleLayoutOneKey: [PlistValue] = [
 
 /// Runs the Linux Foundation oracle's decoder on archive bytes.
 /// - Returns: the root and group classes and the records, or the oracle's failure.
-public func oracleDecode(_ bytes: [UInt8]) throws -> (root: String, group: String?, records: FirstTimeRecords) {
+package func oracleDecode(_ bytes: [UInt8]) throws -> (root: String, group: String?, records: FirstTimeRecords) {
     let dir = try TestPaths.temporaryDirectory()
     let file = dir.appendingPathComponent("archive.plist")
     try writeBytes(bytes, to: file)
@@ -79,7 +79,7 @@ public func oracleDecode(_ bytes: [UInt8]) throws -> (root: String, group: Strin
 }
 
 /// Archives records with Linux Foundation's NSKeyedArchiver (class names fixed up as Apple's).
-public func oracleEncode(_ records: FirstTimeRecords, rootClass: String = "NSMutableDictionary",
+package func oracleEncode(_ records: FirstTimeRecords, rootClass: String = "NSMutableDictionary",
                          groupClass: String = "NSMutableDictionary") throws -> [UInt8] {
     let dir = try TestPaths.temporaryDirectory()
     let file = dir.appendingPathComponent("archive.plist")
@@ -94,9 +94,9 @@ public func oracleEncode(_ records: FirstTimeRecords, rootClass: String = "NSMut
 }
 
 /// The oracle failed.
-public struct OracleError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct OracleError: Error, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 func hex(_ bytes: some Sequence<UInt8>) -> String {

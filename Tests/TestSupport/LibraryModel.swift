@@ -24,27 +24,27 @@ import FirstTimeCore
 /// would need more (only when the answer is tiny next to a huge `lastTime`, e.g. `lastTime = -1e18` and
 /// `days × 86 400 ≈ 1e18`, where the answer lies among the subnormals) is answered `nil` by ``decide`` and
 /// the generators leave it out (the tests count and bound such cases).
-public enum LibraryModel {
-    public struct Answer: Equatable, Sendable, CustomStringConvertible {
-        public var wouldRun: Bool
-        public var nextEligible: Double?
-        public init(wouldRun: Bool, nextEligible: Double?) {
+package enum LibraryModel {
+    package struct Answer: Equatable, Sendable, CustomStringConvertible {
+        package var wouldRun: Bool
+        package var nextEligible: Double?
+        package init(wouldRun: Bool, nextEligible: Double?) {
             self.wouldRun = wouldRun
             self.nextEligible = nextEligible
         }
-        public var description: String {
+        package var description: String {
             "run \(wouldRun), next \(nextEligible.map { "\($0) (0x\(String($0.bitPattern, radix: 16)))" } ?? "nil")"
         }
         /// Equal to the bit: same run-now answer, next moment equal bit for bit, or both nil.
-        public func sameBits(_ other: Answer) -> Bool {
+        package func sameBits(_ other: Answer) -> Bool {
             wouldRun == other.wouldRun && nextEligible?.bitPattern == other.nextEligible?.bitPattern
         }
     }
 
-    public static let walkCap = 1 << 18
+    package static let walkCap = 1 << 18
 
     /// The model's answer, or nil when the walk would exceed ``walkCap`` (see the type's comment).
-    public static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
+    package static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
                               calendar: Calendar, library: LibraryVersion) -> Answer? {
         if case .calendar(let interval) = rule {
             return intervalClient(interval, lastTime: record?.lastTime, now: now, calendar: calendar)

@@ -3,15 +3,15 @@ import FirstTimeArchive
 import FirstTimeCore
 
 /// One generated question: a gate, a stored record, the moment, the app version, the library and the calendar.
-public struct ModelCase: Sendable, CustomStringConvertible {
-    public var rule: GateRule
-    public var record: FirstTimeRecord?
-    public var now: Double
-    public var appVersion: String?
-    public var library: LibraryVersion
-    public var calendar: CalendarConfig
+package struct ModelCase: Sendable, CustomStringConvertible {
+    package var rule: GateRule
+    package var record: FirstTimeRecord?
+    package var now: Double
+    package var appVersion: String?
+    package var library: LibraryVersion
+    package var calendar: CalendarConfig
 
-    public init(rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?, library: LibraryVersion,
+    package init(rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?, library: LibraryVersion,
                 calendar: CalendarConfig) {
         self.rule = rule
         self.record = record
@@ -21,7 +21,7 @@ public struct ModelCase: Sendable, CustomStringConvertible {
         self.calendar = calendar
     }
 
-    public var description: String {
+    package var description: String {
         func hex(_ d: Double?) -> String { d.map { "\($0)/0x\(String($0.bitPattern, radix: 16))" } ?? "nil" }
         let rec = record.map { "lastVersion \($0.lastVersion.map { "\(Array($0.unicodeScalars))" } ?? "nil"), lastTime \(hex($0.lastTime))" }
         return "\(rule) \(library.rawValue) record [\(rec ?? "none")] now \(hex(now)) app \(appVersion.map { "\(Array($0.unicodeScalars))" } ?? "nil") \(calendar)"
@@ -29,20 +29,20 @@ public struct ModelCase: Sendable, CustomStringConvertible {
 }
 
 /// How a case's calendar is set up; the same four settings go to `ycft status` as options.
-public struct CalendarConfig: Sendable, CustomStringConvertible {
-    public var identifier: Calendar.Identifier
-    public var timeZone: String
-    public var firstWeekday: Int
-    public var minimumDaysInFirstWeek: Int
+package struct CalendarConfig: Sendable, CustomStringConvertible {
+    package var identifier: Calendar.Identifier
+    package var timeZone: String
+    package var firstWeekday: Int
+    package var minimumDaysInFirstWeek: Int
 
-    public init(identifier: Calendar.Identifier, timeZone: String, firstWeekday: Int, minimumDaysInFirstWeek: Int) {
+    package init(identifier: Calendar.Identifier, timeZone: String, firstWeekday: Int, minimumDaysInFirstWeek: Int) {
         self.identifier = identifier
         self.timeZone = timeZone
         self.firstWeekday = firstWeekday
         self.minimumDaysInFirstWeek = minimumDaysInFirstWeek
     }
 
-    public var calendar: Calendar {
+    package var calendar: Calendar {
         var c = Calendar(identifier: identifier)
         c.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0) ?? c.timeZone
         c.firstWeekday = firstWeekday
@@ -51,7 +51,7 @@ public struct CalendarConfig: Sendable, CustomStringConvertible {
     }
 
     /// The `--calendar` spelling (Foundation's CLDR name).
-    public var cliName: String {
+    package var cliName: String {
         switch identifier {
         case .gregorian: return "gregorian"
         case .hebrew: return "hebrew"
@@ -69,31 +69,31 @@ public struct CalendarConfig: Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "calendar \(cliName) tz \(timeZone) firstWeekday \(firstWeekday) minDays \(minimumDaysInFirstWeek)" }
+    package var description: String { "calendar \(cliName) tz \(timeZone) firstWeekday \(firstWeekday) minDays \(minimumDaysInFirstWeek)" }
 
-    public static let identifiers: [Calendar.Identifier] = [
+    package static let identifiers: [Calendar.Identifier] = [
         .gregorian, .hebrew, .islamicCivil, .islamicUmmAlQura, .japanese, .buddhist, .persian, .chinese, .iso8601,
         .coptic, .indian, .republicOfChina,
     ]
-    public static let timeZones = [
+    package static let timeZones = [
         "UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Pacific/Apia", "Australia/Lord_Howe",
         "America/Sao_Paulo", "Pacific/Chatham", "Asia/Kathmandu", "America/St_Johns",
     ]
-    public static let utcGregorian = CalendarConfig(identifier: .gregorian, timeZone: "UTC", firstWeekday: 1,
+    package static let utcGregorian = CalendarConfig(identifier: .gregorian, timeZone: "UTC", firstWeekday: 1,
                                                     minimumDaysInFirstWeek: 1)
 }
 
 /// Seeded generators of hard and ordinary cases for ``LibraryModel``.
-public struct ModelCaseGenerator {
-    public var rng: SplitMix64
-    public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+package struct ModelCaseGenerator {
+    package var rng: SplitMix64
+    package init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
-    public mutating func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
-    public mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    public mutating func unit() -> Double { Double(rng.next() >> 11) * 0x1p-53 }
-    public mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    package mutating func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    package mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+    package mutating func unit() -> Double { Double(rng.next() >> 11) * 0x1p-53 }
+    package mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 
-    public static let versions: [String?] = [
+    package static let versions: [String?] = [
         nil, "", "1.0", "1.0.0", "2.1.0", "\u{C5}.0", "\u{212B}.0", "\u{AC00}", "\u{1100}\u{1161}", "\u{E9}", "e\u{301}",
     ]
 
@@ -108,7 +108,7 @@ public struct ModelCaseGenerator {
         .nan, .infinity, -.infinity, 0x1p53, -0x1p53,
     ]
 
-    public mutating func days() -> Float {
+    package mutating func days() -> Float {
         switch below(4) {
         case 0, 1: return pick(Self.specialDays)
         case 2: return Float(unit() * 400)
@@ -118,9 +118,9 @@ public struct ModelCaseGenerator {
         }
     }
 
-    public mutating func ordinaryTime() -> Double { (unit() - 0.25) * 4e9 }
+    package mutating func ordinaryTime() -> Double { (unit() - 0.25) * 4e9 }
 
-    public mutating func anyTime() -> Double {
+    package mutating func anyTime() -> Double {
         switch below(6) {
         case 0: return pick(Self.specialTimes)
         case 1:
@@ -130,7 +130,7 @@ public struct ModelCaseGenerator {
         }
     }
 
-    public mutating func nudge(_ x: Double) -> Double {
+    package mutating func nudge(_ x: Double) -> Double {
         var x = x
         let k = below(7) - 3
         for _ in 0..<abs(k) { x = k < 0 ? x.nextDown : x.nextUp }
@@ -139,7 +139,7 @@ public struct ModelCaseGenerator {
 
     /// A YCFirstTime case: once, per-version or every X days, either library, with `now` often placed
     /// on the boundary (lastTime + days × seconds-per-day, within a few ulps).
-    public mutating func dayCase() -> ModelCase {
+    package mutating func dayCase() -> ModelCase {
         let library: LibraryVersion = chance(50) ? .v2 : .v1
         let rule: GateRule
         switch below(10) {
@@ -177,7 +177,7 @@ public struct ModelCaseGenerator {
                          calendar: .utcGregorian)
     }
 
-    public static let components: [Calendar.Component] = [
+    package static let components: [Calendar.Component] = [
         .era, .year, .quarter, .month, .weekOfYear, .weekOfMonth, .weekday, .weekdayOrdinal, .yearForWeekOfYear,
         .day, .dayOfYear, .hour, .minute, .second, .nanosecond, .calendar, .timeZone, .isLeapMonth, .isRepeatedDay,
     ]
@@ -200,7 +200,7 @@ public struct ModelCaseGenerator {
         340_000_000,
     ]
 
-    public mutating func calendarTime() -> Double {
+    package mutating func calendarTime() -> Double {
         switch below(5) {
         case 0, 1:
             let t = pick(Self.calendarTimes)
@@ -215,7 +215,7 @@ public struct ModelCaseGenerator {
         }
     }
 
-    public mutating func calendarValue(_ component: Calendar.Component) -> Int {
+    package mutating func calendarValue(_ component: Calendar.Component) -> Int {
         switch below(6) {
         case 0: return 0
         case 1: return 1
@@ -226,13 +226,13 @@ public struct ModelCaseGenerator {
         }
     }
 
-    public mutating func calendarConfig() -> CalendarConfig {
+    package mutating func calendarConfig() -> CalendarConfig {
         CalendarConfig(identifier: pick(CalendarConfig.identifiers), timeZone: pick(CalendarConfig.timeZones),
                        firstWeekday: 1 + below(7), minimumDaysInFirstWeek: 1 + below(7))
     }
 
     /// An IntervalClient case; `now` is often the due date itself or one nanosecond or one ulp either side.
-    public mutating func calendarCase(_ config: CalendarConfig, calendar: Calendar) -> ModelCase {
+    package mutating func calendarCase(_ config: CalendarConfig, calendar: Calendar) -> ModelCase {
         let component = pick(Self.components)
         let value = calendarValue(component)
         let last: Double? = chance(5) ? nil : calendarTime()
@@ -254,7 +254,7 @@ public struct ModelCaseGenerator {
     }
 
     /// Hand-picked hard cases (each also appears, with neighbours, in the generated stream).
-    public static func hardCases() -> [ModelCase] {
+    package static func hardCases() -> [ModelCase] {
         var cases: [ModelCase] = []
         func add(_ rule: GateRule, _ last: Double?, _ now: Double, version: String? = "1.0", app: String? = "1.0",
                  _ libs: [LibraryVersion] = [.v2, .v1], record: Bool = true) {

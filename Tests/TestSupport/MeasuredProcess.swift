@@ -6,25 +6,25 @@ import Glibc
 #endif
 
 /// A child process's result with its peak memory and wall time.
-public struct MeasuredResult: Sendable {
+package struct MeasuredResult: Sendable {
     /// Exit status (or 128 + signal).
-    public var status: Int32
+    package var status: Int32
     /// Standard output.
-    public var stdout: [UInt8]
+    package var stdout: [UInt8]
     /// Standard error, as text.
-    public var stderr: String
+    package var stderr: String
     /// Peak resident set size of the program, in KiB: measured by GNU `time` (`/usr/bin/time
     /// -f %M`), whose own small process forks the program, so the count is the program's alone.
     /// (`ru_maxrss` from our own `wait4` would include the test runner's peak: Linux carries the
     /// spawning process's memory into the child's count at exec, and the runner, holding the
     /// generated bombs, passes 200 MiB.) Without GNU time, that upper bound is the fallback.
-    public var maxRSSKiB: Int
+    package var maxRSSKiB: Int
     /// Wall-clock seconds.
-    public var seconds: Double
+    package var seconds: Double
 }
 
 /// Where a child's standard output or error goes in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``.
-public enum SpawnStream: Sendable {
+package enum SpawnStream: Sendable {
     /// Captured into a file and returned.
     case capture
     /// Closed before the program starts (`>&-`).
@@ -85,7 +85,7 @@ private func spawnAndWait(_ command: [String], in dir: URL, stdin: [UInt8], stdo
 
 /// Runs an executable with standard input from `stdin` and measures it: wall time, and its
 /// peak memory through GNU time (see ``MeasuredResult/maxRSSKiB``).
-public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8] = []) throws -> MeasuredResult {
+package func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8] = []) throws -> MeasuredResult {
     let dir = try TestPaths.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
     let peakPath = dir.appendingPathComponent("peak").path
@@ -110,7 +110,7 @@ public func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8]
 /// Runs an executable with its standard output and error as given (closed, a device, captured)
 /// and waits for it; standard input comes from a file holding `stdin`. Arguments that are not
 /// UTF-8 are passed as their bytes: build them with ``rawPath(_:_:)``.
-public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
+package func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [], stdout: SpawnStream = .capture,
                        stderr: SpawnStream = .capture, environment: [String: String] = [:]) throws -> ProcessResult {
     let dir = try TestPaths.temporaryDirectory()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -121,7 +121,7 @@ public func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8] 
 
 /// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size
 /// from stat, which is 0 for a pipe).
-public func readFIFO(_ path: String) -> [UInt8] {
+package func readFIFO(_ path: String) -> [UInt8] {
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { return [] }
     defer { close(fd) }
@@ -138,4 +138,4 @@ public func readFIFO(_ path: String) -> [UInt8] {
 /// A name or argument made of raw bytes (``PathBytes``): `rawPath([0xFF, 0xFE], ".plist")` is the
 /// file name FF FE `.plist`, for ``runSpawned(_:_:stdin:stdout:stderr:environment:)`` and for
 /// `PathBytes.cString` in system calls.
-public func rawPath(_ raw: [UInt8], _ suffix: String = "") -> String { PathBytes.decode(raw + Array(suffix.utf8)) }
+package func rawPath(_ raw: [UInt8], _ suffix: String = "") -> String { PathBytes.decode(raw + Array(suffix.utf8)) }

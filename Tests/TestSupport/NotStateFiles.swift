@@ -6,40 +6,40 @@ import PlistCore
 /// One file (and `--key`) that holds something other than YCFirstTime state, and what ycft's one
 /// judge (`StateFile.heldState()`) says of it. Every command is tested against the same list
 /// (``NotStateFiles/all``): nothing may be written, every refusal names the file and why.
-public struct NotStateFile: Sendable, CustomStringConvertible {
+package struct NotStateFile: Sendable, CustomStringConvertible {
     /// A short name for test output.
-    public var name: String
+    package var name: String
     /// The file's bytes.
-    public var bytes: [UInt8]
+    package var bytes: [UInt8]
     /// The `--key` given, or nil for the default (`YCFirstTime`).
-    public var key: String?
+    package var key: String?
     /// Why it holds no state: the message after `ycft: FILE: `.
-    public var judgement: String
+    package var judgement: String
     /// What `pack --into` and `migrate` say: the same judgement for a defaults domain whose
     /// key holds something else, `top level: the file is ..., not a defaults domain` otherwise.
-    public var notDefaults: String? = nil
+    package var notDefaults: String? = nil
     /// The rule by which `status` says the device would discard the state (YCFirstTime's
     /// unarchive of such data fails), or nil when the device would not read it as an archive at
     /// all (a value that is not data) and `status` is refused.
-    public var deviceDiscards: String? = nil
+    package var deviceDiscards: String? = nil
     /// The rule `verify` reports when it is not ``deviceDiscards`` (the device reads the data,
     /// but it is not YCFirstTime state); nil for `state-missing` or the device's rule.
-    public var otherRule: String? = nil
+    package var otherRule: String? = nil
     /// The rule `verify` reports, or nil for `state-missing`.
-    public var verifyRule: String? { otherRule ?? deviceDiscards }
+    package var verifyRule: String? { otherRule ?? deviceDiscards }
 
     /// `--key KEY`, or nothing.
-    public var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
+    package var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
     /// The refusal of a command that writes or migrates a defaults file.
-    public var defaultsJudgement: String { notDefaults ?? judgement }
+    package var defaultsJudgement: String { notDefaults ?? judgement }
 
-    public var description: String { name }
+    package var description: String { name }
 }
 
 /// The files and keys that are not YCFirstTime state, built once for every command's tests.
-public enum NotStateFiles {
+package enum NotStateFiles {
     /// Another library's NSKeyedArchiver archive: its root is an NSArray.
-    public static let foreignArchive: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
+    package static let foreignArchive: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
         .string("$null"),
         object([("NS.objects", .array([.uid(2)])), ("$class", .uid(3))]),
         .string("x"),
@@ -48,7 +48,7 @@ public enum NotStateFiles {
 
     /// Another library's settings archived by NSKeyedArchiver as an NSMutableDictionary, the
     /// class YCFirstTime's root has, but holding `theme` and `lang` and no `sharedGroup`.
-    public static let foreignDictionary: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
+    package static let foreignDictionary: [UInt8] = AppleStyleBinaryWriter.write(archiveValue([
         .string("$null"),
         dictObject(keys: [2, 3], values: [4, 5], classUID: 6),
         .string("theme"), .string("lang"), .string("dark"), .string("en"),
@@ -57,7 +57,7 @@ public enum NotStateFiles {
 
     /// A preferences domain with a value of every kind under a key that is not YCFirstTime's,
     /// and no YCFirstTime state at all.
-    public static let preferences: [UInt8] = plist(.dictionary(PlistDictionary([
+    package static let preferences: [UInt8] = plist(.dictionary(PlistDictionary([
         ("settings", .dictionary(PlistDictionary([("sound", .bool(true))]))),
         ("name", .string("n")),
         ("count", .integer(.signed(3))),
@@ -68,7 +68,7 @@ public enum NotStateFiles {
     ])))
 
     /// Every case.
-    public static let all: [NotStateFile] = {
+    package static let all: [NotStateFile] = {
         let root = "$objects[1]: expected NSMutableDictionary (root), found NSArray"
         var cases = [
             NotStateFile(name: "another library's archive", bytes: foreignArchive, key: nil, judgement: root,
@@ -118,7 +118,7 @@ public enum NotStateFiles {
     }()
 
     /// A defaults domain without YCFirstTime state (`preferences` under the default key).
-    public static let noState = preferences
+    package static let noState = preferences
 
     private static func plist(_ value: PlistValue) -> [UInt8] {
         (try? PropertyList.write(value, format: .binary)) ?? []

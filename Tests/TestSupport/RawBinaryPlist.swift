@@ -4,33 +4,33 @@ import PlistCore
 /// Binary property lists assembled and taken apart byte by byte, without ycft's reader or
 /// writer: inputs whose exact bytes a test chooses (a 16-byte -1, an 8-byte 5), and the exact
 /// bytes a file holds for one key, to compare with what was read.
-public enum RawBinaryPlist {
+package enum RawBinaryPlist {
     /// Big-endian bytes of the low `size` bytes of `value`.
-    public static func bigEndian(_ value: UInt64, _ size: Int) -> [UInt8] {
+    package static func bigEndian(_ value: UInt64, _ size: Int) -> [UInt8] {
         (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(size - 1 - $0))) }
     }
 
     /// A 16-byte integer object (marker `0x14`): `high` then `low`, big-endian.
-    public static func int16(high: UInt64, low: UInt64) -> [UInt8] {
+    package static func int16(high: UInt64, low: UInt64) -> [UInt8] {
         [0x14] + bigEndian(high, 8) + bigEndian(low, 8)
     }
 
     /// An object header: `kind` in the high nibble, the count in the low nibble or after it.
-    public static func header(_ kind: UInt8, _ count: Int) -> [UInt8] {
+    package static func header(_ kind: UInt8, _ count: Int) -> [UInt8] {
         if count < 15 { return [kind << 4 | UInt8(count)] }
         let size = count <= 0xFF ? 0 : count <= 0xFFFF ? 1 : count <= 0xFFFF_FFFF ? 2 : 3
         return [kind << 4 | 0x0F, 0x10 | UInt8(size)] + bigEndian(UInt64(count), 1 << size)
     }
 
     /// A data object.
-    public static func data(_ bytes: [UInt8]) -> [UInt8] { header(0x4, bytes.count) + bytes }
+    package static func data(_ bytes: [UInt8]) -> [UInt8] { header(0x4, bytes.count) + bytes }
 
     /// An ASCII string object.
-    public static func ascii(_ s: String) -> [UInt8] { header(0x5, s.utf8.count) + Array(s.utf8) }
+    package static func ascii(_ s: String) -> [UInt8] { header(0x5, s.utf8.count) + Array(s.utf8) }
 
     /// A `bplist00` whose top object is a dictionary of `entries`: ASCII keys, and values that
     /// are encoded scalar objects written exactly as given (one object each, never shared).
-    public static func dictionary(_ entries: [(key: String, object: [UInt8])]) -> [UInt8] {
+    package static func dictionary(_ entries: [(key: String, object: [UInt8])]) -> [UInt8] {
         let n = entries.count
         let objectCount = 1 + 2 * n
         let refSize = objectCount <= 0xFF ? 1 : 2
@@ -53,7 +53,7 @@ public enum RawBinaryPlist {
     /// The exact bytes of the scalar object the top dictionary of binary plist `bytes` holds for
     /// `key` (an ASCII key object), from its marker to its last payload byte; nil when the top
     /// object is not a dictionary, the key is absent, or the value is a container.
-    public static func valueObject(_ bytes: [UInt8], key: String) -> [UInt8]? {
+    package static func valueObject(_ bytes: [UInt8], key: String) -> [UInt8]? {
         guard bytes.count >= 40, bytes.starts(with: "bplist00".utf8) else { return nil }
         let trailer = bytes.count - 32
         let offsetSize = Int(bytes[trailer + 6]), refSize = Int(bytes[trailer + 7])
@@ -93,7 +93,7 @@ public enum RawBinaryPlist {
 
     /// The in-place commands that rewrite a defaults file holding a YCFirstTime archive and keep
     /// every other key: the suites that hold one kind of object to its bytes run each of them.
-    public static let rewritingCommands: [[String]] = [
+    package static let rewritingCommands: [[String]] = [
         ["set", "FILE", "onboarding.v1", "--last-version", "9.9"],
         ["unset", "FILE", "rate.prompt"],
         ["reset", "FILE"],
@@ -103,7 +103,7 @@ public enum RawBinaryPlist {
 
     /// What in binary plist `bytes` is not as `expected` says, one line per difference: each
     /// key's object must be exactly those bytes and read back (libplist path) as that value.
-    public static func differences(_ bytes: [UInt8], _ expected: [(key: String, object: [UInt8], value: PlistValue)]) -> [String] {
+    package static func differences(_ bytes: [UInt8], _ expected: [(key: String, object: [UInt8], value: PlistValue)]) -> [String] {
         guard let read = (try? LibPlist.read(bytes))?.value.dictionaryValue else { return ["not a dictionary plist"] }
         var found: [String] = []
         for e in expected {

@@ -1,12 +1,12 @@
 /// A small deterministic random generator for tests (SplitMix64).
-public struct SplitMix64 {
+package struct SplitMix64 {
     private var state: UInt64
 
     /// Starts from a seed.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

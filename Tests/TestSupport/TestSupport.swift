@@ -3,22 +3,22 @@ import Plist
 import PlistCore
 
 /// Paths and child processes for tests.
-public enum TestPaths {
+package enum TestPaths {
     /// The package root (found from this file's location).
-    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    package static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `Fixtures/` at the package root.
-    public static let fixtures = packageRoot.appendingPathComponent("Fixtures")
+    package static let fixtures = packageRoot.appendingPathComponent("Fixtures")
 
     /// `../shared/corpus/apple` beside the package, when present.
-    public static var appleCorpus: URL? {
+    package static var appleCorpus: URL? {
         let url = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus/apple")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
     /// The directory holding the built products (the test bundle's own directory).
-    public static let productsDirectory: URL = {
+    package static let productsDirectory: URL = {
         let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                       ?? CommandLine.arguments[0])
         var dir = exe.deletingLastPathComponent()
@@ -28,13 +28,13 @@ public enum TestPaths {
     }()
 
     /// A built executable product by name.
-    public static func executable(_ name: String) -> URL {
+    package static func executable(_ name: String) -> URL {
         productsDirectory.appendingPathComponent(name)
     }
 
     /// A fresh temporary directory, inside this test process's own directory (see
     /// ``TestScratch``), which is removed when the process exits.
-    public static func temporaryDirectory() throws -> URL {
+    package static func temporaryDirectory() throws -> URL {
         let url = TestScratch.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
@@ -46,9 +46,9 @@ public enum TestPaths {
 /// Before, each test's directory stayed behind: every `swift test` left over a hundred of them
 /// (some of several MB) in `/tmp`, and they piled up run after run. `YCFT_KEEP_TEST_FILES=1`
 /// keeps them, to look at after a failure.
-public enum TestScratch {
+package enum TestScratch {
     /// Created once, on first use; its removal is registered with `atexit` at the same time.
-    public static let root: URL = {
+    package static let root: URL = {
         if ProcessInfo.processInfo.environment["YCFT_KEEP_TEST_FILES"] != "1" {
             // Runs at exit, when `root` has long been set (this is its first use).
             atexit { try? FileManager.default.removeItem(at: TestScratch.root) }
@@ -58,15 +58,15 @@ public enum TestScratch {
 }
 
 /// The result of running a child process.
-public struct ProcessResult: Sendable {
+package struct ProcessResult: Sendable {
     /// Exit status (or 128 + signal).
-    public var status: Int32
+    package var status: Int32
     /// Everything written to standard output.
-    public var stdout: [UInt8]
+    package var stdout: [UInt8]
     /// Everything written to standard error, as text.
-    public var stderr: String
+    package var stderr: String
     /// Standard output as text.
-    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    package var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
 }
 
 /// Runs an executable with arguments and standard input, and waits for it.
@@ -75,7 +75,7 @@ public struct ProcessResult: Sendable {
 /// written into a pipe, it killed the whole test process with SIGPIPE whenever the child exited
 /// without reading it (a usage error, `migrate -`) before the write, which the test process does
 /// not ignore.
-public func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [],
+package func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8] = [],
                        environment: [String: String]? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
@@ -101,13 +101,13 @@ public func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8] 
 }
 
 /// Reads a file's bytes.
-public func readBytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
+package func readBytes(_ url: URL) throws -> [UInt8] { Array(try Data(contentsOf: url)) }
 
 /// Writes bytes to a file.
-public func writeBytes(_ bytes: [UInt8], to url: URL) throws { try Data(bytes).write(to: url) }
+package func writeBytes(_ bytes: [UInt8], to url: URL) throws { try Data(bytes).write(to: url) }
 
 /// The first differing offset of two byte arrays and both sizes, for failure messages.
-public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
+package func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
     let index = zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     return "first difference at byte \(index); sizes \(a.count) and \(b.count)"
 }
@@ -115,11 +115,11 @@ public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
 /// Tests that use `UserDefaults` suites run one at a time in this process: swift-corelibs-
 /// foundation, used from several threads at once, reloads suites from their XML files on disk,
 /// where a `-0.0` real becomes `0.0` and dates lose their fractions (see MIGRATING.md).
-public enum UserDefaultsTests {
+package enum UserDefaultsTests {
     private static let lock = NSLock()
 
     /// Runs `body` while no other test uses `UserDefaults`.
-    public static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
+    package static func exclusively<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()
@@ -129,7 +129,7 @@ public enum UserDefaultsTests {
 /// JUnit XML (`ycft verify --format junit`) with the value of every `time="…"` attribute
 /// replaced by `…`, so that the rest can be compared byte for byte; nil when a value is not a
 /// non-negative decimal number of seconds (`0.004`), or when there is none.
-public func junitTimesHidden(_ xml: String) -> String? {
+package func junitTimesHidden(_ xml: String) -> String? {
     let times = xml.matches(of: /\ time="([^"]*)"/)
     guard !times.isEmpty, times.allSatisfy({ $0.output.1.wholeMatch(of: /[0-9]+(\.[0-9]+)?/) != nil }) else { return nil }
     return xml.replacing(/\ time="[^"]*"/, with: " time=\"…\"")
