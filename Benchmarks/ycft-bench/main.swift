@@ -383,7 +383,7 @@ if arguments.first == "--child", arguments.count == 3 {
         sink &+= UInt64(try PropertyList.write(value, format: .binary).count)
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
-    case "verify": sink &+= UInt64(ContractChecker.check(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
+    case "verify": sink &+= UInt64(StateFile.verify(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
     case "pack": sink &+= UInt64(try LegacyArchive.encode(LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
     // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
     case "migrate":
@@ -601,7 +601,7 @@ if let file = archive100k {
         { floor(bytes) },
         { UInt64(try LegacyArchive.encode(records, format: .binary).count) },
         { guardPass(bytes) },
-        { UInt64(ContractChecker.check(bytes).count + 1) },
+        { UInt64(StateFile.verify(bytes).count + 1) },
     ])
     let (floorTime, pack, guardTime, verify) = (ops.samples[0], ops.samples[1], ops.samples[2], ops.samples[3])
     // libplist's own writer is quadratic (its time on 100,000 records is in docs/performance.md)

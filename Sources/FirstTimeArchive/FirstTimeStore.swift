@@ -215,31 +215,31 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// Whether the gate should run now: yes when `interval.<key>` holds no number (missing, or
     /// not a number `as? TimeInterval` reads), when calendar arithmetic fails, or when `now >=
     /// calendar.date(byAdding:value:to: lastRun)`.
-    public func shouldRun(_ key: IntervalKey, every interval: CalendarInterval) -> Bool {
+    public func shouldRun(_ key: String, every interval: CalendarInterval) -> Bool {
         lock.withLock {
             let now = currentDate().timeIntervalSinceReferenceDate
-            return RunRules.decide(.calendar(interval), record: intervalRecord(key), now: now,
+            return RunRules.decide(.calendar(interval), record: intervalRecord(IntervalKey(key)), now: now,
                                    appVersion: nil, calendar: calendar).wouldRun
         }
     }
 
     /// Records that the gate ran now: `interval.<key>` = seconds since 1970 (a real).
-    public func markRun(_ key: IntervalKey) throws(StoreError) {
+    public func markRun(_ key: String) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        try setInterval(key, .real(currentDate().timeIntervalSince1970))
+        try setInterval(IntervalKey(key), .real(currentDate().timeIntervalSince1970))
     }
 
     /// Forgets one IntervalClient gate (removes `interval.<key>`).
-    public func reset(_ key: IntervalKey) throws(StoreError) {
+    public func reset(_ key: String) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        try setInterval(key, nil)
+        try setInterval(IntervalKey(key), nil)
     }
 
     /// When the gate last ran, or nil (as ``shouldRun(_:every:)`` reads it).
-    public func lastRun(_ key: IntervalKey) -> Date? {
-        lock.withLock { intervalRecord(key)?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
+    public func lastRun(_ key: String) -> Date? {
+        lock.withLock { intervalRecord(IntervalKey(key))?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
     }
 
     // MARK: Internals

@@ -17,7 +17,7 @@ extension LegacyArchive {
     /// (an `NSDictionary` root, an unrelated root key, a non-finite time, ...), which say what the
     /// device does differently from ycft.
     /// - Throws: ``FirstTimeError`` as ``decode(_:limits:)``.
-    public static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
+    package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         if let decoded = fastRead(document) { return decoded }

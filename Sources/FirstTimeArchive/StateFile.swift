@@ -223,7 +223,7 @@ public struct StateFile: Sendable {
 
     /// The records and non-fatal findings of one form.
     /// - Throws: ``FirstTimeError`` for the first fatal finding.
-    public func read(_ form: StateForm) throws(FirstTimeError) -> ArchiveJudgement {
+    package func read(_ form: StateForm) throws(FirstTimeError) -> ArchiveJudgement {
         if form == .archive {
             if let fastArchive { return fastArchive }
             return try LegacyArchive.read(checkedArchive(form))
@@ -244,7 +244,7 @@ public struct StateFile: Sendable {
                 return try read(form)
             }
         } catch {
-            return ArchiveJudgement(records: nil, findings: [ContractChecker.finding(for: error)])
+            return ArchiveJudgement(records: nil, findings: [error.finding])
         }
     }
 
@@ -272,5 +272,46 @@ public struct StateFile: Sendable {
         if forms.first == .archive, let value { return value }
         let inner = try archiveData()
         do { return try LibPlist.read(inner, limits: limits).value } catch { throw .embeddedNotPlist(key: key, error) }
+    }
+}
+
+// Checking bytes as `ycft verify` does: every finding of every form, and a finding (not an
+// error) for bytes that hold no readable state.
+extension StateFile {
+    /// Checks archive bytes, or a defaults file holding the state (an archive under `key`, the
+    /// plain records, IntervalClient keys), against the contract, as `ycft verify` does.
+    ///
+    /// Unlike ``state()``, which stops at the first problem, it walks as much of every form the
+    /// file holds as it can and returns every finding; bytes that hold no readable state give
+    /// the finding of the rule they break (``FirstTimeError/finding``). It never throws.
+    ///
+    /// ```swift
+    /// for finding in StateFile.verify(bytes) where finding.severity == .error { print(finding) }
+    /// ```
+    public static func verify(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
+                             limits: PlistLimits = .default) -> [ContractFinding] {
+        verifyPlaced(bytes, key: key, limits: limits).map(\.finding)
+    }
+
+    /// A finding, and which document its path is a path of.
+    package struct Placed: Sendable, Equatable {
+        /// The finding.
+        package var finding: ContractFinding
+        /// The defaults key under which the file holds, as data, the archive that the path is
+        /// in (`$objects[5].lastTime` of the archive under `YCFirstTime`); nil when the path is
+        /// one of the file itself (a bare archive, plain records, interval keys, the file).
+        package var archiveKey: String?
+    }
+
+    /// ``verify(_:key:limits:)``'s findings, each placed (for `verify`'s line numbers).
+    package static func verifyPlaced(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
+                                   limits: PlistLimits = .default) -> [Placed] {
+        do {
+            return try StateFile(bytes, key: key, limits: limits).checkForms().map { form, finding in
+                Placed(finding: finding, archiveKey: form == .defaultsArchive ? key : nil)
+            }
+        } catch {
+            return [Placed(finding: error.finding, archiveKey: nil)]
+        }
     }
 }

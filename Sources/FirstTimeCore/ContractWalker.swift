@@ -10,22 +10,22 @@ package import PlistCore
 /// print(judged.records.count, judged.findings.count)
 /// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
 /// ```
-public struct ArchiveJudgement: Sendable, Equatable {
+package struct ArchiveJudgement: Sendable, Equatable {
     /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
     /// was broken (see ``fatal``).
-    public var records: FirstTimeRecords
+    package var records: FirstTimeRecords
     /// The findings, in walk order. A read, which throws for a fatal finding, returns only
     /// those that leave the records readable but say what the device does differently (see
     /// ``ContractRule/Spec/device``).
-    public var findings: [ContractFinding]
+    package var findings: [ContractFinding]
 
     /// The first finding of a fatal rule, if any.
-    public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
+    package var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
     /// The finding that makes the device discard all state, if any.
-    public var resetsAll: ContractFinding? { findings.resetsAll }
+    package var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// Creates a judgement of readable records.
-    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
+    package init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
         self.records = records
         self.findings = findings
     }
@@ -64,7 +64,7 @@ public struct ArchiveJudgement: Sendable, Equatable {
 
 /// The one walker over an archive's object graph: root → group → records. It applies every
 /// rule of the table (``ContractRule/spec``) and is the only code that does. `collect` walks as
-/// far as it can (``ContractChecker``); `decode` stops at the first fatal finding (decoding).
+/// far as it can (`StateFile.verify`); `decode` stops at the first fatal finding (decoding).
 ///
 /// `@inlinable` throughout: the walker lives in FirstTimeCore (the on-device library walks
 /// resolved archives) but the tool's fast path walks libplist's tree (`NodeGraph`, in
@@ -98,7 +98,7 @@ package struct ContractWalker<Graph: ArchiveGraph> {
     }
 
     /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
-    @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
+    @inlinable package static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
         do { records = try walker.walk() } catch { records = nil }

@@ -93,3 +93,60 @@ extension Migration.Failure {
         self = .unreadable(error, archiveKey: form == .defaultsArchive ? key : nil)
     }
 }
+
+extension FirstTimeError {
+    /// The rule a reading error breaks, as a finding (`verify` reports a file that cannot be
+    /// read this way; `status` asks it what the device would do).
+    public var finding: ContractFinding {
+        switch self {
+        case let .archive(.plist(plistError)):
+            switch plistError {
+            case .unrepresentableString, .duplicateKey:
+                return ContractFinding(.stringUnrepresentable, at: .file, plistError.description)
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge:
+                return ContractFinding(.plistLimit, at: .file, plistError.description)
+            default:
+                return ContractFinding(.plistUnreadable, at: .file, plistError.description)
+            }
+        case let .embeddedNotPlist(_, plistError):
+            switch plistError {
+            case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: .file, description)
+            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return ContractFinding(.plistLimit, at: .file, description)
+            default: return ContractFinding(.plistUnreadable, at: .file, description)
+            }
+        case .keyNotFound, .notArchiveData, .notDefaults:
+            return ContractFinding(.stateMissing, at: .file, description)
+        case let .contract(finding):
+            return finding
+        case let .notStateArchive(_, cause):
+            // The archive under the key breaks the rule its own error names.
+            return cause.finding
+        case let .recordsFormat(why, at):
+            return ContractFinding(.recordsFormat, at: at, why)
+        case let .duplicateKey(key, at):
+            return ContractFinding(.recordsFormat, at: at, "duplicate block key \(quoted(key))")
+        case let .json(jsonError):
+            return ContractFinding(.recordsFormat, at: .file, jsonError.description)
+        case let .archive(archiveError):
+            let path = archiveError.path ?? .file
+            let message: String
+            switch archiveError {
+            case let .envelope(why, _): message = why
+            case let .unexpected(expected, found, _): message = "expected \(expected), found \(UntrustedText.escaped(found))"
+            case let .malformed(why, _): message = why
+            case let .danglingUID(uid, count, _): message = "UID \(uid) is outside $objects (\(count) objects)"
+            case .plist: message = archiveError.description
+            }
+            let rule: ContractRule
+            switch path.components.first {
+            case .key("$archiver")?: rule = .envelopeArchiver
+            case .key("$version")?: rule = .envelopeVersion
+            case .key("$top")?: rule = .envelopeRoot
+            default: rule = .envelopeObjects
+            }
+            return ContractFinding(rule, at: path, message)
+        default:
+            return ContractFinding(.plistUnreadable, at: .file, description)
+        }
+    }
+}

@@ -1,26 +1,26 @@
 package import PlistCore
 
 /// The name of an IntervalClient gate (stored as `interval.<name>`).
-public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+package struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The gate's name.
-    public let name: String
+    package let name: String
 
     /// A gate named `name`.
-    public init(_ name: String) { self.name = name }
+    package init(_ name: String) { self.name = name }
 
     /// A gate named by a string literal.
-    public init(stringLiteral name: String) { self.name = name }
+    package init(stringLiteral name: String) { self.name = name }
 
     /// The name.
-    public var description: String { name }
+    package var description: String { name }
 
     /// The prefix of IntervalClient keys in a defaults domain: `interval.<name>`.
-    public static let prefix = "interval."
+    package static let prefix = "interval."
     /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
-    public static let epochOffset: Double = 978_307_200
+    package static let epochOffset: Double = 978_307_200
 
     /// The defaults key of this gate.
-    public var defaultsKey: String { Self.prefix + name }
+    package var defaultsKey: String { Self.prefix + name }
 
     /// The time (seconds since 2001) an `interval.*` key holds for `time`, read back: the
     /// key counts from 1970 in a double, which holds a time since 2001 to its nearest value
@@ -30,7 +30,7 @@ public struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Custo
     /// IntervalKey.storedTime(757414800.0) == 757414800.0       // whole seconds: exact
     /// IntervalKey.storedTime(-0.0).sign == .plus                // -0.0 is not kept
     /// ```
-    public static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
+    package static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
 
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
     /// bridges an `NSNumber` when exact): a real (a 4-byte one widened), an integer a double holds exactly, or a

@@ -106,7 +106,7 @@ extension LegacyArchive {
     /// (`read(_:limits:)` in FirstTimeArchive), for code that cannot link libplist.
     /// - Throws: ``FirstTimeError/archive(_:)`` when the bytes are not a binary plist archive
     ///   (an XML archive included), ``FirstTimeError/contract(_:)`` for the first fatal finding.
-    public static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
+    package static func read(binary bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> ArchiveJudgement {
         let value: PlistValue
         do { value = try BinaryPlistReader.read(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         return try read(plist: value)

@@ -16,7 +16,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
     /// or cannot be read (a write replaces it, so every writer says so). Nil when `forms` is
     /// empty.
     /// - Throws: what `read` throws for the first form.
-    public static func state<Failure: Error>(of forms: [StateForm],
+    package static func state<Failure: Error>(of forms: [StateForm],
                                              read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> (form: StateForm, decoded: ArchiveJudgement)? {
         guard let primary = forms.first else { return nil }
         var first = try read(primary)

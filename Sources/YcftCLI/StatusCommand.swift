@@ -111,7 +111,7 @@ enum StatusCommand {
                     noState = true
                 }
             } catch {
-                findings = [ContractChecker.finding(for: error)]
+                findings = [error.finding]
                 guard let resets = findings.resetsAll else {
                     throw Ycft.Failure(.content, Ycft.display(path), error.description)
                 }

@@ -67,7 +67,7 @@ enum VerifyCommand {
             var result: FileResult
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-                let placed = ContractChecker.checkPlaced(bytes, key: key, limits: limits)
+                let placed = StateFile.verifyPlaced(bytes, key: key, limits: limits)
                 result = FileResult(path: Ycft.display(path), findings: placed.map(\.finding), trouble: nil)
                 if format == .github {
                     // An archive held as data under a key has no lines of its own: the data's element stands for its paths.
@@ -79,8 +79,8 @@ enum VerifyCommand {
                     result = FileResult(path: Ycft.display(path), findings: [], trouble: error.message)
                 } else {
                     // Over --max-input-size: the rule and its words are the library's; the hint is ours.
-                    var finding = ContractChecker.finding(for: .archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1,
-                                                                                                  limit: limits.maxInputSize))))
+                    let tooLarge = FirstTimeError.archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1, limit: limits.maxInputSize)))
+                    var finding = tooLarge.finding
                     finding.message = error.message
                     result = FileResult(path: Ycft.display(path), findings: [finding], trouble: nil)
                 }

@@ -185,7 +185,7 @@ func rawDump(_ url: URL) throws -> String {
     @Test(arguments: Manifest.entriesForTests)
     func verifyReportsTheExpectedRules(_ entry: ManifestEntry) throws {
         let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent(entry.file))
-        #expect(ContractChecker.check(bytes).map(\.rule.rawValue) == entry.rules)
+        #expect(StateFile.verify(bytes).map(\.rule.rawValue) == entry.rules)
     }
 
     /// Every valid fixture, re-encoded by ycft, passes verify with no finding at all.
@@ -193,7 +193,7 @@ func rawDump(_ url: URL) throws -> String {
     func reencodedValidFixturesPassVerify(_ entry: ManifestEntry) throws {
         let records = try StateFile(readBytes(TestPaths.fixtures.appendingPathComponent(entry.file))).state().records
         let reencoded = try LegacyArchive.encode(records, format: .binary)
-        let findings = ContractChecker.check(reencoded)
+        let findings = StateFile.verify(reencoded)
         if records.contains(where: { $0.record.lastTime.map { !$0.isFinite } ?? false }) {
             #expect(findings.allSatisfy { $0.rule == .timeNonFinite })
         } else {

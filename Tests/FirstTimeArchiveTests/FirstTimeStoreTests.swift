@@ -129,7 +129,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         // A legacy domain holds an archive that passes verify; a plain one is what migrate writes.
         let bytes = try readBytes(URL(fileURLWithPath: file))
         if format == .legacyArchive {
-            #expect(ContractChecker.check(bytes) == [])
+            #expect(StateFile.verify(bytes) == [])
             #expect(try StateFile(bytes).state().records == s.records && StateFile(bytes).state().form == .defaultsArchive)
         } else {
             #expect(try StateFile(bytes).state().records == s.records && StateFile(bytes).state().form == .plainRecords)

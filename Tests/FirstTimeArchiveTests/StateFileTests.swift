@@ -34,7 +34,7 @@ import TestSupport
         let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
         for target in Migration.Target.allCases where target != .legacy {
             let migrated = try #require(try DefaultsMigration.migrate(original, to: target).output)
-            #expect(ContractChecker.check(migrated) == [], "\(target)")
+            #expect(StateFile.verify(migrated) == [], "\(target)")
             #expect(try StateFile(migrated).state().records.count == 3)
         }
     }
@@ -46,19 +46,19 @@ import TestSupport
         let bytes = try defaults([("YCFirstTime", .data(archive)), ("YCFirstTime.records", RecordsFormat.plist(other))])
         let expected = ContractFinding(.statesDisagree, at: .file,
                                        #"the defaults-archive state and its plain-records copy differ ("a"); ycft reads the defaults-archive one"#)
-        #expect(ContractChecker.check(bytes) == [expected])
+        #expect(StateFile.verify(bytes) == [expected])
         let state = try StateFile(bytes).state()
         #expect(state.records == sample)
         #expect(state.findings == [expected])
         // Interval keys hold no versions: only times are compared, so an agreeing copy is quiet.
         let agreeing = try defaults([("YCFirstTime.records", RecordsFormat.plist(sample)),
                                      ("interval.a", .real(10 + IntervalKey.epochOffset)), ("interval.b", .integer(.signed(Int64(20 + IntervalKey.epochOffset))))])
-        #expect(ContractChecker.check(agreeing) == [])
+        #expect(StateFile.verify(agreeing) == [])
     }
 
     @Test func theRecordsFormatIsJudgedByItsOwnRules() throws {
         let broken = try defaults([("YCFirstTime.records", .string("not a dictionary"))])
-        #expect(ContractChecker.check(broken).map(\.rule) == [.recordsFormat])
+        #expect(StateFile.verify(broken).map(\.rule) == [.recordsFormat])
         #expect(throws: FirstTimeError.self) { try StateFile(broken).state() }
     }
 
@@ -98,8 +98,8 @@ import TestSupport
         #expect(refused?.description == sample.defaultsJudgement)
         #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevel)))
         // verify judges it by the rule its error names.
-        #expect(ContractChecker.check(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
-                .contains { $0.severity == .error && $0.rule == ContractChecker.finding(for: error).rule })
+        #expect(StateFile.verify(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
+                .contains { $0.severity == .error && $0.rule == error.finding.rule })
     }
 
     @Test func aDefaultsDomainWithoutStateHoldsNone() throws {

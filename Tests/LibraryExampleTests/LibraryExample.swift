@@ -41,7 +41,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
     }
 
     // Check, as `ycft verify` does; encode, as `ycft pack` does; migrate, as `ycft migrate` does.
-    let findings = ContractChecker.check(bytes)                            // [ContractFinding]
+    let findings = StateFile.verify(bytes)                            // [ContractFinding]
     let archive = try LegacyArchive.encode(state.records, format: .binary)  // Apple's layout
     let outcome = try DefaultsMigration.migrate(bytes, to: .records)
     return (findings, archive, outcome)

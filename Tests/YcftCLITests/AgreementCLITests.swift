@@ -44,7 +44,7 @@ import TestSupport
         let cases = try Self.cases()
         #expect(cases.count >= 50)
         for (name, bytes) in cases {
-            let findings = ContractChecker.check(bytes)
+            let findings = StateFile.verify(bytes)
             let fatal = findings.filter { $0.rule.spec.isFatal }
             let resets = findings.resetsAll
 

@@ -35,7 +35,7 @@ import TestSupport
         #expect(state.form == .defaultsArchive)
         #expect(state.records["onboarding.v1"] == FirstTimeRecord(lastVersion: "3.0", lastTime: at("2025-03-01T09:00:00Z")))
         #expect(state.records.count == 3)
-        #expect(ContractChecker.check(try readBytes(file)) == [])
+        #expect(StateFile.verify(try readBytes(file)) == [])
     }
 
     /// A set that leaves every record as it was writes nothing, as the library's update and

@@ -220,7 +220,7 @@ import TestSupport
                 #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n", "\(args)")
                 #expect(try readBytes(file) != bytes)
                 // What it said is gone is gone: the record has only the two coder keys now.
-                #expect(!ContractChecker.check(try readBytes(file)).contains { $0.rule == .recordUnknownKey }, "\(args)")
+                #expect(!StateFile.verify(try readBytes(file)).contains { $0.rule == .recordUnknownKey }, "\(args)")
             }
         }
     }
@@ -286,7 +286,7 @@ import TestSupport
         #expect(result.status == 0)
         #expect(result.stderr == "ycft: \(file.path): warning: dropped [states-disagree] the defaults-archive state and its "
                 + "plain-records copy differ (\"a\"); ycft reads the defaults-archive one\n")
-        #expect(ContractChecker.check(try readBytes(file)) == [])
+        #expect(StateFile.verify(try readBytes(file)) == [])
     }
 
     @Test func migrateSaysWhatRemovingTheArchiveDrops() throws {

@@ -148,7 +148,7 @@ import TestSupport
         let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
         #expect(RawBinaryPlist.valueObject(bytes, key: "$version") == RawBinaryPlist.int16(high: 0, low: 100_000))
         #expect(try LegacyArchive.decode(bytes) == records)
-        #expect(ContractChecker.check(bytes) == [])
+        #expect(StateFile.verify(bytes) == [])
         let dir = try TestPaths.temporaryDirectory()
         let url = dir.appendingPathComponent("v.plist")
         try writeBytes(bytes, to: url)

@@ -132,6 +132,6 @@ import TestSupport
             ycft: \(url.path): warning: dropped [envelope-extra-key] $top.other: NSKeyedArchiver does not write this key; the unarchiver ignores it, and the next save (YCFirstTime's, or a ycft write) drops it
 
             """)
-        #expect(try ContractChecker.check(readBytes(url)) == [])
+        #expect(try StateFile.verify(readBytes(url)) == [])
     }
 }

@@ -30,7 +30,7 @@ enum Harness: String, CaseIterable {
     case archive
     /// `LegacyArchive.decode`: records decoding (then encode and decode again: identity).
     case records
-    /// `ContractChecker.check`: verify.
+    /// `StateFile.verify`: verify.
     case verify
     /// `RecordsFormat.records(fromJSON:)`: pack's JSON input (then archive and back: identity).
     case packJSON = "pack-json"
@@ -102,7 +102,7 @@ enum Harness: String, CaseIterable {
                 }
             }
         case .verify:
-            _ = ContractChecker.check(bytes)
+            _ = StateFile.verify(bytes)
         case .packJSON:
             if let records = try? RecordsFormat.records(fromJSON: bytes) {
                 if let encoded = try? LegacyArchive.encode(records, format: .binary) {
