@@ -311,7 +311,7 @@ func guardPass(_ bytes: [UInt8]) -> UInt64 {
 }
 
 func decode(_ bytes: [UInt8]) throws -> UInt64 {
-    UInt64(try LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count)
+    UInt64(try ArchiveReader.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count)
 }
 
 /// `ycft dump FILE` in process, standard output counted and thrown away.
@@ -384,7 +384,7 @@ if arguments.first == "--child", arguments.count == 3 {
     case "decode": sink &+= try decode(bytes)
     case "dump": sink &+= dump(arguments[2])
     case "verify": sink &+= UInt64(StateFile.verify(bytes, limits: PlistLimits(maxInputSize: 1 << 31)).count + 1)
-    case "pack": sink &+= UInt64(try LegacyArchive.encode(LegacyArchive.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
+    case "pack": sink &+= UInt64(try LegacyArchive.encode(ArchiveReader.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
     // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
     case "migrate":
         sink &+= UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0)
@@ -593,7 +593,7 @@ if let big = decodeBySize[1_000_000], let mid = decodeBySize[100_000], let floor
 // pack, verify, peak memory on the 100,000-record archive (1,000 in quick mode)
 if let file = archive100k {
     let bytes = Array(try Data(contentsOf: file))
-    let records = try LegacyArchive.decode(bytes)
+    let records = try ArchiveReader.decode(bytes)
     print("")
     print("| operation (\(records.count) records) | ycft | baseline | ratio |")
     print("|---|---:|---:|---:|")

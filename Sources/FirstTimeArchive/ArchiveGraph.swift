@@ -1,5 +1,5 @@
 internal import FirstTimeCore
-internal import CLibPlist
+
 internal import KeyedArchive
 internal import Plist
 internal import PlistCore

@@ -63,7 +63,7 @@ public struct StateFile: Sendable {
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
         source = StateSource(PlistDictionary(), key: key) { _ in nil }
-        if let decoded = LegacyArchive.fastRead(document) {
+        if let decoded = ArchiveReader.fastRead(document) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
@@ -71,7 +71,7 @@ public struct StateFile: Sendable {
         do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
         (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
         guard case let .dictionary(file) = read.value, !KeyedArchive.isEnvelope(file) else { return }
-        source = StateSource(file, key: key) { bytes in try? LegacyArchive.read(bytes, limits: limits).records }
+        source = StateSource(file, key: key) { bytes in try? ArchiveReader.read(bytes, limits: limits).records }
         forms = source.forms
     }
 
@@ -230,7 +230,7 @@ public struct StateFile: Sendable {
         }
         // The bytes go to LegacyArchive.read, which tries the fast path first.
         return try source.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in
-            do throws(FirstTimeError) { return try LegacyArchive.read(bytes, limits: limits) } catch { throw embedded(error) }
+            do throws(FirstTimeError) { return try ArchiveReader.read(bytes, limits: limits) } catch { throw embedded(error) }
         })
     }
 

@@ -29,7 +29,7 @@ import TestSupport
 
     @Test func bpylist2ShapeDecodesAndFailsVerifyForItsImmutableDictionaries() throws {
         let bytes = AppleStyleBinaryWriter.write(archiveValue(bpylist2Shape))
-        #expect(try LegacyArchive.decode(bytes) == records([("onboarding", "2.1.0", -220_892_399.876544), ("rate", nil, nil)]))
+        #expect(try ArchiveReader.decode(bytes) == records([("onboarding", "2.1.0", -220_892_399.876544), ("rate", nil, nil)]))
         let findings = StateFile.verify(bytes)
         #expect(findings.map(\.rule) == [.rootImmutable, .groupImmutable, .classChain, .classChain])
         #expect(findings.map(\.path) == [.object(1), .object(4), .object(7), .object(10)])
@@ -38,7 +38,7 @@ import TestSupport
 
     @Test func repackingRepairsIt() throws {
         let bytes = AppleStyleBinaryWriter.write(archiveValue(bpylist2Shape))
-        let repaired = try LegacyArchive.encode(LegacyArchive.decode(bytes), format: .binary)
+        let repaired = try LegacyArchive.encode(ArchiveReader.decode(bytes), format: .binary)
         #expect(StateFile.verify(repaired) == [])
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 
 @Suite struct AcceptedForms {
     func decode(_ objects: [PlistValue], format: PlistFormat = .binary) throws -> FirstTimeRecords {
-        try LegacyArchive.decode(PropertyList.write(archiveValue(objects), format: format))
+        try ArchiveReader.decode(PropertyList.write(archiveValue(objects), format: format))
     }
 
     @Test func referenceLayout() throws {
@@ -21,7 +21,7 @@ import TestSupport
 
     @Test func bytesWrittenApplesWay() throws {
         let bytes = AppleStyleBinaryWriter.write(archiveValue(appleLayoutOneKey))
-        #expect(try LegacyArchive.decode(bytes) == records([("k", "1.2.3", 2.5)]))
+        #expect(try ArchiveReader.decode(bytes) == records([("k", "1.2.3", 2.5)]))
     }
 
     @Test func immutableRootAndGroup() throws {
@@ -73,7 +73,7 @@ import TestSupport
 
     @Test func canonicallyEquivalentKeysAreTwoRecords() throws {
         let input = records([("é", "1", 1), ("e\u{301}", "2", 2)])
-        let decoded = try LegacyArchive.decode(LegacyArchive.encode(input, format: .binary))
+        let decoded = try ArchiveReader.decode(LegacyArchive.encode(input, format: .binary))
         #expect(decoded.count == 2)
         #expect(decoded["é"]?.lastVersion == "1")
         #expect(decoded["e\u{301}"]?.lastVersion == "2")
@@ -105,7 +105,7 @@ import TestSupport
     func message(_ objects: [PlistValue], archiver: String = "NSKeyedArchiver", version: Int64 = 100_000) -> String {
         do {
             let bytes = try PropertyList.write(archiveValue(objects, archiver: archiver, version: version), format: .binary)
-            _ = try LegacyArchive.decode(bytes)
+            _ = try ArchiveReader.decode(bytes)
             return "decoded"
         } catch {
             return "\(error)"
@@ -160,8 +160,8 @@ import TestSupport
     @Test func unexpectedRootKeyDecodesWithAFinding() throws {
         for format in [PlistFormat.binary, .xml] {
             let bytes = try PropertyList.write(archiveValue(with(2, .string("otherGroup"))), format: format)
-            #expect(throws: FirstTimeError.self) { try LegacyArchive.read(bytes) }
-            do { _ = try LegacyArchive.read(bytes) } catch {
+            #expect(throws: FirstTimeError.self) { try ArchiveReader.read(bytes) }
+            do { _ = try ArchiveReader.read(bytes) } catch {
                 #expect(error.description == #"$objects[1]: the root dictionary holds 1 key ("otherGroup") and no "sharedGroup": another program's data, not YCFirstTime state"#)
             }
         }
@@ -169,12 +169,12 @@ import TestSupport
         var objects = appleLayoutOneKey
         objects[1] = dictObject(keys: [2, 11], values: [3, 12], classUID: 10)
         objects += [.string("note"), .string("kept")]
-        let beside = try LegacyArchive.read(PropertyList.write(archiveValue(objects), format: .binary))
+        let beside = try ArchiveReader.read(PropertyList.write(archiveValue(objects), format: .binary))
         #expect(beside.records == records([("k", "1.2.3", 2.5)]))
         #expect(beside.findings.map(\.rule) == [.rootExtraKey])
         // A value of a class outside the loader's list fails the device's whole unarchive.
         objects[12] = .integer(.signed(7))
-        let number = try LegacyArchive.read(PropertyList.write(archiveValue(objects), format: .binary))
+        let number = try ArchiveReader.read(PropertyList.write(archiveValue(objects), format: .binary))
         #expect(number.records == records([("k", "1.2.3", 2.5)]))
         #expect(number.findings.map(\.rule) == [.rootExtraKey, .classNotAllowed])
         #expect(number.findings[1].rule.spec.device == .resetsAll)
@@ -204,7 +204,7 @@ import TestSupport
         envelope["$top"] = .dictionary(PlistDictionary())
         let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
         #expect(throws: FirstTimeError.contract(ContractFinding(.envelopeRoot, at: .key("$top").key("root"), "missing $top.root"))) {
-            try LegacyArchive.decode(bytes)
+            try ArchiveReader.decode(bytes)
         }
     }
 
@@ -216,7 +216,7 @@ import TestSupport
     @Test func notAnArchive() throws {
         let bytes = try PropertyList.write(.array([]), format: .binary)
         #expect(throws: FirstTimeError.archive(.envelope("the top level is array, not an archive dictionary", at: .topLevel))) {
-            try LegacyArchive.decode(bytes)
+            try ArchiveReader.decode(bytes)
         }
     }
 
@@ -225,7 +225,7 @@ import TestSupport
         objects[4] = .string("nul\u{0}inside")
         let bytes = AppleStyleBinaryWriter.write(archiveValue(objects))
         #expect(throws: FirstTimeError.archive(.plist(.unrepresentableString("contains NUL", at: "object 0 > object 6 > object 23")))) {
-            try LegacyArchive.decode(bytes)
+            try ArchiveReader.decode(bytes)
         }
     }
 }

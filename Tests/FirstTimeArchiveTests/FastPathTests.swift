@@ -16,7 +16,7 @@ import TestSupport
     }
 
     func agree(_ bytes: [UInt8], _ label: String) {
-        let fast = (try? PlistDocument(bytes)).flatMap({ LegacyArchive.fastRead($0)?.records })
+        let fast = (try? PlistDocument(bytes)).flatMap({ ArchiveReader.fastRead($0)?.records })
         let slow = checked(bytes)
         if let fast {
             #expect(slow == fast, "\(label): fast path gave records the checked decoder does not")
@@ -32,7 +32,7 @@ import TestSupport
             agree(bytes, file)
             // Every clean binary archive ycft writes takes the fast path.
             if file.hasPrefix("valid/ycft/") && !file.hasSuffix(".xml.plist") {
-                #expect((try? PlistDocument(bytes)).flatMap({ LegacyArchive.fastRead($0)?.records }) != nil, "\(file) missed the fast path")
+                #expect((try? PlistDocument(bytes)).flatMap({ ArchiveReader.fastRead($0)?.records }) != nil, "\(file) missed the fast path")
             }
         }
     }
@@ -51,7 +51,7 @@ import TestSupport
             var objects = appleLayoutOneKey
             generator.mutate(&objects, with: replacements)
             let bytes = AppleStyleBinaryWriter.write(archiveValue(objects))
-            if (try? PlistDocument(bytes)).flatMap({ LegacyArchive.fastRead($0)?.records }) != nil { fastHits += 1 }
+            if (try? PlistDocument(bytes)).flatMap({ ArchiveReader.fastRead($0)?.records }) != nil { fastHits += 1 }
             agree(bytes, "round \(round)")
         }
         // Some mutations leave a valid archive (an unused object changed): the fast path takes those.

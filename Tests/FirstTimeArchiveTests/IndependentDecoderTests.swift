@@ -40,19 +40,19 @@ let oracleSafeRecords = records([
 
     @Test func ycftDecodesWhatLinuxFoundationWrites() throws {
         let bytes = try oracleEncode(oracleSafeRecords)
-        #expect(try LegacyArchive.decode(bytes) == oracleSafeRecords)
+        #expect(try ArchiveReader.decode(bytes) == oracleSafeRecords)
     }
 
     @Test func ycftDecodesLinuxFoundationImmutableGroup() throws {
         let bytes = try oracleEncode(oracleSafeRecords, groupClass: "NSDictionary")
         #expect(try oracleDecode(bytes).group == "NSDictionary")
-        #expect(try LegacyArchive.decode(bytes) == oracleSafeRecords)
+        #expect(try ArchiveReader.decode(bytes) == oracleSafeRecords)
     }
 
     @Test func foreignArchiveRoundTripsThroughDumpAndPack() throws {
         // Produced by a decoder we did not write, through ycft's JSON, back to that decoder.
         let foreign = try oracleEncode(oracleSafeRecords)
-        let json = RecordsFormat.json(try LegacyArchive.decode(foreign)).text()
+        let json = RecordsFormat.json(try ArchiveReader.decode(foreign)).text()
         let repacked = try LegacyArchive.encode(RecordsFormat.records(fromJSON: Array(json.utf8)), format: .binary)
         #expect(try oracleDecode(repacked).records == oracleSafeRecords)
     }

@@ -26,7 +26,7 @@ let hardRecords = records([
     @Test(arguments: PlistFormat.allCases)
     func recordsSurviveExactly(_ format: PlistFormat) throws {
         let bytes = try LegacyArchive.encode(hardRecords, format: format)
-        let decoded = try LegacyArchive.decode(bytes)
+        let decoded = try ArchiveReader.decode(bytes)
         #expect(decoded == hardRecords)
         #expect(decoded.count == 12)
         #expect(decoded["e\u{301}"]?.lastTime?.sign == .minus)
@@ -34,12 +34,12 @@ let hardRecords = records([
 
     @Test func nonFiniteTimesRoundTrip() throws {
         let input = records([("nan", nil, .nan), ("inf", nil, .infinity), ("-inf", nil, -.infinity)])
-        let decoded = try LegacyArchive.decode(LegacyArchive.encode(input, format: .binary))
+        let decoded = try ArchiveReader.decode(LegacyArchive.encode(input, format: .binary))
         #expect(decoded == input)
     }
 
     @Test func zeroRecords() throws {
-        let decoded = try LegacyArchive.decode(LegacyArchive.encode(FirstTimeRecords(), format: .binary))
+        let decoded = try ArchiveReader.decode(LegacyArchive.encode(FirstTimeRecords(), format: .binary))
         #expect(decoded.count == 0)
     }
 
@@ -47,7 +47,7 @@ let hardRecords = records([
         var generator = Generator(seed: 7)
         for _ in 0..<50 {
             let input = generator.records(count: Int(generator.next() % 20))
-            #expect(try LegacyArchive.decode(LegacyArchive.encode(input, format: .binary)) == input)
+            #expect(try ArchiveReader.decode(LegacyArchive.encode(input, format: .binary)) == input)
         }
     }
 
@@ -58,7 +58,7 @@ let hardRecords = records([
         let bytes = try LibPlist.writeWithLibplist(LegacyArchive.encode(input))
         #expect(bytes[bytes.count - 26] == 3)
         #expect(bytes[bytes.count - 25] == 3)
-        #expect(try LegacyArchive.decode(bytes) == input)
+        #expect(try ArchiveReader.decode(bytes) == input)
     }
 
     @Test func outputIsDeterministic() throws {

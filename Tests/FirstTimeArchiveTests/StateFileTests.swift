@@ -129,7 +129,7 @@ import TestSupport
         changed["other"] = FirstTimeRecord(lastTime: 1)
         let rewrite = try #require(try StateWriter.rewrite(changed, changedFrom: state, into: file))
         #expect(rewrite.dropped == [lost])
-        #expect(try LegacyArchive.read(rewrite.bytes) == ArchiveJudgement(records: changed))
+        #expect(try ArchiveReader.read(rewrite.bytes) == ArchiveJudgement(records: changed))
         #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
                                                                    dropped: [lost]))
         #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .envelopeExtraKey, .rootExtraKey, .recordUnknownKey])
@@ -156,14 +156,14 @@ import TestSupport
                                       ("YCFirstTime", .data(try LegacyArchive.encode(before, format: .binary))),
                                       ("YCFirstTime.records", RecordsFormat.plist(before)),
                                       ("interval.a", .real(10 + IntervalKey.epochOffset)), ("interval.own", .real(5))])
-        let source = StateSource(domain) { try? LegacyArchive.read($0).records }
+        let source = StateSource(domain) { try? ArchiveReader.read($0).records }
         #expect(source.forms == [.defaultsArchive, .plainRecords, .intervalKeys])
         let after = records([("a", nil, 20), ("b", nil, 30)])
         let written = try source.written(after, replacing: before)
         #expect(written.entries.map(\.key) == ["Theme", "YCFirstTime", "YCFirstTime.records", "interval.a", "interval.own", "interval.b"])
-        let reread = StateSource(written) { try? LegacyArchive.read($0).records }
+        let reread = StateSource(written) { try? ArchiveReader.read($0).records }
         for form in reread.forms {
-            let decoded = try reread.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in try LegacyArchive.read(bytes) })
+            let decoded = try reread.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in try ArchiveReader.read(bytes) })
             #expect(decoded.records == after, "\(form)")
         }
         #expect(try source.reset(before).entries.map(\.key) == ["Theme", "interval.own"])

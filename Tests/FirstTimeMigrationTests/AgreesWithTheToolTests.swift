@@ -114,7 +114,7 @@ import TestSupport
                         #expect(expectedRecords.count == 0 && back.status == .skipped, "\(dataset) \(scenario): no archive after rollback")
                         return
                     }
-                    #expect(try LegacyArchive.decode(archive) == expectedRecords, "\(dataset) \(scenario): records after rollback")
+                    #expect(try ArchiveReader.decode(archive) == expectedRecords, "\(dataset) \(scenario): records after rollback")
                 }
             }
         }

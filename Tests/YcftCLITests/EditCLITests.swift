@@ -59,14 +59,14 @@ import TestSupport
         // A change is written, in ycft's layout.
         #expect(try runProcess(ycft, ["set", file.path, "k", "--last-version", "1.2.4"]).status == 0)
         #expect(try readBytes(file) != original)
-        #expect(try LegacyArchive.decode(readBytes(file))["k"] == FirstTimeRecord(lastVersion: "1.2.4", lastTime: 2.5))
+        #expect(try ArchiveReader.decode(readBytes(file))["k"] == FirstTimeRecord(lastVersion: "1.2.4", lastTime: 2.5))
     }
 
     @Test func setOnABareArchiveWithExactSecondsAndNils() throws {
         let file = try copy(archive)
         #expect(try runProcess(ycft, ["set", "--seconds", "--last-time", "757414800.123456", "--no-last-version", file.path, "k"]).status == 0)
         #expect(try runProcess(ycft, ["set", file.path, "whats-new", "--no-last-time", "--last-version", "1"]).status == 0)
-        let records = try LegacyArchive.decode(readBytes(file))
+        let records = try ArchiveReader.decode(readBytes(file))
         #expect(records["k"] == FirstTimeRecord(lastVersion: nil, lastTime: 757_414_800.123456))
         #expect(records["whats-new"] == FirstTimeRecord(lastVersion: "1", lastTime: nil))
         #expect(PropertyList.detectFormat(try readBytes(file)) == .binary)

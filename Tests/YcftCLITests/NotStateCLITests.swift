@@ -235,7 +235,7 @@ import TestSupport
         let result = try runProcess(ycft, ["edit", file.path], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n")
-        #expect(try LegacyArchive.read(readBytes(file)) == ArchiveJudgement(records: records([("k", "9.9", 2.5)])))
+        #expect(try ArchiveReader.read(readBytes(file)) == ArchiveJudgement(records: records([("k", "9.9", 2.5)])))
         // Cancelled (saved unchanged): nothing written, nothing dropped.
         let unchanged = try runProcess(ycft, ["edit", file.path], environment: environment)
         #expect(unchanged.status == 0)
@@ -273,7 +273,7 @@ import TestSupport
         #expect(result.status == 0)
         #expect(result.stderr == "ycft: \(file.path): warning: dropped [root-extra-key] $objects[1]: root key \"note\" "
                 + "is not \"sharedGroup\": YCFirstTime ignores it and keeps it\n")
-        #expect(try LegacyArchive.read(readBytes(file)).findings == [])
+        #expect(try ArchiveReader.read(readBytes(file)).findings == [])
     }
 
     /// A copy of the state in another form that differs is replaced by the first form's

@@ -147,7 +147,7 @@ import TestSupport
         envelope["$version"] = .integer(.unsigned(100_000))
         let bytes = try PropertyList.write(.dictionary(envelope), format: .binary)
         #expect(RawBinaryPlist.valueObject(bytes, key: "$version") == RawBinaryPlist.int16(high: 0, low: 100_000))
-        #expect(try LegacyArchive.decode(bytes) == records)
+        #expect(try ArchiveReader.decode(bytes) == records)
         #expect(StateFile.verify(bytes) == [])
         let dir = try TestPaths.temporaryDirectory()
         let url = dir.appendingPathComponent("v.plist")
@@ -158,6 +158,6 @@ import TestSupport
         // Beyond 64 bits it is another version: refused, naming it exactly.
         envelope["$version"] = .integer(.wide(high: 1, low: 100_000))
         let wrong = try PropertyList.write(.dictionary(envelope), format: .binary)
-        #expect(throws: (any Error).self) { try LegacyArchive.decode(wrong) }
+        #expect(throws: (any Error).self) { try ArchiveReader.decode(wrong) }
     }
 }

@@ -95,9 +95,9 @@ enum Harness: String, CaseIterable {
         case .archive:
             _ = try? LibPlist.keyedArchive(bytes)
         case .records:
-            if let records = try? LegacyArchive.decode(bytes) {
+            if let records = try? ArchiveReader.decode(bytes) {
                 let encoded = try? LegacyArchive.encode(records, format: .binary)
-                guard let encoded, let back = try? LegacyArchive.decode(encoded), back == records else {
+                guard let encoded, let back = try? ArchiveReader.decode(encoded), back == records else {
                     fatalError("records did not survive encode and decode")
                 }
             }
@@ -106,7 +106,7 @@ enum Harness: String, CaseIterable {
         case .packJSON:
             if let records = try? RecordsFormat.records(fromJSON: bytes) {
                 if let encoded = try? LegacyArchive.encode(records, format: .binary) {
-                    guard let back = try? LegacyArchive.decode(encoded), back == records else {
+                    guard let back = try? ArchiveReader.decode(encoded), back == records else {
                         fatalError("packed records did not decode to themselves")
                     }
                 }
@@ -152,7 +152,7 @@ enum Harness: String, CaseIterable {
         case .pureRead:
             guard PropertyList.detectFormat(bytes) == .binary else { return }
             let pure = Result { () throws(FirstTimeError) in try LegacyArchive.read(binary: bytes) }
-            let viaLibplist = Result { () throws(FirstTimeError) in try LegacyArchive.read(bytes) }
+            let viaLibplist = Result { () throws(FirstTimeError) in try ArchiveReader.read(bytes) }
             switch (pure, viaLibplist) {
             case let (.success(a), .success(b)):
                 guard a == b else { fatalError("the pure reader and libplist read different records or findings") }

@@ -1,15 +1,17 @@
-public import FirstTimeCore
+package import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
-public import PlistCore
+package import PlistCore
 
-// Reading the archive needs libplist (and the walker); the layout's names and the encoder are
-// in FirstTimeCore.
-extension LegacyArchive {
+/// Reading a bare archive's bytes (binary or XML) through libplist, with the walker over
+/// libplist's own tree when the envelope is exactly NSKeyedArchiver's. The layout's names, the
+/// encoder and the pure-Swift reader are `LegacyArchive`'s, in FirstTimeCore; a file of any
+/// form is read through ``StateFile``.
+package enum ArchiveReader {
     /// Decodes archive bytes (binary or XML) to records.
     /// - Throws: ``FirstTimeError`` saying what is wrong and where: the first finding of a fatal
     ///   rule (``ContractRule/Spec/isFatal``), or why the bytes are not an archive.
-    public static func decode(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
+    package static func decode(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
         try read(bytes, limits: limits).records
     }
 
@@ -37,6 +39,6 @@ extension LegacyArchive {
     static func read(checked document: PlistDocument) throws(FirstTimeError) -> ArchiveJudgement {
         let value: PlistValue
         do { value = try document.value() } catch { throw .archive(.plist(error)) }
-        return try read(plist: value)
+        return try LegacyArchive.read(plist: value)
     }
 }
