@@ -25,26 +25,29 @@ let package = Package(
             pkgConfig: "libplist-2.0",
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
-        // Property-list values, paths, exact time, and ycft's own binary and XML writers: no libplist.
+        // Property-list values, paths, exact time, the guards every read runs first, and ycft's
+        // own binary and XML writers and pure binary reader: no libplist.
         .target(name: "PlistCore"),
         // Reading through libplist (LibPlist: property lists and keyed archives), after the
-        // guards in PlistCore: the package's one adapter over the C library; re-exports PlistCore.
+        // guards in PlistCore: the package's one adapter over the C library (nothing else imports it).
         .target(name: "Plist", dependencies: ["CLibPlist", "PlistCore", "KeyedArchive"]),
         // Why a file could not be read or written (FileError, SystemError, FileKind): values only.
         .target(name: "FileErrors"),
         // The one file writer (atomic replace, links, devices, owners) and guarded reads; no
-        // libplist; re-exports FileErrors.
+        // libplist.
         .target(name: "SafeFiles", dependencies: ["FileErrors"]),
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
         // The generic NSKeyedArchiver object graph and builder; knows nothing of YCFirstTime; no libplist.
         .target(name: "KeyedArchive", dependencies: ["PlistCore", "OrderedJSON"]),
-        // The YCFirstTime contract without libplist: records, the rule table, the plain format,
-        // the archive encoder, the migration plan. Shared by the tool and the on-device library.
+        // The YCFirstTime contract without libplist or files: records, the state, the rule table,
+        // the contract walker, the plain format, the archive encoder, the migration plan, the run
+        // rules. Shared by the tool and the on-device library.
         .target(name: "FirstTimeCore", dependencies: ["KeyedArchive", "PlistCore", "OrderedJSON", "FileErrors"]),
         // Migrating in the app's UserDefaults (Foundation + FirstTimeCore): what `ycft migrate` does to files.
         .target(name: "FirstTimeMigration", dependencies: ["FirstTimeCore", "PlistCore"]),
-        // The YCFirstTime contract over files: the walker, the classifier, the decoders; re-exports FirstTimeCore.
+        // YCFirstTime state in files: what a file holds (StateFile), the fast walk over libplist's
+        // tree, migration of files, the writer's use, the store.
         .target(name: "FirstTimeArchive", dependencies: ["FirstTimeCore", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
         // The command-line tool's logic, runnable in-process under test.
         .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
@@ -80,8 +83,8 @@ let package = Package(
         // The on-device library against the tool, in UserDefaults(suiteName:) domains.
         .testTarget(name: "FirstTimeMigrationTests",
                     dependencies: ["FirstTimeMigration", "FirstTimeArchive", "Plist", "TestSupport", "ycft"]),
-        // docs/library.md's examples, compiled against the products only.
-        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "Plist", "FirstTimeMigration", "TestSupport"]),
+        // docs/library.md's examples, importing only the modules the products list.
+        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "FirstTimeCore", "FirstTimeMigration", "TestSupport"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(
             name: "ContractTests",

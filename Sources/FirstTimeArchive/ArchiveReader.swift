@@ -27,7 +27,7 @@ package enum ArchiveReader {
     }
 
     /// The fast path for a binary archive: the same walker over libplist's tree, without
-    /// building a ``PlistValue`` tree. Nil when the envelope is not exactly NSKeyedArchiver's
+    /// building a `PlistValue` tree. Nil when the envelope is not exactly NSKeyedArchiver's
     /// or a fatal rule is broken (the checked path then gives the precise error).
     static func fastRead(_ document: PlistDocument) -> ArchiveJudgement? {
         guard let graph = NodeGraph(document) else { return nil }

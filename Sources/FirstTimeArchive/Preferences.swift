@@ -23,7 +23,7 @@ extension StateFile {
 
     /// The one answer to "what would replacing the file `existing` with `new` lose?", asked
     /// before an output file is replaced (`ycft pack -o`, `ycft migrate -o`): the keys of the
-    /// preferences `existing` holds (``preferences``) that `new` does not hold with the same
+    /// preferences `existing` holds (`preferences`) that `new` does not hold with the same
     /// value (exactly: `PlistValue`'s equality), in `existing`'s order. Empty when nothing
     /// would be lost: `existing` is no defaults domain (a bare archive, or bytes ycft cannot
     /// read as a property list within `limits`), or `new` keeps every preference as it is (a

@@ -15,11 +15,11 @@ internal import FileErrors
 /// Two questions are answered here and nowhere else: what kind of file this is (the
 /// initializer: a bare archive, or a defaults domain and the forms of state it holds), and
 /// whether it holds YCFirstTime state (``heldState()``: what decoding says). Every reading
-/// command and every writer (``StateWriter``) asks them.
+/// command and every writer (`StateWriter`) asks them.
 ///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
-/// ``init(_:key:limits:)`` and ``StateWriter/write(_:into:)``.
+/// ``init(_:key:limits:)`` and `StateWriter.write(_:into:)`.
 ///
 /// ```swift
 /// let file = try StateFile(contentsOf: "Preferences/com.example.app.plist")
@@ -160,7 +160,7 @@ public struct StateFile: Sendable {
 
     /// The one answer to "does this file hold YCFirstTime state?", which every command asks
     /// before it reads or changes one (`dump`, `status`, `set`, `unset`, `edit`, `reset`,
-    /// `pack --into`; `migrate` through ``read(_:)``, on which this is built): the state, as
+    /// `pack --into`; `migrate` through `read(_:)`, on which this is built): the state, as
     /// decoding its first form gives it (non-fatal findings included); nil when the file is a
     /// defaults domain that holds none (no archive key, no `YCFirstTime.records`, no
     /// `interval.*` key).

@@ -24,7 +24,7 @@ package enum StateWriter {
         /// key, a record's unknown coder key, a copy in another form that differed.
         package var dropped: [ContractFinding]
         /// The records whose new time the file's form holds only to its nearest value
-        /// (IntervalClient keys count from 1970: ``IntervalKey/storedTime(_:)``), with the time
+        /// (IntervalClient keys count from 1970: `IntervalKey.storedTime(_:)`), with the time
         /// given and the time stored, in key order.
         package var roundedTimes: [(key: String, given: Double, stored: Double)]
 

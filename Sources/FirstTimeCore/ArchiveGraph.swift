@@ -2,7 +2,7 @@ package import KeyedArchive
 package import PlistCore
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
-/// ``KeyedArchive`` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
+/// `KeyedArchive` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
 /// binary archive, the fast path). The walker is generic over this, so the rules are applied by
 /// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
 /// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
@@ -43,7 +43,7 @@ extension ArchiveGraph {
     package var envelopeExtras: [ObjectPath] { [] }
 }
 
-/// A resolved ``KeyedArchive`` as the walker reads it (any plist format, every finding).
+/// A resolved `KeyedArchive` as the walker reads it (any plist format, every finding).
 package struct ResolvedGraph: ArchiveGraph {
     /// The archive walked.
     package let archive: KeyedArchive

@@ -125,7 +125,7 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `once`, `per-version`, `days:<n>` (YCFirstTime's `executeOncePerInterval`: any
     /// `Float`, `days:0.1`, `days:-1`), `hourly|daily|weekly|monthly|yearly`, or `every:<n><unit>`
-    /// (IntervalClient's calendar rules) with any integer `n` and a ``CalendarInterval/Unit`` name
+    /// (IntervalClient's calendar rules) with any integer `n` and a `CalendarInterval.Unit` name
     /// (`Calendar.Component`'s own: `weekOfYear`, not `week`).
     /// The two families have different names on purpose: `days:1` is 86,400 seconds,
     /// `every:1day` a calendar day (23 or 25 hours across a daylight-saving change).

@@ -36,7 +36,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
 extension ContractFinding {
     /// The finding when two forms of the state differ (interval keys hold no versions, so only
     /// their times are compared). An interval copy is read only for the records it copies
-    /// (``IntervalKey/read(_:copyOf:)``), so it differs where a record's time and its key's
+    /// (`IntervalKey.read(_:copyOf:)`), so it differs where a record's time and its key's
     /// differ, where a record with a time has no key, or where a record without a time has one.
     public static func disagreement(_ form: StateForm, _ records: FirstTimeRecords, _ other: StateForm, _ copy: FirstTimeRecords) -> [ContractFinding] {
         let timesOnly = form == .intervalKeys || other == .intervalKeys

@@ -81,7 +81,7 @@ package indirect enum JSON: Sendable, Equatable {
 // MARK: - Writing
 
 extension JSON {
-    /// How ``JSON/text(style:)`` lays out the text.
+    /// How `JSON.text(style:)` lays out the text.
     package enum Style: Sendable {
         /// Two-space indentation, `"key" : value`, one member or item per line.
         case pretty

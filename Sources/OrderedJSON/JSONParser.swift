@@ -14,7 +14,7 @@ public struct JSONError: Error, Equatable, Sendable, CustomStringConvertible {
 extension JSON {
     /// Parses RFC 8259 JSON text strictly: one value, no trailing commas, no comments, valid
     /// UTF-8, no lone surrogate escapes, nesting at most `maxDepth`.
-    /// - Throws: ``JSONError`` with the line and column of the first problem.
+    /// - Throws: `JSONError` with the line and column of the first problem.
     package static func parse(_ bytes: [UInt8], maxDepth: Int = 512) throws(JSONError) -> JSON {
         var parser = Parser(bytes: bytes, maxDepth: maxDepth)
         parser.skipWhitespace()

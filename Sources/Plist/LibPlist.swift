@@ -9,7 +9,7 @@ package import KeyedArchive
 package enum LibPlist {
     /// Parses binary or XML property-list bytes, after checking them against `limits`.
     ///
-    /// XML `{CF$UID: n}` dictionaries become ``PlistValue/uid(_:)``. Dates keep their exact
+    /// XML `{CF$UID: n}` dictionaries become `PlistValue.uid(_:)`. Dates keep their exact
     /// seconds, integers their sign, strings their exact scalars, dictionaries their key order.
     /// - Parameters:
     ///   - bytes: the whole input.
@@ -161,7 +161,7 @@ struct NodeReader {
     }
 }
 
-/// Builds a libplist tree from a ``PlistValue``; the caller frees the root.
+/// Builds a libplist tree from a `PlistValue`; the caller frees the root.
 private struct NodeBuilder {
     var path = ValuePath()
     var pathText: String { path.text }

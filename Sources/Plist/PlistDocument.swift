@@ -2,9 +2,9 @@ package import PlistCore
 internal import CLibPlist
 
 /// A parsed property list kept in libplist's own tree, for readers that visit it once and want
-/// to skip building a ``PlistValue`` tree (the fast path of the records decoder).
+/// to skip building a `PlistValue` tree (the fast path of the records decoder).
 ///
-/// The same guards as ``PropertyList/read(_:limits:)`` apply before libplist sees the bytes.
+/// The same guards as `PropertyList.read(_:limits:)` apply before libplist sees the bytes.
 /// Nodes are borrowed from the document: use them only while it is alive.
 package final class PlistDocument {
     private let root: plist_t
@@ -12,7 +12,7 @@ package final class PlistDocument {
     package let format: PlistFormat
 
     /// Parses and guards bytes (binary or XML).
-    /// - Throws: ``PlistError`` exactly as ``PropertyList/read(_:limits:)`` does for bad input.
+    /// - Throws: ``PlistError`` exactly as `PropertyList.read(_:limits:)` does for bad input.
     package init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
         let parsed = try LibPlist.guardedParse(bytes, limits: limits)
         (root, format) = (parsed.node, parsed.format)
@@ -30,13 +30,13 @@ package final class PlistDocument {
 
     deinit { plist_free(root) }
 
-    /// The whole tree as a ``PlistValue``: the same value ``PropertyList/read(_:limits:)``
+    /// The whole tree as a `PlistValue`: the same value `PropertyList.read(_:limits:)`
     /// gives for the same bytes, without parsing them again.
     ///
     /// A binary document holding a 16-byte integer or a 4-byte real is built from its bytes
     /// (which passed the same guard) by `BinaryPlistReader`, so every 128-bit value and
     /// every 4-byte real is kept exactly.
-    /// - Throws: ``PlistError`` as ``PropertyList/read(_:limits:)`` does (for example a string
+    /// - Throws: ``PlistError`` as `PropertyList.read(_:limits:)` does (for example a string
     ///   libplist cannot hold exactly).
     package func value() throws(PlistError) -> PlistValue {
         if let exactSource {

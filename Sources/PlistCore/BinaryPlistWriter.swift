@@ -6,7 +6,7 @@
 /// dictionary's keys and values interleaved, and reals that fit a float in 4 bytes. This writer
 /// numbers objects depth-first with a dictionary's keys before its values, shares equal strings
 /// and numbers (compared exactly: `"é"` and `"e\u{301}"`, `0.0` and `-0.0` stay apart), writes
-/// reals in 8 bytes (a ``PlistValue/real32(_:)`` in the 4 bytes it was read from), non-ASCII
+/// reals in 8 bytes (a `PlistValue.real32(_:)` in the 4 bytes it was read from), non-ASCII
 /// strings as UTF-16, and uses the smallest of 1, 2, 4 or 8 bytes for offsets and references.
 struct BinaryPlistWriter {
     /// One object before serialization: where its encoded bytes are in `scalarBytes`, or a

@@ -323,8 +323,8 @@ package struct ExactKeyPositions {
     /// The keys to answer about; a key listed twice answers with its last position.
     package init(_ keys: [String]) { self.keys = .list(keys) }
 
-    /// A dictionary's keys, answered as the dictionary's own lookups answer (``PlistDictionary/index(of:)``,
-    /// ``PlistDictionary/keyIndex()``: a key's first position; a read dictionary never holds a key twice).
+    /// A dictionary's keys, answered as the dictionary's own lookups answer (`PlistDictionary.index(of:)`,
+    /// `PlistDictionary.keyIndex()`: a key's first position; a read dictionary never holds a key twice).
     package init(keysOf dictionary: PlistDictionary) { keys = .dictionary(dictionary) }
 
     private var count: Int {
@@ -394,7 +394,7 @@ package func utf8Precedes(_ a: String, _ b: String) -> Bool {
     return a.withUTF8 { pa in b.withUTF8 { pb in compareUTF8(pa, pb) < 0 } }
 }
 
-/// The kind of a property-list value (``PlistValue/kind``) or of a libplist node
+/// The kind of a property-list value (`PlistValue.kind`) or of a libplist node
 /// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold).
 package enum PlistKind: Sendable, Equatable {
     case string, integer, real, bool, date, data, uid, array, dictionary, other

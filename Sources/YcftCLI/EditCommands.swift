@@ -120,7 +120,7 @@ enum EditCommands {
 
     /// Reads the records of `path`, changes them, and writes them back in the file's form; a
     /// change that leaves every record as it was leaves the file's bytes alone (the library's
-    /// rule, ``StateWriter/rewrite(_:changedFrom:into:)``). A change that refuses (its message)
+    /// rule, `StateWriter.rewrite(_:changedFrom:into:)`). A change that refuses (its message)
     /// leaves the file alone, exit 1, as any content problem.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {

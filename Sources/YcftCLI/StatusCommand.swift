@@ -201,7 +201,7 @@ enum StatusCommand {
     }
 
     /// `2025-01-01T10:00:00.123456+01:00` in `zone`; for an instant outside years 1-9999 what
-    /// ``ExactTime/utcText(secondsSince2001:)`` says of it.
+    /// `ExactTime.utcText(secondsSince2001:)` says of it.
     static func local(_ t: Double, _ zone: TimeZone) -> String {
         guard ExactTime.utcString(secondsSince2001: t) != nil else { return ExactTime.utcText(secondsSince2001: t) }
         let offset = zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: t))

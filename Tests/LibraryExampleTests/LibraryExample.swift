@@ -1,10 +1,8 @@
-// docs/library.md's examples, compiled and run: they depend only on the package's products
-// (FirstTimeArchive, Plist), as an adopter's code would.
+// docs/library.md's examples, compiled and run: they import only modules the FirstTimeArchive
+// product lists (FirstTimeArchive, FirstTimeCore), as an adopter's code would.
 import FirstTimeArchive
 import FirstTimeCore
 import Foundation
-import Plist
-import PlistCore
 import Testing
 
 /// docs/library.md: read the state of an exported preferences file, whatever form it holds, and
@@ -19,7 +17,7 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateForm
 
     // Change in place: locked, atomic, every other key kept, in the file's own form.
     try StateFile.update(at: path) { records in
-        records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ExactTime.parseInstant("2025-03-01T09:00:00Z"))
+        records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ISO8601DateFormatter().date(from: "2025-03-01T09:00:00Z")?.timeIntervalSinceReferenceDate)
     }
     return (file.forms, before, try StateFile(contentsOf: path).state().records["onboarding.v1"])
 }
@@ -37,7 +35,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
 
     // Change in place, in the file's own form (locked, atomic, every other key kept):
     try StateFile.update(at: path) { records in
-        records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ExactTime.parseInstant("2025-03-01T09:00:00Z"))
+        records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: ISO8601DateFormatter().date(from: "2025-03-01T09:00:00Z")?.timeIntervalSinceReferenceDate)
     }
 
     // Check, as `ycft verify` does; encode, as `ycft pack` does; migrate, as `ycft migrate` does.
@@ -60,7 +58,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         #expect(result.before == FirstTimeRecord(lastVersion: "2.1.0", lastTime: 757_414_800.123456))
         #expect(result.after == FirstTimeRecord(lastVersion: "3.0", lastTime: 762_512_400))
         // Every other key is where it was.
-        let keys = { (url: URL) throws -> [String] in try LibPlist.read(Array(Data(contentsOf: url))).value.dictionaryValue?.map(\.key) ?? [] }
+        let keys = { (url: URL) throws -> [String] in try StateFile(contentsOf: url.path).preferences.map(\.key) }
         #expect(try keys(copy) == keys(fixture))
     }
 
@@ -83,7 +81,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         let here = URL(fileURLWithPath: #filePath)
         let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        let opening = "```swift\nimport FirstTimeArchive\nimport Plist\n\n"
+        let opening = "```swift\nimport FirstTimeArchive\nimport FirstTimeCore\n\n"
         let start = try #require(page.range(of: opening))
         let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
         let shown = page[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)

@@ -1,8 +1,7 @@
 // MIGRATING.md's on-device example, compiled and run: it imports only the FirstTimeMigration
-// product (and Foundation), as an app would.
+// product's modules (and Foundation), as an app would.
 import FirstTimeMigration
 import FirstTimeCore
-import PlistCore
 import Foundation
 import Testing
 import TestSupport   // the test's harness only (one UserDefaults test at a time); the example uses the product
@@ -78,7 +77,7 @@ func rollBackFirstTimeState(_ defaults: UserDefaults = .standard) throws(Migrati
         let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let guide = try String(contentsOf: root.appendingPathComponent("MIGRATING.md"), encoding: .utf8)
         let source = try String(contentsOf: here, encoding: .utf8)
-        let opening = "```swift\nimport FirstTimeMigration\n\n"
+        let opening = "```swift\nimport FirstTimeMigration\nimport FirstTimeCore   // the records, the outcome and the errors both products share\n\n"
         let start = try #require(guide.range(of: opening))
         let end = try #require(guide.range(of: "\n```", range: start.upperBound..<guide.endIndex))
         let shown = String(guide[start.upperBound..<end.lowerBound])

@@ -5,7 +5,7 @@ internal import Plist
 internal import PlistCore
 
 /// libplist's tree of a binary archive whose envelope is exactly what NSKeyedArchiver writes.
-/// Anything else is left to ``KeyedArchive``, whose envelope check gives the precise finding.
+/// Anything else is left to `KeyedArchive`, whose envelope check gives the precise finding.
 struct NodeGraph: ArchiveGraph {
     typealias Node = PlistNode
     /// `$objects`, followed as the walker asks (see ``PlistItemCursor``). It keeps the document
