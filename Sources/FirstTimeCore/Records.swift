@@ -1,3 +1,4 @@
+public import Foundation
 internal import PlistCore
 
 /// What YCFirstTime remembers about one block key.
@@ -15,6 +16,14 @@ public struct FirstTimeRecord: Sendable, Equatable, CustomStringConvertible {
         self.lastVersion = lastVersion
         self.lastTime = lastTime
     }
+
+    /// ``lastTime`` as a `Date`, holding the same double (`Date` keeps its seconds since
+    /// 2001-01-01T00:00:00Z exactly), or nil when the record has no time.
+    ///
+    /// ```swift
+    /// if let date = record.lastDate { print(date.formatted(.iso8601)) }
+    /// ```
+    public var lastDate: Date? { lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
 
     /// Exact equality.
     public static func == (a: FirstTimeRecord, b: FirstTimeRecord) -> Bool {

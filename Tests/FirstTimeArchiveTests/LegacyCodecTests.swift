@@ -136,3 +136,13 @@ struct Generator {
         }
     }
 }
+
+/// A record's time as a `Date` is the same double, bit for bit, whatever it is.
+@Suite struct RecordDates {
+    @Test(arguments: [0.0, -0.0, 757_414_800.123456, -220_892_399.876544, .leastNonzeroMagnitude, 1e300, -.infinity])
+    func lastDateHoldsTheExactSeconds(_ seconds: Double) {
+        let date = FirstTimeRecord(lastVersion: "1", lastTime: seconds).lastDate
+        #expect(date?.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern)
+        #expect(FirstTimeRecord(lastVersion: "1", lastTime: nil).lastDate == nil)
+    }
+}

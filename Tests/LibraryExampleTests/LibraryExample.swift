@@ -81,7 +81,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         let here = URL(fileURLWithPath: #filePath)
         let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        let opening = "```swift\nimport FirstTimeArchive\nimport FirstTimeCore\n\n"
+        let opening = "```swift\nimport FirstTimeArchive\nimport FirstTimeCore\nimport Foundation\n\n"
         let start = try #require(page.range(of: opening))
         let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
         let shown = page[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
