@@ -1,7 +1,7 @@
-public import FirstTimeCore
+@_spi(Walker) public import FirstTimeCore
 public import Foundation
 internal import Plist
-public import PlistCore
+@_spi(Walker) public import PlistCore
 public import FileErrors
 internal import SafeFiles
 internal import Synchronization

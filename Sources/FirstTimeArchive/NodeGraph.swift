@@ -1,8 +1,8 @@
-internal import FirstTimeCore
+@_spi(Walker) internal import FirstTimeCore
 
 internal import KeyedArchive
 internal import Plist
-internal import PlistCore
+@_spi(Walker) internal import PlistCore
 
 /// libplist's tree of a binary archive whose envelope is exactly what NSKeyedArchiver writes.
 /// Anything else is left to `KeyedArchive`, whose envelope check gives the precise finding.

@@ -1,7 +1,7 @@
-public import FirstTimeCore
+@_spi(Walker) public import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
-public import PlistCore
+@_spi(Walker) public import PlistCore
 package import SafeFiles
 internal import FileErrors
 

@@ -1,12 +1,12 @@
 package import KeyedArchive
-package import PlistCore
+@_spi(Walker) public import PlistCore
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
 /// `KeyedArchive` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
 /// binary archive, the fast path). The walker is generic over this, so the rules are applied by
 /// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
 /// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
-package protocol ArchiveGraph {
+@_spi(Walker) public protocol ArchiveGraph {
     /// One object of the table, as the conformer holds it.
     associatedtype Node
     /// `$top.root`; nil when absent.
@@ -40,7 +40,7 @@ package protocol ArchiveGraph {
 
 extension ArchiveGraph {
     /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
-    package var envelopeExtras: [ObjectPath] { [] }
+    public var envelopeExtras: [ObjectPath] { [] }
 }
 
 /// A resolved `KeyedArchive` as the walker reads it (any plist format, every finding).

@@ -1,5 +1,5 @@
 internal import KeyedArchive
-package import PlistCore
+@_spi(Walker) public import PlistCore
 
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
@@ -10,22 +10,22 @@ package import PlistCore
 /// print(judged.records.count, judged.findings.count)
 /// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
 /// ```
-package struct ArchiveJudgement: Sendable, Equatable {
+@_spi(Walker) public struct ArchiveJudgement: Sendable, Equatable {
     /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
     /// was broken (see ``fatal``).
-    package var records: FirstTimeRecords
+    public var records: FirstTimeRecords
     /// The findings, in walk order. A read, which throws for a fatal finding, returns only
     /// those that leave the records readable but say what the device does differently (see
     /// ``ContractRule/Spec/device``).
-    package var findings: [ContractFinding]
+    public var findings: [ContractFinding]
 
     /// The first finding of a fatal rule, if any.
-    package var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
+    public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
     /// The finding that makes the device discard all state, if any.
-    package var resetsAll: ContractFinding? { findings.resetsAll }
+    public var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// Creates a judgement of readable records.
-    package init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
+    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
         self.records = records
         self.findings = findings
     }
@@ -71,7 +71,7 @@ package struct ArchiveJudgement: Sendable, Equatable {
 /// FirstTimeArchive), and a generic called across modules runs unspecialized, building type
 /// metadata at run time, which made every decode execute markedly more instructions (measured:
 /// docs/performance.md, "Why the code is shaped this way").
-package struct ContractWalker<Graph: ArchiveGraph> {
+@_spi(Walker) public struct ContractWalker<Graph: ArchiveGraph> {
     /// `collect` walks as far as it can; `decode` stops at the first fatal finding.
     public enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.
@@ -98,7 +98,7 @@ package struct ContractWalker<Graph: ArchiveGraph> {
     }
 
     /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
-    @inlinable package static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
+    @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
         do { records = try walker.walk() } catch { records = nil }

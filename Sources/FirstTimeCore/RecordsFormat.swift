@@ -1,5 +1,5 @@
 package import OrderedJSON
-package import PlistCore
+@_spi(Walker) package import PlistCore
 
 /// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
 /// `ycft pack` reads) and its property-list form (what a migrated app stores under

@@ -1,4 +1,4 @@
-package import PlistCore
+@_spi(Walker) package import PlistCore
 
 /// An NSKeyedArchiver archive: the envelope and the flat `$objects` table.
 ///

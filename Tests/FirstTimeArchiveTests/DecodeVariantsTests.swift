@@ -1,9 +1,9 @@
 import Testing
 import FirstTimeArchive
-import FirstTimeCore
+@_spi(Walker) import FirstTimeCore
 import KeyedArchive
 import Plist
-import PlistCore
+@_spi(Walker) import PlistCore
 import TestSupport
 
 @Suite struct AcceptedForms {

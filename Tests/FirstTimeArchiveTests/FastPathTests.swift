@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 @testable import FirstTimeArchive
-import FirstTimeCore
+@_spi(Walker) import FirstTimeCore
 import KeyedArchive
 import Plist
-import PlistCore
+@_spi(Walker) import PlistCore
 import TestSupport
 
 /// The fast path must never change an answer: when it returns records, the checked decoder

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import FirstTimeArchive
-import FirstTimeCore
+@_spi(Walker) import FirstTimeCore
 import Plist
-import PlistCore
+@_spi(Walker) import PlistCore
 import TestSupport
 
 /// The one file classifier: what a file holds, read and judged the same way everywhere.

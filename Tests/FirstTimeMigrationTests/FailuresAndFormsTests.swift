@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 @testable import FirstTimeMigration
-import FirstTimeCore
+@_spi(Walker) import FirstTimeCore
 import FirstTimeArchive
 import Plist
-import PlistCore
+@_spi(Walker) import PlistCore
 import TestSupport
 
 /// What the library refuses (with the tool's own words, nothing written), what it reads, and

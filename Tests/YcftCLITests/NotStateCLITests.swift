@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 import FirstTimeArchive
-import FirstTimeCore
+@_spi(Walker) import FirstTimeCore
 import Plist
-import PlistCore
+@_spi(Walker) import PlistCore
 import TestSupport
 
 /// Every command against the same files and keys that hold something other than YCFirstTime
