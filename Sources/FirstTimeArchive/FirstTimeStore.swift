@@ -199,7 +199,7 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// When `key` last ran, or nil.
     public func lastExecutionDate(forKey key: String) -> Date? {
-        lock.withLock { file.records[key]?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
+        lock.withLock { file.records[key]?.lastDate }
     }
 
     /// Forgets every YCFirstTime key: removes `YCFirstTime` (or `YCFirstTime.records`) from the
@@ -218,7 +218,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     public func shouldRun(_ key: String, every interval: CalendarInterval) -> Bool {
         lock.withLock {
             let now = currentDate().timeIntervalSinceReferenceDate
-            return RunRules.decide(.calendar(interval), record: intervalRecord(IntervalKey(key)), now: now,
+            return RunRules.decide(.calendar(interval), record: intervalRecord(key), now: now,
                                    appVersion: nil, calendar: calendar).wouldRun
         }
     }
@@ -227,19 +227,19 @@ public final class FirstTimeStore: @unchecked Sendable {
     public func markRun(_ key: String) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        try setInterval(IntervalKey(key), .real(currentDate().timeIntervalSince1970))
+        try setInterval(key, .real(currentDate().timeIntervalSince1970))
     }
 
     /// Forgets one IntervalClient gate (removes `interval.<key>`).
     public func reset(_ key: String) throws(StoreError) {
         lock.lock()
         defer { lock.unlock() }
-        try setInterval(IntervalKey(key), nil)
+        try setInterval(key, nil)
     }
 
     /// When the gate last ran, or nil (as ``shouldRun(_:every:)`` reads it).
     public func lastRun(_ key: String) -> Date? {
-        lock.withLock { intervalRecord(IntervalKey(key))?.lastTime.map(Date.init(timeIntervalSinceReferenceDate:)) }
+        lock.withLock { intervalRecord(key)?.lastDate }
     }
 
     // MARK: Internals
@@ -251,8 +251,8 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     private func currentDate() -> Date { nowOverride?() ?? Date() }
 
-    private func intervalRecord(_ key: IntervalKey) -> FirstTimeRecord? {
-        guard let stored = file.source.domain[IntervalKey.prefix + key.name],
+    private func intervalRecord(_ key: String) -> FirstTimeRecord? {
+        guard let stored = file.source.domain[IntervalKey(key).defaultsKey],
               let seconds = IntervalKey.seconds(stored) else { return nil }
         return FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)
     }
@@ -291,10 +291,10 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Sets (nil: removes) IntervalClient's `interval.<key>`.
-    private func setInterval(_ key: IntervalKey, _ value: PlistValue?) throws(StoreError) {
+    private func setInterval(_ key: String, _ value: PlistValue?) throws(StoreError) {
         try save { (file: Snapshot) throws(FirstTimeError) in
             var domain = file.source.domain
-            try domain.setPlistValues([(key.defaultsKey, value)])
+            try domain.setPlistValues([(IntervalKey(key).defaultsKey, value)])
             return (domain, file.records)
         }
     }

@@ -228,7 +228,7 @@ public struct StateFile: Sendable {
             if let fastArchive { return fastArchive }
             return try LegacyArchive.read(checkedArchive(form))
         }
-        // The bytes go to LegacyArchive.read, which tries the fast path first.
+        // The bytes go to ArchiveReader.read, which tries the fast path first.
         return try source.read(form, failure: { $0 }, archive: { (bytes: [UInt8]) throws(FirstTimeError) in
             do throws(FirstTimeError) { return try ArchiveReader.read(bytes, limits: limits) } catch { throw embedded(error) }
         })

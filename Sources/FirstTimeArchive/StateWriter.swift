@@ -93,25 +93,14 @@ package enum StateWriter {
     package static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
-        let state = try held(file)
+        let state = try file.heldState()
         return try replace(with: records, in: file, before: state?.records ?? FirstTimeRecords())
     }
 
     /// The file with the state (known to be there), `before`, replaced by `records`.
     private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(FirstTimeError) -> [UInt8] {
-        if !file.isDefaults { return try encode(records, file.format) }
-        let domain: PlistDictionary
-        do { domain = try file.source.written(records, replacing: before) } catch { throw error }
-        return try write(domain, file.format)
-    }
-
-    /// The file's state, asked of the one judge (``StateFile/heldState()``).
-    private static func held(_ file: StateFile) throws(FirstTimeError) -> FirstTimeState? {
-        do { return try file.heldState() } catch { throw error }
-    }
-
-    private static func encode(_ records: FirstTimeRecords, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        do { return try LegacyArchive.encode(records, format: format) } catch { throw error }
+        if !file.isDefaults { return try LegacyArchive.encode(records, format: file.format) }
+        return try write(file.source.written(records, replacing: before), file.format)
     }
 
     private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
@@ -134,8 +123,8 @@ package enum StateWriter {
     ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
     ///   key holding something else): nothing of it is ycft's to reset.
     package static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
-        guard let state = try held(file) else { return nil }
-        if !file.isDefaults { return Rewrite(bytes: try encode(FirstTimeRecords(), file.format), dropped: state.dropped) }
+        guard let state = try file.heldState() else { return nil }
+        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
         guard file.isDefaults else { return nil }
         let domain: PlistDictionary
         domain = try file.source.reset(state.records)
@@ -165,7 +154,7 @@ package enum StateWriter {
         guard file.isDefaults, var domain = file.defaults else {
             throw .notDefaults(found: file.topLevel)
         }
-        let state = try held(file)
+        let state = try file.heldState()
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
             throw .cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "

@@ -6,7 +6,7 @@ internal import KeyedArchive
 /// keys).
 ///
 /// ```swift
-/// let judged = try LegacyArchive.read(bytes)
+/// let judged = try LegacyArchive.read(binary: bytes)
 /// print(judged.records.count, judged.findings.count)
 /// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
 /// ```

@@ -57,10 +57,8 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
         case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"
         case let .embeddedNotPlist(key, error):
-            switch error {
-            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)"
-            default: return "\(quoted(key)) holds data that is not an archive: \(error)"
-            }
+            if Self.rule(reading: error) == .plistLimit { return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)" }
+            return "\(quoted(key)) holds data that is not an archive: \(error)"
         case let .notStateArchive(key, cause): return "\(quoted(key)) holds data that is not a readable YCFirstTime archive: \(cause)"
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(why, at): return "\(at): \(why)"
@@ -100,20 +98,9 @@ extension FirstTimeError {
     public var finding: ContractFinding {
         switch self {
         case let .archive(.plist(plistError)):
-            switch plistError {
-            case .unrepresentableString, .duplicateKey:
-                return ContractFinding(.stringUnrepresentable, at: .file, plistError.description)
-            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge:
-                return ContractFinding(.plistLimit, at: .file, plistError.description)
-            default:
-                return ContractFinding(.plistUnreadable, at: .file, plistError.description)
-            }
+            return ContractFinding(Self.rule(reading: plistError), at: .file, plistError.description)
         case let .embeddedNotPlist(_, plistError):
-            switch plistError {
-            case .unrepresentableString, .duplicateKey: return ContractFinding(.stringUnrepresentable, at: .file, description)
-            case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return ContractFinding(.plistLimit, at: .file, description)
-            default: return ContractFinding(.plistUnreadable, at: .file, description)
-            }
+            return ContractFinding(Self.rule(reading: plistError), at: .file, description)
         case .keyNotFound, .notArchiveData, .notDefaults:
             return ContractFinding(.stateMissing, at: .file, description)
         case let .contract(finding):
@@ -147,6 +134,16 @@ extension FirstTimeError {
             return ContractFinding(rule, at: path, message)
         default:
             return ContractFinding(.plistUnreadable, at: .file, description)
+        }
+    }
+
+    /// The rule a property list that cannot be read breaks: a string libplist would change, a
+    /// bound of ycft's exceeded, or anything else that makes it unreadable.
+    static func rule(reading error: PlistError) -> ContractRule {
+        switch error {
+        case .unrepresentableString, .duplicateKey: return .stringUnrepresentable
+        case .tooDeep, .tooManyNodes, .tooManyBytes, .inputTooLarge: return .plistLimit
+        default: return .plistUnreadable
         }
     }
 }
