@@ -10,7 +10,7 @@ internal import Plist
 package enum ArchiveReader {
     /// Decodes archive bytes (binary or XML) to records.
     /// - Throws: ``FirstTimeError`` saying what is wrong and where: the first finding of a fatal
-    ///   rule (``ContractRule/Spec/isFatal``), or why the bytes are not an archive.
+    ///   rule (`ContractRule.isFatal`), or why the bytes are not an archive.
     package static func decode(_ bytes: [UInt8], limits: PlistLimits = .default) throws(FirstTimeError) -> FirstTimeRecords {
         try read(bytes, limits: limits).records
     }

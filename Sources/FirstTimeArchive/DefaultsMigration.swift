@@ -22,7 +22,7 @@ public enum DefaultsMigration {
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error, archiveKey: nil) }
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
-        guard let original = file.defaults else { throw .notDefaults(found: file.topLevel) }
+        guard let original = file.defaults else { throw .notDefaults(found: file.topLevelKind) }
         let format = options.outputFormat ?? file.format
         var outcome = Migration.Outcome(status: .migrated)
         func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {

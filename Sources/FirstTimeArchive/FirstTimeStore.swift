@@ -2,7 +2,7 @@
 public import Foundation
 internal import Plist
 @_spi(Walker) public import PlistCore
-public import FileErrors
+internal import FileErrors
 internal import SafeFiles
 internal import Synchronization
 
@@ -40,39 +40,6 @@ internal import Synchronization
 /// Synchronization.Mutex: a block runs under the lock and may call the store again, and Mutex
 /// is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
-    /// Which form of the YCFirstTime state a new domain gets (an existing domain keeps its own).
-    public enum FileFormat: Sendable, Equatable {
-        /// The legacy NSKeyedArchiver archive under `YCFirstTime` (binary plist file).
-        case legacyArchive
-        /// The plain format under `YCFirstTime.records`, as a migrated app stores it.
-        case plainRecords(PlistFormat)
-    }
-
-    /// Why the store could not load or save.
-    public indirect enum StoreError: Error, Sendable, CustomStringConvertible {
-        /// The file exists but does not hold readable state.
-        case unreadable(path: String, FirstTimeError)
-        /// The file could not be read or written.
-        case file(path: String, FileError)
-        /// The file is larger than the store reads (`PlistLimits.maxInputSize`).
-        case tooLarge(path: String, limit: Int)
-        /// The new state could not be encoded.
-        case unencodable(path: String, FirstTimeError)
-        /// Nothing is saved over a file the store could not read when it opened (``shared``).
-        case notLoaded(path: String, StoreError)
-
-        /// `path: what`.
-        public var description: String {
-            switch self {
-            case let .unreadable(path, error): return "\(path): \(error)"
-            case let .file(path, error): return "\(path): \(error)"
-            case let .tooLarge(path, limit): return "\(path): cannot read: larger than \(limit) bytes"
-            case let .unencodable(path, error): return "\(path): cannot encode: \(error)"
-            case let .notLoaded(path, cause): return "\(path): not saved: the file could not be read when the store opened (\(cause))"
-            }
-        }
-    }
-
     /// The file of ``shared`` (set it before the first use of ``shared``). Default:
     /// `$YCFT_STORE`, else `~/.ycft/Preferences.plist`.
     public static var sharedPath: String {
@@ -86,13 +53,14 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// read the store starts empty, ``loadError`` says why, and it never overwrites the file.
     public static var shared: FirstTimeStore { sharedStore }
     private static let sharedStore: FirstTimeStore = {
-        do throws(StoreError) { return try FirstTimeStore(path: sharedPath) } catch {
+        do throws(FirstTimeError) { return try FirstTimeStore(path: sharedPath) } catch {
             return FirstTimeStore(unreadable: sharedPath, error: error)
         }
     }()
 
-    /// Why the file could not be loaded (only for ``shared``; ``init(path:format:calendar:)`` throws).
-    public let loadError: StoreError?
+    /// Why the file could not be loaded (only for ``shared``; ``init(path:plainRecords:calendar:)``
+    /// throws).
+    public let loadError: FirstTimeError?
 
     /// The running app's version; nil restores the default (`CFBundleShortVersionString`).
     public var versionProvider: (@Sendable () -> String?)? {
@@ -128,21 +96,21 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// - Parameters:
     ///   - path: the defaults-domain file (a bare YCFirstTime archive, as earlier ycft versions
     ///     kept, is read as a domain holding it).
-    ///   - format: the form of the YCFirstTime state when the domain has none yet.
+    ///   - plainRecords: the form of the YCFirstTime state when the domain has none yet: nil for
+    ///     the legacy archive under `YCFirstTime` (in a binary plist file), a plist format for
+    ///     the plain format under `YCFirstTime.records`, as a migrated app stores it, in a file
+    ///     of that format. A domain that holds state keeps its own form and format.
     ///   - calendar: the calendar and time zone for IntervalClient's rules.
-    /// - Throws: ``StoreError`` when the file exists but cannot be read.
-    public init(path: String, format: FileFormat = .legacyArchive, calendar: Calendar = .current) throws(StoreError) {
+    /// - Throws: ``FirstTimeError/inFile(path:_:)`` when the file exists but cannot be read.
+    public init(path: String, plainRecords: PlistFormat? = nil, calendar: Calendar = .current) throws(FirstTimeError) {
         self.path = path
         self.calendar = calendar
         loadError = nil
-        switch format {
-        case .legacyArchive: (newForm, newFileFormat) = (.defaultsArchive, .binary)
-        case let .plainRecords(plist): (newForm, newFileFormat) = (.plainRecords, plist)
-        }
+        (newForm, newFileFormat) = plainRecords.map { (.plainRecords, $0) } ?? (.defaultsArchive, .binary)
         file = try Self.snapshot(Self.read(path, lock: false), newFileFormat)
     }
 
-    private init(unreadable path: String, error: StoreError) {
+    private init(unreadable path: String, error: FirstTimeError) {
         self.path = path
         calendar = .current
         (newForm, newFileFormat) = (.defaultsArchive, .binary)
@@ -157,31 +125,31 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// Runs `block` the first time `key` is seen, and never again. A nil block records nothing.
     /// - Returns: whether the block ran.
-    /// - Throws: ``StoreError`` when the run could not be saved (the block ran; its run is not
+    /// - Throws: ``FirstTimeError`` when the run could not be saved (the block ran; its run is not
     ///   recorded, as when the app is killed before YCFirstTime saves).
     @discardableResult
-    public func executeOnce(_ block: (() -> Void)?, forKey key: String) throws(StoreError) -> Bool {
+    public func executeOnce(_ block: (() -> Void)?, forKey key: String) throws(FirstTimeError) -> Bool {
         try execute(block, afterFirstTime: nil, key: key, rule: .once)
     }
 
     /// Runs `block` the first time, and `afterFirstTime` on every later call.
     @discardableResult
     public func executeOnce(_ block: (() -> Void)?, executeAfterFirstTime afterFirstTime: (() -> Void)?,
-                            forKey key: String) throws(StoreError) -> Bool {
+                            forKey key: String) throws(FirstTimeError) -> Bool {
         try execute(block, afterFirstTime: afterFirstTime, key: key, rule: .once)
     }
 
     /// Runs `block` once per app version, compared as YCFirstTime 2.x compares them (Swift
     /// `String` equality: "1.0" is not "1.0.0", but canonically equivalent strings are equal).
     @discardableResult
-    public func executeOncePerVersion(_ block: (() -> Void)?, forKey key: String) throws(StoreError) -> Bool {
+    public func executeOncePerVersion(_ block: (() -> Void)?, forKey key: String) throws(FirstTimeError) -> Bool {
         try execute(block, afterFirstTime: nil, key: key, rule: .perVersion)
     }
 
     /// Runs `block` once per app version, and `afterFirstTime` on every other call.
     @discardableResult
     public func executeOncePerVersion(_ block: (() -> Void)?, executeAfterFirstTime afterFirstTime: (() -> Void)?,
-                                      forKey key: String) throws(StoreError) -> Bool {
+                                      forKey key: String) throws(FirstTimeError) -> Bool {
         try execute(block, afterFirstTime: afterFirstTime, key: key, rule: .perVersion)
     }
 
@@ -190,7 +158,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// ``executeOnce(_:forKey:)``; a record without a time never runs again.
     @discardableResult
     public func executeOncePerInterval(_ block: (() -> Void)?, forKey key: String,
-                                       withDaysInterval days: Float) throws(StoreError) -> Bool {
+                                       withDaysInterval days: Float) throws(FirstTimeError) -> Bool {
         try execute(block, afterFirstTime: nil, key: key, rule: .everyDays(days))
     }
 
@@ -204,7 +172,7 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// Forgets every YCFirstTime key: removes `YCFirstTime` (or `YCFirstTime.records`) from the
     /// domain, as the library removes its defaults key; the rest of the domain stays.
-    public func reset() throws(StoreError) {
+    public func reset() throws(FirstTimeError) {
         lock.lock()
         defer { lock.unlock() }
         try save { (file: Snapshot) throws(FirstTimeError) in (try file.source.reset(file.records), FirstTimeRecords()) }
@@ -224,14 +192,14 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Records that the gate ran now: `interval.<key>` = seconds since 1970 (a real).
-    public func markRun(_ key: String) throws(StoreError) {
+    public func markRun(_ key: String) throws(FirstTimeError) {
         lock.lock()
         defer { lock.unlock() }
         try setInterval(key, .real(currentDate().timeIntervalSince1970))
     }
 
     /// Forgets one IntervalClient gate (removes `interval.<key>`).
-    public func reset(_ key: String) throws(StoreError) {
+    public func reset(_ key: String) throws(FirstTimeError) {
         lock.lock()
         defer { lock.unlock() }
         try setInterval(key, nil)
@@ -260,7 +228,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// YCFirstTime's `execute`: already executed runs the after-block; a nil block returns
     /// without saving; otherwise the block runs, then the run is recorded and saved.
     private func execute(_ block: (() -> Void)?, afterFirstTime: (() -> Void)?, key: String,
-                         rule: GateRule) throws(StoreError) -> Bool {
+                         rule: GateRule) throws(FirstTimeError) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         let now = currentDate().timeIntervalSinceReferenceDate
@@ -281,7 +249,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Saves the run of `key` (version from the provider, time read now) and then updates memory.
-    private func record(_ key: String) throws(StoreError) {
+    private func record(_ key: String) throws(FirstTimeError) {
         let record = FirstTimeRecord(lastVersion: currentVersion(), lastTime: currentDate().timeIntervalSinceReferenceDate)
         try save { (file: Snapshot) throws(FirstTimeError) in
             var next = file.groupReplacedOnSave ? FirstTimeRecords() : file.records
@@ -291,7 +259,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// Sets (nil: removes) IntervalClient's `interval.<key>`.
-    private func setInterval(_ key: String, _ value: PlistValue?) throws(StoreError) {
+    private func setInterval(_ key: String, _ value: PlistValue?) throws(FirstTimeError) {
         try save { (file: Snapshot) throws(FirstTimeError) in
             var domain = file.source.domain
             try domain.setPlistValues([(IntervalKey(key).defaultsKey, value)])
@@ -303,40 +271,42 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// is read again under its lock, `change` makes the new domain and records from what it
     /// holds now, and the file is replaced only while it is still the one read; then memory
     /// holds what was saved. Nothing changes, on disk or in memory, when this throws.
-    private func save(_ change: (Snapshot) throws(FirstTimeError) -> (domain: PlistDictionary, records: FirstTimeRecords)) throws(StoreError) {
-        if let loadError { throw .notLoaded(path: path, loadError) }
+    private func save(_ change: (Snapshot) throws(FirstTimeError) -> (domain: PlistDictionary, records: FirstTimeRecords)) throws(FirstTimeError) {
+        if let loadError { throw .inFile(path: path, .notLoaded(loadError)) }
         var status: FileStatus?, saved: Snapshot?
-        _ = try StateFile.cycle(path, read: { (path: String) throws(StoreError) in
+        _ = try StateFile.cycle(path, read: { (path: String) throws(FirstTimeError) in
             let input = try Self.read(path, lock: true)
             status = input.status
             return input
-        }, change: { (bytes: [UInt8]) throws(StoreError) in
+        }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
             var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
             let changed: (domain: PlistDictionary, records: FirstTimeRecords)
-            do throws(FirstTimeError) { changed = try change(next) } catch { throw .unencodable(path: path, error) }
+            do throws(FirstTimeError) { changed = try change(next) } catch { throw .inFile(path: path, error) }
             let output: [UInt8]
             do throws(PlistError) { output = try PropertyList.write(.dictionary(changed.domain), format: next.format) } catch {
-                throw .unencodable(path: path, .plist(error))
+                throw .inFile(path: path, .plist(error))
             }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
             (next.records, next.groupReplacedOnSave) = (changed.records, false)
             saved = next
             return output
-        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(StoreError) in
-            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(path: path, error) }
+        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(FirstTimeError) in
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .inFile(path: path, .file(error)) }
         })
         if let saved { file = saved }
     }
 
     /// The file at `path`, under its lock when asked; empty bytes and no status when there is none.
-    private static func read(_ path: String, lock: Bool) throws(StoreError) -> InputFile {
+    private static func read(_ path: String, lock: Bool) throws(FirstTimeError) -> InputFile {
         // FileStatus, not FileManager: the path's bytes as PathBytes encodes them (a non-UTF-8 name).
         guard case .success = FileStatus.of(path) else { return InputFile(path: path, bytes: []) }
         let limit = PlistLimits.default.maxInputSize
         let input: InputFile
-        do throws(FileError) { input = try SafeFile.read(path, limit: limit, lock: lock) } catch { throw .file(path: path, error) }
-        guard input.bytes.count <= limit else { throw .tooLarge(path: path, limit: limit) }
+        do throws(FileError) { input = try SafeFile.read(path, limit: limit, lock: lock) } catch { throw .inFile(path: path, .file(error)) }
+        guard input.bytes.count <= limit else {
+            throw .inFile(path: path, .plist(.inputTooLarge(size: input.bytes.count, limit: limit)))
+        }
         return input
     }
 
@@ -361,7 +331,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     }
 
     /// The file read as the store reads it; a missing file (no status, no bytes) is an empty domain.
-    private static func snapshot(_ input: InputFile, _ newFileFormat: PlistFormat) throws(StoreError) -> Snapshot {
+    private static func snapshot(_ input: InputFile, _ newFileFormat: PlistFormat) throws(FirstTimeError) -> Snapshot {
         var snapshot = Snapshot(newFileFormat)
         guard input.status != nil || !input.bytes.isEmpty else { return snapshot }
         // What the file is and whether its YCFirstTime state reads, as every ycft command asks
@@ -397,7 +367,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             }
             return snapshot
         } catch {
-            throw .unreadable(path: input.path, error)
+            throw .inFile(path: input.path, error)
         }
     }
 }

@@ -137,18 +137,10 @@ public struct StateFile: Sendable {
     /// Whether the file is a defaults domain (not a bare archive).
     public var isDefaults: Bool { forms.first != .archive }
 
-    /// What the file's top level is, in ``FirstTimeError/notDefaults(found:)``'s words: the
-    /// plist type when it is not a dictionary (`an array`), `a keyed archive` for a bare
-    /// archive (any dictionary with an envelope key, `KeyedArchive.isEnvelope(_:)`, broken or
-    /// not), `a defaults domain` otherwise.
-    public var topLevel: String {
-        if isDefaults { return "a defaults domain" }
-        if let value, value.dictionaryValue == nil {
-            let name = value.typeName
-            return name == "data" ? name : (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
-        }
-        return "a keyed archive"
-    }
+    /// What the file's top level is, as ``FirstTimeError/notDefaults(found:)`` names it: a
+    /// dictionary for a defaults domain or a bare archive (any dictionary with an envelope key,
+    /// `KeyedArchive.isEnvelope(_:)`, broken or not), else the value's kind.
+    package var topLevelKind: PlistKind { value?.kind ?? .dictionary }
 
     /// The defaults domain's keys and values (nil for a bare archive).
     package var defaults: PlistDictionary? {

@@ -152,13 +152,11 @@ package enum StateWriter {
     ///     to the archive first.
     package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
         guard file.isDefaults, var domain = file.defaults else {
-            throw .notDefaults(found: file.topLevel)
+            throw .notDefaults(found: file.topLevelKind)
         }
         let state = try file.heldState()
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
-            let held = other == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
-            throw .cannotHold("the file holds the state as \(held): an archive under \(quoted(file.key)) beside it would be a second copy "
-                                     + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first")
+            throw .archiveBesideState(form: other, key: file.key)
         }
         domain[file.key] = .data(archive)
         return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])

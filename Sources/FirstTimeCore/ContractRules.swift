@@ -42,10 +42,10 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
     }
 }
 
-/// The contract's rules, each with a stable id. ``ContractRule/spec`` is the one table that
-/// says, for every rule, how serious a finding is, whether ycft can still read records from
-/// the file, and what the device does; decoding, `verify`, the fast path and `status` all
-/// read it.
+/// The contract's rules, each with a stable id. Their properties (``severity``, ``isFatal``,
+/// ``device``, ``summary``, ``rewriteLoses``) read one table that says, for every rule, how
+/// serious a finding is, whether ycft can still read records from the file, and what the
+/// device does; decoding, `verify`, the fast path and `status` all read it.
 public enum ContractRule: String, Sendable, CaseIterable {
     // The file.
     case plistUnreadable = "plist-unreadable"
@@ -84,26 +84,32 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case recordsFormat = "records-format"
     case intervalValue = "interval-value"
 
-    /// Everything the contract says about one rule.
-    public struct Spec: Sendable, Equatable {
-        /// How serious a finding is for `verify`.
-        public var severity: Severity
-        /// Whether ycft can no longer read records (decoding throws; the fast path bails out).
-        public var isFatal: Bool
-        /// What YCFirstTime does with it on the device.
-        public var device: DeviceBehaviour
-        /// What the rule means, for the README and `--help`.
-        public var summary: String
-        /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's
-        /// records do not carry it (an unrelated root key, a record's unknown coder key), or
-        /// the rewrite replaces it (a copy of the state that differs). `set`, `unset`, `edit`,
-        /// `reset`, `pack --into` and a migration that removes the archive drop it, and say so
-        /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``).
-        public var rewriteLoses: Bool
+    /// Everything the contract says about one rule (the public properties below read it).
+    package struct Spec: Sendable, Equatable {
+        package var severity: Severity
+        package var isFatal: Bool
+        package var device: DeviceBehaviour
+        package var summary: String
+        package var rewriteLoses: Bool
     }
 
+    /// How serious a finding of this rule is for `verify`.
+    public var severity: Severity { spec.severity }
+    /// Whether ycft can no longer read records (decoding throws; the fast path bails out).
+    public var isFatal: Bool { spec.isFatal }
+    /// What YCFirstTime does with the state on the device.
+    public var device: DeviceBehaviour { spec.device }
+    /// What the rule means, for the README and `--help`.
+    public var summary: String { spec.summary }
+    /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's records
+    /// do not carry it (an unrelated root key, a record's unknown coder key), or the rewrite
+    /// replaces it (a copy of the state that differs). `set`, `unset`, `edit`, `reset`,
+    /// `pack --into` and a migration that removes the archive drop it, and say so
+    /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``).
+    public var rewriteLoses: Bool { spec.rewriteLoses }
+
     /// The rule table: the only place a rule's properties are written.
-    public var spec: Spec {
+    package var spec: Spec {
         func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewriteLoses: Bool = false) -> Spec {
             Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewriteLoses: rewriteLoses)
         }
@@ -175,11 +181,6 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: false, .gateRuns, "an interval.<key> value is not a number IntervalClient reads")
         }
     }
-
-    /// The severity a finding of this rule has.
-    public var severity: Severity { spec.severity }
-    /// What the rule means.
-    public var summary: String { spec.summary }
 }
 
 /// One way a stored state departs from the YCFirstTime contract.

@@ -107,7 +107,7 @@ internal import KeyedArchive
 
     @inlinable mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
         findings.append(ContractFinding(rule, at: path, message))
-        if rule.spec.isFatal {
+        if rule.isFatal {
             fatal = true
             if mode == .decode { throw Stop() }
         }

@@ -21,14 +21,15 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     case archive(ArchiveError)
     /// The archive is readable but breaks a fatal rule of the contract (the first such finding).
     case contract(ContractFinding)
-    /// The file is not a defaults domain (its top level is not a dictionary).
-    case notDefaults(found: String)
+    /// The file is not a defaults domain: its top level is `found` (a dictionary that is not a
+    /// defaults domain is a keyed archive).
+    case notDefaults(found: PlistKind)
     /// Two records share a block key.
     case duplicateKey(String, at: ObjectPath)
     /// A defaults file has no archive under the key.
     case keyNotFound(String)
     /// A defaults file holds something other than archive data under the key.
-    case notArchiveData(key: String, found: String)
+    case notArchiveData(key: String, found: PlistKind)
     /// A defaults file holds data under the key, but that data is not a readable property list.
     case embeddedNotPlist(key: String, PlistError)
     /// A defaults file holds a property list under the key that is not a readable YCFirstTime
@@ -36,37 +37,150 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     case notStateArchive(key: String, FirstTimeError)
     /// The plain format's JSON text is not valid JSON.
     case json(JSONError)
-    /// The plain format is valid JSON or plist but breaks the records format.
-    case recordsFormat(String, at: ObjectPath)
+    /// The plain format is valid JSON or plist but breaks the records format: what, and where.
+    case recordsFormat(RecordsDefect, at: ObjectPath)
     /// A property list could not be written.
     case plist(PlistError)
     /// A file could not be read or written (`StateFile/init(contentsOf:key:limits:)`,
     /// `StateFile/update(at:key:limits:_:)`).
     case file(FileError)
-    /// The new state cannot be written in the file's form (for example a version into
-    /// IntervalClient keys, which hold none).
-    case cannotHold(String)
+    /// The error happened to the file at `path` (`FirstTimeStore`'s file: the store names it).
+    case inFile(path: String, FirstTimeError)
+    /// `FirstTimeStore` saves nothing over a file it could not read when it opened; the cause
+    /// is the error of that read.
+    case notLoaded(FirstTimeError)
+    /// IntervalClient keys hold no version: these records have one (up to three are named).
+    case intervalKeysHoldNoVersion(keys: [String])
+    /// IntervalClient keys hold no record without a time: these records have none (up to
+    /// three are named).
+    case intervalKeysHoldNoTimelessRecord(keys: [String])
+    /// The defaults file holds its state in `form` (plain records or IntervalClient keys): an
+    /// archive under `key` beside it would be a second copy that disagrees with it.
+    case archiveBesideState(form: StateForm, key: String)
+    /// A value of this kind has no `UserDefaults` form: an archive UID, or an integer beyond
+    /// 64 bits (`NSNumber` has no public 128-bit form).
+    case noUserDefaultsForm(PlistKind, at: ObjectPath)
+    /// Two keys of one dictionary are canonically equivalent (`"é"` composed and decomposed);
+    /// this platform's Foundation keeps only one of them in `UserDefaults`.
+    case equivalentKeys(String, String, at: ObjectPath)
 
     /// A one-line message: `where: what`.
     public var description: String {
         switch self {
         case let .archive(error): return error.description
         case let .contract(finding): return finding.located
-        case let .notDefaults(found): return "top level: the file is \(found), not a defaults domain"
+        case let .notDefaults(found):
+            let what = found == .dictionary ? "a keyed archive" : Self.withArticle(found.typeName)
+            return "top level: the file is \(what), not a defaults domain"
         case let .duplicateKey(key, at): return "\(at): duplicate block key \(quoted(key))"
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
-        case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found), expected archive data"
+        case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found.typeName), expected archive data"
         case let .embeddedNotPlist(key, error):
             if Self.rule(reading: error) == .plistLimit { return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)" }
             return "\(quoted(key)) holds data that is not an archive: \(error)"
         case let .notStateArchive(key, cause): return "\(quoted(key)) holds data that is not a readable YCFirstTime archive: \(cause)"
         case let .json(error): return "invalid JSON: \(error)"
-        case let .recordsFormat(why, at): return "\(at): \(why)"
+        case let .recordsFormat(defect, at): return "\(at): \(defect)"
         case let .plist(error): return error.description
         case let .file(error): return error.description
-        case let .cannotHold(why): return why
+        case let .inFile(path, error): return "\(path): \(error)"
+        case let .notLoaded(cause): return "not saved: the file could not be read when the store opened (\(cause))"
+        case let .intervalKeysHoldNoVersion(keys):
+            return "IntervalClient keys hold no version (\(Self.listed(keys))); migrate the file to the records format first"
+        case let .intervalKeysHoldNoTimelessRecord(keys):
+            return "IntervalClient keys hold no record without a time (\(Self.listed(keys))); "
+                + "unset the record, or migrate the file to the records format first"
+        case let .archiveBesideState(form, key):
+            let held = form == .plainRecords ? "plain records (\(RecordsFormat.defaultsKey))" : "IntervalClient keys (\(IntervalKey.prefix)*)"
+            return "the file holds the state as \(held): an archive under \(quoted(key)) beside it would be a second copy "
+                + "that disagrees with it; write the records in the file's own form, or migrate the file back to the archive first"
+        case let .noUserDefaultsForm(kind, at):
+            let what = kind == .uid ? "an archive UID" : "an integer beyond 64 bits"
+            return "\(at): \(what) has no UserDefaults form"
+        case let .equivalentKeys(earlier, key, at):
+            return "\(at): keys \(quoted(earlier)) and \(quoted(key)) are canonically equivalent; "
+                + "this platform's Foundation keeps only one of them in UserDefaults"
         }
     }
+}
+
+extension FirstTimeError {
+    /// What breaks the records format (``recordsFormat(_:at:)``; the case's path says where).
+    /// Kinds are named in the words of the text read: a JSON text's (`object`, `number`,
+    /// `null`) or a property list's (`dictionary`, `real`).
+    ///
+    /// ```swift
+    /// let error = FirstTimeError.recordsFormat(.unknownMember("lastTme"), at: .key("records").member("k"))
+    /// print(error)   // records["k"]: unknown member "lastTme"
+    /// ```
+    public enum RecordsDefect: Sendable, Equatable, CustomStringConvertible {
+        /// A JSON value of another kind than the format needs there (`null` allowed too when
+        /// `orNull`); a JSON object is a `dictionary`, a number a `real`, `null` `other`.
+        case jsonKind(expected: PlistKind, orNull: Bool, found: PlistKind)
+        /// A property-list value of another kind than the format needs there.
+        case plistKind(expected: PlistKind, found: PlistKind)
+        /// `lastTime` in JSON is neither a number, `null`, nor `"NaN"`, `"Infinity"` or
+        /// `"-Infinity"`.
+        case notATime(found: PlistKind)
+        /// A member (a key) the format does not have: a typo never drops data silently.
+        case unknownMember(String)
+        /// A member given twice.
+        case repeatedMember(String)
+        /// The `records` member is absent.
+        case missingRecords
+        /// `format` is not `ycfirsttime-records`; what it is, if anything.
+        case wrongFormat(found: String?)
+        /// `formatVersion` is not 1; what it is (the number as written), if anything.
+        case wrongFormatVersion(found: String?)
+        /// `lastTimeUTC` is not `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; the text found.
+        case notUTC(String)
+        /// `lastTime` is a number outside the range of a double; the number as written.
+        case beyondDouble(String)
+        /// `lastTime` and `lastTimeUTC` name different instants (to the precision of the
+        /// `lastTimeUTC` text); the `lastTime` given.
+        case timesDisagree(lastTime: Double)
+
+        /// What is wrong, without where.
+        public var description: String {
+            switch self {
+            case let .jsonKind(expected, orNull, found):
+                return "expected \(FirstTimeError.withArticle(Self.jsonName(expected)))\(orNull ? " or null" : ""), found \(Self.jsonName(found))"
+            case let .plistKind(expected, found):
+                return "expected \(FirstTimeError.withArticle(expected.typeName)), found \(found.typeName)"
+            case let .notATime(found):
+                return "expected a number, null, \"NaN\", \"Infinity\" or \"-Infinity\", found \(Self.jsonName(found))"
+            case let .unknownMember(key): return "unknown member \(quoted(key))"
+            case let .repeatedMember(key): return "repeated member \(quoted(key))"
+            case .missingRecords: return "missing \"records\""
+            case let .wrongFormat(found):
+                return "format must be \(quoted(RecordsFormat.formatName))\(found.map { ", found \(quoted($0))" } ?? " (missing)")"
+            case let .wrongFormatVersion(found):
+                return "formatVersion must be \(RecordsFormat.formatVersion)\(found.map { ", found \(UntrustedText.escaped($0))" } ?? " (missing)")"
+            case let .notUTC(text): return "\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"
+            case let .beyondDouble(text): return "\(UntrustedText.escaped(text)) is outside the range of a double"
+            case let .timesDisagree(t): return "lastTime \(t) and lastTimeUTC disagree; fix or remove one of them"
+            }
+        }
+
+        /// A kind in JSON's words.
+        private static func jsonName(_ kind: PlistKind) -> String {
+            switch kind {
+            case .dictionary: return "object"
+            case .real, .integer: return "number"
+            case .other: return "null"
+            default: return kind.typeName
+            }
+        }
+    }
+
+    /// `a string`, `an object`, `data`.
+    static func withArticle(_ name: String) -> String {
+        if name == "data" { return name }
+        return (name.first.map { "aeiou".contains($0) } == true ? "an " : "a ") + name
+    }
+
+    /// Up to three keys, quoted, for a message.
+    private static func listed(_ keys: [String]) -> String { keys.prefix(3).map(quoted).joined(separator: ", ") }
 }
 
 extension FirstTimeError {
@@ -108,22 +222,15 @@ extension FirstTimeError {
         case let .notStateArchive(_, cause):
             // The archive under the key breaks the rule its own error names.
             return cause.finding
-        case let .recordsFormat(why, at):
-            return ContractFinding(.recordsFormat, at: at, why)
+        case let .recordsFormat(defect, at):
+            return ContractFinding(.recordsFormat, at: at, defect.description)
         case let .duplicateKey(key, at):
             return ContractFinding(.recordsFormat, at: at, "duplicate block key \(quoted(key))")
         case let .json(jsonError):
             return ContractFinding(.recordsFormat, at: .file, jsonError.description)
         case let .archive(archiveError):
             let path = archiveError.path ?? .file
-            let message: String
-            switch archiveError {
-            case let .envelope(why, _): message = why
-            case let .unexpected(expected, found, _): message = "expected \(expected), found \(UntrustedText.escaped(found))"
-            case let .malformed(why, _): message = why
-            case let .danglingUID(uid, count, _): message = "UID \(uid) is outside $objects (\(count) objects)"
-            case .plist: message = archiveError.description
-            }
+            let message = archiveError.reason
             let rule: ContractRule
             switch path.components.first {
             case .key("$archiver")?: rule = .envelopeArchiver

@@ -29,7 +29,7 @@ public struct FirstTimeState: Sendable, Equatable {
 
     /// What any rewrite of this state by ycft drops (`StateWriter`: `set`, `unset`, `edit`,
     /// `reset`, `pack --into`): the findings of the parts the records do not carry
-    /// (``ContractRule/Spec/rewriteLoses``: an unrelated root key, a record's unknown coder
+    /// (``ContractRule/rewriteLoses``: an unrelated root key, a record's unknown coder
     /// key, a copy in another form that differs and is replaced).
     ///
     /// ```swift

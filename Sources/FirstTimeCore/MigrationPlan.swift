@@ -50,9 +50,9 @@ public enum Migration {
         /// Foundation refuses the archive under `key` (YCFirstTime would start afresh);
         /// Foundation's reason.
         case foundationRefuses(key: String, String)
-        /// The file is not a defaults dictionary: what its top level is instead, in
-        /// ``FirstTimeError/notDefaults(found:)``'s words.
-        case notDefaults(found: String)
+        /// The file is not a defaults dictionary: what its top level is instead, as
+        /// ``FirstTimeError/notDefaults(found:)`` says it.
+        case notDefaults(found: PlistKind)
         /// A target key exists with different content (`force` lets the source win).
         case conflict(key: String)
         /// Encoding or storing the new state failed with the error.
@@ -204,7 +204,7 @@ public enum Migration {
         public var findings: [ContractFinding] = []
         /// What the migration loses: the parts of an archive it removes or replaces that the
         /// records do not carry (an unrelated root key, a record's unknown coder key; see
-        /// ``ContractRule/Spec/rewriteLoses``). Empty when the archive stays (`keepSource`).
+        /// ``ContractRule/rewriteLoses``). Empty when the archive stays (`keepSource`).
         public var dropped: [ContractFinding] = []
         /// For a file (`DefaultsMigration.migrate`): its new bytes, when `.migrated`. Nil on the
         /// device, which writes into the domain itself.

@@ -71,33 +71,37 @@ package enum RecordsFormat {
         let document: JSON
         do { document = try JSON.parse(bytes) } catch { throw .json(error) }
         guard case let .object(top) = document else {
-            throw .recordsFormat("expected an object, found \(document.kindName)", at: .topLevel)
+            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(document)), at: .topLevel)
         }
         var format: String?, version: String?, recordsMember: [JSON.Member]?
         for member in try unique(top, at: .topLevel) {
             switch member.key {
             case "format":
-                guard case let .string(s) = member.value else { throw .recordsFormat("expected a string", at: .key("format")) }
+                guard case let .string(s) = member.value else {
+                    throw .recordsFormat(.jsonKind(expected: .string, orNull: false, found: kind(member.value)), at: .key("format"))
+                }
                 format = s
             case "formatVersion":
-                guard case let .number(n) = member.value else { throw .recordsFormat("expected a number", at: .key("formatVersion")) }
+                guard case let .number(n) = member.value else {
+                    throw .recordsFormat(.jsonKind(expected: .real, orNull: false, found: kind(member.value)), at: .key("formatVersion"))
+                }
                 version = n
             case "records":
                 guard case let .object(m) = member.value else {
-                    throw .recordsFormat("expected an object, found \(member.value.kindName)", at: .key("records"))
+                    throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(member.value)), at: .key("records"))
                 }
                 recordsMember = m
             default:
-                throw .recordsFormat("unknown member \(quoted(member.key))", at: .topLevel)
+                throw .recordsFormat(.unknownMember(member.key), at: .topLevel)
             }
         }
         guard format == formatName else {
-            throw .recordsFormat("format must be \(quoted(formatName))\(format.map { ", found \(quoted($0))" } ?? " (missing)")", at: .key("format"))
+            throw .recordsFormat(.wrongFormat(found: format), at: .key("format"))
         }
         guard version == String(formatVersion) else {
-            throw .recordsFormat("formatVersion must be \(formatVersion)\(version.map { ", found \($0)" } ?? " (missing)")", at: .key("formatVersion"))
+            throw .recordsFormat(.wrongFormatVersion(found: version), at: .key("formatVersion"))
         }
-        guard let recordsMember else { throw .recordsFormat("missing \"records\"", at: .topLevel) }
+        guard let recordsMember else { throw .recordsFormat(.missingRecords, at: .topLevel) }
         var entries: [(key: String, record: FirstTimeRecord)] = []
         for member in try unique(recordsMember, at: .key("records")) {
             entries.append((member.key, try record(member.value, at: ObjectPath.key("records").member(member.key))))
@@ -105,21 +109,31 @@ package enum RecordsFormat {
         return try FirstTimeRecords(entries)
     }
 
-    private static func jsonQuoted(_ s: String) -> String { UntrustedText.quoted(s) }
+    /// A JSON value's kind as ``FirstTimeError/RecordsDefect`` names it.
+    private static func kind(_ value: JSON) -> PlistKind {
+        switch value {
+        case .object: return .dictionary
+        case .array: return .array
+        case .string: return .string
+        case .number: return .real
+        case .bool: return .bool
+        case .null: return .other
+        }
+    }
 
     private static func unique(_ members: [JSON.Member], at path: ObjectPath) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()
         for member in members where !seen.insert(Array(member.key.utf8)).inserted {
             // Only in `records` is a member a block key; elsewhere it is a field of the format.
             if path == .key("records") { throw .duplicateKey(member.key, at: path) }
-            throw .recordsFormat("repeated member \(quoted(member.key))", at: path)
+            throw .recordsFormat(.repeatedMember(member.key), at: path)
         }
         return members
     }
 
     private static func record(_ value: JSON, at path: ObjectPath) throws(FirstTimeError) -> FirstTimeRecord {
         guard case let .object(members) = value else {
-            throw .recordsFormat("expected an object, found \(value.kindName)", at: path)
+            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(value)), at: path)
         }
         var record = FirstTimeRecord()
         var time: JSON?, utc: JSON?
@@ -129,11 +143,11 @@ package enum RecordsFormat {
                 switch member.value {
                 case .null: record.lastVersion = nil
                 case let .string(s): record.lastVersion = s
-                default: throw .recordsFormat("expected a string or null, found \(member.value.kindName)", at: path.key("lastVersion"))
+                default: throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(member.value)), at: path.key("lastVersion"))
                 }
             case "lastTime": time = member.value
             case "lastTimeUTC": utc = member.value
-            default: throw .recordsFormat("unknown member \(quoted(member.key))", at: path)
+            default: throw .recordsFormat(.unknownMember(member.key), at: path)
             }
         }
         var parsedUTC: (seconds: Int64, fraction: String)?
@@ -141,11 +155,11 @@ package enum RecordsFormat {
         case nil, .null?: break
         case let .string(text)?:
             guard let parsed = ExactTime.parseUTC(text) else {
-                throw .recordsFormat("\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z", at: path.key("lastTimeUTC"))
+                throw .recordsFormat(.notUTC(text), at: path.key("lastTimeUTC"))
             }
             parsedUTC = parsed
         case let other?:
-            throw .recordsFormat("expected a string or null, found \(other.kindName)", at: path.key("lastTimeUTC"))
+            throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(other)), at: path.key("lastTimeUTC"))
         }
         switch time {
         case nil, .null?:
@@ -153,21 +167,20 @@ package enum RecordsFormat {
             return record
         case let .number(text)?:
             guard let t = Double(text), t.isFinite else {
-                throw .recordsFormat("\(text) is outside the range of a double", at: path.key("lastTime"))
+                throw .recordsFormat(.beyondDouble(text), at: path.key("lastTime"))
             }
             record.lastTime = t
         case .string("NaN")?: record.lastTime = .nan
         case .string("Infinity")?: record.lastTime = .infinity
         case .string("-Infinity")?: record.lastTime = -.infinity
         case let other?:
-            throw .recordsFormat("expected a number, null, \"NaN\", \"Infinity\" or \"-Infinity\", found \(other.kindName)",
-                                 at: path.key("lastTime"))
+            throw .recordsFormat(.notATime(found: kind(other)), at: path.key("lastTime"))
         }
         if let parsedUTC, let t = record.lastTime {
             let digits = parsedUTC.fraction.count
             let given = ExactTime.scaledUTC(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)
             guard t.isFinite, let actual = ExactTime.scaled(t, digits: digits), actual == given else {
-                throw .recordsFormat("lastTime \(t) and lastTimeUTC disagree; fix or remove one of them", at: path)
+                throw .recordsFormat(.timesDisagree(lastTime: t), at: path)
             }
         }
         return record
@@ -194,25 +207,31 @@ package enum RecordsFormat {
     /// - Throws: ``FirstTimeError/recordsFormat(_:at:)`` naming the first problem.
     package static func records(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> FirstTimeRecords {
         guard case let .dictionary(top) = value else {
-            throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: base)
+            throw .recordsFormat(.plistKind(expected: .dictionary, found: value.kind), at: base)
         }
         for (key, _) in top where !["format", "formatVersion", "records"].contains(key) {
-            throw .recordsFormat("unknown key \(quoted(key))", at: base)
+            throw .recordsFormat(.unknownMember(key), at: base)
         }
-        guard top["format"] == .string(formatName) else {
-            throw .recordsFormat("format must be \(quoted(formatName))", at: base.key("format"))
+        switch top["format"] {
+        case .string(formatName)?: break
+        case let .string(other)?: throw .recordsFormat(.wrongFormat(found: other), at: base.key("format"))
+        case nil: throw .recordsFormat(.wrongFormat(found: nil), at: base.key("format"))
+        case let other?: throw .recordsFormat(.plistKind(expected: .string, found: other.kind), at: base.key("format"))
         }
-        guard top["formatVersion"] == .integer(.signed(Int64(formatVersion))) else {
-            throw .recordsFormat("formatVersion must be \(formatVersion)", at: base.key("formatVersion"))
+        switch top["formatVersion"] {
+        case let .integer(version)? where version.int64 == Int64(formatVersion): break
+        case let .integer(other)?: throw .recordsFormat(.wrongFormatVersion(found: "\(other)"), at: base.key("formatVersion"))
+        case nil: throw .recordsFormat(.wrongFormatVersion(found: nil), at: base.key("formatVersion"))
+        case let other?: throw .recordsFormat(.plistKind(expected: .integer, found: other.kind), at: base.key("formatVersion"))
         }
         guard case let .dictionary(recordsDict)? = top["records"] else {
-            throw .recordsFormat("records must be a dictionary", at: base.key("records"))
+            throw .recordsFormat(.plistKind(expected: .dictionary, found: top["records"]?.kind ?? .other), at: base.key("records"))
         }
         var entries: [(key: String, record: FirstTimeRecord)] = []
         for (key, value) in recordsDict {
             let path = base.key("records").key(key)
             guard case let .dictionary(fields) = value else {
-                throw .recordsFormat("expected a dictionary, found \(value.typeName)", at: path)
+                throw .recordsFormat(.plistKind(expected: .dictionary, found: value.kind), at: path)
             }
             var record = FirstTimeRecord()
             for (field, fieldValue) in fields {
@@ -220,9 +239,9 @@ package enum RecordsFormat {
                 case ("lastTime", .real), ("lastTime", .real32): record.lastTime = fieldValue.realValue
                 case let ("lastVersion", .string(v)): record.lastVersion = v
                 case ("lastTime", _), ("lastVersion", _):
-                    throw .recordsFormat("unexpected \(fieldValue.typeName)", at: path.key(field))
+                    throw .recordsFormat(.plistKind(expected: field == "lastTime" ? .real : .string, found: fieldValue.kind), at: path.key(field))
                 default:
-                    throw .recordsFormat("unknown key \(quoted(field))", at: path)
+                    throw .recordsFormat(.unknownMember(field), at: path)
                 }
             }
             entries.append((key, record))

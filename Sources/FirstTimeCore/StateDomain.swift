@@ -132,7 +132,7 @@ package struct StateSource<Domain: StateDomain> {
     ///   when the key holds something other than data.
     package func archiveData() throws(FirstTimeError) -> [UInt8] {
         guard let stored = domain.plistValue(forKey: key) else { throw .keyNotFound(key) }
-        guard case let .data(bytes) = stored else { throw .notArchiveData(key: key, found: stored.typeName) }
+        guard case let .data(bytes) = stored else { throw .notArchiveData(key: key, found: stored.kind) }
         return bytes
     }
 
@@ -234,17 +234,11 @@ package struct StateSource<Domain: StateDomain> {
 
     /// Refuses records IntervalClient keys alone cannot hold: a version, or a record without a time.
     private static func checkIntervalOnly(_ records: FirstTimeRecords) throws(FirstTimeError) {
-        func listed(_ keys: [String]) -> String { keys.prefix(3).map(quoted).joined(separator: ", ") }
         let versioned = records.filter { $0.record.lastVersion != nil }.map(\.key)
-        guard versioned.isEmpty else {
-            throw .cannotHold("IntervalClient keys hold no version (\(listed(versioned))); migrate the file to the records format first")
-        }
+        guard versioned.isEmpty else { throw .intervalKeysHoldNoVersion(keys: versioned) }
         // A record is an interval.<key> time: one without a time would silently vanish.
         let timeless = records.filter { $0.record.lastTime == nil }.map(\.key)
-        guard timeless.isEmpty else {
-            throw .cannotHold("IntervalClient keys hold no record without a time (\(listed(timeless))); "
-                              + "unset the record, or migrate the file to the records format first")
-        }
+        guard timeless.isEmpty else { throw .intervalKeysHoldNoTimelessRecord(keys: timeless) }
     }
 
     private static func plainRecords(_ domain: Domain) throws(FirstTimeError) -> FirstTimeRecords {

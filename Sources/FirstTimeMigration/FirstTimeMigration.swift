@@ -174,13 +174,13 @@ extension UserDefaults: StateDomain {
     ///   would merge; nothing is set then.
     package func setPlistValues(_ changes: [(key: String, value: PlistValue?)]) throws(FirstTimeError) {
         var objects: [Any?] = []
-        for (key, value) in changes { objects.append(try value.map { (value: PlistValue) throws(FirstTimeError) in try FoundationValues.object(value, at: key) }) }
+        for (key, value) in changes { objects.append(try value.map { (value: PlistValue) throws(FirstTimeError) in try FoundationValues.object(value, at: .key(key)) }) }
         if FoundationValues.mergesEquivalentKeys {
             let keys = domainKeys
             var present = ExactKeyPositions(keys)
             var removed = ExactKeyPositions(changes.filter { $0.value == nil }.map(\.key))
             let added = changes.filter { $0.value != nil && present.position(of: $0.key) == nil }.map(\.key)
-            try FoundationValues.checkKeys(keys.filter { !removed.contains($0) } + added, at: "the domain")
+            try FoundationValues.checkKeys(keys.filter { !removed.contains($0) } + added, at: .topLevel)
         }
         for (change, object) in zip(changes, objects) {
             if let object { set(object, forKey: change.key) } else { removeObject(forKey: change.key) }

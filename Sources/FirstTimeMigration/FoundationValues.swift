@@ -22,41 +22,40 @@ enum FoundationValues {
     /// - Throws: ``FirstTimeError/cannotHold(_:)`` for a UID (no property-list object in
     ///   `UserDefaults` holds one) and, where Foundation merges canonically equivalent keys, for a
     ///   dictionary holding two such keys (one would be lost).
-    static func object(_ value: PlistValue, at path: String) throws(FirstTimeError) -> Any {
+    static func object(_ value: PlistValue, at path: ObjectPath) throws(FirstTimeError) -> Any {
         switch value {
         case let .string(s): return s
         case let .integer(.signed(i)): return NSNumber(value: i)
         case let .integer(.unsigned(u)): return NSNumber(value: u)
         case let .integer(i):
             // A 16-byte integer beyond 64 bits: NSNumber has no public 128-bit form.
-            guard let v = i.int64 else { throw .cannotHold("\(path): the integer \(i) has no NSNumber form (beyond 64 bits)") }
+            guard let v = i.int64 else { throw .noUserDefaultsForm(.integer, at: path) }
             return NSNumber(value: v)
         case let .real(d): return NSNumber(value: d)
         case let .real32(bits): return NSNumber(value: Float(bitPattern: bits))
         case let .bool(b): return NSNumber(value: b)
         case let .date(d): return Date(timeIntervalSinceReferenceDate: d)
         case let .data(bytes): return Data(bytes)
-        case .uid: throw .cannotHold("\(path): an archive UID has no UserDefaults form")
+        case .uid: throw .noUserDefaultsForm(.uid, at: path)
         case let .array(items):
             var objects: [Any] = []
-            for (i, item) in items.enumerated() { objects.append(try object(item, at: "\(path)[\(i)]")) }
+            for (i, item) in items.enumerated() { objects.append(try object(item, at: path.index(i))) }
             return objects
         case let .dictionary(entries):
             try checkKeys(entries.map(\.key), at: path)
             let dictionary = NSMutableDictionary()
-            for (key, item) in entries { dictionary[NSString(string: key)] = try object(item, at: "\(path).\(key)") }
+            for (key, item) in entries { dictionary[NSString(string: key)] = try object(item, at: path.key(key)) }
             return dictionary
         }
     }
 
     /// Throws when Foundation would merge two of `keys` (see ``mergesEquivalentKeys``).
-    static func checkKeys(_ keys: [String], at path: String) throws(FirstTimeError) {
+    static func checkKeys(_ keys: [String], at path: ObjectPath) throws(FirstTimeError) {
         guard mergesEquivalentKeys else { return }
         var seen: [String: String] = [:]
         for key in keys {
             if let earlier = seen[key], !exactlyEqual(earlier, key) {
-                throw .cannotHold("\(path): keys \(quotedText(earlier)) and \(quotedText(key)) are canonically equivalent; "
-                                  + "this platform's Foundation keeps only one of them in UserDefaults")
+                throw .equivalentKeys(earlier, key, at: path)
             }
             seen[key] = key
         }

@@ -4,26 +4,49 @@ public import PlistCore
 ///
 /// `path` reads like `$objects[12].lastTime` or `$top.root`, so a user can find the spot with
 /// `ycft dump --objects`.
+///
+/// ```swift
+/// let error = ArchiveError.missing(at: .key("$objects"))
+/// print(error)         // $objects: missing $objects
+/// print(error.path!)   // $objects
+/// ```
 public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The bytes are not a readable property list.
     case plist(PlistError)
-    /// The property list is not an NSKeyedArchiver archive (no `$objects`, wrong envelope).
-    case envelope(String, at: ObjectPath)
+    /// A key NSKeyedArchiver always writes is absent: `$archiver`, `$version`, `$top`,
+    /// `$objects`, or `$top.root`.
+    case missing(at: ObjectPath)
+    /// `$archiver` names another archiver than `NSKeyedArchiver` (`found`, as written).
+    case wrongArchiver(found: String)
+    /// `$version` is another number than 100000 (`found`, as written).
+    case wrongVersion(found: String)
+    /// `$objects[0]` is not the string `$null`.
+    case missingNull
     /// A UID points past the end of `$objects`.
     case danglingUID(UInt64, objectCount: Int, at: ObjectPath)
-    /// A value has the wrong type or class.
-    case unexpected(expected: String, found: String, at: ObjectPath)
-    /// A structural problem inside an object (for example `NS.keys` and `NS.objects` differ in length).
-    case malformed(String, at: ObjectPath)
+    /// A value has another property-list type than the archive needs there.
+    case unexpected(expected: PlistKind, found: PlistKind, at: ObjectPath)
 
     /// `path: message`.
     public var description: String {
         switch self {
         case let .plist(error): return error.description
-        case let .envelope(why, at): return "\(at): \(why)"
-        case let .danglingUID(uid, count, at): return "\(at): UID \(uid) is outside $objects (\(count) objects)"
-        case let .unexpected(expected, found, at): return "\(at): expected \(expected), found \(UntrustedText.escaped(found))"
-        case let .malformed(why, at): return "\(at): \(why)"
+        default: return "\(path ?? .topLevel): \(reason)"
+        }
+    }
+
+    /// What is wrong, without where (`path` says where).
+    package var reason: String {
+        switch self {
+        case let .plist(error): return error.description
+        case let .missing(at): return "missing \(at)"
+        case let .wrongArchiver(found): return "is \(quoted(found)), expected \(quoted(KeyedArchive.archiverName))"
+        case let .wrongVersion(found): return "is \(found), expected \(KeyedArchive.archiverVersion)"
+        case .missingNull: return "$objects[0] must be \"$null\""
+        case let .danglingUID(uid, count, _): return "UID \(uid) is outside $objects (\(count) objects)"
+        case let .unexpected(.dictionary, found, .topLevel):
+            return "the top level is \(found.typeName), not an archive dictionary"
+        case let .unexpected(expected, found, _): return "expected \(expected.typeName), found \(found.typeName)"
         }
     }
 
@@ -31,7 +54,10 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: ObjectPath? {
         switch self {
         case .plist: return nil
-        case let .envelope(_, at), let .danglingUID(_, _, at), let .unexpected(_, _, at), let .malformed(_, at): return at
+        case let .missing(at), let .danglingUID(_, _, at), let .unexpected(_, _, at): return at
+        case .wrongArchiver: return .key("$archiver")
+        case .wrongVersion: return .key("$version")
+        case .missingNull: return ObjectPath.key("$objects").index(0)
         }
     }
 }

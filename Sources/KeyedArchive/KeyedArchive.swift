@@ -44,37 +44,37 @@ package struct KeyedArchive: Sendable {
     /// array whose first element is `"$null"`.
     package init(plist: PlistValue) throws(ArchiveError) {
         guard case let .dictionary(envelope) = plist else {
-            throw .envelope("the top level is \(plist.typeName), not an archive dictionary", at: .topLevel)
+            throw .unexpected(expected: .dictionary, found: plist.kind, at: .topLevel)
         }
-        guard let archiverValue = envelope["$archiver"] else { throw .envelope("missing $archiver", at: .key("$archiver")) }
+        guard let archiverValue = envelope["$archiver"] else { throw .missing(at: .key("$archiver")) }
         guard case let .string(archiver) = archiverValue else {
-            throw .unexpected(expected: "string", found: archiverValue.typeName, at: .key("$archiver"))
+            throw .unexpected(expected: .string, found: archiverValue.kind, at: .key("$archiver"))
         }
         guard archiver == Self.archiverName else {
-            throw .envelope("is \(quoted(archiver)), expected \(quoted(Self.archiverName))", at: .key("$archiver"))
+            throw .wrongArchiver(found: archiver)
         }
-        guard let versionValue = envelope["$version"] else { throw .envelope("missing $version", at: .key("$version")) }
+        guard let versionValue = envelope["$version"] else { throw .missing(at: .key("$version")) }
         guard case let .integer(version) = versionValue else {
-            throw .unexpected(expected: "integer", found: versionValue.typeName, at: .key("$version"))
+            throw .unexpected(expected: .integer, found: versionValue.kind, at: .key("$version"))
         }
         // By value, as NSKeyedUnarchiver reads it: a 16-byte 100000 is 100000.
         guard version.int64 == Self.archiverVersion else {
-            throw .envelope("is \(version), expected \(Self.archiverVersion)", at: .key("$version"))
+            throw .wrongVersion(found: "\(version)")
         }
-        guard let topValue = envelope["$top"] else { throw .envelope("missing $top", at: .key("$top")) }
+        guard let topValue = envelope["$top"] else { throw .missing(at: .key("$top")) }
         guard case let .dictionary(top) = topValue else {
-            throw .unexpected(expected: "dictionary", found: topValue.typeName, at: .key("$top"))
+            throw .unexpected(expected: .dictionary, found: topValue.kind, at: .key("$top"))
         }
-        guard let objectsValue = envelope["$objects"] else { throw .envelope("missing $objects", at: .key("$objects")) }
+        guard let objectsValue = envelope["$objects"] else { throw .missing(at: .key("$objects")) }
         guard case let .array(objects) = objectsValue else {
-            throw .unexpected(expected: "array", found: objectsValue.typeName, at: .key("$objects"))
+            throw .unexpected(expected: .array, found: objectsValue.kind, at: .key("$objects"))
         }
         guard let first = objects.first, first == .string("$null") else {
-            throw .envelope("$objects[0] must be \"$null\"", at: .key("$objects").index(0))
+            throw .missingNull
         }
         for (key, value) in top {
             guard case .uid = value else {
-                throw .unexpected(expected: "UID", found: value.typeName, at: .key("$top").key(key))
+                throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
             }
         }
         self.archiver = archiver
@@ -89,8 +89,8 @@ package struct KeyedArchive: Sendable {
     /// The UID stored under `$top[name]`.
     /// - Throws: when `name` is missing.
     package func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
-        guard let value = top[name] else { throw .envelope("missing $top.\(name)", at: .key("$top").key(name)) }
-        guard case let .uid(uid) = value else { throw .unexpected(expected: "UID", found: value.typeName, at: .key("$top").key(name)) }
+        guard let value = top[name] else { throw .missing(at: .key("$top").key(name)) }
+        guard case let .uid(uid) = value else { throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(name)) }
         return uid
     }
 }

@@ -44,7 +44,7 @@ package indirect enum PlistValue: Sendable {
     }
 
     /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
-    @_spi(Walker) public var typeName: String { kind.typeName }
+    public var typeName: String { kind.typeName }
 
     /// The string, when this is one.
     package var stringValue: String? { if case let .string(s) = self { return s }; return nil }
@@ -396,11 +396,11 @@ package func utf8Precedes(_ a: String, _ b: String) -> Bool {
 
 /// The kind of a property-list value (`PlistValue.kind`) or of a libplist node
 /// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold).
-@_spi(Walker) public enum PlistKind: Sendable, Equatable {
+public enum PlistKind: Sendable, Equatable {
     case string, integer, real, bool, date, data, uid, array, dictionary, other
 
     /// The name messages use: `string`, `integer`, `boolean`, `UID`, `dictionary`, ...
-    @_spi(Walker) public var typeName: String {
+    public var typeName: String {
         switch self {
         case .string: return "string"
         case .integer: return "integer"

@@ -154,8 +154,10 @@ private struct EditSession {
             return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
-            guard case let .cannotHold(message) = error else { throw .content("\(error.description); nothing was written") }
-            return .mistake(message)
+            switch error {
+            case .intervalKeysHoldNoVersion, .intervalKeysHoldNoTimelessRecord: return .mistake(error.description)
+            default: throw .content("\(error.description); nothing was written")
+            }
         }
     }
 

@@ -215,7 +215,7 @@ import TestSupport
 
     @Test func notAnArchive() throws {
         let bytes = try PropertyList.write(.array([]), format: .binary)
-        #expect(throws: FirstTimeError.archive(.envelope("the top level is array, not an archive dictionary", at: .topLevel))) {
+        #expect(throws: FirstTimeError.archive(.unexpected(expected: .dictionary, found: .array, at: .topLevel))) {
             try ArchiveReader.decode(bytes)
         }
     }

@@ -158,14 +158,14 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
             return "\(error)" == #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#
         }
         let notData = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .string("x"))])), format: .binary)
-        let notArchiveData = Migration.Failure.unreadable(.notArchiveData(key: "YCFirstTime", found: "string"), archiveKey: "YCFirstTime")
+        let notArchiveData = Migration.Failure.unreadable(.notArchiveData(key: "YCFirstTime", found: .string), archiveKey: "YCFirstTime")
         #expect(throws: notArchiveData) { try migrate(notData, .records) }
         #expect("\(notArchiveData)" == "\"YCFirstTime\" holds string, expected archive data")
     }
 
     @Test func archiveIsNotADefaultsFile() throws {
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        #expect(throws: Migration.Failure.notDefaults(found: "a keyed archive")) { try migrate(archive, .records) }
-        #expect("\(Migration.Failure.notDefaults(found: "a keyed archive"))" == "top level: the file is a keyed archive, not a defaults domain")
+        #expect(throws: Migration.Failure.notDefaults(found: .dictionary)) { try migrate(archive, .records) }
+        #expect("\(Migration.Failure.notDefaults(found: .dictionary))" == "top level: the file is a keyed archive, not a defaults domain")
     }
 }

@@ -15,10 +15,10 @@ final class Knobs: @unchecked Sendable {
     var version: String? { get { lock.withLock { _version } } set { lock.withLock { _version = newValue } } }
 }
 
-func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .legacyArchive) throws -> FirstTimeStore {
+func store(_ path: String, _ knobs: Knobs, plainRecords: PlistFormat? = nil) throws -> FirstTimeStore {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = TimeZone(identifier: "UTC")!
-    let store = try FirstTimeStore(path: path, format: format, calendar: calendar)
+    let store = try FirstTimeStore(path: path, plainRecords: plainRecords, calendar: calendar)
     store.versionProvider = { knobs.version }
     store.nowProvider = { knobs.now }
     return store
@@ -115,20 +115,20 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         #expect(try LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue?["interval.report"] == nil)
     }
 
-    @Test(arguments: [FirstTimeStore.FileFormat.legacyArchive, .plainRecords(.binary), .plainRecords(.xml)])
-    func persistsAndReopens(_ format: FirstTimeStore.FileFormat) throws {
+    @Test(arguments: [nil, PlistFormat.binary, .xml])
+    func persistsAndReopens(_ plainRecords: PlistFormat?) throws {
         let knobs = Knobs()
         let file = try path()
-        let s = try store(file, knobs, format: format)
+        let s = try store(file, knobs, plainRecords: plainRecords)
         try s.executeOnce({}, forKey: "onboarding")
         knobs.version = "2.0"
         try s.executeOncePerVersion({}, forKey: "whats-new")
-        let reopened = try store(file, knobs, format: format)
+        let reopened = try store(file, knobs, plainRecords: plainRecords)
         #expect(reopened.records == s.records)
         #expect(reopened.records["whats-new"] == FirstTimeRecord(lastVersion: "2.0", lastTime: 757_414_800.123456))
         // A legacy domain holds an archive that passes verify; a plain one is what migrate writes.
         let bytes = try readBytes(URL(fileURLWithPath: file))
-        if format == .legacyArchive {
+        if plainRecords == nil {
             #expect(StateFile.verify(bytes) == [])
             #expect(try StateFile(bytes).state().records == s.records && StateFile(bytes).state().form == .defaultsArchive)
         } else {
@@ -141,8 +141,8 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
         // disagreeing copy of the state in the other form.
         let knobs = Knobs()
         let file = try path()
-        try store(file, knobs, format: .plainRecords(.binary)).executeOnce({}, forKey: "k")
-        let opened = try store(file, knobs, format: .legacyArchive)
+        try store(file, knobs, plainRecords: .binary).executeOnce({}, forKey: "k")
+        let opened = try store(file, knobs)
         #expect(opened.blockWasExecuted("k"))
         try opened.executeOnce({}, forKey: "j")
         let domain = try LibPlist.read(readBytes(URL(fileURLWithPath: file))).value.dictionaryValue
@@ -177,19 +177,19 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
             // root ignores permissions; use a path whose parent is a file instead.
             let blocked = try store(dir.appendingPathComponent("state.plist").path + "/impossible", knobs)
             var ran = false
-            #expect(throws: FirstTimeStore.StoreError.self) { try blocked.executeOnce({ ran = true }, forKey: "k") }
+            #expect(throws: FirstTimeError.self) { try blocked.executeOnce({ ran = true }, forKey: "k") }
             #expect(ran)
             #expect(!blocked.blockWasExecuted("k"))
             #expect(try readBytes(URL(fileURLWithPath: file)) == onDisk)
             // The crash-safe mode records first: a failed save means the block does not run.
             blocked.recordsBeforeRunning = true
             var ranFirst = false
-            #expect(throws: FirstTimeStore.StoreError.self) { try blocked.executeOnce({ ranFirst = true }, forKey: "k") }
+            #expect(throws: FirstTimeError.self) { try blocked.executeOnce({ ranFirst = true }, forKey: "k") }
             #expect(!ranFirst)
             return
         }
         var ran = false
-        #expect(throws: FirstTimeStore.StoreError.self) { try s.executeOnce({ ran = true }, forKey: "unsaved") }
+        #expect(throws: FirstTimeError.self) { try s.executeOnce({ ran = true }, forKey: "unsaved") }
         #expect(ran)
         #expect(!s.blockWasExecuted("unsaved"))
         #expect(try readBytes(URL(fileURLWithPath: file)) == onDisk)
@@ -207,7 +207,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
     @Test func unreadableFileIsAnError() throws {
         let file = try path()
         try writeBytes(Array("garbage".utf8), to: URL(fileURLWithPath: file))
-        #expect(throws: FirstTimeStore.StoreError.self) { try store(file, Knobs()) }
+        #expect(throws: FirstTimeError.self) { try store(file, Knobs()) }
     }
 
     /// A file that is not YCFirstTime state, or whose `YCFirstTime` holds something else, is
@@ -217,7 +217,7 @@ func store(_ path: String, _ knobs: Knobs, format: FirstTimeStore.FileFormat = .
     func whatIsNotStateIsNotOpened(_ sample: NotStateFile) throws {
         let file = try path()
         try writeBytes(sample.bytes, to: URL(fileURLWithPath: file))
-        var refused: FirstTimeStore.StoreError?
+        var refused: FirstTimeError?
         do { _ = try FirstTimeStore(path: file) } catch { refused = error }
         #expect(refused?.description == "\(file): \(sample.judgement)")
         #expect(try readBytes(URL(fileURLWithPath: file)) == sample.bytes)

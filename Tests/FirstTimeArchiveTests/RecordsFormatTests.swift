@@ -124,6 +124,25 @@ import TestSupport
         #expect(error("[]") == "top level: expected an object, found array")
         #expect(error("{") == "invalid JSON: expected a string key (at line 1, column 2)")
     }
+
+    /// Each error carries what is wrong as a value, not only as text.
+    @Test func defectsAreValues() {
+        func error(_ text: String) -> FirstTimeError? {
+            do { _ = try RecordsFormat.records(fromJSON: Array(text.utf8)); return nil } catch { return error }
+        }
+        #expect(error(#"{"format":7}"#) == .recordsFormat(.jsonKind(expected: .string, orNull: false, found: .real), at: .key("format")))
+        #expect(error(#"{"format":"x","formatVersion":1,"records":{}}"#) == .recordsFormat(.wrongFormat(found: "x"), at: .key("format")))
+        #expect(error(#"{"formatVersion":1,"records":{}}"#) == .recordsFormat(.wrongFormat(found: nil), at: .key("format")))
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":true}}}"#)
+                == .recordsFormat(.notATime(found: .bool), at: ObjectPath.key("records").member("k").key("lastTime")))
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":1,"lastTimeUTC":"2001-01-01T00:00:02Z"}}}"#)
+                == .recordsFormat(.timesDisagree(lastTime: 1), at: ObjectPath.key("records").member("k")))
+        #expect(error(#"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{},"k":{}}}"#)
+                == .duplicateKey("k", at: .key("records")))
+        #expect(error(#"{"format":"ycfirsttime-records","format":"x"}"#) == .recordsFormat(.repeatedMember("format"), at: .topLevel))
+        #expect(FirstTimeError.recordsFormat(.jsonKind(expected: .string, orNull: true, found: .other), at: .topLevel).finding
+                == ContractFinding(.recordsFormat, at: .topLevel, "expected a string or null, found null"))
+    }
 }
 
 @Suite struct RecordsPlistForm {
@@ -141,6 +160,35 @@ import TestSupport
         for format in PlistFormat.allCases {
             let back = try LibPlist.read(PropertyList.write(value, format: format)).value
             #expect(try RecordsFormat.records(fromPlist: back) == input)
+        }
+    }
+
+    /// What the plist form refuses, as values, and the words they print.
+    @Test func defectsAreValues() {
+        let base = ObjectPath.key("YCFirstTime.records")
+        func error(_ entries: [(key: String, value: PlistValue)]) -> FirstTimeError? {
+            do { _ = try RecordsFormat.records(fromPlist: .dictionary(PlistDictionary(entries))); return nil } catch { return error }
+        }
+        let header: [(key: String, value: PlistValue)] = [("format", .string("ycfirsttime-records")), ("formatVersion", .integer(.signed(1)))]
+        let cases: [([(key: String, value: PlistValue)], FirstTimeError, String)] = [
+            ([("format", .integer(.signed(1)))], .recordsFormat(.plistKind(expected: .string, found: .integer), at: base.key("format")),
+             "YCFirstTime.records.format: expected a string, found integer"),
+            ([("format", .string("x"))], .recordsFormat(.wrongFormat(found: "x"), at: base.key("format")),
+             #"YCFirstTime.records.format: format must be "ycfirsttime-records", found "x""#),
+            ([("format", .string("ycfirsttime-records")), ("formatVersion", .string("1"))],
+             .recordsFormat(.plistKind(expected: .integer, found: .string), at: base.key("formatVersion")),
+             "YCFirstTime.records.formatVersion: expected an integer, found string"),
+            (header, .recordsFormat(.plistKind(expected: .dictionary, found: .other), at: base.key("records")),
+             "YCFirstTime.records.records: expected a dictionary, found null"),
+            (header + [("records", .dictionary(PlistDictionary())), ("extra", .bool(true))], .recordsFormat(.unknownMember("extra"), at: base),
+             #"YCFirstTime.records: unknown member "extra""#),
+            (header + [("records", .dictionary(PlistDictionary([("k", .dictionary(PlistDictionary([("lastVersion", .real(1))])))])))],
+             .recordsFormat(.plistKind(expected: .string, found: .real), at: base.key("records").key("k").key("lastVersion")),
+             "YCFirstTime.records.records.k.lastVersion: expected a string, found real"),
+        ]
+        for (entries, expected, text) in cases {
+            #expect(error(entries) == expected)
+            #expect(error(entries)?.description == text)
         }
     }
 }

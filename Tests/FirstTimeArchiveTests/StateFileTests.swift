@@ -96,7 +96,7 @@ import TestSupport
         var refused: FirstTimeError?
         do { _ = try StateWriter.put(archive, into: file) } catch { refused = error }
         #expect(refused?.description == sample.defaultsJudgement)
-        #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevel)))
+        #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevelKind)))
         // verify judges it by the rule its error names.
         #expect(StateFile.verify(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
                 .contains { $0.severity == .error && $0.rule == error.finding.rule })

@@ -156,8 +156,8 @@ import TestSupport
         #expect {
             try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: options)
         } throws: { error in
-            guard case let .unwritable(.cannotHold(why))? = error as? Migration.Failure else { return false }
-            return why.contains("canonically equivalent")
+            guard case let .unwritable(cause)? = error as? Migration.Failure, case .equivalentKeys = cause else { return false }
+            return cause.description.contains("canonically equivalent")
         }
         #expect(domain.normalized() == before)
     }
@@ -223,7 +223,7 @@ struct TestDomain {
         let name = "ycft.tests.\(UUID().uuidString)"
         guard let defaults = UserDefaults(suiteName: name) else { Issue.record("no suite"); return }
         defer { defaults.removePersistentDomain(forName: name) }
-        for (key, value) in entries { defaults.set(try FoundationValues.object(value, at: key), forKey: key) }
+        for (key, value) in entries { defaults.set(try FoundationValues.object(value, at: .key(key)), forKey: key) }
         try body(TestDomain(name: name, defaults: defaults))
     }
 

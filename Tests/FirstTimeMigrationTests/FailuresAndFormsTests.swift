@@ -255,8 +255,9 @@ import TestSupport
                 #expect(domain.value(key) == normalize(value), "\(key)")
             }
         }
-        #expect(throws: FirstTimeError.cannotHold("k: an archive UID has no UserDefaults form")) {
-            try FoundationValues.object(.uid(1), at: "k")
+        #expect(throws: FirstTimeError.noUserDefaultsForm(.uid, at: .key("k"))) {
+            try FoundationValues.object(.uid(1), at: .key("k"))
         }
+        #expect("\(FirstTimeError.noUserDefaultsForm(.uid, at: .key("k")))" == "k: an archive UID has no UserDefaults form")
     }
 }

@@ -32,7 +32,7 @@ import TestSupport
         let domain = PlistValue.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime", .data(try archive())),
                                                             ("YCFirstTime.records", broken)]))
         let finding = "[states-disagree] the plain-records copy cannot be read (YCFirstTime.records.formatVersion: "
-            + "formatVersion must be 1); ycft reads the defaults-archive state"
+            + "formatVersion must be 1, found 2); ycft reads the defaults-archive state"
         let url = try file(domain)
         let dump = try runProcess(ycft, ["dump", url.path])
         #expect(dump.status == 0)

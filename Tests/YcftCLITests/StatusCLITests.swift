@@ -162,12 +162,12 @@ import TestSupport
 }
 
 @Suite struct StoreFilesThroughTheTool {
-    @Test(arguments: [FirstTimeStore.FileFormat.legacyArchive, .plainRecords(.binary), .plainRecords(.xml)])
-    func dumpAndStatusReadWhatTheStoreWrites(_ format: FirstTimeStore.FileFormat) throws {
+    @Test(arguments: [nil, PlistFormat.binary, .xml])
+    func dumpAndStatusReadWhatTheStoreWrites(_ plainRecords: PlistFormat?) throws {
         let file = try TestPaths.temporaryDirectory().appendingPathComponent("state.plist").path
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
-        let store = try FirstTimeStore(path: file, format: format, calendar: calendar)
+        let store = try FirstTimeStore(path: file, plainRecords: plainRecords, calendar: calendar)
         store.versionProvider = { "3.1" }
         store.nowProvider = { Date(timeIntervalSinceReferenceDate: 757_414_800.123456) }
         try store.executeOnce({}, forKey: "onboarding")

@@ -119,7 +119,7 @@ import TestSupport
         let dir = try scratch([("records.plist", Array(records.utf8))])
         let result = try verify(["--format", "github"], ["records.plist"], in: dir)
         #expect(result.status == 1)
-        #expect(result.stdout == "::error file=records.plist,line=16,title=records-format::YCFirstTime.records.records.onboarding.lastTime: unexpected string\n")
+        #expect(result.stdout == "::error file=records.plist,line=16,title=records-format::YCFirstTime.records.records.onboarding.lastTime: expected a real, found string\n")
     }
 
     @Test func binaryFilesAndFindingsOnTheWholeFileHaveNoLine() throws {
