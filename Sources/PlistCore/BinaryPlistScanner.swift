@@ -129,11 +129,11 @@ package struct BinaryPlistScanner {
     /// Reads the length that follows a marker whose low nibble is `nibble`.
     private func length(nibble: UInt8, after offset: Int) throws(PlistError) -> (Int, Int) {
         if nibble != 0x0F { return (Int(nibble), offset) }
-        guard offset < tableOffset else { throw fail(.lengthOverrunsObjects, offset) }
+        guard offset < tableOffset else { throw fail(.lengthRunsIntoOffsetTable, offset) }
         let marker = bytes[offset]
         guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw fail(.badLengthMarker(marker), offset) }
         let size = 1 << Int(marker & 0x0F)
-        guard offset + 1 + size <= tableOffset else { throw fail(.lengthOverrunsObjects, offset) }
+        guard offset + 1 + size <= tableOffset else { throw fail(.lengthRunsIntoOffsetTable, offset) }
         let value = readUInt(at: offset + 1, size: size)
         guard value <= UInt64(tableOffset) else { throw fail(.lengthTooLarge(value), offset) }
         return (Int(value), offset + 1 + size)
@@ -144,7 +144,7 @@ package struct BinaryPlistScanner {
         let marker = bytes[start]
         let nibble = marker & 0x0F
         func needs(_ end: Int) throws(PlistError) {
-            guard end <= tableOffset else { throw fail(.objectOverrunsObjects(object: index), start) }
+            guard end <= tableOffset else { throw fail(.objectRunsIntoOffsetTable(object: index), start) }
         }
         switch marker >> 4 {
         case 0x0:

@@ -120,11 +120,11 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The marker of a length that follows an object's marker is not an integer of 1 to 8 bytes.
         case badLengthMarker(UInt8)
         /// A length runs into the offset table.
-        case lengthOverrunsObjects
+        case lengthRunsIntoOffsetTable
         /// A length is larger than the file.
         case lengthTooLarge(UInt64)
         /// The object's contents run into the offset table.
-        case objectOverrunsObjects(object: Int)
+        case objectRunsIntoOffsetTable(object: Int)
         /// The byte count of a string, array or dictionary (its length times its unit) overflows.
         case lengthOverflows(PlistKind)
         /// A UTF-16 string of length zero, which libplist 2.2.0 cannot read (CoreFoundation
@@ -268,9 +268,9 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
                 default: return "unsupported object marker 0x\(String(marker, radix: 16))"
                 }
             case .badLengthMarker: return "bad length marker"
-            case .lengthOverrunsObjects: return "length runs into the offset table"
+            case .lengthRunsIntoOffsetTable: return "length runs into the offset table"
             case let .lengthTooLarge(length): return "length \(length) is larger than the file"
-            case let .objectOverrunsObjects(object): return "object \(object) runs into the offset table"
+            case let .objectRunsIntoOffsetTable(object): return "object \(object) runs into the offset table"
             case let .lengthOverflows(kind): return "\(kind.typeName) length overflows"
             case .emptyUTF16String: return "an empty UTF-16 string, which libplist 2.2.0 cannot read"
             case let .uidTooLarge(uid): return "UID \(uid) is larger than 2^32-1"
