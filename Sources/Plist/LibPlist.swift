@@ -55,7 +55,7 @@ package enum LibPlist {
     /// before, kept to test that ycft reads what libplist writes (3-byte offsets and references,
     /// 4-byte reals, interleaved dictionaries).
     package static func writeWithLibplist(_ value: PlistValue) throws(PlistError) -> [UInt8] {
-        let node = try NodeBuilder.node(for: value, path: "")
+        let node = try NodeBuilder.root(for: value)
         defer { plist_free(node) }
         var length: UInt32 = 0
         guard let buffer = ycft_plist_to_bin(node, &length) else { throw .serializationFailed(format: .binary) }
@@ -79,11 +79,10 @@ struct NodeReader {
     let convertsCFUID: Bool
     let maxDepth: Int
     var path = ValuePath()
-    var pathText: String { path.text }
 
     func string(_ pointer: UnsafePointer<CChar>, length: Int) throws(PlistError) -> String {
         guard let s = libplistString(pointer, length: length) else {
-            throw .unrepresentableString("is not valid UTF-8", at: pathText)
+            throw .unrepresentableString(.invalidUTF8, at: path.path)
         }
         return s
     }
@@ -164,9 +163,8 @@ struct NodeReader {
 /// Builds a libplist tree from a `PlistValue`; the caller frees the root.
 private struct NodeBuilder {
     var path = ValuePath()
-    var pathText: String { path.text }
 
-    static func node(for value: PlistValue, path: String) throws(PlistError) -> plist_t {
+    static func root(for value: PlistValue) throws(PlistError) -> plist_t {
         var builder = NodeBuilder()
         return try builder.node(for: value)
     }
@@ -174,7 +172,7 @@ private struct NodeBuilder {
     mutating func node(for value: PlistValue) throws(PlistError) -> plist_t {
         switch value {
         case let .string(s):
-            guard !s.utf8.contains(0) else { throw .unwritable("string contains NUL", at: pathText) }
+            guard !s.utf8.contains(0) else { throw .unwritable(.containsNUL(inKey: false), at: path.path) }
             return plist_new_string(s)
         case let .integer(.signed(v)):
             return ycft_new_int(v)
@@ -184,7 +182,7 @@ private struct NodeBuilder {
         case let .integer(.wide(high, low)):
             // libplist 2.2.0 keeps only the low half of a 16-byte integer.
             guard high == 0, let node = ycft_new_16_byte_uint(low) else {
-                throw .unwritable("libplist 2.2.0 cannot hold the 16-byte integer \(PlistInteger.wide(high: high, low: low))", at: pathText)
+                throw .unwritable(.integerBeyondLibplist(high: high, low: low), at: path.path)
             }
             return node
         case let .real(d):
@@ -203,7 +201,7 @@ private struct NodeBuilder {
             }
         case let .uid(u):
             // libplist 2.2.0 keeps only the low 32 bits of a larger UID; CoreFoundation's are 32-bit.
-            guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
+            guard u <= UInt64(UInt32.max) else { throw .unwritable(.uidTooLarge(u), at: path.path) }
             return plist_new_uid(u)
         case let .array(items):
             // libplist returns nil only when malloc fails, which no input can cause (the size
@@ -226,7 +224,7 @@ private struct NodeBuilder {
             for (key, item) in dict {
                 path.push(.key(key))
                 do throws(PlistError) {
-                    guard !key.utf8.contains(0) else { throw PlistError.unwritable("key contains NUL", at: pathText) }
+                    guard !key.utf8.contains(0) else { throw PlistError.unwritable(.containsNUL(inKey: true), at: path.path) }
                     plist_dict_set_item(node, key, try self.node(for: item))
                 } catch {
                     plist_free(node)

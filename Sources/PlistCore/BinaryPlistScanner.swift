@@ -39,8 +39,8 @@ package struct BinaryPlistScanner {
         package var needsExactReader: Bool
     }
 
-    private func fail(_ why: String, _ offset: Int) -> PlistError {
-        .malformedBinary(why, offset: offset)
+    private func fail(_ defect: PlistError.Defect, _ offset: Int) -> PlistError {
+        .malformedBinary(defect, offset: offset)
     }
 
     /// Big-endian unsigned integer of `size` bytes at `offset` (caller checks bounds).
@@ -63,9 +63,9 @@ package struct BinaryPlistScanner {
         let size = bytes.count
         let header = Array("bplist00".utf8)
         guard size >= 8, bytes.prefix(8).elementsEqual(header) else {
-            throw fail("missing 'bplist00' header", 0)
+            throw fail(.missingHeader, 0)
         }
-        guard size >= 8 + 1 + 32 else { throw fail("file too short for a trailer", size) }
+        guard size >= 8 + 1 + 32 else { throw fail(.tooShortForTrailer, size) }
         let trailer = size - 32
         offsetIntSize = Int(bytes[trailer + 6])
         refSize = Int(bytes[trailer + 7])
@@ -75,24 +75,24 @@ package struct BinaryPlistScanner {
         // CoreFoundation writes 1, 2, 4 or 8; libplist also writes 3 (files of 64 KiB to 16 MiB).
         // CoreFoundation reads any size from 1 to 8, and so does libplist.
         guard (1...8).contains(offsetIntSize) else {
-            throw fail("trailer offset size \(offsetIntSize) is not between 1 and 8", trailer + 6)
+            throw fail(.badOffsetSize(offsetIntSize), trailer + 6)
         }
         guard (1...8).contains(refSize) else {
-            throw fail("trailer reference size \(refSize) is not between 1 and 8", trailer + 7)
+            throw fail(.badReferenceSize(refSize), trailer + 7)
         }
         // Every object takes at least one byte between the header and the offset table.
         guard count >= 1, count <= UInt64(trailer - 8) else {
-            throw fail("trailer object count \(count) does not fit the file", trailer + 8)
+            throw fail(.objectCountTooLarge(count), trailer + 8)
         }
         guard refSize >= 8 || count <= UInt64(1) << UInt64(8 * refSize) else {
-            throw fail("object count \(count) does not fit \(refSize)-byte references", trailer + 7)
+            throw fail(.objectCountTooLargeForReferences(count, referenceSize: refSize), trailer + 7)
         }
-        guard top < count else { throw fail("top object \(top) is not below object count \(count)", trailer + 16) }
+        guard top < count else { throw fail(.topObjectOutOfRange(top, objectCount: count), trailer + 16) }
         guard table >= 9, table < UInt64(trailer) else {
-            throw fail("offset table at \(table) is outside the object area", trailer + 24)
+            throw fail(.offsetTableOutOfRange(table), trailer + 24)
         }
         guard count <= (UInt64(trailer) - table) / UInt64(offsetIntSize) else {
-            throw fail("offset table of \(count) entries runs into the trailer", Int(table))
+            throw fail(.offsetTableOverlapsTrailer(entries: count), Int(table))
         }
         objectCount = Int(count)
         tableOffset = Int(table)
@@ -109,7 +109,7 @@ package struct BinaryPlistScanner {
             let at = tableOffset + i * offsetIntSize
             let offset = readUInt(at: at, size: offsetIntSize)
             guard offset >= 8, offset < table else {
-                throw fail("offset of object \(i) (\(offset)) is outside the object area", at)
+                throw fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
             }
             offsets[i] = Int(offset)
             let marker = bytes[Int(offset)]
@@ -129,39 +129,39 @@ package struct BinaryPlistScanner {
     /// Reads the length that follows a marker whose low nibble is `nibble`.
     private func length(nibble: UInt8, after offset: Int) throws(PlistError) -> (Int, Int) {
         if nibble != 0x0F { return (Int(nibble), offset) }
-        guard offset < tableOffset else { throw fail("length runs into the offset table", offset) }
+        guard offset < tableOffset else { throw fail(.lengthRunsIntoOffsetTable, offset) }
         let marker = bytes[offset]
-        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw fail("bad length marker", offset) }
+        guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw fail(.badLengthMarker(marker), offset) }
         let size = 1 << Int(marker & 0x0F)
-        guard offset + 1 + size <= tableOffset else { throw fail("length runs into the offset table", offset) }
+        guard offset + 1 + size <= tableOffset else { throw fail(.lengthRunsIntoOffsetTable, offset) }
         let value = readUInt(at: offset + 1, size: size)
-        guard value <= UInt64(tableOffset) else { throw fail("length \(value) is larger than the file", offset) }
+        guard value <= UInt64(tableOffset) else { throw fail(.lengthTooLarge(value), offset) }
         return (Int(value), offset + 1 + size)
     }
 
-    private func object(_ index: Int, offsets: [Int], path: () -> String) throws(PlistError) -> Object {
+    private func object(_ index: Int, offsets: [Int], path: () -> ObjectPath) throws(PlistError) -> Object {
         let start = offsets[index]
         let marker = bytes[start]
         let nibble = marker & 0x0F
         func needs(_ end: Int) throws(PlistError) {
-            guard end <= tableOffset else { throw fail("object \(index) runs into the offset table", start) }
+            guard end <= tableOffset else { throw fail(.objectRunsIntoOffsetTable(object: index), start) }
         }
         switch marker >> 4 {
         case 0x0:
             guard marker == 0x08 || marker == 0x09 else {
-                throw fail("unsupported object marker 0x\(String(marker, radix: 16))", start)
+                throw fail(.badObjectMarker(marker), start)
             }
             return Object(kind: .scalar, payload: start, count: 0)
         case 0x1:
-            guard nibble <= 4 else { throw fail("integer of 2^\(nibble) bytes", start) }
+            guard nibble <= 4 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 1 + (1 << Int(nibble)))
             return Object(kind: .scalar, payload: start, count: 0)
         case 0x2:
-            guard nibble == 2 || nibble == 3 else { throw fail("real of 2^\(nibble) bytes", start) }
+            guard nibble == 2 || nibble == 3 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 1 + (1 << Int(nibble)))
             return Object(kind: .scalar, payload: start, count: 0)
         case 0x3:
-            guard marker == 0x33 else { throw fail("bad date marker", start) }
+            guard marker == 0x33 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 9)
             return Object(kind: .scalar, payload: start, count: 0)
         case 0x4:
@@ -174,8 +174,8 @@ package struct BinaryPlistScanner {
             if !plainASCII(payload, n) {
                 for i in payload..<(payload + n) {
                     let b = bytes[i]
-                    if b == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
-                    if b >= 0x80 { throw PlistError.unrepresentableString("is not ASCII in an ASCII object", at: path()) }
+                    if b == 0 { throw PlistError.unrepresentableString(.containsNUL(inKey: false), at: path()) }
+                    if b >= 0x80 { throw PlistError.unrepresentableString(.notASCII(b), at: path()) }
                 }
             }
             return Object(kind: .scalar, payload: start, count: n)
@@ -184,52 +184,51 @@ package struct BinaryPlistScanner {
             // CoreFoundation reads an empty UTF-16 string as ""; libplist 2.2.0 fails the whole
             // parse. Refused here, so the libplist path and the pure reader answer alike (found
             // by the pure-read fuzzer; CoreFoundation itself writes "" as an ASCII string).
-            if n == 0 { throw fail("an empty UTF-16 string, which libplist 2.2.0 cannot read", start) }
+            if n == 0 { throw fail(.emptyUTF16String, start) }
             let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
-            guard !overflow else { throw fail("string length overflows", start) }
+            guard !overflow else { throw fail(.lengthOverflows(.string), start) }
             try needs(payload + byteCount)
             var i = 0
             while i < n {
                 let unit = UInt16(bytes[payload + 2 * i]) << 8 | UInt16(bytes[payload + 2 * i + 1])
-                if unit == 0 { throw PlistError.unrepresentableString("contains NUL", at: path()) }
+                if unit == 0 { throw PlistError.unrepresentableString(.containsNUL(inKey: false), at: path()) }
                 if unit >= 0xD800 && unit <= 0xDBFF {
-                    guard i + 1 < n else { throw PlistError.unrepresentableString("has a lone surrogate", at: path()) }
+                    guard i + 1 < n else { throw PlistError.unrepresentableString(.loneSurrogate(unit), at: path()) }
                     let next = UInt16(bytes[payload + 2 * i + 2]) << 8 | UInt16(bytes[payload + 2 * i + 3])
                     guard next >= 0xDC00 && next <= 0xDFFF else {
-                        throw PlistError.unrepresentableString("has a lone surrogate", at: path())
+                        throw PlistError.unrepresentableString(.loneSurrogate(unit), at: path())
                     }
                     i += 2
                     continue
                 }
                 if unit >= 0xDC00 && unit <= 0xDFFF {
-                    throw PlistError.unrepresentableString("has a lone surrogate", at: path())
+                    throw PlistError.unrepresentableString(.loneSurrogate(unit), at: path())
                 }
                 i += 1
             }
             // libplist keeps UTF-8: up to 3 bytes per UTF-16 unit.
             return Object(kind: .scalar, payload: start, count: 3 * n)
         case 0x8:
-            guard nibble <= 7 else { throw fail("UID of \(nibble + 1) bytes", start) }
+            guard nibble <= 7 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 2 + Int(nibble))
             // CoreFoundation rejects UIDs above 32 bits (and libplist cannot write them back).
-            guard readUInt(at: start + 1, size: Int(nibble) + 1) <= UInt64(UInt32.max) else {
-                throw fail("UID larger than 2^32-1", start)
-            }
+            let uid = readUInt(at: start + 1, size: Int(nibble) + 1)
+            guard uid <= UInt64(UInt32.max) else { throw fail(.uidTooLarge(uid), start) }
             return Object(kind: .scalar, payload: start, count: 0)
         case 0xA:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (refBytes, overflow) = n.multipliedReportingOverflow(by: refSize)
-            guard !overflow else { throw fail("array length overflows", start) }
+            guard !overflow else { throw fail(.lengthOverflows(.array), start) }
             try needs(payload + refBytes)
             return Object(kind: .array, payload: payload, count: n)
         case 0xD:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (refBytes, overflow) = n.multipliedReportingOverflow(by: 2 * refSize)
-            guard !overflow else { throw fail("dictionary length overflows", start) }
+            guard !overflow else { throw fail(.lengthOverflows(.dictionary), start) }
             try needs(payload + refBytes)
             return Object(kind: .dict, payload: payload, count: n)
         default:
-            throw fail("unsupported object marker 0x\(String(marker, radix: 16))", start)
+            throw fail(.badObjectMarker(marker), start)
         }
     }
 
@@ -300,7 +299,7 @@ package struct BinaryPlistScanner {
         func key(_ i: Int) -> Int { Int(ref(i)) }
         func report(_ ref: Int) -> PlistError {
             let text = units(ref, offsets: offsets).map { String(decoding: $0, as: UTF16.self) } ?? "?"
-            return .duplicateKey(text, at: "object \(index)")
+            return .duplicateKey(text, at: ObjectPath([.binaryObject(index)]))
         }
         if dict.count <= Self.pairwiseKeys {
             // Pairwise, reading the references in place: an archive has a small dictionary per
@@ -424,14 +423,12 @@ package struct BinaryPlistScanner {
         var parents: [Frame] = []
         var checkedKeys = CheckedKeyLists()
 
-        func pathString(_ parents: [Frame], _ current: Frame, _ extra: Int?) -> String {
-            var parts = (parents + [current]).map { "object \($0.index)" }
-            if let extra { parts.append("object \(extra)") }
-            return parts.joined(separator: " > ")
+        func objectPath(_ parents: [Frame], _ current: Frame, _ extra: Int) -> ObjectPath {
+            ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(extra)])
         }
 
         // Enter the top object.
-        let topObj = try object(topObject, offsets: offsets, path: { "object \(topObject)" })
+        let topObj = try object(topObject, offsets: offsets, path: { ObjectPath([.binaryObject(topObject)]) })
         if topObj.kind == .dict { try checkKeys(topObj, index: topObject, offsets: offsets, checked: &checkedKeys) }
         state[topObject] = .active
         var current = Frame(index: topObject, object: topObj, next: 0, total: 1,
@@ -446,17 +443,17 @@ package struct BinaryPlistScanner {
                 let refOffset = current.object.payload + position * refSize
                 let ref = readUInt(at: refOffset, size: refSize)
                 guard ref < UInt64(objectCount) else {
-                    throw fail("reference \(ref) is not below object count \(objectCount)", refOffset)
+                    throw fail(.referenceOutOfRange(ref, objectCount: objectCount), refOffset)
                 }
                 let child = Int(ref)
                 if current.object.kind == .dict && position < current.object.count {
                     guard isStringObject(child, offsets: offsets) else {
-                        throw fail("dictionary key (object \(child)) is not a string", offsets[child])
+                        throw fail(.keyNotString(object: child), offsets[child])
                     }
                 }
                 switch state[child] {
                 case .active:
-                    throw fail("reference cycle through object \(child)", refOffset)
+                    throw fail(.referenceCycle(object: child), refOffset)
                 case .done:
                     current.total &+= expanded[child]
                     current.bytes &+= expandedBytes[child]
@@ -465,7 +462,7 @@ package struct BinaryPlistScanner {
                     if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
                     if parents.count + 1 + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 case .unseen:
-                    let obj = try object(child, offsets: offsets, path: { pathString(parents, current, child) })
+                    let obj = try object(child, offsets: offsets, path: { objectPath(parents, current, child) })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
                         state[child] = .done

@@ -45,7 +45,6 @@ struct BinaryPlistWriter {
     /// Values below this go through `uidObjects` (8 MiB at most); larger ones, the sharing table.
     private static let directUIDLimit = 1 << 20
     fileprivate var path = ValuePath()
-    private var pathText: String { path.text }
 
     /// Serializes a value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist-based readers
@@ -223,7 +222,7 @@ struct BinaryPlistWriter {
         case let .string(s):
             guard Self.encodeString(s, into: &scalarBytes) else {
                 discardPending()
-                throw .unwritable("string contains NUL", at: pathText)
+                throw .unwritable(.containsNUL(inKey: false), at: path.path)
             }
             return scalar()
         case let .integer(.signed(v)):
@@ -248,7 +247,7 @@ struct BinaryPlistWriter {
             scalarBytes.append(contentsOf: data)
             return scalar(share: false)
         case let .uid(u):
-            guard u <= UInt64(UInt32.max) else { throw .unwritable("UID \(u) is larger than 2^32-1", at: pathText) }
+            guard u <= UInt64(UInt32.max) else { throw .unwritable(.uidTooLarge(u), at: path.path) }
             // At most 2^32-1 here, so it fits Int.
             let value = Int(u), direct = value < Self.directUIDLimit
             if direct, value < uidObjects.count, uidObjects[value] != 0 { return uidObjects[value] - 1 }
@@ -299,7 +298,7 @@ struct BinaryPlistWriter {
             discardPending()
             path.push(.key(key))
             defer { path.pop() }
-            throw .unwritable("key contains NUL", at: pathText)
+            throw .unwritable(.containsNUL(inKey: true), at: path.path)
         }
         let ref = scalar()
         if memo { keyRefs[ExactKey(key)] = ref }

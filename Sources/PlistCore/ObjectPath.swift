@@ -1,6 +1,8 @@
 /// Where in a file something is, as a structured value: an archive object and its coder keys
 /// (`$objects[5].lastTime`), an envelope key (`$top.root`, `$objects[0]`), a defaults key and
-/// what lies below it (`YCFirstTime.records.records.k`), or the whole file.
+/// what lies below it (`YCFirstTime.records.records.k`), a value in a property list
+/// (`a.b[3]`), a chain of binary property-list objects (`object 0 > object 2`), an XML line
+/// (`line 2`), or the whole file.
 ///
 /// Errors and findings carry one, so a program can tell where without parsing text; its
 /// ``description`` is the form messages print.
@@ -23,6 +25,11 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
         case index(Int)
         /// A JSON object member (printed quoted, `["k"]`, since block keys may hold dots).
         case member(String)
+        /// An object of a binary property list, by its index in the offset table (printed
+        /// `object 2`; a chain from the top object `object 0 > object 2`).
+        case binaryObject(Int)
+        /// A line of an XML property list, 1-based (printed `line 2`).
+        case line(Int)
     }
 
     /// The steps, outermost first; empty for the whole file.
@@ -50,7 +57,8 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
     /// Whether this is the whole file.
     public var isFile: Bool { components.isEmpty }
 
-    /// `$objects[5].lastTime`, `$top.root`, `records["k"].lastTime`, `top level`, or `file`;
+    /// `$objects[5].lastTime`, `$top.root`, `records["k"].lastTime`, `object 0 > object 2`,
+    /// `line 2`, `top level`, or `file`;
     /// keys and members through ``UntrustedText`` (a key's control characters escaped).
     public var description: String {
         guard !components.isEmpty else { return "file" }
@@ -63,6 +71,8 @@ public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
             case let .key(name): out += (i == 0 ? "" : ".") + UntrustedText.escaped(name)
             case let .index(n): out += "[\(n)]"
             case let .member(name): out += "[\(UntrustedText.quoted(name))]"
+            case let .binaryObject(index): out += (i == 0 ? "" : " > ") + "object \(index)"
+            case let .line(n): out += (i == 0 ? "" : ", ") + "line \(n)"
             }
         }
         return out

@@ -44,7 +44,7 @@ package indirect enum PlistValue: Sendable {
     }
 
     /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
-    public var typeName: String { kind.typeName }
+    @_spi(Walker) public var typeName: String { kind.typeName }
 
     /// The string, when this is one.
     package var stringValue: String? { if case let .string(s) = self { return s }; return nil }
@@ -395,9 +395,33 @@ package func utf8Precedes(_ a: String, _ b: String) -> Bool {
 }
 
 /// The kind of a property-list value (`PlistValue.kind`) or of a libplist node
-/// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold).
+/// (`PlistNode/kind`, which adds `other` for node types a plist file cannot hold): what an
+/// error found or expected.
+///
+/// ```swift
+/// PlistKind.bool.typeName   // "boolean"
+/// ```
 public enum PlistKind: Sendable, Equatable {
-    case string, integer, real, bool, date, data, uid, array, dictionary, other
+    /// A string (`<string>`; binary markers `0x5_` and `0x6_`).
+    case string
+    /// An integer of 1 to 16 bytes (`<integer>`; marker `0x1_`).
+    case integer
+    /// A real of 4 or 8 bytes (`<real>`; marker `0x2_`).
+    case real
+    /// A boolean (`<true/>`, `<false/>`; markers `0x09`, `0x08`).
+    case bool
+    /// A date (`<date>`; marker `0x33`).
+    case date
+    /// Raw bytes (`<data>`; marker `0x4_`).
+    case data
+    /// An NSKeyedArchiver object reference (a `CF$UID` dictionary in XML; marker `0x8_`).
+    case uid
+    /// An array (`<array>`; marker `0xA_`).
+    case array
+    /// A dictionary with string keys (`<dict>`; marker `0xD_`).
+    case dictionary
+    /// A libplist node of a type a property-list file cannot hold (printed `null`).
+    case other
 
     /// The name messages use: `string`, `integer`, `boolean`, `UID`, `dictionary`, ...
     public var typeName: String {

@@ -90,16 +90,11 @@ package enum PropertyList {
 
 }
 
-/// Path text for messages: `key.sub[3]`.
-package func appendPath(_ path: String, key: String) -> String {
-    let shown = UntrustedText.escaped(key)
-    return path.isEmpty ? shown : "\(path).\(shown)"
-}
-
-/// Where a reader or writer is in a value, kept as components and rendered only for an error
-/// message (building the text for every node was most of the work).
+/// Where a reader or writer is in a value, kept as components and made an ``ObjectPath`` only
+/// for an error (building a path for every node was most of the work).
 package struct ValuePath {
-    package enum Component { case key(String), index(Int) }
+    /// A step: a dictionary key (`.key`) or an array element (`.index`).
+    package typealias Component = ObjectPath.Component
     private var components: [Component] = []
 
     package init() {}
@@ -107,16 +102,6 @@ package struct ValuePath {
     package mutating func push(_ component: Component) { components.append(component) }
     package mutating func pop() { components.removeLast() }
 
-    /// `key.sub[3]`, or `top level`.
-    package var text: String {
-        var out = ""
-        for component in components {
-            switch component {
-            case let .key(k): out = appendPath(out, key: k)
-            case let .index(i): out += "[\(i)]"
-            }
-        }
-        return out.isEmpty ? "top level" : out
-    }
+    /// `key.sub[3]`, or `top level` at the top.
+    package var path: ObjectPath { components.isEmpty ? .topLevel : ObjectPath(components) }
 }
-

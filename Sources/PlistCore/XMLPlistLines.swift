@@ -90,8 +90,9 @@ package enum XMLPlistLines {
                 case let .key(name): steps = [.key(Array(name.utf8))]
                 case let .index(index): steps = [.index(index)]
                 // A JSON member is text inside a string; `top level` or an object further in is
-                // no shape a finding has: the path is as deep as the steps before it.
-                case .member, .topLevel, .object: return ends
+                // no shape a finding has, nor a binary object or a line: the path is as deep as
+                // the steps before it.
+                case .member, .topLevel, .object, .binaryObject, .line: return ends
                 }
                 for step in steps { node = child(node, step) }
                 ends.append(node)

@@ -52,8 +52,8 @@ struct XMLPlistScanner {
         return n
     }
 
-    private func fail(_ why: String, _ offset: Int) -> PlistError {
-        .malformedXML(why, line: line(at: offset))
+    private func fail(_ defect: PlistError.Defect, _ offset: Int, at path: ObjectPath? = nil) -> PlistError {
+        .malformedXML(defect, at: path, line: line(at: offset))
     }
 
     private func starts(with text: String, at offset: Int) -> Bool { starts(with: Array(text.utf8), at: offset) }
@@ -122,20 +122,20 @@ struct XMLPlistScanner {
         let n = bytes.count
         if starts(with: "\u{FEFF}", at: 0) { i = 3 }
         let start = i
-        func path() -> String { Self.pathText(stack) }
+        func path() -> ObjectPath { Self.path(stack) }
         /// Records one value at the current place (a dict's value, an array's item, the plist's value).
         func placeValue(at offset: Int) throws(PlistError) {
             if trie != nil { placed = node(at: offset) }
             switch stack.last {
             case nil:
-                throw fail("a value outside <plist>", offset)
+                throw fail(.valueOutsidePlist, offset)
             case let .plist(values)?:
-                guard values == 0 else { throw fail("<plist> holds more than one value", offset) }
+                guard values == 0 else { throw fail(.plistHoldsSeveralValues, offset) }
                 stack[stack.count - 1] = .plist(values: 1)
             case let .array(count)?:
                 stack[stack.count - 1] = .array(count: count + 1)
             case let .dict(key, _, keys)?:
-                guard key != nil else { throw fail("\(path()): a value without a <key> in <dict>", offset) }
+                guard key != nil else { throw fail(.valueWithoutKey, offset, at: path()) }
                 stack[stack.count - 1] = .dict(key: nil, last: key, keys: keys)
             }
             summary.values += 1
@@ -165,35 +165,34 @@ struct XMLPlistScanner {
         }
         while i < n {
             let b = bytes[i]
-            if b == 0 { throw fail("NUL byte in XML", i) }
+            if b == 0 { throw fail(.nulByte, i) }
             if b != UInt8(ascii: "<") {
-                guard Self.isSpace(b) else { throw fail("text outside a value", i) }
+                guard Self.isSpace(b) else { throw fail(.textOutsideValue, i) }
                 i += 1
                 continue
             }
             let second = i + 1 < n ? bytes[i + 1] : 0
             if second == UInt8(ascii: "!") && starts(with: Token.comment, at: i) {
-                guard let end = find(Token.commentEnd, from: i + 4) else { throw fail("unterminated comment", i) }
-                for j in i..<end where bytes[j] == 0 { throw fail("NUL byte in XML", j) }
+                guard let end = find(Token.commentEnd, from: i + 4) else { throw fail(.unterminatedComment, i) }
+                for j in i..<end where bytes[j] == 0 { throw fail(.nulByte, j) }
                 i = end + 3
                 continue
             }
             if second == UInt8(ascii: "?") {
                 // Only the XML declaration, first in the file.
                 guard i == start, !sawDeclaration, starts(with: Token.declaration, at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
-                    throw fail("processing instructions other than the XML declaration at the start are not supported", i)
+                    throw fail(.processingInstruction, i)
                 }
                 sawDeclaration = true
-                i = try endOfMarkup(from: i + 2, terminator: Token.instructionEnd, start: i, refusing: nil, "")
+                i = try endOfMarkup(from: i + 2, terminator: Token.instructionEnd, start: i)
                 continue
             }
             if second == UInt8(ascii: "!") && starts(with: Token.doctype, at: i) {
-                guard !sawPlist else { throw fail("DOCTYPE after <plist>", i) }
-                i = try endOfMarkup(from: i + 9, terminator: Token.tagEnd, start: i, refusing: UInt8(ascii: "["),
-                                    "DTD internal subsets (entity declarations) are not supported")
+                guard !sawPlist else { throw fail(.doctypeAfterPlist, i) }
+                i = try endOfMarkup(from: i + 9, terminator: Token.tagEnd, start: i, refusing: (UInt8(ascii: "["), .internalSubset))
                 continue
             }
-            if second == UInt8(ascii: "!") { throw fail(starts(with: Token.cdata, at: i) ? "CDATA outside <string> or <key>" : "unsupported markup", i) }
+            if second == UInt8(ascii: "!") { throw fail(starts(with: Token.cdata, at: i) ? .cdataOutsideText : .unsupportedMarkup, i) }
             // A tag.
             var j = i + 1
             let closing = j < n && bytes[j] == UInt8(ascii: "/")
@@ -202,51 +201,51 @@ struct XMLPlistScanner {
             while j < n, bytes[j] != UInt8(ascii: ">"), bytes[j] != UInt8(ascii: "/"), !Self.isSpace(bytes[j]) { j += 1 }
             let name = Self.elementName(UnsafeRawBufferPointer(rebasing: bytes[nameStart..<j]))
             let attributesStart = j
-            let end = try endOfMarkup(from: j, terminator: Token.tagEnd, start: i, refusing: nil, "")
+            let end = try endOfMarkup(from: j, terminator: Token.tagEnd, start: i)
             let selfClosing = bytes[end - 2] == UInt8(ascii: "/")
             let attributesEnd = selfClosing ? end - 2 : end - 1
             let hasAttributes = (attributesStart..<max(attributesStart, attributesEnd)).contains { !Self.isSpace(bytes[$0]) }
-            if closedPlist { throw fail("content after </plist>", i) }
+            if closedPlist { throw fail(.contentAfterPlist, i) }
             if closing {
-                guard !hasAttributes, !selfClosing else { throw fail("malformed closing tag </\(UntrustedText.escaped(name))>", i) }
+                guard !hasAttributes, !selfClosing else { throw fail(.malformedClosingTag(name), i) }
                 switch (name, stack.last) {
                 case ("array", .array?): pop()
                 case ("dict", let .dict(key, _, _)?):
-                    guard key == nil else { throw fail("\(path()): a <key> without a value in <dict>", i) }
+                    guard key == nil else { throw fail(.keyWithoutValue, i, at: path()) }
                     pop()
                 case ("plist", let .plist(values)?):
-                    guard values == 1 else { throw fail("<plist> holds no value", i) }
+                    guard values == 1 else { throw fail(.plistHoldsNoValue, i) }
                     pop()
                     closedPlist = true
                 default:
-                    throw fail("</\(UntrustedText.escaped(name))> closes nothing", i)
+                    throw fail(.unmatchedClosingTag(name), i)
                 }
                 i = end
                 continue
             }
             if name == "plist" {
-                guard stack.isEmpty, !sawPlist, !selfClosing else { throw fail("a second <plist>, or one not at the top", i) }
+                guard stack.isEmpty, !sawPlist, !selfClosing else { throw fail(.misplacedPlist, i) }
                 sawPlist = true
                 push(.plist(values: 0), node: nil)
                 i = end
                 continue
             }
-            guard !hasAttributes else { throw fail("attributes on <\(UntrustedText.escaped(name))> are not supported", i) }
+            guard !hasAttributes else { throw fail(.attributes(element: name), i) }
             if name == "key" {
                 guard case let .dict(key, last, keys)? = stack.last, key == nil else {
-                    throw fail("\(path()): <key> outside a <dict>, or two keys in a row", i)
+                    throw fail(.misplacedKey, i, at: path())
                 }
                 let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: true, collect: true)
                 var known = keys
                 // Keys are compared as bytes: canonically equivalent spellings are two keys.
                 guard known.insert(text).inserted else {
-                    throw fail("\(path()): duplicate dictionary key \(UntrustedText.quoted(String(decoding: text, as: UTF8.self)))", i)
+                    throw fail(.duplicateKey(String(decoding: text, as: UTF8.self)), i, at: path())
                 }
                 stack[stack.count - 1] = .dict(key: String(decoding: text, as: UTF8.self), last: last, keys: known)
                 i = next
                 continue
             }
-            guard Self.valueNames.contains(name) else { throw fail("unknown element <\(UntrustedText.escaped(name))>", i) }
+            guard Self.valueNames.contains(name) else { throw fail(.unknownElement(name), i) }
             try placeValue(at: i)
             switch name {
             case "array", "dict":
@@ -264,7 +263,7 @@ struct XMLPlistScanner {
                     i = end
                 } else {
                     guard starts(with: Array("</\(name)>".utf8), at: end) else {
-                        throw fail("\(path()): <\(name)> must be empty", i)
+                        throw fail(.notEmpty(element: name), i, at: path())
                     }
                     i = end + name.utf8.count + 3
                 }
@@ -272,29 +271,29 @@ struct XMLPlistScanner {
                 let isString = name == "string"
                 let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: isString, collect: !isString)
                 if !isString {
-                    if let problem = Self.problem(with: text, as: name) {
-                        throw fail("\(path()): \(problem)", i)
+                    if let defect = Self.defect(in: text, as: name) {
+                        throw fail(defect, i, at: path())
                     }
                 }
                 i = next
             }
         }
-        guard closedPlist else { throw fail(sawPlist ? "unterminated <plist>" : "no <plist> element", n) }
+        guard closedPlist else { throw fail(sawPlist ? .unterminated(element: "plist") : .noPlist, n) }
         return summary
     }
 
     /// The key path of the current place, for messages: `key.sub[3]`, or `top level`.
-    private static func pathText(_ stack: [Frame]) -> String {
-        var out = ""
+    private static func path(_ stack: [Frame]) -> ObjectPath {
+        var path = ValuePath()
         for frame in stack {
             switch frame {
             case .plist: break
-            case let .array(count): out += "[\(max(0, count - 1))]"
+            case let .array(count): path.push(.index(max(0, count - 1)))
             case let .dict(key, last, _):
-                if let key = key ?? last { out = appendPath(out, key: key) }
+                if let key = key ?? last { path.push(.key(key)) }
             }
         }
-        return out.isEmpty ? "top level" : out
+        return path.path
     }
 
     /// The decoded text of `<name>...</name>` starting at `offset` (just past the start tag), and
@@ -307,24 +306,24 @@ struct XMLPlistScanner {
         var j = offset
         while j < bytes.count {
             let b = bytes[j]
-            if b == 0 { throw fail("NUL byte in XML", j) }
+            if b == 0 { throw fail(.nulByte, j) }
             if b == UInt8(ascii: "<") {
                 if starts(with: closing, at: j) {
                     return (out, j + name.utf8.count + 3)
                 }
                 if cdata && starts(with: Token.cdata, at: j) {
-                    guard let end = find(Token.cdataEnd, from: j + 9) else { throw fail("unterminated CDATA section", j) }
+                    guard let end = find(Token.cdataEnd, from: j + 9) else { throw fail(.unterminatedCDATA, j) }
                     for k in (j + 9)..<end {
-                        if bytes[k] == 0 { throw fail("NUL byte in XML", k) }
+                        if bytes[k] == 0 { throw fail(.nulByte, k) }
                         if collect { out.append(bytes[k]) }
                     }
                     j = end + 3
                     continue
                 }
-                throw fail("<\(name)> holds markup; only text is allowed", j)
+                throw fail(.markupInText(element: name), j)
             }
             if b == UInt8(ascii: "&") {
-                guard text else { throw fail("<\(name)> holds a reference; only plain characters are allowed", j) }
+                guard text else { throw fail(.referenceInText(element: name), j) }
                 let (scalar, next) = try reference(at: j)
                 if collect { out += Array(String(Character(scalar)).utf8) }
                 j = next
@@ -333,13 +332,13 @@ struct XMLPlistScanner {
             if collect { out.append(b) }
             j += 1
         }
-        throw fail("unterminated <\(name)>", offset)
+        throw fail(.unterminated(element: name), offset)
     }
 
     /// A character or predefined entity reference at `offset` (`&amp;`, `&#65;`, `&#x41;`).
     private func reference(at offset: Int) throws(PlistError) -> (Unicode.Scalar, Int) {
         guard let semicolon = find(";", from: offset + 1), semicolon - offset <= 12 else {
-            throw fail("'&' that starts no reference (write &amp;)", offset)
+            throw fail(.bareAmpersand, offset)
         }
         let body = Array(UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<semicolon]))
         let next = semicolon + 1
@@ -352,20 +351,19 @@ struct XMLPlistScanner {
         default: break
         }
         guard body.first == UInt8(ascii: "#") else {
-            throw fail("unknown entity &\(UntrustedText.escaped(String(decoding: body, as: UTF8.self)));", offset)
+            throw fail(.unknownEntity(String(decoding: body, as: UTF8.self)), offset)
         }
         var digits = body.dropFirst()
         var radix: UInt32 = 10
         if digits.first == UInt8(ascii: "x") { radix = 16; digits = digits.dropFirst() }
         var value: UInt32 = 0
         for d in digits {
-            guard let v = Self.digit(d, radix: radix) else { throw fail("malformed character reference", offset) }
+            guard let v = Self.digit(d, radix: radix) else { throw fail(.malformedCharacterReference, offset) }
             value = min(value &* radix &+ v, 0x11_0000)
         }
         guard !digits.isEmpty, value != 0, !(0xD800...0xDFFF).contains(value), value <= 0x10FFFF,
               let scalar = Unicode.Scalar(value) else {
-            throw PlistError.unrepresentableString(
-                "has character reference U+\(String(value, radix: 16, uppercase: true))", at: "line \(line(at: offset))")
+            throw PlistError.unrepresentableString(.badCharacterReference(value), at: ObjectPath([.line(line(at: offset))]))
         }
         return (scalar, next)
     }
@@ -381,25 +379,25 @@ struct XMLPlistScanner {
 
     /// Why `text` is not a value of type `name` as CoreFoundation reads it (and libplist the
     /// same way), or nil when it is.
-    static func problem(with text: [UInt8], as name: String) -> String? {
+    static func defect(in text: [UInt8], as name: String) -> PlistError.Defect? {
         var trimmed = text[...]
         while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
         while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
         let t = Array(trimmed)
-        // The value as shown in a message (at most 64 bytes of it), built only when it is wrong.
-        var shown: String {
-            UntrustedText.quoted(String(decoding: text.prefix(64), as: UTF8.self)) + (text.count > 64 ? "..." : "")
+        // The value as a message shows it (at most 64 bytes of it), built only when it is wrong.
+        func malformed(_ kind: PlistKind) -> PlistError.Defect {
+            .malformedValue(kind, text: String(decoding: text.prefix(64), as: UTF8.self), truncated: text.count > 64)
         }
         switch name {
-        case "integer": return integerProblem(t) ? "\(shown) is not an integer as Apple reads it" : nil
-        case "real": return realProblem(t) ? "\(shown) is not a real as Apple reads it" : nil
+        case "integer": return integerProblem(t) ? malformed(.integer) : nil
+        case "real": return realProblem(t) ? malformed(.real) : nil
         case "date":
             guard t.count == 20, t.last == UInt8(ascii: "Z"),
                   CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil else {
-                return "\(shown) is not a date like 2025-01-01T09:00:00Z"
+                return malformed(.date)
             }
             return nil
-        case "data": return base64Problem(text) ? "\(shown) is not base64" : nil
+        case "data": return base64Problem(text) ? malformed(.data) : nil
         default: return nil
         }
     }
@@ -480,30 +478,30 @@ struct XMLPlistScanner {
     /// `<` or `>` is refused: it is the one place where a reader that ignores quotes and one that
     /// honours them disagree about where markup ends (a quoted `"?>"` once hid 200,000 closing
     /// tags from the depth count, and libplist built a tree deep enough to overflow its stack).
-    private func endOfMarkup(from offset: Int, terminator end: [UInt8], start: Int, refusing refused: UInt8?,
-                             _ refusal: String) throws(PlistError) -> Int {
+    private func endOfMarkup(from offset: Int, terminator end: [UInt8], start: Int,
+                             refusing refused: (byte: UInt8, defect: PlistError.Defect)? = nil) throws(PlistError) -> Int {
         var j = offset
         while j < bytes.count {
             let b = bytes[j]
-            if b == 0 { throw fail("NUL byte in XML", j) }
+            if b == 0 { throw fail(.nulByte, j) }
             if b == UInt8(ascii: "\"") {
                 var k = j + 1
                 while k < bytes.count && bytes[k] != UInt8(ascii: "\"") {
                     if bytes[k] == UInt8(ascii: "<") || bytes[k] == UInt8(ascii: ">") {
-                        throw fail("'<' or '>' inside quoted text in markup is not supported", k)
+                        throw fail(.angleBracketInQuotes, k)
                     }
-                    if bytes[k] == 0 { throw fail("NUL byte in XML", k) }
+                    if bytes[k] == 0 { throw fail(.nulByte, k) }
                     k += 1
                 }
-                guard k < bytes.count else { throw fail("unterminated quoted text in markup", j) }
+                guard k < bytes.count else { throw fail(.unterminatedQuote, j) }
                 j = k + 1
                 continue
             }
-            if b == UInt8(ascii: "<") { throw fail("'<' inside markup", j) }
-            if let refused, b == refused { throw fail(refusal, j) }
+            if b == UInt8(ascii: "<") { throw fail(.angleBracketInMarkup, j) }
+            if let refused, b == refused.byte { throw fail(refused.defect, j) }
             if b == end[0] && starts(with: end, at: j) { return j + end.count }
             j += 1
         }
-        throw fail(end == Token.instructionEnd ? "unterminated processing instruction" : "unterminated tag", start)
+        throw fail(end == Token.instructionEnd ? .unterminatedInstruction : .unterminatedTag, start)
     }
 }

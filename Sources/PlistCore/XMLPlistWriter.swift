@@ -5,6 +5,7 @@
 /// date with a fraction is refused rather than rounded.
 struct XMLPlistWriter {
     private var out = ""
+    private var path = ValuePath()
 
     mutating func document(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         out = """
@@ -13,7 +14,7 @@ struct XMLPlistWriter {
         <plist version="1.0">
 
         """
-        try write(value, indent: 0, path: "")
+        try write(value, indent: 0)
         out += "</plist>\n"
         return Array(out.utf8)
     }
@@ -24,7 +25,7 @@ struct XMLPlistWriter {
         return d.description
     }
 
-    private func escaped(_ s: String, path: String) throws(PlistError) -> String {
+    private func escaped(_ s: String) throws(PlistError) -> String {
         var text = ""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -35,8 +36,7 @@ struct XMLPlistWriter {
             case "\t", "\n": text.unicodeScalars.append(scalar)
             default:
                 if scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF {
-                    throw .unwritable("XML 1.0 cannot hold character U+\(String(scalar.value, radix: 16, uppercase: true))",
-                                      at: path.isEmpty ? "top level" : path)
+                    throw .unwritable(.characterOutsideXML(scalar), at: path.path)
                 }
                 text.unicodeScalars.append(scalar)
             }
@@ -44,19 +44,19 @@ struct XMLPlistWriter {
         return text
     }
 
-    private mutating func write(_ value: PlistValue, indent: Int, path: String) throws(PlistError) {
+    private mutating func write(_ value: PlistValue, indent: Int) throws(PlistError) {
         let pad = String(repeating: "\t", count: indent)
         switch value {
         case let .string(s):
-            out += "\(pad)<string>\(try escaped(s, path: path))</string>\n"
+            out += "\(pad)<string>\(try escaped(s))</string>\n"
         case let .integer(i):
             // Apple's XML parser reads -2^63 ... 2^64-1 and refuses anything beyond as an
             // overflow (its writer would write it all the same): refused here, never changed.
             // XML has one kind of integer, so a 16-byte integer in that range reads back as the
             // same value (a 16-byte -1 as -1); a binary file keeps its size.
             guard i.fitsXML else {
-                throw .unwritable("integer \(i) lies outside -2^63 ... 2^64-1, which XML <integer> holds as Apple reads it",
-                                  at: path.isEmpty ? "top level" : path)
+                let (high, low) = i.bits
+                throw .unwritable(.integerOutsideXML(high: high, low: low), at: path.path)
             }
             out += "\(pad)<integer>\(i)</integer>\n"
         case let .real(d):
@@ -69,29 +69,33 @@ struct XMLPlistWriter {
         case let .date(d):
             guard d.isFinite, d == d.rounded(.down), d.magnitude < 1e15,
                   let text = CivilTime.isoDateTime(secondsSince2001: Int64(d)) else {
-                throw .unwritable("date \(d) has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds",
-                                  at: path.isEmpty ? "top level" : path)
+                throw .unwritable(.dateOutsideXML(d), at: path.path)
             }
             out += "\(pad)<date>\(text)Z</date>\n"
         case let .data(bytes):
             out += "\(pad)<data>\(Base64.encode(bytes))</data>\n"
         case let .uid(u):
             guard u <= UInt64(UInt32.max) else {
-                throw .unwritable("UID \(u) is larger than 2^32-1", at: path.isEmpty ? "top level" : path)
+                throw .unwritable(.uidTooLarge(u), at: path.path)
             }
             out += "\(pad)<dict>\n\(pad)\t<key>CF$UID</key>\n\(pad)\t<integer>\(u)</integer>\n\(pad)</dict>\n"
         case let .array(items):
             if items.isEmpty { out += "\(pad)<array/>\n"; return }
             out += "\(pad)<array>\n"
-            for (i, item) in items.enumerated() { try write(item, indent: indent + 1, path: "\(path)[\(i)]") }
+            for (i, item) in items.enumerated() {
+                path.push(.index(i))
+                try write(item, indent: indent + 1)
+                path.pop()
+            }
             out += "\(pad)</array>\n"
         case let .dictionary(dict):
             if dict.count == 0 { out += "\(pad)<dict/>\n"; return }
             out += "\(pad)<dict>\n"
             for (key, item) in dict {
-                let itemPath = appendPath(path, key: key)
-                out += "\(pad)\t<key>\(try escaped(key, path: itemPath))</key>\n"
-                try write(item, indent: indent + 1, path: itemPath)
+                path.push(.key(key))
+                out += "\(pad)\t<key>\(try escaped(key))</key>\n"
+                try write(item, indent: indent + 1)
+                path.pop()
             }
             out += "\(pad)</dict>\n"
         }

@@ -224,7 +224,7 @@ import TestSupport
         var objects = appleLayoutOneKey
         objects[4] = .string("nul\u{0}inside")
         let bytes = AppleStyleBinaryWriter.write(archiveValue(objects))
-        #expect(throws: FirstTimeError.archive(.plist(.unrepresentableString("contains NUL", at: "object 0 > object 6 > object 23")))) {
+        #expect(throws: FirstTimeError.archive(.plist(.unrepresentableString(.containsNUL(inKey: false), at: ObjectPath([.binaryObject(0), .binaryObject(6), .binaryObject(23)]))))) {
             try ArchiveReader.decode(bytes)
         }
     }

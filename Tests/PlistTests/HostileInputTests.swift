@@ -40,7 +40,7 @@ import TestSupport
 
     @Test func badOffsetSize() {
         let bytes = rawBinaryPlist([[0x51, 0x61]], offsetSize: 9)
-        #expect(throws: PlistError.malformedBinary("trailer offset size 9 is not between 1 and 8", offset: bytes.count - 26)) {
+        #expect(throws: PlistError.malformedBinary(.badOffsetSize(9), offset: bytes.count - 26)) {
             try LibPlist.read(bytes)
         }
     }
@@ -56,8 +56,7 @@ import TestSupport
 
     @Test func objectCountNearTwoToThe64() {
         let bytes = rawBinaryPlist([[0x51, 0x61]], count: UInt64.max - 1)
-        #expect(throws: PlistError.malformedBinary("trailer object count \(UInt64.max - 1) does not fit the file",
-                                                   offset: bytes.count - 24)) {
+        #expect(throws: PlistError.malformedBinary(.objectCountTooLarge(UInt64.max - 1), offset: bytes.count - 24)) {
             try LibPlist.read(bytes)
         }
     }
@@ -72,25 +71,25 @@ import TestSupport
 
     @Test func offsetIntoTheHeader() {
         let bytes = rawBinaryPlist([[0x51, 0x61]], offsets: [3])
-        #expect(throws: PlistError.malformedBinary("offset of object 0 (3) is outside the object area", offset: 10)) {
+        #expect(throws: PlistError.malformedBinary(.objectOffsetOutOfRange(object: 0, offset: 3), offset: 10)) {
             try LibPlist.read(bytes)
         }
     }
 
     @Test func referenceOutOfRange() {
-        #expect(throws: PlistError.malformedBinary("reference 9 is not below object count 2", offset: 9)) {
+        #expect(throws: PlistError.malformedBinary(.referenceOutOfRange(9, objectCount: 2), offset: 9)) {
             try LibPlist.read(rawBinaryPlist([[0xA1, 0x09], [0x51, 0x61]]))
         }
     }
 
     @Test func selfReferenceCycle() {
-        #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 9)) {
+        #expect(throws: PlistError.malformedBinary(.referenceCycle(object: 0), offset: 9)) {
             try LibPlist.read(rawBinaryPlist([[0xA1, 0x00]]))
         }
     }
 
     @Test func cycleOfThree() {
-        #expect(throws: PlistError.malformedBinary("reference cycle through object 0", offset: 13)) {
+        #expect(throws: PlistError.malformedBinary(.referenceCycle(object: 0), offset: 13)) {
             try LibPlist.read(rawBinaryPlist([[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x00]]))
         }
     }
@@ -120,7 +119,7 @@ import TestSupport
     }
 
     @Test func nulInAnASCIIString() {
-        #expect(throws: PlistError.unrepresentableString("contains NUL", at: "object 0 > object 2")) {
+        #expect(throws: PlistError.unrepresentableString(.containsNUL(inKey: false), at: ObjectPath([.binaryObject(0), .binaryObject(2)]))) {
             try LibPlist.read(rawBinaryPlist([[0xD1, 0x01, 0x02], [0x51, 0x6B], [0x53, 0x6E, 0x00, 0x6C]]))
         }
     }
@@ -134,22 +133,22 @@ import TestSupport
             for (at, byte) in edits { body[at] = byte }
             return rawBinaryPlist([[0x5F, 0x10, UInt8(length)] + body])
         }
-        let nul = PlistError.unrepresentableString("contains NUL", at: "object 0")
-        let high = PlistError.unrepresentableString("is not ASCII in an ASCII object", at: "object 0")
+        let nul = PlistError.unrepresentableString(.containsNUL(inKey: false), at: ObjectPath([.binaryObject(0)]))
+        func high(_ byte: UInt8) -> PlistError { .unrepresentableString(.notASCII(byte), at: ObjectPath([.binaryObject(0)])) }
         for at in 0..<length {
             #expect(throws: nul) { try LibPlist.read(string([at: 0])) }
-            #expect(throws: high) { try LibPlist.read(string([at: 0xE9])) }
-            #expect(throws: high) { try LibPlist.read(string([at: 0x80])) }
+            #expect(throws: high(0xE9)) { try LibPlist.read(string([at: 0xE9])) }
+            #expect(throws: high(0x80)) { try LibPlist.read(string([at: 0x80])) }
             if at + 1 < length {
                 #expect(throws: nul) { try LibPlist.read(string([at: 0, at + 1: 0xFF])) }
-                #expect(throws: high) { try LibPlist.read(string([at: 0xFF, at + 1: 0])) }
+                #expect(throws: high(0xFF)) { try LibPlist.read(string([at: 0xFF, at + 1: 0])) }
             }
         }
         #expect(try LibPlist.read(string([0: 0x7F, 20: 0x01])).value == .string("\u{7F}" + String(repeating: "x", count: 19) + "\u{01}"))
     }
 
     @Test func loneSurrogateInAUTF16String() {
-        #expect(throws: PlistError.unrepresentableString("has a lone surrogate", at: "object 0")) {
+        #expect(throws: PlistError.unrepresentableString(.loneSurrogate(0xD800), at: ObjectPath([.binaryObject(0)]))) {
             try LibPlist.read(rawBinaryPlist([[0x63, 0x00, 0x6B, 0xD8, 0x00, 0x00, 0x6B]]))
         }
     }
@@ -160,7 +159,7 @@ import TestSupport
     }
 
     @Test func nonStringDictionaryKey() {
-        #expect(throws: PlistError.malformedBinary("dictionary key (object 1) is not a string", offset: 11)) {
+        #expect(throws: PlistError.malformedBinary(.keyNotString(object: 1), offset: 11)) {
             try LibPlist.read(rawBinaryPlist([[0xD1, 0x01, 0x01], [0x10, 0x05]]))
         }
     }
@@ -212,10 +211,10 @@ import TestSupport
     func sameUnitsAreADuplicate(fillers: Int) {
         for c in Self.cases {
             let bytes = Self.dictionary(fillers: fillers, keys: c.keys, refs: c.refs)
-            #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "\(c.name), \(fillers) other keys") {
+            #expect(throws: PlistError.duplicateKey(c.duplicate, at: ObjectPath([.binaryObject(0)])), "\(c.name), \(fillers) other keys") {
                 try LibPlist.read(bytes)
             }
-            #expect(throws: PlistError.duplicateKey(c.duplicate, at: "object 0"), "pure reader: \(c.name), \(fillers) other keys") {
+            #expect(throws: PlistError.duplicateKey(c.duplicate, at: ObjectPath([.binaryObject(0)])), "pure reader: \(c.name), \(fillers) other keys") {
                 try BinaryPlistReader.read(bytes)
             }
         }
@@ -228,8 +227,8 @@ import TestSupport
         let objects: [[UInt8]] = [[0xA3, 0x01, 0x02, 0x03],
                                   [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x05, 0x07, 0x07], [0xD2, 0x04, 0x06, 0x07, 0x07],
                                   Self.ascii("a"), Self.ascii("b"), Self.ascii("a"), [0x09]]
-        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try LibPlist.read(rawBinaryPlist(objects)) }
-        #expect(throws: PlistError.duplicateKey("a", at: "object 3")) { try BinaryPlistReader.read(rawBinaryPlist(objects)) }
+        #expect(throws: PlistError.duplicateKey("a", at: ObjectPath([.binaryObject(3)]))) { try LibPlist.read(rawBinaryPlist(objects)) }
+        #expect(throws: PlistError.duplicateKey("a", at: ObjectPath([.binaryObject(3)]))) { try BinaryPlistReader.read(rawBinaryPlist(objects)) }
         // Without the third dictionary, the two equal ones read.
         var clean = objects
         clean[0] = [0xA2, 0x01, 0x02]
@@ -247,7 +246,7 @@ import TestSupport
         let lastKey = 8 + header + fillers + 2
         bytes[lastKey] = 0xF0
         let objectCount = fillers + 3 + 2
-        #expect(throws: PlistError.malformedBinary("reference 240 is not below object count \(objectCount)", offset: lastKey)) {
+        #expect(throws: PlistError.malformedBinary(.referenceOutOfRange(240, objectCount: objectCount), offset: lastKey)) {
             try LibPlist.read(bytes)
         }
     }
@@ -281,25 +280,25 @@ import TestSupport
         <!DOCTYPE plist [ <!ENTITY a "aaaa"> ]>
         <plist version="1.0"><string>&a;</string></plist>
         """
-        #expect(throws: PlistError.malformedXML("DTD internal subsets (entity declarations) are not supported", line: 2)) {
+        #expect(throws: PlistError.malformedXML(.internalSubset, at: nil, line: 2)) {
             try LibPlist.read(Array(text.utf8))
         }
     }
 
     @Test func nulReference() {
-        #expect(throws: PlistError.unrepresentableString("has character reference U+0", at: "line 2")) {
+        #expect(throws: PlistError.unrepresentableString(.badCharacterReference(0), at: ObjectPath([.line(2)]))) {
             try LibPlist.read(xml("<string>a&#0;b</string>"))
         }
     }
 
     @Test func surrogateReference() {
-        #expect(throws: PlistError.unrepresentableString("has character reference U+D800", at: "line 2")) {
+        #expect(throws: PlistError.unrepresentableString(.badCharacterReference(0xD800), at: ObjectPath([.line(2)]))) {
             try LibPlist.read(xml("<string>a&#xD800;b</string>"))
         }
     }
 
     @Test func rawNULByte() {
-        #expect(throws: PlistError.malformedXML("NUL byte in XML", line: 2)) {
+        #expect(throws: PlistError.malformedXML(.nulByte, at: nil, line: 2)) {
             try LibPlist.read(xml("<string>a\u{0}b</string>"))
         }
     }
@@ -307,7 +306,7 @@ import TestSupport
     @Test func invalidUTF8() {
         var bytes = xml("<string>ab</string>")
         bytes[bytes.firstIndex(of: UInt8(ascii: "b"))!] = 0xFF
-        #expect(throws: PlistError.unrepresentableString("is not valid UTF-8", at: "top level")) { try LibPlist.read(bytes) }
+        #expect(throws: PlistError.unrepresentableString(.invalidUTF8, at: .topLevel)) { try LibPlist.read(bytes) }
     }
 
     @Test func unclosedDocument() {

@@ -123,11 +123,11 @@ let everything: PlistValue = .dictionary(PlistDictionary([
         let largest = PlistValue.array([.uid(UInt64(UInt32.max))])
         #expect(try LibPlist.read(PropertyList.write(largest, format: .binary)).value == largest)
         for format in PlistFormat.allCases {
-            #expect(throws: PlistError.unwritable("UID 4294967296 is larger than 2^32-1", at: "[0]")) {
+            #expect(throws: PlistError.unwritable(.uidTooLarge(4_294_967_296), at: ObjectPath([.index(0)]))) {
                 try PropertyList.write(.array([.uid(1 << 32)]), format: format)
             }
         }
-        #expect(throws: PlistError.malformedBinary("UID larger than 2^32-1", offset: 10)) {
+        #expect(throws: PlistError.malformedBinary(.uidTooLarge(4_294_967_296), offset: 10)) {
             try LibPlist.read(rawBinaryPlist([[0xA1, 0x01], [0x84, 0x01, 0x00, 0x00, 0x00, 0x00]]))
         }
     }
@@ -150,7 +150,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
     }
 
     @Test func stringWithNULCannotBeWritten() {
-        #expect(throws: PlistError.unwritable("string contains NUL", at: "k")) {
+        #expect(throws: PlistError.unwritable(.containsNUL(inKey: false), at: .key("k"))) {
             try PropertyList.write(.dictionary(PlistDictionary([("k", .string("a\u{0}b"))])), format: .binary)
         }
     }
@@ -215,7 +215,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
     }
 
     @Test func controlCharacterIsRefused() {
-        #expect(throws: PlistError.unwritable("XML 1.0 cannot hold character U+1", at: "top level")) {
+        #expect(throws: PlistError.unwritable(.characterOutsideXML("\u{1}"), at: .topLevel)) {
             try PropertyList.write(.string("\u{1}"), format: .xml)
         }
     }

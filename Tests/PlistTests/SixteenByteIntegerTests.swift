@@ -98,8 +98,8 @@ import TestSupport
         for (key, value) in [("big", PlistInteger.wide(high: 1, low: 1)), ("low", .wide(high: .min, low: 0)),
                              ("justBelow", .wide(high: -1, low: 0x7FFF_FFFF_FFFF_FFFF))] {
             let doc = PlistValue.dictionary(PlistDictionary([("outer", .dictionary(PlistDictionary([(key, .integer(value))])))]))
-            #expect(throws: PlistError.unwritable(
-                "integer \(value) lies outside -2^63 ... 2^64-1, which XML <integer> holds as Apple reads it", at: "outer.\(key)")) {
+            #expect(throws: PlistError.unwritable(.integerOutsideXML(high: value.bits.high, low: value.bits.low),
+                                                  at: ObjectPath.key("outer").key(key))) {
                 try PropertyList.write(doc, format: .xml)
             }
         }
@@ -118,14 +118,15 @@ import TestSupport
         <?xml version="1.0" encoding="UTF-8"?>
         <plist version="1.0"><dict><key>a</key><dict><key>big</key><integer>18446744073709551616</integer></dict></dict></plist>
         """.utf8)
-        #expect(throws: PlistError.malformedXML(#"a.big: "18446744073709551616" is not an integer as Apple reads it"#, line: 2)) {
+        #expect(throws: PlistError.malformedXML(.malformedValue(.integer, text: "18446744073709551616", truncated: false),
+                                                at: ObjectPath.key("a").key("big"), line: 2)) {
             try LibPlist.read(tooBig)
         }
     }
 
     /// libplist's own writer (tests only) cannot hold a high half; it says so.
     @Test func libplistWriterRefusesAHighHalf() throws {
-        #expect(throws: PlistError.unwritable("libplist 2.2.0 cannot hold the 16-byte integer 18446744073709551617", at: "k")) {
+        #expect(throws: PlistError.unwritable(.integerBeyondLibplist(high: 1, low: 1), at: .key("k"))) {
             try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.wide(high: 1, low: 1)))])))
         }
         let bytes = try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.unsigned(5)))])))

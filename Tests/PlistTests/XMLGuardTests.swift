@@ -98,25 +98,39 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("<dict><key>n</key><integer>010</integer></dict>", #"n: "010" is not an integer as Apple reads it"#),
-        ("<integer>-99999999999999999999</integer>", #"top level: "-99999999999999999999" is not an integer as Apple reads it"#),
-        ("<integer>18446744073709551616</integer>", #"top level: "18446744073709551616" is not an integer as Apple reads it"#),
-        ("<integer>12abc</integer>", #"top level: "12abc" is not an integer as Apple reads it"#),
-        ("<integer/>", #"top level: "" is not an integer as Apple reads it"#),
-        ("<real>abc</real>", #"top level: "abc" is not a real as Apple reads it"#),
-        ("<real>0x1p3</real>", #"top level: "0x1p3" is not a real as Apple reads it"#),
-        ("<array><real>1e400</real></array>", #"[0]: "1e400" is not a real as Apple reads it"#),
-        ("<date>2025-13-01T00:00:00Z</date>", #"top level: "2025-13-01T00:00:00Z" is not a date like 2025-01-01T09:00:00Z"#),
-        ("<data>!!!!</data>", #"top level: "!!!!" is not base64"#),
-        ("<true>false</true>", "top level: <true> must be empty"),
-        ("<dict><key>dup</key><true/><key>dup</key><false/></dict>", #"dup: duplicate dictionary key "dup""#),
-        ("<dict><key>a</key></dict>", "a: a <key> without a value in <dict>"),
-        ("<true/></plist><plist><false/>", "content after </plist>"),
-        ("<true/><false/>", "<plist> holds more than one value"),
-        ("<integer foo=\"1\">1</integer>", "attributes on <integer> are not supported"),
+        ("<dict><key>n</key><integer>010</integer></dict>", #"n: "010" is not an integer as Apple reads it"#,
+         PlistError.Defect.malformedValue(.integer, text: "010", truncated: false), ObjectPath?.some(.key("n"))),
+        ("<integer>-99999999999999999999</integer>", #"top level: "-99999999999999999999" is not an integer as Apple reads it"#,
+         .malformedValue(.integer, text: "-99999999999999999999", truncated: false), .topLevel),
+        ("<integer>18446744073709551616</integer>", #"top level: "18446744073709551616" is not an integer as Apple reads it"#,
+         .malformedValue(.integer, text: "18446744073709551616", truncated: false), .topLevel),
+        ("<integer>12abc</integer>", #"top level: "12abc" is not an integer as Apple reads it"#,
+         .malformedValue(.integer, text: "12abc", truncated: false), .topLevel),
+        ("<integer/>", #"top level: "" is not an integer as Apple reads it"#,
+         .malformedValue(.integer, text: "", truncated: false), .topLevel),
+        ("<real>abc</real>", #"top level: "abc" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: "abc", truncated: false), .topLevel),
+        ("<real>0x1p3</real>", #"top level: "0x1p3" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: "0x1p3", truncated: false), .topLevel),
+        ("<array><real>1e400</real></array>", #"[0]: "1e400" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: "1e400", truncated: false), ObjectPath([.index(0)])),
+        ("<date>2025-13-01T00:00:00Z</date>", #"top level: "2025-13-01T00:00:00Z" is not a date like 2025-01-01T09:00:00Z"#,
+         .malformedValue(.date, text: "2025-13-01T00:00:00Z", truncated: false), .topLevel),
+        ("<data>!!!!</data>", #"top level: "!!!!" is not base64"#, .malformedValue(.data, text: "!!!!", truncated: false), .topLevel),
+        ("<data>\(String(repeating: "!", count: 65))</data>", #"top level: "\#(String(repeating: "!", count: 64))"... is not base64"#,
+         .malformedValue(.data, text: String(repeating: "!", count: 64), truncated: true), .topLevel),
+        ("<true>false</true>", "top level: <true> must be empty", .notEmpty(element: "true"), .topLevel),
+        ("<dict><key>dup</key><true/><key>dup</key><false/></dict>", #"dup: duplicate dictionary key "dup""#,
+         .duplicateKey("dup"), .key("dup")),
+        ("<dict><key>a</key></dict>", "a: a <key> without a value in <dict>", .keyWithoutValue, .key("a")),
+        ("<true/></plist><plist><false/>", "content after </plist>", .contentAfterPlist, nil),
+        ("<true/><false/>", "<plist> holds more than one value", .plistHoldsSeveralValues, nil),
+        ("<integer foo=\"1\">1</integer>", "attributes on <integer> are not supported", .attributes(element: "integer"), nil),
     ])
-    func refusedFormsNameTheKeyPath(_ body: String, _ why: String) {
-        #expect(throws: PlistError.malformedXML(why, line: 3)) { try LibPlist.read(document(body)) }
+    func refusedFormsNameTheKeyPath(_ body: String, _ why: String, _ defect: PlistError.Defect, _ path: ObjectPath?) {
+        let expected = PlistError.malformedXML(defect, at: path, line: 3)
+        #expect(expected.description == "malformed XML plist: \(why) (at line 3)")
+        #expect(throws: expected) { try LibPlist.read(document(body)) }
     }
 
     @Test func canonicallyEquivalentKeysAreTwoKeys() throws {
