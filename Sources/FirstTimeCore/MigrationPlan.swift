@@ -45,10 +45,13 @@ public enum Migration {
         /// Foundation's `NSKeyedUnarchiver`, reading the archive under `key` as YCFirstTime's
         /// loader does, reads other records than ycft.
         case foundationReadsOtherRecords(key: String)
-        /// Foundation reads the archive under `key` differently from ycft; Foundation's reason.
-        case foundationReadsDifferently(key: String, String)
+        /// Foundation reads the archive under `key` differently from ycft: the rule of the
+        /// contract it reads otherwise, and where in the archive's object tree (`root`,
+        /// `root.sharedGroup`, `root.sharedGroup["k"]`).
+        case foundationReadsDifferently(key: String, ContractFinding)
         /// Foundation refuses the archive under `key` (YCFirstTime would start afresh);
-        /// Foundation's reason.
+        /// Foundation's own message (its `NSError`'s `localizedDescription`: the underlying
+        /// error, as the text Foundation gives).
         case foundationRefuses(key: String, String)
         /// The file is not a defaults dictionary: what its top level is instead, as
         /// ``FirstTimeError/notDefaults(found:)`` says it.
@@ -99,8 +102,8 @@ public enum Migration {
                     + "NSKeyedArchiver writes (ycft migrate reads both)"
             case let .foundationReadsOtherRecords(key):
                 return "\(key): Foundation's NSKeyedUnarchiver reads other records from this archive than ycft does"
-            case let .foundationReadsDifferently(key, why):
-                return "\(key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(why)"
+            case let .foundationReadsDifferently(key, finding):
+                return "\(key): Foundation's NSKeyedUnarchiver reads this archive differently from ycft: \(finding.located)"
             case let .foundationRefuses(key, why):
                 return "\(key): Foundation's NSKeyedUnarchiver refuses this archive (\(why)), so YCFirstTime would start afresh"
             case let .notDefaults(found): return FirstTimeError.notDefaults(found: found).description

@@ -27,29 +27,36 @@ enum FoundationLoader {
         unarchiver.finishDecoding()
         if let error = unarchiver.error { return .failure(.refused(error.localizedDescription)) }
         guard let root else { return .failure(.refused("no root object")) }
-        guard let rootEntries = FoundationValues.entries(root) else { return .failure(.differs("the root is not a dictionary")) }
+        let rootPath = ObjectPath.key("root")
+        guard let rootEntries = FoundationValues.entries(root) else {
+            return .failure(.differs(ContractFinding(.rootClass, at: rootPath, "the root is not a dictionary")))
+        }
         guard let group = rootEntries.first(where: { exactlyEqual($0.key, LegacyArchive.groupKey) })?.value else {
             return .success(FirstTimeRecords())
         }
-        guard let groupEntries = FoundationValues.entries(group) else { return .failure(.differs("sharedGroup is not a dictionary")) }
+        let groupPath = rootPath.key(LegacyArchive.groupKey)
+        guard let groupEntries = FoundationValues.entries(group) else {
+            return .failure(.differs(ContractFinding(.groupClass, at: groupPath, "\(LegacyArchive.groupKey) is not a dictionary")))
+        }
         var records: [(key: String, record: FirstTimeRecord)] = []
         for (key, value) in groupEntries {
             guard let record = value as? ArchivedRecord else {
-                return .failure(.differs("the value of \(FoundationValues.quotedText(key)) is not a YCFirstTimeObject"))
+                return .failure(.differs(ContractFinding(.recordClass, at: groupPath.member(key), "not a \(LegacyArchive.recordClass)")))
             }
             records.append((key, FirstTimeRecord(lastVersion: record.lastVersion, lastTime: record.lastTime)))
         }
         do { return .success(try FirstTimeRecords(records)) } catch {
-            return .failure(.differs(error.description))
+            return .failure(.differs(error.finding))
         }
     }
 
     /// Why the loader's reading is not ycft's.
     enum Refusal: Error {
-        /// The unarchiver fails: YCFirstTime would start afresh.
+        /// The unarchiver fails: YCFirstTime would start afresh. Foundation's own message (its
+        /// `NSError`'s `localizedDescription`: the underlying error, as text).
         case refused(String)
-        /// It reads something ycft does not.
-        case differs(String)
+        /// It reads something ycft does not: the rule it reads otherwise, and where.
+        case differs(ContractFinding)
     }
 }
 

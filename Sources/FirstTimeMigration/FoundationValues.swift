@@ -149,6 +149,4 @@ enum FoundationValues {
     private static func sorted(_ entries: [(key: String, value: PlistValue)]) -> [(key: String, value: PlistValue)] {
         entries.sorted { utf8Precedes($0.key, $1.key) }
     }
-
-    static func quotedText(_ s: String) -> String { UntrustedText.quoted(s) }
 }
