@@ -64,18 +64,6 @@ package indirect enum JSON: Sendable, Equatable {
         var a = a, b = b
         return a.withUTF8 { pa in b.withUTF8 { pb in pa.elementsEqual(pb) } }
     }
-
-    /// A short name of the value's kind for messages.
-    package var kindName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "boolean"
-        case .number: return "number"
-        case .string: return "string"
-        case .array: return "array"
-        case .object: return "object"
-        }
-    }
 }
 
 // MARK: - Writing

@@ -44,7 +44,6 @@ struct XMLPlistScanner {
     }
 
     private static let valueNames: Set<String> = ["string", "integer", "real", "date", "data", "true", "false", "array", "dict"]
-    private static let textNames: Set<String> = ["string", "key", "integer", "real", "date", "data"]
 
     private func line(at offset: Int) -> Int {
         var n = 1
