@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import FirstTimeArchive
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import KeyedArchive
 import Plist
 @_spi(Walker) import PlistCore
