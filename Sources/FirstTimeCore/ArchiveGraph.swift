@@ -58,9 +58,9 @@ extension ArchiveGraph {
 
 /// A resolved `KeyedArchive` as the walker reads it (any plist format, every finding).
 ///
-/// Node `n` is object `n` below the object count; a value the walker reaches inside an object
-/// (a field, an item) is kept in a table the first time it is handed out, and numbered after
-/// the objects.
+/// Node `n` is object `n` below the object count. A value the walker reaches inside an object (a
+/// field, an item) is most often a UID, which is its own node (its number with the top bit set);
+/// any other is kept in a table when it is handed out, and numbered after the objects.
 package final class ResolvedGraph: ArchiveGraph {
     /// The archive walked.
     package let archive: KeyedArchive
@@ -75,14 +75,27 @@ package final class ResolvedGraph: ArchiveGraph {
         count = archive.objects.count
     }
 
-    /// The value of a node this graph handed out.
-    private func value(_ node: ArchiveNode) -> PlistValue {
+    /// The bit that marks a node holding a UID itself.
+    private static let uidBit: UInt = 1 << (UInt.bitWidth - 1)
+
+    /// The number of a node that holds a UID itself.
+    private func inlineUID(_ node: ArchiveNode) -> UInt64? {
+        node.handle & Self.uidBit != 0 ? UInt64(node.handle & ~Self.uidBit) : nil
+    }
+
+    /// The value of a node this graph handed out; nil for a node that holds a UID itself (which
+    /// is no string, real, array or dictionary; a `PlistValue` for it would be allocated).
+    private func value(_ node: ArchiveNode) -> PlistValue? {
+        guard node.handle & Self.uidBit == 0 else { return nil }
         let index = Int(bitPattern: node.handle)
         return index < count ? archive.objects[index] : inner[index - count]
     }
 
     /// A node for a value inside an object.
     private func node(_ value: PlistValue) -> ArchiveNode {
+        if case let .uid(uid) = value, let bits = UInt(exactly: uid), bits & Self.uidBit == 0 {
+            return ArchiveNode(bits | Self.uidBit)
+        }
         inner.append(value)
         return ArchiveNode(UInt(bitPattern: count + inner.count - 1))
     }
@@ -99,23 +112,23 @@ package final class ResolvedGraph: ArchiveGraph {
     /// The object at `index`.
     package func object(at index: Int) -> ArchiveNode { ArchiveNode(UInt(bitPattern: index)) }
     /// The value's kind.
-    package func kind(_ node: ArchiveNode) -> PlistKind { value(node).kind }
+    package func kind(_ node: ArchiveNode) -> PlistKind { value(node)?.kind ?? .uid }
     /// A string value's text.
-    package func string(_ node: ArchiveNode) -> String? { value(node).stringValue }
+    package func string(_ node: ArchiveNode) -> String? { value(node)?.stringValue }
     /// A UID value's number.
-    package func uid(_ node: ArchiveNode) -> UInt64? { value(node).uidValue }
+    package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
     /// A real value's number.
-    package func real(_ node: ArchiveNode) -> Double? { value(node).realValue }
+    package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
     /// An array value's items.
-    package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node).arrayValue?.map { self.node($0) } }
+    package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
     /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {
-        value(node).dictionaryValue?[key].map { self.node($0) }
+        value(node)?.dictionaryValue?[key].map { self.node($0) }
     }
     /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? { field(node, key.description) }
     /// A dictionary value's number of entries.
-    package func fieldCount(_ node: ArchiveNode) -> Int { value(node).dictionaryValue?.count ?? 0 }
+    package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
     /// A dictionary value's keys, in order.
-    package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node).dictionaryValue?.map(\.key) ?? [] }
+    package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }
