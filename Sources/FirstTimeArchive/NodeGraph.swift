@@ -8,7 +8,7 @@ internal import Plist
 /// Anything else is left to `KeyedArchive`, whose envelope check gives the precise finding.
 ///
 /// A node's handle is its address in libplist's tree (``PlistAddress``): the walker holds it
-/// without a table, and every access is one call here and one into libplist.
+/// without a table, and an access is a call here and one into `Plist`, which calls libplist.
 final class NodeGraph: ArchiveGraph {
     /// `$objects`, followed as the walker asks (see ``PlistItemCursor``). It keeps the document
     /// alive, which every node the walker reads is borrowed from.
