@@ -1,4 +1,4 @@
-@_spi(Walker) package import FirstTimeCore
+package import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
 @_spi(Walker) package import PlistCore

@@ -1,4 +1,4 @@
-@_spi(Walker) public import FirstTimeCore
+public import FirstTimeCore
 public import Foundation
 internal import Plist
 @_spi(Walker) public import PlistCore

@@ -1,4 +1,4 @@
-@_spi(Walker) internal import FirstTimeCore
+internal import FirstTimeCore
 
 internal import KeyedArchive
 internal import Plist
@@ -6,8 +6,10 @@ internal import Plist
 
 /// libplist's tree of a binary archive whose envelope is exactly what NSKeyedArchiver writes.
 /// Anything else is left to `KeyedArchive`, whose envelope check gives the precise finding.
-struct NodeGraph: ArchiveGraph {
-    typealias Node = PlistNode
+///
+/// A node's handle is its address in libplist's tree (``PlistAddress``): the walker holds it
+/// without a table, and an access is a call here and one into `Plist`, which calls libplist.
+final class NodeGraph: ArchiveGraph {
     /// `$objects`, followed as the walker asks (see ``PlistItemCursor``). It keeps the document
     /// alive, which every node the walker reads is borrowed from.
     let objects: PlistItemCursor
@@ -28,14 +30,16 @@ struct NodeGraph: ArchiveGraph {
     }
 
     var objectCount: Int { objects.count }
-    func object(at index: Int) -> PlistNode { objects[index] }
-    func kind(_ node: PlistNode) -> PlistKind { node.kind }
-    func string(_ node: PlistNode) -> String? { node.string }
-    func uid(_ node: PlistNode) -> UInt64? { node.uid }
-    func real(_ node: PlistNode) -> Double? { node.real }
-    func items(_ node: PlistNode) -> [PlistNode]? { node.items }
-    func field(_ node: PlistNode, _ key: String) -> PlistNode? { node[key] }
-    func field(_ node: PlistNode, named key: StaticString) -> PlistNode? { node[literal: key] }
-    func fieldCount(_ node: PlistNode) -> Int { node.dictionaryCount }
-    func fieldKeys(_ node: PlistNode) -> [String] { node.keys ?? [] }
+    func object(at index: Int) -> ArchiveNode { ArchiveNode(objects.address(at: index)) }
+    func kind(_ node: ArchiveNode) -> PlistKind { PlistAddress.kind(node.handle) }
+    func string(_ node: ArchiveNode) -> String? { PlistAddress.string(node.handle) }
+    func uid(_ node: ArchiveNode) -> UInt64? { PlistAddress.uid(node.handle) }
+    func real(_ node: ArchiveNode) -> Double? { PlistAddress.real(node.handle) }
+    func items(_ node: ArchiveNode) -> [ArchiveNode]? { PlistAddress.items(node.handle)?.map(ArchiveNode.init) }
+    func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? { PlistAddress.field(node.handle, key).map(ArchiveNode.init) }
+    func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? {
+        PlistAddress.field(node.handle, literal: key).map(ArchiveNode.init)
+    }
+    func fieldCount(_ node: ArchiveNode) -> Int { PlistAddress.dictionaryCount(node.handle) }
+    func fieldKeys(_ node: ArchiveNode) -> [String] { PlistAddress.keys(node.handle) ?? [] }
 }

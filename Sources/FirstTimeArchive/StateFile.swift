@@ -1,4 +1,4 @@
-@_spi(Walker) public import FirstTimeCore
+public import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
 @_spi(Walker) public import PlistCore

@@ -1,14 +1,27 @@
 package import KeyedArchive
-@_spi(Walker) public import PlistCore
+@_spi(Walker) package import PlistCore
+
+/// One node of an archive's object graph as ``ContractWalker`` holds it: a handle that only the
+/// ``ArchiveGraph`` which gave it can read. A handle is one machine word, so the walker copies
+/// nodes without knowing how a conformer keeps them (libplist's tree or resolved values).
+package struct ArchiveNode {
+    /// The conformer's own number for the node (an address, an index, ...).
+    package let handle: UInt
+
+    /// A node with the conformer's number `handle`.
+    package init(_ handle: UInt) { self.handle = handle }
+}
 
 /// An archive's `$objects` table, as ``ContractWalker`` reads it. Two conformers: the resolved
-/// `KeyedArchive` (any plist format, every finding) and ``NodeGraph`` (libplist's tree of a
-/// binary archive, the fast path). The walker is generic over this, so the rules are applied by
-/// one piece of code whichever tree holds the objects. SPI (`@_spi(Walker)`), public only so
-/// that the walker can be specialized for `NodeGraph` in FirstTimeArchive.
-@_spi(Walker) public protocol ArchiveGraph {
-    /// One object of the table, as the conformer holds it.
-    associatedtype Node
+/// `KeyedArchive` (``ResolvedGraph``: any plist format, every finding) and `NodeGraph`
+/// (libplist's tree of a binary archive, the fast path, in FirstTimeArchive). The walker reads
+/// nodes only through this protocol, so the rules are applied by one piece of code whichever
+/// tree holds the objects.
+///
+/// A class protocol over handles (``ArchiveNode``), so that the walker is not generic: it is
+/// compiled once, in FirstTimeCore, and reaches a conformer in another module through one
+/// indirect call per access, with nothing to specialise across modules.
+package protocol ArchiveGraph: AnyObject {
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
     /// Where the envelope holds more than NSKeyedArchiver writes: a key beside `$archiver`,
@@ -17,42 +30,75 @@ package import KeyedArchive
     /// The number of objects.
     var objectCount: Int { get }
     /// The object at `index` (`index < objectCount`).
-    func object(at index: Int) -> Node
+    func object(at index: Int) -> ArchiveNode
     /// A node's property-list kind.
-    func kind(_ node: Node) -> PlistKind
+    func kind(_ node: ArchiveNode) -> PlistKind
     /// A string node's text.
-    func string(_ node: Node) -> String?
+    func string(_ node: ArchiveNode) -> String?
     /// A UID node's value.
-    func uid(_ node: Node) -> UInt64?
+    func uid(_ node: ArchiveNode) -> UInt64?
     /// A real node's value.
-    func real(_ node: Node) -> Double?
+    func real(_ node: ArchiveNode) -> Double?
     /// An array node's items.
-    func items(_ node: Node) -> [Node]?
+    func items(_ node: ArchiveNode) -> [ArchiveNode]?
     /// A dictionary node's value for `key`.
-    func field(_ node: Node, _ key: String) -> Node?
+    func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode?
     /// The same for a key the walker spells literally (no string is built for it).
-    func field(_ node: Node, named key: StaticString) -> Node?
+    func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode?
     /// A dictionary node's number of entries.
-    func fieldCount(_ node: Node) -> Int
+    func fieldCount(_ node: ArchiveNode) -> Int
     /// A dictionary node's keys, in order.
-    func fieldKeys(_ node: Node) -> [String]
+    func fieldKeys(_ node: ArchiveNode) -> [String]
 }
 
 extension ArchiveGraph {
     /// None (a graph that only exists for an envelope exactly as NSKeyedArchiver writes it).
-    public var envelopeExtras: [ObjectPath] { [] }
+    package var envelopeExtras: [ObjectPath] { [] }
 }
 
 /// A resolved `KeyedArchive` as the walker reads it (any plist format, every finding).
-package struct ResolvedGraph: ArchiveGraph {
+///
+/// Node `n` is object `n` below the object count. A value the walker reaches inside an object (a
+/// field, an item) is most often a UID, which is its own node (its number with the top bit set);
+/// any other is kept in a table when it is handed out, and numbered after the objects.
+package final class ResolvedGraph: ArchiveGraph {
     /// The archive walked.
     package let archive: KeyedArchive
+    /// The number of objects: the first node of `inner`.
+    private let count: Int
+    /// The values handed out that are not objects, in the order they were.
+    private var inner: [PlistValue] = []
 
     /// A graph over `archive`'s objects.
-    package init(_ archive: KeyedArchive) { self.archive = archive }
+    package init(_ archive: KeyedArchive) {
+        self.archive = archive
+        count = archive.objects.count
+    }
 
-    /// A resolved value.
-    package typealias Node = PlistValue
+    /// The bit that marks a node holding a UID itself.
+    private static let uidBit: UInt = 1 << (UInt.bitWidth - 1)
+
+    /// The number of a node that holds a UID itself.
+    private func inlineUID(_ node: ArchiveNode) -> UInt64? {
+        node.handle & Self.uidBit != 0 ? UInt64(node.handle & ~Self.uidBit) : nil
+    }
+
+    /// The value of a node this graph handed out; nil for a node that holds a UID itself (which
+    /// is no string, real, array or dictionary; a `PlistValue` for it would be allocated).
+    private func value(_ node: ArchiveNode) -> PlistValue? {
+        guard node.handle & Self.uidBit == 0 else { return nil }
+        let index = Int(bitPattern: node.handle)
+        return index < count ? archive.objects[index] : inner[index - count]
+    }
+
+    /// A node for a value inside an object.
+    private func node(_ value: PlistValue) -> ArchiveNode {
+        if case let .uid(uid) = value, let bits = UInt(exactly: uid), bits & Self.uidBit == 0 {
+            return ArchiveNode(bits | Self.uidBit)
+        }
+        inner.append(value)
+        return ArchiveNode(UInt(bitPattern: count + inner.count - 1))
+    }
 
     /// `$top.root`; nil when absent.
     package var rootUID: UInt64? { archive.top["root"]?.uidValue }
@@ -62,25 +108,27 @@ package struct ResolvedGraph: ArchiveGraph {
             + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
     }
     /// The number of objects.
-    package var objectCount: Int { archive.objects.count }
+    package var objectCount: Int { count }
     /// The object at `index`.
-    package func object(at index: Int) -> PlistValue { archive.objects[index] }
+    package func object(at index: Int) -> ArchiveNode { ArchiveNode(UInt(bitPattern: index)) }
     /// The value's kind.
-    package func kind(_ node: PlistValue) -> PlistKind { node.kind }
+    package func kind(_ node: ArchiveNode) -> PlistKind { value(node)?.kind ?? .uid }
     /// A string value's text.
-    package func string(_ node: PlistValue) -> String? { node.stringValue }
+    package func string(_ node: ArchiveNode) -> String? { value(node)?.stringValue }
     /// A UID value's number.
-    package func uid(_ node: PlistValue) -> UInt64? { node.uidValue }
+    package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
     /// A real value's number.
-    package func real(_ node: PlistValue) -> Double? { node.realValue }
+    package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
     /// An array value's items.
-    package func items(_ node: PlistValue) -> [PlistValue]? { node.arrayValue }
+    package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
     /// A dictionary value's value for `key`.
-    package func field(_ node: PlistValue, _ key: String) -> PlistValue? { node.dictionaryValue?[key] }
+    package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {
+        value(node)?.dictionaryValue?[key].map { self.node($0) }
+    }
     /// A dictionary value's value for `key`.
-    package func field(_ node: PlistValue, named key: StaticString) -> PlistValue? { node.dictionaryValue?[key.description] }
+    package func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? { field(node, key.description) }
     /// A dictionary value's number of entries.
-    package func fieldCount(_ node: PlistValue) -> Int { node.dictionaryValue?.count ?? 0 }
+    package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
     /// A dictionary value's keys, in order.
-    package func fieldKeys(_ node: PlistValue) -> [String] { node.dictionaryValue?.map(\.key) ?? [] }
+    package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }

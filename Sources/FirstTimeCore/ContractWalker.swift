@@ -1,5 +1,5 @@
 internal import KeyedArchive
-@_spi(Walker) public import PlistCore
+@_spi(Walker) internal import PlistCore
 
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
@@ -10,102 +10,95 @@ internal import KeyedArchive
 /// print(judged.records.count, judged.findings.count)
 /// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
 /// ```
-@_spi(Walker) public struct ArchiveJudgement: Sendable, Equatable {
+package struct ArchiveJudgement: Sendable, Equatable {
     /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
     /// was broken (see ``fatal``).
-    public var records: FirstTimeRecords
+    package var records: FirstTimeRecords
     /// The findings, in walk order. A read, which throws for a fatal finding, returns only
     /// those that leave the records readable but say what the device does differently (see
     /// ``ContractRule/Spec/device``).
-    public var findings: [ContractFinding]
+    package var findings: [ContractFinding]
 
     /// The first finding of a fatal rule, if any.
-    public var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
+    package var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
     /// The finding that makes the device discard all state, if any.
-    public var resetsAll: ContractFinding? { findings.resetsAll }
+    package var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// Creates a judgement of readable records.
-    public init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
+    package init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
         self.records = records
         self.findings = findings
     }
 
     /// A walk's judgement: nil records (the walk stopped at a fatal finding) are none.
-    @usableFromInline package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
+    package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
         self.init(records: records ?? FirstTimeRecords(), findings: findings)
     }
 }
 
-/// A class descriptor the walker resolved. Outside the generic walker on purpose: a type nested
-/// in a generic type needs its metadata built at run time, and the walker looks classes up once
-/// per object, so every object paid for it (measured: docs/performance.md, "Why the code is
-/// shaped this way").
-@usableFromInline struct ClassInfo {
-    @usableFromInline let name: String
+/// A class descriptor the walker resolved.
+struct ClassInfo {
+    let name: String
     /// Where the descriptor is.
-    @usableFromInline let uid: UInt64
-
-    @usableFromInline init(name: String, uid: UInt64) {
-        self.name = name
-        self.uid = uid
-    }
+    let uid: UInt64
 }
 
 /// The two dictionaries the walker checks as dictionaries, and the rules their classes answer to.
-@usableFromInline enum DictionaryRole: String {
+enum DictionaryRole: String {
     case root
     case group = "sharedGroup"
 
     /// An `NSDictionary` where YCFirstTime keeps an `NSMutableDictionary`.
-    @usableFromInline var immutable: ContractRule { self == .root ? .rootImmutable : .groupImmutable }
+    var immutable: ContractRule { self == .root ? .rootImmutable : .groupImmutable }
     /// Not a dictionary class at all.
-    @usableFromInline var wrongClass: ContractRule { self == .root ? .rootClass : .groupClass }
+    var wrongClass: ContractRule { self == .root ? .rootClass : .groupClass }
 }
 
 /// The one walker over an archive's object graph: root → group → records. It applies every
 /// rule of the table (``ContractRule/spec``) and is the only code that does. `collect` walks as
 /// far as it can (`StateFile.verify`); `decode` stops at the first fatal finding (decoding).
 ///
-/// `@inlinable` throughout: the walker lives in FirstTimeCore (the on-device library walks
-/// resolved archives) but the tool's fast path walks libplist's tree (`NodeGraph`, in
-/// FirstTimeArchive), and a generic called across modules runs unspecialized, building type
-/// metadata at run time, which made every decode execute markedly more instructions (measured:
-/// docs/performance.md, "Why the code is shaped this way").
-@_spi(Walker) public struct ContractWalker<Graph: ArchiveGraph> {
+/// Not generic: it reads the graph through `any ArchiveGraph`, a node being a one-word handle
+/// (``ArchiveNode``), so this one compiled walker serves the resolved archive here and
+/// libplist's tree (`NodeGraph`, in FirstTimeArchive) at one indirect call per access. A
+/// generic walker would need specialising for `NodeGraph` across modules, which a package's
+/// release build does not do (docs/performance.md, "Why the code is shaped this way").
+package struct ContractWalker {
     /// `collect` walks as far as it can; `decode` stops at the first fatal finding.
-    public enum Mode { case collect, decode }
+    package enum Mode { case collect, decode }
     /// Thrown to stop the walk at a fatal finding in `decode` mode.
-    @usableFromInline struct Stop: Error {
-        @usableFromInline init() {}
-    }
+    struct Stop: Error {}
 
-    @usableFromInline let graph: Graph
-    @usableFromInline let mode: Mode
-    @usableFromInline var findings: [ContractFinding] = []
-    @usableFromInline var fatal = false
+    let graph: any ArchiveGraph
+    /// The graph's number of objects, asked once.
+    let objectCount: Int
+    let mode: Mode
+    var findings: [ContractFinding] = []
+    var fatal = false
     /// Class descriptors by UID: nil when malformed.
-    @usableFromInline var classes: [UInt64: ClassInfo?] = [:]
+    var classes: [UInt64: ClassInfo?] = [:]
     /// Their `$classes` chains (nil when absent), kept apart so that a lookup copies one string.
-    @usableFromInline var chains: [UInt64: [String]?] = [:]
+    var chains: [UInt64: [String]?] = [:]
     /// Whether a descriptor's chain has been checked (each is reported once, however many
     /// instances share it): by UID, filled once per class, so an instance costs no lookup.
-    @usableFromInline var checkedChains: [Bool] = []
+    var checkedChains: [Bool] = []
 
     /// A walker over `graph`.
-    @inlinable public init(_ graph: Graph, mode: Mode) {
+    init(_ graph: any ArchiveGraph, mode: Mode) {
         self.graph = graph
+        objectCount = graph.objectCount
         self.mode = mode
     }
 
     /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
-    @inlinable public static func judge(_ graph: Graph, mode: Mode) -> ArchiveJudgement {
+    package static func judge(_ graph: any ArchiveGraph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
         let records: FirstTimeRecords?
         do { records = try walker.walk() } catch { records = nil }
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
     }
 
-    @inlinable mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
+    mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
         findings.append(ContractFinding(rule, at: path, message))
         if rule.isFatal {
             fatal = true
@@ -115,21 +108,21 @@ internal import KeyedArchive
 
     // MARK: Reading the graph
 
-    @inlinable func node(_ uid: UInt64) -> Graph.Node? { uid < UInt64(graph.objectCount) ? graph.object(at: Int(uid)) : nil }
+    func node(_ uid: UInt64) -> ArchiveNode? { uid < UInt64(objectCount) ? graph.object(at: Int(uid)) : nil }
 
-    @inlinable func isNull(_ node: Graph.Node) -> Bool {
+    func isNull(_ node: ArchiveNode) -> Bool {
         graph.kind(node) == .string && graph.string(node).map { $0 == "$null" && exactlyEqual($0, "$null") } == true
     }
 
     /// Resolves a UID, or records that it dangles.
-    @inlinable mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Graph.Node? {
+    mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> ArchiveNode? {
         if let found = node(uid) { return found }
-        try add(.uidDangling, path(), "UID \(uid) is outside $objects (\(graph.objectCount) objects)")
+        try add(.uidDangling, path(), "UID \(uid) is outside $objects (\(objectCount) objects)")
         return nil
     }
 
     /// The class of an instance, nil when the node is not one (or its descriptor is malformed).
-    @inlinable mutating func classInfo(_ node: Graph.Node) -> ClassInfo? {
+    mutating func classInfo(_ node: ArchiveNode) -> ClassInfo? {
         // `field` is nil for anything but a dictionary: no separate kind check (each one is a
         // call into libplist on the fast path).
         guard let ref = graph.field(node, named: "$class"), let classUID = graph.uid(ref) else { return nil }
@@ -154,7 +147,7 @@ internal import KeyedArchive
     }
 
     /// An object as messages name it: `nil`, `NSString`, `NSNumber`, a class name, ...
-    @inlinable mutating func describe(_ node: Graph.Node) -> String {
+    mutating func describe(_ node: ArchiveNode) -> String {
         switch graph.kind(node) {
         case .string: return isNull(node) ? "nil" : "NSString"
         case .integer, .real, .bool: return "NSNumber"
@@ -171,9 +164,9 @@ internal import KeyedArchive
         }
     }
 
-    @inlinable mutating func checkChain(_ info: ClassInfo, expected: @autoclosure () -> [String]) throws(Stop) {
+    mutating func checkChain(_ info: ClassInfo, expected: @autoclosure () -> [String]) throws(Stop) {
         let uid = info.uid
-        if checkedChains.isEmpty { checkedChains = Array(repeating: false, count: graph.objectCount) }
+        if checkedChains.isEmpty { checkedChains = Array(repeating: false, count: objectCount) }
         // The descriptor resolved, so its UID is inside the table.
         guard !checkedChains[Int(uid)] else { return }
         checkedChains[Int(uid)] = true
@@ -191,7 +184,7 @@ internal import KeyedArchive
 
     /// A string object (inline, or `NSString`/`NSMutableString` with `NS.string`); `.some(nil)`
     /// for `$null`; nil (with a finding of `rule`) for anything else.
-    @inlinable mutating func string(_ uid: UInt64, rule: ContractRule, at path: @autoclosure () -> ObjectPath) throws(Stop) -> String?? {
+    mutating func string(_ uid: UInt64, rule: ContractRule, at path: @autoclosure () -> ObjectPath) throws(Stop) -> String?? {
         guard uid != 0 else { return .some(nil) }
         guard let found = try resolve(uid, at: path()) else { return nil }
         if let text = graph.string(found) {
@@ -210,8 +203,10 @@ internal import KeyedArchive
     }
 
     /// `NS.keys`/`NS.objects` of a dictionary instance as UID pairs, or nil with a finding.
-    @inlinable mutating func pairs(_ node: Graph.Node, uid: UInt64) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
+    mutating func pairs(_ node: ArchiveNode, uid: UInt64) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         func here() -> ObjectPath { .object(uid) }
+        // A local: read through `self` in the nested function, the graph is retained per item.
+        let graph = graph
         func uids(_ name: String) throws(Stop) -> [UInt64]? {
             guard let field = graph.field(node, name) else {
                 try add(.dictionaryStructure, here(), "missing \(name)")
@@ -228,8 +223,8 @@ internal import KeyedArchive
                     try add(.dictionaryStructure, here().key(name).index(i), "expected UID, found \(graph.kind(item).typeName)")
                     return nil
                 }
-                guard ref < UInt64(graph.objectCount) else {
-                    try add(.uidDangling, here().key(name).index(i), "UID \(ref) is outside $objects (\(graph.objectCount) objects)")
+                guard ref < UInt64(objectCount) else {
+                    try add(.uidDangling, here().key(name).index(i), "UID \(ref) is outside $objects (\(objectCount) objects)")
                     return nil
                 }
                 out.append(ref)
@@ -245,7 +240,7 @@ internal import KeyedArchive
     }
 
     /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
-    @inlinable mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
+    mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
@@ -255,7 +250,7 @@ internal import KeyedArchive
     /// The class check of the root or the group: false, with a finding, when the walk cannot go
     /// into it; true when it is `NSMutableDictionary` (its chain checked) or `NSDictionary` (a
     /// finding).
-    @inlinable mutating func dictionaryClass(_ found: Graph.Node, uid: UInt64, role: DictionaryRole) throws(Stop) -> Bool {
+    mutating func dictionaryClass(_ found: ArchiveNode, uid: UInt64, role: DictionaryRole) throws(Stop) -> Bool {
         func here() -> ObjectPath { .object(uid) }
         guard let info = classInfo(found) else {
             try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(describe(found))")
@@ -278,7 +273,7 @@ internal import KeyedArchive
 
     // MARK: The walk
 
-    @inlinable mutating func walk() throws(Stop) -> FirstTimeRecords? {
+    mutating func walk() throws(Stop) -> FirstTimeRecords? {
         for path in graph.envelopeExtras {
             try add(.envelopeExtraKey, path, "NSKeyedArchiver does not write this key; the unarchiver ignores it, and the next save (YCFirstTime's, or a ycft write) drops it")
         }
@@ -348,7 +343,7 @@ internal import KeyedArchive
     }
 
     /// The record at `uid`, the value of block key `key` (nil when the key is not a string).
-    @inlinable mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int, key blockKey: String?) throws(Stop) -> FirstTimeRecord? {
+    mutating func record(_ uid: UInt64, root: UInt64, group: UInt64, index: Int, key blockKey: String?) throws(Stop) -> FirstTimeRecord? {
         func path() -> ObjectPath { ObjectPath.object(group).key("NS.objects").index(index) }
         if uid == root || uid == group {
             try add(.uidCycle, path(), "record UID \(uid) points back to the \(uid == root ? "root" : "group") that contains it")
@@ -401,7 +396,7 @@ internal import KeyedArchive
         return sound ? record : nil
     }
 
-    @inlinable mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Double? {
+    mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Double? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         guard let info = classInfo(found), info.name == LegacyArchive.dateClass else {
             try add(.timeType, path(), "expected NSDate, found \(describe(found))")
@@ -426,7 +421,7 @@ internal import KeyedArchive
     /// An unrelated root value must be made only of the classes YCFirstTime's loader allows
     /// (`NSMutableDictionary`, `NSDictionary`, `NSString`, `NSDate`, `YCFirstTimeObject`), or
     /// the secure unarchive fails and the app resets all state.
-    @inlinable mutating func allowedClasses(_ start: UInt64, at path: ObjectPath) throws(Stop) {
+    mutating func allowedClasses(_ start: UInt64, at path: ObjectPath) throws(Stop) {
         let allowed: Set<String> = ["NSMutableDictionary", "NSDictionary", "NSString", "NSMutableString", "NSDate",
                                     LegacyArchive.recordClass]
         var pending: [(uid: UInt64, path: ObjectPath)] = [(start, path)]

@@ -1,5 +1,5 @@
 public import Foundation
-@_spi(Walker) public import FirstTimeCore
+public import FirstTimeCore
 @_spi(Walker) package import PlistCore
 
 /// Migrates YCFirstTime state inside the app, in its `UserDefaults`: what `ycft migrate` does to

@@ -133,13 +133,16 @@ package struct PlistNode {
     }
 
     /// The items of an array, walked with libplist's iterator (never an index loop).
-    package var items: [PlistNode]? {
+    package var items: [PlistNode]? { items(PlistNode.init(raw:)) }
+
+    /// The items of an array, each as `transform` makes it.
+    fileprivate func items<Item>(_ transform: (plist_t) -> Item) -> [Item]? {
         guard kind == .array else { return nil }
-        var out: [PlistNode] = []
+        var out: [Item] = []
         out.reserveCapacity(Int(plist_array_get_size(raw)))
         guard let iter = ycft_array_iter(raw) else { return out }
         defer { ycft_plist_mem_free(iter) }
-        while let item = ycft_array_next(raw, iter) { out.append(PlistNode(raw: item)) }
+        while let item = ycft_array_next(raw, iter) { out.append(transform(item)) }
         return out
     }
 }
@@ -187,6 +190,9 @@ package final class PlistItemCursor {
         PlistNode(raw: UInt(bitPattern: index) < UInt(bitPattern: reached) ? nodes[index] : reach(index))
     }
 
+    /// The address of item `index` (``PlistAddress``), as the subscript checks it.
+    package func address(at index: Int) -> UInt { UInt(bitPattern: self[index].raw) }
+
     private func reach(_ index: Int) -> plist_t {
         precondition(index >= 0 && index < count, "PlistItemCursor: index \(index) is outside 0..<\(count)")
         while reached <= index {
@@ -196,5 +202,36 @@ package final class PlistItemCursor {
             reached += 1
         }
         return nodes[index]
+    }
+}
+
+/// libplist's nodes named by their addresses, for a reader that keeps nodes as plain numbers:
+/// the archive walker's handles (`ArchiveNode`, in FirstTimeCore, which cannot name libplist's
+/// types). Each function is ``PlistNode``'s accessor of the same name, for the node at
+/// `address`, which must come from a node of a document that is still alive (the cursor's
+/// ``PlistItemCursor/address(at:)``, or one of these); address zero is no node.
+package enum PlistAddress {
+    private static func node(_ address: UInt) -> PlistNode? { plist_t(bitPattern: address).map(PlistNode.init(raw:)) }
+    private static func address(_ node: plist_t) -> UInt { UInt(bitPattern: node) }
+
+    /// ``PlistNode/kind`` (`.other` for no node).
+    package static func kind(_ address: UInt) -> PlistKind { node(address)?.kind ?? .other }
+    /// ``PlistNode/string``.
+    package static func string(_ address: UInt) -> String? { node(address)?.string }
+    /// ``PlistNode/uid``.
+    package static func uid(_ address: UInt) -> UInt64? { node(address)?.uid }
+    /// ``PlistNode/real``.
+    package static func real(_ address: UInt) -> Double? { node(address)?.real }
+    /// ``PlistNode/dictionaryCount``.
+    package static func dictionaryCount(_ address: UInt) -> Int { node(address)?.dictionaryCount ?? 0 }
+    /// ``PlistNode/keys``.
+    package static func keys(_ address: UInt) -> [String]? { node(address)?.keys }
+    /// The addresses of ``PlistNode/items``.
+    package static func items(_ address: UInt) -> [UInt]? { node(address)?.items(Self.address(_:)) }
+    /// The address of `PlistNode[key]`.
+    package static func field(_ address: UInt, _ key: String) -> UInt? { node(address)?[key].map { Self.address($0.raw) } }
+    /// The address of `PlistNode[literal: key]`.
+    package static func field(_ address: UInt, literal key: StaticString) -> UInt? {
+        node(address)?[literal: key].map { Self.address($0.raw) }
     }
 }

@@ -1,6 +1,6 @@
 import Testing
 import FirstTimeArchive
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import KeyedArchive
 import Plist
 @_spi(Walker) import PlistCore

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import FirstTimeArchive
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import KeyedArchive
 import Plist
 @_spi(Walker) import PlistCore
@@ -133,6 +133,18 @@ import TestSupport
             if expectSameJudgement(AppleStyleBinaryWriter.write(archiveValue(objects)), "round \(round)") { compared += 1 }
         }
         #expect(compared > 2_500)
+    }
+
+    /// UIDs with the top bit set, which `ResolvedGraph` cannot hold in a node's handle (it keeps
+    /// them in its table), are read whole: the finding names each dangling UID exactly. (A file
+    /// cannot hold them, the guards allow 32 bits; a value built in code can.)
+    @Test func uidsWithTheTopBitSet() throws {
+        for uid: UInt64 in [1 << 63, 1 << 63 | 6, .max] {
+            var objects = appleLayoutOneKey
+            objects[5] = object([("lastVersion", .uid(uid)), ("lastTime", .uid(7)), ("$class", .uid(9))])
+            let judged = ContractWalker.judge(ResolvedGraph(try KeyedArchive(plist: archiveValue(objects))), mode: .collect)
+            #expect(judged.findings.map(\.message) == ["UID \(uid) is outside $objects (11 objects)"])
+        }
     }
 
     /// Every fixture, and Apple's archives of other classes (``TestPaths/appleCorpus``, when present).

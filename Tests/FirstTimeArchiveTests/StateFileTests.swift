@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import FirstTimeArchive
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import Plist
 @_spi(Walker) import PlistCore
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import FirstTimeMigration
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import FirstTimeArchive
 import Plist
 @_spi(Walker) import PlistCore

@@ -1,7 +1,7 @@
 // docs/library.md's examples, compiled and run: they import only modules the FirstTimeArchive
 // product lists (FirstTimeArchive, FirstTimeCore), as an adopter's code would.
 import FirstTimeArchive
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import Foundation
 import Testing
 

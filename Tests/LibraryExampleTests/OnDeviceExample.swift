@@ -1,7 +1,7 @@
 // MIGRATING.md's on-device example, compiled and run: it imports only the FirstTimeMigration
 // product's modules (and Foundation), as an app would.
 import FirstTimeMigration
-@_spi(Walker) import FirstTimeCore
+import FirstTimeCore
 import Foundation
 import Testing
 import TestSupport   // the test's harness only (one UserDefaults test at a time); the example uses the product
