@@ -1,7 +1,7 @@
 package import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// Reading a bare archive's bytes (binary or XML) through libplist, with the walker over
 /// libplist's own tree when the envelope is exactly NSKeyedArchiver's. The layout's names, the

@@ -1,6 +1,6 @@
 public import FirstTimeCore
 internal import Plist
-@_spi(Walker) internal import PlistCore
+internal import PlistCore
 
 /// Moves YCFirstTime state inside an exported defaults file (a plist dictionary) between the
 /// legacy archive, the plain records format, and IntervalClient keys, touching nothing else.

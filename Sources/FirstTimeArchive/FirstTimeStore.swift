@@ -1,7 +1,7 @@
 public import FirstTimeCore
 public import Foundation
 internal import Plist
-@_spi(Walker) public import PlistCore
+public import PlistCore
 internal import FileErrors
 internal import SafeFiles
 internal import Synchronization

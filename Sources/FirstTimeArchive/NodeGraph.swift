@@ -2,7 +2,7 @@ internal import FirstTimeCore
 
 internal import KeyedArchive
 internal import Plist
-@_spi(Walker) internal import PlistCore
+internal import PlistCore
 
 /// libplist's tree of a binary archive whose envelope is exactly what NSKeyedArchiver writes.
 /// Anything else is left to `KeyedArchive`, whose envelope check gives the precise finding.

@@ -1,7 +1,7 @@
 public import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
-@_spi(Walker) public import PlistCore
+public import PlistCore
 package import SafeFiles
 internal import FileErrors
 

@@ -1,5 +1,5 @@
 package import KeyedArchive
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// One node of an archive's object graph as ``ContractWalker`` holds it: a handle that only the
 /// ``ArchiveGraph`` which gave it can read. A handle is one machine word, so the walker copies

@@ -1,5 +1,5 @@
 internal import KeyedArchive
-@_spi(Walker) internal import PlistCore
+internal import PlistCore
 
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval

@@ -1,4 +1,4 @@
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// The name of an IntervalClient gate (stored as `interval.<name>`).
 package struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {

@@ -1,5 +1,5 @@
 package import OrderedJSON
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
 /// `ycft pack` reads) and its property-list form (what a migrated app stores under

@@ -1,4 +1,4 @@
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// A domain of keys and values that can hold YCFirstTime state: a defaults file's top level
 /// (``PlistCore/PlistDictionary``, in the tool and the store) or the app's `UserDefaults` (in

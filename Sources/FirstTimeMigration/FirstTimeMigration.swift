@@ -1,6 +1,6 @@
 public import Foundation
 public import FirstTimeCore
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// Migrates YCFirstTime state inside the app, in its `UserDefaults`: what `ycft migrate` does to
 /// an exported preferences file, key for key and bit for bit, without libplist.

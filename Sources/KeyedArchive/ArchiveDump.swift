@@ -1,5 +1,5 @@
 package import OrderedJSON
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// Renders any property list, and any NSKeyedArchiver archive's object graph, as JSON that
 /// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.

@@ -1,4 +1,4 @@
-@_spi(Walker) package import PlistCore
+package import PlistCore
 
 /// An NSKeyedArchiver archive: the envelope and the flat `$objects` table.
 ///

@@ -1,4 +1,4 @@
-@_spi(Walker) package import PlistCore
+package import PlistCore
 internal import CLibPlist
 
 /// A parsed property list kept in libplist's own tree, for readers that visit it once and want

@@ -44,7 +44,7 @@ package indirect enum PlistValue: Sendable {
     }
 
     /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
-    @_spi(Walker) public var typeName: String { kind.typeName }
+    package var typeName: String { kind.typeName }
 
     /// The string, when this is one.
     package var stringValue: String? { if case let .string(s) = self { return s }; return nil }

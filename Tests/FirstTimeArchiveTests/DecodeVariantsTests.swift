@@ -3,7 +3,7 @@ import FirstTimeArchive
 import FirstTimeCore
 import KeyedArchive
 import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 import TestSupport
 
 @Suite struct AcceptedForms {

@@ -4,7 +4,7 @@ import Testing
 import FirstTimeCore
 import KeyedArchive
 import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 import TestSupport
 
 /// The fast path must never change an answer: when it returns records, the checked decoder

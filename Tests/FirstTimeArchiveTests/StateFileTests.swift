@@ -3,7 +3,7 @@ import Testing
 import FirstTimeArchive
 import FirstTimeCore
 import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 import TestSupport
 
 /// The one file classifier: what a file holds, read and judged the same way everywhere.

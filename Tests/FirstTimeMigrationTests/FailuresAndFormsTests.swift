@@ -4,7 +4,7 @@ import Testing
 import FirstTimeCore
 import FirstTimeArchive
 import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 import TestSupport
 
 /// What the library refuses (with the tool's own words, nothing written), what it reads, and

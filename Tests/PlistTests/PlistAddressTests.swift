@@ -1,6 +1,6 @@
 import Testing
 @testable import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 
 /// `PlistAddress` answers for a node's address exactly what `PlistNode` answers for the node.
 @Suite struct PlistAddressTests {

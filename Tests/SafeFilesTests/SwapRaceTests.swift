@@ -171,13 +171,15 @@ import Glibc
             let delay = inGap ? 0 : UInt64.random(in: 0...span * 2)
             let go = DispatchSemaphore(value: 0)
             let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
+            // A thread of its own, not the global queue: other suites running beside this one
+            // can hold every thread of the pool, and a round then waits for one.
+            Thread {
                 go.wait()
                 let at = DispatchTime.now().uptimeNanoseconds + delay
                 while DispatchTime.now().uptimeNanoseconds < at {}
                 rename(side, file)
                 done.signal()
-            }
+            }.start()
             let gap = UInt32.random(in: 0...500)
             var started = !inGap
             let hooks = SafeFile.CommitHooks(beforeSwap: { _ in

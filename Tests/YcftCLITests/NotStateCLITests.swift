@@ -3,7 +3,7 @@ import Testing
 import FirstTimeArchive
 import FirstTimeCore
 import Plist
-@_spi(Walker) import PlistCore
+import PlistCore
 import TestSupport
 
 /// Every command against the same files and keys that hold something other than YCFirstTime
