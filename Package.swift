@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "FirstTimeMigrationTests",
                     dependencies: ["FirstTimeMigration", "FirstTimeArchive", "Plist", "TestSupport", "ycft"]),
         // docs/library.md's examples, importing only the modules the products list.
-        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "FirstTimeCore", "FirstTimeMigration", "TestSupport"]),
+        .testTarget(name: "LibraryExampleTests", dependencies: ["FirstTimeArchive", "FirstTimeCore", "FirstTimeMigration", "PlistCore", "TestSupport"]),
         // The persistence contract, locked by Fixtures/ (see Fixtures/README.md).
         .testTarget(
             name: "ContractTests",

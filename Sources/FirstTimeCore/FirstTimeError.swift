@@ -219,8 +219,8 @@ extension FirstTimeError {
             return ContractFinding(.stateMissing, at: .file, description)
         case let .contract(finding):
             return finding
-        case let .notStateArchive(_, cause):
-            // The archive under the key breaks the rule its own error names.
+        case let .notStateArchive(_, cause), let .inFile(_, cause), let .notLoaded(cause):
+            // The archive under the key (the store's file) breaks the rule its own error names.
             return cause.finding
         case let .recordsFormat(defect, at):
             return ContractFinding(.recordsFormat, at: at, defect.description)

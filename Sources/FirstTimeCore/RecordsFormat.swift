@@ -249,3 +249,26 @@ package enum RecordsFormat {
         return try FirstTimeRecords(entries)
     }
 }
+
+extension FirstTimeRecords {
+    /// Reads records in the plain format's JSON form, exactly as `ycft pack` reads it: unknown
+    /// members, repeated keys and a wrong `format` or `formatVersion` are refused, never dropped.
+    ///
+    /// ```swift
+    /// do {
+    ///     let records = try FirstTimeRecords(json: Array(text.utf8))
+    ///     print(records["onboarding.v1"]?.lastVersion ?? "never run")
+    /// } catch let FirstTimeError.recordsFormat(defect, at: path) {
+    ///     print("\(path): \(defect)")   // records["k"]: unknown member "lastTme"
+    /// }
+    /// ```
+    /// - Throws: ``FirstTimeError/json(_:)`` for text that is not JSON,
+    ///   ``FirstTimeError/recordsFormat(_:at:)`` or ``FirstTimeError/duplicateKey(_:at:)``.
+    public init(json bytes: [UInt8]) throws(FirstTimeError) {
+        self = try RecordsFormat.records(fromJSON: bytes)
+    }
+
+    /// The plain format's JSON form, as `ycft dump` prints it (pretty, with a final newline
+    /// left to the caller): exact times, `lastTimeUTC` beside them, records in key order.
+    public var json: String { RecordsFormat.json(self).text() }
+}

@@ -1,7 +1,7 @@
 internal import PlistCore
 
 /// One form of YCFirstTime state in a file or a `UserDefaults` domain.
-public enum StateForm: String, Sendable, Equatable, CaseIterable {
+public enum StateForm: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// The file is a legacy archive.
     case archive
     /// A defaults domain holding the legacy archive under the key.
@@ -10,6 +10,9 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable {
     case plainRecords = "plain-records"
     /// A migrated defaults domain: `interval.*` keys (versions unknown).
     case intervalKeys = "interval-keys"
+
+    /// The form's name, as ycft's messages and JSON print it (`defaults-archive`).
+    public var description: String { rawValue }
 
     /// The state a domain holding `forms` gives its app: the first form's records and findings,
     /// and a ``ContractRule/statesDisagree`` finding for each copy in another form that differs

@@ -4,13 +4,13 @@
 /// (`a.b[3]`), a chain of binary property-list objects (`object 0 > object 2`), an XML line
 /// (`line 2`), or the whole file.
 ///
-/// Errors and findings carry one, so a program can tell where without parsing text; its
-/// ``description`` is the form messages print.
+/// Errors and findings carry one, so a program can tell where by comparing it with a path it
+/// builds, without parsing text; its ``description`` is the form messages print.
 ///
 /// ```swift
 /// let path = ObjectPath.object(5).key("lastTime")
-/// path.description        // "$objects[5].lastTime"
-/// path.components         // [.object(5), .key("lastTime")]
+/// path.description                                      // "$objects[5].lastTime"
+/// path == ObjectPath.object(5).key("lastTime")          // true
 /// ```
 public struct ObjectPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.

@@ -1,8 +1,9 @@
 // docs/library.md's examples, compiled and run: they import only modules the FirstTimeArchive
-// product lists (FirstTimeArchive, FirstTimeCore), as an adopter's code would.
+// product lists (FirstTimeArchive, FirstTimeCore, PlistCore), as an adopter's code would.
 import FirstTimeArchive
 import FirstTimeCore
 import Foundation
+import PlistCore   // PlistFormat (.binary), ObjectPath, PlistError
 import Testing
 
 /// docs/library.md: read the state of an exported preferences file, whatever form it holds, and
@@ -24,7 +25,7 @@ func libraryExample(_ path: String) throws(FirstTimeError) -> (forms: [StateForm
 
 /// docs/library.md's entry points, word for word (a test compares them): `path` names a copy of
 /// an exported defaults file, `bytes` are its bytes.
-func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: Migration.Outcome) {
+func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [ContractFinding], archive: [UInt8], outcome: Migration.Outcome, back: FirstTimeRecords) {
     // Read: what the file holds (StateForm: archive, defaults-archive, plain-records,
     // interval-keys; several, or none), then its state as the device would read it.
     let file = try StateFile(contentsOf: path)          // or StateFile(bytes); throws FirstTimeError
@@ -42,7 +43,9 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
     let findings = StateFile.verify(bytes)                            // [ContractFinding]
     let archive = try LegacyArchive.encode(state.records, format: .binary)  // Apple's layout
     let outcome = try DefaultsMigration.migrate(bytes, to: .records)
-    return (findings, archive, outcome)
+    let text = state.records.json                                     // the plain JSON, as `ycft dump` prints it
+    let back = try FirstTimeRecords(json: Array(text.utf8))          // as `ycft pack` reads it
+    return (findings, archive, outcome, back)
 }
 
 @Suite struct LibraryExample {
@@ -74,6 +77,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         #expect(result.findings.filter { $0.severity == .error }.isEmpty)
         #expect(try LegacyArchive.read(binary: result.archive).records["onboarding.v1"]?.lastVersion == "2.1.0")
         #expect(result.outcome.status == .migrated)
+        #expect(result.back == (try StateFile(bytes).state().records))
     }
 
     /// docs/library.md shows `libraryEntryPoints`'s body, word for word.
@@ -81,13 +85,13 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
         let here = URL(fileURLWithPath: #filePath)
         let root = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let page = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
-        let opening = "```swift\nimport FirstTimeArchive\nimport FirstTimeCore\nimport Foundation\n\n"
+        let opening = "```swift\nimport FirstTimeArchive\nimport FirstTimeCore\nimport Foundation\nimport PlistCore   // PlistFormat (.binary), ObjectPath, PlistError\n\n"
         let start = try #require(page.range(of: opening))
         let end = try #require(page.range(of: "\n```", range: start.upperBound..<page.endIndex))
         let shown = page[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
         #expect(shown.count > 500)
         let source = try String(contentsOf: here, encoding: .utf8)
-        #expect(source.contains(shown + "\n    return (findings, archive, outcome)\n"), "docs/library.md's entry points differ from LibraryExample.swift")
+        #expect(source.contains(shown + "\n    return (findings, archive, outcome, back)\n"), "docs/library.md's entry points differ from LibraryExample.swift")
     }
 }
