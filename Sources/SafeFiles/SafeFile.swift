@@ -37,7 +37,7 @@ import Darwin
 /// try SafeFile.write(newBytes, to: "prefs.plist", options: options)
 /// ```
 package enum SafeFile {
-    /// How ``write(_:to:options:)`` may treat the target.
+    /// How ``write(_:to:options:beforeSwap:)`` may treat the target.
     package struct WriteOptions: Sendable {
         /// Replace the target only while it is still this file, unchanged (from ``InputFile``).
         package var expected: FileIdentity?
@@ -68,7 +68,7 @@ package enum SafeFile {
         }
     }
 
-    /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
+    /// What ``write(_:to:options:beforeSwap:)`` did, and to which path (a followed link's target).
     package enum WriteOutcome: Sendable, Equatable {
         /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
         /// included) of the original that the replacement could not be given.
@@ -93,34 +93,23 @@ package enum SafeFile {
         }
     }
 
-    /// Writes `bytes` to `path` by the policy above.
+    /// Writes `bytes` to `path` by the policy above. `beforeSwap`, when given, is called with the
+    /// target's path between the last look at the target and the swap: for tests that race a
+    /// real process there (the tool's debug-only test hooks).
     /// - Returns: what was done, and where.
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
-    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
-        try write(bytes, to: path, options: options, hooks: CommitHooks())
+    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
+                             beforeSwap: ((String) -> Void)? = nil) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
-    /// ``write(_:to:options:)`` with test seams (``CommitHooks``).
+    /// ``write(_:to:options:beforeSwap:)`` with test seams (``CommitHooks``).
     static func write(_ bytes: [UInt8], to path: String, options: WriteOptions, hooks: CommitHooks) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: path, options: options) {
         case let .done(outcome): return outcome
         case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
-    }
-
-    /// ``write(_:to:options:)`` that calls `beforeSwap` with the target's path between the last
-    /// look at the target and the swap: for tests that race a real process there (the tool's
-    /// debug-only test hooks). Nil: exactly ``write(_:to:options:)``.
-    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
-                             beforeSwap: ((String) -> Void)?) throws(FileError) -> WriteOutcome {
-        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
-    }
-
-    /// ``commit(_:)`` that calls `beforeSwap` for each replaced file between its last look and
-    /// its swap (see ``write(_:to:options:beforeSwap:)``).
-    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
-        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
     /// Seams for tests that must act at the one moment a race needs: after the writer's last
@@ -146,14 +135,6 @@ package enum SafeFile {
             self.path = path
             self.reused = reused
         }
-    }
-
-    /// Keeps the file at `path` under `path + suffix` before it is replaced (the path only; see
-    /// ``keepBackup(of:expected:suffix:bytes:)``, which this calls).
-    /// - Returns: the backup's path.
-    /// - Throws: ``FileError``; no backup exists then.
-    package static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
-        try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
     }
 
     /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
@@ -414,14 +395,6 @@ package enum SafeFile {
         return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
-    /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
-    /// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
-    package static func writeFully(_ bytes: [UInt8], to fd: Int32) throws(SystemError) { try writeAll(fd, bytes) }
-
-    /// Reads a descriptor to its end, or until more than `limit` bytes were read.
-    /// - Throws: ``SystemError`` from `read(2)`.
-    package static func readFully(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] { try readAll(fd, limit: limit) }
-
     /// Flushes a directory's entries (renames) to disk.
     package static func syncDirectory(_ directory: String) {
         let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -456,7 +429,7 @@ package enum SafeFile {
     // MARK: - Replacing and creating
 
     /// Whether the regular file at `target` (with `status`, as read) may be replaced with
-    /// `options`: the one rule ``write(_:to:options:)`` applies, for a caller that must know
+    /// `options`: the one rule ``write(_:to:options:beforeSwap:)`` applies, for a caller that must know
     /// before it does work the user would lose (`ycft edit` asks before opening the editor).
     /// - Throws: ``FileError`` (``FileError/Reason/readOnly(permissions:)`` when it is read-only,
     ///   or `access(2)` refuses, and `options.replaceReadOnly` is false).
@@ -499,7 +472,7 @@ package enum SafeFile {
     // MARK: - Group commit
 
     /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
-    /// ``commit(_:)``.
+    /// ``commit(_:beforeSwap:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
         case done(WriteOutcome)
@@ -507,12 +480,12 @@ package enum SafeFile {
         case pending(PendingWrite)
     }
 
-    /// Like ``write(_:to:options:)``, but a regular file's new content is only written to its
-    /// unnamed temporary: ``commit(_:)`` then flushes a whole group at once (one `syncfs`) and
+    /// Like ``write(_:to:options:beforeSwap:)``, but a regular file's new content is only written to its
+    /// unnamed temporary: ``commit(_:beforeSwap:)`` then flushes a whole group at once (one `syncfs`) and
     /// puts each in place. The guarantee is the same (no file is renamed into place before its
     /// data is on disk, and each is still refused if it changed since it was read); the cost of
     /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
-    /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
+    /// - Throws: ``FileError`` for what ``write(_:to:options:beforeSwap:)`` refuses before writing.
     package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         if let fd = try standardStream(forOutput: path) {
@@ -553,18 +526,17 @@ package enum SafeFile {
     }
 
     /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
-    /// puts each in place (refusing one whose target changed), in order.
+    /// puts each in place (refusing one whose target changed), in order; `beforeSwap` as for
+    /// ``write(_:to:options:beforeSwap:)``.
     /// - Returns: each write's outcome or error.
-    package static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
-        commit(pending, flushFileSystem: flushAll)
+    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)? = nil) -> [Result<WriteOutcome, FileError>] {
+        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
-    /// ``commit(_:)`` with the file-system flush given: one call per file system the group's
+    /// ``commit(_:beforeSwap:)`` with the file-system flush given: one call per file system the group's
     /// temporaries are on (a group can span several: `migrate --in-place` of files on two
     /// mounts), each answering whether that flush covered its files. A file whose file system was
     /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
-    /// Until 2026-12 only the first file's file system was flushed and every file was then
-    /// treated as flushed.
     static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool,
                        hooks: CommitHooks = CommitHooks()) -> [Result<WriteOutcome, FileError>] {
         var flushedDevices: [UInt64: Bool] = [:]
@@ -637,7 +609,7 @@ package struct InputFile: Sendable {
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
-/// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing
+/// be flushed and put in place by ``SafeFile/commit(_:beforeSwap:)``. Dropped uncommitted, it leaves nothing
 /// (its temporary discards itself).
 package final class PendingWrite {
     fileprivate let temporary: Temporary
@@ -961,7 +933,9 @@ private let linuxRenameExchange: UInt32 = 1 << 1
 private let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
 #endif
 
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+/// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
+/// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
@@ -973,7 +947,9 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     }
 }
 
-func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
+/// Reads a descriptor to its end, or until more than `limit` bytes were read.
+/// - Throws: ``SystemError`` from `read(2)`.
+package func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while out.count <= limit {

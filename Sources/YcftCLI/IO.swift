@@ -24,7 +24,7 @@ package struct CommandIO: Sendable {
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (`SafeFile/read(_:limit:lock:)`).
     package var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
-    /// The one file writer (`SafeFile/write(_:to:options:)`). The live one prints a warning on
+    /// The one file writer (`SafeFile/write(_:to:options:beforeSwap:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
@@ -33,7 +33,7 @@ package struct CommandIO: Sendable {
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (`SafeFile/backup(of:expected:suffix:bytes:)`): the path only.
+    /// Keeps a file under a backup name (`SafeFile/keepBackup(of:expected:suffix:bytes:)`): the path only.
     package var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> String
     /// Keeps a file under a backup name, reusing one that already holds it
@@ -99,7 +99,7 @@ package struct CommandIO: Sendable {
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
             readStdin: { limit throws(FileError) in
                 if streams.standardInputWasClosed { throw FileError(.read, "<stdin>", .system(SystemError(errno: EBADF))) }
-                do throws(SystemError) { return try SafeFile.readFully(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
+                do throws(SystemError) { return try readAll(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
@@ -119,7 +119,7 @@ package struct CommandIO: Sendable {
                 }
             },
             backupFile: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.backup(of: path, expected: read, suffix: suffix, bytes: bytes)
+                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes).path
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -174,7 +174,7 @@ func makeDirectories(_ path: String) throws(SystemError) {
     }
 }
 
-/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:)`` with default
+/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:beforeSwap:)`` with default
 /// options would refuse, found without writing. Standard output and error are always writable.
 /// - Throws: ``FileError`` as the writer would throw it.
 func checkWritableLive(_ path: String) throws(FileError) {
@@ -288,7 +288,7 @@ package final class OutputChannel: Sendable {
                 failure = SystemError(errno: EBADF)
                 return
             }
-            do throws(SystemError) { try SafeFile.writeFully(bytes, to: descriptor) } catch { failure = error }
+            do throws(SystemError) { try writeAll(descriptor, bytes) } catch { failure = error }
         }
     }
 
