@@ -10,13 +10,6 @@ import Darwin
 /// On Linux a POSIX ACL is the attribute `system.posix_acl_access`; `user.*` attributes are the
 /// owner's to set, `security.*` and `trusted.*` need privileges (`CAP_SYS_ADMIN`, `CAP_SETFCAP`)
 /// that a user's process lacks.
-///
-/// ```swift
-/// if case let .replaced(path, notKept) = try SafeFile.write(bytes, to: "prefs.plist"), !notKept.isEmpty {
-///     print("\(path): lost \(notKept.map(\.description).joined(separator: ", "))")
-///     // "prefs.plist: lost security.evm (Operation not permitted)"
-/// }
-/// ```
 package struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
     /// The attribute's name (`security.evm`, `system.posix_acl_access`, `user.origin`).
     package let name: String
