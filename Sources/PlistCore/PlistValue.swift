@@ -265,11 +265,6 @@ package struct PlistDictionary: Sendable, Equatable, Sequence {
         return index
     }
 
-    /// Inserts an entry at a position; the caller guarantees the key is new.
-    package mutating func insert(_ key: String, _ value: PlistValue, at index: Int) {
-        entries.insert((key, value), at: Swift.min(Swift.max(index, 0), entries.count))
-    }
-
     /// Exact, ordered equality.
     package static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
