@@ -85,12 +85,4 @@ package struct KeyedArchive: Sendable {
             !Self.envelopeKeys.contains { exactlyEqual($0, key) }
         }
     }
-
-    /// The UID stored under `$top[name]`.
-    /// - Throws: when `name` is missing.
-    package func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
-        guard let value = top[name] else { throw .missing(at: .key("$top").key(name)) }
-        guard case let .uid(uid) = value else { throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(name)) }
-        return uid
-    }
 }
