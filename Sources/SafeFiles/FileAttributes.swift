@@ -16,12 +16,6 @@ package struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
     /// The failure reading it from the original or setting it on the replacement.
     package let error: SystemError
 
-    /// Creates a value.
-    package init(name: String, error: SystemError) {
-        self.name = name
-        self.error = error
-    }
-
     /// `security.evm (Operation not permitted)`.
     package var description: String { "\(name) (\(error))" }
 }
