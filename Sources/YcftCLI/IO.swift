@@ -31,13 +31,10 @@ package struct CommandIO: Sendable {
     /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
     package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
-    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:)`).
+    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:beforeSwap:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (`SafeFile/keepBackup(of:expected:suffix:bytes:)`): the path only.
-    package var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
-        throws(FileError) -> String
     /// Keeps a file under a backup name, reusing one that already holds it
-    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`); by default `backupFile`'s path, not reused.
+    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`).
     package var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
     /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
@@ -68,13 +65,13 @@ package struct CommandIO: Sendable {
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
-    /// Creates an IO from closures (files in memory: `writeFile` and `backupFile` as given).
+    /// Creates an IO from closures (files in memory: `writeFile` and `keepBackup` as given).
     package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
                 writeStderr: @escaping @Sendable (String) -> Void,
                 readStdin: @escaping @Sendable (Int) throws(FileError) -> [UInt8],
                 readFile: @escaping @Sendable (String, Int, Bool) throws(FileError) -> InputFile,
                 writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
-                backupFile: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> String,
+                keepBackup: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> SafeFile.Backup,
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
         self.writeStdout = writeStdout
         self.writeStderr = writeStderr
@@ -82,10 +79,7 @@ package struct CommandIO: Sendable {
         self.readFile = readFile
         self.writeFile = writeFile
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
-        self.backupFile = backupFile
-        self.keepBackup = { path, read, suffix, bytes throws(FileError) in
-            SafeFile.Backup(path: try backupFile(path, read, suffix, bytes), reused: false)
-        }
+        self.keepBackup = keepBackup
         self.stdoutIsTerminal = stdoutIsTerminal
     }
 
@@ -118,8 +112,8 @@ package struct CommandIO: Sendable {
                     return outcome
                 }
             },
-            backupFile: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes).path
+            keepBackup: { path, read, suffix, bytes throws(FileError) in
+                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -128,9 +122,6 @@ package struct CommandIO: Sendable {
             // Standard streams and descriptors are written at once, through the streams.
             if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
-        }
-        io.keepBackup = { path, read, suffix, bytes throws(FileError) in
-            try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }

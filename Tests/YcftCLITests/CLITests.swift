@@ -47,9 +47,9 @@ final class FakeIO: @unchecked Sendable {
                 self.lock.withLock { self.files[path] = bytes }
                 return .replaced(path)
             },
-            backupFile: { path, _, suffix, bytes in
+            keepBackup: { path, _, suffix, bytes in
                 self.lock.withLock { self.files[path + suffix] = bytes }
-                return path + suffix
+                return SafeFile.Backup(path: path + suffix, reused: false)
             },
             stdoutIsTerminal: { self.terminal })
         io.terminalWidth = { self.width }
