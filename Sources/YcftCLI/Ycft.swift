@@ -91,10 +91,7 @@ package enum Ycft {
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
-        guard let first = arguments.first else {
-            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-            return Exit.success.rawValue
-        }
+        let first = arguments.first ?? "--help"  // no arguments: the top-level help
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
@@ -119,17 +116,14 @@ package enum Ycft {
             io.writeStdout(Array(Manual.page(date: versionDate).utf8))
             return Exit.success.rawValue
         case "help":
-            guard let name = rest.first else {
-                io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-                return Exit.success.rawValue
-            }
-            // `help help` (and `help --help`) is the top-level help, which says what help does,
-            // as swift-argument-parser answers it.
+            // `help`, `help help` (and `help --help`) is the top-level help, which says what help
+            // does, as swift-argument-parser answers it.
+            let name = rest.first ?? "help"
             let command = Command(rawValue: name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
             }
-            guard rest.count == 1 else {
+            guard rest.count <= 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
             io.writeStdout(Array((command.map { Help.text($0.spec, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth())).utf8))
@@ -195,8 +189,6 @@ package enum Ycft {
             case .edit: return .edit
             }
         }
-
-        var usage: String { spec.usageLine }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.
