@@ -68,7 +68,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     func mainHelp(_ arguments: [String]) {
         let fake = FakeIO()
         #expect(fake.run(arguments) == 0)
-        #expect(fake.stdoutText == YcftCLI.Help.main)
+        #expect(fake.stdoutText == YcftCLI.Help.main())
         #expect(fake.stderr.isEmpty)
     }
 
@@ -84,7 +84,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     }
 
     @Test func mainHelpGolden() {
-        #expect(YcftCLI.Help.main == """
+        #expect(YcftCLI.Help.main() == """
         OVERVIEW: Read, check, migrate and rewrite the state archives of YCFirstTime.
 
         USAGE: ycft <subcommand>
