@@ -56,10 +56,6 @@ package indirect enum PlistValue: Sendable {
     package var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
     /// The number, when this is a real of either size (a 4-byte real widened, which is exact
     /// for every finite value).
-    ///
-    /// ```swift
-    /// PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1))   // 0.10000000149011612
-    /// ```
     package var realValue: Double? {
         switch self {
         case let .real(d): return d
