@@ -32,8 +32,7 @@ package enum Ycft {
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
     /// before anything opens a file, then runs the tool.
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
-    ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
-    ///   `CommandLine.arguments` would have replaced them with U+FFFD).
+    ///   strings (`main.swift` says why).
     /// - Returns: the exit status.
     package static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
@@ -44,10 +43,7 @@ package enum Ycft {
     /// A failed write to standard output ends in `ycft: cannot write standard output: REASON`
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
-    /// least 2 (the run's messages were lost).
-    ///
-    /// Everything written to standard error passes `UntrustedText/sanitized(_:)` (see
-    /// `terminalSafe(_:)`): whatever a message holds, no control character reaches the terminal raw.
+    /// least 2 (the run's messages were lost). Standard error is ``terminalSafe(_:)``.
     /// - Returns: the exit status.
     package static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)
@@ -72,8 +68,7 @@ package enum Ycft {
     }
 
     /// `io` with a standard error writer that cannot put a control character on the terminal:
-    /// every write goes through ``UntrustedText/sanitized(_:)`` (keeps line feeds and text
-    /// already escaped, escapes C0, C1, DEL and bidirectional controls), except the whole-write
+    /// every write goes through ``UntrustedText/sanitized(_:)``, except the whole-write
     /// sequences of ``TerminalControl``.
     static func terminalSafe(_ io: CommandIO) -> CommandIO {
         var safe = io
