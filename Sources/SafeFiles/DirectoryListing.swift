@@ -82,7 +82,7 @@ package struct DirectoryListing: Sendable, Equatable {
 }
 
 /// One open directory stream, closed when dropped.
-private final class DirectoryHandle {
+final class DirectoryHandle {
     #if canImport(Darwin)
     typealias Stream = UnsafeMutablePointer<DIR>
     #else

@@ -146,17 +146,10 @@ package final class ScratchDirectory {
             close(copy)
             return []
         }
-        defer { closedir(stream) }
         rewinddir(stream)
+        let handle = DirectoryHandle(stream)  // closes the stream, and so the copy
         var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    PathBytes.decode(cString: $0)
-                }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        while let name = handle.next() { names.append(name) }
         return names
     }
 }
