@@ -216,12 +216,6 @@ package struct StreamFailures: Sendable, Equatable {
     package var standardOutput: SystemError?
     /// The first failure writing standard error.
     package var standardError: SystemError?
-
-    /// Creates a value (no failures by default).
-    package init(standardOutput: SystemError? = nil, standardError: SystemError? = nil) {
-        self.standardOutput = standardOutput
-        self.standardError = standardError
-    }
 }
 
 /// The process's standard streams: the only path by which ycft prints. A write never traps: the
