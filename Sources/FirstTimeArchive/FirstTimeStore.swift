@@ -20,25 +20,16 @@ internal import Synchronization
 /// if store.shouldRun("weekly-report", every: .weekly) { sendReport(); try store.markRun("weekly-report") }
 /// ```
 ///
-/// **As the library does it.** Method names, the nil-block rule, the version and clock seams
-/// (``versionProvider``, ``nowProvider``: nil restores the default) and the order follow
-/// YCFirstTime 2.x: the block runs *first*, then the run is recorded (its `lastTime` read after
-/// the block) and saved; a block that never returns records nothing. ``reset()`` removes the
-/// `YCFirstTime` key from the domain. IntervalClient's calls (``shouldRun(_:every:)``,
-/// ``markRun(_:)``, ``reset(_:)``) use their own key space, `interval.<key>` = seconds since
-/// 1970, never the YCFirstTime archive. ``recordsBeforeRunning`` is an explicit crash-safe mode
-/// that records before the block runs (a block that crashes then never runs again).
+/// **As the library does it.** Method names, the nil-block rule, the seams (``versionProvider``,
+/// ``nowProvider``) and the order follow YCFirstTime 2.x: the block runs *first*, then the run
+/// is recorded and saved (``recordsBeforeRunning`` records first). IntervalClient's calls use
+/// their own key space, `interval.<key>` = seconds since 1970. docs/library.md says the rest.
 ///
-/// **Thread safety.** Every method may be called from any thread. A gate holds the store's
-/// (recursive) lock from its decision through its block to its save, so when threads race on
-/// one key exactly one runs the block, and a block may call the store again. Every save goes
-/// through ycft's own read-change-write cycle (as `ycft set` does): the file is read again under
-/// its lock, the one change is made to what it holds then (every form of the YCFirstTime state
-/// kept in step), and it is replaced only while it is still the file read, so a save by another
-/// store or process is kept, not overwritten.
-/// (`@unchecked Sendable` because the state sits behind an NSRecursiveLock, not a
-/// Synchronization.Mutex: a block runs under the lock and may call the store again, and Mutex
-/// is not recursive.)
+/// **Thread safety.** A gate holds the store's recursive lock from its decision through its
+/// block to its save, so racing threads run a key's block once and a block may call the store
+/// again. Every save is ycft's read-change-write cycle (``StateFile``'s), so a save by another
+/// store or process is kept, not overwritten. (`@unchecked Sendable`: the state sits behind an
+/// NSRecursiveLock, since a block runs under the lock and Synchronization.Mutex is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
     /// The file of ``shared`` (set it before the first use of ``shared``). Default:
     /// `$YCFT_STORE`, else `~/.ycft/Preferences.plist`.

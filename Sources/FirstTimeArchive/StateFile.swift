@@ -12,10 +12,8 @@ internal import FileErrors
 /// defaults domain (an exported preferences file) holding any of: the archive under the key,
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
-/// Two questions are answered here and nowhere else: what kind of file this is (the
-/// initializer: a bare archive, or a defaults domain and the forms of state it holds), and
-/// whether it holds YCFirstTime state (``heldState()``: what decoding says). Every reading
-/// command and every writer (`StateWriter`) asks them.
+/// Whether it holds YCFirstTime state is ``heldState()``'s answer, which every writer
+/// (`StateWriter`) asks too.
 ///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
@@ -111,9 +109,8 @@ public struct StateFile: Sendable {
         })
     }
 
-    /// The one read–change–write cycle of every change to a state file (``update(at:key:limits:_:)``,
-    /// ``FirstTimeStore``'s saves, the tool's `set`, `unset`, `reset`, `edit` and `pack --into`):
-    /// `read` reads the file under its lock, held until the cycle ends; `options` may refuse the
+    /// The one read–change–write cycle of every change to a state file (the tool's and the
+    /// store's too): `read` reads the file under its lock, held until the cycle ends; `options` may refuse the
     /// input and gives the write's options; `change` makes the new bytes from the bytes read
     /// (nil, or the same bytes: nothing is written); `write` replaces the file only while it is
     /// still the one read (`expected` is the identity read).
@@ -151,18 +148,13 @@ public struct StateFile: Sendable {
     // MARK: Reading
 
     /// The one answer to "does this file hold YCFirstTime state?", which every command asks
-    /// before it reads or changes one (`dump`, `status`, `set`, `unset`, `edit`, `reset`,
-    /// `pack --into`; `migrate` through `read(_:)`, on which this is built): the state, as
-    /// decoding its first form gives it (non-fatal findings included); nil when the file is a
-    /// defaults domain that holds none (no archive key, no `YCFirstTime.records`, no
-    /// `interval.*` key).
+    /// before it reads or changes one: the state, as decoding its first form gives it
+    /// (non-fatal findings included); nil when the file is a defaults domain that holds none.
     ///
-    /// The state is what decodes: a file that is no archive (a plist whose top level is an
-    /// array, a string, a number or data; another library's archive; a dictionary with
-    /// `$archiver` or `$objects` that does not decode) throws its decoding error, and so does a
-    /// key that holds something other than YCFirstTime's archive (a value that is not data,
-    /// data that is not a plist, another plist): ``FirstTimeError/notArchiveData(key:found:)``,
-    /// ``FirstTimeError/embeddedNotPlist(key:_:)``, ``FirstTimeError/notStateArchive(key:_:)``.
+    /// The state is what decodes: a file that is no archive throws its decoding error, and so
+    /// does a key that holds something other than YCFirstTime's archive
+    /// (``FirstTimeError/notArchiveData(key:found:)``, ``FirstTimeError/embeddedNotPlist(key:_:)``,
+    /// ``FirstTimeError/notStateArchive(key:_:)``).
     ///
     /// ```swift
     /// let file = try StateFile(prefsBytes, key: "settings")

@@ -6,13 +6,6 @@ internal import PlistCore
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
 /// place, every other key untouched), a migrated file keeps `YCFirstTime.records`, a file of
 /// IntervalClient keys keeps `interval.<key>` numbers. The reverse of ``StateFile/state()``.
-///
-/// ```swift
-/// let file = try StateFile(bytes)
-/// var records = try file.state().records
-/// records["onboarding.v1"] = FirstTimeRecord(lastVersion: "3.0", lastTime: 780_000_000)
-/// let edited = try StateWriter.write(records, into: file)
-/// ```
 package enum StateWriter {
     /// A file rewritten by ``rewrite(_:changedFrom:into:)``, ``reset(_:)`` or
     /// ``put(_:into:)``: its new bytes, and what they no longer hold that the records cannot
@@ -45,25 +38,11 @@ package enum StateWriter {
         }
     }
 
-    /// The file with `records` in place of its state, and what that drops; nil when the
-    /// records are those `state` holds, bit for bit: there is nothing to write, and the file
-    /// keeps its bytes (an archive another program wrote keeps its own object order, a copy of
-    /// the state in another form stays as it is). The one answer to "does this edit change the
-    /// file, and what does it lose?" for ``StateFile/update(at:key:limits:_:)`` and the tool's
-    /// `set`, `unset` and `edit`.
-    ///
-    /// ```swift
-    /// let file = try StateFile(bytes)
-    /// let state = try file.state()
-    /// var records = state.records
-    /// records["onboarding.v1"] = nil
-    /// if let edited = try StateWriter.rewrite(records, changedFrom: state, into: file) {
-    ///     save(edited.bytes)
-    ///     for finding in edited.dropped { print("dropped \(finding)") }
-    /// }
-    /// ```
-    /// - Parameters:
-    ///   - state: the file's state (``StateFile/state()``).
+    /// The file with `records` in place of its `state` (``StateFile/state()``), and what that
+    /// drops; nil when the records are those `state` holds, bit for bit, so the file keeps its
+    /// bytes (another program's object order, a copy in another form). The one answer to "does
+    /// this edit change the file, and what does it lose?" for ``StateFile/update(at:key:limits:_:)``
+    /// and the tool's `set`, `unset` and `edit`.
     /// - Throws: ``FirstTimeError``, as ``write(_:into:)``.
     package static func rewrite(_ records: FirstTimeRecords, changedFrom state: FirstTimeState,
                                into file: StateFile) throws(FirstTimeError) -> Rewrite? {
@@ -83,13 +62,10 @@ package enum StateWriter {
     /// The file with its YCFirstTime state replaced by `records`, in the file's own form: every
     /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
     /// step), every other key keeps its place and value; written even when the records are
-    /// those it holds (see ``rewrite(_:changedFrom:into:)``).
-    /// A defaults domain with no state yet (a fresh install's preferences, or after
-    /// ``reset(_:)``) gets the archive under ``StateFile/key``, after every other key, as
-    /// YCFirstTime's first save puts it there.
-    /// - Throws: ``FirstTimeError``: ``StateFile/heldState()``'s error
-    ///   when the file (or its key) holds something other than YCFirstTime state, or with
-    ///   ``FirstTimeError/cannotHold(_:)``.
+    /// those it holds. A defaults domain with no state yet gets the archive under
+    /// ``StateFile/key``, after every other key, as YCFirstTime's first save puts it there.
+    /// - Throws: ``StateFile/heldState()``'s error when the file (or its key) holds something
+    ///   other than YCFirstTime state, or ``FirstTimeError/cannotHold(_:)``.
     package static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
@@ -107,49 +83,25 @@ package enum StateWriter {
         do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
     }
 
-    /// The file after YCFirstTime's `reset()`: every form of the state removed from a defaults
-    /// file (an `interval.*` value IntervalClient cannot read is no state and stays; beside an
-    /// archive or plain records, only the keys that copy a record go, IntervalClient's own
-    /// gates stay: `StateSource.forms`), an empty
-    /// archive for a bare archive; and what that drops besides the records. Nil when the file
-    /// is a defaults domain without state: there is nothing to reset (`reset()` of a missing
-    /// key does nothing).
-    ///
-    /// ```swift
-    /// let file = try StateFile(bytes)
-    /// if let reset = try StateWriter.reset(file) { save(reset.bytes) } else { print("no state") }
-    /// ```
-    /// - Throws: ``StateFile/heldState()``'s error when the file
-    ///   is not YCFirstTime state (another library's archive, a plist that is no archive, a
-    ///   key holding something else): nothing of it is ycft's to reset.
+    /// The file after YCFirstTime's `reset()`: an empty archive for a bare archive, every form
+    /// of the state removed from a defaults file (which keys copy a record: `StateSource.forms`),
+    /// and what that drops besides the records. Nil for a defaults domain without state
+    /// (`reset()` of a missing key does nothing).
+    /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
+    ///   nothing of it is ycft's to reset.
     package static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
         guard let state = try file.heldState() else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
-        guard file.isDefaults else { return nil }
-        let domain: PlistDictionary
-        domain = try file.source.reset(state.records)
-        return Rewrite(bytes: try write(domain, file.format), dropped: state.dropped)
+        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: state.dropped)
     }
 
     /// A defaults file with `archive` under the file's key (replacing the archive there, in
     /// place, or added at the end), and what the archive replaced held that records cannot
     /// carry.
-    ///
-    /// ```swift
-    /// let file = try StateFile(prefsBytes)
-    /// let packed = try StateWriter.put(LegacyArchive.encode(records, format: .binary), into: file)
-    /// ```
-    /// - Throws: a ``FirstTimeError``:
-    ///   - ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain (a bare
-    ///     archive, any archive-like dictionary, a top level that is not a dictionary);
-    ///   - ``StateFile/heldState()``'s error when the key holds something other than
-    ///     YCFirstTime's archive (a dictionary of settings, another library's archive);
-    ///   - ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
-    ///     (``StateForm/plainRecords`` or ``StateForm/intervalKeys``, after a migration; `interval.*`
-    ///     keys that name no record of the archive are IntervalClient's own gates, no form, and stay),
-    ///     which an archive beside it would contradict: the file would hold two copies that
-    ///     disagree. Write such a file in its own form (``write(_:into:)``), or migrate it back
-    ///     to the archive first.
+    /// - Throws: ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain;
+    ///   ``StateFile/heldState()``'s error when the key holds something other than YCFirstTime's
+    ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
+    ///   (after a migration), which an archive beside it would contradict.
     package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
         guard file.isDefaults, var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)

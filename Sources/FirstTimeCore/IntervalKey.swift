@@ -51,13 +51,10 @@ extension IntervalKey {
     /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
     /// gate runs as if it never ran; the value is not state).
     ///
-    /// Beside an archive or plain records the keys are a copy of those records (what
-    /// `migrate --to interval --keep-source` writes; `StateSource.forms`
-    /// decides when): pass the records as `copyOf`, and only the keys that name one of them are
-    /// read. The others are IntervalClient's own gates, not YCFirstTime state: no record, no
-    /// finding.
     /// - Parameters:
-    ///   - copyOf: the records of the form the keys copy; nil when the keys are the state.
+    ///   - copyOf: the records of the form the keys copy (`StateSource.forms` decides when); only
+    ///     keys that name one of them are read, the others being IntervalClient's own gates. Nil
+    ///     when the keys are the state.
     /// - Throws: ``FirstTimeError/duplicateKey(_:at:)`` when two keys name the same gate.
     package static func read(_ entries: some Sequence<(key: String, value: PlistValue)>,
                                        copyOf primary: FirstTimeRecords? = nil) throws(FirstTimeError) -> ArchiveJudgement {

@@ -244,12 +244,9 @@ public enum Migration {
     /// of ``StateForm/defaultsArchive`` refuses it, whatever the target, `force` included.
     /// - Parameters:
     ///   - forms: the forms the domain holds (`StateSource.forms`).
-    ///   - target: where the state goes.
-    ///   - options: how (``Options``).
     ///   - existing: the value a key holds now, or nil.
-    ///   - read: the records (and findings) of one form; its error says why the state is
-    ///     unreadable. It judges the archive key too when the archive is not the source (is a
-    ///     `YCFirstTime` already there state, and the same state?).
+    ///   - read: the records (and findings) of one form, the archive key's too when the archive
+    ///     is not the source; its error says why the state is unreadable.
     /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
     ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off.
     package static func plan(forms: [StateForm], to target: Target, options: Options,

@@ -3,11 +3,6 @@ package import PlistCore
 /// A domain of keys and values that can hold YCFirstTime state: a defaults file's top level
 /// (``PlistCore/PlistDictionary``, in the tool and the store) or the app's `UserDefaults` (in
 /// FirstTimeMigration). ``StateSource`` finds, reads and writes the state's forms through it.
-///
-/// ```swift
-/// var domain = PlistDictionary([("Theme", .string("dark"))])
-/// try domain.setPlistValues([("YCFirstTime.records", RecordsFormat.plist(records))])
-/// ```
 package protocol StateDomain {
     /// Every key the domain holds, in its order (a list, so that finding the forms walks it
     /// without going through the protocol once per key).
@@ -66,14 +61,6 @@ extension PlistDictionary: StateDomain {
 /// records, and the domain with new records in every form it holds. The one reading and
 /// writing of the forms, for the tool's files (`StateFile`, `StateWriter`), the store and the
 /// on-device `FirstTimeMigration`; the archive itself is decoded by the caller's reader.
-///
-/// ```swift
-/// let source = StateSource(domain, key: "YCFirstTime") { bytes in try? LegacyArchive.read(binary: bytes).records }
-/// let plain = try source.read(.plainRecords, failure: { $0 }, archive: { bytes throws(FirstTimeError) in
-///     try LegacyArchive.read(binary: bytes)
-/// })
-/// let edited = try source.written(newRecords, replacing: plain.records)
-/// ```
 package struct StateSource<Domain: StateDomain> {
     /// The domain.
     package let domain: Domain

@@ -4,11 +4,7 @@ package import PlistCore
 /// Renders any property list, and any NSKeyedArchiver archive's object graph, as JSON that
 /// loses nothing: class names and chains, exact numbers, data, dates and UIDs, cycles marked.
 ///
-/// Value mapping: string → string; integer → integer (exact decimal, 64-bit and 16-byte up to
-/// 128 bits, `PlistInteger/description`); real →
-/// number in shortest round-trip form (non-finite: `{"$real": "NaN"}`); boolean; data →
-/// `{"$data": base64}`; plist date → `{"$date": seconds since 2001}`; UID → `{"$uid": n}` outside
-/// an archive's graph; `$null` → `null`.
+/// The value mapping is docs/json-format.md's (`{"$data": base64}`, `{"$uid": n}`, exact numbers).
 package enum ArchiveDump {
     /// How shared objects are printed.
     package enum SharedObjects: Sendable {

@@ -22,8 +22,6 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case wrongVersion(found: String)
     /// `$objects[0]` is not the string `$null`.
     case missingNull
-    /// A UID points past the end of `$objects`.
-    case danglingUID(UInt64, objectCount: Int, at: ObjectPath)
     /// A value has another property-list type than the archive needs there.
     case unexpected(expected: PlistKind, found: PlistKind, at: ObjectPath)
 
@@ -43,7 +41,6 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .wrongArchiver(found): return "is \(quoted(found)), expected \(quoted(KeyedArchive.archiverName))"
         case let .wrongVersion(found): return "is \(found), expected \(KeyedArchive.archiverVersion)"
         case .missingNull: return "$objects[0] must be \"$null\""
-        case let .danglingUID(uid, count, _): return "UID \(uid) is outside $objects (\(count) objects)"
         case let .unexpected(.dictionary, found, .topLevel):
             return "the top level is \(found.typeName), not an archive dictionary"
         case let .unexpected(expected, found, _): return "expected \(expected.typeName), found \(found.typeName)"
@@ -54,7 +51,7 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     public var path: ObjectPath? {
         switch self {
         case .plist: return nil
-        case let .missing(at), let .danglingUID(_, _, at), let .unexpected(_, _, at): return at
+        case let .missing(at), let .unexpected(_, _, at): return at
         case .wrongArchiver: return .key("$archiver")
         case .wrongVersion: return .key("$version")
         case .missingNull: return ObjectPath.key("$objects").index(0)

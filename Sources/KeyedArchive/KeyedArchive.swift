@@ -16,11 +16,6 @@ package struct KeyedArchive: Sendable {
     /// domain)?": an archive, possibly a broken one, when it carries any of the envelope keys
     /// (``envelopeKeys``). A broken one (`{"$objects": [...]}` alone) is still an archive, judged
     /// by what its envelope lacks, never read as a defaults domain.
-    ///
-    /// ```swift
-    /// KeyedArchive.isEnvelope(PlistDictionary([("$objects", .array([]))]))    // true: broken
-    /// KeyedArchive.isEnvelope(PlistDictionary([("AppleLanguages", .array([]))]))  // false
-    /// ```
     /// - Parameter dictionary: a property list's top-level dictionary.
     package static func isEnvelope(_ dictionary: PlistDictionary) -> Bool {
         // One pass over the keys: a defaults domain may hold many.
@@ -84,13 +79,5 @@ package struct KeyedArchive: Sendable {
         otherEnvelopeKeys = envelope.map(\.key).filter { key in
             !Self.envelopeKeys.contains { exactlyEqual($0, key) }
         }
-    }
-
-    /// The UID stored under `$top[name]`.
-    /// - Throws: when `name` is missing.
-    package func topUID(_ name: String = "root") throws(ArchiveError) -> UInt64 {
-        guard let value = top[name] else { throw .missing(at: .key("$top").key(name)) }
-        guard case let .uid(uid) = value else { throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(name)) }
-        return uid
     }
 }

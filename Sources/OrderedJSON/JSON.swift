@@ -142,13 +142,10 @@ extension JSON {
 
     /// Appends `s` as a JSON string literal to UTF-8 bytes.
     ///
-    /// `"` and `\` are escaped, the short escapes (`\n`, `\t`, ...) and `\u001b` are used
-    /// for C0 controls as JSON requires, and `\u` escapes (lower-case hexadecimal) also for the
-    /// characters that act on a terminal when JSON is printed on one, which JSON allows raw:
-    /// DEL (`\u007f`), the C1 controls U+0080-U+009F (`\u009b`, the 8-bit CSI), the line and
-    /// paragraph separators (`\u2028`, `\u2029`) and the bidirectional controls U+200E,
-    /// U+200F, U+202A-U+202E and U+2066-U+2069 (`\u202e`). Any JSON reader gives back the
-    /// same string: the text round-trips exactly.
+    /// `"`, `\` and C0 controls are escaped as JSON requires, and with `\u` escapes also the
+    /// characters that act on a terminal, which JSON allows raw (DEL, C1 controls, the line and
+    /// paragraph separators, bidirectional controls; docs/commands.md lists them). Any JSON
+    /// reader gives back the same string.
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         var s = s

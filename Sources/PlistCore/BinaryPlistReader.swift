@@ -1,17 +1,11 @@
 /// Reads a binary property list into a `PlistValue` in pure Swift, for code that cannot link
 /// libplist (the on-device FirstTimeMigration library).
 ///
-/// The bytes first pass ``BinaryPlistScanner``, the same guard that stands before libplist: the
-/// trailer, offset table, every reference, cycles, depth, the expansion budget, strings (no NUL,
-/// no lone surrogate) and repeated dictionary keys are checked there. This reader then builds
-/// exactly the values the libplist path (`PropertyList.read`) builds from the same bytes: 1-, 2-
-/// and 4-byte integers unsigned, 8-byte signed, 16-byte as CoreFoundation's 128-bit integers
-/// (``PlistInteger/unsigned(_:)`` or ``PlistInteger/wide(high:low:)``); 4-byte reals as
-/// `PlistValue.real32(_:)`; dates as their exact seconds; dictionaries in file order.
-/// `PureBinaryReaderTests` (in PlistTests) holds the two readers to that on every fixture and
-/// Apple archive. libplist 2.2.0 keeps only the low 64 bits of a 16-byte integer and widens a
-/// 4-byte real to 8 bytes, so the libplist path builds the value of a file holding either here
-/// (``read(scanned:)``).
+/// The bytes first pass ``BinaryPlistScanner``, the same guard that stands before libplist; this
+/// reader then builds exactly the values the libplist path (`PropertyList.read`) builds from the
+/// same bytes, which `PureBinaryReaderTests` holds on every fixture and Apple archive. libplist
+/// 2.2.0 keeps only the low 64 bits of a 16-byte integer and widens a 4-byte real, so the
+/// libplist path builds the value of a file holding either here (``read(scanned:)``).
 package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
     /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).

@@ -56,10 +56,6 @@ package indirect enum PlistValue: Sendable {
     package var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
     /// The number, when this is a real of either size (a 4-byte real widened, which is exact
     /// for every finite value).
-    ///
-    /// ```swift
-    /// PlistValue.real32(Float(0.1).bitPattern).realValue == Double(Float(0.1))   // 0.10000000149011612
-    /// ```
     package var realValue: Double? {
         switch self {
         case let .real(d): return d
@@ -265,11 +261,6 @@ package struct PlistDictionary: Sendable, Equatable, Sequence {
         return index
     }
 
-    /// Inserts an entry at a position; the caller guarantees the key is new.
-    package mutating func insert(_ key: String, _ value: PlistValue, at index: Int) {
-        entries.insert((key, value), at: Swift.min(Swift.max(index, 0), entries.count))
-    }
-
     /// Exact, ordered equality.
     package static func == (lhs: PlistDictionary, rhs: PlistDictionary) -> Bool {
         lhs.entries.count == rhs.entries.count && zip(lhs.entries, rhs.entries).allSatisfy {
@@ -299,13 +290,10 @@ package struct ExactKey: Hashable, Sendable {
 
 /// Positions of a list of keys by exact bytes: linear searches while the list is short or few
 /// questions have been asked of it, then a hash index built once. The one answer to "is this key
-/// there, and where?" in a migration, whichever side is large: a records migration asks two or
-/// three questions of a file of 100,000 keys (indexing them all was a noticeable share of such a
-/// run) and asks each of the file's keys whether it is one of the two or three it removes
-/// (hashing every file key for it cost more than the searches); a rollback asks each file key about a
-/// removed key per gate, and both lists are long. Eight linear searches cost about what building
-/// the index does, so neither choice costs more than twice the better one. Figures:
-/// docs/performance.md, "Why the code is shaped this way".
+/// there, and where?" in a migration, whichever side is large (a records migration asks a few
+/// questions of a large file, a rollback many of many). Eight linear searches cost about what
+/// building the index does, so neither choice costs more than twice the better one
+/// (docs/performance.md, "Why the code is shaped this way").
 package struct ExactKeyPositions {
     /// The keys: a list, or a dictionary's own entries (not copied into a list, which made a
     /// migration measurably slower; docs/performance.md).

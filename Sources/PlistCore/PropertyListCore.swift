@@ -69,13 +69,9 @@ package enum PropertyList {
         return (format, try checked.get())
     }
 
-    /// Serializes a value.
-    ///
-    /// Both formats are written by ycft itself, exactly and in Apple's manner: binary because
-    /// libplist 2.2.0's `plist_to_bin` is superlinear (unusable on a large archive; its times
-    /// are in docs/performance.md) and not Apple-shaped (see `BinaryPlistWriter`), XML because
-    /// libplist 2.2.0's XML writer turns `-0.0` into `0.0`. Every file ycft writes reads back
-    /// through libplist to the same value.
+    /// Serializes a value, in either format by ycft's own writer (`BinaryPlistWriter` and
+    /// `XMLPlistWriter` say why not libplist's). Every file ycft writes reads back through
+    /// libplist to the same value.
     /// - Throws: ``PlistError/unwritable(_:at:)`` for a string holding NUL (libplist stores C
     ///   strings), a UID above 2^32-1, or a value XML cannot hold exactly.
     package static func write(_ value: PlistValue, format: PlistFormat) throws(PlistError) -> [UInt8] {

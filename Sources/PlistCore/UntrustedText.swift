@@ -4,11 +4,9 @@
 /// in its own escaping (`\u001b`, which OrderedJSON's writer uses for these same characters).
 /// ``sanitized(_:)`` is the last pass of every writer of terminal-facing text.
 ///
-/// Style: `\\` for a backslash, `\n`, `\t`, `\r`, and `\u{1B}` (Swift's form, hexadecimal,
-/// upper case) for every other C0 or C1 control character, DEL, the line and paragraph
-/// separators U+2028/U+2029, and the bidirectional controls (U+061C, U+200E, U+200F, U+202A-U+202E,
-/// U+2066-U+2069) that can make a terminal show text other than what the file holds. So an ESC
-/// from a file never reaches the terminal, and one line of output stays one line.
+/// Style: `\\`, `\n`, `\t`, `\r`, and `\u{1B}` (Swift's form) for every other character
+/// `needsEscape` names (docs/commands.md lists them), so an ESC from a file never reaches the
+/// terminal, and one line of output stays one line.
 ///
 /// ```swift
 /// UntrustedText.escaped("a\u{1B}[31mb")   // a\u{1B}[31mb
@@ -31,13 +29,10 @@
         return out + "\""
     }
 
-    /// The last line of defence, for the writers of terminal-facing text (standard error,
-    /// `status`'s table, `verify --format github|junit`): every character ``escaped(_:)``
-    /// escapes is escaped the same way, except the line feed, which ends the tool's own lines,
-    /// and the backslash, so text already escaped passes unchanged (`sanitized(escaped(s))`
-    /// is `escaped(s)`). Whatever a message forgot to escape, no control character, DEL,
-    /// C1 control (the 8-bit CSI U+009B among them) or bidirectional control reaches the
-    /// terminal raw.
+    /// The last line of defence, for the writers of terminal-facing text: what ``escaped(_:)``
+    /// escapes but the line feed (which ends the tool's own lines) and the backslash (so
+    /// `sanitized(escaped(s))` is `escaped(s)`). Whatever a message forgot to escape never
+    /// reaches the terminal raw.
     ///
     /// ```swift
     /// UntrustedText.sanitized("a\u{1B}]0;t\u{7}\n")   // a\u{1B}]0;t\u{7} and a line feed

@@ -1,15 +1,11 @@
 /// Where the elements an ``ObjectPath`` names are in an XML property list, by line: the one
 /// locator behind `verify --format github`'s `line=`.
 ///
-/// A path names the deepest element of it that the document holds: `$objects[5]` the sixth
-/// child of the `$objects` array, `$objects[5].lastTime` the value element after
-/// `<key>lastTime</key>` in that object's `<dict>` (its `<dict>` when it has no such key),
-/// `$top.root` the value of `root` in `$top`, `interval.k` the value of that top-level key,
-/// `top level` the `<plist>`'s value. A path of which no step is in the document, the whole file
-/// (``ObjectPath/file``), a binary property list, a document the XML guard refuses and one with
-/// a carriage return that ends no line feed (where editors and XML disagree about lines) have no
-/// line: none rather than a wrong one. A JSON member (`records["k"]`) lies inside a string;
-/// the string's element is as deep as the document goes.
+/// A path names the deepest element of it that the document holds (`$objects[5].lastTime`: the
+/// value element after `<key>lastTime</key>` in that object's `<dict>`, else the `<dict>`). A
+/// path of which no step is in the document, the whole file, a binary property list, a document
+/// the XML guard refuses and one with a carriage return that ends no line feed (where editors
+/// and XML disagree about lines) have no line: none rather than a wrong one.
 ///
 /// ```swift
 /// let lines = XMLPlistLines.lines(of: [.object(5).key("lastTime"), .file], in: bytes)

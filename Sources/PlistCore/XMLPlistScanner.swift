@@ -1,27 +1,11 @@
 /// Checks an XML property list before libplist parses it, so that what libplist builds is what
 /// Apple's parser (CoreFoundation's `CFPropertyList.c`) would read, or the file is refused.
 ///
-/// libplist 2.2.0 recurses once per nesting level, passes NUL bytes and character references to
-/// surrogates into C strings, skips double-quoted text inside markup, reads values loosely
-/// (`<integer>010</integer>` as octal 8, `12abc` as 12, an empty `<integer/>` as 0, an
-/// out-of-range integer as anything, `<real>0x1p3</real>` as 8, a malformed date as 1970, bad
-/// base64 as empty data, `<true>false</true>` as true), keeps one of two equal keys, drops a key
-/// with no value and ignores a second `<plist>`. This scanner reads the document as a strict
-/// grammar and refuses each of those, naming the key path:
-///
-/// - one `<plist>` element (attributes allowed there only) holding one value; before it only an
-///   optional byte-order mark, the XML declaration, a DOCTYPE without an internal subset,
-///   comments and whitespace; after it only comments and whitespace;
-/// - `<dict>` alternates `<key>` and a value, with no key twice (compared after entity decoding);
-/// - `<integer>`: optional whitespace and sign, then decimal digits without a leading zero, or
-///   `0x` and hexadecimal digits, within -2^63 ... 2^64-1;
-/// - `<real>`: a decimal number (digits, fraction, exponent) that does not overflow, or `nan`,
-///   `inf`, `infinity` in any case with an optional sign;
-/// - `<date>`: exactly `YYYY-MM-DDTHH:MM:SSZ`, a real calendar instant in years 1-9999;
-/// - `<data>`: base64 with correct padding, whitespace allowed;
-/// - `<true/>`, `<false/>`: empty;
-/// - `<string>`, `<key>`: text, CDATA and the five predefined entities and character references
-///   (not to NUL or surrogates); no NUL bytes anywhere; no other entity.
+/// libplist 2.2.0 recurses once per nesting level and reads values loosely (`010` as octal 8,
+/// `12abc` as 12, a malformed date as 1970, bad base64 as empty data), keeps one of two equal
+/// keys and ignores a second `<plist>`. This scanner reads the document as the strict grammar
+/// docs/safety.md lists (one `<plist>`, alternating `<key>` and value, exact numbers, dates and
+/// base64, no NUL or other entities) and refuses each of those, naming the key path.
 ///
 /// It also bounds nesting (``PlistLimits/maxDepth``) and counts the values libplist will build.
 struct XMLPlistScanner {

@@ -6,11 +6,6 @@ import Darwin
 #endif
 
 /// The regular files below a directory, and the directories below it that could not be read.
-///
-/// ```swift
-/// let listing = try DirectoryListing.regularFiles(below: "Preferences")
-/// for path in listing.unreadable { print("\(path.path): \(path.error)") }   // "locked: Permission denied"
-/// ```
 package struct DirectoryListing: Sendable, Equatable {
     /// A directory that `opendir(3)` or `readdir(3)` refused.
     package struct Unreadable: Sendable, Equatable {
@@ -87,7 +82,7 @@ package struct DirectoryListing: Sendable, Equatable {
 }
 
 /// One open directory stream, closed when dropped.
-private final class DirectoryHandle {
+final class DirectoryHandle {
     #if canImport(Darwin)
     typealias Stream = UnsafeMutablePointer<DIR>
     #else

@@ -10,24 +10,11 @@ import Darwin
 /// On Linux a POSIX ACL is the attribute `system.posix_acl_access`; `user.*` attributes are the
 /// owner's to set, `security.*` and `trusted.*` need privileges (`CAP_SYS_ADMIN`, `CAP_SETFCAP`)
 /// that a user's process lacks.
-///
-/// ```swift
-/// if case let .replaced(path, notKept) = try SafeFile.write(bytes, to: "prefs.plist"), !notKept.isEmpty {
-///     print("\(path): lost \(notKept.map(\.description).joined(separator: ", "))")
-///     // "prefs.plist: lost security.evm (Operation not permitted)"
-/// }
-/// ```
 package struct AttributeNotKept: Sendable, Equatable, CustomStringConvertible {
     /// The attribute's name (`security.evm`, `system.posix_acl_access`, `user.origin`).
     package let name: String
     /// The failure reading it from the original or setting it on the replacement.
     package let error: SystemError
-
-    /// Creates a value.
-    package init(name: String, error: SystemError) {
-        self.name = name
-        self.error = error
-    }
 
     /// `security.evm (Operation not permitted)`.
     package var description: String { "\(name) (\(error))" }

@@ -37,7 +37,7 @@ import Darwin
 /// try SafeFile.write(newBytes, to: "prefs.plist", options: options)
 /// ```
 package enum SafeFile {
-    /// How ``write(_:to:options:)`` may treat the target.
+    /// How ``write(_:to:options:beforeSwap:)`` may treat the target.
     package struct WriteOptions: Sendable {
         /// Replace the target only while it is still this file, unchanged (from ``InputFile``).
         package var expected: FileIdentity?
@@ -68,7 +68,7 @@ package enum SafeFile {
         }
     }
 
-    /// What ``write(_:to:options:)`` did, and to which path (a followed link's target).
+    /// What ``write(_:to:options:beforeSwap:)`` did, and to which path (a followed link's target).
     package enum WriteOutcome: Sendable, Equatable {
         /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
         /// included) of the original that the replacement could not be given.
@@ -93,34 +93,23 @@ package enum SafeFile {
         }
     }
 
-    /// Writes `bytes` to `path` by the policy above.
+    /// Writes `bytes` to `path` by the policy above. `beforeSwap`, when given, is called with the
+    /// target's path between the last look at the target and the swap: for tests that race a
+    /// real process there (the tool's debug-only test hooks).
     /// - Returns: what was done, and where.
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
-    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> WriteOutcome {
-        try write(bytes, to: path, options: options, hooks: CommitHooks())
+    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
+                             beforeSwap: ((String) -> Void)? = nil) throws(FileError) -> WriteOutcome {
+        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
-    /// ``write(_:to:options:)`` with test seams (``CommitHooks``).
+    /// ``write(_:to:options:beforeSwap:)`` with test seams (``CommitHooks``).
     static func write(_ bytes: [UInt8], to path: String, options: WriteOptions, hooks: CommitHooks) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: path, options: options) {
         case let .done(outcome): return outcome
         case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
-    }
-
-    /// ``write(_:to:options:)`` that calls `beforeSwap` with the target's path between the last
-    /// look at the target and the swap: for tests that race a real process there (the tool's
-    /// debug-only test hooks). Nil: exactly ``write(_:to:options:)``.
-    package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions,
-                             beforeSwap: ((String) -> Void)?) throws(FileError) -> WriteOutcome {
-        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
-    }
-
-    /// ``commit(_:)`` that calls `beforeSwap` for each replaced file between its last look and
-    /// its swap (see ``write(_:to:options:beforeSwap:)``).
-    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)?) -> [Result<WriteOutcome, FileError>] {
-        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
     /// Seams for tests that must act at the one moment a race needs: after the writer's last
@@ -148,14 +137,6 @@ package enum SafeFile {
         }
     }
 
-    /// Keeps the file at `path` under `path + suffix` before it is replaced (the path only; see
-    /// ``keepBackup(of:expected:suffix:bytes:)``, which this calls).
-    /// - Returns: the backup's path.
-    /// - Throws: ``FileError``; no backup exists then.
-    package static func backup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> String {
-        try keepBackup(of: path, expected: expected, suffix: suffix, bytes: bytes).path
-    }
-
     /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
     /// replace it guarded failed (the file is then as it was, and a backup of it is clutter):
     /// only a new one, and only while its name still holds the very file it linked.
@@ -166,12 +147,10 @@ package enum SafeFile {
     }
 
     /// Keeps the file at `path` under `path + suffix` before it is replaced: a hard link to the
-    /// very file that was read (its owner, mode, times, extended attributes and ACLs kept), or,
-    /// where the file system has no hard links, a new file with `bytes` and the original's mode,
-    /// owner, extended attributes and ACLs. An existing backup is never replaced: the names `SUFFIX`, `SUFFIX.1` ...
-    /// `SUFFIX.99` are tried in turn, and a name that already holds this original (the same
-    /// inode, unchanged, or a regular file with exactly `bytes`: what a run killed after its
-    /// backup and before its rename leaves) is that backup, reused rather than made again.
+    /// very file that was read, or, where the file system has no hard links, a copy with `bytes`
+    /// and the original's mode, owner, extended attributes and ACLs. An existing backup is never
+    /// replaced: `SUFFIX`, `SUFFIX.1` ... `SUFFIX.99` are tried in turn, and one that already
+    /// holds this original (what a run killed before its rename leaves) is reused.
     /// - Parameters:
     ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
@@ -215,8 +194,6 @@ package enum SafeFile {
 
     /// Whether the existing `candidate` already is a backup of the file read (`expected`, with
     /// `bytes`): the same inode, unchanged, or a regular file (not a link) with exactly `bytes`.
-    /// Reads at most `bytes.count + 1` bytes; never blocks on a pipe or device (only a regular
-    /// file is opened).
     static func holdsOriginal(_ candidate: String, expected: FileStatus, bytes: [UInt8]) -> Bool {
         guard case let .success(existing) = FileStatus.of(candidate, followLinks: false), existing.kind == .regular else { return false }
         if existing.identity == expected.identity { return true }
@@ -247,12 +224,10 @@ package enum SafeFile {
     /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
     /// with its status.
     ///
-    /// With `lock`, the file is read to be changed in place, and an exclusive advisory lock
-    /// (`flock`) is taken and held until the returned value's ``InputFile/release()`` or its end:
-    /// two ycft processes never work on one file at once. Only a regular file (or a link to one)
-    /// is changed in place: anything else is refused before it is opened, so nothing blocks
-    /// (see `openForChange(_:)`). Without `lock`, pipes, devices and `/dev/stdin` are read as
-    /// streams.
+    /// With `lock`, the file is read to be changed in place (only a regular file, see
+    /// `openForChange(_:)`) under an exclusive `flock`, held until ``InputFile/release()`` or
+    /// the value's end: two ycft processes never work on one file at once. Without `lock`,
+    /// pipes, devices and `/dev/stdin` are read as streams.
     /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
     ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
     ///   ``FileError/Reason/descriptorName`` for what is not changed in place).
@@ -287,13 +262,11 @@ package enum SafeFile {
         return InputFile(path: path, bytes: bytes, status: before, lock: lock ? handle : nil)
     }
 
-    /// Opens a file that is to be changed in place, for reading, refusing at once what is not a
-    /// regular file: a name of an open descriptor (``namesDescriptor(_:)``) by its name, then
-    /// anything `stat(2)` does not call a regular file (a named pipe, a device, a socket, a
-    /// directory) without opening it. The open itself is non-blocking, and `fstat(2)` checks
-    /// that the descriptor is the regular file the `stat` saw (a pipe put in its place meanwhile
-    /// is refused, not waited on). A symbolic link to a regular file is followed, as the writer
-    /// follows it.
+    /// Opens a file that is to be changed in place, for reading, refusing what is not a regular
+    /// file (a descriptor name, then whatever `stat(2)` does not call regular) before opening
+    /// it. The open is non-blocking and `fstat(2)` checks it got the file `stat` saw, so a pipe
+    /// put in its place meanwhile is refused, not waited on. Links are followed, as the writer
+    /// follows them.
     /// - Returns: the open descriptor (the caller closes it) and its status.
     /// - Throws: ``FileError`` with operation ``FileError/Operation/inPlace`` and reason
     ///   ``FileError/Reason/descriptorName`` or ``FileError/Reason/notRegularFile(_:)``;
@@ -350,13 +323,10 @@ package enum SafeFile {
     }
 
     /// Where an output path that names an open descriptor (``namesDescriptor(_:)``) may be
-    /// written: the one place that decides it for every command that writes. Standard output and
-    /// standard error of this process (`/dev/stdout`, `/dev/stderr`, `/dev/fd/1`,
-    /// `/proc/self/fd/2`, `/proc/PID/fd/1` with this process's PID, or a link to one) are
-    /// written as streams; any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`,
-    /// another process's `/proc/PID/fd/N`) is refused, because the file behind it would be
-    /// replaced (`ycft pack -o /dev/stdin r.json < v.plist` replaced v.plist before 2026-12).
-    /// Decided from names and links alone: nothing is opened.
+    /// written: the one place that decides it for every command that writes. This process's
+    /// standard output and error (by any such name, or a link to one) are written as streams;
+    /// any other descriptor name is refused, because the file behind it would be replaced
+    /// (`ycft pack -o /dev/stdin r.json < v.plist` would replace v.plist). Nothing is opened.
     /// - Returns: 1 or 2 for standard output or standard error; nil when `path` names no descriptor.
     /// - Throws: ``FileError`` with operation ``FileError/Operation/write`` and reason
     ///   ``FileError/Reason/descriptorName`` for any other descriptor name.
@@ -414,14 +384,6 @@ package enum SafeFile {
         return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
-    /// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
-    /// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
-    package static func writeFully(_ bytes: [UInt8], to fd: Int32) throws(SystemError) { try writeAll(fd, bytes) }
-
-    /// Reads a descriptor to its end, or until more than `limit` bytes were read.
-    /// - Throws: ``SystemError`` from `read(2)`.
-    package static func readFully(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] { try readAll(fd, limit: limit) }
-
     /// Flushes a directory's entries (renames) to disk.
     package static func syncDirectory(_ directory: String) {
         let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -456,7 +418,7 @@ package enum SafeFile {
     // MARK: - Replacing and creating
 
     /// Whether the regular file at `target` (with `status`, as read) may be replaced with
-    /// `options`: the one rule ``write(_:to:options:)`` applies, for a caller that must know
+    /// `options`: the one rule ``write(_:to:options:beforeSwap:)`` applies, for a caller that must know
     /// before it does work the user would lose (`ycft edit` asks before opening the editor).
     /// - Throws: ``FileError`` (``FileError/Reason/readOnly(permissions:)`` when it is read-only,
     ///   or `access(2)` refuses, and `options.replaceReadOnly` is false).
@@ -499,7 +461,7 @@ package enum SafeFile {
     // MARK: - Group commit
 
     /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
-    /// ``commit(_:)``.
+    /// ``commit(_:beforeSwap:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
         case done(WriteOutcome)
@@ -507,12 +469,11 @@ package enum SafeFile {
         case pending(PendingWrite)
     }
 
-    /// Like ``write(_:to:options:)``, but a regular file's new content is only written to its
-    /// unnamed temporary: ``commit(_:)`` then flushes a whole group at once (one `syncfs`) and
-    /// puts each in place. The guarantee is the same (no file is renamed into place before its
-    /// data is on disk, and each is still refused if it changed since it was read); the cost of
-    /// one flush per file is paid once per group. Keep groups small: each holds a descriptor.
-    /// - Throws: ``FileError`` for what ``write(_:to:options:)`` refuses before writing.
+    /// Like ``write(_:to:options:beforeSwap:)``, but a regular file's new content is only written
+    /// to its unnamed temporary: ``commit(_:beforeSwap:)`` then flushes a whole group at once (one
+    /// `syncfs`) and puts each in place, with the same guarantees. Keep groups small: each holds
+    /// a descriptor.
+    /// - Throws: ``FileError`` for what ``write(_:to:options:beforeSwap:)`` refuses before writing.
     package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         if let fd = try standardStream(forOutput: path) {
@@ -553,18 +514,17 @@ package enum SafeFile {
     }
 
     /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
-    /// puts each in place (refusing one whose target changed), in order.
+    /// puts each in place (refusing one whose target changed), in order; `beforeSwap` as for
+    /// ``write(_:to:options:beforeSwap:)``.
     /// - Returns: each write's outcome or error.
-    package static func commit(_ pending: [PendingWrite]) -> [Result<WriteOutcome, FileError>] {
-        commit(pending, flushFileSystem: flushAll)
+    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)? = nil) -> [Result<WriteOutcome, FileError>] {
+        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
     }
 
-    /// ``commit(_:)`` with the file-system flush given: one call per file system the group's
+    /// ``commit(_:beforeSwap:)`` with the file-system flush given: one call per file system the group's
     /// temporaries are on (a group can span several: `migrate --in-place` of files on two
     /// mounts), each answering whether that flush covered its files. A file whose file system was
     /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
-    /// Until 2026-12 only the first file's file system was flushed and every file was then
-    /// treated as flushed.
     static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool,
                        hooks: CommitHooks = CommitHooks()) -> [Result<WriteOutcome, FileError>] {
         var flushedDevices: [UInt64: Bool] = [:]
@@ -637,7 +597,7 @@ package struct InputFile: Sendable {
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
-/// be flushed and put in place by ``SafeFile/commit(_:)``. Dropped uncommitted, it leaves nothing
+/// be flushed and put in place by ``SafeFile/commit(_:beforeSwap:)``. Dropped uncommitted, it leaves nothing
 /// (its temporary discards itself).
 package final class PendingWrite {
     fileprivate let temporary: Temporary
@@ -828,24 +788,17 @@ private final class Temporary {
 
     /// Replaces the target with this file, but only the very file that was read (`expected`).
     ///
-    /// On Linux the file is swapped with the target by `renameat2(2)` with `RENAME_EXCHANGE`,
-    /// which is atomic: the file that was at the target is then under the temporary's name,
-    /// where it is looked at. If it is the file that was read (device, inode, size and
-    /// modification time), its name is removed: the replacement is done. If it is not (another
-    /// program put a new version in place after the writer's last look), the two are swapped
-    /// back at once: the other program's file is in place again, ycft's is removed, and the
-    /// write fails with ``FileError/Reason/changedSinceRead``. A target that is gone (`ENOENT`)
-    /// is refused the same way. No other program's file is ever overwritten.
+    /// On Linux `renameat2(2)` with `RENAME_EXCHANGE` swaps the two atomically; the file swapped
+    /// out is then looked at under the temporary's name: the file read (device, inode, size and
+    /// modification time) loses its name; another program's is swapped back at once and the
+    /// write fails with ``FileError/Reason/changedSinceRead`` (so does a target that is gone).
+    /// Where the swap is unsupported (`EINVAL`, `ENOSYS`, `EOPNOTSUPP`: old kernels, some NFS or
+    /// FUSE) the file is renamed over the target, and a file put in place after the last look is
+    /// overwritten undetected.
     ///
-    /// Where `RENAME_EXCHANGE` is not supported (`EINVAL`, `ENOSYS`, `EOPNOTSUPP`: Linux before
-    /// 3.15, some file systems such as older NFS or FUSE, and other systems), the file is renamed
-    /// over the target as before: a file another program puts in place between the writer's last
-    /// look and that `rename(2)` is overwritten (its write is lost) and not detected.
-    ///
-    /// Limits even with the swap: if yet another program replaces the target in the
-    /// microseconds between the swap and the swap back, that newer file ends up under the
-    /// temporary's name (`.NAME.ycft-XXXXXXXXXXXX`), kept, not deleted, and not in place; and a
-    /// file whose inode, size and modification time all equal the one read is taken for it.
+    /// Limits even with the swap: a file put in place in the instant between swap and swap back
+    /// stays under the temporary's name, kept; a file equal in inode, size and modification time
+    /// to the one read is taken for it.
     /// - Parameters:
     ///   - expected: the identity of the file that was read.
     ///   - exchange: false forces the plain `rename` (for tests of the fallback).
@@ -961,7 +914,9 @@ private let linuxRenameExchange: UInt32 = 1 << 1
 private let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
 #endif
 
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+/// Writes all of `bytes` to a descriptor, retrying short writes and `EINTR`.
+/// - Throws: ``SystemError`` from `write(2)` (`EPIPE`, `ENOSPC`, `EBADF`, `EIO`...).
+package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     var offset = 0
     while offset < bytes.count {
         let n = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
@@ -973,7 +928,9 @@ func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     }
 }
 
-func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
+/// Reads a descriptor to its end, or until more than `limit` bytes were read.
+/// - Throws: ``SystemError`` from `read(2)`.
+package func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while out.count <= limit {

@@ -13,14 +13,6 @@ import Darwin
 /// - ``read(_:limit:)`` reads it without following links, only when it is a regular file, and
 ///   never more than the limit (the size is checked before a byte is read);
 /// - ``remove()`` removes the directory and everything in it; ``keep()`` leaves it in place.
-///
-/// ```swift
-/// let scratch = try ScratchDirectory.make(in: "/tmp", prefix: "ycft-edit-")
-/// defer { scratch.remove() }
-/// try scratch.create("records.json", bytes)
-/// // ... the editor changes scratch.path(of: "records.json") ...
-/// let edited = try scratch.read("records.json", limit: 32 << 20)   // nil: larger than the limit
-/// ```
 package final class ScratchDirectory {
     /// The directory's path (`PARENT/PREFIXxxxxxx`).
     package let path: String
@@ -154,17 +146,10 @@ package final class ScratchDirectory {
             close(copy)
             return []
         }
-        defer { closedir(stream) }
         rewinddir(stream)
+        let handle = DirectoryHandle(stream)  // closes the stream, and so the copy
         var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    PathBytes.decode(cString: $0)
-                }
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
+        while let name = handle.next() { names.append(name) }
         return names
     }
 }

@@ -8,12 +8,9 @@ import PlistCore
 /// attached (`-j1`), `--` ends options, a lone `-` is an operand (standard input or output), and
 /// options and operands may interleave.
 ///
-/// The spec decides everything the parser refuses, with the same words in every command: an
-/// unknown option (with "did you mean"), a value given to a flag or missing, a value that is not
-/// of the option's ``CommandSpec/Option/Kind`` (a choice not in the list, a bad size or number),
-/// an old spelling, two options of an ``CommandSpec/Exclusive`` group, and too few or too many
-/// operands. Commands read what was given through typed accessors keyed by
-/// ``CommandSpec/Option/Name``; an option's default is the spec's.
+/// The spec decides everything the parser refuses, with the same words in every command.
+/// Commands read what was given through typed accessors keyed by ``CommandSpec/Option/Name``;
+/// an option's default is the spec's.
 ///
 /// Arguments arrive as ``PathBytes`` strings (the process's raw `argv`). Paths may be any bytes;
 /// every other value and operand (keys, versions, times, zones, rules, formats) must be UTF-8,

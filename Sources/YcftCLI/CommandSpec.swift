@@ -169,7 +169,6 @@ struct CommandSpec: Sendable {
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
-
     /// An option's value as errors name it (``Option/placeholder``): `'--time-zone <zone>'`.
     func placeholder(_ name: String) -> String { option(name)?.placeholder ?? "<value>" }
 

@@ -47,27 +47,22 @@ enum EditCommands {
             if case .none = version, case .none = time {
                 throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
             }
-            if case let .some(given) = time {
-                if let text = given {
-                    if seconds && text != "now" {
-                        // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
-                        // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
-                        let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
-                            && text.unicodeScalars.contains { ("0"..."9").contains($0) }
-                        guard decimal, let value = Double(text), value.isFinite else {
-                            throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
-                                             + "of seconds since 2001 (with --seconds)")
-                        }
-                        lastTime = .some(value)
-                    } else {
-                        lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
-                                                                also: "seconds since 2001 with --seconds").seconds)
-                    }
-                } else {
-                    lastTime = .some(nil)
+            switch time {
+            case .none: lastTime = .none
+            case .some(nil): lastTime = .some(nil)
+            case let .some(text?) where seconds && text != "now":
+                // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
+                // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
+                let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
+                    && text.unicodeScalars.contains { ("0"..."9").contains($0) }
+                guard decimal, let value = Double(text), value.isFinite else {
+                    throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
+                                     + "of seconds since 2001 (with --seconds)")
                 }
-            } else {
-                lastTime = .none
+                lastTime = .some(value)
+            case let .some(text?):
+                lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
+                                                        also: "seconds since 2001 with --seconds").seconds)
             }
         }
     }
@@ -77,15 +72,11 @@ enum EditCommands {
         let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: clock)
         let (key, version, lastTime) = (options.key, options.version, options.lastTime)
         return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
-            apply(&records, key, version, lastTime)
+            var record = records[key] ?? FirstTimeRecord()
+            if case let .some(v) = version { record.lastVersion = v }
+            if case let .some(t) = lastTime { record.lastTime = t }
+            records[key] = record
         }
-    }
-
-    private static func apply(_ records: inout FirstTimeRecords, _ key: String, _ version: String??, _ time: Double??) {
-        var record = records[key] ?? FirstTimeRecord()
-        if case let .some(v) = version { record.lastVersion = v }
-        if case let .some(t) = time { record.lastTime = t }
-        records[key] = record
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {

@@ -10,14 +10,12 @@ import Darwin
 /// Running the user's editor in the foreground, as `git commit` and `crontab -e` do, and the
 /// signals that end `ycft edit` meanwhile.
 ///
-/// The editor runs through `/bin/sh -c` in ycft's own process group (no `setsid`, no
-/// `setpgid`), so on a terminal it is in the foreground group and may read and draw; Foundation's
-/// `Process` started it in a new session, where a terminal editor stopped at once and ycft
-/// waited forever. While it runs, SIGINT and SIGQUIT are left to it (typed at the terminal,
-/// they reach the editor itself; ycft does not die under it, as with `system(3)`); SIGTERM and
-/// SIGHUP are passed on to it and remembered (``stopSignal``), so the caller can remove its
-/// files and end by the same signal once the editor has gone. The terminal's settings are put
-/// back afterwards in case the editor died without restoring them.
+/// The editor runs through `/bin/sh -c` in ycft's own process group, so on a terminal it is in
+/// the foreground group and may read and draw (Foundation's `Process` starts a new session,
+/// where a terminal editor stops at once). While it runs, SIGINT and SIGQUIT are left to it, as
+/// with `system(3)`; SIGTERM and SIGHUP are passed on to it and remembered (``stopSignal``), so
+/// the caller can clean up and end by the same signal once the editor has gone. The terminal's
+/// settings are put back afterwards in case the editor died without restoring them.
 enum ForegroundEditor {
     /// How an editor run ended.
     enum Outcome: Equatable {

@@ -9,10 +9,8 @@ enum Help {
     /// The column option and subcommand help starts at.
     static let gutter = 26
 
-    static var main: String { main(width: defaultWidth) }
-
     /// `ycft --help`, wrapped to `width` columns.
-    static func main(width: Int) -> String {
+    static func main(width: Int = defaultWidth) -> String {
         let commands = CommandSpec.all.map { row($0.name, [$0.abstract], width: width) }
             + [row("help", ["Show help for a subcommand."], width: width)]
         return """
@@ -140,8 +138,6 @@ enum Help {
         out += spec.footer
         return spec.footer.isEmpty ? String(out.dropLast()) : out
     }
-
-    static var verify: String { text(.verify) }
 
     /// The rule table as the README shows it (a test keeps the README equal to this).
     static var ruleTableMarkdown: String {

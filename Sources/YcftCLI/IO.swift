@@ -24,20 +24,17 @@ package struct CommandIO: Sendable {
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (`SafeFile/read(_:limit:lock:)`).
     package var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
-    /// The one file writer (`SafeFile/write(_:to:options:)`). The live one prints a warning on
+    /// The one file writer (`SafeFile/write(_:to:options:beforeSwap:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
     /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
     package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
-    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:)`).
+    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:beforeSwap:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
-    /// Keeps a file under a backup name (`SafeFile/backup(of:expected:suffix:bytes:)`): the path only.
-    package var backupFile: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
-        throws(FileError) -> String
     /// Keeps a file under a backup name, reusing one that already holds it
-    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`); by default `backupFile`'s path, not reused.
+    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`).
     package var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
     /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
@@ -68,13 +65,13 @@ package struct CommandIO: Sendable {
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
-    /// Creates an IO from closures (files in memory: `writeFile` and `backupFile` as given).
+    /// Creates an IO from closures (files in memory: `writeFile` and `keepBackup` as given).
     package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
                 writeStderr: @escaping @Sendable (String) -> Void,
                 readStdin: @escaping @Sendable (Int) throws(FileError) -> [UInt8],
                 readFile: @escaping @Sendable (String, Int, Bool) throws(FileError) -> InputFile,
                 writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
-                backupFile: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> String,
+                keepBackup: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> SafeFile.Backup,
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
         self.writeStdout = writeStdout
         self.writeStderr = writeStderr
@@ -82,10 +79,7 @@ package struct CommandIO: Sendable {
         self.readFile = readFile
         self.writeFile = writeFile
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
-        self.backupFile = backupFile
-        self.keepBackup = { path, read, suffix, bytes throws(FileError) in
-            SafeFile.Backup(path: try backupFile(path, read, suffix, bytes), reused: false)
-        }
+        self.keepBackup = keepBackup
         self.stdoutIsTerminal = stdoutIsTerminal
     }
 
@@ -99,7 +93,7 @@ package struct CommandIO: Sendable {
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
             readStdin: { limit throws(FileError) in
                 if streams.standardInputWasClosed { throw FileError(.read, "<stdin>", .system(SystemError(errno: EBADF))) }
-                do throws(SystemError) { return try SafeFile.readFully(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
+                do throws(SystemError) { return try readAll(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
@@ -118,8 +112,8 @@ package struct CommandIO: Sendable {
                     return outcome
                 }
             },
-            backupFile: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.backup(of: path, expected: read, suffix: suffix, bytes: bytes)
+            keepBackup: { path, read, suffix, bytes throws(FileError) in
+                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -128,9 +122,6 @@ package struct CommandIO: Sendable {
             // Standard streams and descriptors are written at once, through the streams.
             if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
             return try SafeFile.stage(bytes, to: path, options: options)
-        }
-        io.keepBackup = { path, read, suffix, bytes throws(FileError) in
-            try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
@@ -174,7 +165,7 @@ func makeDirectories(_ path: String) throws(SystemError) {
     }
 }
 
-/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:)`` with default
+/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:beforeSwap:)`` with default
 /// options would refuse, found without writing. Standard output and error are always writable.
 /// - Throws: ``FileError`` as the writer would throw it.
 func checkWritableLive(_ path: String) throws(FileError) {
@@ -225,12 +216,6 @@ package struct StreamFailures: Sendable, Equatable {
     package var standardOutput: SystemError?
     /// The first failure writing standard error.
     package var standardError: SystemError?
-
-    /// Creates a value (no failures by default).
-    package init(standardOutput: SystemError? = nil, standardError: SystemError? = nil) {
-        self.standardOutput = standardOutput
-        self.standardError = standardError
-    }
 }
 
 /// The process's standard streams: the only path by which ycft prints. A write never traps: the
@@ -288,7 +273,7 @@ package final class OutputChannel: Sendable {
                 failure = SystemError(errno: EBADF)
                 return
             }
-            do throws(SystemError) { try SafeFile.writeFully(bytes, to: descriptor) } catch { failure = error }
+            do throws(SystemError) { try writeAll(descriptor, bytes) } catch { failure = error }
         }
     }
 

@@ -32,11 +32,9 @@ extension MigrateCommand {
     }
 
     static func listed(_ keys: [String]) -> String {
-        let shown = keys.prefix(10).map { quoted($0) }.joined(separator: ", ")
+        let shown = keys.prefix(10).map(UntrustedText.quoted).joined(separator: ", ")
         return keys.count > 10 ? shown + ", and \(keys.count - 10) more" : shown
     }
-
-    static func quoted(_ s: String) -> String { UntrustedText.quoted(s) }
 
     static func dryRunLine(_ path: String, _ outcome: Migration.Outcome) -> String {
         switch outcome.status {
@@ -44,9 +42,9 @@ extension MigrateCommand {
         case .skipped: return "\(Ycft.shown(path)): skipped (no source state)\n"
         case .migrated:
             var parts: [String] = []
-            parts += outcome.added.map { "+\(quoted($0))" }
-            parts += outcome.removed.map { "-\(quoted($0))" }
-            parts += outcome.changed.map { "~\(quoted($0))" }
+            parts += outcome.added.map { "+\(UntrustedText.quoted($0))" }
+            parts += outcome.removed.map { "-\(UntrustedText.quoted($0))" }
+            parts += outcome.changed.map { "~\(UntrustedText.quoted($0))" }
             return "\(Ycft.shown(path)): would migrate \(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"): \(parts.joined(separator: " "))\n"
         }
     }

@@ -188,7 +188,6 @@ enum StatusCommand {
         return Double(days) * (library == .v1 ? RunRules.legacyDay : RunRules.day)
     }
 
-
     /// Whether the gate's calendar unit is one Foundation cannot add (`date(byAdding:)` is
     /// nil), so IntervalClient runs it every time.
     static func addsNothing(_ rule: GateRule) -> Bool {

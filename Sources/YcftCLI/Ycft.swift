@@ -32,8 +32,7 @@ package enum Ycft {
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
     /// before anything opens a file, then runs the tool.
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
-    ///   strings, so a file name that is not UTF-8 keeps its bytes (`main.swift` decodes them;
-    ///   `CommandLine.arguments` would have replaced them with U+FFFD).
+    ///   strings (`main.swift` says why).
     /// - Returns: the exit status.
     package static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
@@ -44,10 +43,7 @@ package enum Ycft {
     /// A failed write to standard output ends in `ycft: cannot write standard output: REASON`
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
-    /// least 2 (the run's messages were lost).
-    ///
-    /// Everything written to standard error passes `UntrustedText/sanitized(_:)` (see
-    /// `terminalSafe(_:)`): whatever a message holds, no control character reaches the terminal raw.
+    /// least 2 (the run's messages were lost). Standard error is ``terminalSafe(_:)``.
     /// - Returns: the exit status.
     package static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)
@@ -72,8 +68,7 @@ package enum Ycft {
     }
 
     /// `io` with a standard error writer that cannot put a control character on the terminal:
-    /// every write goes through ``UntrustedText/sanitized(_:)`` (keeps line feeds and text
-    /// already escaped, escapes C0, C1, DEL and bidirectional controls), except the whole-write
+    /// every write goes through ``UntrustedText/sanitized(_:)``, except the whole-write
     /// sequences of ``TerminalControl``.
     static func terminalSafe(_ io: CommandIO) -> CommandIO {
         var safe = io
@@ -91,10 +86,7 @@ package enum Ycft {
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
-        guard let first = arguments.first else {
-            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-            return Exit.success.rawValue
-        }
+        let first = arguments.first ?? "--help"  // no arguments: the top-level help
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
@@ -119,17 +111,14 @@ package enum Ycft {
             io.writeStdout(Array(Manual.page(date: versionDate).utf8))
             return Exit.success.rawValue
         case "help":
-            guard let name = rest.first else {
-                io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-                return Exit.success.rawValue
-            }
-            // `help help` (and `help --help`) is the top-level help, which says what help does,
-            // as swift-argument-parser answers it.
+            // `help`, `help help` (and `help --help`) is the top-level help, which says what help
+            // does, as swift-argument-parser answers it.
+            let name = rest.first ?? "help"
             let command = Command(rawValue: name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
             }
-            guard rest.count == 1 else {
+            guard rest.count <= 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
             io.writeStdout(Array((command.map { Help.text($0.spec, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth())).utf8))
@@ -195,8 +184,6 @@ package enum Ycft {
             case .edit: return .edit
             }
         }
-
-        var usage: String { spec.usageLine }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.

@@ -100,7 +100,7 @@ let hardRecords = records([
         let archive = try KeyedArchive(plist: encoded)
         #expect(archive.archiver == "NSKeyedArchiver")
         #expect(archive.version == .signed(100_000))
-        #expect(try archive.topUID() == 1)
+        #expect(archive.top["root"] == .uid(1))
     }
 }
 

@@ -167,14 +167,14 @@ import Glibc
         try writeBytes([0xEE], to: URL(fileURLWithPath: file + ".bak"))
         let input = try SafeFile.read(file, limit: 10)
         let status = try #require(input.status)
-        let backup = try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
+        let backup = try SafeFile.keepBackup(of: file, expected: status, suffix: ".bak", bytes: input.bytes).path
         #expect(backup == file + ".bak.1")
         #expect(try readBytes(URL(fileURLWithPath: file + ".bak")) == [0xEE])
         #expect(try self.status(backup).identity == status.identity)
         // Asked again for the same file (a rerun after a kill), the backup it has is reused.
         let second = try SafeFile.keepBackup(of: file, expected: status, suffix: ".bak", bytes: input.bytes)
         #expect(second == SafeFile.Backup(path: file + ".bak.1", reused: true))
-        #expect(try SafeFile.backup(of: file, expected: status, suffix: ".bak", bytes: input.bytes) == file + ".bak.1")
+        #expect(try SafeFile.keepBackup(of: file, expected: status, suffix: ".bak", bytes: input.bytes).path == file + ".bak.1")
         #expect(!FileManager.default.fileExists(atPath: file + ".bak.2"))
     }
 

@@ -47,9 +47,9 @@ final class FakeIO: @unchecked Sendable {
                 self.lock.withLock { self.files[path] = bytes }
                 return .replaced(path)
             },
-            backupFile: { path, _, suffix, bytes in
+            keepBackup: { path, _, suffix, bytes in
                 self.lock.withLock { self.files[path + suffix] = bytes }
-                return path + suffix
+                return SafeFile.Backup(path: path + suffix, reused: false)
             },
             stdoutIsTerminal: { self.terminal })
         io.terminalWidth = { self.width }
@@ -68,7 +68,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     func mainHelp(_ arguments: [String]) {
         let fake = FakeIO()
         #expect(fake.run(arguments) == 0)
-        #expect(fake.stdoutText == YcftCLI.Help.main)
+        #expect(fake.stdoutText == YcftCLI.Help.main())
         #expect(fake.stderr.isEmpty)
     }
 
@@ -84,7 +84,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     }
 
     @Test func mainHelpGolden() {
-        #expect(YcftCLI.Help.main == """
+        #expect(YcftCLI.Help.main() == """
         OVERVIEW: Read, check, migrate and rewrite the state archives of YCFirstTime.
 
         USAGE: ycft <subcommand>

@@ -42,7 +42,7 @@ import TestSupport
           migrate                 Move state in defaults files to
                                   the plain format and back.
         """))
-        #expect(help(["--help"], width: 80) == YcftCLI.Help.main)
+        #expect(help(["--help"], width: 80) == YcftCLI.Help.main())
     }
 
     /// Exact text at two widths: paragraphs and option help run on, an item ending in ';'

@@ -169,7 +169,7 @@ import TestSupport
 
     @Test func everyRuleIsListedInHelp() {
         for rule in ContractRule.allCases {
-            #expect(YcftCLI.Help.verify.contains("  \(rule.rawValue) (\(rule.severity.rawValue))"))
+            #expect(YcftCLI.Help.text(.verify).contains("  \(rule.rawValue) (\(rule.severity.rawValue))"))
         }
     }
 }

@@ -42,9 +42,9 @@ final class MemoryFiles: Sendable {
                 self.state.withLock { $0.files[path] = bytes; $0.writes.append(path) }
                 return .replaced(path)
             },
-            backupFile: { path, _, suffix, bytes in
+            keepBackup: { path, _, suffix, bytes in
                 self.state.withLock { $0.files[path + suffix] = bytes; $0.writes.append(path + suffix) }
-                return path + suffix
+                return SafeFile.Backup(path: path + suffix, reused: false)
             },
             stdoutIsTerminal: { false })
     }
