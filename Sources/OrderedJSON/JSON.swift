@@ -1,7 +1,7 @@
 /// A JSON value that keeps what Foundation's JSON types lose: the order of object members,
 /// members whose keys are canonically equivalent (`"é"` and `"e\u{301}"` stay two keys), and
 /// the exact text of numbers.
-package indirect enum JSON: Sendable, Equatable {
+package enum JSON: Sendable, Equatable {
     /// `null`.
     case null
     /// `true` or `false`.
