@@ -191,16 +191,7 @@ enum Manual {
                 out.append(line)
                 continue
             }
-            var current = ""
-            for word in line.split(separator: " ") {
-                if !current.isEmpty, current.utf8.count + 1 + word.utf8.count > 80 {
-                    out.append(safe(current))
-                    current = String(word)
-                } else {
-                    current += current.isEmpty ? String(word) : " " + word
-                }
-            }
-            out.append(safe(current))
+            out += Help.wrap(line, width: 80, length: \.utf8.count).map(safe)
         }
         return out.joined(separator: "\n")
     }
