@@ -64,17 +64,11 @@ private struct EditSession {
     let editor: String
     let temporaryDirectory: String
     let limit: Int
-    private var scratch: ScratchDirectory?
-    private var handlers: ForegroundEditor.Handlers?
-    private var end = End.open
+    var scratch: ScratchDirectory?
+    var handlers: ForegroundEditor.Handlers?
+    var end = End.open
     /// The scratch file holds the user's edit, which is not in FILE unless `rewriteState` wrote it.
-    private var holdsEdit = false
-
-    init(editor: String, temporaryDirectory: String, limit: Int) {
-        self.editor = editor
-        self.temporaryDirectory = temporaryDirectory
-        self.limit = limit
-    }
+    var holdsEdit = false
 
     /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
     /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
