@@ -67,9 +67,8 @@ enum EditCommands {
         }
     }
 
-    static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
-        throws(UsageError) -> Ycft.Exit {
-        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: clock)
+    static func set(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: { Date().timeIntervalSinceReferenceDate })
         let (key, version, lastTime) = (options.key, options.version, options.lastTime)
         return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             var record = records[key] ?? FirstTimeRecord()

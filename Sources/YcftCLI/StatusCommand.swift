@@ -82,8 +82,8 @@ enum StatusCommand {
         }
     }
 
-    static func run(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
-        throws(UsageError) -> Ycft.Exit {
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let clock = { Date().timeIntervalSinceReferenceDate }
         let options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
         let (appVersion, nowText, zoneName, givenZone, library) = (options.appVersion, options.nowText, options.zoneName, options.givenZone, options.library)
         let (settings, gates, json, compact, key, limits, path) = (options.settings, options.gates, options.json, options.compact, options.key, options.limits, options.path)

@@ -90,11 +90,9 @@ package enum Ycft {
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-            return Exit.success.rawValue
+            return output(Help.main(width: io.terminalWidth()), io: io)
         case "--version":
-            io.writeStdout(Array("ycft \(version)\n".utf8))
-            return Exit.success.rawValue
+            return output("ycft \(version)\n", io: io)
         case "--generate-completion-script":
             guard let shell = rest.first else {
                 return usage(UsageError("Missing value for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
@@ -104,86 +102,54 @@ package enum Ycft {
                              command: nil, io: io)
             }
             guard rest.count == 1 else { return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, io: io) }
-            io.writeStdout(Array(script.utf8))
-            return Exit.success.rawValue
+            return output(script, io: io)
         case "--generate-manual":
             guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
-            io.writeStdout(Array(Manual.page(date: versionDate).utf8))
-            return Exit.success.rawValue
+            return output(Manual.page(date: versionDate), io: io)
         case "help":
             // `help`, `help help` (and `help --help`) is the top-level help, which says what help
             // does, as swift-argument-parser answers it.
             let name = rest.first ?? "help"
-            let command = Command(rawValue: name)
+            let command = CommandSpec.named(name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
             }
             guard rest.count <= 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
-            io.writeStdout(Array((command.map { Help.text($0.spec, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth())).utf8))
-            return Exit.success.rawValue
+            return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
         default:
-            guard let command = Command(rawValue: first) else {
+            guard let command = CommandSpec.named(first) else {
                 let error: UsageError = first.hasPrefix("-") ? .unknownOption(first, among: topLevelOptions)
                     : .unknownSubcommand(first, among: subcommandNames + ["help"])
                 return usage(error, command: nil, io: io)
             }
             if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-                io.writeStdout(Array(Help.text(command.spec, width: io.terminalWidth()).utf8))
-                return Exit.success.rawValue
+                return output(Help.text(command, width: io.terminalWidth()), io: io)
             }
-            do {
-                switch command {
-                case .dump: return try DumpCommand.run(rest, io: io).rawValue
-                case .pack: return try PackCommand.run(rest, io: io).rawValue
-                case .verify: return try VerifyCommand.run(rest, io: io).rawValue
-                case .migrate: return try MigrateCommand.run(rest, io: io).rawValue
-                case .status: return try StatusCommand.run(rest, io: io).rawValue
-                case .set: return try EditCommands.set(rest, io: io).rawValue
-                case .unset: return try EditCommands.unset(rest, io: io).rawValue
-                case .reset: return try EditCommands.reset(rest, io: io).rawValue
-                case .edit: return try EditCommands.edit(rest, io: io).rawValue
-                }
-            } catch {
-                return usage(error, command: command, io: io)
-            }
+            do { return try command.run(rest, io).rawValue } catch { return usage(error, command: command, io: io) }
         }
+    }
+
+    /// Writes `text` to standard output: the answer of help, `--version` and the generators.
+    private static func output(_ text: String, io: CommandIO) -> Int32 {
+        io.writeStdout(Array(text.utf8))
+        return Exit.success.rawValue
     }
 
     /// What `ycft` takes before a subcommand (for "did you mean").
     static let topLevelOptions = ["--version", "--generate-completion-script", "--generate-manual", "-h", "--help"]
-    static let subcommandNames = Command.allCases.map(\.rawValue)
+    static let subcommandNames = CommandSpec.all.map(\.name)
 
-    private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
+    private static func usage(_ error: UsageError, command: CommandSpec?, usageLine: String? = nil, io: CommandIO) -> Int32 {
         // The command's usage wrapped to the terminal as help wraps it (status's is 300 columns long).
         let usage = usageLine.map { "Usage: " + $0 }
-            ?? command.map { Help.usage($0.spec, head: "Usage: ycft \($0.rawValue) ", width: io.terminalWidth()) }
+            ?? command.map { Help.usage($0, head: "Usage: ycft \($0.name) ", width: io.terminalWidth()) }
             ?? "Usage: ycft <subcommand>"
-        let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
+        let helpHint = command.map { "ycft \($0.name) --help" } ?? "ycft --help"
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.
         io.writeStderr("Error: \(PathBytes.displayed(error.message))\n\(usage)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue
-    }
-
-    /// The subcommands.
-    enum Command: String, CaseIterable {
-        case dump, pack, verify, migrate, status, set, unset, reset, edit
-
-        /// The command's description: options, help, usage.
-        var spec: CommandSpec {
-            switch self {
-            case .dump: return .dump
-            case .pack: return .pack
-            case .verify: return .verify
-            case .migrate: return .migrate
-            case .status: return .status
-            case .set: return .set
-            case .unset: return .unset
-            case .reset: return .reset
-            case .edit: return .edit
-            }
-        }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.
