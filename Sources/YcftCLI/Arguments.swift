@@ -55,7 +55,7 @@ final class ParsedArguments {
             }
             let (spelling, inline) = Self.split(arg)
             guard let option = spec.option(spelling) else {
-                throw UsageError.unknownOption(spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
+                throw UsageError.unknown("option", spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
             }
             if case let .renamed(replacement) = option.kind { throw UsageError("'\(spelling)' is now \(replacement)") }
             if !option.takesValue, inline != nil { throw UsageError("'\(spelling)' takes no value") }
@@ -286,16 +286,11 @@ struct UsageError: Error {
     let message: String
     init(_ message: Message) { self.message = message.text }
 
-    /// `Unknown option '--compat'. Did you mean '--compact'?` (the suggestion only when close).
-    static func unknownOption(_ name: String, among names: [String]) -> UsageError {
-        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown option '\(name)'") }
-        return UsageError("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
-    }
-
-    /// `Unknown subcommand 'verfy'. Did you mean 'verify'?` (the suggestion only when close).
-    static func unknownSubcommand(_ name: String, among names: [String]) -> UsageError {
-        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown subcommand '\(name)'") }
-        return UsageError("Unknown subcommand '\(name)'. Did you mean '\(suggestion)'?")
+    /// `Unknown option '--compat'. Did you mean '--compact'?`, `Unknown subcommand 'verfy'. Did
+    /// you mean 'verify'?` (`what` is `option` or `subcommand`; the suggestion only when close).
+    static func unknown(_ what: String, _ name: String, among names: [String]) -> UsageError {
+        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown \(what) '\(name)'") }
+        return UsageError("Unknown \(what) '\(name)'. Did you mean '\(suggestion)'?")
     }
 
     /// A usage message: literal text as written, interpolations escaped. Every value comes from

@@ -112,7 +112,7 @@ package enum Ycft {
             let name = rest.first ?? "help"
             let command = CommandSpec.named(name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
-                return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
+                return usage(.unknown("subcommand", name, among: subcommandNames), command: nil, io: io)
             }
             guard rest.count <= 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
@@ -120,8 +120,8 @@ package enum Ycft {
             return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
         default:
             guard let command = CommandSpec.named(first) else {
-                let error: UsageError = first.hasPrefix("-") ? .unknownOption(first, among: topLevelOptions)
-                    : .unknownSubcommand(first, among: subcommandNames + ["help"])
+                let error: UsageError = first.hasPrefix("-") ? .unknown("option", first, among: topLevelOptions)
+                    : .unknown("subcommand", first, among: subcommandNames + ["help"])
                 return usage(error, command: nil, io: io)
             }
             if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
