@@ -171,9 +171,6 @@ struct CommandSpec: Sendable {
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
-    /// An option's value as errors name it (``Option/placeholder``): `'--time-zone <zone>'`.
-    func placeholder(_ name: String) -> String { option(name)?.placeholder ?? "<value>" }
-
     /// The subcommand called `name`, if there is one.
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
