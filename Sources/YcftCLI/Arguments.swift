@@ -9,12 +9,10 @@ import PlistCore
 /// options and operands may interleave.
 ///
 /// The spec decides everything the parser refuses, with the same words in every command.
-/// Commands read what was given through typed accessors keyed by ``CommandSpec/Option/Name``;
-/// an option's default is the spec's.
 ///
 /// Arguments arrive as ``PathBytes`` strings (the process's raw `argv`). Paths may be any bytes;
 /// every other value and operand (keys, versions, times, zones, rules, formats) must be UTF-8,
-/// which the spec decides (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Argument/acceptsBytes``):
+/// as the spec says (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Completion/isPath``):
 /// one that is not is a usage error naming it, never stored as U+FFFD.
 ///
 /// ```swift
@@ -38,7 +36,6 @@ final class ParsedArguments {
     private var defaults: [CommandSpec.Option.Name: Value] = [:]
     private var read = Set<CommandSpec.Option.Name>()
 
-    /// Parses `arguments` against `spec`.
     /// - Throws: a usage error in the tool's words for anything the spec refuses.
     init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
         self.spec = spec
@@ -89,7 +86,6 @@ final class ParsedArguments {
         }
     }
 
-    /// Whether the option was given (a flag).
     func flag(_ name: CommandSpec.Option.Name) -> Bool { values(name) != nil }
 
     /// The option's value as given (the last one given), or nil.

@@ -50,7 +50,6 @@ struct CommandSpec: Sendable {
 
         /// What the value is, and so what the parser accepts.
         enum Kind: Sendable {
-            /// No value.
             case flag
             /// UTF-8 text (a key, a version, a time the command reads).
             case text
@@ -99,15 +98,12 @@ struct CommandSpec: Sendable {
             }
         }
 
-        /// Its spellings, short first (`-o`, `--output`).
         var names: [String] { name.spellings }
         var takesValue: Bool { value != nil }
         /// The value as errors name it, the placeholder of help in swift-argument-parser's
         /// spelling: `--time-zone ZONE` in help is `'--time-zone <zone>'` in an error.
         var placeholder: String { "<" + (value ?? "value").lowercased() + ">" }
-        /// An old spelling, accepted so the command can say what replaced it; not shown.
         var hidden: Bool { if case .renamed = kind { return true } else { return false } }
-        /// Whether the value may be any bytes (a path, or part of one); else it must be UTF-8.
         var acceptsBytes: Bool { if case .bytes = kind { return true } else { return false } }
     }
 
@@ -131,7 +127,6 @@ struct CommandSpec: Sendable {
         init(_ names: [Option.Name], _ wording: Wording = .later) { (self.names, self.wording) = (names, wording) }
     }
 
-    /// One positional argument.
     struct Argument: Sendable {
         let name: String
         let completion: Completion
@@ -165,13 +160,11 @@ struct CommandSpec: Sendable {
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS).
     let footer: String
-    /// Groups of options of which one may be given.
     var exclusive: [Exclusive] = []
 
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
-    /// The subcommand called `name`, if there is one.
     static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
     /// The option named `name` (any spelling), if the command has it.

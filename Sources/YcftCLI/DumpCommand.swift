@@ -10,7 +10,6 @@ import PlistCore
 enum DumpCommand {
     enum Mode { case records, raw, objects }
 
-    /// What `dump` was asked, from its command line.
     struct Options {
         let mode: Mode
         /// With `--raw`: each shared object once.

@@ -7,16 +7,9 @@ import SafeFiles
 import FileErrors
 
 extension EditCommands {
-    /// `ycft edit FILE`: the records JSON in `$VISUAL` or `$EDITOR` (else `vi`); saved with a
-    /// mistake, the editor opens again with the error on top (`#` lines, ignored when read);
-    /// written back only on a valid change, like `crontab -e` and `kubectl edit`.
-    ///
-    /// The editor runs in the foreground with the terminal (``ForegroundEditor``), on a scratch
-    /// file in a private directory of `$TMPDIR` (``ScratchDirectory``), created anew each round
-    /// and read back without following links, at most `--max-input-size` bytes. FILE itself is
-    /// touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``). An edit that could not
-    /// be written is kept and named on stderr; the scratch directory is removed on every other
-    /// way out, SIGTERM, SIGHUP and SIGINT included.
+    /// `ycft edit FILE`, like `crontab -e` and `kubectl edit` (`CommandSpec.edit` says what the
+    /// user sees): the editor (``ForegroundEditor``) works on a scratch file (``ScratchDirectory``);
+    /// FILE is touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``).
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let (common, operands) = try commonOnly(arguments, spec: .edit)
         let path = operands[0]
@@ -58,7 +51,6 @@ private struct EditSession {
         case stopped(Stop)
     }
 
-    /// The scratch file's name in its directory.
     static let name = "records.json"
 
     let editor: String

@@ -16,14 +16,11 @@ struct FileWalk {
     /// Globs a file's name must match in a directory walk (`fnmatch`); never empty.
     var includes: [String] = ["*.plist"]
 
-    /// One input.
     struct Input {
-        /// The path to read.
         let path: String
         /// Its place below an output directory: its path below the directory operand, or a file
         /// operand's own path without a leading `/` or `.`/`..` parts.
         let mirror: String
-        /// Whether it was given as a file operand.
         let fileOperand: Bool
     }
 

@@ -43,12 +43,10 @@ package struct CommandIO: Sendable {
         throws(FileError) -> Void = { _, _, _ throws(FileError) in }
     /// Flushes directories' entries to disk (the end of a batch).
     package var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
-    /// Whether standard output is a terminal.
     package var stdoutIsTerminal: @Sendable () -> Bool
     /// The width help wraps to: `COLUMNS`, else the terminal's on standard output, else 80
     /// (as swift-argument-parser measures it).
     package var terminalWidth: @Sendable () -> Int = { 80 }
-    /// Whether standard error is a terminal.
     package var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// The status of a path, following links; nil when it does not exist.
     package var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
@@ -212,9 +210,7 @@ extension CommandIO {
 
 /// Failed writes to the standard streams during a run.
 package struct StreamFailures: Sendable, Equatable {
-    /// The first failure writing standard output.
     package var standardOutput: SystemError?
-    /// The first failure writing standard error.
     package var standardError: SystemError?
 }
 
@@ -223,11 +219,8 @@ package struct StreamFailures: Sendable, Equatable {
 /// are dropped, and ``Ycft/run(_:io:)`` turns it into a message and exit status 2 at the end
 /// (a reader that went away, `| head`, ends the run quietly).
 package final class StandardStreams: Sendable {
-    /// Standard output (descriptor 1).
     package let standardOutput: OutputChannel
-    /// Standard error (descriptor 2).
     package let standardError: OutputChannel
-    /// Whether descriptor 0 was closed when the process started.
     package let standardInputWasClosed: Bool
 
     /// The process's streams, prepared once: descriptors 0-2 that were closed at start are held
@@ -255,7 +248,6 @@ package final class StandardStreams: Sendable {
 /// One output stream: writes in full or remembers why it could not.
 package final class OutputChannel: Sendable {
     private let descriptor: Int32
-    /// Whether the descriptor was closed when the process started.
     package let wasClosed: Bool
     private let state: Mutex<SystemError?>
 
@@ -277,6 +269,5 @@ package final class OutputChannel: Sendable {
         }
     }
 
-    /// The first failure, if any.
     package var failure: SystemError? { state.withLock { $0 } }
 }

@@ -80,13 +80,11 @@ extension Ycft {
                             "roc", "bangla", "gujarati", "kannada", "malayalam", "marathi", "odia", "tamil", "telugu",
                             "vikram", "vietnamese"].filter { name(of: Locale(identifier: "und@calendar=\($0)").calendar) == $0 }
 
-        /// Whether nothing was given (the default calendar).
         var isDefault: Bool { identifier == nil && locale == nil && firstWeekday == nil && minimumDaysInFirstWeek == nil }
 
         /// The calendar's CLDR name (`gregorian`, `hebrew`, `islamic-civil`).
         static func name(of calendar: Calendar) -> String { "\(calendar.identifier)" }
 
-        /// The calendar, in `zone`.
         func calendar(in zone: TimeZone) throws(UsageError) -> Calendar {
             var calendar = Calendar(identifier: .gregorian)
             var userLocale: Locale?

@@ -6,11 +6,8 @@ import PlistCore
 import SafeFiles
 import FileErrors
 
-/// `ycft migrate`: moves YCFirstTime state in exported defaults files, one or thousands: its
-/// options, then the run. The plan (``MigrateCommand/Plan``), the workers
-/// (``MigrateCommand/process(_:mode:options:jobs:quiet:io:)``), one file's migration
-/// (``MigrateCommand/migrateOne(_:mode:options:io:run:)``), the progress display
-/// (``MigrateProgress``) and the report (``MigrateCommand/FileReport``) live in files of their own.
+/// `ycft migrate`: its options, then the run; the plan, the workers, one file's migration, the
+/// progress display and the report live in the other `Migrate*.swift` files.
 enum MigrateCommand {
     enum Destination: Equatable {
         case output(String)
@@ -18,7 +15,6 @@ enum MigrateCommand {
         case dryRun
     }
 
-    /// What `migrate` was asked, from its command line.
     struct Options {
         /// Where the state goes (`--to`).
         let target: Migration.Target
@@ -82,8 +78,6 @@ enum MigrateCommand {
             }
         }
 
-        // Plan every path before anything is written: expand directories, drop duplicates
-        // (one file named twice, or through a link), decide each output, refuse collisions.
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {

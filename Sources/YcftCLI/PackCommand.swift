@@ -7,7 +7,6 @@ import FileErrors
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {
-    /// What `pack` was asked, from its command line.
     struct Options {
         let format: PlistFormat
         /// `-o`: the archive's destination (`-` is standard output).

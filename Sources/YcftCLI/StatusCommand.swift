@@ -10,7 +10,6 @@ enum StatusCommand {
     /// One `--gate KEY=RULE`: the key, the rule, and the rule as given.
     typealias Gate = (key: String, rule: GateRule, text: String)
 
-    /// What `status` was asked, from its command line.
     struct Options {
         /// `--app-version`; nil with `--no-app-version` or neither.
         let appVersion: String?
@@ -101,8 +100,7 @@ enum StatusCommand {
             var records = FirstTimeRecords()
             var findings: [ContractFinding] = []
             var reset: ContractFinding?
-            // A defaults file with no state yet (a fresh install's, or after reset): the library
-            // finds nothing stored, and every gate runs.
+            // A defaults file with no state yet (a fresh install's, or after reset): every gate runs.
             var noState = false
             do throws(FirstTimeError) {
                 if let state = try file.heldState() {

@@ -23,7 +23,6 @@ enum VerifyCommand {
         var seconds: Double = 0
     }
 
-    /// What `verify` was asked, from its command line.
     struct Options {
         let format: Format
         let strict: Bool

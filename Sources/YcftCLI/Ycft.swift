@@ -14,14 +14,12 @@ import Darwin
 
 /// The `ycft` command line: argument handling, help text and exit status around the library.
 package enum Ycft {
-    /// The tool's version.
     package static let version = "0.1.0"
     /// The date of this version (the manual page's date).
     static let versionDate = "2026-11-30"
 
     /// Exit statuses, like `diff` and `grep`.
     package enum Exit: Int32, Sendable {
-        /// Success.
         case success = 0
         /// A negative answer: the input is not a valid archive or records file.
         case content = 1
@@ -33,7 +31,6 @@ package enum Ycft {
     /// before anything opens a file, then runs the tool.
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings (`main.swift` says why).
-    /// - Returns: the exit status.
     package static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
     }
@@ -44,7 +41,6 @@ package enum Ycft {
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
     /// least 2 (the run's messages were lost). Standard error is ``terminalSafe(_:)``.
-    /// - Returns: the exit status.
     package static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)
         let status = dispatch(arguments, io: io)
@@ -183,7 +179,6 @@ package enum Ycft {
         throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect")
     }
 
-    /// Whether an output operand means standard output (`-`, `/dev/stdout`).
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
     /// How a path from the command line or a directory walk appears in human-readable output:
