@@ -11,8 +11,8 @@ extension EditCommands {
     /// user sees): the editor (``ForegroundEditor``) works on a scratch file (``ScratchDirectory``);
     /// FILE is touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``).
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments, spec: .edit)
-        let path = operands[0]
+        let common = try Common(ParsedArguments(arguments, spec: .edit))
+        let path = common.operands[0]
         // Read as bytes (ProcessInfo's environment replaces what is not UTF-8 with U+FFFD).
         func variable(_ name: String) -> String? { getenv(name).map { PathBytes.decode(cString: $0) } }
         let editor = [variable("VISUAL"), variable("EDITOR")].compactMap { $0 }
@@ -191,10 +191,8 @@ private struct EditSession {
 
     /// A file error's cause alone (`Permission denied`), for messages that say what was done.
     private static func reason(_ error: FileError) -> String {
-        switch error.reason {
-        case let .system(system): return system.description
-        default: return error.description
-        }
+        guard case let .system(system) = error.reason else { return error.description }
+        return system.description
     }
 
     /// Reports how the edit ended, removes the scratch directory (or keeps the edit that could
