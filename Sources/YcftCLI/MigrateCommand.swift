@@ -35,8 +35,7 @@ enum MigrateCommand {
             target = try parsed.choice(.to)
             (migration.keepSource, migration.force, migration.dropVersions) = (parsed.flag(.keepSource), parsed.flag(.force), parsed.flag(.dropVersions))
             (migration.key, migration.limits) = (parsed.value(.key), parsed.limits)
-            let format = parsed.value(.plistFormat)
-            migration.outputFormat = try format == "same" ? nil : parsed.choice(.plistFormat, as: PlistFormat.self)
+            migration.outputFormat = try parsed.value(.plistFormat) == "same" ? nil : parsed.choice(.plistFormat, as: PlistFormat.self)
             let (output, inPlace, dryRun) = (parsed.given(.output), parsed.flag(.inPlace), parsed.flag(.dryRun))
             let (backup, backupGiven, noBackup) = (parsed.value(.backup), parsed.flag(.backup), parsed.flag(.noBackup))
             (walk, allowEmpty, jobs) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.allowEmpty),
