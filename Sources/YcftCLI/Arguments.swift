@@ -190,19 +190,12 @@ final class ParsedArguments {
 
     /// A size: bytes, or a number with K, M or G (binary units), at most libplist's 32-bit lengths.
     private static func size(_ text: String, for named: String) throws(UsageError) -> Int {
-        var digits = Substring(text)
-        var scale = 1
-        switch digits.last.map({ Character($0.uppercased()) }) {
-        case "K": scale = 1 << 10; digits = digits.dropLast()
-        case "M": scale = 1 << 20; digits = digits.dropLast()
-        case "G": scale = 1 << 30; digits = digits.dropLast()
-        default: break
-        }
-        guard let n = Int(digits), n > 0 else {
+        let scales = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let scale = text.last.flatMap { scales[$0.uppercased()] }
+        guard let n = Int(scale == nil ? Substring(text) : text.dropLast()), n > 0 else {
             throw UsageError("The value '\(text)' is invalid for '\(named)': expected bytes, or a number with K, M or G")
         }
-        let (size, overflow) = n.multipliedReportingOverflow(by: scale)
-        // libplist takes 32-bit lengths.
+        let (size, overflow) = n.multipliedReportingOverflow(by: scale ?? 1)
         guard !overflow, size <= Int(UInt32.max) else {
             throw UsageError("The value '\(text)' is invalid for '\(named)': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)")
         }
@@ -216,7 +209,7 @@ final class ParsedArguments {
         if arg.isEmpty, argument?.completion.isPath == true {
             throw UsageError("The argument '\(argument?.name ?? "")' is empty: give a path")
         }
-        guard let argument, !argument.acceptsBytes else { return arg }
+        guard let argument, !argument.completion.isPath else { return arg }
         return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
     }
 

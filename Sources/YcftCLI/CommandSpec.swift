@@ -132,8 +132,6 @@ struct CommandSpec: Sendable {
         let completion: Completion
         let help: [String]
 
-        /// Whether it may be any bytes (a path); else it must be UTF-8.
-        var acceptsBytes: Bool { completion.isPath }
         /// Whether it may be repeated (`PATH...`, `KEY...`).
         var repeats: Bool { name.hasSuffix("...") }
     }
