@@ -165,17 +165,9 @@ enum ForegroundEditor {
 
     /// A signal's name for messages (`SIGTERM`), or `signal N`.
     static func name(of signal: Int32) -> String {
-        switch signal {
-        case SIGHUP: return "SIGHUP"
-        case SIGINT: return "SIGINT"
-        case SIGQUIT: return "SIGQUIT"
-        case SIGKILL: return "SIGKILL"
-        case SIGSEGV: return "SIGSEGV"
-        case SIGABRT: return "SIGABRT"
-        case SIGPIPE: return "SIGPIPE"
-        case SIGTERM: return "SIGTERM"
-        default: return "signal \(signal)"
-        }
+        let names = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGKILL: "SIGKILL",
+                     SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM"]
+        return names[signal] ?? "signal \(signal)"
     }
 }
 

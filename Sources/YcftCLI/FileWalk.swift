@@ -45,12 +45,8 @@ struct FileWalk {
             result.inputs.append(Input(path: path, mirror: mirror, fileOperand: fileOperand))
         }
         for operand in operands {
-            if operand == "-" {
-                result.inputs.append(Input(path: operand, mirror: operand, fileOperand: true))
-                continue
-            }
-            guard let status = io.fileStatus(operand) else {
-                // Nothing there (or no file system to ask): reading it says what is wrong.
+            guard operand != "-", let status = io.fileStatus(operand) else {
+                // Standard input, or nothing there (or no file system to ask): reading it says what is wrong.
                 result.inputs.append(Input(path: operand, mirror: Self.mirrored(operand), fileOperand: true))
                 continue
             }

@@ -68,10 +68,10 @@ enum Help {
             if line.hasPrefix(" ") {
                 flush()
                 out.append(line)
-                continue
+            } else {
+                paragraph.append(line)
+                if line.hasSuffix(";") { flush() }
             }
-            paragraph.append(line)
-            if line.hasSuffix(";") { flush() }
         }
         flush()
         return out

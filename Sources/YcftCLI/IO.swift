@@ -71,14 +71,9 @@ package struct CommandIO: Sendable {
                 writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
                 keepBackup: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> SafeFile.Backup,
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
-        self.writeStdout = writeStdout
-        self.writeStderr = writeStderr
-        self.readStdin = readStdin
-        self.readFile = readFile
-        self.writeFile = writeFile
+        (self.writeStdout, self.writeStderr, self.readStdin, self.readFile) = (writeStdout, writeStderr, readStdin, readFile)
+        (self.writeFile, self.keepBackup, self.stdoutIsTerminal) = (writeFile, keepBackup, stdoutIsTerminal)
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
-        self.keepBackup = keepBackup
-        self.stdoutIsTerminal = stdoutIsTerminal
     }
 
     /// The real process: its standard streams (``StandardStreams/shared``) and file system.
@@ -110,9 +105,7 @@ package struct CommandIO: Sendable {
                     return outcome
                 }
             },
-            keepBackup: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
-            },
+            keepBackup: { path, read, suffix, bytes throws(FileError) in try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes) },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
         let writeThrough = io.writeFile
@@ -128,17 +121,13 @@ package struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
-        io.checkReplaceable = { path, read, options throws(FileError) in
-            try SafeFile.checkReplaceable(path, status: read, options: options)
-        }
+        io.checkReplaceable = { path, read, options throws(FileError) in try SafeFile.checkReplaceable(path, status: read, options: options) }
         io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
     }
-}
 
-extension CommandIO {
     /// `COLUMNS` when it is a positive number, else the width of the terminal on standard
     /// output (`TIOCGWINSZ`), else 80.
     static func terminalWidth(columns: String?) -> Int {
@@ -146,6 +135,16 @@ extension CommandIO {
         var size = winsize()
         guard isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)
+    }
+
+    /// The warning for a replacement that could not keep some of the original's extended
+    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
+    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
+        let notKept = outcome.attributesNotKept
+        guard !notKept.isEmpty else { return nil }
+        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
+        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
+            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
     }
 }
 
@@ -196,17 +195,6 @@ func checkWritableLive(_ path: String) throws(FileError) {
     if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
 }
 
-extension CommandIO {
-    /// The warning for a replacement that could not keep some of the original's extended
-    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
-    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
-        let notKept = outcome.attributesNotKept
-        guard !notKept.isEmpty else { return nil }
-        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
-        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
-            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
-    }
-}
 
 /// Failed writes to the standard streams during a run.
 package struct StreamFailures: Sendable, Equatable {
@@ -249,12 +237,10 @@ package final class StandardStreams: Sendable {
 package final class OutputChannel: Sendable {
     private let descriptor: Int32
     package let wasClosed: Bool
-    private let state: Mutex<SystemError?>
+    private let state = Mutex<SystemError?>(nil)
 
     init(descriptor: Int32, closed: Bool) {
-        self.descriptor = descriptor
-        wasClosed = closed
-        state = Mutex(nil)
+        (self.descriptor, wasClosed) = (descriptor, closed)
     }
 
     /// Writes all bytes, or records the failure (and drops this and every later write).

@@ -200,9 +200,7 @@ package enum Ycft {
     /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
     /// path: message` (`would drop` for a dry run).
     static func warnDropped(_ dropped: [ContractFinding], path: String, io: CommandIO, dryRun: Bool = false) {
-        for finding in dropped {
-            warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io)
-        }
+        for finding in dropped { warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
     /// What a defaults file without YCFirstTime state lacks, for `reset` and `status`:
@@ -227,9 +225,7 @@ package enum Ycft {
         let file: String?
         let message: String
         init(_ exit: Exit, _ file: String?, _ message: String) {
-            self.exit = exit
-            self.file = file
-            self.message = message
+            (self.exit, self.file, self.message) = (exit, file, message)
         }
 
         func report(_ io: CommandIO) -> Exit {
