@@ -254,14 +254,11 @@ enum Suggestion {
         if word.drop(while: { $0 == "-" }).count >= 2, let longer = named.first(where: { $0 != word && $0.hasPrefix(word) }) {
             return longer
         }
-        var best: (candidate: String, distance: Int)?
-        for candidate in named {
-            let d = distance(word, candidate)
-            let letters = candidate.drop { $0 == "-" }.count
-            guard d > 0, d < 4, 2 * d <= letters + 1, candidate != "--force" || d == 1 else { continue }
-            if best.map({ d < $0.distance }) ?? true { best = (candidate, d) }
+        let close = named.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
+            c.distance > 0 && c.distance < 4 && 2 * c.distance <= c.candidate.drop { $0 == "-" }.count + 1
+                && (c.candidate != "--force" || c.distance == 1)
         }
-        return best?.candidate
+        return close.min { $0.distance < $1.distance }?.candidate
     }
 }
 
