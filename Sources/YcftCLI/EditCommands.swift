@@ -63,12 +63,11 @@ enum EditCommands {
 
     static func set(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: { Date().timeIntervalSinceReferenceDate })
-        let (key, version, lastTime) = (options.key, options.version, options.lastTime)
         return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
-            var record = records[key] ?? FirstTimeRecord()
-            if case let .some(v) = version { record.lastVersion = v }
-            if case let .some(t) = lastTime { record.lastTime = t }
-            records[key] = record
+            var record = records[options.key] ?? FirstTimeRecord()
+            if case let .some(v) = options.version { record.lastVersion = v }
+            if case let .some(t) = options.lastTime { record.lastTime = t }
+            records[options.key] = record
         }
     }
 
