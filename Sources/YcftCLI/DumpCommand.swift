@@ -64,7 +64,8 @@ enum DumpCommand {
                     }
                 }
                 do {
-                    json = options.mode == .raw ? try ArchiveDump.raw(value, shared: options.refs ? .references : .expand) : try ArchiveDump.objects(value)
+                    json = options.mode == .raw ? try ArchiveDump.raw(value, shared: options.refs ? .references : .expand)
+                        : try ArchiveDump.objects(value)
                 } catch {
                     // A defaults file holding the archive: the way to its object table is --key.
                     if options.mode == .objects, options.key == nil,

@@ -105,7 +105,9 @@ package struct CommandIO: Sendable {
                     return outcome
                 }
             },
-            keepBackup: { path, read, suffix, bytes throws(FileError) in try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes) },
+            keepBackup: { path, read, suffix, bytes throws(FileError) in
+                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+            },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
         let writeThrough = io.writeFile
@@ -121,7 +123,9 @@ package struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
-        io.checkReplaceable = { path, read, options throws(FileError) in try SafeFile.checkReplaceable(path, status: read, options: options) }
+        io.checkReplaceable = { path, read, options throws(FileError) in
+            try SafeFile.checkReplaceable(path, status: read, options: options)
+        }
         io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }

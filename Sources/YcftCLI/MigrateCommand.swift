@@ -91,7 +91,8 @@ enum MigrateCommand {
                 problem = "it is one of the inputs"
             } else if plan.jobs.contains(where: { $0.output.map(Plan.normalized) == Plan.normalized(report) }) {
                 problem = "it is one of the outputs"
-            } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: command.migration.key, io: io, hint: "Give the report a path of its own") {
+            } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: command.migration.key, io: io,
+                                                        hint: "Give the report a path of its own") {
                 problem = refusal
             }
             if let problem {
@@ -101,7 +102,8 @@ enum MigrateCommand {
         }
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
-        let results = process(plan.jobs, mode: command.mode, target: command.target, options: command.migration, jobs: command.jobs, quiet: command.quiet, io: io)
+        let results = process(plan.jobs, mode: command.mode, target: command.target, options: command.migration, jobs: command.jobs,
+                              quiet: command.quiet, io: io)
         // The listing comes in input order (sorted within each directory), whatever the jobs did
         // first; on standard error when the report takes standard output.
         for result in results {
@@ -114,7 +116,8 @@ enum MigrateCommand {
 
         var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
         if let report = command.report {
-            let json = reportJSON(reports, target: command.target, options: command.migration, mode: command.mode).bytes(style: command.compact ? .compact : .pretty)
+            let json = reportJSON(reports, target: command.target, options: command.migration, mode: command.mode)
+                .bytes(style: command.compact ? .compact : .pretty)
             if Ycft.isStandardOutput(report) {
                 io.writeStdout(json)
             } else {

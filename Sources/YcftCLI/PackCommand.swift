@@ -66,8 +66,8 @@ enum PackCommand {
             if Ycft.isStandardOutput(options.output) {
                 io.writeStdout(archive)
             } else {
-                if !options.common.force, let refusal = OutputGuard.refusal(options.output, replacingWith: archive, key: options.common.key, io: io,
-                                                                            hint: "Use 'ycft pack --into \(Ycft.shown(options.output))' to put the archive into it, or --force to replace it") {
+                let hint = "Use 'ycft pack --into \(Ycft.shown(options.output))' to put the archive into it, or --force to replace it"
+                if !options.common.force, let refusal = OutputGuard.refusal(options.output, replacingWith: archive, key: options.common.key, io: io, hint: hint) {
                     throw Ycft.Failure(.trouble, options.output, refusal)
                 }
                 do {
