@@ -9,12 +9,10 @@ import PlistCore
 /// options and operands may interleave.
 ///
 /// The spec decides everything the parser refuses, with the same words in every command.
-/// Commands read what was given through typed accessors keyed by ``CommandSpec/Option/Name``;
-/// an option's default is the spec's.
 ///
 /// Arguments arrive as ``PathBytes`` strings (the process's raw `argv`). Paths may be any bytes;
 /// every other value and operand (keys, versions, times, zones, rules, formats) must be UTF-8,
-/// which the spec decides (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Argument/acceptsBytes``):
+/// as the spec says (``CommandSpec/Option/acceptsBytes``, ``CommandSpec/Completion/isPath``):
 /// one that is not is a usage error naming it, never stored as U+FFFD.
 ///
 /// ```swift
@@ -38,7 +36,6 @@ final class ParsedArguments {
     private var defaults: [CommandSpec.Option.Name: Value] = [:]
     private var read = Set<CommandSpec.Option.Name>()
 
-    /// Parses `arguments` against `spec`.
     /// - Throws: a usage error in the tool's words for anything the spec refuses.
     init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
         self.spec = spec
@@ -55,7 +52,7 @@ final class ParsedArguments {
             }
             let (spelling, inline) = Self.split(arg)
             guard let option = spec.option(spelling) else {
-                throw UsageError.unknownOption(spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
+                throw UsageError.unknown("option", spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
             }
             if case let .renamed(replacement) = option.kind { throw UsageError("'\(spelling)' is now \(replacement)") }
             if !option.takesValue, inline != nil { throw UsageError("'\(spelling)' takes no value") }
@@ -89,7 +86,6 @@ final class ParsedArguments {
         }
     }
 
-    /// Whether the option was given (a flag).
     func flag(_ name: CommandSpec.Option.Name) -> Bool { values(name) != nil }
 
     /// The option's value as given (the last one given), or nil.
@@ -194,19 +190,12 @@ final class ParsedArguments {
 
     /// A size: bytes, or a number with K, M or G (binary units), at most libplist's 32-bit lengths.
     private static func size(_ text: String, for named: String) throws(UsageError) -> Int {
-        var digits = Substring(text)
-        var scale = 1
-        switch digits.last.map({ Character($0.uppercased()) }) {
-        case "K": scale = 1 << 10; digits = digits.dropLast()
-        case "M": scale = 1 << 20; digits = digits.dropLast()
-        case "G": scale = 1 << 30; digits = digits.dropLast()
-        default: break
-        }
-        guard let n = Int(digits), n > 0 else {
+        let scales = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        let scale = text.last.flatMap { scales[$0.uppercased()] }
+        guard let n = Int(scale == nil ? Substring(text) : text.dropLast()), n > 0 else {
             throw UsageError("The value '\(text)' is invalid for '\(named)': expected bytes, or a number with K, M or G")
         }
-        let (size, overflow) = n.multipliedReportingOverflow(by: scale)
-        // libplist takes 32-bit lengths.
+        let (size, overflow) = n.multipliedReportingOverflow(by: scale ?? 1)
         guard !overflow, size <= Int(UInt32.max) else {
             throw UsageError("The value '\(text)' is invalid for '\(named)': at most 4294967295 bytes (4G less one byte; libplist reads 32-bit lengths)")
         }
@@ -220,7 +209,7 @@ final class ParsedArguments {
         if arg.isEmpty, argument?.completion.isPath == true {
             throw UsageError("The argument '\(argument?.name ?? "")' is empty: give a path")
         }
-        guard let argument, !argument.acceptsBytes else { return arg }
+        guard let argument, !argument.completion.isPath else { return arg }
         return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
     }
 
@@ -265,14 +254,11 @@ enum Suggestion {
         if word.drop(while: { $0 == "-" }).count >= 2, let longer = named.first(where: { $0 != word && $0.hasPrefix(word) }) {
             return longer
         }
-        var best: (candidate: String, distance: Int)?
-        for candidate in named {
-            let d = distance(word, candidate)
-            let letters = candidate.drop { $0 == "-" }.count
-            guard d > 0, d < 4, 2 * d <= letters + 1, candidate != "--force" || d == 1 else { continue }
-            if best.map({ d < $0.distance }) ?? true { best = (candidate, d) }
+        let close = named.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
+            c.distance > 0 && c.distance < 4 && 2 * c.distance <= c.candidate.drop { $0 == "-" }.count + 1
+                && (c.candidate != "--force" || c.distance == 1)
         }
-        return best?.candidate
+        return close.min { $0.distance < $1.distance }?.candidate
     }
 }
 
@@ -286,16 +272,11 @@ struct UsageError: Error {
     let message: String
     init(_ message: Message) { self.message = message.text }
 
-    /// `Unknown option '--compat'. Did you mean '--compact'?` (the suggestion only when close).
-    static func unknownOption(_ name: String, among names: [String]) -> UsageError {
-        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown option '\(name)'") }
-        return UsageError("Unknown option '\(name)'. Did you mean '\(suggestion)'?")
-    }
-
-    /// `Unknown subcommand 'verfy'. Did you mean 'verify'?` (the suggestion only when close).
-    static func unknownSubcommand(_ name: String, among names: [String]) -> UsageError {
-        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown subcommand '\(name)'") }
-        return UsageError("Unknown subcommand '\(name)'. Did you mean '\(suggestion)'?")
+    /// `Unknown option '--compat'. Did you mean '--compact'?`, `Unknown subcommand 'verfy'. Did
+    /// you mean 'verify'?` (`what` is `option` or `subcommand`; the suggestion only when close).
+    static func unknown(_ what: String, _ name: String, among names: [String]) -> UsageError {
+        guard let suggestion = Suggestion.closest(to: name, among: names) else { return UsageError("Unknown \(what) '\(name)'") }
+        return UsageError("Unknown \(what) '\(name)'. Did you mean '\(suggestion)'?")
     }
 
     /// A usage message: literal text as written, interpolations escaped. Every value comes from

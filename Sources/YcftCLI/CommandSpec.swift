@@ -50,7 +50,6 @@ struct CommandSpec: Sendable {
 
         /// What the value is, and so what the parser accepts.
         enum Kind: Sendable {
-            /// No value.
             case flag
             /// UTF-8 text (a key, a version, a time the command reads).
             case text
@@ -99,15 +98,12 @@ struct CommandSpec: Sendable {
             }
         }
 
-        /// Its spellings, short first (`-o`, `--output`).
         var names: [String] { name.spellings }
         var takesValue: Bool { value != nil }
         /// The value as errors name it, the placeholder of help in swift-argument-parser's
         /// spelling: `--time-zone ZONE` in help is `'--time-zone <zone>'` in an error.
         var placeholder: String { "<" + (value ?? "value").lowercased() + ">" }
-        /// An old spelling, accepted so the command can say what replaced it; not shown.
         var hidden: Bool { if case .renamed = kind { return true } else { return false } }
-        /// Whether the value may be any bytes (a path, or part of one); else it must be UTF-8.
         var acceptsBytes: Bool { if case .bytes = kind { return true } else { return false } }
     }
 
@@ -131,14 +127,11 @@ struct CommandSpec: Sendable {
         init(_ names: [Option.Name], _ wording: Wording = .later) { (self.names, self.wording) = (names, wording) }
     }
 
-    /// One positional argument.
     struct Argument: Sendable {
         let name: String
         let completion: Completion
         let help: [String]
 
-        /// Whether it may be any bytes (a path); else it must be UTF-8.
-        var acceptsBytes: Bool { completion.isPath }
         /// Whether it may be repeated (`PATH...`, `KEY...`).
         var repeats: Bool { name.hasSuffix("...") }
     }
@@ -151,6 +144,8 @@ struct CommandSpec: Sendable {
     }
 
     let name: String
+    /// Runs the command on the arguments after its name.
+    let run: @Sendable (_ arguments: [String], _ io: CommandIO) throws(UsageError) -> Ycft.Exit
     /// One line for the subcommand list.
     let abstract: String
     /// The OVERVIEW line.
@@ -163,14 +158,12 @@ struct CommandSpec: Sendable {
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS).
     let footer: String
-    /// Groups of options of which one may be given.
     var exclusive: [Exclusive] = []
 
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
-    /// An option's value as errors name it (``Option/placeholder``): `'--time-zone <zone>'`.
-    func placeholder(_ name: String) -> String { option(name)?.placeholder ?? "<value>" }
+    static func named(_ name: String) -> CommandSpec? { all.first { $0.name == name } }
 
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
@@ -214,7 +207,7 @@ extension CommandSpec {
     static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only."]), maxInputSize, help]
 
     static let dump = CommandSpec(
-        name: "dump", abstract: "Print the records of an archive as JSON.",
+        name: "dump", run: DumpCommand.run, abstract: "Print the records of an archive as JSON.",
         overview: "Print the records of a YCFirstTime archive, or any archive or plist, as JSON.",
         discussion: """
         FILE is anything that holds YCFirstTime state: an NSKeyedArchiver archive (binary or
@@ -247,7 +240,7 @@ extension CommandSpec {
         footer: exitStatus, exclusive: [Exclusive([.raw, .objects], .both)])
 
     static let pack = CommandSpec(
-        name: "pack", abstract: "Write records (JSON) as a legacy archive.",
+        name: "pack", run: PackCommand.run, abstract: "Write records (JSON) as a legacy archive.",
         overview: "Write records in ycft's JSON form as a legacy YCFirstTime archive.",
         discussion: """
         The archive has Apple's NSKeyedArchiver layout, with NSMutableDictionary root and
@@ -281,7 +274,7 @@ extension CommandSpec {
         footer: exitStatus, exclusive: [Exclusive([.output, .into], .oneOf)])
 
     static let verify = CommandSpec(
-        name: "verify", abstract: "Check archives against the YCFirstTime contract.",
+        name: "verify", run: VerifyCommand.run, abstract: "Check archives against the YCFirstTime contract.",
         overview: "Check YCFirstTime archives against the persistence contract.",
         discussion: """
         Each PATH is an archive, an exported defaults file holding the state (the archive,
@@ -341,7 +334,7 @@ extension CommandSpec {
     }
 
     static let migrate = CommandSpec(
-        name: "migrate", abstract: "Move state in defaults files to the plain format and back.",
+        name: "migrate", run: MigrateCommand.run, abstract: "Move state in defaults files to the plain format and back.",
         overview: "Move YCFirstTime state in exported defaults files, one or thousands.",
         discussion: """
         Each PATH is a defaults file (binary or XML; what 'defaults export' writes, or an
@@ -417,7 +410,7 @@ extension CommandSpec {
         exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)])
 
     static let status = CommandSpec(
-        name: "status", abstract: "Would each gate run now, and when next?",
+        name: "status", run: StatusCommand.run, abstract: "Would each gate run now, and when next?",
         overview: "Would each gate run now, and when next?",
         discussion: """
         FILE is anything 'ycft dump' reads, or a migrated defaults file (YCFirstTime.records,
@@ -487,7 +480,7 @@ extension CommandSpec {
         footer: exitStatus, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
 
     static let set = CommandSpec(
-        name: "set", abstract: "Set one record's version or time, in place.",
+        name: "set", run: EditCommands.set, abstract: "Set one record's version or time, in place.",
         overview: "Set one record's version or time, in place.",
         discussion: editWriting,
         usage: ["[--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time]",
@@ -506,14 +499,14 @@ extension CommandSpec {
         footer: exitStatus, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])])
 
     static let unset = CommandSpec(
-        name: "unset", abstract: "Remove records, in place.", overview: "Remove records, in place.",
+        name: "unset", run: EditCommands.unset, abstract: "Remove records, in place.", overview: "Remove records, in place.",
         discussion: editWriting, usage: ["[--key NAME] [--force] FILE KEY..."],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY...", completion: .none, help: ["The block keys to remove."])],
         options: editOptions, footer: exitStatus)
 
     static let reset = CommandSpec(
-        name: "reset", abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
+        name: "reset", run: EditCommands.reset, abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
         discussion: """
         Removes the YCFirstTime key from a defaults file (YCFirstTime.records from a
         migrated one, every interval.* number from a file of IntervalClient keys); a bare
@@ -527,7 +520,7 @@ extension CommandSpec {
         options: editOptions, footer: exitStatus)
 
     static let edit = CommandSpec(
-        name: "edit", abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
+        name: "edit", run: EditCommands.edit, abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
         overview: "Edit the records in $VISUAL or $EDITOR, in place.",
         discussion: """
         The records open as ycft's JSON form (what 'ycft dump' prints) in $VISUAL, else

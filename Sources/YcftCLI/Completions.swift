@@ -5,16 +5,10 @@ import Foundation
 /// Shell completion scripts, produced from ``CommandSpec`` (`ycft --generate-completion-script
 /// bash|zsh|fish`).
 enum Completions {
-    static let shells = ["bash", "zsh", "fish"]
+    /// Each shell and its script, made when asked for.
+    static let scripts: [(shell: String, make: @Sendable () -> String)] = [("bash", { bash }), ("zsh", { zsh }), ("fish", { fish })]
 
-    static func script(for shell: String) -> String? {
-        switch shell {
-        case "bash": return bash
-        case "zsh": return zsh
-        case "fish": return fish
-        default: return nil
-        }
-    }
+    static func script(for shell: String) -> String? { scripts.first { $0.shell == shell }?.make() }
 
     /// Words a shell must not interpret: only letters, digits and `-._=:/` reach a script
     /// unquoted; everything we generate is a name from the spec, so this is a check, not an
@@ -67,7 +61,7 @@ enum Completions {
                     return
                     ;;
                 --generate-completion-script)
-                    COMPREPLY=($(compgen -W "\(shells.joined(separator: " "))" -- "$cur"))
+                    COMPREPLY=($(compgen -W "\(scripts.map(\.shell).joined(separator: " "))" -- "$cur"))
                     return
                     ;;
 
@@ -85,11 +79,10 @@ enum Completions {
                 }
             }
             let flags = spec.options.filter { !$0.hidden }.flatMap(\.names).map(plain).joined(separator: " ")
-            let files = spec.arguments.contains { $0.completion == .file }
             out += "            esac\n"
             out += "            if [[ \"$cur\" == -* ]]; then\n"
             out += "                COMPREPLY=($(compgen -W \"\(flags)\" -- \"$cur\"))\n"
-            out += files ? "            else\n                _ycft_paths -f\n" : ""
+            out += spec.arguments.contains(where: { $0.completion == .file }) ? "            else\n                _ycft_paths -f\n" : ""
             out += "            fi\n            ;;\n"
         }
         out += """
@@ -118,14 +111,7 @@ enum Completions {
 
     /// Text inside an `_arguments` description (`[...]`), where `\` escapes: a bracket is
     /// escaped, a backslash doubled (as swift-argument-parser escapes it).
-    static func zshEscaped(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            if "\\[]".contains(c) { out.append("\\") }
-            out.append(c)
-        }
-        return out
-    }
+    static func zshEscaped(_ text: String) -> String { text.map { "\\[]".contains($0) ? "\\\($0)" : String($0) }.joined() }
 
     static var zsh: String {
         var out = """
@@ -169,8 +155,7 @@ enum Completions {
                 let body = zshQuoted("[\(zshEscaped(summary(option.help)))]\(action)")
                 out += names.count > 1 ? "                \(spelled)\(body) \\\n" : "                \(zshQuoted(spelled))\(body) \\\n"
             }
-            let files = spec.arguments.contains { $0.completion == .file }
-            out += files ? "                '*:file:_files'\n            ;;\n" : "                '*:key: '\n            ;;\n"
+            out += spec.arguments.contains(where: { $0.completion == .file }) ? "                '*:file:_files'\n            ;;\n" : "                '*:key: '\n            ;;\n"
         }
         out += """
             esac

@@ -10,7 +10,6 @@ import PlistCore
 enum DumpCommand {
     enum Mode { case records, raw, objects }
 
-    /// What `dump` was asked, from its command line.
     struct Options {
         let mode: Mode
         /// With `--raw`: each shared object once.
@@ -35,57 +34,56 @@ enum DumpCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let options = try Options(ParsedArguments(arguments, spec: .dump))
-        let (mode, refs, key, compact, limits, path) = (options.mode, options.refs, options.key, options.compact, options.limits, options.path)
-        let file = Ycft.display(path)
+        let file = Ycft.display(options.path)
         do throws(Ycft.Failure) {
-            let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
+            let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let json: JSON
-            switch mode {
+            switch options.mode {
             case .records:
                 do {
-                    let state = try StateFile(bytes, key: options.stateKey, limits: limits).state()
-                    Ycft.warn(state.findings, path: path, io: io)
-                    io.writeStdout(RecordsFormat.json(state.records).bytes(style: compact ? .compact : .pretty))
+                    let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).state()
+                    Ycft.warn(state.findings, path: options.path, io: io)
+                    io.writeStdout(RecordsFormat.json(state.records).bytes(style: options.compact ? .compact : .pretty))
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
                     if case .archive(.plist) = error {
-                        throw Ycft.Failure(.content, file, error.description + packHint(bytes, path))
+                        throw Ycft.Failure(.content, file, error.description + packHint(bytes, options.path))
                     }
                     throw Ycft.Failure(.content, file, "\(error.description) (ycft dump --raw shows everything it holds)")
                 }
             case .raw, .objects:
                 var value: PlistValue
-                do { value = try LibPlist.read(bytes, limits: limits).value } catch {
-                    throw Ycft.Failure(.content, file, error.description + packHint(bytes, path))
+                do { value = try LibPlist.read(bytes, limits: options.limits).value } catch {
+                    throw Ycft.Failure(.content, file, error.description + packHint(bytes, options.path))
                 }
-                if let key {
+                if let key = options.key {
                     // With --key, show the archive a defaults file holds under that key.
-                    do { value = try StateFile(bytes, key: key, limits: limits).archivePlist() } catch {
+                    do { value = try StateFile(bytes, key: key, limits: options.limits).archivePlist() } catch {
                         throw Ycft.Failure(.content, file, error.description)
                     }
                 }
                 do {
-                    json = mode == .raw ? try ArchiveDump.raw(value, shared: refs ? .references : .expand) : try ArchiveDump.objects(value)
+                    json = options.mode == .raw ? try ArchiveDump.raw(value, shared: options.refs ? .references : .expand)
+                        : try ArchiveDump.objects(value)
                 } catch {
                     // A defaults file holding the archive: the way to its object table is --key.
-                    if mode == .objects, key == nil,
-                       (try? StateFile(bytes, limits: limits))?.forms.contains(.defaultsArchive) == true {
+                    if options.mode == .objects, options.key == nil,
+                       (try? StateFile(bytes, limits: options.limits))?.forms.contains(.defaultsArchive) == true {
                         throw Ycft.Failure(.content, file, "a defaults file, not an archive; its archive's object table: "
-                                           + "ycft dump --objects --key \(LegacyArchive.defaultsKey) \(Ycft.shown(path))")
+                                           + "ycft dump --objects --key \(LegacyArchive.defaultsKey) \(Ycft.shown(options.path))")
                     }
                     // The library says what is wrong; the way out is a flag, which only this layer knows.
-                    let hint: String
-                    switch error {
-                    case .expansionTooLarge: hint = "; use --refs to print each object once"
-                    case .notAnArchive: hint = "; use --raw to see the property list"
-                    case .graphTooDeep: hint = "; use --objects to see the flat table"
+                    let hint = switch error {
+                    case .expansionTooLarge: "; use --refs to print each object once"
+                    case .notAnArchive: "; use --raw to see the property list"
+                    case .graphTooDeep: "; use --objects to see the flat table"
                     }
                     throw Ycft.Failure(.content, file, error.description + hint)
                 }
-                for warning in ArchiveDump.warnings(in: json) { Ycft.warn(warning, path: path, io: io) }
+                for warning in ArchiveDump.warnings(in: json) { Ycft.warn(warning, path: options.path, io: io) }
             }
-            io.writeStdout(json.bytes(style: compact ? .compact : .pretty))
+            io.writeStdout(json.bytes(style: options.compact ? .compact : .pretty))
             return .success
         } catch {
             return error.report(io)

@@ -10,25 +10,19 @@ import FileErrors
 /// back in the same form (an archive stays an archive, a defaults file keeps every other key in
 /// place), through the one writer.
 enum EditCommands {
-    /// The common options: `--key NAME`, `--force`, `--max-input-size SIZE`.
+    /// The common options, `--key NAME`, `--force` and `--max-input-size SIZE`, and the operands.
     struct Common {
         let key: String
         let force: Bool
         let limits: PlistLimits
+        let operands: [String]
 
         /// The common options as given (each one's default from the spec).
         init(_ parsed: ParsedArguments) {
-            (key, force, limits) = (parsed.value(.key), parsed.flag(.force), parsed.limits)
+            (key, force, limits, operands) = (parsed.value(.key), parsed.flag(.force), parsed.limits, parsed.operands)
         }
     }
 
-    /// Parses a command that takes only the common options: its options and its operands.
-    static func commonOnly(_ arguments: [String], spec: CommandSpec) throws(UsageError) -> (Common, [String]) {
-        let parsed = try ParsedArguments(arguments, spec: spec)
-        return (Common(parsed), parsed.operands)
-    }
-
-    /// What `set` was asked, from its command line.
     struct SetOptions {
         let common: Common
         let path: String
@@ -67,22 +61,20 @@ enum EditCommands {
         }
     }
 
-    static func set(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
-        throws(UsageError) -> Ycft.Exit {
-        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: clock)
-        let (key, version, lastTime) = (options.key, options.version, options.lastTime)
+    static func set(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: { Date().timeIntervalSinceReferenceDate })
         return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
-            var record = records[key] ?? FirstTimeRecord()
-            if case let .some(v) = version { record.lastVersion = v }
-            if case let .some(t) = lastTime { record.lastTime = t }
-            records[key] = record
+            var record = records[options.key] ?? FirstTimeRecord()
+            if case let .some(v) = options.version { record.lastVersion = v }
+            if case let .some(t) = options.lastTime { record.lastTime = t }
+            records[options.key] = record
         }
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments, spec: .unset)
-        let keys = Array(operands.dropFirst())
-        return try edit(operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+        let common = try Common(ParsedArguments(arguments, spec: .unset))
+        let keys = Array(common.operands.dropFirst())
+        return try edit(common.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             let missing = keys.filter { records[$0] == nil }
             guard missing.isEmpty else {
                 throw Ycft.Failure(.content, nil, "no record \(missing.map(UntrustedText.quoted).joined(separator: ", ")); nothing was changed")
@@ -92,15 +84,13 @@ enum EditCommands {
     }
 
     static func reset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments, spec: .reset)
-        let path = operands[0]
+        let common = try Common(ParsedArguments(arguments, spec: .reset))
+        let path = common.operands[0]
         var nothing = false
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
-            guard let reset = try judged({ () throws(FirstTimeError) in try StateWriter.reset(file) }) else {
-                nothing = true
-                return nil
-            }
+            let reset = try judged { () throws(FirstTimeError) in try StateWriter.reset(file) }
+            nothing = reset == nil
             return reset
         }
         if status == .success && nothing {
@@ -109,10 +99,8 @@ enum EditCommands {
         return status
     }
 
-    /// Reads the records of `path`, changes them, and writes them back in the file's form; a
-    /// change that leaves every record as it was leaves the file's bytes alone (the library's
-    /// rule, `StateWriter.rewrite(_:changedFrom:into:)`). A change that refuses (its message)
-    /// leaves the file alone, exit 1, as any content problem.
+    /// Reads the records of `path`, changes them, and writes them back in the file's form
+    /// (`StateWriter.rewrite(_:changedFrom:into:)`); a change that refuses leaves the file alone, exit 1.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
@@ -141,37 +129,16 @@ enum EditCommands {
         try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
     }
 
-    /// ``cycle(_:_:_:_:)`` for a change the library made: nil writes nothing; after a
-    /// write, what it dropped is said on standard error, one line each
-    /// (`ycft: FILE: warning: dropped [rule] path: message`).
+    /// The edit commands' use of the one read-change-write cycle (``StateFile``'s, which the
+    /// library's `update` and the store use too): the file is locked from read to replace and
+    /// replaced only while it is still the file read; a change that gives nil (or the same bytes)
+    /// writes nothing; after a write, what it dropped is said on standard error, one line each.
+    /// With `checkFirst`, a file the write would refuse (read-only without `--force`) is refused
+    /// before `change` runs: `ycft edit` must not let the user work on an edit that cannot land.
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
                              _ change: ([UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
         var dropped: [ContractFinding] = []
         var rounded: [(key: String, given: Double, stored: Double)] = []
-        let status = cycle(path, common, io, checkFirst: checkFirst) { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
-            guard let rewritten = try change(bytes), rewritten.bytes != bytes else { return nil }
-            (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
-            return rewritten.bytes
-        }
-        if status == .success {
-            Ycft.warnDropped(dropped, path: path, io: io)
-            // The exact number as the records format writes it (JSON's compact text ends with a newline).
-            func exact(_ time: Double) -> String { String(RecordsFormat.timeJSON(time).text(style: .compact).prefix { $0 != "\n" }) }
-            for (key, given, stored) in rounded {
-                Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
-                          + "\(exact(given)) as \(exact(stored)), its nearest value", path: path, io: io)
-            }
-        }
-        return status
-    }
-
-    /// The edit commands' use of the one read-change-write cycle (``StateFile``'s, which the
-    /// library's `update` and the store use too): the file is locked from read to replace and
-    /// replaced only while it is still the file read; a change that gives nil writes nothing.
-    /// With `checkFirst`, a file the write would refuse (read-only without `--force`) is refused
-    /// before `change` runs: `ycft edit` must not let the user work on an edit that cannot land.
-    private static func cycle(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                              _ change: ([UInt8]) throws(Ycft.Failure) -> [UInt8]?) -> Ycft.Exit {
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
             let limit = common.limits.maxInputSize
@@ -186,14 +153,25 @@ enum EditCommands {
                     do throws(FileError) { try io.checkReplaceable(path, status, options) } catch { throw Ycft.failure(error) }
                 }
                 return options
-            }, change: { (bytes: [UInt8]) throws(Ycft.Failure) in
-                do throws(Ycft.Failure) { return try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
+            }, change: { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
+                let rewritten: StateWriter.Rewrite?
+                do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
+                guard let rewritten, rewritten.bytes != bytes else { return nil }
+                (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
+                return rewritten.bytes
             }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Ycft.Failure) in
                 do throws(FileError) { _ = try io.writeFile(path, bytes, options) } catch { throw Ycft.failure(error) }
             })
-            return .success
         } catch {
             return error.report(io)
         }
+        Ycft.warnDropped(dropped, path: path, io: io)
+        // The exact number as the records format writes it (JSON's compact text ends with a newline).
+        func exact(_ time: Double) -> String { String(RecordsFormat.timeJSON(time).text(style: .compact).prefix { $0 != "\n" }) }
+        for (key, given, stored) in rounded {
+            Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
+                      + "\(exact(given)) as \(exact(stored)), its nearest value", path: path, io: io)
+        }
+        return .success
     }
 }

@@ -7,19 +7,12 @@ import SafeFiles
 import FileErrors
 
 extension EditCommands {
-    /// `ycft edit FILE`: the records JSON in `$VISUAL` or `$EDITOR` (else `vi`); saved with a
-    /// mistake, the editor opens again with the error on top (`#` lines, ignored when read);
-    /// written back only on a valid change, like `crontab -e` and `kubectl edit`.
-    ///
-    /// The editor runs in the foreground with the terminal (``ForegroundEditor``), on a scratch
-    /// file in a private directory of `$TMPDIR` (``ScratchDirectory``), created anew each round
-    /// and read back without following links, at most `--max-input-size` bytes. FILE itself is
-    /// touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``). An edit that could not
-    /// be written is kept and named on stderr; the scratch directory is removed on every other
-    /// way out, SIGTERM, SIGHUP and SIGINT included.
+    /// `ycft edit FILE`, like `crontab -e` and `kubectl edit` (`CommandSpec.edit` says what the
+    /// user sees): the editor (``ForegroundEditor``) works on a scratch file (``ScratchDirectory``);
+    /// FILE is touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``).
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let (common, operands) = try commonOnly(arguments, spec: .edit)
-        let path = operands[0]
+        let common = try Common(ParsedArguments(arguments, spec: .edit))
+        let path = common.operands[0]
         // Read as bytes (ProcessInfo's environment replaces what is not UTF-8 with U+FFFD).
         func variable(_ name: String) -> String? { getenv(name).map { PathBytes.decode(cString: $0) } }
         let editor = [variable("VISUAL"), variable("EDITOR")].compactMap { $0 }
@@ -58,23 +51,16 @@ private struct EditSession {
         case stopped(Stop)
     }
 
-    /// The scratch file's name in its directory.
     static let name = "records.json"
 
     let editor: String
     let temporaryDirectory: String
     let limit: Int
-    private var scratch: ScratchDirectory?
-    private var handlers: ForegroundEditor.Handlers?
-    private var end = End.open
+    var scratch: ScratchDirectory?
+    var handlers: ForegroundEditor.Handlers?
+    var end = End.open
     /// The scratch file holds the user's edit, which is not in FILE unless `rewriteState` wrote it.
-    private var holdsEdit = false
-
-    init(editor: String, temporaryDirectory: String, limit: Int) {
-        self.editor = editor
-        self.temporaryDirectory = temporaryDirectory
-        self.limit = limit
-    }
+    var holdsEdit = false
 
     /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
     /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
@@ -205,10 +191,8 @@ private struct EditSession {
 
     /// A file error's cause alone (`Permission denied`), for messages that say what was done.
     private static func reason(_ error: FileError) -> String {
-        switch error.reason {
-        case let .system(system): return system.description
-        default: return error.description
-        }
+        guard case let .system(system) = error.reason else { return error.description }
+        return system.description
     }
 
     /// Reports how the edit ended, removes the scratch directory (or keeps the edit that could

@@ -19,7 +19,6 @@ import Darwin
 enum ForegroundEditor {
     /// How an editor run ended.
     enum Outcome: Equatable {
-        /// It exited with this status.
         case exited(Int32)
         /// A signal ended it.
         case signaled(Int32)
@@ -38,9 +37,7 @@ enum ForegroundEditor {
         return signal == 0 ? nil : signal
     }
 
-    /// Handlers for ``handled`` in place until the returned value's ``Handlers/restore()``:
-    /// a signal is remembered (``stopSignal``) instead of ending the process, and while an
-    /// editor runs SIGTERM and SIGHUP are passed on to it.
+    /// Handlers for ``handled`` (as the type's comment says) until ``Handlers/restore()``.
     static func catchSignals() -> Handlers {
         // Initialised here, never for the first time inside the handler.
         SignalState.pending.store(0, ordering: .sequentiallyConsistent)
@@ -168,17 +165,9 @@ enum ForegroundEditor {
 
     /// A signal's name for messages (`SIGTERM`), or `signal N`.
     static func name(of signal: Int32) -> String {
-        switch signal {
-        case SIGHUP: return "SIGHUP"
-        case SIGINT: return "SIGINT"
-        case SIGQUIT: return "SIGQUIT"
-        case SIGKILL: return "SIGKILL"
-        case SIGSEGV: return "SIGSEGV"
-        case SIGABRT: return "SIGABRT"
-        case SIGPIPE: return "SIGPIPE"
-        case SIGTERM: return "SIGTERM"
-        default: return "signal \(signal)"
-        }
+        let names = [SIGHUP: "SIGHUP", SIGINT: "SIGINT", SIGQUIT: "SIGQUIT", SIGKILL: "SIGKILL",
+                     SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGPIPE: "SIGPIPE", SIGTERM: "SIGTERM"]
+        return names[signal] ?? "signal \(signal)"
     }
 }
 

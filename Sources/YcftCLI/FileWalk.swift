@@ -16,14 +16,11 @@ struct FileWalk {
     /// Globs a file's name must match in a directory walk (`fnmatch`); never empty.
     var includes: [String] = ["*.plist"]
 
-    /// One input.
     struct Input {
-        /// The path to read.
         let path: String
         /// Its place below an output directory: its path below the directory operand, or a file
         /// operand's own path without a leading `/` or `.`/`..` parts.
         let mirror: String
-        /// Whether it was given as a file operand.
         let fileOperand: Bool
     }
 
@@ -48,12 +45,8 @@ struct FileWalk {
             result.inputs.append(Input(path: path, mirror: mirror, fileOperand: fileOperand))
         }
         for operand in operands {
-            if operand == "-" {
-                result.inputs.append(Input(path: operand, mirror: operand, fileOperand: true))
-                continue
-            }
-            guard let status = io.fileStatus(operand) else {
-                // Nothing there (or no file system to ask): reading it says what is wrong.
+            guard operand != "-", let status = io.fileStatus(operand) else {
+                // Standard input, or nothing there (or no file system to ask): reading it says what is wrong.
                 result.inputs.append(Input(path: operand, mirror: Self.mirrored(operand), fileOperand: true))
                 continue
             }

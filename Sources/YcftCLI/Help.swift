@@ -33,18 +33,22 @@ enum Help {
         """
     }
 
-    /// Words wrapped greedily to `width` columns (a word longer than the line stands alone).
-    static func wrap(_ text: String, width: Int) -> [String] {
+    /// Words wrapped greedily to `width` columns (a word longer than the line stands alone),
+    /// `length` measuring a line (the manual counts bytes).
+    static func wrap(_ text: String, width: Int, length: (String) -> Int = { $0.count }) -> [String] {
+        wrap(words: text.split(separator: " ").map(String.init), width: width, length: length)
+    }
+
+    /// ``wrap(_:width:length:)`` for words that may hold spaces (the usage's bracketed groups).
+    static func wrap(words: [String], width: Int, length: (String) -> Int = { $0.count }) -> [String] {
         var lines: [String] = []
         var line = ""
-        for word in text.split(separator: " ") {
-            if line.isEmpty {
-                line = String(word)
-            } else if line.count + 1 + word.count > width {
+        for word in words {
+            if !line.isEmpty, length(line) + 1 + length(word) > width {
                 lines.append(line)
-                line = String(word)
+                line = word
             } else {
-                line += " " + word
+                line += line.isEmpty ? word : " " + word
             }
         }
         if !line.isEmpty { lines.append(line) }
@@ -64,10 +68,10 @@ enum Help {
             if line.hasPrefix(" ") {
                 flush()
                 out.append(line)
-                continue
+            } else {
+                paragraph.append(line)
+                if line.hasSuffix(";") { flush() }
             }
-            paragraph.append(line)
-            if line.hasSuffix(";") { flush() }
         }
         flush()
         return out
@@ -112,18 +116,7 @@ enum Help {
         }
         let room = max(width - head.count, 20)
         let words = groups.flatMap { $0.count > room ? $0.split(separator: " ").map(String.init) : [$0] }
-        var lines: [String] = []
-        var line = ""
-        for word in words {
-            if !line.isEmpty, line.count + 1 + word.count > room {
-                lines.append(line)
-                line = word
-            } else {
-                line += line.isEmpty ? word : " " + word
-            }
-        }
-        lines.append(line)
-        return head + lines.joined(separator: "\n" + String(repeating: " ", count: head.count))
+        return head + wrap(words: words, width: room).joined(separator: "\n" + String(repeating: " ", count: head.count))
     }
 
     /// `ycft CMD --help`, wrapped to `width` columns.

@@ -43,12 +43,10 @@ package struct CommandIO: Sendable {
         throws(FileError) -> Void = { _, _, _ throws(FileError) in }
     /// Flushes directories' entries to disk (the end of a batch).
     package var syncDirectories: @Sendable (_ directories: [String]) -> Void = { _ in }
-    /// Whether standard output is a terminal.
     package var stdoutIsTerminal: @Sendable () -> Bool
     /// The width help wraps to: `COLUMNS`, else the terminal's on standard output, else 80
     /// (as swift-argument-parser measures it).
     package var terminalWidth: @Sendable () -> Int = { 80 }
-    /// Whether standard error is a terminal.
     package var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// The status of a path, following links; nil when it does not exist.
     package var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
@@ -73,14 +71,9 @@ package struct CommandIO: Sendable {
                 writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
                 keepBackup: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> SafeFile.Backup,
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
-        self.writeStdout = writeStdout
-        self.writeStderr = writeStderr
-        self.readStdin = readStdin
-        self.readFile = readFile
-        self.writeFile = writeFile
+        (self.writeStdout, self.writeStderr, self.readStdin, self.readFile) = (writeStdout, writeStderr, readStdin, readFile)
+        (self.writeFile, self.keepBackup, self.stdoutIsTerminal) = (writeFile, keepBackup, stdoutIsTerminal)
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
-        self.keepBackup = keepBackup
-        self.stdoutIsTerminal = stdoutIsTerminal
     }
 
     /// The real process: its standard streams (``StandardStreams/shared``) and file system.
@@ -138,9 +131,7 @@ package struct CommandIO: Sendable {
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         return io
     }
-}
 
-extension CommandIO {
     /// `COLUMNS` when it is a positive number, else the width of the terminal on standard
     /// output (`TIOCGWINSZ`), else 80.
     static func terminalWidth(columns: String?) -> Int {
@@ -148,6 +139,16 @@ extension CommandIO {
         var size = winsize()
         guard isatty(1) != 0, ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)
+    }
+
+    /// The warning for a replacement that could not keep some of the original's extended
+    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
+    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
+        let notKept = outcome.attributesNotKept
+        guard !notKept.isEmpty else { return nil }
+        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
+        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
+            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
     }
 }
 
@@ -198,23 +199,10 @@ func checkWritableLive(_ path: String) throws(FileError) {
     if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
 }
 
-extension CommandIO {
-    /// The warning for a replacement that could not keep some of the original's extended
-    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
-    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
-        let notKept = outcome.attributesNotKept
-        guard !notKept.isEmpty else { return nil }
-        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
-        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
-            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
-    }
-}
 
 /// Failed writes to the standard streams during a run.
 package struct StreamFailures: Sendable, Equatable {
-    /// The first failure writing standard output.
     package var standardOutput: SystemError?
-    /// The first failure writing standard error.
     package var standardError: SystemError?
 }
 
@@ -223,11 +211,8 @@ package struct StreamFailures: Sendable, Equatable {
 /// are dropped, and ``Ycft/run(_:io:)`` turns it into a message and exit status 2 at the end
 /// (a reader that went away, `| head`, ends the run quietly).
 package final class StandardStreams: Sendable {
-    /// Standard output (descriptor 1).
     package let standardOutput: OutputChannel
-    /// Standard error (descriptor 2).
     package let standardError: OutputChannel
-    /// Whether descriptor 0 was closed when the process started.
     package let standardInputWasClosed: Bool
 
     /// The process's streams, prepared once: descriptors 0-2 that were closed at start are held
@@ -255,14 +240,11 @@ package final class StandardStreams: Sendable {
 /// One output stream: writes in full or remembers why it could not.
 package final class OutputChannel: Sendable {
     private let descriptor: Int32
-    /// Whether the descriptor was closed when the process started.
     package let wasClosed: Bool
-    private let state: Mutex<SystemError?>
+    private let state = Mutex<SystemError?>(nil)
 
     init(descriptor: Int32, closed: Bool) {
-        self.descriptor = descriptor
-        wasClosed = closed
-        state = Mutex(nil)
+        (self.descriptor, wasClosed) = (descriptor, closed)
     }
 
     /// Writes all bytes, or records the failure (and drops this and every later write).
@@ -277,6 +259,5 @@ package final class OutputChannel: Sendable {
         }
     }
 
-    /// The first failure, if any.
     package var failure: SystemError? { state.withLock { $0 } }
 }

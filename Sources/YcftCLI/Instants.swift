@@ -28,16 +28,13 @@ extension Ycft {
         }
     }
 
-    /// The word for the system's time zone wherever a zone is taken.
-    static let localZone = "local"
-
     /// A time zone from the command line: an IANA name, or `local` for the system's zone
     /// (`TZ`, else `/etc/localtime`), named by its identifier.
     /// - Returns: the zone's name as shown (`local` resolved) and the zone.
     /// - Throws: a usage error for a name Foundation does not know.
     static func zone(_ text: String, for what: String,
                      tz: String? = ProcessInfo.processInfo.environment["TZ"]) throws(UsageError) -> (name: String, zone: TimeZone) {
-        if text == localZone {
+        if text == "local" {
             guard let tz else {
                 let zone = TimeZone.current
                 return (zone.identifier, zone)
@@ -60,9 +57,7 @@ extension Ycft {
         }
         return (text, zone)
     }
-}
 
-extension Ycft {
     /// The calendar IntervalClient computes with, as `status` is told it: the device's
     /// `Calendar.current` is the user's calendar (`--calendar`, or the locale's
     /// `@calendar=`), with the week rules of the user's locale (`--locale`), unless overridden
@@ -80,13 +75,11 @@ extension Ycft {
                             "roc", "bangla", "gujarati", "kannada", "malayalam", "marathi", "odia", "tamil", "telugu",
                             "vikram", "vietnamese"].filter { name(of: Locale(identifier: "und@calendar=\($0)").calendar) == $0 }
 
-        /// Whether nothing was given (the default calendar).
         var isDefault: Bool { identifier == nil && locale == nil && firstWeekday == nil && minimumDaysInFirstWeek == nil }
 
         /// The calendar's CLDR name (`gregorian`, `hebrew`, `islamic-civil`).
         static func name(of calendar: Calendar) -> String { "\(calendar.identifier)" }
 
-        /// The calendar, in `zone`.
         func calendar(in zone: TimeZone) throws(UsageError) -> Calendar {
             var calendar = Calendar(identifier: .gregorian)
             var userLocale: Locale?

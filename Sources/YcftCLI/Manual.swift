@@ -8,10 +8,11 @@ import Foundation
 enum Manual {
     /// Text safe in roff: backslashes as `\e`, hyphens as `\-`, no line starting with `.` or `'`.
     static func escape(_ text: String) -> String {
-        var out = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
-        if out.hasPrefix(".") || out.hasPrefix("'") { out = "\\&" + out }
-        return out
+        safe(text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-"))
     }
+
+    /// A line that must not read as a request (`.` or `'` first) starts with `\&`.
+    static func safe(_ text: String) -> String { text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text }
 
     /// Paragraphs: blank lines become `.PP`, each line escaped, leading spaces dropped (roff
     /// would break the line there).
@@ -180,8 +181,6 @@ enum Manual {
     /// mode is split at spaces (which fills the same); macro lines, and lines in a no-fill
     /// block, are left alone.
     static func fold(_ page: String) -> String {
-        /// A piece that now starts a line must not read as a request.
-        func safe(_ text: String) -> String { text.hasPrefix(".") || text.hasPrefix("'") ? "\\&" + text : text }
         var out: [String] = []
         var fill = true
         for line in page.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -191,16 +190,7 @@ enum Manual {
                 out.append(line)
                 continue
             }
-            var current = ""
-            for word in line.split(separator: " ") {
-                if !current.isEmpty, current.utf8.count + 1 + word.utf8.count > 80 {
-                    out.append(safe(current))
-                    current = String(word)
-                } else {
-                    current += current.isEmpty ? String(word) : " " + word
-                }
-            }
-            out.append(safe(current))
+            out += Help.wrap(line, width: 80, length: \.utf8.count).map(safe)
         }
         return out.joined(separator: "\n")
     }

@@ -6,11 +6,8 @@ import PlistCore
 import SafeFiles
 import FileErrors
 
-/// `ycft migrate`: moves YCFirstTime state in exported defaults files, one or thousands: its
-/// options, then the run. The plan (``MigrateCommand/Plan``), the workers
-/// (``MigrateCommand/process(_:mode:options:jobs:quiet:io:)``), one file's migration
-/// (``MigrateCommand/migrateOne(_:mode:options:io:run:)``), the progress display
-/// (``MigrateProgress``) and the report (``MigrateCommand/FileReport``) live in files of their own.
+/// `ycft migrate`: its options, then the run; the plan, the workers, one file's migration, the
+/// progress display and the report live in the other `Migrate*.swift` files.
 enum MigrateCommand {
     enum Destination: Equatable {
         case output(String)
@@ -18,7 +15,6 @@ enum MigrateCommand {
         case dryRun
     }
 
-    /// What `migrate` was asked, from its command line.
     struct Options {
         /// Where the state goes (`--to`).
         let target: Migration.Target
@@ -39,8 +35,7 @@ enum MigrateCommand {
             target = try parsed.choice(.to)
             (migration.keepSource, migration.force, migration.dropVersions) = (parsed.flag(.keepSource), parsed.flag(.force), parsed.flag(.dropVersions))
             (migration.key, migration.limits) = (parsed.value(.key), parsed.limits)
-            let format = parsed.value(.plistFormat)
-            migration.outputFormat = try format == "same" ? nil : parsed.choice(.plistFormat, as: PlistFormat.self)
+            migration.outputFormat = try parsed.value(.plistFormat) == "same" ? nil : parsed.choice(.plistFormat, as: PlistFormat.self)
             let (output, inPlace, dryRun) = (parsed.given(.output), parsed.flag(.inPlace), parsed.flag(.dryRun))
             let (backup, backupGiven, noBackup) = (parsed.value(.backup), parsed.flag(.backup), parsed.flag(.noBackup))
             (walk, allowEmpty, jobs) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.allowEmpty),
@@ -65,42 +60,39 @@ enum MigrateCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let command = try Options(ParsedArguments(arguments, spec: .migrate))
-        let (target, options, mode, walk, allowEmpty, jobs) = (command.target, command.migration, command.mode, command.walk, command.allowEmpty, command.jobs)
-        let (report, compact, quiet) = (command.report, command.compact, command.quiet)
         // The report takes standard output: the dry-run listing goes to standard error, and no
         // migrated file may go to standard output too.
-        let reportToStdout = report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
-        if reportToStdout, case let .output(out) = mode, SafeFile.descriptorPath(out) == 1 {
+        let reportToStdout = command.report.map { Ycft.isStandardOutput($0) || SafeFile.descriptorPath($0) == 1 } ?? false
+        if reportToStdout, case let .output(out) = command.mode, SafeFile.descriptorPath(out) == 1 {
             throw UsageError("'-o -' and '--report -' cannot both write standard output")
         }
         // A report that cannot be written is refused before anything is migrated: it is the
         // run's record, and a batch whose record is lost cannot be audited.
-        if let report, !reportToStdout {
+        if let report = command.report, !reportToStdout {
             do throws(FileError) { try io.checkWritable(report) } catch {
                 io.writeStderr("ycft: --report \(Ycft.shown(report)): \(error.description); nothing was migrated\n")
                 return .trouble
             }
         }
 
-        // Plan every path before anything is written: expand directories, drop duplicates
-        // (one file named twice, or through a link), decide each output, refuse collisions.
         var reports: [FileReport] = []
         let plan: Plan
         do throws(Ycft.Failure) {
-            plan = try Plan.make(command.paths, mode: mode, walk: walk, allowEmpty: allowEmpty, io: io, reports: &reports)
+            plan = try Plan.make(command.paths, mode: command.mode, walk: command.walk, allowEmpty: command.allowEmpty, io: io, reports: &reports)
         } catch {
             return error.report(io)
         }
         // The report is an output like any other: never an input, another output, or a
         // preferences file whose keys it would lose (a name mistaken for an input: the report
         // once replaced such a file, in a dry run too). Checked before anything is written.
-        if let report, !reportToStdout, SafeFile.descriptorPath(report) == nil {
+        if let report = command.report, !reportToStdout, SafeFile.descriptorPath(report) == nil {
             var problem: String?
             if let status = io.fileStatus(report), plan.inputs.contains(FileIdentity.Inode(status.identity)) {
                 problem = "it is one of the inputs"
             } else if plan.jobs.contains(where: { $0.output.map(Plan.normalized) == Plan.normalized(report) }) {
                 problem = "it is one of the outputs"
-            } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: options.key, io: io, hint: "Give the report a path of its own") {
+            } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: command.migration.key, io: io,
+                                                        hint: "Give the report a path of its own") {
                 problem = refusal
             }
             if let problem {
@@ -108,10 +100,10 @@ enum MigrateCommand {
                 return .trouble
             }
         }
-        let jobsList = plan.jobs
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
 
-        let results = process(jobsList, mode: mode, target: target, options: options, jobs: jobs, quiet: quiet, io: io)
+        let results = process(plan.jobs, mode: command.mode, target: command.target, options: command.migration, jobs: command.jobs,
+                              quiet: command.quiet, io: io)
         // The listing comes in input order (sorted within each directory), whatever the jobs did
         // first; on standard error when the report takes standard output.
         for result in results {
@@ -120,11 +112,12 @@ enum MigrateCommand {
         }
         reports += results
 
-        if !quiet { io.writeStderr(summary(reports, mode: mode)) }
+        if !command.quiet { io.writeStderr(summary(reports, mode: command.mode)) }
 
         var trouble = reports.contains { $0.trouble } || plan.emptyDirectories > 0
-        if let report {
-            let json = reportJSON(reports, target: target, options: options, mode: mode).bytes(style: compact ? .compact : .pretty)
+        if let report = command.report {
+            let json = reportJSON(reports, target: command.target, options: command.migration, mode: command.mode)
+                .bytes(style: command.compact ? .compact : .pretty)
             if Ycft.isStandardOutput(report) {
                 io.writeStdout(json)
             } else {

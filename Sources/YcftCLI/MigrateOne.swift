@@ -18,9 +18,7 @@ extension MigrateCommand {
                            run: RunState) -> (FileReport, StagedJob?) {
         var report = FileReport(path: job.path, status: "failed")
         func fail(_ message: String, path: String? = nil, trouble: Bool) -> (FileReport, StagedJob?) {
-            report.status = "failed"
-            report.error = message
-            report.trouble = trouble
+            (report.status, report.error, report.trouble) = ("failed", message, trouble)
             io.writeStderr("ycft: \(Ycft.shown(path ?? job.path)): \(message)\n")
             return (report, nil)
         }
@@ -66,47 +64,40 @@ extension MigrateCommand {
         }
         // What to write where: nothing for a dry run; the new bytes (after a backup) in place;
         // with -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
+        var backup: (made: SafeFile.Backup, of: FileStatus)?
         do throws(FileError) {
+            let staged: SafeFile.Staged
             switch mode {
             case .dryRun:
                 report.listing = dryRunLine(job.path, outcome)
+                return (report, nil)
             case let .inPlace(backupSuffix):
-                guard let output = outcome.output else { break }
+                guard let output = outcome.output else { return (report, nil) }
                 guard let status = input.status else { throw FileError(.write, job.path, .unsupportedKind(.other)) }
                 // Refuse before making a backup what the writer would refuse anyway.
                 if status.isReadOnly && !options.force { throw FileError(.write, job.path, .readOnly(permissions: status.permissions)) }
-                var made: SafeFile.Backup?
                 if let backupSuffix {
                     // A backup that already holds this very file (a killed run's) is reused, not made twice.
                     let kept = try io.keepBackup(job.path, status, backupSuffix, bytes)
-                    made = kept
-                    let backup = kept.path
-                    report.backup = backup
-                    report.backupReused = kept.reused
-                    if backup != job.path + backupSuffix {
-                        io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(backup))\n")
+                    backup = (kept, status)
+                    (report.backup, report.backupReused) = (kept.path, kept.reused)
+                    if kept.path != job.path + backupSuffix {
+                        io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(kept.path))\n")
                     }
                 }
-                let staged: SafeFile.Staged
                 do {
                     staged = try io.stageFile(job.path, output, SafeFile.WriteOptions(
                         expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
                 } catch {
                     // The file is as it was (no space, a file-size limit): the backup made for it goes.
-                    if let made {
-                        SafeFile.discardBackup(made, expected: status)
+                    if let backup {
+                        SafeFile.discardBackup(backup.made, expected: backup.of)
                         report.backup = nil
                     }
                     throw error
                 }
-                switch staged {
-                case let .done(written): run.touch(SafeFile.directory(of: written.path))
-                case let .pending(pending):
-                    keepLock = true
-                    return (report, StagedJob(pending: pending, input: input, backup: made.map { ($0, status) }))
-                }
             case .output:
-                guard let path = job.output else { break }
+                guard let path = job.output else { return (report, nil) }
                 let slash = path.lastIndex(of: "/")
                 if let slash, slash != path.startIndex {
                     do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch {
@@ -123,13 +114,16 @@ extension MigrateCommand {
                                                                     hint: "Use --force to replace it") {
                     return fail(refusal, path: path, trouble: true)
                 }
-                let staged = try io.stageFile(path, written, SafeFile.WriteOptions(
+                staged = try io.stageFile(path, written, SafeFile.WriteOptions(
                     replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
                     syncDirectory: false))
-                switch staged {
-                case let .done(written): run.touch(SafeFile.directory(of: written.path))
-                case let .pending(pending): return (report, StagedJob(pending: pending, input: input))
-                }
+            }
+            switch staged {
+            case let .done(written): run.touch(SafeFile.directory(of: written.path))
+            case let .pending(pending):
+                // Without --in-place the input holds no lock, so keeping it changes nothing.
+                keepLock = true
+                return (report, StagedJob(pending: pending, input: input, backup: backup))
             }
         } catch {
             return fail(Ycft.failure(error).message, path: error.path, trouble: true)

@@ -17,10 +17,7 @@ final class MigrateProgress: Sendable {
     private let quiet: Bool
 
     init(total: Int, quiet: Bool, io: CommandIO) {
-        self.total = total
-        self.io = io
-        self.quiet = quiet
-        terminal = io.stderrIsTerminal()
+        (self.total, self.io, self.quiet, terminal) = (total, io, quiet, io.stderrIsTerminal())
     }
 
     func tick() {

@@ -22,8 +22,7 @@ extension MigrateCommand {
     /// The run in one line on standard error: `ycft migrate: 3 files: 1 migrated, 1 unchanged,
     /// 1 skipped, 0 failed`.
     static func summary(_ reports: [FileReport], mode: Destination) -> String {
-        var counts: [String: Int] = [:]
-        for r in reports { counts[r.status, default: 0] += 1 }
+        let counts = Dictionary(reports.map { ($0.status, 1) }, uniquingKeysWith: +)
         return "ycft migrate: \(reports.count) file\(reports.count == 1 ? "" : "s"): "
             + "\(counts["migrated", default: 0]) \(mode == .dryRun ? "would migrate" : "migrated"), "
             + "\(counts["unchanged", default: 0]) unchanged, "
@@ -41,17 +40,14 @@ extension MigrateCommand {
         case .unchanged: return "\(Ycft.shown(path)): unchanged\n"
         case .skipped: return "\(Ycft.shown(path)): skipped (no source state)\n"
         case .migrated:
-            var parts: [String] = []
-            parts += outcome.added.map { "+\(UntrustedText.quoted($0))" }
-            parts += outcome.removed.map { "-\(UntrustedText.quoted($0))" }
-            parts += outcome.changed.map { "~\(UntrustedText.quoted($0))" }
+            let parts = outcome.added.map { "+\(UntrustedText.quoted($0))" } + outcome.removed.map { "-\(UntrustedText.quoted($0))" }
+                + outcome.changed.map { "~\(UntrustedText.quoted($0))" }
             return "\(Ycft.shown(path)): would migrate \(outcome.recordCount) record\(outcome.recordCount == 1 ? "" : "s"): \(parts.joined(separator: " "))\n"
         }
     }
 
     static func reportJSON(_ reports: [FileReport], target: Migration.Target, options: Migration.Options, mode: Destination) -> JSON {
-        var counts: [String: Int] = [:]
-        for r in reports { counts[r.status, default: 0] += 1 }
+        let counts = Dictionary(reports.map { ($0.status, 1) }, uniquingKeysWith: +)
         return .object([
             .init("formatVersion", .integer(1)),
             .init("target", .string(target.rawValue)),

@@ -17,10 +17,11 @@ extension MigrateCommand {
         quietIO.writeStderr = { progress.message($0) }
         let workerIO = quietIO
         let workers = max(1, min(jobs, list.count))
-        let groupSize = Self.groupSize(workers: workers)
+        // Group commit: each worker stages up to 128 files (complete, unnamed, not yet flushed),
+        // fewer with many workers (each staged file holds a descriptor, two in place; within a
+        // 1,024-descriptor limit), then flushes them with one syncfs and puts each in place.
+        let groupSize = max(4, min(128, 384 / workers))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            // Group commit: each worker stages up to `groupSize` files (complete, unnamed, not yet
-            // flushed), then flushes them with one syncfs and puts each in place.
             var group: [(index: Int, report: FileReport, staged: StagedJob)] = []
             func commitGroup() {
                 let results = workerIO.commitFiles(group.map(\.staged.pending))
@@ -36,9 +37,7 @@ extension MigrateCommand {
                             SafeFile.discardBackup(backup.made, expected: backup.of)
                             report.backup = nil
                         }
-                        report.status = "failed"
-                        report.error = Ycft.failure(error).message
-                        report.trouble = true
+                        (report.status, report.error, report.trouble) = ("failed", Ycft.failure(error).message, true)
                         workerIO.writeStderr("ycft: \(Ycft.shown(error.path)): \(Ycft.failure(error).message)\n")
                     }
                     item.staged.input.release()
@@ -63,10 +62,6 @@ extension MigrateCommand {
         io.syncDirectories(run.touchedDirectories)
         return state.results()
     }
-
-    /// Files a worker stages before one flush puts them all in place: up to 128, fewer with many
-    /// workers (each staged file holds a descriptor, two in place), within a 1,024-descriptor limit.
-    static func groupSize(workers: Int) -> Int { max(4, min(128, 384 / max(1, workers))) }
 }
 
 /// What one run of `migrate` remembers across its workers: the output directories it created

@@ -7,7 +7,6 @@ import FileErrors
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {
-    /// What `pack` was asked, from its command line.
     struct Options {
         let format: PlistFormat
         /// `-o`: the archive's destination (`-` is standard output).
@@ -29,52 +28,50 @@ enum PackCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let options = try Options(ParsedArguments(arguments, spec: .pack))
-        let (format, output, into, common, path) = (options.format, options.output, options.into, options.common, options.path)
-        let (force, key, limit) = (common.force, common.key, common.limits.maxInputSize)
         do throws(Ycft.Failure) {
-            let bytes = try Ycft.readInput(path, io: io, limit: limit)
+            let bytes = try Ycft.readInput(options.path, io: io, limit: options.common.limits.maxInputSize)
             let archive: [UInt8]
             do {
                 let records = try RecordsFormat.records(fromJSON: bytes)
-                archive = try LegacyArchive.encode(records, format: format)
+                archive = try LegacyArchive.encode(records, format: options.format)
             } catch {
                 // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
-                let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(path))'?"
-                throw Ycft.Failure(.content, Ycft.display(path), error.description + hint)
+                let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(options.path))'?"
+                throw Ycft.Failure(.content, Ycft.display(options.path), error.description + hint)
             }
             // Never write an archive that ycft itself would refuse to read with these limits
             // (many records: more values than the node ceiling of --max-input-size allows).
             func checkReadable() throws(Ycft.Failure) {
-                do throws(PlistError) { try PropertyList.checkReadable(archive, limits: common.limits) } catch {
-                    throw Ycft.Failure(.content, Ycft.display(path),
+                do throws(PlistError) { try PropertyList.checkReadable(archive, limits: options.common.limits) } catch {
+                    throw Ycft.Failure(.content, Ycft.display(options.path),
                                        "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
                 }
             }
-            if let into {
+            if let into = options.into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
-                return EditCommands.rewriteState(into, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-                    let file = try EditCommands.classified(bytes, common)
+                return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
+                    let file = try EditCommands.classified(bytes, options.common)
                     try checkReadable()
                     return try EditCommands.judged { () throws(FirstTimeError) in try StateWriter.put(archive, into: file) }
                 }
             }
             try checkReadable()
-            try Ycft.refuseBinaryOnTerminal(archive, to: output, io: io)
+            try Ycft.refuseBinaryOnTerminal(archive, to: options.output, io: io)
             // `pack -o records.json records.json` would replace the records with their archive.
-            if path != "-", !Ycft.isStandardOutput(output), let target = io.fileStatus(output), let source = io.fileStatus(path),
+            if options.path != "-", !Ycft.isStandardOutput(options.output), let target = io.fileStatus(options.output), let source = io.fileStatus(options.path),
                FileIdentity.Inode(target.identity) == FileIdentity.Inode(source.identity) {
-                throw Ycft.Failure(.trouble, output, "the output is the input \(Ycft.shown(path)); nothing was written")
+                throw Ycft.Failure(.trouble, options.output, "the output is the input \(Ycft.shown(options.path)); nothing was written")
             }
-            if Ycft.isStandardOutput(output) {
+            if Ycft.isStandardOutput(options.output) {
                 io.writeStdout(archive)
             } else {
-                if !force, let refusal = OutputGuard.refusal(output, replacingWith: archive, key: key, io: io,
-                                                            hint: "Use 'ycft pack --into \(Ycft.shown(output))' to put the archive into it, or --force to replace it") {
-                    throw Ycft.Failure(.trouble, output, refusal)
+                let hint = "Use 'ycft pack --into \(Ycft.shown(options.output))' to put the archive into it, or --force to replace it"
+                if !options.common.force, let refusal = OutputGuard.refusal(options.output, replacingWith: archive, key: options.common.key, io: io, hint: hint) {
+                    throw Ycft.Failure(.trouble, options.output, refusal)
                 }
                 do {
-                    _ = try io.writeFile(output, archive, SafeFile.WriteOptions(replaceReadOnly: force))
+                    _ = try io.writeFile(options.output, archive, SafeFile.WriteOptions(replaceReadOnly: options.common.force))
                 } catch {
                     throw Ycft.failure(error)
                 }

@@ -10,7 +10,6 @@ enum StatusCommand {
     /// One `--gate KEY=RULE`: the key, the rule, and the rule as given.
     typealias Gate = (key: String, rule: GateRule, text: String)
 
-    /// What `status` was asked, from its command line.
     struct Options {
         /// `--app-version`; nil with `--no-app-version` or neither.
         let appVersion: String?
@@ -42,14 +41,9 @@ enum StatusCommand {
             let (nowText, zoneText, gateTexts) = (parsed.given(.now), parsed.given(.timeZone), parsed.all(.gate))
             let instant = try nowText.map { (text: String) throws(UsageError) in try Ycft.Instant.parse(text, for: "--now <time>", clock: clock) }
             (now, self.nowText) = (instant?.seconds, instant?.exactText)
-            if let zoneText {
-                let (name, zone) = try Ycft.zone(zoneText, for: "--time-zone <zone>")
-                (zoneName, givenZone) = (name, zone)
-            } else {
-                (zoneName, givenZone) = ("UTC", nil)
-            }
-            var gates: [Gate] = []
-            for text in gateTexts { gates.append(try Self.gate(text)) }
+            let zone = try zoneText.map { (text: String) throws(UsageError) in try Ycft.zone(text, for: "--time-zone <zone>") }
+            (zoneName, givenZone) = (zone?.name ?? "UTC", zone?.zone)
+            let gates = try gateTexts.map(Self.gate)
             // Judged against no version, a per-version gate would say "yes" for the wrong reason.
             if !versionSaid, let gate = gates.first(where: { $0.rule == .perVersion }) {
                 throw UsageError("The gate '\(gate.key)=per-version' needs the app's version: pass --app-version VERSION "
@@ -82,27 +76,23 @@ enum StatusCommand {
         }
     }
 
-    static func run(_ arguments: [String], io: CommandIO, clock: @Sendable () -> Double = { Date().timeIntervalSinceReferenceDate })
-        throws(UsageError) -> Ycft.Exit {
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let clock = { Date().timeIntervalSinceReferenceDate }
         let options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
-        let (appVersion, nowText, zoneName, givenZone, library) = (options.appVersion, options.nowText, options.zoneName, options.givenZone, options.library)
-        let (settings, gates, json, compact, key, limits, path) = (options.settings, options.gates, options.json, options.compact, options.key, options.limits, options.path)
-        let zoneGiven = givenZone != nil
-        let zone = givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
-        let calendar = try settings.calendar(in: zone)
+        let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
+        let calendar = try options.settings.calendar(in: zone)
         let instant = options.now ?? clock()
         do throws(Ycft.Failure) {
-            let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
+            let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let file: StateFile
-            do { file = try StateFile(bytes, key: key, limits: limits) } catch {
-                throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
+                throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
             }
             // The device's answer: a state YCFirstTime would discard makes every gate run.
             var records = FirstTimeRecords()
             var findings: [ContractFinding] = []
             var reset: ContractFinding?
-            // A defaults file with no state yet (a fresh install's, or after reset): the library
-            // finds nothing stored, and every gate runs.
+            // A defaults file with no state yet (a fresh install's, or after reset): every gate runs.
             var noState = false
             do throws(FirstTimeError) {
                 if let state = try file.heldState() {
@@ -113,29 +103,29 @@ enum StatusCommand {
             } catch {
                 findings = [error.finding]
                 guard let resets = findings.resetsAll else {
-                    throw Ycft.Failure(.content, Ycft.display(path), error.description)
+                    throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
                 }
                 reset = resets
             }
-            Ycft.warn(findings, path: path, io: io)
+            Ycft.warn(findings, path: options.path, io: io)
             let judged = reset == nil ? records : FirstTimeRecords()
-            let decisions = gates.map { gate in
-                (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: appVersion,
-                                       calendar: calendar, library: library))
+            let decisions = options.gates.map { gate in
+                (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: options.appVersion,
+                                       calendar: calendar, library: options.library))
             }
-            if json {
+            if options.json {
                 let doc = JSON.object([
                     .init("formatVersion", .integer(1)),
-                    .init("now", nowText.map { .string($0) } ?? utc(instant)),
-                    .init("timeZone", .string(zoneName)),
-                    .init("library", .string(library.rawValue)),
+                    .init("now", options.nowText.map { .string($0) } ?? utc(instant)),
+                    .init("timeZone", .string(options.zoneName)),
+                    .init("library", .string(options.library.rawValue)),
                     .init("calendar", .object([
                         .init("identifier", .string(Ycft.CalendarSettings.name(of: calendar))),
-                        .init("locale", settings.locale.map { .string($0) } ?? .null),
+                        .init("locale", options.settings.locale.map { .string($0) } ?? .null),
                         .init("firstWeekday", .integer(calendar.firstWeekday)),
                         .init("minimumDaysInFirstWeek", .integer(calendar.minimumDaysInFirstWeek)),
                     ])),
-                    .init("appVersion", appVersion.map { .string($0) } ?? .null),
+                    .init("appVersion", options.appVersion.map { .string($0) } ?? .null),
                     .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
                     .init("noState", .bool(noState)),
                     .init("deviceResetsAll", reset.map { finding in
@@ -155,19 +145,19 @@ enum StatusCommand {
                         .object([
                             .init("key", .string(gate.key)),
                             .init("rule", .string(gate.text)),
-                            .init("intervalSeconds", intervalSeconds(gate.rule, library: library).map { RecordsFormat.timeJSON($0) } ?? .null),
+                            .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
                             .init("nextEligibleUTC", decision.nextEligible.flatMap(ExactTime.utcStringRoundedUp).map { .string($0) } ?? .null),
                         ])
                     })),
                 ])
-                io.writeStdout(doc.bytes(style: compact ? .compact : .pretty))
+                io.writeStdout(doc.bytes(style: options.compact ? .compact : .pretty))
             } else {
-                var out = text(records: records, decisions: decisions, now: instant, nowText: nowText, zone: zoneGiven ? zone : nil, zoneName: zoneName,
-                               appVersion: appVersion, library: library, calendar: settings.isDefault ? nil : calendar, judged: judged)
+                var out = text(records: records, decisions: decisions, now: instant, nowText: options.nowText, zone: options.givenZone, zoneName: options.zoneName,
+                               appVersion: options.appVersion, library: options.library, calendar: options.settings.isDefault ? nil : calendar, judged: judged)
                 if noState {
-                    out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(key))): every gate runs as on a fresh install\n"
+                    out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(options.key))): every gate runs as on a fresh install\n"
                 }
                 if let reset {
                     out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
@@ -204,9 +194,7 @@ enum StatusCommand {
     static func local(_ t: Double, _ zone: TimeZone) -> String {
         guard ExactTime.utcString(secondsSince2001: t) != nil else { return ExactTime.utcText(secondsSince2001: t) }
         let offset = zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: t))
-        guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else {
-            return ExactTime.utcText(secondsSince2001: t + Double(offset))
-        }
+        guard let text = ExactTime.utcString(secondsSince2001: t + Double(offset)) else { return ExactTime.utcText(secondsSince2001: t + Double(offset)) }
         return String(text.dropLast()) + ExactTime.offsetSuffix(seconds: offset)
     }
 
@@ -214,9 +202,7 @@ enum StatusCommand {
         guard seconds.isFinite else { return "-" }
         let negative = seconds < 0
         // Whole seconds fit Int64 up to 2^63; beyond about 2^53 a double has no whole seconds to show.
-        guard seconds.magnitude < 0x1p53 else {
-            return (negative ? "in the future by " : "") + "more than 104249991374d"
-        }
+        guard seconds.magnitude < 0x1p53 else { return (negative ? "in the future by " : "") + "more than 104249991374d" }
         var s = Int64(seconds.magnitude.rounded(.down))
         let days = s / 86_400; s %= 86_400
         let text = days > 0 ? "\(days)d \(s / 3600)h \(s / 60 % 60)m" : "\(s / 3600)h \(s / 60 % 60)m \(s % 60)s"

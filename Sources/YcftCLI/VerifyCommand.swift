@@ -23,7 +23,6 @@ enum VerifyCommand {
         var seconds: Double = 0
     }
 
-    /// What `verify` was asked, from its command line.
     struct Options {
         let format: Format
         let strict: Bool
@@ -46,16 +45,14 @@ enum VerifyCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let options = try Options(ParsedArguments(arguments, spec: .verify))
-        let (format, strict, key, limits, walk) = (options.format, options.strict, options.key, options.limits, options.walk)
-        let (compact, allowEmpty, quiet) = (options.compact, options.allowEmpty, options.quiet)
         // Directories are searched like migrate's (one walk); the whole run is one document.
-        let walked = walk.expand(options.paths, io: io)
+        let walked = options.walk.expand(options.paths, io: io)
         var results: [FileResult] = walked.problems.map { FileResult(path: Ycft.display($0.path), findings: [], trouble: $0.message) }
         // A directory with nothing to check fails the run (a wrong path in CI must not pass)
         // unless --allow-empty; it is reported in every format, as trouble is.
         for directory in walked.empty {
-            guard let message = walk.emptyMessage(others: directory.others, allowed: allowEmpty, nothing: "nothing to check") else { continue }
-            if allowEmpty {
+            guard let message = options.walk.emptyMessage(others: directory.others, allowed: options.allowEmpty, nothing: "nothing to check") else { continue }
+            if options.allowEmpty {
                 io.writeStderr("ycft: \(Ycft.shown(directory.path)): \(message)\n")
             } else {
                 results.append(FileResult(path: Ycft.display(directory.path), findings: [], trouble: message, empty: true))
@@ -66,20 +63,20 @@ enum VerifyCommand {
             let started = clock.now
             var result: FileResult
             do throws(Ycft.Failure) {
-                let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-                let placed = StateFile.verifyPlaced(bytes, key: key, limits: limits)
+                let bytes = try Ycft.readInput(path, io: io, limit: options.limits.maxInputSize)
+                let placed = StateFile.verifyPlaced(bytes, key: options.key, limits: options.limits)
                 result = FileResult(path: Ycft.display(path), findings: placed.map(\.finding), trouble: nil)
-                if format == .github {
+                if options.format == .github {
                     // An archive held as data under a key has no lines of its own: the data's element stands for its paths.
                     let located = placed.map { $0.finding.path.isFile ? ObjectPath.file : $0.archiveKey.map { ObjectPath.key($0) } ?? $0.finding.path }
-                    result.lines = XMLPlistLines.lines(of: located, in: bytes, limits: limits)
+                    result.lines = XMLPlistLines.lines(of: located, in: bytes, limits: options.limits)
                 }
             } catch {
                 if error.exit == .trouble {
                     result = FileResult(path: Ycft.display(path), findings: [], trouble: error.message)
                 } else {
                     // Over --max-input-size: the rule and its words are the library's; the hint is ours.
-                    let tooLarge = FirstTimeError.archive(.plist(.inputTooLarge(size: limits.maxInputSize + 1, limit: limits.maxInputSize)))
+                    let tooLarge = FirstTimeError.archive(.plist(.inputTooLarge(size: options.limits.maxInputSize + 1, limit: options.limits.maxInputSize)))
                     var finding = tooLarge.finding
                     finding.message = error.message
                     result = FileResult(path: Ycft.display(path), findings: [finding], trouble: nil)
@@ -90,12 +87,10 @@ enum VerifyCommand {
             results.append(result)
         }
 
-        func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
+        func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || options.strict }
         // Trouble (an unreadable file) is reported on standard error in every format.
-        for result in results {
-            if let trouble = result.trouble { io.writeStderr("ycft: \(Ycft.shown(result.path)): \(trouble)\n") }
-        }
-        switch format {
+        for result in results where result.trouble != nil { io.writeStderr("ycft: \(Ycft.shown(result.path)): \(result.trouble ?? "")\n") }
+        switch options.format {
         case .text:
             for result in results {
                 for finding in result.findings {
@@ -103,7 +98,7 @@ enum VerifyCommand {
                 }
             }
         case .json:
-            io.writeStdout(json(results, strict: strict).bytes(style: compact ? .compact : .pretty))
+            io.writeStdout(json(results, strict: options.strict).bytes(style: options.compact ? .compact : .pretty))
         case .github:
             var out = ""
             for result in results {
@@ -121,10 +116,10 @@ enum VerifyCommand {
             }
             Ycft.writeText(out, to: io)
         case .junit:
-            Ycft.writeText(junit(results, strict: strict), to: io)
+            Ycft.writeText(junit(results, strict: options.strict), to: io)
         }
         // The text form ends with the run in one line; json, github and junit carry their own counts.
-        if format == .text && !quiet { io.writeStderr(summary(results, strict: strict)) }
+        if options.format == .text && !options.quiet { io.writeStderr(summary(results, strict: options.strict)) }
         if results.contains(where: { $0.trouble != nil }) { return .trouble }
         return results.contains(where: { $0.findings.contains(where: fails) }) ? .content : .success
     }

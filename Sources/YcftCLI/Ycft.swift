@@ -14,14 +14,12 @@ import Darwin
 
 /// The `ycft` command line: argument handling, help text and exit status around the library.
 package enum Ycft {
-    /// The tool's version.
     package static let version = "0.1.0"
     /// The date of this version (the manual page's date).
     static let versionDate = "2026-11-30"
 
     /// Exit statuses, like `diff` and `grep`.
     package enum Exit: Int32, Sendable {
-        /// Success.
         case success = 0
         /// A negative answer: the input is not a valid archive or records file.
         case content = 1
@@ -33,7 +31,6 @@ package enum Ycft {
     /// before anything opens a file, then runs the tool.
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings (`main.swift` says why).
-    /// - Returns: the exit status.
     package static func main(_ arguments: [String]) -> Int32 {
         run(arguments, io: .live(StandardStreams.shared))
     }
@@ -44,7 +41,6 @@ package enum Ycft {
     /// and exit status 2, except a reader that went away (`EPIPE`, `| head`), which ends quietly
     /// with the command's own status. When standard error cannot be written, the status is at
     /// least 2 (the run's messages were lost). Standard error is ``terminalSafe(_:)``.
-    /// - Returns: the exit status.
     package static func run(_ arguments: [String], io: CommandIO = .live) -> Int32 {
         let io = terminalSafe(io)
         let status = dispatch(arguments, io: io)
@@ -90,11 +86,9 @@ package enum Ycft {
         let rest = Array(arguments.dropFirst())
         switch first {
         case "-h", "--help":
-            io.writeStdout(Array(Help.main(width: io.terminalWidth()).utf8))
-            return Exit.success.rawValue
+            return output(Help.main(width: io.terminalWidth()), io: io)
         case "--version":
-            io.writeStdout(Array("ycft \(version)\n".utf8))
-            return Exit.success.rawValue
+            return output("ycft \(version)\n", io: io)
         case "--generate-completion-script":
             guard let shell = rest.first else {
                 return usage(UsageError("Missing value for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
@@ -104,86 +98,54 @@ package enum Ycft {
                              command: nil, io: io)
             }
             guard rest.count == 1 else { return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, io: io) }
-            io.writeStdout(Array(script.utf8))
-            return Exit.success.rawValue
+            return output(script, io: io)
         case "--generate-manual":
             guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
-            io.writeStdout(Array(Manual.page(date: versionDate).utf8))
-            return Exit.success.rawValue
+            return output(Manual.page(date: versionDate), io: io)
         case "help":
             // `help`, `help help` (and `help --help`) is the top-level help, which says what help
             // does, as swift-argument-parser answers it.
             let name = rest.first ?? "help"
-            let command = Command(rawValue: name)
+            let command = CommandSpec.named(name)
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
-                return usage(.unknownSubcommand(name, among: subcommandNames), command: nil, io: io)
+                return usage(.unknown("subcommand", name, among: subcommandNames), command: nil, io: io)
             }
             guard rest.count <= 1 else {
                 return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
-            io.writeStdout(Array((command.map { Help.text($0.spec, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth())).utf8))
-            return Exit.success.rawValue
+            return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
         default:
-            guard let command = Command(rawValue: first) else {
-                let error: UsageError = first.hasPrefix("-") ? .unknownOption(first, among: topLevelOptions)
-                    : .unknownSubcommand(first, among: subcommandNames + ["help"])
+            guard let command = CommandSpec.named(first) else {
+                let error: UsageError = first.hasPrefix("-") ? .unknown("option", first, among: topLevelOptions)
+                    : .unknown("subcommand", first, among: subcommandNames + ["help"])
                 return usage(error, command: nil, io: io)
             }
             if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-                io.writeStdout(Array(Help.text(command.spec, width: io.terminalWidth()).utf8))
-                return Exit.success.rawValue
+                return output(Help.text(command, width: io.terminalWidth()), io: io)
             }
-            do {
-                switch command {
-                case .dump: return try DumpCommand.run(rest, io: io).rawValue
-                case .pack: return try PackCommand.run(rest, io: io).rawValue
-                case .verify: return try VerifyCommand.run(rest, io: io).rawValue
-                case .migrate: return try MigrateCommand.run(rest, io: io).rawValue
-                case .status: return try StatusCommand.run(rest, io: io).rawValue
-                case .set: return try EditCommands.set(rest, io: io).rawValue
-                case .unset: return try EditCommands.unset(rest, io: io).rawValue
-                case .reset: return try EditCommands.reset(rest, io: io).rawValue
-                case .edit: return try EditCommands.edit(rest, io: io).rawValue
-                }
-            } catch {
-                return usage(error, command: command, io: io)
-            }
+            do { return try command.run(rest, io).rawValue } catch { return usage(error, command: command, io: io) }
         }
+    }
+
+    /// Writes `text` to standard output: the answer of help, `--version` and the generators.
+    private static func output(_ text: String, io: CommandIO) -> Int32 {
+        io.writeStdout(Array(text.utf8))
+        return Exit.success.rawValue
     }
 
     /// What `ycft` takes before a subcommand (for "did you mean").
     static let topLevelOptions = ["--version", "--generate-completion-script", "--generate-manual", "-h", "--help"]
-    static let subcommandNames = Command.allCases.map(\.rawValue)
+    static let subcommandNames = CommandSpec.all.map(\.name)
 
-    private static func usage(_ error: UsageError, command: Command?, usageLine: String? = nil, io: CommandIO) -> Int32 {
+    private static func usage(_ error: UsageError, command: CommandSpec?, usageLine: String? = nil, io: CommandIO) -> Int32 {
         // The command's usage wrapped to the terminal as help wraps it (status's is 300 columns long).
         let usage = usageLine.map { "Usage: " + $0 }
-            ?? command.map { Help.usage($0.spec, head: "Usage: ycft \($0.rawValue) ", width: io.terminalWidth()) }
+            ?? command.map { Help.usage($0, head: "Usage: ycft \($0.name) ", width: io.terminalWidth()) }
             ?? "Usage: ycft <subcommand>"
-        let helpHint = command.map { "ycft \($0.rawValue) --help" } ?? "ycft --help"
+        let helpHint = command.map { "ycft \($0.name) --help" } ?? "ycft --help"
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.
         io.writeStderr("Error: \(PathBytes.displayed(error.message))\n\(usage)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue
-    }
-
-    /// The subcommands.
-    enum Command: String, CaseIterable {
-        case dump, pack, verify, migrate, status, set, unset, reset, edit
-
-        /// The command's description: options, help, usage.
-        var spec: CommandSpec {
-            switch self {
-            case .dump: return .dump
-            case .pack: return .pack
-            case .verify: return .verify
-            case .migrate: return .migrate
-            case .status: return .status
-            case .set: return .set
-            case .unset: return .unset
-            case .reset: return .reset
-            case .edit: return .edit
-            }
-        }
     }
 
     /// Reads an input operand ('-' is standard input), bounded by the input-size limit.
@@ -217,7 +179,6 @@ package enum Ycft {
         throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect")
     }
 
-    /// Whether an output operand means standard output (`-`, `/dev/stdout`).
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
     /// How a path from the command line or a directory walk appears in human-readable output:
@@ -239,9 +200,7 @@ package enum Ycft {
     /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
     /// path: message` (`would drop` for a dry run).
     static func warnDropped(_ dropped: [ContractFinding], path: String, io: CommandIO, dryRun: Bool = false) {
-        for finding in dropped {
-            warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io)
-        }
+        for finding in dropped { warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
     }
 
     /// What a defaults file without YCFirstTime state lacks, for `reset` and `status`:
@@ -266,9 +225,7 @@ package enum Ycft {
         let file: String?
         let message: String
         init(_ exit: Exit, _ file: String?, _ message: String) {
-            self.exit = exit
-            self.file = file
-            self.message = message
+            (self.exit, self.file, self.message) = (exit, file, message)
         }
 
         func report(_ io: CommandIO) -> Exit {

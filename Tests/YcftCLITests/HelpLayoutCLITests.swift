@@ -124,7 +124,7 @@ import TestSupport
                 let specs = CommandSpec.all.filter { $0.option(name) != nil }
                 guard !specs.isEmpty else { continue }  // --generate-completion-script <shell>
                 checked += 1
-                #expect(specs.contains { $0.placeholder(name) == shown }, "\(file): '\(name) \(shown)'")
+                #expect(specs.contains { $0.option(name)?.placeholder == shown }, "\(file): '\(name) \(shown)'")
             }
         }
         // The parser spells the rest from the spec (kinds, choices, sizes); these are the

@@ -108,6 +108,9 @@ import TestSupport
          "The value 'x' is invalid for '--minimum-days-in-first-week <n>': expected 1 ... 7 (days)"),
         (["set", "--max-input-size", "12Q", "a", "k"],
          "The value '12Q' is invalid for '--max-input-size <size>': expected bytes, or a number with K, M or G"),
+        // A unit whose capital is two letters ("SS") once trapped forming a Character.
+        (["dump", "--max-input-size", "1ß", "a"],
+         "The value '1ß' is invalid for '--max-input-size <size>': expected bytes, or a number with K, M or G"),
         (["migrate", "--output-format", "xml", "--dry-run", "a"], "'--output-format' is now '--plist-format same|binary|xml'"),
         (["pack", "-o", "a.plist", "--into", "b.plist", "a.json"], "Use only one of '-o' and '--into'"),
         (["migrate", "--dry-run", "--in-place", "a"], "Use only one of '-o', '--in-place' and '--dry-run'"),
