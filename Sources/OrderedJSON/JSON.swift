@@ -241,12 +241,4 @@ extension JSON {
         default: return false
         }
     }
-
-    /// Appends `s` as a JSON string literal, escaped as the byte writer above escapes it.
-    package static func writeString(_ s: String, into out: inout String) {
-        var bytes: [UInt8] = []
-        writeString(s, into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
-    }
-
 }
