@@ -10,20 +10,12 @@ package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
     /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
     package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> PlistValue {
-        guard !bytes.isEmpty else { throw .empty }
-        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
-        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard PropertyList.detectFormat(bytes) == .binary else { throw .unknownFormat }
-        let result: Result<PlistValue, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                _ = try scanner.scan()
-                return .success(Builder(bytes: raw).top())
-            } catch {
-                return .failure(error)
-            }
+        guard try PropertyList.checkedFormat(bytes, limits: limits) == .binary else { throw .unknownFormat }
+        return try bytes.withPlistBytes { raw throws(PlistError) in
+            var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+            _ = try scanner.scan()
+            return Builder(bytes: raw).top()
         }
-        return try result.get()
     }
 
     /// The value of binary property-list bytes that ``BinaryPlistScanner/scan()`` accepted

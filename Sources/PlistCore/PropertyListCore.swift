@@ -25,16 +25,8 @@ package enum PropertyList {
     /// - Throws: ``PlistError`` as a read would for the same bytes.
     package static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
         guard !bytes.isEmpty else { throw .empty }
-        var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
-        bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                let summary = try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                result = .success((summary.values, summary.depth))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        return try result.get()
+        let summary = try bytes.withPlistBytes { raw throws(PlistError) in try XMLPlistScanner(bytes: raw, limits: limits).scan() }
+        return (summary.values, summary.depth)
     }
 
     /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
@@ -48,25 +40,28 @@ package enum PropertyList {
     package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
         -> (format: PlistFormat, needsExactReader: Bool)
     {
+        let format = try checkedFormat(bytes, limits: limits)
+        let needsExactReader = try bytes.withPlistBytes { raw throws(PlistError) -> Bool in
+            switch format {
+            case .binary:
+                var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                return try scanner.scan().needsExactReader
+            case .xml:
+                try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                return false
+            }
+        }
+        return (format, needsExactReader)
+    }
+
+    /// The format of `bytes` once the checks that need no scan pass: not empty, not over the
+    /// size limit, a property list.
+    static func checkedFormat(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) -> PlistFormat {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        let checked: Result<Bool, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                switch format {
-                case .binary:
-                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    return .success(try scanner.scan().needsExactReader)
-                case .xml:
-                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                    return .success(false)
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return (format, try checked.get())
+        return format
     }
 
     /// Serializes a value, in either format by ycft's own writer (`BinaryPlistWriter` and
@@ -83,7 +78,14 @@ package enum PropertyList {
             return try BinaryPlistWriter.write(value)
         }
     }
+}
 
+extension [UInt8] {
+    /// `withUnsafeBytes` for a body that throws ``PlistError`` (the standard library's rethrows
+    /// it as `any Error`).
+    package func withPlistBytes<R>(_ body: (UnsafeRawBufferPointer) throws(PlistError) -> R) throws(PlistError) -> R {
+        try withUnsafeBytes { raw in Result { () throws(PlistError) in try body(raw) } }.get()
+    }
 }
 
 /// Where a reader or writer is in a value, kept as components and made an ``ObjectPath`` only

@@ -26,15 +26,10 @@ package enum XMLPlistLines {
         // The trie node of each path's deepest component (outermost first), or nil for none.
         let ends: [[Int]] = paths.map { built.insert($0) }
         var trie: Trie? = built
-        let scanned: Bool = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                try XMLPlistScanner(bytes: raw, limits: limits).scan(marking: &trie)
-                return true
-            } catch {
-                return false
-            }
+        let scanned = try? bytes.withPlistBytes { raw throws(PlistError) in
+            try XMLPlistScanner(bytes: raw, limits: limits).scan(marking: &trie)
         }
-        guard scanned, let trie else { return paths.map { _ in nil } }
+        guard scanned != nil, let trie else { return paths.map { _ in nil } }
         let offsets: [Int?] = ends.map { nodes in nodes.reversed().lazy.compactMap { trie.offset(of: $0) }.first }
         return lineNumbers(of: offsets, in: bytes)
     }
