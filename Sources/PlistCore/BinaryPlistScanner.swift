@@ -29,8 +29,6 @@ package struct BinaryPlistScanner {
     /// What the scan learned about the input.
     package struct Summary {
         package var objectCount: Int
-        package var expandedNodes: UInt64
-        package var depth: Int
         /// Whether an object of the file is one libplist 2.2.0 does not hold exactly: a 16-byte
         /// integer (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`,
         /// widened to a double, its size lost and a signalling NaN quieted). The value must
@@ -496,7 +494,6 @@ package struct BinaryPlistScanner {
                 current = parent
             }
         }
-        return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]),
-                       needsExactReader: needsExactReader)
+        return Summary(objectCount: objectCount, needsExactReader: needsExactReader)
     }
 }
