@@ -148,7 +148,7 @@ package enum ExactTime {
         if !rest.isEmpty {
             guard rest.first == ".", rest.count >= 2, rest.count <= 10 else { return nil }
             fraction = String(rest.dropFirst())
-            guard fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            guard fractionValue(fraction) != nil else { return nil }
         }
         return (seconds, fraction)
     }
@@ -194,10 +194,10 @@ package enum ExactTime {
     /// its nearest double (252,423,993,600) is the first second of year 10000. Nil outside years
     /// 0001-9999 or for a fraction that is not 0 to 9 decimal digits.
     package static func utcText(seconds: Int64, fraction: String) -> String? {
-        guard fraction.utf8.count <= 9, fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let whole = CivilTime.isoDateTime(secondsSince2001: seconds) else { return nil }
+        guard fraction.utf8.count <= 9, fractionValue(fraction) != nil,
+              let whole = utcString(secondsSince2001: Double(seconds)) else { return nil }
         let digits = fraction.utf8.count >= 6 ? fraction : fraction + String(repeating: "0", count: 6 - fraction.utf8.count)
-        return whole + "." + digits + "Z"
+        return "\(whole.prefix(20))\(digits)Z"
     }
 
     /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.
