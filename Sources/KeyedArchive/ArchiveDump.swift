@@ -37,14 +37,6 @@ package enum ArchiveDump {
         }
     }
 
-    /// Whether a value is an archive, possibly a broken one: a dictionary that
-    /// `KeyedArchive.isEnvelope(_:)` says is one (what it lacks is a warning, not another kind
-    /// of file).
-    package static func isArchive(_ value: PlistValue) -> Bool {
-        guard case let .dictionary(d) = value else { return false }
-        return KeyedArchive.isEnvelope(d)
-    }
-
     /// The warnings a ``raw(_:shared:)`` dump lists under `"$warnings"` (empty when none).
     package static func warnings(in dump: JSON) -> [String] {
         guard case let .object(members) = dump, let last = members.last, last.key == "$warnings",
@@ -127,7 +119,8 @@ package enum ArchiveDump {
     /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
     ///   exceed the bound; use ``SharedObjects/references`` then.
     package static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
-        guard isArchive(value), case let .dictionary(envelope) = value else { return json(value) }
+        // An archive, possibly a broken one: what its envelope lacks is a warning, not another kind of file.
+        guard case let .dictionary(envelope) = value, KeyedArchive.isEnvelope(envelope) else { return json(value) }
         // A broken envelope is rendered as far as it goes: no graph without an `$objects`
         // array, no roots without a `$top` dictionary, each said under `"$warnings"`.
         var objects: [PlistValue] = [], top = PlistDictionary()
@@ -159,7 +152,7 @@ package enum ArchiveDump {
     /// `ycft dump --objects`: the flat `$objects` table with UIDs as `{"$uid": n}`, plus
     /// `$archiver`, `$version` and `$top`.
     package static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
-        guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
+        guard case let .dictionary(envelope) = value, KeyedArchive.isEnvelope(envelope) else { throw .notAnArchive }
         var members: [JSON.Member] = []
         for key in KeyedArchive.envelopeKeys {
             if let present = envelope[key] { members.append(.init(key, json(present))) }
