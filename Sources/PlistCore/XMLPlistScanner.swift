@@ -39,8 +39,6 @@ struct XMLPlistScanner {
         .malformedXML(defect, at: path, line: line(at: offset))
     }
 
-    private func starts(with text: String, at offset: Int) -> Bool { starts(with: Array(text.utf8), at: offset) }
-
     private func starts(with utf8: [UInt8], at offset: Int) -> Bool {
         guard offset + utf8.count <= bytes.count else { return false }
         var i = 0
@@ -58,8 +56,6 @@ struct XMLPlistScanner {
         static let cdata = Array("<![CDATA[".utf8), cdataEnd = Array("]]>".utf8)
         static let tagEnd = Array(">".utf8), instructionEnd = Array("?>".utf8)
     }
-
-    private func find(_ text: String, from offset: Int) -> Int? { find(Array(text.utf8), from: offset) }
 
     private func find(_ utf8: [UInt8], from offset: Int) -> Int? {
         var i = offset
@@ -103,7 +99,7 @@ struct XMLPlistScanner {
         var sawPlist = false, closedPlist = false, sawDeclaration = false
         var i = 0
         let n = bytes.count
-        if starts(with: "\u{FEFF}", at: 0) { i = 3 }
+        if starts(with: [0xEF, 0xBB, 0xBF], at: 0) { i = 3 }  // a byte-order mark
         let start = i
         func path() -> ObjectPath { Self.path(stack) }
         /// Records one value at the current place (a dict's value, an array's item, the plist's value).
@@ -253,11 +249,7 @@ struct XMLPlistScanner {
             default:
                 let isString = name == "string"
                 let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: isString, collect: !isString)
-                if !isString {
-                    if let defect = Self.defect(in: text, as: name) {
-                        throw fail(defect, i, at: path())
-                    }
-                }
+                if !isString, let defect = Self.defect(in: text, as: name) { throw fail(defect, i, at: path()) }
                 i = next
             }
         }
@@ -283,7 +275,6 @@ struct XMLPlistScanner {
     /// the offset past the end tag. Only `<string>` and `<key>` (`text`) may hold CDATA and
     /// references; the other elements hold plain characters.
     private func textContent(from offset: Int, name: String, text: Bool, collect: Bool) throws(PlistError) -> ([UInt8], Int) {
-        let cdata = text
         let closing = Array("</\(name)>".utf8)
         var out: [UInt8] = []
         var j = offset
@@ -294,7 +285,7 @@ struct XMLPlistScanner {
                 if starts(with: closing, at: j) {
                     return (out, j + name.utf8.count + 3)
                 }
-                if cdata && starts(with: Token.cdata, at: j) {
+                if text && starts(with: Token.cdata, at: j) {
                     guard let end = find(Token.cdataEnd, from: j + 9) else { throw fail(.unterminatedCDATA, j) }
                     for k in (j + 9)..<end {
                         if bytes[k] == 0 { throw fail(.nulByte, k) }
@@ -320,7 +311,7 @@ struct XMLPlistScanner {
 
     /// A character or predefined entity reference at `offset` (`&amp;`, `&#65;`, `&#x41;`).
     private func reference(at offset: Int) throws(PlistError) -> (Unicode.Scalar, Int) {
-        guard let semicolon = find(";", from: offset + 1), semicolon - offset <= 12 else {
+        guard let semicolon = find([UInt8(ascii: ";")], from: offset + 1), semicolon - offset <= 12 else {
             throw fail(.bareAmpersand, offset)
         }
         let body = Array(UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<semicolon]))
