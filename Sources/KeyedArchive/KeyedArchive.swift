@@ -22,10 +22,6 @@ package struct KeyedArchive: Sendable {
         dictionary.contains { entry in envelopeKeys.contains { exactlyEqual($0, entry.key) } }
     }
 
-    /// `$archiver`.
-    package let archiver: String
-    /// `$version`.
-    package let version: PlistInteger
     /// `$top`: the named roots (usually just `root`), each a UID.
     package let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
@@ -60,8 +56,6 @@ package struct KeyedArchive: Sendable {
                 throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
             }
         }
-        self.archiver = archiver
-        self.version = version
         self.top = top
         self.objects = objects
         otherEnvelopeKeys = envelope.map(\.key).filter { key in
