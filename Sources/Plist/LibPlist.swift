@@ -55,7 +55,8 @@ package enum LibPlist {
     /// before, kept to test that ycft reads what libplist writes (3-byte offsets and references,
     /// 4-byte reals, interleaved dictionaries).
     package static func writeWithLibplist(_ value: PlistValue) throws(PlistError) -> [UInt8] {
-        let node = try NodeBuilder.root(for: value)
+        var builder = NodeBuilder()
+        let node = try builder.node(for: value)
         defer { plist_free(node) }
         var length: UInt32 = 0
         guard let buffer = ycft_plist_to_bin(node, &length) else { throw .serializationFailed(format: .binary) }
@@ -163,11 +164,6 @@ struct NodeReader {
 /// Builds a libplist tree from a `PlistValue`; the caller frees the root.
 private struct NodeBuilder {
     var path = ValuePath()
-
-    static func root(for value: PlistValue) throws(PlistError) -> plist_t {
-        var builder = NodeBuilder()
-        return try builder.node(for: value)
-    }
 
     mutating func node(for value: PlistValue) throws(PlistError) -> plist_t {
         switch value {

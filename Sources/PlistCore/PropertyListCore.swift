@@ -91,13 +91,11 @@ extension [UInt8] {
 /// Where a reader or writer is in a value, kept as components and made an ``ObjectPath`` only
 /// for an error (building a path for every node was most of the work).
 package struct ValuePath {
-    /// A step: a dictionary key (`.key`) or an array element (`.index`).
-    package typealias Component = ObjectPath.Component
-    private var components: [Component] = []
+    private var components: [ObjectPath.Component] = []
 
     package init() {}
 
-    package mutating func push(_ component: Component) { components.append(component) }
+    package mutating func push(_ component: ObjectPath.Component) { components.append(component) }
     package mutating func pop() { components.removeLast() }
 
     /// `key.sub[3]`, or `top level` at the top.
