@@ -153,14 +153,8 @@ package enum ArchiveDump {
     /// `$archiver`, `$version` and `$top`.
     package static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
         guard case let .dictionary(envelope) = value, KeyedArchive.isEnvelope(envelope) else { throw .notAnArchive }
-        var members: [JSON.Member] = []
-        for key in KeyedArchive.envelopeKeys {
-            if let present = envelope[key] { members.append(.init(key, json(present))) }
-        }
-        for (key, extra) in envelope where !KeyedArchive.envelopeKeys.contains(key) {
-            members.append(.init(key, json(extra)))
-        }
-        return .object(members)
+        let known = KeyedArchive.envelopeKeys.compactMap { key in envelope[key].map { JSON.Member(key, json($0)) } }
+        return .object(known + envelope.filter { !KeyedArchive.envelopeKeys.contains($0.key) }.map { .init($0.key, json($0.value)) })
     }
 }
 
@@ -188,10 +182,7 @@ private struct GraphRenderer {
         // Proportional to the input (a plain tree prints each object about once), counting only
         // objects that print something ($null padding buys nothing), and never above
         // maxPrinted, which bounds memory and output whatever the input.
-        let substantial = objects.reduce(0) { count, object in
-            if case .string("$null") = object { return count }
-            return count + 1
-        }
+        let substantial = objects.count { $0 != .string("$null") }
         self.limit = min(Self.maxPrinted, max(200_000, 32 * substantial))
         if shared == .references {
             for object in objects { Self.countReferences(object, into: &referenceCounts) }
