@@ -24,7 +24,6 @@ package enum ArchiveDump {
         /// References nest deeper than `limit` objects (a long UID chain).
         case graphTooDeep(limit: Int)
 
-        /// A one-line message.
         package var description: String {
             switch self {
             case let .expansionTooLarge(limit):

@@ -16,7 +16,6 @@ package struct KeyedArchiveBuilder: Sendable {
     /// Reserves the next UID for an object whose value is filled in later.
     package mutating func reserve() -> UInt64 { append(.string("$null")) }
 
-    /// Sets the value of a reserved object.
     package mutating func fill(_ uid: UInt64, with value: PlistValue) {
         objects[Int(uid)] = value
     }

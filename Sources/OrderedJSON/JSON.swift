@@ -2,26 +2,18 @@
 /// members whose keys are canonically equivalent (`"é"` and `"e\u{301}"` stay two keys), and
 /// the exact text of numbers.
 package enum JSON: Sendable, Equatable {
-    /// `null`.
     case null
-    /// `true` or `false`.
     case bool(Bool)
     /// A number, as its JSON text (for example `757414800.123456` or `-0.0`).
     case number(String)
-    /// A string.
     case string(String)
-    /// An array.
     case array([JSON])
     /// An object's members in order (duplicates are kept; readers decide what they mean).
     case object([Member])
 
-    /// One member of an object.
     package struct Member: Sendable, Equatable {
-        /// The key.
         package var key: String
-        /// The value.
         package var value: JSON
-        /// Creates a member.
         package init(_ key: String, _ value: JSON) {
             self.key = key
             self.value = value
@@ -39,7 +31,6 @@ package enum JSON: Sendable, Equatable {
         return .number(d.description)
     }
 
-    /// A number from an integer.
     package static func integer<I: BinaryInteger>(_ i: I) -> JSON { .number(String(i)) }
 
     /// Exact equality: strings by scalars, numbers by text, members in order.
@@ -55,7 +46,6 @@ package enum JSON: Sendable, Equatable {
         }
     }
 
-    /// The members when this is an object.
     package var members: [Member]? { if case let .object(m) = self { return m }; return nil }
 
     /// Exact scalar equality (OrderedJSON does not depend on Plist).

@@ -8,7 +8,6 @@ internal import CLibPlist
 /// Nodes are borrowed from the document: use them only while it is alive.
 package final class PlistDocument {
     private let root: plist_t
-    /// The format the bytes were in.
     package let format: PlistFormat
 
     /// Parses and guards bytes (binary or XML).
@@ -46,7 +45,6 @@ package final class PlistDocument {
         return try reader.value(of: root, depth: 0)
     }
 
-    /// The top-level node.
     package var top: PlistNode { PlistNode(raw: root) }
 }
 
@@ -55,7 +53,6 @@ package final class PlistDocument {
 package struct PlistNode {
     let raw: plist_t
 
-    /// The node's kind.
     package var kind: PlistKind {
         switch ycft_node_kind(raw) {
         case YCFT_STRING, YCFT_KEY: return .string
@@ -79,10 +76,8 @@ package struct PlistNode {
         return libplistString(pointer, length: Int(length))
     }
 
-    /// The real.
     package var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
 
-    /// The UID.
     package var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
 
     /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which
@@ -163,7 +158,6 @@ package final class PlistItemCursor {
     private let array: plist_t
     private let iterator: plist_array_iter
     private let nodes: UnsafeMutablePointer<plist_t>
-    /// The number of items.
     package let count: Int
     /// How many items have been reached (their nodes are in `nodes`).
     private var reached = 0
