@@ -87,12 +87,7 @@ package enum ExactTime {
                 if c == UInt8(ascii: ".") {
                     inFraction = true
                 } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-                    var j = i + 1
-                    var sign = 1
-                    if j < bytes.count, bytes[j] == UInt8(ascii: "-") { sign = -1; j += 1 } else if j < bytes.count, bytes[j] == UInt8(ascii: "+") { j += 1 }
-                    var e = 0
-                    while j < bytes.count { e = e * 10 + Int(bytes[j] &- 48); j += 1 }
-                    exponent = sign * e
+                    exponent = Int(String(decoding: bytes[(i + 1)...], as: UTF8.self)) ?? 0
                     break
                 } else {
                     count += 1
