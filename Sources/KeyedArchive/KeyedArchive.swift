@@ -51,10 +51,8 @@ package struct KeyedArchive: Sendable {
         let top = try member("$top", .dictionary, \.dictionaryValue)
         let objects = try member("$objects", .array, \.arrayValue)
         guard objects.first == .string("$null") else { throw .missingNull }
-        for (key, value) in top {
-            guard case .uid = value else {
-                throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
-            }
+        if let (key, value) = top.first(where: { $0.value.uidValue == nil }) {
+            throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
         }
         self.top = top
         self.objects = objects
