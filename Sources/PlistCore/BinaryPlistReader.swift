@@ -38,17 +38,15 @@ package enum BinaryPlistReader {
             let trailer = bytes.count - 32
             offsetIntSize = Int(bytes[trailer + 6])
             refSize = Int(bytes[trailer + 7])
-            topObject = Int(Self.uint(bytes, at: trailer + 16, size: 8))
-            tableOffset = Int(Self.uint(bytes, at: trailer + 24, size: 8))
+            topObject = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 16, as: UInt64.self)))
+            tableOffset = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 24, as: UInt64.self)))
         }
 
-        static func uint(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
+        func uint(at offset: Int, size: Int) -> UInt64 {
             var value: UInt64 = 0
             for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
             return value
         }
-
-        func uint(at offset: Int, size: Int) -> UInt64 { Self.uint(bytes, at: offset, size: size) }
 
         func offset(of index: Int) -> Int { Int(uint(at: tableOffset + index * offsetIntSize, size: offsetIntSize)) }
 

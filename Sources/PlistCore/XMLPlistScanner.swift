@@ -366,11 +366,9 @@ struct XMLPlistScanner {
         case "integer": return integerProblem(t) ? malformed(.integer) : nil
         case "real": return realProblem(t) ? malformed(.real) : nil
         case "date":
-            guard t.count == 20, t.last == UInt8(ascii: "Z"),
-                  CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil else {
-                return malformed(.date)
-            }
-            return nil
+            let valid = t.count == 20 && t.last == UInt8(ascii: "Z")
+                && CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil
+            return valid ? nil : malformed(.date)
         case "data": return base64Problem(text) ? malformed(.data) : nil
         default: return nil
         }
