@@ -139,11 +139,8 @@ extension JSON {
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         var s = s
-        // The common case: no byte needs escaping, and the string's own contiguous UTF-8 is
-        // copied in one piece after a scan of its buffer (``isPlain(_:)``), eight bytes at a
-        // time: under callgrind it executes fewer instructions than even a byte-by-byte scan for
-        // C0, `"` and `\` alone, which the three more bytes it looks for made slower still
-        // (docs/performance.md, "Why the code is shaped this way").
+        // The common case: no byte needs escaping (``isPlain(_:)``), and the string's own
+        // contiguous UTF-8 is copied in one piece (docs/performance.md, "Why the code is shaped this way").
         let plain = s.withUTF8 { bytes -> Bool in
             guard JSON.isPlain(bytes) else { return false }
             out.append(contentsOf: bytes)

@@ -2,13 +2,12 @@
 /// libplist (the on-device FirstTimeMigration library).
 ///
 /// The bytes first pass ``BinaryPlistScanner``, the same guard that stands before libplist; this
-/// reader then builds exactly the values the libplist path (`PropertyList.read`) builds from the
-/// same bytes, which `PureBinaryReaderTests` holds on every fixture and Apple archive. libplist
-/// 2.2.0 keeps only the low 64 bits of a 16-byte integer and widens a 4-byte real, so the
-/// libplist path builds the value of a file holding either here (``read(scanned:)``).
+/// reader then builds exactly the values `LibPlist.read` builds from the same bytes, which
+/// `PureBinaryReaderTests` holds on every fixture and Apple archive (and `LibPlist.read` builds
+/// here what libplist does not hold exactly: ``BinaryPlistScanner/Summary/needsExactReader``).
 package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
-    /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
+    /// - Throws: ``PlistError`` as the guard names it (the same error `LibPlist.read` gives).
     package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> PlistValue {
         guard try PropertyList.checkedFormat(bytes, limits: limits) == .binary else { throw .unknownFormat }
         return try bytes.withPlistBytes { raw throws(PlistError) in

@@ -29,11 +29,9 @@ package struct BinaryPlistScanner {
     /// What the scan learned about the input.
     package struct Summary {
         package var objectCount: Int
-        /// Whether an object of the file is one libplist 2.2.0 does not hold exactly: a 16-byte
-        /// integer (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`,
-        /// widened to a double, its size lost and a signalling NaN quieted). The value must
-        /// then be built from the bytes (``BinaryPlistReader/read(scanned:)``), not from
-        /// libplist's tree.
+        /// Whether the file holds an object libplist 2.2.0 does not hold exactly: a 16-byte integer
+        /// (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`, widened, a
+        /// signalling NaN quieted). Its value is then built by ``BinaryPlistReader/read(scanned:)``.
         package var needsExactReader: Bool
     }
 
@@ -97,11 +95,9 @@ package struct BinaryPlistScanner {
         topObject = Int(top)
 
         var offsets = [Int](repeating: 0, count: objectCount)
-        // Whether any object is one libplist does not hold exactly: a 16-byte integer or a
-        // 4-byte real (an object the walk never reaches counts too: that only sends the file
-        // down the exact path). Here, over the table, it costs a compare per object; a flag
-        // carried through the walk's objects was a measurable share of the guard pass
-        // (docs/performance.md).
+        // Summary.needsExactReader, found over the table: a flag carried through the walk made the
+        // guard measurably slower (docs/performance.md). An object the walk never reaches only
+        // sends the file down the exact path.
         var marks: UInt8 = 0
         for i in 0..<objectCount {
             let at = tableOffset + i * offsetIntSize

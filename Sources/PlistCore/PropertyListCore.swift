@@ -33,8 +33,7 @@ package enum PropertyList {
     /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
     /// depth bounds), without parsing. libplist's reading path runs them before every
     /// parse, and a writer asks them so that it never writes what the reader would then refuse.
-    /// `needsExactReader` says the binary input holds a 16-byte integer, of which libplist's
-    /// tree keeps only the low 64 bits, or a 4-byte real, which it widens.
+    /// `needsExactReader` is ``BinaryPlistScanner/Summary/needsExactReader``.
     /// - Throws: the ``PlistError`` a read would throw.
     @discardableResult
     package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
