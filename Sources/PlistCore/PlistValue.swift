@@ -98,14 +98,6 @@ package enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     /// in a value ycft reads (that is ``unsigned(_:)``); ``init(high:low:)`` chooses.
     case wide(high: Int64, low: UInt64)
 
-    package init(_ value: Int64) { self = .signed(value) }
-
-    /// Creates an integer from an unsigned value: signed when it fits `Int64`, else a 16-byte
-    /// integer (as Apple's parsers read 2^63 ... 2^64-1).
-    package init(unsigned value: UInt64) {
-        self = value <= UInt64(Int64.max) ? .signed(Int64(value)) : .unsigned(value)
-    }
-
     /// Creates a 16-byte integer from its two's-complement halves (the bytes of a binary
     /// `0x14` object: `high` first, big-endian).
     package init(high: Int64, low: UInt64) {
