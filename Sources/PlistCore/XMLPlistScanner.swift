@@ -126,9 +126,9 @@ struct XMLPlistScanner {
             let found: Int?
             switch stack.last {
             case .plist?: found = XMLPlistLines.Trie.top
-            case let .array(count)?: found = (trail.last ?? nil).flatMap { trie?.child(of: $0, .index(count)) }
+            case let .array(count)?: found = (trail.last ?? nil).flatMap { trie?.children[$0][.index(count)] }
             case let .dict(key, _, _)?:
-                found = (trail.last ?? nil).flatMap { parent in key.flatMap { trie?.child(of: parent, .key(Array($0.utf8))) } }
+                found = (trail.last ?? nil).flatMap { parent in key.flatMap { trie?.children[parent][.key(Array($0.utf8))] } }
             case nil: found = nil
             }
             if let found { trie?.mark(found, at: offset) }
