@@ -65,11 +65,9 @@ package enum LibPlist {
     }
 }
 
-/// A string libplist holds (NUL-terminated UTF-8 of `length` bytes) as a `String`, or nil when
-/// its bytes are not valid UTF-8 or hold a NUL (which the guards refuse before libplist runs).
-/// The one conversion of libplist's strings, for keys and values alike. Through the standard
-/// library's non-generic validator: `String(validating:as:)` over a raw buffer took its
-/// generic path, which cost measurably more (docs/performance.md).
+/// The one conversion of libplist's strings (NUL-terminated UTF-8 of `length` bytes), keys and
+/// values alike: nil when not valid UTF-8 or holding a NUL (the guards refuse both). Through the
+/// non-generic validator: `String(validating:as:)` took a costlier generic path (docs/performance.md).
 @inline(__always)
 func libplistString(_ pointer: UnsafePointer<CChar>, length: Int) -> String? {
     guard let s = String(validatingCString: pointer), s.utf8.count == length else { return nil }

@@ -266,11 +266,9 @@ package struct ExactKey: Hashable, Sendable {
 }
 
 /// Positions of a list of keys by exact bytes: linear searches while the list is short or few
-/// questions have been asked of it, then a hash index built once. The one answer to "is this key
-/// there, and where?" in a migration, whichever side is large (a records migration asks a few
-/// questions of a large file, a rollback many of many). Eight linear searches cost about what
-/// building the index does, so neither choice costs more than twice the better one
-/// (docs/performance.md, "Why the code is shaped this way").
+/// questions have been asked of it, then a hash index built once, so neither costs more than
+/// twice the better one whichever side is large (docs/performance.md, "Why the code is shaped
+/// this way"). The one answer to "is this key there, and where?" in a migration.
 package struct ExactKeyPositions {
     /// The keys: a list, or a dictionary's own entries (not copied into a list, which made a
     /// migration measurably slower; docs/performance.md).
