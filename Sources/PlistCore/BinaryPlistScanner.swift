@@ -393,11 +393,6 @@ package struct BinaryPlistScanner {
         checked.insert(dict.payload, length)
     }
 
-    private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {
-        let marker = bytes[offsets[index]] >> 4
-        return marker == 0x5 || marker == 0x6
-    }
-
     /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
     /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
     private func walk(offsets: [Int], needsExactReader: Bool) throws(PlistError) -> Summary {
@@ -416,10 +411,6 @@ package struct BinaryPlistScanner {
         // docs/performance.md). The nesting depth is `parents.count + 1`.
         var parents: [Frame] = []
         var checkedKeys = CheckedKeyLists()
-
-        func objectPath(_ parents: [Frame], _ current: Frame, _ extra: Int) -> ObjectPath {
-            ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(extra)])
-        }
 
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { ObjectPath([.binaryObject(topObject)]) })
@@ -441,7 +432,8 @@ package struct BinaryPlistScanner {
                 }
                 let child = Int(ref)
                 if current.object.kind == .dict && position < current.object.count {
-                    guard isStringObject(child, offsets: offsets) else {
+                    let kind = bytes[offsets[child]] >> 4
+                    guard kind == 0x5 || kind == 0x6 else {
                         throw fail(.keyNotString(object: child), offsets[child])
                     }
                 }
@@ -456,7 +448,9 @@ package struct BinaryPlistScanner {
                     if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
                     if parents.count + 1 + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 case .unseen:
-                    let obj = try object(child, offsets: offsets, path: { objectPath(parents, current, child) })
+                    let obj = try object(child, offsets: offsets, path: {
+                        ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(child)])
+                    })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
                         state[child] = .done
