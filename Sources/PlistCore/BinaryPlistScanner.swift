@@ -248,9 +248,7 @@ package struct BinaryPlistScanner {
 
     /// Where a string object's code units are: their width in bytes (1 for an ASCII object, 2
     /// for UTF-16), how many there are, and where the first starts; nil when the object is not
-    /// a string or its units run past the object area. The one reading of a string object's
-    /// extent that ``units(_:offsets:)``, ``sameString(_:_:offsets:)`` and
-    /// ``unitsHash(_:offsets:)`` share.
+    /// a string or its units run past the object area.
     private func stringExtent(_ index: Int, offsets: [Int]) -> (width: Int, count: Int, payload: Int)? {
         let start = offsets[index]
         let marker = bytes[start]
