@@ -56,8 +56,7 @@ package enum ArchiveDump {
         case let .integer(version)? where version.int64 == KeyedArchive.archiverVersion: break
         case let other?: out.append("$version: is \(describe(other)), expected \(KeyedArchive.archiverVersion)")
         }
-        for (name, ref) in top {
-            if case .uid = ref { continue }
+        for (name, ref) in top where ref.uidValue == nil {
             out.append("$top.\(UntrustedText.escaped(name)): is \(ref.typeName), not a UID")
         }
         switch envelope["$top"] {
