@@ -6,22 +6,13 @@ package enum ExactTime {
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
     package static func utcString(secondsSince2001 seconds: Double) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(27)
-        guard appendUTC(secondsSince2001: seconds, into: &out) else { return nil }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends ``utcString(secondsSince2001:)``'s 27 bytes to `out`, without allocating.
-    /// - Returns: false (nothing appended) where ``utcString(secondsSince2001:)`` is nil.
-    package static func appendUTC(secondsSince2001 seconds: Double, into out: inout [UInt8]) -> Bool {
-        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return false }
+        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return nil }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
-        guard (1...9999).contains(year) else { return false }
-        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, appended once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
+        guard (1...9999).contains(year) else { return nil }
+        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, decoded once.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
             func put(_ value: Int64, at start: Int, width: Int) {
                 var v = value
                 for i in stride(from: start + width - 1, through: start, by: -1) {
@@ -36,9 +27,8 @@ package enum ExactTime {
             put(secondOfDay / 60 % 60, at: 14, width: 2); text[16] = 0x3A
             put(secondOfDay % 60, at: 17, width: 2); text[19] = 0x2E
             put(fraction, at: 20, width: 6); text[26] = 0x5A
-            out.append(contentsOf: UnsafeBufferPointer(text))
+            return String(decoding: UnsafeBufferPointer(text), as: UTF8.self)
         }
-        return true
     }
 
     /// ``utcString(secondsSince2001:)`` rounded up to the microsecond, not to the nearest: the
