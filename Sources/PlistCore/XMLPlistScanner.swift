@@ -27,8 +27,6 @@ struct XMLPlistScanner {
         case dict(key: String?, last: String?, keys: Set<[UInt8]>)
     }
 
-    private static let valueNames: Set<String> = ["string", "integer", "real", "date", "data", "true", "false", "array", "dict"]
-
     private func line(at offset: Int) -> Int {
         var n = 1
         for i in 0..<min(offset, bytes.count) where bytes[i] == 0x0A { n += 1 }
@@ -224,7 +222,8 @@ struct XMLPlistScanner {
                 i = next
                 continue
             }
-            guard Self.valueNames.contains(name) else { throw fail(.unknownElement(name), i) }
+            // Every other known name (`plist` and `key` are handled above) is a value's.
+            guard Self.knownNames.contains(where: { $0.1 == name }) else { throw fail(.unknownElement(name), i) }
             try placeValue(at: i)
             switch name {
             case "array", "dict":
