@@ -24,7 +24,6 @@ package enum ArchiveDump {
         /// References nest deeper than `limit` objects (a long UID chain).
         case graphTooDeep(limit: Int)
 
-        /// A one-line message.
         package var description: String {
             switch self {
             case let .expansionTooLarge(limit):
@@ -35,14 +34,6 @@ package enum ArchiveDump {
                 return "the object graph nests more than \(limit) objects deep"
             }
         }
-    }
-
-    /// Whether a value is an archive, possibly a broken one: a dictionary that
-    /// `KeyedArchive.isEnvelope(_:)` says is one (what it lacks is a warning, not another kind
-    /// of file).
-    package static func isArchive(_ value: PlistValue) -> Bool {
-        guard case let .dictionary(d) = value else { return false }
-        return KeyedArchive.isEnvelope(d)
     }
 
     /// The warnings a ``raw(_:shared:)`` dump lists under `"$warnings"` (empty when none).
@@ -65,8 +56,7 @@ package enum ArchiveDump {
         case let .integer(version)? where version.int64 == KeyedArchive.archiverVersion: break
         case let other?: out.append("$version: is \(describe(other)), expected \(KeyedArchive.archiverVersion)")
         }
-        for (name, ref) in top {
-            if case .uid = ref { continue }
+        for (name, ref) in top where ref.uidValue == nil {
             out.append("$top.\(UntrustedText.escaped(name)): is \(ref.typeName), not a UID")
         }
         switch envelope["$top"] {
@@ -127,7 +117,8 @@ package enum ArchiveDump {
     /// - Throws: ``DumpError/expansionTooLarge(limit:)`` when expanding shared objects would
     ///   exceed the bound; use ``SharedObjects/references`` then.
     package static func raw(_ value: PlistValue, shared: SharedObjects = .expand) throws(DumpError) -> JSON {
-        guard isArchive(value), case let .dictionary(envelope) = value else { return json(value) }
+        // An archive, possibly a broken one: what its envelope lacks is a warning, not another kind of file.
+        guard case let .dictionary(envelope) = value, KeyedArchive.isEnvelope(envelope) else { return json(value) }
         // A broken envelope is rendered as far as it goes: no graph without an `$objects`
         // array, no roots without a `$top` dictionary, each said under `"$warnings"`.
         var objects: [PlistValue] = [], top = PlistDictionary()
@@ -159,15 +150,9 @@ package enum ArchiveDump {
     /// `ycft dump --objects`: the flat `$objects` table with UIDs as `{"$uid": n}`, plus
     /// `$archiver`, `$version` and `$top`.
     package static func objects(_ value: PlistValue) throws(DumpError) -> JSON {
-        guard isArchive(value), case let .dictionary(envelope) = value else { throw .notAnArchive }
-        var members: [JSON.Member] = []
-        for key in KeyedArchive.envelopeKeys {
-            if let present = envelope[key] { members.append(.init(key, json(present))) }
-        }
-        for (key, extra) in envelope where !KeyedArchive.envelopeKeys.contains(key) {
-            members.append(.init(key, json(extra)))
-        }
-        return .object(members)
+        guard case let .dictionary(envelope) = value, KeyedArchive.isEnvelope(envelope) else { throw .notAnArchive }
+        let known = KeyedArchive.envelopeKeys.compactMap { key in envelope[key].map { JSON.Member(key, json($0)) } }
+        return .object(known + envelope.filter { !KeyedArchive.envelopeKeys.contains($0.key) }.map { .init($0.key, json($0.value)) })
     }
 }
 
@@ -195,10 +180,7 @@ private struct GraphRenderer {
         // Proportional to the input (a plain tree prints each object about once), counting only
         // objects that print something ($null padding buys nothing), and never above
         // maxPrinted, which bounds memory and output whatever the input.
-        let substantial = objects.reduce(0) { count, object in
-            if case .string("$null") = object { return count }
-            return count + 1
-        }
+        let substantial = objects.count { $0 != .string("$null") }
         self.limit = min(Self.maxPrinted, max(200_000, 32 * substantial))
         if shared == .references {
             for object in objects { Self.countReferences(object, into: &referenceCounts) }

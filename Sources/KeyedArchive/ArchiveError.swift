@@ -26,12 +26,7 @@ public enum ArchiveError: Error, Equatable, Sendable, CustomStringConvertible {
     case unexpected(expected: PlistKind, found: PlistKind, at: ObjectPath)
 
     /// `path: message`.
-    public var description: String {
-        switch self {
-        case let .plist(error): return error.description
-        default: return "\(path ?? .topLevel): \(reason)"
-        }
-    }
+    public var description: String { path.map { "\($0): \(reason)" } ?? reason }
 
     /// What is wrong, without where (`path` says where).
     package var reason: String {

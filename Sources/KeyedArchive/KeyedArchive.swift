@@ -22,10 +22,6 @@ package struct KeyedArchive: Sendable {
         dictionary.contains { entry in envelopeKeys.contains { exactlyEqual($0, entry.key) } }
     }
 
-    /// `$archiver`.
-    package let archiver: String
-    /// `$version`.
-    package let version: PlistInteger
     /// `$top`: the named roots (usually just `root`), each a UID.
     package let top: PlistDictionary
     /// `$objects`, indexed by UID; `objects[0]` is `"$null"`.
@@ -41,39 +37,23 @@ package struct KeyedArchive: Sendable {
         guard case let .dictionary(envelope) = plist else {
             throw .unexpected(expected: .dictionary, found: plist.kind, at: .topLevel)
         }
-        guard let archiverValue = envelope["$archiver"] else { throw .missing(at: .key("$archiver")) }
-        guard case let .string(archiver) = archiverValue else {
-            throw .unexpected(expected: .string, found: archiverValue.kind, at: .key("$archiver"))
+        /// The envelope's `key` as `kind` (`extract` says whether it is one).
+        func member<T>(_ key: String, _ kind: PlistKind, _ extract: (PlistValue) -> T?) throws(ArchiveError) -> T {
+            guard let value = envelope[key] else { throw .missing(at: .key(key)) }
+            guard let member = extract(value) else { throw .unexpected(expected: kind, found: value.kind, at: .key(key)) }
+            return member
         }
-        guard archiver == Self.archiverName else {
-            throw .wrongArchiver(found: archiver)
-        }
-        guard let versionValue = envelope["$version"] else { throw .missing(at: .key("$version")) }
-        guard case let .integer(version) = versionValue else {
-            throw .unexpected(expected: .integer, found: versionValue.kind, at: .key("$version"))
-        }
+        let archiver = try member("$archiver", .string, \.stringValue)
+        guard archiver == Self.archiverName else { throw .wrongArchiver(found: archiver) }
+        let version = try member("$version", .integer) { if case let .integer(v) = $0 { return v }; return nil }
         // By value, as NSKeyedUnarchiver reads it: a 16-byte 100000 is 100000.
-        guard version.int64 == Self.archiverVersion else {
-            throw .wrongVersion(found: "\(version)")
+        guard version.int64 == Self.archiverVersion else { throw .wrongVersion(found: "\(version)") }
+        let top = try member("$top", .dictionary, \.dictionaryValue)
+        let objects = try member("$objects", .array, \.arrayValue)
+        guard objects.first == .string("$null") else { throw .missingNull }
+        if let (key, value) = top.first(where: { $0.value.uidValue == nil }) {
+            throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
         }
-        guard let topValue = envelope["$top"] else { throw .missing(at: .key("$top")) }
-        guard case let .dictionary(top) = topValue else {
-            throw .unexpected(expected: .dictionary, found: topValue.kind, at: .key("$top"))
-        }
-        guard let objectsValue = envelope["$objects"] else { throw .missing(at: .key("$objects")) }
-        guard case let .array(objects) = objectsValue else {
-            throw .unexpected(expected: .array, found: objectsValue.kind, at: .key("$objects"))
-        }
-        guard let first = objects.first, first == .string("$null") else {
-            throw .missingNull
-        }
-        for (key, value) in top {
-            guard case .uid = value else {
-                throw .unexpected(expected: .uid, found: value.kind, at: .key("$top").key(key))
-            }
-        }
-        self.archiver = archiver
-        self.version = version
         self.top = top
         self.objects = objects
         otherEnvelopeKeys = envelope.map(\.key).filter { key in

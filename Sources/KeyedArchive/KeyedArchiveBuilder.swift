@@ -14,12 +14,8 @@ package struct KeyedArchiveBuilder: Sendable {
     package init() {}
 
     /// Reserves the next UID for an object whose value is filled in later.
-    package mutating func reserve() -> UInt64 {
-        objects.append(.string("$null"))
-        return UInt64(objects.count - 1)
-    }
+    package mutating func reserve() -> UInt64 { append(.string("$null")) }
 
-    /// Sets the value of a reserved object.
     package mutating func fill(_ uid: UInt64, with value: PlistValue) {
         objects[Int(uid)] = value
     }

@@ -2,26 +2,18 @@
 /// members whose keys are canonically equivalent (`"é"` and `"e\u{301}"` stay two keys), and
 /// the exact text of numbers.
 package enum JSON: Sendable, Equatable {
-    /// `null`.
     case null
-    /// `true` or `false`.
     case bool(Bool)
     /// A number, as its JSON text (for example `757414800.123456` or `-0.0`).
     case number(String)
-    /// A string.
     case string(String)
-    /// An array.
     case array([JSON])
     /// An object's members in order (duplicates are kept; readers decide what they mean).
     case object([Member])
 
-    /// One member of an object.
     package struct Member: Sendable, Equatable {
-        /// The key.
         package var key: String
-        /// The value.
         package var value: JSON
-        /// Creates a member.
         package init(_ key: String, _ value: JSON) {
             self.key = key
             self.value = value
@@ -39,7 +31,6 @@ package enum JSON: Sendable, Equatable {
         return .number(d.description)
     }
 
-    /// A number from an integer.
     package static func integer<I: BinaryInteger>(_ i: I) -> JSON { .number(String(i)) }
 
     /// Exact equality: strings by scalars, numbers by text, members in order.
@@ -55,7 +46,6 @@ package enum JSON: Sendable, Equatable {
         }
     }
 
-    /// The members when this is an object.
     package var members: [Member]? { if case let .object(m) = self { return m }; return nil }
 
     /// Exact scalar equality (OrderedJSON does not depend on Plist).
@@ -149,11 +139,8 @@ extension JSON {
     package static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
         var s = s
-        // The common case: no byte needs escaping, and the string's own contiguous UTF-8 is
-        // copied in one piece after a scan of its buffer (``isPlain(_:)``), eight bytes at a
-        // time: under callgrind it executes fewer instructions than even a byte-by-byte scan for
-        // C0, `"` and `\` alone, which the three more bytes it looks for made slower still
-        // (docs/performance.md, "Why the code is shaped this way").
+        // The common case: no byte needs escaping (``isPlain(_:)``), and the string's own
+        // contiguous UTF-8 is copied in one piece (docs/performance.md, "Why the code is shaped this way").
         let plain = s.withUTF8 { bytes -> Bool in
             guard JSON.isPlain(bytes) else { return false }
             out.append(contentsOf: bytes)
@@ -241,12 +228,4 @@ extension JSON {
         default: return false
         }
     }
-
-    /// Appends `s` as a JSON string literal, escaped as the byte writer above escapes it.
-    package static func writeString(_ s: String, into out: inout String) {
-        var bytes: [UInt8] = []
-        writeString(s, into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
-    }
-
 }

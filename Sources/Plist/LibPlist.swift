@@ -55,7 +55,8 @@ package enum LibPlist {
     /// before, kept to test that ycft reads what libplist writes (3-byte offsets and references,
     /// 4-byte reals, interleaved dictionaries).
     package static func writeWithLibplist(_ value: PlistValue) throws(PlistError) -> [UInt8] {
-        let node = try NodeBuilder.root(for: value)
+        var builder = NodeBuilder()
+        let node = try builder.node(for: value)
         defer { plist_free(node) }
         var length: UInt32 = 0
         guard let buffer = ycft_plist_to_bin(node, &length) else { throw .serializationFailed(format: .binary) }
@@ -64,11 +65,9 @@ package enum LibPlist {
     }
 }
 
-/// A string libplist holds (NUL-terminated UTF-8 of `length` bytes) as a `String`, or nil when
-/// its bytes are not valid UTF-8 or hold a NUL (which the guards refuse before libplist runs).
-/// The one conversion of libplist's strings, for keys and values alike. Through the standard
-/// library's non-generic validator: `String(validating:as:)` over a raw buffer took its
-/// generic path, which cost measurably more (docs/performance.md).
+/// The one conversion of libplist's strings (NUL-terminated UTF-8 of `length` bytes), keys and
+/// values alike: nil when not valid UTF-8 or holding a NUL (the guards refuse both). Through the
+/// non-generic validator: `String(validating:as:)` took a costlier generic path (docs/performance.md).
 @inline(__always)
 func libplistString(_ pointer: UnsafePointer<CChar>, length: Int) -> String? {
     guard let s = String(validatingCString: pointer), s.utf8.count == length else { return nil }
@@ -163,11 +162,6 @@ struct NodeReader {
 /// Builds a libplist tree from a `PlistValue`; the caller frees the root.
 private struct NodeBuilder {
     var path = ValuePath()
-
-    static func root(for value: PlistValue) throws(PlistError) -> plist_t {
-        var builder = NodeBuilder()
-        return try builder.node(for: value)
-    }
 
     mutating func node(for value: PlistValue) throws(PlistError) -> plist_t {
         switch value {

@@ -4,15 +4,14 @@ internal import CLibPlist
 /// A parsed property list kept in libplist's own tree, for readers that visit it once and want
 /// to skip building a `PlistValue` tree (the fast path of the records decoder).
 ///
-/// The same guards as `PropertyList.read(_:limits:)` apply before libplist sees the bytes.
+/// The same guards as `LibPlist.read` apply before libplist sees the bytes.
 /// Nodes are borrowed from the document: use them only while it is alive.
 package final class PlistDocument {
     private let root: plist_t
-    /// The format the bytes were in.
     package let format: PlistFormat
 
     /// Parses and guards bytes (binary or XML).
-    /// - Throws: ``PlistError`` exactly as `PropertyList.read(_:limits:)` does for bad input.
+    /// - Throws: ``PlistError`` exactly as `LibPlist.read` does for bad input.
     package init(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) {
         let parsed = try LibPlist.guardedParse(bytes, limits: limits)
         (root, format) = (parsed.node, parsed.format)
@@ -22,22 +21,16 @@ package final class PlistDocument {
     }
 
     private let maxDepth: Int
-    /// The bytes of a binary document holding a 16-byte integer, whose high half libplist
-    /// 2.2.0 drops (2^64+1 would read as 1, a 16-byte -1 as 2^64-1), or a 4-byte real, which it
-    /// widens (its size lost, a signalling NaN quieted): its value is built from these instead
-    /// of the tree. Nil for every other document.
+    /// The bytes of a binary document libplist's tree does not hold exactly
+    /// (`BinaryPlistScanner.Summary.needsExactReader`), whose value is built from them; else nil.
     private let exactSource: [UInt8]?
 
     deinit { plist_free(root) }
 
-    /// The whole tree as a `PlistValue`: the same value `PropertyList.read(_:limits:)`
-    /// gives for the same bytes, without parsing them again.
-    ///
-    /// A binary document holding a 16-byte integer or a 4-byte real is built from its bytes
-    /// (which passed the same guard) by `BinaryPlistReader`, so every 128-bit value and
-    /// every 4-byte real is kept exactly.
-    /// - Throws: ``PlistError`` as `PropertyList.read(_:limits:)` does (for example a string
-    ///   libplist cannot hold exactly).
+    /// The whole tree as a `PlistValue` (from `exactSource` when there is one): the same value
+    /// `LibPlist.read` gives for the same bytes, without parsing them again.
+    /// - Throws: ``PlistError`` as `LibPlist.read` does (for example a string libplist cannot
+    ///   hold exactly).
     package func value() throws(PlistError) -> PlistValue {
         if let exactSource {
             return exactSource.withUnsafeBytes { BinaryPlistReader.read(scanned: $0) }
@@ -46,7 +39,6 @@ package final class PlistDocument {
         return try reader.value(of: root, depth: 0)
     }
 
-    /// The top-level node.
     package var top: PlistNode { PlistNode(raw: root) }
 }
 
@@ -55,7 +47,6 @@ package final class PlistDocument {
 package struct PlistNode {
     let raw: plist_t
 
-    /// The node's kind.
     package var kind: PlistKind {
         switch ycft_node_kind(raw) {
         case YCFT_STRING, YCFT_KEY: return .string
@@ -79,17 +70,13 @@ package struct PlistNode {
         return libplistString(pointer, length: Int(length))
     }
 
-    /// The real.
     package var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
 
-    /// The UID.
     package var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
 
-    /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which
-    /// libplist 2.2.0 keeps only the low half (the checked path, ``PlistDocument/value()``,
-    /// reads it exactly). Asking libplist costs a copy and a serialization of the node: the
-    /// fast path asks once per archive (`$version`); a field on every node to spare it made
-    /// every decode slower (docs/performance.md).
+    /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which libplist
+    /// keeps only the low half (``PlistDocument/value()`` reads it exactly). Asking libplist costs
+    /// a copy and a serialization of the node, so the fast path asks once per archive (`$version`).
     package var int64: Int64? {
         guard kind == .integer, ycft_int_is_16_bytes(raw) == 0 else { return nil }
         return Int64(bitPattern: ycft_get_uint(raw))
@@ -163,7 +150,6 @@ package final class PlistItemCursor {
     private let array: plist_t
     private let iterator: plist_array_iter
     private let nodes: UnsafeMutablePointer<plist_t>
-    /// The number of items.
     package let count: Int
     /// How many items have been reached (their nodes are in `nodes`).
     private var reached = 0

@@ -2,28 +2,19 @@
 /// libplist (the on-device FirstTimeMigration library).
 ///
 /// The bytes first pass ``BinaryPlistScanner``, the same guard that stands before libplist; this
-/// reader then builds exactly the values the libplist path (`PropertyList.read`) builds from the
-/// same bytes, which `PureBinaryReaderTests` holds on every fixture and Apple archive. libplist
-/// 2.2.0 keeps only the low 64 bits of a 16-byte integer and widens a 4-byte real, so the
-/// libplist path builds the value of a file holding either here (``read(scanned:)``).
+/// reader then builds exactly the values `LibPlist.read` builds from the same bytes, which
+/// `PureBinaryReaderTests` holds on every fixture and Apple archive (and `LibPlist.read` builds
+/// here what libplist does not hold exactly: ``BinaryPlistScanner/Summary/needsExactReader``).
 package enum BinaryPlistReader {
     /// The value of binary property-list `bytes`.
-    /// - Throws: ``PlistError`` as the guard names it (the same error `PropertyList.read` gives).
+    /// - Throws: ``PlistError`` as the guard names it (the same error `LibPlist.read` gives).
     package static func read(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> PlistValue {
-        guard !bytes.isEmpty else { throw .empty }
-        let maxSize = min(limits.maxInputSize, Int(UInt32.max))
-        guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard PropertyList.detectFormat(bytes) == .binary else { throw .unknownFormat }
-        let result: Result<PlistValue, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                _ = try scanner.scan()
-                return .success(Builder(bytes: raw).top())
-            } catch {
-                return .failure(error)
-            }
+        guard try PropertyList.checkedFormat(bytes, limits: limits) == .binary else { throw .unknownFormat }
+        return try bytes.withPlistBytes { raw throws(PlistError) in
+            var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+            _ = try scanner.scan()
+            return Builder(bytes: raw).top()
         }
-        return try result.get()
     }
 
     /// The value of binary property-list bytes that ``BinaryPlistScanner/scan()`` accepted
@@ -46,17 +37,15 @@ package enum BinaryPlistReader {
             let trailer = bytes.count - 32
             offsetIntSize = Int(bytes[trailer + 6])
             refSize = Int(bytes[trailer + 7])
-            topObject = Int(Self.uint(bytes, at: trailer + 16, size: 8))
-            tableOffset = Int(Self.uint(bytes, at: trailer + 24, size: 8))
+            topObject = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 16, as: UInt64.self)))
+            tableOffset = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 24, as: UInt64.self)))
         }
 
-        static func uint(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> UInt64 {
+        func uint(at offset: Int, size: Int) -> UInt64 {
             var value: UInt64 = 0
             for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
             return value
         }
-
-        func uint(at offset: Int, size: Int) -> UInt64 { Self.uint(bytes, at: offset, size: size) }
 
         func offset(of index: Int) -> Int { Int(uint(at: tableOffset + index * offsetIntSize, size: offsetIntSize)) }
 

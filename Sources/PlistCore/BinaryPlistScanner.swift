@@ -29,13 +29,9 @@ package struct BinaryPlistScanner {
     /// What the scan learned about the input.
     package struct Summary {
         package var objectCount: Int
-        package var expandedNodes: UInt64
-        package var depth: Int
-        /// Whether an object of the file is one libplist 2.2.0 does not hold exactly: a 16-byte
-        /// integer (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`,
-        /// widened to a double, its size lost and a signalling NaN quieted). The value must
-        /// then be built from the bytes (``BinaryPlistReader/read(scanned:)``), not from
-        /// libplist's tree.
+        /// Whether the file holds an object libplist 2.2.0 does not hold exactly: a 16-byte integer
+        /// (marker `0x14`, read as its low 64 bits) or a 4-byte real (marker `0x22`, widened, a
+        /// signalling NaN quieted). Its value is then built by ``BinaryPlistReader/read(scanned:)``.
         package var needsExactReader: Bool
     }
 
@@ -99,11 +95,9 @@ package struct BinaryPlistScanner {
         topObject = Int(top)
 
         var offsets = [Int](repeating: 0, count: objectCount)
-        // Whether any object is one libplist does not hold exactly: a 16-byte integer or a
-        // 4-byte real (an object the walk never reaches counts too: that only sends the file
-        // down the exact path). Here, over the table, it costs a compare per object; a flag
-        // carried through the walk's objects was a measurable share of the guard pass
-        // (docs/performance.md).
+        // Summary.needsExactReader, found over the table: a flag carried through the walk made the
+        // guard measurably slower (docs/performance.md). An object the walk never reaches only
+        // sends the file down the exact path.
         var marks: UInt8 = 0
         for i in 0..<objectCount {
             let at = tableOffset + i * offsetIntSize
@@ -254,9 +248,7 @@ package struct BinaryPlistScanner {
 
     /// Where a string object's code units are: their width in bytes (1 for an ASCII object, 2
     /// for UTF-16), how many there are, and where the first starts; nil when the object is not
-    /// a string or its units run past the object area. The one reading of a string object's
-    /// extent that ``units(_:offsets:)``, ``sameString(_:_:offsets:)`` and
-    /// ``unitsHash(_:offsets:)`` share.
+    /// a string or its units run past the object area.
     private func stringExtent(_ index: Int, offsets: [Int]) -> (width: Int, count: Int, payload: Int)? {
         let start = offsets[index]
         let marker = bytes[start]
@@ -399,11 +391,6 @@ package struct BinaryPlistScanner {
         checked.insert(dict.payload, length)
     }
 
-    private func isStringObject(_ index: Int, offsets: [Int]) -> Bool {
-        let marker = bytes[offsets[index]] >> 4
-        return marker == 0x5 || marker == 0x6
-    }
-
     /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
     /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
     private func walk(offsets: [Int], needsExactReader: Bool) throws(PlistError) -> Summary {
@@ -422,10 +409,6 @@ package struct BinaryPlistScanner {
         // docs/performance.md). The nesting depth is `parents.count + 1`.
         var parents: [Frame] = []
         var checkedKeys = CheckedKeyLists()
-
-        func objectPath(_ parents: [Frame], _ current: Frame, _ extra: Int) -> ObjectPath {
-            ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(extra)])
-        }
 
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { ObjectPath([.binaryObject(topObject)]) })
@@ -447,7 +430,8 @@ package struct BinaryPlistScanner {
                 }
                 let child = Int(ref)
                 if current.object.kind == .dict && position < current.object.count {
-                    guard isStringObject(child, offsets: offsets) else {
+                    let kind = bytes[offsets[child]] >> 4
+                    guard kind == 0x5 || kind == 0x6 else {
                         throw fail(.keyNotString(object: child), offsets[child])
                     }
                 }
@@ -462,7 +446,9 @@ package struct BinaryPlistScanner {
                     if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
                     if parents.count + 1 + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 case .unseen:
-                    let obj = try object(child, offsets: offsets, path: { objectPath(parents, current, child) })
+                    let obj = try object(child, offsets: offsets, path: {
+                        ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(child)])
+                    })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
                         state[child] = .done
@@ -496,7 +482,6 @@ package struct BinaryPlistScanner {
                 current = parent
             }
         }
-        return Summary(objectCount: objectCount, expandedNodes: expanded[topObject], depth: Int(height[topObject]),
-                       needsExactReader: needsExactReader)
+        return Summary(objectCount: objectCount, needsExactReader: needsExactReader)
     }
 }

@@ -35,12 +35,9 @@ struct BinaryPlistWriter {
     /// again. The index is the one `scalar` gives, so the output is the same.
     private var keyRefs: [ExactKey: Int] = [:]
     /// UIDs below ``directUIDLimit`` by value: their object's index + 1 (0: not written yet).
-    /// An archive's UIDs are its object numbers and come almost in order, so this is read
-    /// nearly sequentially where the sharing table is read at random: most of pack's time in
-    /// `scalar` went to the first load of a probed slot (`perf annotate`; docs/performance.md),
-    /// a cache miss for each new scalar, and most of an archive's new scalars are UIDs. Sharing is unchanged: equal UIDs
-    /// have equal bytes, and no other kind of object has a UID's marker (`0x8_`), so a UID could
-    /// only ever have shared with an equal UID.
+    /// An archive's UIDs are its object numbers, almost in order, so this is read nearly
+    /// sequentially where the sharing table's random probes missed the cache for most new
+    /// scalars, UIDs (docs/performance.md). Sharing is unchanged: only a UID has a UID's marker.
     private var uidObjects: [Int] = []
     /// Values below this go through `uidObjects` (8 MiB at most); larger ones, the sharing table.
     private static let directUIDLimit = 1 << 20
@@ -118,26 +115,6 @@ struct BinaryPlistWriter {
         var size = 1024
         while size < 2 * count { size *= 2 }
         if size > table.count { table = Array(repeating: 0, count: size) }
-    }
-
-    /// A real's object (shared with an equal one).
-    fileprivate mutating func real(_ d: Double) -> Int {
-        scalarBytes.append(0x23)
-        Self.bigEndian(d.bitPattern, 8, into: &scalarBytes)
-        return scalar()
-    }
-
-    /// A 4-byte real's object (marker `0x22`), its bits as read (shared).
-    fileprivate mutating func real32(_ bits: UInt32) -> Int {
-        scalarBytes.append(0x22)
-        Self.bigEndian(UInt64(bits), 4, into: &scalarBytes)
-        return scalar()
-    }
-
-    /// A signed integer's object, in the smallest of CoreFoundation's sizes (shared).
-    fileprivate mutating func integer(_ v: Int64) -> Int {
-        Self.integer(v, into: &scalarBytes)
-        return scalar()
     }
 
     /// A 16-byte integer's object (marker `0x14`, the high half first), as CoreFoundation
@@ -226,15 +203,20 @@ struct BinaryPlistWriter {
             }
             return scalar()
         case let .integer(.signed(v)):
-            return integer(v)
+            Self.integer(v, into: &scalarBytes)
+            return scalar()
         case let .integer(.unsigned(v)):
             return sixteenByteInteger(high: 0, low: v)
         case let .integer(.wide(high, low)):
             return sixteenByteInteger(high: high, low: low)
         case let .real(d):
-            return real(d)
+            scalarBytes.append(0x23)
+            Self.bigEndian(d.bitPattern, 8, into: &scalarBytes)
+            return scalar()
         case let .real32(bits):
-            return real32(bits)
+            scalarBytes.append(0x22)
+            Self.bigEndian(UInt64(bits), 4, into: &scalarBytes)
+            return scalar()
         case let .bool(b):
             scalarBytes.append(b ? 0x09 : 0x08)
             return scalar()

@@ -27,15 +27,6 @@ package enum CivilTime {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Whole seconds since 2001 as `YYYY-MM-DDTHH:MM:SS`, for years 1 to 9999; nil outside.
-    package static func isoDateTime(secondsSince2001 seconds: Int64) -> String? {
-        let (daysSince2001, secondOfDay) = floorDivMod(seconds, 86_400)
-        let (year, month, day) = date(days: daysSince2001 + referenceDaysFrom1970)
-        guard (1...9999).contains(year) else { return nil }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
-    }
-
     /// Parses `YYYY-MM-DDTHH:MM:SS` (exactly that shape) into whole seconds since 2001.
     package static func parseISODateTime<S: StringProtocol>(_ text: S) -> Int64? {
         let chars = Array(text.utf8)
@@ -72,10 +63,5 @@ package enum CivilTime {
     package static func floorDivMod(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
         let q = a / b, r = a % b
         return r < 0 ? (q - 1, r + b) : (q, r)
-    }
-
-    private static func pad(_ v: Int64, _ width: Int) -> String {
-        let s = String(v)
-        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 }

@@ -6,22 +6,13 @@ package enum ExactTime {
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
     package static func utcString(secondsSince2001 seconds: Double) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(27)
-        guard appendUTC(secondsSince2001: seconds, into: &out) else { return nil }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends ``utcString(secondsSince2001:)``'s 27 bytes to `out`, without allocating.
-    /// - Returns: false (nothing appended) where ``utcString(secondsSince2001:)`` is nil.
-    package static func appendUTC(secondsSince2001 seconds: Double, into out: inout [UInt8]) -> Bool {
-        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return false }
+        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return nil }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
-        guard (1...9999).contains(year) else { return false }
-        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, appended once.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
+        guard (1...9999).contains(year) else { return nil }
+        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, decoded once.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
             func put(_ value: Int64, at start: Int, width: Int) {
                 var v = value
                 for i in stride(from: start + width - 1, through: start, by: -1) {
@@ -36,9 +27,8 @@ package enum ExactTime {
             put(secondOfDay / 60 % 60, at: 14, width: 2); text[16] = 0x3A
             put(secondOfDay % 60, at: 17, width: 2); text[19] = 0x2E
             put(fraction, at: 20, width: 6); text[26] = 0x5A
-            out.append(contentsOf: UnsafeBufferPointer(text))
+            return String(decoding: UnsafeBufferPointer(text), as: UTF8.self)
         }
-        return true
     }
 
     /// ``utcString(secondsSince2001:)`` rounded up to the microsecond, not to the nearest: the
@@ -87,12 +77,7 @@ package enum ExactTime {
                 if c == UInt8(ascii: ".") {
                     inFraction = true
                 } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-                    var j = i + 1
-                    var sign = 1
-                    if j < bytes.count, bytes[j] == UInt8(ascii: "-") { sign = -1; j += 1 } else if j < bytes.count, bytes[j] == UInt8(ascii: "+") { j += 1 }
-                    var e = 0
-                    while j < bytes.count { e = e * 10 + Int(bytes[j] &- 48); j += 1 }
-                    exponent = sign * e
+                    exponent = Int(String(decoding: bytes[(i + 1)...], as: UTF8.self)) ?? 0
                     break
                 } else {
                     count += 1
@@ -148,7 +133,7 @@ package enum ExactTime {
         if !rest.isEmpty {
             guard rest.first == ".", rest.count >= 2, rest.count <= 10 else { return nil }
             fraction = String(rest.dropFirst())
-            guard fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            guard fractionValue(fraction) != nil else { return nil }
         }
         return (seconds, fraction)
     }
@@ -194,10 +179,10 @@ package enum ExactTime {
     /// its nearest double (252,423,993,600) is the first second of year 10000. Nil outside years
     /// 0001-9999 or for a fraction that is not 0 to 9 decimal digits.
     package static func utcText(seconds: Int64, fraction: String) -> String? {
-        guard fraction.utf8.count <= 9, fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let whole = CivilTime.isoDateTime(secondsSince2001: seconds) else { return nil }
+        guard fraction.utf8.count <= 9, fractionValue(fraction) != nil,
+              let whole = utcString(secondsSince2001: Double(seconds)) else { return nil }
         let digits = fraction.utf8.count >= 6 ? fraction : fraction + String(repeating: "0", count: 6 - fraction.utf8.count)
-        return whole + "." + digits + "Z"
+        return "\(whole.prefix(20))\(digits)Z"
     }
 
     /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.

@@ -329,7 +329,6 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
                 let shown = quoted(text) + (truncated ? "..." : "")
                 switch kind {
                 case .integer: return "\(shown) is not an integer as Apple reads it"
-                case .real: return "\(shown) is not a real as Apple reads it"
                 case .date: return "\(shown) is not a date like 2025-01-01T09:00:00Z"
                 case .data: return "\(shown) is not base64"
                 default: return "\(shown) is not a \(kind.typeName) as Apple reads it"

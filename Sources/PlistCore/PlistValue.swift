@@ -4,7 +4,6 @@
 /// their bit pattern (`-0.0` is not `0.0`; a NaN equals the same NaN), and dictionaries keep
 /// their key order.
 package indirect enum PlistValue: Sendable {
-    /// A string.
     case string(String)
     /// An integer: 64-bit, or 16-byte up to 128 bits (see ``PlistInteger``).
     case integer(PlistInteger)
@@ -15,20 +14,16 @@ package indirect enum PlistValue: Sendable {
     /// it so, with every bit (a signalling NaN's payload too), so a file read and written
     /// again keeps each real's size and value. Its value is ``realValue`` (widened exactly).
     case real32(UInt32)
-    /// A boolean.
     case bool(Bool)
     /// A date, as the exact seconds since 2001-01-01T00:00:00Z.
     case date(Double)
-    /// Raw bytes.
     case data([UInt8])
     /// An NSKeyedArchiver object reference.
     case uid(UInt64)
-    /// An ordered array.
     case array([PlistValue])
     /// A dictionary with string keys, in order.
     case dictionary(PlistDictionary)
 
-    /// The value's kind.
     package var kind: PlistKind {
         switch self {
         case .string: return .string
@@ -46,13 +41,9 @@ package indirect enum PlistValue: Sendable {
     /// A short name of the value's type for messages: `string`, `integer`, `dictionary`, ...
     package var typeName: String { kind.typeName }
 
-    /// The string, when this is one.
     package var stringValue: String? { if case let .string(s) = self { return s }; return nil }
-    /// The dictionary, when this is one.
     package var dictionaryValue: PlistDictionary? { if case let .dictionary(d) = self { return d }; return nil }
-    /// The array, when this is one.
     package var arrayValue: [PlistValue]? { if case let .array(a) = self { return a }; return nil }
-    /// The UID, when this is one.
     package var uidValue: UInt64? { if case let .uid(u) = self { return u }; return nil }
     /// The number, when this is a real of either size (a 4-byte real widened, which is exact
     /// for every finite value).
@@ -106,15 +97,6 @@ package enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
     /// -2^127), or negative (a 16-byte -1 is `high: -1, low: UInt64.max`). `high` is never 0
     /// in a value ycft reads (that is ``unsigned(_:)``); ``init(high:low:)`` chooses.
     case wide(high: Int64, low: UInt64)
-
-    /// Creates a signed integer.
-    package init(_ value: Int64) { self = .signed(value) }
-
-    /// Creates an integer from an unsigned value: signed when it fits `Int64`, else a 16-byte
-    /// integer (as Apple's parsers read 2^63 ... 2^64-1).
-    package init(unsigned value: UInt64) {
-        self = value <= UInt64(Int64.max) ? .signed(Int64(value)) : .unsigned(value)
-    }
 
     /// Creates a 16-byte integer from its two's-complement halves (the bytes of a binary
     /// `0x14` object: `high` first, big-endian).
@@ -215,7 +197,6 @@ package enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
 
 /// An ordered dictionary with string keys, compared by exact Unicode scalars.
 package struct PlistDictionary: Sendable, Equatable, Sequence {
-    /// The entries in order.
     package private(set) var entries: [(key: String, value: PlistValue)]
 
     /// Creates a dictionary; the caller guarantees the keys are distinct.
@@ -223,10 +204,8 @@ package struct PlistDictionary: Sendable, Equatable, Sequence {
         self.entries = entries
     }
 
-    /// The number of entries.
     package var count: Int { entries.count }
 
-    /// Iterates the entries in order.
     package func makeIterator() -> IndexingIterator<[(key: String, value: PlistValue)]> {
         entries.makeIterator()
     }
@@ -272,10 +251,8 @@ package struct PlistDictionary: Sendable, Equatable, Sequence {
 /// A string compared and hashed by its exact UTF-8 bytes (`String`'s own `==` and hash treat
 /// canonically equivalent strings as one), for sets and dictionaries of plist keys.
 package struct ExactKey: Hashable, Sendable {
-    /// The string.
     package let string: String
 
-    /// Wraps a string.
     package init(_ string: String) { self.string = string }
 
     /// Equal when the UTF-8 bytes are.
@@ -289,11 +266,9 @@ package struct ExactKey: Hashable, Sendable {
 }
 
 /// Positions of a list of keys by exact bytes: linear searches while the list is short or few
-/// questions have been asked of it, then a hash index built once. The one answer to "is this key
-/// there, and where?" in a migration, whichever side is large (a records migration asks a few
-/// questions of a large file, a rollback many of many). Eight linear searches cost about what
-/// building the index does, so neither choice costs more than twice the better one
-/// (docs/performance.md, "Why the code is shaped this way").
+/// questions have been asked of it, then a hash index built once, so neither costs more than
+/// twice the better one whichever side is large (docs/performance.md, "Why the code is shaped
+/// this way"). The one answer to "is this key there, and where?" in a migration.
 package struct ExactKeyPositions {
     /// The keys: a list, or a dictionary's own entries (not copied into a list, which made a
     /// migration measurably slower; docs/performance.md).
@@ -348,7 +323,6 @@ package struct ExactKeyPositions {
         }
     }
 
-    /// Whether `key` is in the list.
     package mutating func contains(_ key: String) -> Bool { position(of: key) != nil }
 }
 

@@ -25,48 +25,42 @@ package enum PropertyList {
     /// - Throws: ``PlistError`` as a read would for the same bytes.
     package static func xmlShape(_ bytes: [UInt8], limits: PlistLimits = .default) throws(PlistError) -> (values: Int, depth: Int) {
         guard !bytes.isEmpty else { throw .empty }
-        var result: Result<(values: Int, depth: Int), PlistError> = .failure(.unknownFormat)
-        bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                let summary = try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                result = .success((summary.values, summary.depth))
-            } catch {
-                result = .failure(error)
-            }
-        }
-        return try result.get()
+        let summary = try bytes.withPlistBytes { raw throws(PlistError) in try XMLPlistScanner(bytes: raw, limits: limits).scan() }
+        return (summary.values, summary.depth)
     }
 
     /// Whether ycft would read `bytes` with `limits`: the checks every read makes before
     /// libplist sees the bytes (size, format, and the binary or XML guard with its node and
     /// depth bounds), without parsing. libplist's reading path runs them before every
     /// parse, and a writer asks them so that it never writes what the reader would then refuse.
-    /// `needsExactReader` says the binary input holds a 16-byte integer, of which libplist's
-    /// tree keeps only the low 64 bits, or a 4-byte real, which it widens.
+    /// `needsExactReader` is ``BinaryPlistScanner/Summary/needsExactReader``.
     /// - Throws: the ``PlistError`` a read would throw.
     @discardableResult
     package static func checkReadable(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError)
         -> (format: PlistFormat, needsExactReader: Bool)
     {
+        let format = try checkedFormat(bytes, limits: limits)
+        let needsExactReader = try bytes.withPlistBytes { raw throws(PlistError) -> Bool in
+            switch format {
+            case .binary:
+                var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
+                return try scanner.scan().needsExactReader
+            case .xml:
+                try XMLPlistScanner(bytes: raw, limits: limits).scan()
+                return false
+            }
+        }
+        return (format, needsExactReader)
+    }
+
+    /// The format of `bytes` once the checks that need no scan pass: not empty, not over the
+    /// size limit, a property list.
+    static func checkedFormat(_ bytes: [UInt8], limits: PlistLimits) throws(PlistError) -> PlistFormat {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else { throw .unknownFormat }
-        let checked: Result<Bool, PlistError> = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                switch format {
-                case .binary:
-                    var scanner = BinaryPlistScanner(bytes: raw, limits: limits)
-                    return .success(try scanner.scan().needsExactReader)
-                case .xml:
-                    try XMLPlistScanner(bytes: raw, limits: limits).scan()
-                    return .success(false)
-                }
-            } catch {
-                return .failure(error)
-            }
-        }
-        return (format, try checked.get())
+        return format
     }
 
     /// Serializes a value, in either format by ycft's own writer (`BinaryPlistWriter` and
@@ -83,19 +77,24 @@ package enum PropertyList {
             return try BinaryPlistWriter.write(value)
         }
     }
+}
 
+extension [UInt8] {
+    /// `withUnsafeBytes` for a body that throws ``PlistError`` (the standard library's rethrows
+    /// it as `any Error`).
+    package func withPlistBytes<R>(_ body: (UnsafeRawBufferPointer) throws(PlistError) -> R) throws(PlistError) -> R {
+        try withUnsafeBytes { raw in Result { () throws(PlistError) in try body(raw) } }.get()
+    }
 }
 
 /// Where a reader or writer is in a value, kept as components and made an ``ObjectPath`` only
 /// for an error (building a path for every node was most of the work).
 package struct ValuePath {
-    /// A step: a dictionary key (`.key`) or an array element (`.index`).
-    package typealias Component = ObjectPath.Component
-    private var components: [Component] = []
+    private var components: [ObjectPath.Component] = []
 
     package init() {}
 
-    package mutating func push(_ component: Component) { components.append(component) }
+    package mutating func push(_ component: ObjectPath.Component) { components.append(component) }
     package mutating func pop() { components.removeLast() }
 
     /// `key.sub[3]`, or `top level` at the top.

@@ -1,8 +1,6 @@
 /// The one escaper for text that comes from a file (keys, versions, class names), a file name
-/// or an argument and is shown to a person: in messages and usage errors, `verify`'s text,
-/// GitHub and JUnit reports, `status`'s table and `migrate`'s listing. JSON keeps exact strings
-/// in its own escaping (`\u001b`, which OrderedJSON's writer uses for these same characters).
-/// ``sanitized(_:)`` is the last pass of every writer of terminal-facing text.
+/// or an argument and is shown to a person; ``sanitized(_:)`` is the last pass of every writer
+/// of terminal-facing text. JSON keeps exact strings in its own escaping (`\u001b`).
 ///
 /// Style: `\\`, `\n`, `\t`, `\r`, and `\u{1B}` (Swift's form) for every other character
 /// `needsEscape` names (docs/commands.md lists them), so an ESC from a file never reaches the

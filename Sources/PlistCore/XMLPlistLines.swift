@@ -26,16 +26,11 @@ package enum XMLPlistLines {
         // The trie node of each path's deepest component (outermost first), or nil for none.
         let ends: [[Int]] = paths.map { built.insert($0) }
         var trie: Trie? = built
-        let scanned: Bool = bytes.withUnsafeBytes { raw in
-            do throws(PlistError) {
-                try XMLPlistScanner(bytes: raw, limits: limits).scan(marking: &trie)
-                return true
-            } catch {
-                return false
-            }
+        let scanned = try? bytes.withPlistBytes { raw throws(PlistError) in
+            try XMLPlistScanner(bytes: raw, limits: limits).scan(marking: &trie)
         }
-        guard scanned, let trie else { return paths.map { _ in nil } }
-        let offsets: [Int?] = ends.map { nodes in nodes.reversed().lazy.compactMap { trie.offset(of: $0) }.first }
+        guard scanned != nil, let trie else { return paths.map { _ in nil } }
+        let offsets: [Int?] = ends.map { nodes in nodes.reversed().lazy.compactMap { trie.offsets[$0] }.first }
         return lineNumbers(of: offsets, in: bytes)
     }
 
@@ -68,8 +63,9 @@ package enum XMLPlistLines {
     struct Trie {
         /// The node of the top-level value.
         static let top = 0
-        private var children: [[Step: Int]] = [[:]]
-        private var offsets: [Int?] = [nil]
+        private(set) var children: [[Step: Int]] = [[:]]
+        /// Where each node's element starts, when the document holds it.
+        private(set) var offsets: [Int?] = [nil]
 
         /// Adds a path; returns the node of each of its components that maps to an element,
         /// outermost first (empty when none does: the whole file).
@@ -105,16 +101,10 @@ package enum XMLPlistLines {
             return children.count - 1
         }
 
-        /// The node one step below `node`, if a path goes there.
-        func child(of node: Int, _ step: Step) -> Int? { children[node][step] }
-
         /// Records where the element of `node` starts (the first time: keys and positions are
         /// unique in a document the guard accepts).
         mutating func mark(_ node: Int, at offset: Int) {
             if offsets[node] == nil { offsets[node] = offset }
         }
-
-        /// Where the element of `node` starts, when the document holds it.
-        func offset(of node: Int) -> Int? { offsets[node] }
     }
 }

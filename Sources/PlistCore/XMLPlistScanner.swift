@@ -27,8 +27,6 @@ struct XMLPlistScanner {
         case dict(key: String?, last: String?, keys: Set<[UInt8]>)
     }
 
-    private static let valueNames: Set<String> = ["string", "integer", "real", "date", "data", "true", "false", "array", "dict"]
-
     private func line(at offset: Int) -> Int {
         var n = 1
         for i in 0..<min(offset, bytes.count) where bytes[i] == 0x0A { n += 1 }
@@ -38,8 +36,6 @@ struct XMLPlistScanner {
     private func fail(_ defect: PlistError.Defect, _ offset: Int, at path: ObjectPath? = nil) -> PlistError {
         .malformedXML(defect, at: path, line: line(at: offset))
     }
-
-    private func starts(with text: String, at offset: Int) -> Bool { starts(with: Array(text.utf8), at: offset) }
 
     private func starts(with utf8: [UInt8], at offset: Int) -> Bool {
         guard offset + utf8.count <= bytes.count else { return false }
@@ -58,8 +54,6 @@ struct XMLPlistScanner {
         static let cdata = Array("<![CDATA[".utf8), cdataEnd = Array("]]>".utf8)
         static let tagEnd = Array(">".utf8), instructionEnd = Array("?>".utf8)
     }
-
-    private func find(_ text: String, from offset: Int) -> Int? { find(Array(text.utf8), from: offset) }
 
     private func find(_ utf8: [UInt8], from offset: Int) -> Int? {
         var i = offset
@@ -103,7 +97,7 @@ struct XMLPlistScanner {
         var sawPlist = false, closedPlist = false, sawDeclaration = false
         var i = 0
         let n = bytes.count
-        if starts(with: "\u{FEFF}", at: 0) { i = 3 }
+        if starts(with: [0xEF, 0xBB, 0xBF], at: 0) { i = 3 }  // a byte-order mark
         let start = i
         func path() -> ObjectPath { Self.path(stack) }
         /// Records one value at the current place (a dict's value, an array's item, the plist's value).
@@ -130,9 +124,9 @@ struct XMLPlistScanner {
             let found: Int?
             switch stack.last {
             case .plist?: found = XMLPlistLines.Trie.top
-            case let .array(count)?: found = (trail.last ?? nil).flatMap { trie?.child(of: $0, .index(count)) }
+            case let .array(count)?: found = (trail.last ?? nil).flatMap { trie?.children[$0][.index(count)] }
             case let .dict(key, _, _)?:
-                found = (trail.last ?? nil).flatMap { parent in key.flatMap { trie?.child(of: parent, .key(Array($0.utf8))) } }
+                found = (trail.last ?? nil).flatMap { parent in key.flatMap { trie?.children[parent][.key(Array($0.utf8))] } }
             case nil: found = nil
             }
             if let found { trie?.mark(found, at: offset) }
@@ -228,7 +222,8 @@ struct XMLPlistScanner {
                 i = next
                 continue
             }
-            guard Self.valueNames.contains(name) else { throw fail(.unknownElement(name), i) }
+            // Every other known name (`plist` and `key` are handled above) is a value's.
+            guard Self.knownNames.contains(where: { $0.1 == name }) else { throw fail(.unknownElement(name), i) }
             try placeValue(at: i)
             switch name {
             case "array", "dict":
@@ -253,11 +248,7 @@ struct XMLPlistScanner {
             default:
                 let isString = name == "string"
                 let (text, next) = selfClosing ? ([], end) : try textContent(from: end, name: name, text: isString, collect: !isString)
-                if !isString {
-                    if let defect = Self.defect(in: text, as: name) {
-                        throw fail(defect, i, at: path())
-                    }
-                }
+                if !isString, let defect = Self.defect(in: text, as: name) { throw fail(defect, i, at: path()) }
                 i = next
             }
         }
@@ -283,7 +274,6 @@ struct XMLPlistScanner {
     /// the offset past the end tag. Only `<string>` and `<key>` (`text`) may hold CDATA and
     /// references; the other elements hold plain characters.
     private func textContent(from offset: Int, name: String, text: Bool, collect: Bool) throws(PlistError) -> ([UInt8], Int) {
-        let cdata = text
         let closing = Array("</\(name)>".utf8)
         var out: [UInt8] = []
         var j = offset
@@ -294,7 +284,7 @@ struct XMLPlistScanner {
                 if starts(with: closing, at: j) {
                     return (out, j + name.utf8.count + 3)
                 }
-                if cdata && starts(with: Token.cdata, at: j) {
+                if text && starts(with: Token.cdata, at: j) {
                     guard let end = find(Token.cdataEnd, from: j + 9) else { throw fail(.unterminatedCDATA, j) }
                     for k in (j + 9)..<end {
                         if bytes[k] == 0 { throw fail(.nulByte, k) }
@@ -320,7 +310,7 @@ struct XMLPlistScanner {
 
     /// A character or predefined entity reference at `offset` (`&amp;`, `&#65;`, `&#x41;`).
     private func reference(at offset: Int) throws(PlistError) -> (Unicode.Scalar, Int) {
-        guard let semicolon = find(";", from: offset + 1), semicolon - offset <= 12 else {
+        guard let semicolon = find([UInt8(ascii: ";")], from: offset + 1), semicolon - offset <= 12 else {
             throw fail(.bareAmpersand, offset)
         }
         let body = Array(UnsafeRawBufferPointer(rebasing: bytes[(offset + 1)..<semicolon]))
@@ -375,11 +365,9 @@ struct XMLPlistScanner {
         case "integer": return integerProblem(t) ? malformed(.integer) : nil
         case "real": return realProblem(t) ? malformed(.real) : nil
         case "date":
-            guard t.count == 20, t.last == UInt8(ascii: "Z"),
-                  CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil else {
-                return malformed(.date)
-            }
-            return nil
+            let valid = t.count == 20 && t.last == UInt8(ascii: "Z")
+                && CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil
+            return valid ? nil : malformed(.date)
         case "data": return base64Problem(text) ? malformed(.data) : nil
         default: return nil
         }

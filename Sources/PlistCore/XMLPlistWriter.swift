@@ -67,11 +67,11 @@ struct XMLPlistWriter {
         case let .bool(b):
             out += b ? "\(pad)<true/>\n" : "\(pad)<false/>\n"
         case let .date(d):
-            guard d.isFinite, d == d.rounded(.down), d.magnitude < 1e15,
-                  let text = CivilTime.isoDateTime(secondsSince2001: Int64(d)) else {
+            // Whole seconds: the microseconds utcString shows are then zeros.
+            guard d == d.rounded(.down), let text = ExactTime.utcString(secondsSince2001: d) else {
                 throw .unwritable(.dateOutsideXML(d), at: path.path)
             }
-            out += "\(pad)<date>\(text)Z</date>\n"
+            out += "\(pad)<date>\(text.prefix(19))Z</date>\n"
         case let .data(bytes):
             out += "\(pad)<data>\(Base64.encode(bytes))</data>\n"
         case let .uid(u):
