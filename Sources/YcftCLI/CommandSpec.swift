@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value
 /// names and help text. The parser (``ParsedArguments``) reads it: kinds, choices, defaults; `--help`, the

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// Help texts, produced from ``CommandSpec`` (the main help is locked by a golden test).
 enum Help {
@@ -87,7 +86,7 @@ enum Help {
         var out: [String] = []
         var text = reflow(lines, width: max(width - gutter, 20))[...]
         if head.count <= gutter - 2, let first = text.first {
-            out.append(head.padding(toLength: gutter, withPad: " ", startingAt: 0) + first)
+            out.append(head.padded(to: gutter) + first)
             text = text.dropFirst()
         } else {
             out.append(head)
