@@ -36,14 +36,17 @@ enum Help {
     static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         var line = ""
+        var length = 0  // line.count, kept rather than counted again for every word
         for word in text.split(separator: " ") {
+            let wordLength = word.count
             if line.isEmpty {
-                line = String(word)
-            } else if line.count + 1 + word.count > width {
+                (line, length) = (String(word), wordLength)
+            } else if length + 1 + wordLength > width {
                 lines.append(line)
-                line = String(word)
+                (line, length) = (String(word), wordLength)
             } else {
                 line += " " + word
+                length += 1 + wordLength
             }
         }
         if !line.isEmpty { lines.append(line) }
@@ -134,8 +137,9 @@ enum Help {
             out += "ARGUMENTS:\n" + spec.arguments.map { row($0.name, $0.help, width: width) }.joined(separator: "\n") + "\n\n"
         }
         out += "OPTIONS:\n" + spec.options.filter { !$0.hidden }.map { row(label($0), $0.help, width: width) }.joined(separator: "\n") + "\n\n"
-        out += spec.footer
-        return spec.footer.isEmpty ? String(out.dropLast()) : out
+        let footer = spec.footer()
+        out += footer
+        return footer.isEmpty ? String(out.dropLast()) : out
     }
 
     /// The rule table as the README shows it (a test keeps the README equal to this).
