@@ -54,6 +54,8 @@ let package = Package(
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
         // Benchmark: swift run -c release ycft-bench (see docs/performance.md).
         .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),
+        // ycft-bench's start-up floor: a program that only prints.
+        .executableTarget(name: "startup-floor", path: "Benchmarks/startup-floor"),
         .executableTarget(
             name: "ycft-bench",
             dependencies: ["CBenchFloor", "FirstTimeArchive", "KeyedArchive", "Plist", "YcftCLI"],

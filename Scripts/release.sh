@@ -125,6 +125,10 @@ for candidate in "$packaged" "$debroot/usr/bin/ycft"; do
         "$candidate" --version
         "$candidate" dump --compact "$fixture" > /dev/null
         "$candidate" verify "$fixture"
+        # Calendars and time zones come from ICU (FoundationInternationalization), which the
+        # static link keeps only because ycft refers to it: without it Foundation traps.
+        "$candidate" status --calendar buddhist --time-zone Europe/Paris --now 2025-07-01T00:00:00Z "$fixture" \
+            | grep -q -F '+02:00 (Europe/Paris)'
     )
 done
 if readelf -S "$packaged" | grep -q '\.debug_info'; then

@@ -1,7 +1,8 @@
 // ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
 // in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
 // `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time;
-// `--inputs DIR [RECORDS]` writes the generated archives to DIR and stops).
+// `--inputs DIR [RECORDS]` writes the generated archives to DIR and stops; `--startup` times
+// only the start-up of the ycft and startup-floor binaries built beside it).
 
 import CBenchFloor
 import FirstTimeArchive
@@ -414,7 +415,12 @@ if arguments.first == "--inputs", arguments.count >= 2 {
 /// Instructions (callgrind's `Ir`) a child run of `mode` on `file` executes, less nothing: the
 /// caller subtracts the `noop` child (start-up and reading the file).
 func instructions(_ mode: String, _ file: String) -> UInt64? {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-callgrind-\(getpid())-\(mode).out").path
+    instructions([selfExecutable.path, "--child", mode, file], label: mode)
+}
+
+/// Instructions (callgrind's `Ir`) one run of `command` executes, start-up included.
+func instructions(_ command: [String], label: String) -> UInt64? {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-callgrind-\(getpid())-\(label).out").path
     defer { try? FileManager.default.removeItem(atPath: out) }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -422,8 +428,7 @@ func instructions(_ mode: String, _ file: String) -> UInt64? {
     // (with a random seed, pack's sharing table moved the count between two runs of the same
     // code).
     process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_DETERMINISTIC_HASHING": "1"]) { _, new in new }
-    process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)",
-                         selfExecutable.path, "--child", mode, file]
+    process.arguments = ["valgrind", "--tool=callgrind", "--callgrind-out-file=\(out)"] + command
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     guard (try? process.run()) != nil else { return nil }
@@ -431,6 +436,109 @@ func instructions(_ mode: String, _ file: String) -> UInt64? {
     guard process.terminationStatus == 0, let text = try? String(contentsOfFile: out, encoding: .utf8),
           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") }) else { return nil }
     return UInt64(line.dropFirst("summary:".count).trimmingCharacters(in: .whitespaces))
+}
+
+// MARK: Start-up: ycft as a user starts it, against a program that only prints
+
+/// The binaries the start-up rows run: `ycft` and `startup-floor` (a Swift program that only
+/// prints a line) beside this executable, from the same `swift build -c release`, both with the
+/// Swift runtime shared or both with it linked in (`--static-swift-stdlib`, as the released
+/// binary is built); nil, with the reason, otherwise.
+func startupBinaries() -> (ycft: String, floor: String, linkage: String, problem: String?) {
+    let dir = selfExecutable.deletingLastPathComponent()
+    let ycft = dir.appendingPathComponent("ycft").path, floor = dir.appendingPathComponent("startup-floor").path
+    func linkage(_ path: String) -> String? {
+        // A binary that loads the Swift runtime names it among its needed libraries.
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+        return bytes.range(of: Data("libswiftCore.so".utf8)) == nil ? "Swift runtime linked in" : "Swift runtime shared"
+    }
+    guard let ycftLinkage = linkage(ycft), let floorLinkage = linkage(floor) else {
+        return (ycft, floor, "", "no start-up rows: build ycft and startup-floor first (swift build -c release)")
+    }
+    guard ycftLinkage == floorLinkage else {
+        return (ycft, floor, "", "no start-up rows: ycft (\(ycftLinkage)) and startup-floor (\(floorLinkage)) were built "
+                + "differently; build both with the same swift build -c release command")
+    }
+    return (ycft, floor, ycftLinkage, nil)
+}
+
+/// Wall and CPU time (user + system, from `wait4`) of one run of `command`, its output to
+/// /dev/null; nil when it cannot start or does not exit with 0.
+func spawnTimes(_ command: [String]) -> (wall: Double, cpu: Double)? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = command.map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0, status: Int32 = 0, usage = rusage()
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard posix_spawn(&pid, command[0], &actions, nil, argv, environ) == 0,
+          wait4(pid, &status, 0, &usage) == pid else { return nil }
+    let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    guard status == 0 else { return nil }
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return (wall, cpu)
+}
+
+/// The start-up table: the floor program, `ycft --version`, and `ycft dump` and `ycft verify`
+/// of a small archive, each run `perRound` times a round in an order that turns every round.
+/// A row's time is the median over rounds of its runs' median; its ratio, the median of the
+/// rounds' ratios to the floor's.
+func startupTable(rounds: Int, perRound: Int, small: URL) {
+    let binaries = startupBinaries()
+    print("")
+    if let problem = binaries.problem { print("(\(problem))"); return }
+    let size = (try? FileManager.default.attributesOfItem(atPath: small.path)[.size] as? Int) ?? 0
+    let rows: [(label: String, command: [String])] = [
+        ("a Swift program that only prints a line (startup-floor)", [binaries.floor]),
+        ("ycft --version", [binaries.ycft, "--version"]),
+        ("ycft dump of a \(size)-byte archive", [binaries.ycft, "dump", small.path]),
+        ("ycft verify of the same archive", [binaries.ycft, "verify", small.path]),
+    ]
+    func median(_ values: [Double]) -> Double { let v = values.sorted(); return v.isEmpty ? .nan : v[v.count / 2] }
+    var wall = Array(repeating: [Double](), count: rows.count), cpu = wall
+    for round in 0..<rounds {
+        var runs = Array(repeating: [(wall: Double, cpu: Double)](), count: rows.count)
+        for k in 0..<(rows.count * perRound) {
+            let row = (round + k) % rows.count
+            guard let times = spawnTimes(rows[row].command) else {
+                print("(no start-up rows: \(rows[row].command.joined(separator: " ")) failed)")
+                return
+            }
+            runs[row].append(times)
+        }
+        for row in rows.indices {
+            wall[row].append(median(runs[row].map(\.wall)))
+            cpu[row].append(median(runs[row].map(\.cpu)))
+        }
+    }
+    print("Start-up, \(binaries.linkage) (\(rounds) rounds of \(perRound) runs each; medians):")
+    print("")
+    print("| process | wall time | ratio | CPU time | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for row in rows.indices {
+        let wallRatio = median(zip(wall[row], wall[0]).map { $0 / $1 }), cpuRatio = median(zip(cpu[row], cpu[0]).map { $0 / $1 })
+        print("| \(rows[row].label) | \(String(format: "%.2f ms", median(wall[row]) * 1000)) | \(String(format: "%.2f×", wallRatio)) "
+              + "| \(String(format: "%.2f ms", median(cpu[row]) * 1000)) | \(String(format: "%.2f×", cpuRatio)) |")
+    }
+}
+
+/// The same processes' instructions under callgrind (start-up included, nothing subtracted).
+func startupInstructions(small: URL) {
+    let binaries = startupBinaries()
+    print("")
+    if let problem = binaries.problem { print("(\(problem))"); return }
+    print("| start-up, \(binaries.linkage) | instructions | ratio to the floor program |")
+    print("|---|---:|---:|")
+    guard let floorIr = instructions([binaries.floor], label: "startup-floor") else { print("| startup-floor | failed | - |"); return }
+    print("| a Swift program that only prints a line (startup-floor) | \(floorIr) | 1.00× |")
+    for (label, command) in [("ycft --version", ["--version"]), ("ycft dump (small archive)", ["dump", small.path]),
+                             ("ycft verify (small archive)", ["verify", small.path])] {
+        guard let ir = instructions([binaries.ycft] + command, label: command[0]) else { print("| \(label) | failed | - |"); continue }
+        print("| \(label) | \(ir) | \(String(format: "%.2f×", Double(ir) / Double(floorIr))) |")
+    }
 }
 
 if arguments.first == "--instructions" {
@@ -522,10 +630,21 @@ if arguments.first == "--instructions" {
     } else {
         print("| migrate | failed | - | - |")
     }
+    let small = work.appendingPathComponent("small.plist")
+    try Data(try archiverOrderArchive(3)).write(to: small)
+    startupInstructions(small: small)
     finish(0)
 }
 
 // MARK: Main
+
+if arguments.first == "--startup" {
+    let small = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-small-\(getpid()).plist")
+    try Data(try archiverOrderArchive(3)).write(to: small)
+    startupTable(rounds: 15, perRound: 20, small: small)
+    try? FileManager.default.removeItem(at: small)
+    exit(0)
+}
 
 let quick = arguments.contains("--quick")
 let sizes = quick ? [1_000] : [1, 1_000, 100_000, 1_000_000]
@@ -738,3 +857,7 @@ do {
           + "speed-up \(String(format: "%.2f×", dry[1]! / dry[2]!))")
 }
 FileHandle.standardError.write(Data("(sink \(sink % 10))\n".utf8))
+
+let small = work.appendingPathComponent("small.plist")
+try Data(try archiverOrderArchive(3)).write(to: small)
+startupTable(rounds: quick ? 2 : 15, perRound: quick ? 3 : 20, small: small)

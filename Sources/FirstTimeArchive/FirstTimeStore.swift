@@ -1,5 +1,10 @@
 public import FirstTimeCore
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+import Glibc
+#else
 public import Foundation
+#endif
 internal import Plist
 public import PlistCore
 internal import FileErrors
@@ -29,7 +34,7 @@ internal import Synchronization
 /// block to its save, so racing threads run a key's block once and a block may call the store
 /// again. Every save is ycft's read-change-write cycle (``StateFile``'s), so a save by another
 /// store or process is kept, not overwritten. (`@unchecked Sendable`: the state sits behind an
-/// NSRecursiveLock, since a block runs under the lock and Synchronization.Mutex is not recursive.)
+/// recursive lock, since a block runs under the lock and Synchronization.Mutex is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
     /// The file of ``shared`` (set it before the first use of ``shared``). Default:
     /// `$YCFT_STORE`, else `~/.ycft/Preferences.plist`.
@@ -38,7 +43,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         set { sharedPathStorage.withLock { $0 = newValue } }
     }
     private static let sharedPathStorage = Mutex<String>(ProcessInfo.processInfo.environment["YCFT_STORE"]
-        ?? (NSHomeDirectory() as NSString).appendingPathComponent(".ycft/Preferences.plist"))
+        ?? FileManager.default.homeDirectoryForCurrentUser.appending(path: ".ycft/Preferences.plist").path(percentEncoded: false))
 
     /// The process-wide store at ``sharedPath``, opened on first use. When that file cannot be
     /// read the store starts empty, ``loadError`` says why, and it never overwrites the file.
@@ -53,7 +58,8 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// throws).
     public let loadError: FirstTimeError?
 
-    /// The running app's version; nil restores the default (`CFBundleShortVersionString`).
+    /// The running app's version; nil restores the default: the main bundle's
+    /// `CFBundleShortVersionString` on Apple platforms, none on Linux (programs have no bundle).
     public var versionProvider: (@Sendable () -> String?)? {
         get { lock.withLock { versionOverride } }
         set { lock.withLock { versionOverride = newValue } }
@@ -76,7 +82,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// The form and plist format the YCFirstTime state gets in a domain that has none yet.
     private let newForm: StateForm, newFileFormat: PlistFormat
     private let calendar: Calendar
-    private let lock = NSRecursiveLock()
+    private let lock = RecursiveLock()
     private var versionOverride: (@Sendable () -> String?)?
     private var nowOverride: (@Sendable () -> Date)?
     private var recordFirst = false
@@ -205,7 +211,11 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     private func currentVersion() -> String? {
         if let versionOverride { return versionOverride() }
+        #if canImport(FoundationEssentials)
+        return nil  // Linux: no app bundle (and no Bundle without the whole of Foundation)
+        #else
         return Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String
+        #endif
     }
 
     private func currentDate() -> Date { nowOverride?() ?? Date() }
@@ -360,5 +370,33 @@ public final class FirstTimeStore: @unchecked Sendable {
         } catch {
             throw .inFile(path: input.path, error)
         }
+    }
+}
+
+/// A lock its holder may take again (a gate's block may call the store), over pthreads:
+/// NSRecursiveLock is in the whole of Foundation, which the tool does not link on Linux.
+private final class RecursiveLock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() {
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
     }
 }

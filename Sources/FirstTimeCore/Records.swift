@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 internal import PlistCore
 
 /// What YCFirstTime remembers about one block key.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 internal import PlistCore
 
 /// A calendar interval, as IntervalClient uses: any `Calendar.Component` and any count,

@@ -210,7 +210,7 @@ final class ParsedArguments {
             throw UsageError("The argument '\(argument?.name ?? "")' is empty: give a path")
         }
         guard let argument, !argument.completion.isPath else { return arg }
-        return try Self.text(arg, for: "<\(argument.name.replacingOccurrences(of: "...", with: ""))>")
+        return try Self.text(arg, for: "<\(argument.name.replacing("...", with: ""))>")
     }
 
     /// The argument as text (``PathBytes/text(_:)``).

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value
 /// names and help text. The parser (``ParsedArguments``) reads it: kinds, choices, defaults; `--help`, the
@@ -156,8 +155,9 @@ struct CommandSpec: Sendable {
     let usage: [String]
     let arguments: [Argument]
     let options: [Option]
-    /// Sections after OPTIONS (RULES, EXIT STATUS).
-    let footer: String
+    /// Sections after OPTIONS (RULES, EXIT STATUS), made only when help is shown: verify's
+    /// lays out the whole rule table, which no other use of the spec needs.
+    let footer: @Sendable () -> String
     var exclusive: [Exclusive] = []
 
     /// The usage on one line, as errors print it.
@@ -237,7 +237,7 @@ extension CommandSpec {
             Option(.compact, ["Print the JSON on one line."]),
             maxInputSize, help,
         ],
-        footer: exitStatus, exclusive: [Exclusive([.raw, .objects], .both)])
+        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects], .both)])
 
     static let pack = CommandSpec(
         name: "pack", run: PackCommand.run, abstract: "Write records (JSON) as a legacy archive.",
@@ -271,7 +271,7 @@ extension CommandSpec {
             Option(.force, ["Replace OUT even when it is read-only."]),
             maxInputSize, help,
         ],
-        footer: exitStatus, exclusive: [Exclusive([.output, .into], .oneOf)])
+        footer: { exitStatus }, exclusive: [Exclusive([.output, .into], .oneOf)])
 
     static let verify = CommandSpec(
         name: "verify", run: VerifyCommand.run, abstract: "Check archives against the YCFirstTime contract.",
@@ -309,7 +309,7 @@ extension CommandSpec {
                                        "errors still print)."]),
             maxInputSize, help,
         ],
-        footer: verifyFooter)
+        footer: { verifyFooter })
 
     /// The rules (from the rule table) and verify's exit statuses.
     static var verifyFooter: String {
@@ -399,14 +399,16 @@ extension CommandSpec {
             Option(.outputFormat, "FORMAT", kind: .renamed("'--plist-format same|binary|xml'")),
             maxInputSize, help,
         ],
-        footer: """
-        EXIT STATUS:
-          0  nothing failed
-          1  a file failed on its content
-          2  trouble: usage, an unreadable or unwritable path, a directory
-             with nothing to migrate (unless --allow-empty)
+        footer: {
+            """
+            EXIT STATUS:
+              0  nothing failed
+              1  a file failed on its content
+              2  trouble: usage, an unreadable or unwritable path, a directory
+                 with nothing to migrate (unless --allow-empty)
 
-        """,
+            """
+        },
         exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)])
 
     static let status = CommandSpec(
@@ -477,7 +479,7 @@ extension CommandSpec {
             Option(.compact, ["JSON on one line."]),
             defaultKey, maxInputSize, help,
         ],
-        footer: exitStatus, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
+        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
 
     static let set = CommandSpec(
         name: "set", run: EditCommands.set, abstract: "Set one record's version or time, in place.",
@@ -496,14 +498,14 @@ extension CommandSpec {
             Option(.noLastTime, ["No recorded time (nil)."]),
             Option(.seconds, ["--last-time is seconds since 2001."]),
         ] + editOptions,
-        footer: exitStatus, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])])
+        footer: { exitStatus }, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])])
 
     static let unset = CommandSpec(
         name: "unset", run: EditCommands.unset, abstract: "Remove records, in place.", overview: "Remove records, in place.",
         discussion: editWriting, usage: ["[--key NAME] [--force] FILE KEY..."],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY...", completion: .none, help: ["The block keys to remove."])],
-        options: editOptions, footer: exitStatus)
+        options: editOptions, footer: { exitStatus })
 
     static let reset = CommandSpec(
         name: "reset", run: EditCommands.reset, abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
@@ -517,7 +519,7 @@ extension CommandSpec {
         """,
         usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
-        options: editOptions, footer: exitStatus)
+        options: editOptions, footer: { exitStatus })
 
     static let edit = CommandSpec(
         name: "edit", run: EditCommands.edit, abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
@@ -540,14 +542,17 @@ extension CommandSpec {
         """,
         usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
-        options: editOptions, footer: """
-        EXIT STATUS:
-          0  success, or nothing to write
-          1  FILE or the edit is not valid records (a content problem)
-          2  trouble: usage, I/O, an editor that failed or could not start
-          128+N  ended by signal N (SIGTERM, SIGHUP, SIGINT), its files removed
+        options: editOptions,
+        footer: {
+            """
+            EXIT STATUS:
+              0  success, or nothing to write
+              1  FILE or the edit is not valid records (a content problem)
+              2  trouble: usage, I/O, an editor that failed or could not start
+              128+N  ended by signal N (SIGTERM, SIGHUP, SIGINT), its files removed
 
-        """)
+            """
+        })
 
     /// Every subcommand, in the order help lists them.
     static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit]

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// Shell completion scripts, produced from ``CommandSpec`` (`ycft --generate-completion-script
 /// bash|zsh|fish`).
@@ -10,11 +9,12 @@ enum Completions {
 
     static func script(for shell: String) -> String? { scripts.first { $0.shell == shell }?.make() }
 
-    /// Words a shell must not interpret: only letters, digits and `-._=:/` reach a script
+    /// Words a shell must not interpret: only ASCII letters, digits and `-._=:/` reach a script
     /// unquoted; everything we generate is a name from the spec, so this is a check, not an
     /// escape.
     static func plain(_ word: String) -> String {
-        String(word.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || "-._=:/".unicodeScalars.contains($0) })
+        let allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._=:/".unicodeScalars
+        return String(word.unicodeScalars.filter(allowed.contains))
     }
 
     /// Paths (compgen -f or -d) for the word as typed, one per line, so that a name with
@@ -97,9 +97,9 @@ enum Completions {
     /// An option's help as one short phrase: its first sentence (or clause), on one line, its
     /// words as they are (quoting is each shell's own, below).
     static func summary(_ lines: [String]) -> String {
-        let text = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let text = lines.map { $0.trimmingWhitespace() }.joined(separator: " ")
         for stop in [". ", "; "] {
-            if let end = text.range(of: stop), text.distance(from: text.startIndex, to: end.lowerBound) >= 12 {
+            if let end = text.firstRange(of: stop), text.distance(from: text.startIndex, to: end.lowerBound) >= 12 {
                 return String(text[..<end.lowerBound])
             }
         }
@@ -107,7 +107,7 @@ enum Completions {
     }
 
     /// Text in zsh single quotes: every character as it is (`'` as `'\''`).
-    static func zshQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func zshQuoted(_ text: String) -> String { "'" + text.replacingEach(["'": "'\\''"]) + "'" }
 
     /// Text inside an `_arguments` description (`[...]`), where `\` escapes: a bracket is
     /// escaped, a backslash doubled (as swift-argument-parser escapes it).
@@ -144,7 +144,7 @@ enum Completions {
                 var action = ""
                 if let value = option.value {
                     // The placeholder of help and usage (a colon would end zsh's message).
-                    let shown = value.replacingOccurrences(of: ":", with: "\\:")
+                    let shown = value.replacingEach([":": "\\:"])
                     switch option.completion {
                     case let .choices(words): action = ":\(shown):(\(words.map(plain).joined(separator: " ")))"
                     case .file: action = ":\(shown):_files"
@@ -178,7 +178,7 @@ enum Completions {
         """
         /// Text in fish single quotes, where `\\` and `\'` are the only escapes.
         func fishText(_ text: String) -> String {
-            "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+            "'" + text.replacingEach(["\\": "\\\\", "'": "\\'"]) + "'"
         }
         let names = CommandSpec.all.map { plain($0.name) }.joined(separator: " ")
         // `ycft help <TAB>` offers the subcommands (and nothing after one).

@@ -1,6 +1,11 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import Plist
 import PlistCore
 import SafeFiles

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// Help texts, produced from ``CommandSpec`` (the main help is locked by a golden test).
 enum Help {
@@ -43,12 +42,15 @@ enum Help {
     static func wrap(words: [String], width: Int, length: (String) -> Int = { $0.count }) -> [String] {
         var lines: [String] = []
         var line = ""
+        var lineLength = 0  // length(line), kept rather than measured again for every word
         for word in words {
-            if !line.isEmpty, length(line) + 1 + length(word) > width {
-                lines.append(line)
-                line = word
+            let wordLength = length(word)
+            if line.isEmpty || lineLength + 1 + wordLength > width {
+                if !line.isEmpty { lines.append(line) }
+                (line, lineLength) = (word, wordLength)
             } else {
-                line += line.isEmpty ? word : " " + word
+                line += " " + word
+                lineLength += 1 + wordLength
             }
         }
         if !line.isEmpty { lines.append(line) }
@@ -91,7 +93,7 @@ enum Help {
         var out: [String] = []
         var text = reflow(lines, width: max(width - gutter, 20))[...]
         if head.count <= gutter - 2, let first = text.first {
-            out.append(head.padding(toLength: gutter, withPad: " ", startingAt: 0) + first)
+            out.append(head.padded(to: gutter) + first)
             text = text.dropFirst()
         } else {
             out.append(head)
@@ -128,8 +130,9 @@ enum Help {
             out += "ARGUMENTS:\n" + spec.arguments.map { row($0.name, $0.help, width: width) }.joined(separator: "\n") + "\n\n"
         }
         out += "OPTIONS:\n" + spec.options.filter { !$0.hidden }.map { row(label($0), $0.help, width: width) }.joined(separator: "\n") + "\n\n"
-        out += spec.footer
-        return spec.footer.isEmpty ? String(out.dropLast()) : out
+        let footer = spec.footer()
+        out += footer
+        return footer.isEmpty ? String(out.dropLast()) : out
     }
 
     /// The rule table as the README shows it (a test keeps the README equal to this).

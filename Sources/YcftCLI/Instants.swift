@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import FoundationInternationalization
+#else
 import Foundation
+#endif
 import Plist
 import PlistCore
 
@@ -44,7 +49,7 @@ extension Ycft {
             // to UTC without a word for the rest, so ycft reads them itself, and refuses what it
             // cannot (a POSIX rule such as XYZ-3:30) rather than judge in the wrong zone.
             var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            if let database = name.range(of: "zoneinfo/") { name = String(name[database.upperBound...]) }
+            if let database = name.firstRange(of: "zoneinfo/") { name = String(name[database.upperBound...]) }
             if name.isEmpty { name = "UTC" }
             guard let zone = TimeZone(identifier: name) else {
                 throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which is not a zone name ycft can read "
@@ -92,7 +97,7 @@ extension Ycft {
                 let given = Locale(identifier: locale)
                 // A calendar the locale names must be one Foundation knows (it would fall back
                 // to gregorian without a word).
-                if let range = locale.range(of: "calendar=") {
+                if let range = locale.firstRange(of: "calendar=") {
                     let named = String(locale[range.upperBound...].prefix { $0 != ";" })
                     guard Self.name(of: given.calendar) == named else {
                         throw UsageError("The value '\(locale)' is invalid for '--locale <id>': calendar '\(named)' is not one of \(Self.known.joined(separator: ", "))")

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 
 /// The manual page, section 1, in roff (`ycft --generate-manual`), produced from ``CommandSpec``
 /// and the rule table (``ContractRule/spec``). It renders with `groff -mandoc -ww` and
@@ -8,7 +7,7 @@ import Foundation
 enum Manual {
     /// Text safe in roff: backslashes as `\e`, hyphens as `\-`, no line starting with `.` or `'`.
     static func escape(_ text: String) -> String {
-        safe(text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-"))
+        safe(text.replacingEach(["\\": "\\e", "-": "\\-"]))
     }
 
     /// A line that must not read as a request (`.` or `'` first) starts with `\&`.
@@ -18,7 +17,7 @@ enum Manual {
     /// would break the line there).
     static func paragraph(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.isEmpty ? ".PP" : escape(line.trimmingCharacters(in: .whitespaces))
+            line.isEmpty ? ".PP" : escape(String(line).trimmingWhitespace())
         }.joined(separator: "\n")
     }
 

@@ -1,6 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 import Plist
 import PlistCore
 import SafeFiles

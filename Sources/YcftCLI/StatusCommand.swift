@@ -1,6 +1,11 @@
 import FirstTimeArchive
 import FirstTimeCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+import FoundationInternationalization
+#else
 import Foundation
+#endif
 import OrderedJSON
 import Plist
 import PlistCore
@@ -215,7 +220,7 @@ enum StatusCommand {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
             return rows.map { row in
-                row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
+                row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padded(to: widths[i]) }
                     .joined(separator: "  ")
             }.joined(separator: "\n") + "\n"
         }

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Foundation
 import OrderedJSON
 import Plist
 import PlistCore
@@ -173,13 +172,12 @@ enum VerifyCommand {
 
     /// GitHub workflow-command escaping for the message.
     static func data(_ s: String) -> String {
-        s.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        s.replacingEach(["%": "%25", "\r": "%0D", "\n": "%0A"])
     }
 
     /// GitHub workflow-command escaping for a property value.
     static func property(_ s: String) -> String {
-        data(s).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+        data(s).replacingEach([":": "%3A", ",": "%2C"])
     }
 
     /// XML escaping for an attribute or text. Control characters have no place in XML 1.0
@@ -208,7 +206,7 @@ enum VerifyCommand {
     /// (https://docs.gitlab.com/ci/testing/unit_test_reports), and keys cases by classname and
     /// name, so findings group by file there too.
     static func junit(_ results: [FileResult], strict: Bool) -> String {
-        func seconds(_ value: Double) -> String { String(format: "%.3f", max(0, value)) }
+        func seconds(_ value: Double) -> String { String(max(0, value), places: 3) }
         func line(_ finding: ContractFinding) -> String { "[\(finding.rule.rawValue)] \(finding.path): \(finding.message)" }
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
         var suites = "", tests = 0, failures = 0, errors = 0, time = 0.0

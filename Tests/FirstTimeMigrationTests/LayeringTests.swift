@@ -74,7 +74,7 @@ import TestSupport
     @Test func theClosuresSourcesImportNothingElse() throws {
         let targets = try Self.targets.get()
         let closure = Self.closure(of: "FirstTimeMigration", in: targets)
-        let allowed = closure.union(["Foundation", "CoreFoundation", "Glibc", "Darwin"])
+        let allowed = closure.union(["Foundation", "FoundationEssentials", "CoreFoundation", "Glibc", "Darwin"])
         // Standard library and Foundation API that Apple platforms have only from iOS 18 / macOS 15.
         let newerThanIOS15 = ["Synchronization", "Mutex<", "Atomic<", "Int128", "UInt128", "String(validating:", "InlineArray"]
         var files = 0

@@ -22,7 +22,7 @@ import TestSupport
             #expect(text == help(["help", name], width: width))
             counts.append(text.split(separator: "\n").count)
             let spec = CommandSpec.all.first { $0.name == name }
-            let laidOut = (spec?.footer.split(separator: "\n").map(String.init) ?? [])
+            let laidOut = (spec?.footer().split(separator: "\n").map(String.init) ?? [])
                 + (spec?.options.flatMap(\.help).filter { $0.hasPrefix(" ") } ?? [])
             for line in text.split(separator: "\n") where line.count > width {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
