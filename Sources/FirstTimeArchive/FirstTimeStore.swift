@@ -211,7 +211,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func currentDate() -> Date { nowOverride?() ?? Date() }
 
     private func intervalRecord(_ key: String) -> FirstTimeRecord? {
-        guard let stored = file.source.domain[IntervalKey(key).defaultsKey],
+        guard let stored = file.source.domain[IntervalKey.prefix + key],
               let seconds = IntervalKey.seconds(stored) else { return nil }
         return FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)
     }
@@ -253,7 +253,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func setInterval(_ key: String, _ value: PlistValue?) throws(FirstTimeError) {
         try save { (file: Snapshot) throws(FirstTimeError) in
             var domain = file.source.domain
-            try domain.setPlistValues([(IntervalKey(key).defaultsKey, value)])
+            try domain.setPlistValues([(IntervalKey.prefix + key, value)])
             return (domain, file.records)
         }
     }
