@@ -100,35 +100,23 @@ package final class ResolvedGraph: ArchiveGraph {
         return ArchiveNode(UInt(bitPattern: count + inner.count - 1))
     }
 
-    /// `$top.root`; nil when absent.
+    // The requirements, as ArchiveGraph documents them.
     package var rootUID: UInt64? { archive.top["root"]?.uidValue }
-    /// The keys beside NSKeyedArchiver's own in the envelope and in `$top`.
     package var envelopeExtras: [ObjectPath] {
         archive.otherEnvelopeKeys.map { ObjectPath.key($0) }
             + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
     }
-    /// The number of objects.
     package var objectCount: Int { count }
-    /// The object at `index`.
     package func object(at index: Int) -> ArchiveNode { ArchiveNode(UInt(bitPattern: index)) }
-    /// The value's kind.
     package func kind(_ node: ArchiveNode) -> PlistKind { value(node)?.kind ?? .uid }
-    /// A string value's text.
     package func string(_ node: ArchiveNode) -> String? { value(node)?.stringValue }
-    /// A UID value's number.
     package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
-    /// A real value's number.
     package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
-    /// An array value's items.
     package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
-    /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {
         value(node)?.dictionaryValue?[key].map { self.node($0) }
     }
-    /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? { field(node, key.description) }
-    /// A dictionary value's number of entries.
     package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
-    /// A dictionary value's keys, in order.
     package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }
