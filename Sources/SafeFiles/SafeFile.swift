@@ -698,19 +698,12 @@ private final class Temporary {
             throw FileError(.write, target, .system(failure))
         }
         #endif
-        var lastError = SystemError(errno: EEXIST)
-        for _ in 0..<16 {
-            let candidate = stem + Temporary.randomSuffix()
-            let named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if named >= 0 {
-                fd = named
-                self.name = candidate
-                return
-            }
-            lastError = .current
-            if lastError.errno != EEXIST { break }
+        var named: Int32 = -1
+        self.name = try Temporary.freshName(stem, for: target) { candidate in
+            named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            return named >= 0
         }
-        throw FileError(.write, target, .system(lastError))
+        fd = named
     }
 
     /// `0o666` less the process's umask (the temporary file is opened with `0o600`, so nothing
@@ -750,21 +743,12 @@ private final class Temporary {
     /// which never replaces an existing name.
     /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
     func linkNew() throws(FileError) {
-        if name == nil {
-            guard linkAt(target) else {
-                let failure = SystemError.current
-                throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
-            }
-            committed = true
-            return
-        }
-        guard let name else { return }
-        guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(target)) == 0 }) ?? linkAt(target) else {
             let failure = SystemError.current
             throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
         }
-        unlink(PathBytes.cString(name))
-        self.name = nil
+        if let name { unlink(PathBytes.cString(name)) }
+        name = nil
         committed = true
     }
 
@@ -773,13 +757,18 @@ private final class Temporary {
     /// name is tried then). A named temporary keeps its name.
     private func giveName() throws(FileError) -> String {
         if let name { return name }
+        let named = try Temporary.freshName(stem, for: target, linkAt)
+        name = named
+        return named
+    }
+
+    /// The first of up to 16 random names `STEM` + `XXXXXXXXXXXX` that `create` makes (it
+    /// fails with `errno` set; `EEXIST`, a name taken, tries the next).
+    private static func freshName(_ stem: String, for target: String, _ create: (String) -> Bool) throws(FileError) -> String {
         var failure = SystemError(errno: EEXIST)
         for _ in 0..<16 {
-            let candidate = stem + Temporary.randomSuffix()
-            if linkAt(candidate) {
-                name = candidate
-                return candidate
-            }
+            let candidate = stem + randomSuffix()
+            if create(candidate) { return candidate }
             failure = .current
             if failure.errno != EEXIST { break }
         }
