@@ -82,19 +82,11 @@ enum FoundationValues {
         case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
         case is NSDictionary, is [AnyHashable: Any]:
             guard let objects = entries(object) else { return nil }
-            var entries: [(key: String, value: PlistValue)] = []
-            for (key, item) in objects {
-                guard let item = value(item) else { return nil }
-                entries.append((key, item))
-            }
-            return .dictionary(PlistDictionary(sorted(entries)))
+            let entries = objects.compactMap { key, item in value(item).map { (key: key, value: $0) } }
+            return entries.count == objects.count ? .dictionary(PlistDictionary(sorted(entries))) : nil
         case let array as [Any]:
-            var items: [PlistValue] = []
-            for item in array {
-                guard let item = value(item) else { return nil }
-                items.append(item)
-            }
-            return .array(items)
+            let items = array.compactMap { value($0) }
+            return items.count == array.count ? .array(items) : nil
         default:
             return nil
         }
@@ -105,21 +97,16 @@ enum FoundationValues {
     /// key that is not a string. Linux Foundation hands out nested dictionaries (of
     /// `UserDefaults` and of `NSKeyedUnarchiver`) as Swift dictionaries already.
     static func entries(_ object: Any) -> [(key: String, value: Any)]? {
-        var result: [(key: String, value: Any)] = []
+        let pairs: [(key: Any, value: Any)]
         if let dictionary = object as? NSDictionary {
-            for (key, value) in dictionary {
-                guard let key = key as? String else { return nil }
-                result.append((key, value))
-            }
+            pairs = dictionary.map { ($0.key, $0.value) }
         } else if let dictionary = object as? [AnyHashable: Any] {
-            for (key, value) in dictionary {
-                guard let key = key.base as? String else { return nil }
-                result.append((key, value))
-            }
+            pairs = dictionary.map { ($0.key.base, $0.value) }
         } else {
             return nil
         }
-        return result
+        let result = pairs.compactMap { pair in (pair.key as? String).map { (key: $0, value: pair.value) } }
+        return result.count == pairs.count ? result : nil
     }
 
     /// An `NSNumber` as the property-list type it was stored as.
