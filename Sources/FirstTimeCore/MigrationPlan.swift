@@ -69,6 +69,12 @@ public enum Migration {
         /// alone, so the app would go on reading it.
         case setElsewhere(key: String, domain: OtherDomain)
 
+        /// Why the state of `form` could not be read, as a migration reports it: errors of the
+        /// archive under `key` name the key, unless their text already does.
+        public init(reading error: FirstTimeError, form: StateForm, key: String) {
+            self = .unreadable(error, archiveKey: form == .defaultsArchive ? key : nil)
+        }
+
         /// A `UserDefaults` domain outside the app's own that every lookup searches.
         public enum OtherDomain: Sendable, Equatable, CaseIterable, CustomStringConvertible {
             /// `UserDefaults.registrationDomain`.
