@@ -331,13 +331,8 @@ public enum Migration {
         }
         // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
-            var state = Existing.absent
-            if let stored = existing(write.key) {
-                state = write.same(stored) ? .same : .different
-                if state == .different, !options.force {
-                    throw .conflict(key: write.key)
-                }
-            }
+            let state = existing(write.key).map { write.same($0) ? Existing.same : .different } ?? .absent
+            if state == .different, !options.force { throw .conflict(key: write.key) }
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))
         }
         plan.removals = options.keepSource ? [] : sources
