@@ -82,18 +82,14 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
         CalendarInterval(component: component, value: value)
     }
 
+    /// The presets by the names `ycft status --gate` gives them.
+    static let presets: [(name: String, interval: CalendarInterval)] = [
+        ("hourly", .hourly), ("daily", .daily), ("weekly", .weekly), ("monthly", .monthly), ("yearly", .yearly),
+    ]
+
     /// `hourly`, `daily`, ... for the presets, else `every:<n><unit>`.
     public var description: String {
-        if value == 1 {
-            switch unit {
-            case .hour?: return "hourly"
-            case .day?: return "daily"
-            case .weekOfYear?: return "weekly"
-            case .month?: return "monthly"
-            case .year?: return "yearly"
-            default: break
-            }
-        }
+        if let preset = Self.presets.first(where: { $0.interval == self }) { return preset.name }
         return "every:\(value)\(unit?.rawValue ?? "\(component)")"
     }
 
@@ -133,12 +129,11 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
         switch text {
         case "once": self = .once
         case "per-version": self = .perVersion
-        case "hourly": self = .calendar(.hourly)
-        case "daily": self = .calendar(.daily)
-        case "weekly": self = .calendar(.weekly)
-        case "monthly": self = .calendar(.monthly)
-        case "yearly": self = .calendar(.yearly)
         default:
+            if let preset = CalendarInterval.presets.first(where: { $0.name == text }) {
+                self = .calendar(preset.interval)
+                return
+            }
             if text.hasPrefix("days:") {
                 guard let days = Float(text.dropFirst("days:".count)) else { return nil }
                 self = .everyDays(days)
