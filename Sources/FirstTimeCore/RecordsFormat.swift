@@ -70,26 +70,18 @@ package enum RecordsFormat {
     package static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
         let document: JSON
         do { document = try JSON.parse(bytes) } catch { throw .json(error) }
-        guard case let .object(top) = document else {
-            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(document)), at: .topLevel)
-        }
+        guard case let .object(top) = document else { throw wrongKind(document, .dictionary, at: .topLevel) }
         var format: String?, version: String?, recordsMember: [JSON.Member]?
         for member in try unique(top, at: .topLevel) {
             switch member.key {
             case "format":
-                guard case let .string(s) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .string, orNull: false, found: kind(member.value)), at: .key("format"))
-                }
+                guard case let .string(s) = member.value else { throw wrongKind(member.value, .string, at: .key("format")) }
                 format = s
             case "formatVersion":
-                guard case let .number(n) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .real, orNull: false, found: kind(member.value)), at: .key("formatVersion"))
-                }
+                guard case let .number(n) = member.value else { throw wrongKind(member.value, .real, at: .key("formatVersion")) }
                 version = n
             case "records":
-                guard case let .object(m) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(member.value)), at: .key("records"))
-                }
+                guard case let .object(m) = member.value else { throw wrongKind(member.value, .dictionary, at: .key("records")) }
                 recordsMember = m
             default:
                 throw .recordsFormat(.unknownMember(member.key), at: .topLevel)
@@ -121,6 +113,11 @@ package enum RecordsFormat {
         }
     }
 
+    /// The error for a JSON value of another kind than the format needs at `path`.
+    private static func wrongKind(_ value: JSON, _ expected: PlistKind, orNull: Bool = false, at path: ObjectPath) -> FirstTimeError {
+        .recordsFormat(.jsonKind(expected: expected, orNull: orNull, found: kind(value)), at: path)
+    }
+
     private static func unique(_ members: [JSON.Member], at path: ObjectPath) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()
         for member in members where !seen.insert(Array(member.key.utf8)).inserted {
@@ -132,9 +129,7 @@ package enum RecordsFormat {
     }
 
     private static func record(_ value: JSON, at path: ObjectPath) throws(FirstTimeError) -> FirstTimeRecord {
-        guard case let .object(members) = value else {
-            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(value)), at: path)
-        }
+        guard case let .object(members) = value else { throw wrongKind(value, .dictionary, at: path) }
         var record = FirstTimeRecord()
         var time: JSON?, utc: JSON?
         for member in try unique(members, at: path) {
@@ -143,7 +138,7 @@ package enum RecordsFormat {
                 switch member.value {
                 case .null: record.lastVersion = nil
                 case let .string(s): record.lastVersion = s
-                default: throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(member.value)), at: path.key("lastVersion"))
+                default: throw wrongKind(member.value, .string, orNull: true, at: path.key("lastVersion"))
                 }
             case "lastTime": time = member.value
             case "lastTimeUTC": utc = member.value
@@ -159,7 +154,7 @@ package enum RecordsFormat {
             }
             parsedUTC = parsed
         case let other?:
-            throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(other)), at: path.key("lastTimeUTC"))
+            throw wrongKind(other, .string, orNull: true, at: path.key("lastTimeUTC"))
         }
         switch time {
         case nil, .null?:
