@@ -73,10 +73,6 @@ public struct StateFile: Sendable {
         forms = source.forms
     }
 
-    /// The records an interval copy mirrors (the first form's), when `.intervalKeys` is a copy
-    /// beside another form: only the keys that name one of them are read and written.
-    var intervalCopyOf: FirstTimeRecords? { source.intervalCopyOf }
-
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
     /// - Throws: ``FirstTimeError/file(_:)`` when it cannot be read, otherwise as
     ///   ``init(_:key:limits:)``.
