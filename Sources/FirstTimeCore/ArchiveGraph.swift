@@ -16,11 +16,7 @@ package struct ArchiveNode {
 /// `KeyedArchive` (``ResolvedGraph``: any plist format, every finding) and `NodeGraph`
 /// (libplist's tree of a binary archive, the fast path, in FirstTimeArchive). The walker reads
 /// nodes only through this protocol, so the rules are applied by one piece of code whichever
-/// tree holds the objects.
-///
-/// A class protocol over handles (``ArchiveNode``), so that the walker is not generic: it is
-/// compiled once, in FirstTimeCore, and reaches a conformer in another module through one
-/// indirect call per access, with nothing to specialise across modules.
+/// tree holds the objects. A class protocol over handles: ``ContractWalker`` says why.
 package protocol ArchiveGraph: AnyObject {
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }

@@ -3,24 +3,7 @@ package import PlistCore
 
 /// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
 /// `ycft pack` reads) and its property-list form (what a migrated app stores under
-/// `YCFirstTime.records`).
-///
-/// JSON form:
-/// ```json
-/// {
-///   "format" : "ycfirsttime-records",
-///   "formatVersion" : 1,
-///   "records" : {
-///     "onboarding.v1" : {
-///       "lastTime" : 757414800.123456,
-///       "lastTimeUTC" : "2025-01-01T09:00:00.123456Z",
-///       "lastVersion" : "2.1.0"
-///     }
-///   }
-/// }
-/// ```
-/// Records appear in ``FirstTimeRecords`` order (UTF-8 bytes of the key); nil is `null`; a
-/// non-finite time is the string `"NaN"`, `"Infinity"` or `"-Infinity"` with `lastTimeUTC` null.
+/// `YCFirstTime.records`): docs/json-format.md describes both, member by member.
 package enum RecordsFormat {
     /// The `format` value.
     package static let formatName = "ycfirsttime-records"
@@ -61,11 +44,8 @@ package enum RecordsFormat {
         ])
     }
 
-    /// Reads the JSON form.
-    ///
-    /// `lastTime` wins when given; when only `lastTimeUTC` is given it is parsed; when both are
-    /// given they must agree to the precision of the `lastTimeUTC` text. Unknown members are
-    /// refused, so a typo never silently drops data.
+    /// Reads the JSON form by docs/json-format.md's rules (`lastTime` wins, `lastTimeUTC` must
+    /// agree with it; unknown members are refused, so a typo never silently drops data).
     /// - Throws: ``FirstTimeError/json(_:)`` or ``FirstTimeError/recordsFormat(_:at:)``.
     package static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
         let document: JSON
