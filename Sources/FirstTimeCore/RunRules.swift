@@ -221,20 +221,13 @@ public enum RunRules {
         case .once:
             return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : .never
         case .perVersion:
-            let same: Bool
-            switch library {
-            case .v2:
-                // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
-                // canonical equivalence ("\u{C5}" equals "\u{212B}"), and nil equals nil.
-                same = record != nil && appVersion == record?.lastVersion
-            case .v1:
-                // `[currentVersion isEqualToString:blockInfo.lastVersion]`: a literal compare
-                // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
-                if record != nil, let current = appVersion, let recorded = record?.lastVersion {
-                    same = current.utf16.elementsEqual(recorded.utf16)
-                } else {
-                    same = false
-                }
+            let same = switch library {
+            // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
+            // canonical equivalence ("\u{C5}" equals "\u{212B}"), and nil equals nil.
+            case .v2: record != nil && appVersion == record?.lastVersion
+            // `[currentVersion isEqualToString:blockInfo.lastVersion]`: a literal compare
+            // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
+            case .v1: appVersion.flatMap { current in record?.lastVersion.map { current.utf16.elementsEqual($0.utf16) } } ?? false
             }
             return same ? .never : GateDecision(wouldRun: true, nextEligible: now)
         case let .everyDays(days):
