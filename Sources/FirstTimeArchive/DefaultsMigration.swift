@@ -24,7 +24,6 @@ public enum DefaultsMigration {
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
         guard let original = file.defaults else { throw .notDefaults(found: file.topLevelKind) }
         let format = options.outputFormat ?? file.format
-        var outcome = Migration.Outcome(status: .migrated)
         func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
             do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
@@ -33,7 +32,7 @@ public enum DefaultsMigration {
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
         let plan = try Migration.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
-        outcome = plan.outcome
+        var outcome = plan.outcome
         outcome.format = format
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
