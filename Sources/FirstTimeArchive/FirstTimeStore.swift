@@ -1,6 +1,5 @@
 public import FirstTimeCore
 public import Foundation
-internal import Plist
 public import PlistCore
 internal import FileErrors
 internal import SafeFiles
@@ -271,12 +270,11 @@ public final class FirstTimeStore: @unchecked Sendable {
             return input
         }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
             var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
-            let changed: (domain: PlistDictionary, records: FirstTimeRecords)
-            do throws(FirstTimeError) { changed = try change(next) } catch { throw .inFile(path: path, error) }
-            let output: [UInt8]
-            do throws(PlistError) { output = try PropertyList.write(.dictionary(changed.domain), format: next.format) } catch {
-                throw .inFile(path: path, .plist(error))
-            }
+            let changed: (domain: PlistDictionary, records: FirstTimeRecords), output: [UInt8]
+            do throws(FirstTimeError) {
+                changed = try change(next)
+                output = try StateWriter.write(changed.domain, next.format)
+            } catch { throw .inFile(path: path, error) }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
             (next.records, next.groupReplacedOnSave) = (changed.records, false)

@@ -79,7 +79,7 @@ package enum StateWriter {
         return try write(file.source.written(records, replacing: before), file.format)
     }
 
-    private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
+    static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
         do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
     }
 
