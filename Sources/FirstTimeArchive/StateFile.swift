@@ -275,7 +275,6 @@ extension StateFile {
 
     /// A finding, and which document its path is a path of.
     package struct Placed: Sendable, Equatable {
-        /// The finding.
         package var finding: ContractFinding
         /// The defaults key under which the file holds, as data, the archive that the path is
         /// in (`$objects[5].lastTime` of the archive under `YCFirstTime`); nil when the path is

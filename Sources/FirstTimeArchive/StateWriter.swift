@@ -21,7 +21,6 @@ package enum StateWriter {
         /// given and the time stored, in key order.
         package var roundedTimes: [(key: String, given: Double, stored: Double)]
 
-        /// Creates a rewrite.
         package init(bytes: [UInt8], dropped: [ContractFinding] = [],
                     roundedTimes: [(key: String, given: Double, stored: Double)] = []) {
             self.bytes = bytes

@@ -58,14 +58,12 @@ extension ArchiveGraph {
 /// field, an item) is most often a UID, which is its own node (its number with the top bit set);
 /// any other is kept in a table when it is handed out, and numbered after the objects.
 package final class ResolvedGraph: ArchiveGraph {
-    /// The archive walked.
     package let archive: KeyedArchive
     /// The number of objects: the first node of `inner`.
     private let count: Int
     /// The values handed out that are not objects, in the order they were.
     private var inner: [PlistValue] = []
 
-    /// A graph over `archive`'s objects.
     package init(_ archive: KeyedArchive) {
         self.archive = archive
         count = archive.objects.count

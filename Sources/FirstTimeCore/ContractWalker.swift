@@ -4,12 +4,6 @@ internal import PlistCore
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
 /// keys).
-///
-/// ```swift
-/// let judged = try LegacyArchive.read(binary: bytes)
-/// print(judged.records.count, judged.findings.count)
-/// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
-/// ```
 package struct ArchiveJudgement: Sendable, Equatable {
     /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
     /// was broken (see ``fatal``).
@@ -83,7 +77,6 @@ package struct ContractWalker {
     /// instances share it): by UID, filled once per class, so an instance costs no lookup.
     var checkedChains: [Bool] = []
 
-    /// A walker over `graph`.
     init(_ graph: any ArchiveGraph, mode: Mode) {
         self.graph = graph
         objectCount = graph.objectCount

@@ -10,11 +10,6 @@ package enum IntervalKey {
     /// The time (seconds since 2001) an `interval.*` key holds for `time`, read back: the
     /// key counts from 1970 in a double, which holds a time since 2001 to its nearest value
     /// (`-0.0` becomes `0.0`; a fraction may move by a few hundred nanoseconds).
-    ///
-    /// ```swift
-    /// IntervalKey.storedTime(757414800.0) == 757414800.0       // whole seconds: exact
-    /// IntervalKey.storedTime(-0.0).sign == .plus                // -0.0 is not kept
-    /// ```
     package static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
 
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which

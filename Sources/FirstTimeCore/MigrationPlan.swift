@@ -172,9 +172,7 @@ public enum Migration {
 
     /// One key to write.
     package struct Write: Sendable {
-        /// The key.
         package var key: String
-        /// Its new value.
         package var value: PlistValue
         /// What the key holds now.
         package var existing: Existing

@@ -162,7 +162,6 @@ struct KeyOrder {
     private var bytes: [UInt8] = []
     /// Key i is `bytes[starts[i] ..< starts[i + 1]]`.
     private var starts: [Int] = [0]
-    /// The number of keys.
     let count: Int
 
     init(_ entries: borrowing [(key: String, record: FirstTimeRecord)]) {

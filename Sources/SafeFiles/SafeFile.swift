@@ -130,7 +130,6 @@ package enum SafeFile {
         /// file was replaced. Nothing was written then.
         package let reused: Bool
 
-        /// Creates a value.
         package init(path: String, reused: Bool) {
             self.path = path
             self.reused = reused
@@ -572,7 +571,6 @@ package enum SafeFile {
 /// A file's bytes and status as ``SafeFile/read(_:limit:lock:)`` found them, holding the file's
 /// lock (when asked for) until ``release()`` or until the last copy is gone.
 package struct InputFile: Sendable {
-    /// The path as given.
     package let path: String
     /// The bytes read (at most the limit plus one).
     package let bytes: [UInt8]
