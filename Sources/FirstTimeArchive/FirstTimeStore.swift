@@ -97,7 +97,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         self.calendar = calendar
         loadError = nil
         (newForm, newFileFormat) = plainRecords.map { (.plainRecords, $0) } ?? (.defaultsArchive, .binary)
-        file = try Self.snapshot(Self.read(path, lock: false), newFileFormat)
+        file = try Snapshot(Self.read(path, lock: false), newFileFormat)
     }
 
     private init(unreadable path: String, error: FirstTimeError) {
@@ -269,7 +269,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             status = input.status
             return input
         }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
-            var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
+            var next = try Snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
             let changed: (domain: PlistDictionary, records: FirstTimeRecords), output: [UInt8]
             do throws(FirstTimeError) {
                 changed = try change(next)
@@ -317,46 +317,44 @@ public final class FirstTimeStore: @unchecked Sendable {
             records = FirstTimeRecords()
             self.format = format
         }
-    }
 
-    /// The file read as the store reads it; a missing file (no status, no bytes) is an empty domain.
-    private static func snapshot(_ input: InputFile, _ newFileFormat: PlistFormat) throws(FirstTimeError) -> Snapshot {
-        var snapshot = Snapshot(newFileFormat)
-        guard input.status != nil || !input.bytes.isEmpty else { return snapshot }
-        // What the file is and whether its YCFirstTime state reads, as every ycft command asks
-        // (StateFile): a key that holds something else is refused, never saved over.
-        do throws(FirstTimeError) {
-            let file = try StateFile(input.bytes)
-            guard file.isDefaults else {
-                // A bare archive (what earlier versions of this store wrote): the domain holds it.
-                snapshot.records = try file.state().records
-                snapshot.source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
-                snapshot.format = .binary
-                return snapshot
-            }
-            snapshot.source = file.source.without(.intervalKeys)
-            snapshot.format = file.format
-            switch snapshot.source.forms.first {
-            case .defaultsArchive?:
-                let decoded = try file.read(.defaultsArchive)
-                // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
-                // root, a class outside its list) is an empty one, replaced on the next save;
-                // an NSDictionary group is read, but the next save starts a new group holding
-                // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
-                if decoded.findings.resetsAll != nil {
-                    snapshot.records = FirstTimeRecords()
-                } else {
-                    snapshot.records = decoded.records
-                    snapshot.groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+        /// The file read as the store reads it; a missing file (no status, no bytes) is an empty
+        /// domain in `newFileFormat`.
+        init(_ input: InputFile, _ newFileFormat: PlistFormat) throws(FirstTimeError) {
+            self.init(newFileFormat)
+            guard input.status != nil || !input.bytes.isEmpty else { return }
+            // What the file is and whether its YCFirstTime state reads, as every ycft command asks
+            // (StateFile): a key that holds something else is refused, never saved over.
+            do throws(FirstTimeError) {
+                let file = try StateFile(input.bytes)
+                guard file.isDefaults else {
+                    // A bare archive (what earlier versions of this store wrote): the domain holds it.
+                    records = try file.state().records
+                    source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
+                    format = .binary
+                    return
                 }
-            case .plainRecords?:
-                snapshot.records = try file.read(.plainRecords).records
-            default:
-                break
+                source = file.source.without(.intervalKeys)
+                format = file.format
+                switch source.forms.first {
+                case .defaultsArchive?:
+                    let decoded = try file.read(.defaultsArchive)
+                    // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
+                    // root, a class outside its list) is an empty one, replaced on the next save;
+                    // an NSDictionary group is read, but the next save starts a new group holding
+                    // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
+                    if decoded.findings.resetsAll == nil {
+                        records = decoded.records
+                        groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+                    }
+                case .plainRecords?:
+                    records = try file.read(.plainRecords).records
+                default:
+                    break
+                }
+            } catch {
+                throw .inFile(path: input.path, error)
             }
-            return snapshot
-        } catch {
-            throw .inFile(path: input.path, error)
         }
     }
 }
