@@ -143,12 +143,9 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
             let body = text.dropFirst("every:".count)
             // Longest unit names first: `weekday` before `day`, `yearForWeekOfYear` before `year`.
             let units = CalendarInterval.Unit.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
-            if let unit = units.first(where: { body.hasSuffix($0.rawValue) }) {
-                guard let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
-                self = .calendar(CalendarInterval(unit, n))
-            } else {
-                return nil
-            }
+            guard let unit = units.first(where: { body.hasSuffix($0.rawValue) }),
+                  let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
+            self = .calendar(CalendarInterval(unit, n))
         }
     }
 
