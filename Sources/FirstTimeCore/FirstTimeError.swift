@@ -217,15 +217,13 @@ extension FirstTimeError {
             return ContractFinding(.recordsFormat, at: .file, jsonError.description)
         case let .archive(archiveError):
             let path = archiveError.path ?? .file
-            let message = archiveError.reason
-            let rule: ContractRule
-            switch path.components.first {
-            case .key("$archiver")?: rule = .envelopeArchiver
-            case .key("$version")?: rule = .envelopeVersion
-            case .key("$top")?: rule = .envelopeRoot
-            default: rule = .envelopeObjects
+            let rule: ContractRule = switch path.components.first {
+            case .key("$archiver")?: .envelopeArchiver
+            case .key("$version")?: .envelopeVersion
+            case .key("$top")?: .envelopeRoot
+            default: .envelopeObjects
             }
-            return ContractFinding(rule, at: path, message)
+            return ContractFinding(rule, at: path, archiveError.reason)
         default:
             return ContractFinding(.plistUnreadable, at: .file, description)
         }
