@@ -102,7 +102,7 @@ package enum StateWriter {
     ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
     ///   (after a migration), which an archive beside it would contradict.
     package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
-        guard file.isDefaults, var domain = file.defaults else {
+        guard var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)
         }
         let state = try file.heldState()
