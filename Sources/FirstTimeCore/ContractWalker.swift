@@ -15,8 +15,6 @@ package struct ArchiveJudgement: Sendable, Equatable {
 
     /// The first finding of a fatal rule, if any.
     package var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
-    /// The finding that makes the device discard all state, if any.
-    package var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// Creates a judgement of readable records.
     package init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
