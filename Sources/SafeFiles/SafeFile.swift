@@ -173,8 +173,7 @@ package enum SafeFile {
                 continue
             case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
                 var options = WriteOptions(newFilePermissions: expected.permissions,
-                                           newFileOwner: (expected.owner, expected.group), mayReplace: false)
-                options.syncDirectory = false
+                                           newFileOwner: (expected.owner, expected.group), syncDirectory: false, mayReplace: false)
                 options.attributesFrom = (source, expected)
                 do {
                     try write(bytes, to: candidate, options: options)
@@ -713,11 +712,9 @@ private final class Temporary {
     }
 
     func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
-        if owner != geteuid() || group != getegid() {
-            if fchown(fd, uid_t(owner), gid_t(group)) != 0 {
-                // Not permitted to give the file away: keep at least the group where we may.
-                _ = fchown(fd, uid_t.max, gid_t(group))
-            }
+        if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+            // Not permitted to give the file away: keep at least the group where we may.
+            _ = fchown(fd, uid_t.max, gid_t(group))
         }
         try setPermissions(permissions)
     }
@@ -731,11 +728,7 @@ private final class Temporary {
     }
 
     /// The device (file system) the temporary is on, or nil when `fstat` fails.
-    var device: UInt64? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return UInt64(info.st_dev)
-    }
+    var device: UInt64? { (try? FileStatus.of(descriptor: fd).get())?.identity.device }
 
     /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
     /// which never replaces an existing name.
