@@ -38,9 +38,7 @@ enum FoundationValues {
         case let .data(bytes): return Data(bytes)
         case .uid: throw .noUserDefaultsForm(.uid, at: path)
         case let .array(items):
-            var objects: [Any] = []
-            for (i, item) in items.enumerated() { objects.append(try object(item, at: path.index(i))) }
-            return objects
+            return try items.enumerated().map { (i, item) throws(FirstTimeError) in try object(item, at: path.index(i)) }
         case let .dictionary(entries):
             try checkKeys(entries.map(\.key), at: path)
             let dictionary = NSMutableDictionary()
