@@ -364,9 +364,7 @@ package enum SafeFile {
     }
 
     private static func descriptorName(_ path: String) -> Bool {
-        if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
-        if path.hasPrefix("/dev/fd/") { return true }
-        return isDescriptorDirectory(directory(of: path))
+        ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) || path.hasPrefix("/dev/fd/") || isDescriptorDirectory(directory(of: path))
     }
 
     /// `/proc/self/fd`, `/proc/thread-self/fd`, `/proc/PID/fd`, `/proc/PID/task/TID/fd`.
@@ -529,12 +527,8 @@ package enum SafeFile {
         return pending.map { write in
             var flushed = false
             if let device = write.temporary.device {
-                if let known = flushedDevices[device] {
-                    flushed = known
-                } else {
-                    flushed = flushFileSystem(write.temporary.fd)
-                    flushedDevices[device] = flushed
-                }
+                flushed = flushedDevices[device] ?? flushFileSystem(write.temporary.fd)
+                flushedDevices[device] = flushed
             }
             do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
