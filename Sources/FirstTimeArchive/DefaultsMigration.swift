@@ -77,7 +77,7 @@ public enum DefaultsMigration {
         let same: Bool
         if fresh.contains(where: { removed.contains($0.key) }) {
             // A key both removed and written back (no target does this today): compare the files.
-            outcome = diff(original, result, into: outcome)
+            diff(original, result, into: &outcome)
             same = original == result
         } else {
             outcome.removed = removedKeys
@@ -95,8 +95,7 @@ public enum DefaultsMigration {
         return outcome
     }
 
-    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Migration.Outcome) -> Migration.Outcome {
-        var outcome = outcome
+    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Migration.Outcome) {
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }
         outcome.added = after.map(\.key).filter { beforeIndex[ExactKey($0)] == nil }
@@ -104,6 +103,5 @@ public enum DefaultsMigration {
             if let at = beforeIndex[ExactKey(key)], before.entries[at].value != value { return key }
             return nil
         }
-        return outcome
     }
 }
