@@ -237,9 +237,7 @@ package enum SafeFile {
         } else {
             fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-            switch FileStatus.of(descriptor: fd) {
-            case let .success(s): before = s
-            case let .failure(error):
+            do { before = try FileStatus.of(descriptor: fd).get() } catch {
                 close(fd)
                 throw FileError(.read, path, .system(error))
             }
@@ -272,18 +270,13 @@ package enum SafeFile {
     static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
         if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
         let seen: FileStatus
-        switch FileStatus.of(path) {
-        case let .success(s): seen = s
-        case let .failure(error): throw FileError(.read, path, .system(error))
-        }
+        do { seen = try FileStatus.of(path).get() } catch { throw FileError(.read, path, .system(error)) }
         if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
         guard seen.kind == .regular else { throw FileError(.inPlace, path, .notRegularFile(seen.kind)) }
         let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
         let opened: FileStatus
-        switch FileStatus.of(descriptor: fd) {
-        case let .success(s): opened = s
-        case let .failure(error):
+        do { opened = try FileStatus.of(descriptor: fd).get() } catch {
             close(fd)
             throw FileError(.read, path, .system(error))
         }
@@ -491,10 +484,7 @@ package enum SafeFile {
                 throw FileError(.write, path, .system(failure))
             }
             target = resolved
-            switch FileStatus.of(target, followLinks: false) {
-            case let .success(s): status = s
-            case let .failure(error): throw FileError(.write, target, .system(error))
-            }
+            do { status = try FileStatus.of(target, followLinks: false).get() } catch { throw FileError(.write, target, .system(error)) }
         }
         switch status.kind {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
