@@ -173,6 +173,9 @@ public struct GateDecision: Sendable, Equatable {
         self.wouldRun = wouldRun
         self.nextEligible = nextEligible
     }
+
+    /// Does not run now, and never will (for example `once` after a run).
+    public static let never = GateDecision(wouldRun: false, nextEligible: nil)
 }
 
 /// Which YCFirstTime's rules a decision follows: they differ in how versions compare, how days
@@ -214,9 +217,10 @@ public enum RunRules {
     ///     calendar rules are the same for both).
     public static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
                               calendar: Calendar, library: LibraryVersion = .v2) -> GateDecision {
+        let runsNow = GateDecision(wouldRun: true, nextEligible: now)
         switch rule {
         case .once:
-            return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : .never
+            return record == nil ? runsNow : .never
         case .perVersion:
             let same = switch library {
             // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
@@ -226,9 +230,9 @@ public enum RunRules {
             // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
             case .v1: appVersion.flatMap { current in record?.lastVersion.map { current.utf16.elementsEqual($0.utf16) } } ?? false
             }
-            return same ? .never : GateDecision(wouldRun: true, nextEligible: now)
+            return same ? .never : runsNow
         case let .everyDays(days):
-            guard let record else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard let record else { return runsNow }
             let due: (Double) -> Bool
             switch library {
             case .v2:
@@ -248,19 +252,17 @@ public enum RunRules {
                 let last = record.lastTime ?? 0
                 due = { t in !(Float(t - last) / Float(Self.legacyDay) < days) }
             }
-            if due(now) { return GateDecision(wouldRun: true, nextEligible: now) }
+            if due(now) { return runsNow }
             return GateDecision(wouldRun: false, nextEligible: earliest(after: now, where: due))
         case let .calendar(interval):
             // IntervalClient's shouldRun: no stored time runs; so does a time calendar arithmetic
             // cannot move (Foundation returns nil).
             // Even a non-finite time goes to Foundation, which decides what it means.
-            guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard let last = record?.lastTime else { return runsNow }
             let lastRun = Date(timeIntervalSinceReferenceDate: last)
-            guard let next = interval.next(after: lastRun, in: calendar) else {
-                return GateDecision(wouldRun: true, nextEligible: now)
-            }
+            guard let next = interval.next(after: lastRun, in: calendar) else { return runsNow }
             let nextTime = next.timeIntervalSinceReferenceDate
-            if now >= nextTime { return GateDecision(wouldRun: true, nextEligible: now) }
+            if now >= nextTime { return runsNow }
             return GateDecision(wouldRun: false, nextEligible: nextTime.isFinite ? nextTime : nil)
         }
     }
@@ -293,9 +295,4 @@ public enum RunRules {
         // -0.0 and 0.0 are one instant: give the positive zero.
         return found == 0 ? 0 : found
     }
-}
-
-extension GateDecision {
-    /// Does not run now, and never will (for example `once` after a run).
-    public static let never = GateDecision(wouldRun: false, nextEligible: nil)
 }
