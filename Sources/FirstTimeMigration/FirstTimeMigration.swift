@@ -106,9 +106,7 @@ extension FirstTimeMigration {
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
     private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
-        if PropertyList.detectFormat(bytes) == .xml {
-            throw .xmlArchive(key: options.key)
-        }
+        guard PropertyList.detectFormat(bytes) != .xml else { throw .xmlArchive(key: options.key) }
         let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
             throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
