@@ -80,8 +80,9 @@ enum FoundationValues {
         case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
         case is NSDictionary, is [AnyHashable: Any]:
             guard let objects = entries(object) else { return nil }
-            let entries = objects.compactMap { key, item in value(item).map { (key: key, value: $0) } }
-            return entries.count == objects.count ? .dictionary(PlistDictionary(sorted(entries))) : nil
+            // In key order (UTF-8 bytes), so a value read from an unordered dictionary is the same every time.
+            let entries = objects.compactMap { key, item in value(item).map { (key: key, value: $0) } }.sorted { utf8Precedes($0.key, $1.key) }
+            return entries.count == objects.count ? .dictionary(PlistDictionary(entries)) : nil
         case let array as [Any]:
             let items = array.compactMap { value($0) }
             return items.count == array.count ? .array(items) : nil
@@ -127,11 +128,5 @@ enum FoundationValues {
         // swift-corelibs-foundation makes booleans instances of its private `__NSCFBoolean`.
         return String(describing: type(of: number)) == "__NSCFBoolean"
         #endif
-    }
-
-    /// Dictionary entries in key order (UTF-8 bytes), so a value read from an unordered
-    /// dictionary is the same every time.
-    private static func sorted(_ entries: [(key: String, value: PlistValue)]) -> [(key: String, value: PlistValue)] {
-        entries.sorted { utf8Precedes($0.key, $1.key) }
     }
 }
