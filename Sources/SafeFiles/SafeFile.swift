@@ -115,7 +115,6 @@ package enum SafeFile {
     /// Seams for tests that must act at the one moment a race needs: after the writer's last
     /// look at the target and before it swaps the new file in.
     struct CommitHooks {
-        /// Called with the target's path between the last identity check and the swap (or rename).
         var beforeSwap: ((String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
