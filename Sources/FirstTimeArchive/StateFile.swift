@@ -65,10 +65,9 @@ public struct StateFile: Sendable {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
-        (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
-        guard case let .dictionary(file) = read.value, !KeyedArchive.isEnvelope(file) else { return }
+        do { value = try document.value() } catch { throw .archive(.plist(error)) }
+        (forms, format, fastArchive) = ([.archive], document.format, nil)
+        guard case let .dictionary(file) = value, !KeyedArchive.isEnvelope(file) else { return }
         source = StateSource(file, key: key) { bytes in try? ArchiveReader.read(bytes, limits: limits).records }
         forms = source.forms
     }
