@@ -73,7 +73,8 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupportedKind(kind): return "\(operation.rawValue): it is \(kind.phrase), which ycft neither replaces nor writes to"
         case let .danglingLink(target): return "\(operation.rawValue): it is a symbolic link to \"\(target)\", which does not exist"
         case let .readOnly(permissions):
-            return "not replaced: it is read-only (mode \(String(permissions, radix: 8).leftPadded(to: 4)))"
+            let octal = String(permissions, radix: 8)
+            return "not replaced: it is read-only (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))"
         case .changedSinceRead: return "not replaced: it changed after ycft read it (another program wrote it)"
         case .changedWhileReading: return "\(operation.rawValue): it changed while ycft was reading it"
         case .locked: return "\(operation.rawValue): another process (another ycft?) is working on it"
@@ -86,11 +87,5 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .descriptorName:
             return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
         }
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -24,7 +24,6 @@ public enum DefaultsMigration {
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
         guard let original = file.defaults else { throw .notDefaults(found: file.topLevelKind) }
         let format = options.outputFormat ?? file.format
-        var outcome = Migration.Outcome(status: .migrated)
         func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
             do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
         }
@@ -33,7 +32,7 @@ public enum DefaultsMigration {
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
         let plan = try Migration.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
-        outcome = plan.outcome
+        var outcome = plan.outcome
         outcome.format = format
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
@@ -78,7 +77,7 @@ public enum DefaultsMigration {
         let same: Bool
         if fresh.contains(where: { removed.contains($0.key) }) {
             // A key both removed and written back (no target does this today): compare the files.
-            outcome = diff(original, result, into: outcome)
+            diff(original, result, into: &outcome)
             same = original == result
         } else {
             outcome.removed = removedKeys
@@ -96,8 +95,7 @@ public enum DefaultsMigration {
         return outcome
     }
 
-    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: Migration.Outcome) -> Migration.Outcome {
-        var outcome = outcome
+    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Migration.Outcome) {
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }
         outcome.added = after.map(\.key).filter { beforeIndex[ExactKey($0)] == nil }
@@ -105,6 +103,5 @@ public enum DefaultsMigration {
             if let at = beforeIndex[ExactKey(key)], before.entries[at].value != value { return key }
             return nil
         }
-        return outcome
     }
 }

@@ -5,7 +5,6 @@ import Glibc
 #else
 public import Foundation
 #endif
-internal import Plist
 public import PlistCore
 internal import FileErrors
 internal import SafeFiles
@@ -104,7 +103,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         self.calendar = calendar
         loadError = nil
         (newForm, newFileFormat) = plainRecords.map { (.plainRecords, $0) } ?? (.defaultsArchive, .binary)
-        file = try Self.snapshot(Self.read(path, lock: false), newFileFormat)
+        file = try Snapshot(Self.read(path, lock: false), newFileFormat)
     }
 
     private init(unreadable path: String, error: FirstTimeError) {
@@ -221,7 +220,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func currentDate() -> Date { nowOverride?() ?? Date() }
 
     private func intervalRecord(_ key: String) -> FirstTimeRecord? {
-        guard let stored = file.source.domain[IntervalKey(key).defaultsKey],
+        guard let stored = file.source.domain[IntervalKey.prefix + key],
               let seconds = IntervalKey.seconds(stored) else { return nil }
         return FirstTimeRecord(lastVersion: nil, lastTime: seconds - IntervalKey.epochOffset)
     }
@@ -263,7 +262,7 @@ public final class FirstTimeStore: @unchecked Sendable {
     private func setInterval(_ key: String, _ value: PlistValue?) throws(FirstTimeError) {
         try save { (file: Snapshot) throws(FirstTimeError) in
             var domain = file.source.domain
-            try domain.setPlistValues([(IntervalKey(key).defaultsKey, value)])
+            try domain.setPlistValues([(IntervalKey.prefix + key, value)])
             return (domain, file.records)
         }
     }
@@ -280,13 +279,12 @@ public final class FirstTimeStore: @unchecked Sendable {
             status = input.status
             return input
         }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
-            var next = try Self.snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
-            let changed: (domain: PlistDictionary, records: FirstTimeRecords)
-            do throws(FirstTimeError) { changed = try change(next) } catch { throw .inFile(path: path, error) }
-            let output: [UInt8]
-            do throws(PlistError) { output = try PropertyList.write(.dictionary(changed.domain), format: next.format) } catch {
-                throw .inFile(path: path, .plist(error))
-            }
+            var next = try Snapshot(InputFile(path: path, bytes: bytes, status: status), newFileFormat)
+            let changed: (domain: PlistDictionary, records: FirstTimeRecords), output: [UInt8]
+            do throws(FirstTimeError) {
+                changed = try change(next)
+                output = try StateWriter.write(changed.domain, next.format)
+            } catch { throw .inFile(path: path, error) }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
             (next.records, next.groupReplacedOnSave) = (changed.records, false)
@@ -329,46 +327,44 @@ public final class FirstTimeStore: @unchecked Sendable {
             records = FirstTimeRecords()
             self.format = format
         }
-    }
 
-    /// The file read as the store reads it; a missing file (no status, no bytes) is an empty domain.
-    private static func snapshot(_ input: InputFile, _ newFileFormat: PlistFormat) throws(FirstTimeError) -> Snapshot {
-        var snapshot = Snapshot(newFileFormat)
-        guard input.status != nil || !input.bytes.isEmpty else { return snapshot }
-        // What the file is and whether its YCFirstTime state reads, as every ycft command asks
-        // (StateFile): a key that holds something else is refused, never saved over.
-        do throws(FirstTimeError) {
-            let file = try StateFile(input.bytes)
-            guard file.isDefaults else {
-                // A bare archive (what earlier versions of this store wrote): the domain holds it.
-                snapshot.records = try file.state().records
-                snapshot.source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
-                snapshot.format = .binary
-                return snapshot
-            }
-            snapshot.source = file.source.without(.intervalKeys)
-            snapshot.format = file.format
-            switch snapshot.source.forms.first {
-            case .defaultsArchive?:
-                let decoded = try file.read(.defaultsArchive)
-                // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
-                // root, a class outside its list) is an empty one, replaced on the next save;
-                // an NSDictionary group is read, but the next save starts a new group holding
-                // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
-                if decoded.findings.resetsAll != nil {
-                    snapshot.records = FirstTimeRecords()
-                } else {
-                    snapshot.records = decoded.records
-                    snapshot.groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+        /// The file read as the store reads it; a missing file (no status, no bytes) is an empty
+        /// domain in `newFileFormat`.
+        init(_ input: InputFile, _ newFileFormat: PlistFormat) throws(FirstTimeError) {
+            self.init(newFileFormat)
+            guard input.status != nil || !input.bytes.isEmpty else { return }
+            // What the file is and whether its YCFirstTime state reads, as every ycft command asks
+            // (StateFile): a key that holds something else is refused, never saved over.
+            do throws(FirstTimeError) {
+                let file = try StateFile(input.bytes)
+                guard file.isDefaults else {
+                    // A bare archive (what earlier versions of this store wrote): the domain holds it.
+                    records = try file.state().records
+                    source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
+                    format = .binary
+                    return
                 }
-            case .plainRecords?:
-                snapshot.records = try file.read(.plainRecords).records
-            default:
-                break
+                source = file.source.without(.intervalKeys)
+                format = file.format
+                switch source.forms.first {
+                case .defaultsArchive?:
+                    let decoded = try file.read(.defaultsArchive)
+                    // As YCFirstTime 2.x loads it: a state its unarchive rejects (an NSDictionary
+                    // root, a class outside its list) is an empty one, replaced on the next save;
+                    // an NSDictionary group is read, but the next save starts a new group holding
+                    // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
+                    if decoded.findings.resetsAll == nil {
+                        records = decoded.records
+                        groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
+                    }
+                case .plainRecords?:
+                    records = try file.read(.plainRecords).records
+                default:
+                    break
+                }
+            } catch {
+                throw .inFile(path: input.path, error)
             }
-            return snapshot
-        } catch {
-            throw .inFile(path: input.path, error)
         }
     }
 }

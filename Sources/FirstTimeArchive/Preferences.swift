@@ -10,8 +10,8 @@ extension StateFile {
     public func isStateKey(_ name: String) -> Bool {
         if exactlyEqual(name, key) || exactlyEqual(name, RecordsFormat.defaultsKey) { return true }
         guard name.hasPrefix(IntervalKey.prefix), forms.contains(.intervalKeys) else { return false }
-        guard let intervalCopyOf else { return true }
-        return intervalCopyOf[String(name.dropFirst(IntervalKey.prefix.count))] != nil
+        guard let copyOf = source.intervalCopyOf else { return true }
+        return copyOf[String(name.dropFirst(IntervalKey.prefix.count))] != nil
     }
 
     /// The app's preferences this file holds: its top-level keys other than YCFirstTime's state

@@ -65,17 +65,12 @@ public struct StateFile: Sendable {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
-        let read: (value: PlistValue, format: PlistFormat)
-        do { read = (try document.value(), document.format) } catch { throw .archive(.plist(error)) }
-        (forms, format, value, fastArchive) = ([.archive], read.format, read.value, nil)
-        guard case let .dictionary(file) = read.value, !KeyedArchive.isEnvelope(file) else { return }
+        do { value = try document.value() } catch { throw .archive(.plist(error)) }
+        (forms, format, fastArchive) = ([.archive], document.format, nil)
+        guard case let .dictionary(file) = value, !KeyedArchive.isEnvelope(file) else { return }
         source = StateSource(file, key: key) { bytes in try? ArchiveReader.read(bytes, limits: limits).records }
         forms = source.forms
     }
-
-    /// The records an interval copy mirrors (the first form's), when `.intervalKeys` is a copy
-    /// beside another form: only the keys that name one of them are read and written.
-    var intervalCopyOf: FirstTimeRecords? { source.intervalCopyOf }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
     /// - Throws: ``FirstTimeError/file(_:)`` when it cannot be read, otherwise as
@@ -279,7 +274,6 @@ extension StateFile {
 
     /// A finding, and which document its path is a path of.
     package struct Placed: Sendable, Equatable {
-        /// The finding.
         package var finding: ContractFinding
         /// The defaults key under which the file holds, as data, the archive that the path is
         /// in (`$objects[5].lastTime` of the archive under `YCFirstTime`); nil when the path is

@@ -21,7 +21,6 @@ package enum StateWriter {
         /// given and the time stored, in key order.
         package var roundedTimes: [(key: String, given: Double, stored: Double)]
 
-        /// Creates a rewrite.
         package init(bytes: [UInt8], dropped: [ContractFinding] = [],
                     roundedTimes: [(key: String, given: Double, stored: Double)] = []) {
             self.bytes = bytes
@@ -79,7 +78,7 @@ package enum StateWriter {
         return try write(file.source.written(records, replacing: before), file.format)
     }
 
-    private static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
+    static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
         do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
     }
 
@@ -103,7 +102,7 @@ package enum StateWriter {
     ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
     ///   (after a migration), which an archive beside it would contradict.
     package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
-        guard file.isDefaults, var domain = file.defaults else {
+        guard var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)
         }
         let state = try file.heldState()

@@ -16,11 +16,7 @@ package struct ArchiveNode {
 /// `KeyedArchive` (``ResolvedGraph``: any plist format, every finding) and `NodeGraph`
 /// (libplist's tree of a binary archive, the fast path, in FirstTimeArchive). The walker reads
 /// nodes only through this protocol, so the rules are applied by one piece of code whichever
-/// tree holds the objects.
-///
-/// A class protocol over handles (``ArchiveNode``), so that the walker is not generic: it is
-/// compiled once, in FirstTimeCore, and reaches a conformer in another module through one
-/// indirect call per access, with nothing to specialise across modules.
+/// tree holds the objects. A class protocol over handles: ``ContractWalker`` says why.
 package protocol ArchiveGraph: AnyObject {
     /// `$top.root`; nil when absent.
     var rootUID: UInt64? { get }
@@ -62,14 +58,12 @@ extension ArchiveGraph {
 /// field, an item) is most often a UID, which is its own node (its number with the top bit set);
 /// any other is kept in a table when it is handed out, and numbered after the objects.
 package final class ResolvedGraph: ArchiveGraph {
-    /// The archive walked.
     package let archive: KeyedArchive
     /// The number of objects: the first node of `inner`.
     private let count: Int
     /// The values handed out that are not objects, in the order they were.
     private var inner: [PlistValue] = []
 
-    /// A graph over `archive`'s objects.
     package init(_ archive: KeyedArchive) {
         self.archive = archive
         count = archive.objects.count
@@ -100,35 +94,23 @@ package final class ResolvedGraph: ArchiveGraph {
         return ArchiveNode(UInt(bitPattern: count + inner.count - 1))
     }
 
-    /// `$top.root`; nil when absent.
+    // The requirements, as ArchiveGraph documents them.
     package var rootUID: UInt64? { archive.top["root"]?.uidValue }
-    /// The keys beside NSKeyedArchiver's own in the envelope and in `$top`.
     package var envelopeExtras: [ObjectPath] {
         archive.otherEnvelopeKeys.map { ObjectPath.key($0) }
             + archive.top.map(\.key).filter { !exactlyEqual($0, "root") }.map { ObjectPath.key("$top").key($0) }
     }
-    /// The number of objects.
     package var objectCount: Int { count }
-    /// The object at `index`.
     package func object(at index: Int) -> ArchiveNode { ArchiveNode(UInt(bitPattern: index)) }
-    /// The value's kind.
     package func kind(_ node: ArchiveNode) -> PlistKind { value(node)?.kind ?? .uid }
-    /// A string value's text.
     package func string(_ node: ArchiveNode) -> String? { value(node)?.stringValue }
-    /// A UID value's number.
     package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
-    /// A real value's number.
     package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
-    /// An array value's items.
     package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
-    /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {
         value(node)?.dictionaryValue?[key].map { self.node($0) }
     }
-    /// A dictionary value's value for `key`.
     package func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? { field(node, key.description) }
-    /// A dictionary value's number of entries.
     package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
-    /// A dictionary value's keys, in order.
     package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }

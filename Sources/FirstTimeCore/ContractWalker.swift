@@ -4,12 +4,6 @@ internal import PlistCore
 /// The records and findings of a stored state: what one walk of an archive found, and what
 /// reading any form of state gives (`LegacyArchive.read`, `StateFile.read(_:)`, the interval
 /// keys).
-///
-/// ```swift
-/// let judged = try LegacyArchive.read(binary: bytes)
-/// print(judged.records.count, judged.findings.count)
-/// if let reset = judged.resetsAll { print("YCFirstTime would start afresh: \(reset)") }
-/// ```
 package struct ArchiveJudgement: Sendable, Equatable {
     /// The records as ycft reads them; none when a fatal rule (``ContractRule/Spec/isFatal``)
     /// was broken (see ``fatal``).
@@ -21,8 +15,6 @@ package struct ArchiveJudgement: Sendable, Equatable {
 
     /// The first finding of a fatal rule, if any.
     package var fatal: ContractFinding? { findings.first { $0.rule.spec.isFatal } }
-    /// The finding that makes the device discard all state, if any.
-    package var resetsAll: ContractFinding? { findings.resetsAll }
 
     /// Creates a judgement of readable records.
     package init(records: FirstTimeRecords, findings: [ContractFinding] = []) {
@@ -83,7 +75,6 @@ package struct ContractWalker {
     /// instances share it): by UID, filled once per class, so an instance costs no lookup.
     var checkedChains: [Bool] = []
 
-    /// A walker over `graph`.
     init(_ graph: any ArchiveGraph, mode: Mode) {
         self.graph = graph
         objectCount = graph.objectCount

@@ -181,9 +181,7 @@ extension FirstTimeError {
 
     /// Up to three keys, quoted, for a message.
     private static func listed(_ keys: [String]) -> String { keys.prefix(3).map(quoted).joined(separator: ", ") }
-}
 
-extension FirstTimeError {
     /// This error, from reading the archive a defaults domain holds under `key`, saying under
     /// which key: a plist error is the embedded data's (``embeddedNotPlist(key:_:)``), an
     /// archive or contract error says the key holds no YCFirstTime state
@@ -196,17 +194,6 @@ extension FirstTimeError {
         }
     }
 
-}
-
-extension Migration.Failure {
-    /// Why the state of `form` could not be read, as a migration reports it: errors of the
-    /// archive under `key` name the key, unless their text already does.
-    public init(reading error: FirstTimeError, form: StateForm, key: String) {
-        self = .unreadable(error, archiveKey: form == .defaultsArchive ? key : nil)
-    }
-}
-
-extension FirstTimeError {
     /// The rule a reading error breaks, as a finding (`verify` reports a file that cannot be
     /// read this way; `status` asks it what the device would do).
     public var finding: ContractFinding {
@@ -230,15 +217,13 @@ extension FirstTimeError {
             return ContractFinding(.recordsFormat, at: .file, jsonError.description)
         case let .archive(archiveError):
             let path = archiveError.path ?? .file
-            let message = archiveError.reason
-            let rule: ContractRule
-            switch path.components.first {
-            case .key("$archiver")?: rule = .envelopeArchiver
-            case .key("$version")?: rule = .envelopeVersion
-            case .key("$top")?: rule = .envelopeRoot
-            default: rule = .envelopeObjects
+            let rule: ContractRule = switch path.components.first {
+            case .key("$archiver")?: .envelopeArchiver
+            case .key("$version")?: .envelopeVersion
+            case .key("$top")?: .envelopeRoot
+            default: .envelopeObjects
             }
-            return ContractFinding(rule, at: path, message)
+            return ContractFinding(rule, at: path, archiveError.reason)
         default:
             return ContractFinding(.plistUnreadable, at: .file, description)
         }

@@ -1,35 +1,15 @@
 package import PlistCore
 
-/// The name of an IntervalClient gate (stored as `interval.<name>`).
-package struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
-    /// The gate's name.
-    package let name: String
-
-    /// A gate named `name`.
-    package init(_ name: String) { self.name = name }
-
-    /// A gate named by a string literal.
-    package init(stringLiteral name: String) { self.name = name }
-
-    /// The name.
-    package var description: String { name }
-
+/// IntervalClient's keys in a defaults domain: `interval.<name>` = seconds since 1970.
+package enum IntervalKey {
     /// The prefix of IntervalClient keys in a defaults domain: `interval.<name>`.
     package static let prefix = "interval."
     /// Seconds from 1970-01-01 to 2001-01-01: IntervalClient counts from 1970, NSDate from 2001.
     package static let epochOffset: Double = 978_307_200
 
-    /// The defaults key of this gate.
-    package var defaultsKey: String { Self.prefix + name }
-
     /// The time (seconds since 2001) an `interval.*` key holds for `time`, read back: the
     /// key counts from 1970 in a double, which holds a time since 2001 to its nearest value
     /// (`-0.0` becomes `0.0`; a fraction may move by a few hundred nanoseconds).
-    ///
-    /// ```swift
-    /// IntervalKey.storedTime(757414800.0) == 757414800.0       // whole seconds: exact
-    /// IntervalKey.storedTime(-0.0).sign == .plus                // -0.0 is not kept
-    /// ```
     package static func storedTime(_ time: Double) -> Double { (time + epochOffset) - epochOffset }
 
     /// A stored `interval.*` value as IntervalClient reads it (`as? TimeInterval`, which
@@ -44,9 +24,7 @@ package struct IntervalKey: Sendable, Hashable, ExpressibleByStringLiteral, Cust
         default: return nil
         }
     }
-}
 
-extension IntervalKey {
     /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), and an
     /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
     /// gate runs as if it never ran; the value is not state).

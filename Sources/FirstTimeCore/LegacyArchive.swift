@@ -132,9 +132,4 @@ extension LegacyArchive {
         if let fatal = judgement.fatal { throw .contract(fatal) }
         return judgement
     }
-
-    /// Decodes an archive to records.
-    package static func decode(_ archive: KeyedArchive) throws(FirstTimeError) -> FirstTimeRecords {
-        try read(archive).records
-    }
 }

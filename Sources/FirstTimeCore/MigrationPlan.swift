@@ -69,6 +69,12 @@ public enum Migration {
         /// alone, so the app would go on reading it.
         case setElsewhere(key: String, domain: OtherDomain)
 
+        /// Why the state of `form` could not be read, as a migration reports it: errors of the
+        /// archive under `key` name the key, unless their text already does.
+        public init(reading error: FirstTimeError, form: StateForm, key: String) {
+            self = .unreadable(error, archiveKey: form == .defaultsArchive ? key : nil)
+        }
+
         /// A `UserDefaults` domain outside the app's own that every lookup searches.
         public enum OtherDomain: Sendable, Equatable, CaseIterable, CustomStringConvertible {
             /// `UserDefaults.registrationDomain`.
@@ -166,9 +172,7 @@ public enum Migration {
 
     /// One key to write.
     package struct Write: Sendable {
-        /// The key.
         package var key: String
-        /// Its new value.
         package var value: PlistValue
         /// What the key holds now.
         package var existing: Existing
@@ -325,13 +329,8 @@ public enum Migration {
         }
         // Conflicts first: nothing is changed unless every target key can be written.
         for write in writes {
-            var state = Existing.absent
-            if let stored = existing(write.key) {
-                state = write.same(stored) ? .same : .different
-                if state == .different, !options.force {
-                    throw .conflict(key: write.key)
-                }
-            }
+            let state = existing(write.key).map { write.same($0) ? Existing.same : .different } ?? .absent
+            if state == .different, !options.force { throw .conflict(key: write.key) }
             plan.writes.append(Write(key: write.key, value: write.value, existing: state))
         }
         plan.removals = options.keepSource ? [] : sources

@@ -31,14 +31,10 @@ public struct FirstTimeRecord: Sendable, Equatable, CustomStringConvertible {
 
     /// Exact equality.
     public static func == (a: FirstTimeRecord, b: FirstTimeRecord) -> Bool {
+        guard a.lastTime?.bitPattern == b.lastTime?.bitPattern else { return false }
         switch (a.lastVersion, b.lastVersion) {
-        case (nil, nil): break
-        case let (x?, y?) where exactlyEqual(x, y): break
-        default: return false
-        }
-        switch (a.lastTime, b.lastTime) {
         case (nil, nil): return true
-        case let (x?, y?): return x.bitPattern == y.bitPattern
+        case let (x?, y?): return exactlyEqual(x, y)
         default: return false
         }
     }
@@ -166,7 +162,6 @@ struct KeyOrder {
     private var bytes: [UInt8] = []
     /// Key i is `bytes[starts[i] ..< starts[i + 1]]`.
     private var starts: [Int] = [0]
-    /// The number of keys.
     let count: Int
 
     init(_ entries: borrowing [(key: String, record: FirstTimeRecord)]) {

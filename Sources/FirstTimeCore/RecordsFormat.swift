@@ -3,24 +3,7 @@ package import PlistCore
 
 /// The plain, archive-free records format, in its JSON form (what `ycft dump` prints and
 /// `ycft pack` reads) and its property-list form (what a migrated app stores under
-/// `YCFirstTime.records`).
-///
-/// JSON form:
-/// ```json
-/// {
-///   "format" : "ycfirsttime-records",
-///   "formatVersion" : 1,
-///   "records" : {
-///     "onboarding.v1" : {
-///       "lastTime" : 757414800.123456,
-///       "lastTimeUTC" : "2025-01-01T09:00:00.123456Z",
-///       "lastVersion" : "2.1.0"
-///     }
-///   }
-/// }
-/// ```
-/// Records appear in ``FirstTimeRecords`` order (UTF-8 bytes of the key); nil is `null`; a
-/// non-finite time is the string `"NaN"`, `"Infinity"` or `"-Infinity"` with `lastTimeUTC` null.
+/// `YCFirstTime.records`): docs/json-format.md describes both, member by member.
 package enum RecordsFormat {
     /// The `format` value.
     package static let formatName = "ycfirsttime-records"
@@ -61,35 +44,24 @@ package enum RecordsFormat {
         ])
     }
 
-    /// Reads the JSON form.
-    ///
-    /// `lastTime` wins when given; when only `lastTimeUTC` is given it is parsed; when both are
-    /// given they must agree to the precision of the `lastTimeUTC` text. Unknown members are
-    /// refused, so a typo never silently drops data.
+    /// Reads the JSON form by docs/json-format.md's rules (`lastTime` wins, `lastTimeUTC` must
+    /// agree with it; unknown members are refused, so a typo never silently drops data).
     /// - Throws: ``FirstTimeError/json(_:)`` or ``FirstTimeError/recordsFormat(_:at:)``.
     package static func records(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> FirstTimeRecords {
         let document: JSON
         do { document = try JSON.parse(bytes) } catch { throw .json(error) }
-        guard case let .object(top) = document else {
-            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(document)), at: .topLevel)
-        }
+        guard case let .object(top) = document else { throw wrongKind(document, .dictionary, at: .topLevel) }
         var format: String?, version: String?, recordsMember: [JSON.Member]?
         for member in try unique(top, at: .topLevel) {
             switch member.key {
             case "format":
-                guard case let .string(s) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .string, orNull: false, found: kind(member.value)), at: .key("format"))
-                }
+                guard case let .string(s) = member.value else { throw wrongKind(member.value, .string, at: .key("format")) }
                 format = s
             case "formatVersion":
-                guard case let .number(n) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .real, orNull: false, found: kind(member.value)), at: .key("formatVersion"))
-                }
+                guard case let .number(n) = member.value else { throw wrongKind(member.value, .real, at: .key("formatVersion")) }
                 version = n
             case "records":
-                guard case let .object(m) = member.value else {
-                    throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(member.value)), at: .key("records"))
-                }
+                guard case let .object(m) = member.value else { throw wrongKind(member.value, .dictionary, at: .key("records")) }
                 recordsMember = m
             default:
                 throw .recordsFormat(.unknownMember(member.key), at: .topLevel)
@@ -121,6 +93,11 @@ package enum RecordsFormat {
         }
     }
 
+    /// The error for a JSON value of another kind than the format needs at `path`.
+    private static func wrongKind(_ value: JSON, _ expected: PlistKind, orNull: Bool = false, at path: ObjectPath) -> FirstTimeError {
+        .recordsFormat(.jsonKind(expected: expected, orNull: orNull, found: kind(value)), at: path)
+    }
+
     private static func unique(_ members: [JSON.Member], at path: ObjectPath) throws(FirstTimeError) -> [JSON.Member] {
         var seen = Set<[UInt8]>()
         for member in members where !seen.insert(Array(member.key.utf8)).inserted {
@@ -132,9 +109,7 @@ package enum RecordsFormat {
     }
 
     private static func record(_ value: JSON, at path: ObjectPath) throws(FirstTimeError) -> FirstTimeRecord {
-        guard case let .object(members) = value else {
-            throw .recordsFormat(.jsonKind(expected: .dictionary, orNull: false, found: kind(value)), at: path)
-        }
+        guard case let .object(members) = value else { throw wrongKind(value, .dictionary, at: path) }
         var record = FirstTimeRecord()
         var time: JSON?, utc: JSON?
         for member in try unique(members, at: path) {
@@ -143,7 +118,7 @@ package enum RecordsFormat {
                 switch member.value {
                 case .null: record.lastVersion = nil
                 case let .string(s): record.lastVersion = s
-                default: throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(member.value)), at: path.key("lastVersion"))
+                default: throw wrongKind(member.value, .string, orNull: true, at: path.key("lastVersion"))
                 }
             case "lastTime": time = member.value
             case "lastTimeUTC": utc = member.value
@@ -159,7 +134,7 @@ package enum RecordsFormat {
             }
             parsedUTC = parsed
         case let other?:
-            throw .recordsFormat(.jsonKind(expected: .string, orNull: true, found: kind(other)), at: path.key("lastTimeUTC"))
+            throw wrongKind(other, .string, orNull: true, at: path.key("lastTimeUTC"))
         }
         switch time {
         case nil, .null?:

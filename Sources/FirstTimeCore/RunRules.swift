@@ -86,18 +86,14 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
         CalendarInterval(component: component, value: value)
     }
 
+    /// The presets by the names `ycft status --gate` gives them.
+    static let presets: [(name: String, interval: CalendarInterval)] = [
+        ("hourly", .hourly), ("daily", .daily), ("weekly", .weekly), ("monthly", .monthly), ("yearly", .yearly),
+    ]
+
     /// `hourly`, `daily`, ... for the presets, else `every:<n><unit>`.
     public var description: String {
-        if value == 1 {
-            switch unit {
-            case .hour?: return "hourly"
-            case .day?: return "daily"
-            case .weekOfYear?: return "weekly"
-            case .month?: return "monthly"
-            case .year?: return "yearly"
-            default: break
-            }
-        }
+        if let preset = Self.presets.first(where: { $0.interval == self }) { return preset.name }
         return "every:\(value)\(unit?.rawValue ?? "\(component)")"
     }
 
@@ -137,12 +133,11 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
         switch text {
         case "once": self = .once
         case "per-version": self = .perVersion
-        case "hourly": self = .calendar(.hourly)
-        case "daily": self = .calendar(.daily)
-        case "weekly": self = .calendar(.weekly)
-        case "monthly": self = .calendar(.monthly)
-        case "yearly": self = .calendar(.yearly)
         default:
+            if let preset = CalendarInterval.presets.first(where: { $0.name == text }) {
+                self = .calendar(preset.interval)
+                return
+            }
             if text.hasPrefix("days:") {
                 guard let days = Float(text.dropFirst("days:".count)) else { return nil }
                 self = .everyDays(days)
@@ -152,12 +147,9 @@ public enum GateRule: Sendable, Equatable, CustomStringConvertible {
             let body = text.dropFirst("every:".count)
             // Longest unit names first: `weekday` before `day`, `yearForWeekOfYear` before `year`.
             let units = CalendarInterval.Unit.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
-            if let unit = units.first(where: { body.hasSuffix($0.rawValue) }) {
-                guard let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
-                self = .calendar(CalendarInterval(unit, n))
-            } else {
-                return nil
-            }
+            guard let unit = units.first(where: { body.hasSuffix($0.rawValue) }),
+                  let n = Int(body.dropLast(unit.rawValue.count)) else { return nil }
+            self = .calendar(CalendarInterval(unit, n))
         }
     }
 
@@ -185,6 +177,9 @@ public struct GateDecision: Sendable, Equatable {
         self.wouldRun = wouldRun
         self.nextEligible = nextEligible
     }
+
+    /// Does not run now, and never will (for example `once` after a run).
+    public static let never = GateDecision(wouldRun: false, nextEligible: nil)
 }
 
 /// Which YCFirstTime's rules a decision follows: they differ in how versions compare, how days
@@ -226,28 +221,22 @@ public enum RunRules {
     ///     calendar rules are the same for both).
     public static func decide(_ rule: GateRule, record: FirstTimeRecord?, now: Double, appVersion: String?,
                               calendar: Calendar, library: LibraryVersion = .v2) -> GateDecision {
+        let runsNow = GateDecision(wouldRun: true, nextEligible: now)
         switch rule {
         case .once:
-            return record == nil ? GateDecision(wouldRun: true, nextEligible: now) : .never
+            return record == nil ? runsNow : .never
         case .perVersion:
-            let same: Bool
-            switch library {
-            case .v2:
-                // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
-                // canonical equivalence ("\u{C5}" equals "\u{212B}"), and nil equals nil.
-                same = record != nil && appVersion == record?.lastVersion
-            case .v1:
-                // `[currentVersion isEqualToString:blockInfo.lastVersion]`: a literal compare
-                // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
-                if record != nil, let current = appVersion, let recorded = record?.lastVersion {
-                    same = current.utf16.elementsEqual(recorded.utf16)
-                } else {
-                    same = false
-                }
+            let same = switch library {
+            // `versionProvider?() != info.lastVersion` on `String?`: Swift's `==` is
+            // canonical equivalence ("\u{C5}" equals "\u{212B}"), and nil equals nil.
+            case .v2: record != nil && appVersion == record?.lastVersion
+            // `[currentVersion isEqualToString:blockInfo.lastVersion]`: a literal compare
+            // of UTF-16 code units; a message to nil, or nil as the argument, is NO.
+            case .v1: appVersion.flatMap { current in record?.lastVersion.map { current.utf16.elementsEqual($0.utf16) } } ?? false
             }
-            return same ? .never : GateDecision(wouldRun: true, nextEligible: now)
+            return same ? .never : runsNow
         case let .everyDays(days):
-            guard let record else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard let record else { return runsNow }
             let due: (Double) -> Bool
             switch library {
             case .v2:
@@ -267,19 +256,17 @@ public enum RunRules {
                 let last = record.lastTime ?? 0
                 due = { t in !(Float(t - last) / Float(Self.legacyDay) < days) }
             }
-            if due(now) { return GateDecision(wouldRun: true, nextEligible: now) }
+            if due(now) { return runsNow }
             return GateDecision(wouldRun: false, nextEligible: earliest(after: now, where: due))
         case let .calendar(interval):
             // IntervalClient's shouldRun: no stored time runs; so does a time calendar arithmetic
             // cannot move (Foundation returns nil).
             // Even a non-finite time goes to Foundation, which decides what it means.
-            guard let last = record?.lastTime else { return GateDecision(wouldRun: true, nextEligible: now) }
+            guard let last = record?.lastTime else { return runsNow }
             let lastRun = Date(timeIntervalSinceReferenceDate: last)
-            guard let next = interval.next(after: lastRun, in: calendar) else {
-                return GateDecision(wouldRun: true, nextEligible: now)
-            }
+            guard let next = interval.next(after: lastRun, in: calendar) else { return runsNow }
             let nextTime = next.timeIntervalSinceReferenceDate
-            if now >= nextTime { return GateDecision(wouldRun: true, nextEligible: now) }
+            if now >= nextTime { return runsNow }
             return GateDecision(wouldRun: false, nextEligible: nextTime.isFinite ? nextTime : nil)
         }
     }
@@ -312,9 +299,4 @@ public enum RunRules {
         // -0.0 and 0.0 are one instant: give the positive zero.
         return found == 0 ? 0 : found
     }
-}
-
-extension GateDecision {
-    /// Does not run now, and never will (for example `once` after a run).
-    public static let never = GateDecision(wouldRun: false, nextEligible: nil)
 }

@@ -62,7 +62,6 @@ extension PlistDictionary: StateDomain {
 /// writing of the forms, for the tool's files (`StateFile`, `StateWriter`), the store and the
 /// on-device `FirstTimeMigration`; the archive itself is decoded by the caller's reader.
 package struct StateSource<Domain: StateDomain> {
-    /// The domain.
     package let domain: Domain
     /// The defaults key of the archive.
     package let key: String

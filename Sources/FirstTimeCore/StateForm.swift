@@ -50,9 +50,7 @@ extension ContractFinding {
     }
 
     private static func differenceMessage(_ form: StateForm, _ a: FirstTimeRecords, _ other: StateForm, _ b: FirstTimeRecords) -> String {
-        var keys: [String] = []
-        for (key, record) in a where b[key] != record { keys.append(key) }
-        for (key, _) in b where a[key] == nil { keys.append(key) }
+        let keys = a.filter { b[$0.key] != $0.record }.map(\.key) + b.filter { a[$0.key] == nil }.map(\.key)
         let shown = keys.prefix(3).map(quoted).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
         return "the \(form.rawValue) state and its \(other.rawValue) copy differ (\(shown)); ycft reads the \(form.rawValue) one"
     }

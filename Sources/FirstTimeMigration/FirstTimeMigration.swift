@@ -74,7 +74,6 @@ public enum FirstTimeMigration {
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
         let writes = plan.writes.filter { $0.existing != .same }
-        let added = writes.filter { $0.existing == .absent }.map(\.key)
         // The plan's removals are source keys it read, so each is in the domain.
         let removals = plan.removals
         // A source key the app would still read once removed: removeObject(forKey:) removes a
@@ -84,7 +83,7 @@ public enum FirstTimeMigration {
         }
         let changes = writes.map { (key: $0.key, value: Optional($0.value)) } + removals.map { (key: $0, value: PlistValue?.none) }
         do { try defaults.setPlistValues(changes) } catch { throw .unwritable(error) }
-        outcome.added = added
+        outcome.added = writes.filter { $0.existing == .absent }.map(\.key)
         outcome.changed = writes.filter { $0.existing == .different }.map(\.key)
         outcome.removed = removals
         if writes.isEmpty && removals.isEmpty { outcome.status = .unchanged }
@@ -107,9 +106,7 @@ extension FirstTimeMigration {
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
     private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
-        if PropertyList.detectFormat(bytes) == .xml {
-            throw .xmlArchive(key: options.key)
-        }
+        guard PropertyList.detectFormat(bytes) != .xml else { throw .xmlArchive(key: options.key) }
         let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
             throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)

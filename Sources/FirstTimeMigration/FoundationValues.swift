@@ -38,9 +38,7 @@ enum FoundationValues {
         case let .data(bytes): return Data(bytes)
         case .uid: throw .noUserDefaultsForm(.uid, at: path)
         case let .array(items):
-            var objects: [Any] = []
-            for (i, item) in items.enumerated() { objects.append(try object(item, at: path.index(i))) }
-            return objects
+            return try items.enumerated().map { (i, item) throws(FirstTimeError) in try object(item, at: path.index(i)) }
         case let .dictionary(entries):
             try checkKeys(entries.map(\.key), at: path)
             let dictionary = NSMutableDictionary()
@@ -82,19 +80,12 @@ enum FoundationValues {
         case let d as Date: return .date(d.timeIntervalSinceReferenceDate)
         case is NSDictionary, is [AnyHashable: Any]:
             guard let objects = entries(object) else { return nil }
-            var entries: [(key: String, value: PlistValue)] = []
-            for (key, item) in objects {
-                guard let item = value(item) else { return nil }
-                entries.append((key, item))
-            }
-            return .dictionary(PlistDictionary(sorted(entries)))
+            // In key order (UTF-8 bytes), so a value read from an unordered dictionary is the same every time.
+            let entries = objects.compactMap { key, item in value(item).map { (key: key, value: $0) } }.sorted { utf8Precedes($0.key, $1.key) }
+            return entries.count == objects.count ? .dictionary(PlistDictionary(entries)) : nil
         case let array as [Any]:
-            var items: [PlistValue] = []
-            for item in array {
-                guard let item = value(item) else { return nil }
-                items.append(item)
-            }
-            return .array(items)
+            let items = array.compactMap { value($0) }
+            return items.count == array.count ? .array(items) : nil
         default:
             return nil
         }
@@ -105,21 +96,16 @@ enum FoundationValues {
     /// key that is not a string. Linux Foundation hands out nested dictionaries (of
     /// `UserDefaults` and of `NSKeyedUnarchiver`) as Swift dictionaries already.
     static func entries(_ object: Any) -> [(key: String, value: Any)]? {
-        var result: [(key: String, value: Any)] = []
+        let pairs: [(key: Any, value: Any)]
         if let dictionary = object as? NSDictionary {
-            for (key, value) in dictionary {
-                guard let key = key as? String else { return nil }
-                result.append((key, value))
-            }
+            pairs = dictionary.map { ($0.key, $0.value) }
         } else if let dictionary = object as? [AnyHashable: Any] {
-            for (key, value) in dictionary {
-                guard let key = key.base as? String else { return nil }
-                result.append((key, value))
-            }
+            pairs = dictionary.map { ($0.key.base, $0.value) }
         } else {
             return nil
         }
-        return result
+        let result = pairs.compactMap { pair in (pair.key as? String).map { (key: $0, value: pair.value) } }
+        return result.count == pairs.count ? result : nil
     }
 
     /// An `NSNumber` as the property-list type it was stored as.
@@ -142,11 +128,5 @@ enum FoundationValues {
         // swift-corelibs-foundation makes booleans instances of its private `__NSCFBoolean`.
         return String(describing: type(of: number)) == "__NSCFBoolean"
         #endif
-    }
-
-    /// Dictionary entries in key order (UTF-8 bytes), so a value read from an unordered
-    /// dictionary is the same every time.
-    private static func sorted(_ entries: [(key: String, value: PlistValue)]) -> [(key: String, value: PlistValue)] {
-        entries.sorted { utf8Precedes($0.key, $1.key) }
     }
 }

@@ -14,7 +14,6 @@ package struct DirectoryListing: Sendable, Equatable {
         /// Why (`EACCES` for a directory without read or search permission).
         package var error: SystemError
 
-        /// Creates a value.
         package init(path: String, error: SystemError) {
             self.path = path
             self.error = error
@@ -26,7 +25,6 @@ package struct DirectoryListing: Sendable, Equatable {
     /// The directories below it that could not be read, sorted by path.
     package var unreadable: [Unreadable]
 
-    /// Creates a value.
     package init(files: [String], unreadable: [Unreadable] = []) {
         self.files = files
         self.unreadable = unreadable

@@ -20,7 +20,6 @@ package struct FileIdentity: Sendable, Hashable {
     /// `st_mtim.tv_nsec`.
     package var modifiedNanoseconds: Int64
 
-    /// Creates an identity from its parts.
     package init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
         self.device = device
         self.inode = inode

@@ -115,7 +115,6 @@ package enum SafeFile {
     /// Seams for tests that must act at the one moment a race needs: after the writer's last
     /// look at the target and before it swaps the new file in.
     struct CommitHooks {
-        /// Called with the target's path between the last identity check and the swap (or rename).
         var beforeSwap: ((String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
@@ -130,7 +129,6 @@ package enum SafeFile {
         /// file was replaced. Nothing was written then.
         package let reused: Bool
 
-        /// Creates a value.
         package init(path: String, reused: Bool) {
             self.path = path
             self.reused = reused
@@ -174,8 +172,7 @@ package enum SafeFile {
                 continue
             case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
                 var options = WriteOptions(newFilePermissions: expected.permissions,
-                                           newFileOwner: (expected.owner, expected.group), mayReplace: false)
-                options.syncDirectory = false
+                                           newFileOwner: (expected.owner, expected.group), syncDirectory: false, mayReplace: false)
                 options.attributesFrom = (source, expected)
                 do {
                     try write(bytes, to: candidate, options: options)
@@ -239,9 +236,7 @@ package enum SafeFile {
         } else {
             fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-            switch FileStatus.of(descriptor: fd) {
-            case let .success(s): before = s
-            case let .failure(error):
+            do { before = try FileStatus.of(descriptor: fd).get() } catch {
                 close(fd)
                 throw FileError(.read, path, .system(error))
             }
@@ -274,18 +269,13 @@ package enum SafeFile {
     static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
         if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
         let seen: FileStatus
-        switch FileStatus.of(path) {
-        case let .success(s): seen = s
-        case let .failure(error): throw FileError(.read, path, .system(error))
-        }
+        do { seen = try FileStatus.of(path).get() } catch { throw FileError(.read, path, .system(error)) }
         if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
         guard seen.kind == .regular else { throw FileError(.inPlace, path, .notRegularFile(seen.kind)) }
         let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
         let opened: FileStatus
-        switch FileStatus.of(descriptor: fd) {
-        case let .success(s): opened = s
-        case let .failure(error):
+        do { opened = try FileStatus.of(descriptor: fd).get() } catch {
             close(fd)
             throw FileError(.read, path, .system(error))
         }
@@ -366,9 +356,7 @@ package enum SafeFile {
     }
 
     private static func descriptorName(_ path: String) -> Bool {
-        if ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) { return true }
-        if path.hasPrefix("/dev/fd/") { return true }
-        return isDescriptorDirectory(directory(of: path))
+        ["/dev/stdin", "/dev/stdout", "/dev/stderr"].contains(path) || path.hasPrefix("/dev/fd/") || isDescriptorDirectory(directory(of: path))
     }
 
     /// `/proc/self/fd`, `/proc/thread-self/fd`, `/proc/PID/fd`, `/proc/PID/task/TID/fd`.
@@ -495,10 +483,7 @@ package enum SafeFile {
                 throw FileError(.write, path, .system(failure))
             }
             target = resolved
-            switch FileStatus.of(target, followLinks: false) {
-            case let .success(s): status = s
-            case let .failure(error): throw FileError(.write, target, .system(error))
-            }
+            do { status = try FileStatus.of(target, followLinks: false).get() } catch { throw FileError(.write, target, .system(error)) }
         }
         switch status.kind {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
@@ -531,12 +516,8 @@ package enum SafeFile {
         return pending.map { write in
             var flushed = false
             if let device = write.temporary.device {
-                if let known = flushedDevices[device] {
-                    flushed = known
-                } else {
-                    flushed = flushFileSystem(write.temporary.fd)
-                    flushedDevices[device] = flushed
-                }
+                flushed = flushedDevices[device] ?? flushFileSystem(write.temporary.fd)
+                flushedDevices[device] = flushed
             }
             do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
@@ -572,7 +553,6 @@ package enum SafeFile {
 /// A file's bytes and status as ``SafeFile/read(_:limit:lock:)`` found them, holding the file's
 /// lock (when asked for) until ``release()`` or until the last copy is gone.
 package struct InputFile: Sendable {
-    /// The path as given.
     package let path: String
     /// The bytes read (at most the limit plus one).
     package let bytes: [UInt8]
@@ -698,19 +678,12 @@ private final class Temporary {
             throw FileError(.write, target, .system(failure))
         }
         #endif
-        var lastError = SystemError(errno: EEXIST)
-        for _ in 0..<16 {
-            let candidate = stem + Temporary.randomSuffix()
-            let named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            if named >= 0 {
-                fd = named
-                self.name = candidate
-                return
-            }
-            lastError = .current
-            if lastError.errno != EEXIST { break }
+        var named: Int32 = -1
+        self.name = try Temporary.freshName(stem, for: target) { candidate in
+            named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            return named >= 0
         }
-        throw FileError(.write, target, .system(lastError))
+        fd = named
     }
 
     /// `0o666` less the process's umask (the temporary file is opened with `0o600`, so nothing
@@ -722,11 +695,9 @@ private final class Temporary {
     }
 
     func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
-        if owner != geteuid() || group != getegid() {
-            if fchown(fd, uid_t(owner), gid_t(group)) != 0 {
-                // Not permitted to give the file away: keep at least the group where we may.
-                _ = fchown(fd, uid_t.max, gid_t(group))
-            }
+        if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+            // Not permitted to give the file away: keep at least the group where we may.
+            _ = fchown(fd, uid_t.max, gid_t(group))
         }
         try setPermissions(permissions)
     }
@@ -740,31 +711,18 @@ private final class Temporary {
     }
 
     /// The device (file system) the temporary is on, or nil when `fstat` fails.
-    var device: UInt64? {
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        return UInt64(info.st_dev)
-    }
+    var device: UInt64? { (try? FileStatus.of(descriptor: fd).get())?.identity.device }
 
     /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
     /// which never replaces an existing name.
     /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
     func linkNew() throws(FileError) {
-        if name == nil {
-            guard linkAt(target) else {
-                let failure = SystemError.current
-                throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
-            }
-            committed = true
-            return
-        }
-        guard let name else { return }
-        guard link(PathBytes.cString(name), PathBytes.cString(target)) == 0 else {
+        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(target)) == 0 }) ?? linkAt(target) else {
             let failure = SystemError.current
             throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
         }
-        unlink(PathBytes.cString(name))
-        self.name = nil
+        if let name { unlink(PathBytes.cString(name)) }
+        name = nil
         committed = true
     }
 
@@ -773,13 +731,18 @@ private final class Temporary {
     /// name is tried then). A named temporary keeps its name.
     private func giveName() throws(FileError) -> String {
         if let name { return name }
+        let named = try Temporary.freshName(stem, for: target, linkAt)
+        name = named
+        return named
+    }
+
+    /// The first of up to 16 random names `STEM` + `XXXXXXXXXXXX` that `create` makes (it
+    /// fails with `errno` set; `EEXIST`, a name taken, tries the next).
+    private static func freshName(_ stem: String, for target: String, _ create: (String) -> Bool) throws(FileError) -> String {
         var failure = SystemError(errno: EEXIST)
         for _ in 0..<16 {
-            let candidate = stem + Temporary.randomSuffix()
-            if linkAt(candidate) {
-                name = candidate
-                return candidate
-            }
+            let candidate = stem + randomSuffix()
+            if create(candidate) { return candidate }
             failure = .current
             if failure.errno != EEXIST { break }
         }

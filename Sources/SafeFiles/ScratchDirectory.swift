@@ -105,8 +105,7 @@ package final class ScratchDirectory {
     package func remove() {
         guard fd >= 0 else { return }
         ScratchDirectory.removeContents(of: fd, depth: 0)
-        close(fd)
-        fd = -1
+        keep()
         rmdir(PathBytes.cString(path))
     }
 

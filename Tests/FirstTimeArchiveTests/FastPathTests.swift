@@ -12,7 +12,7 @@ import TestSupport
 @Suite struct FastPathAgreesWithTheCheckedDecoder {
     func checked(_ bytes: [UInt8]) -> FirstTimeRecords? {
         guard let archive = try? LibPlist.keyedArchive(bytes) else { return nil }
-        return try? LegacyArchive.decode(archive)
+        return try? LegacyArchive.read(archive).records
     }
 
     func agree(_ bytes: [UInt8], _ label: String) {
