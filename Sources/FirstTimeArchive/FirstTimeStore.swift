@@ -169,9 +169,9 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// Forgets every YCFirstTime key: removes `YCFirstTime` (or `YCFirstTime.records`) from the
     /// domain, as the library removes its defaults key; the rest of the domain stays.
     public func reset() throws(FirstTimeError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try save { (file: Snapshot) throws(FirstTimeError) in (try file.source.reset(file.records), FirstTimeRecords()) }
+        try lock.withLock { () throws(FirstTimeError) in
+            try save { (file: Snapshot) throws(FirstTimeError) in (try file.source.reset(file.records), FirstTimeRecords()) }
+        }
     }
 
     // MARK: IntervalClient
@@ -189,16 +189,12 @@ public final class FirstTimeStore: @unchecked Sendable {
 
     /// Records that the gate ran now: `interval.<key>` = seconds since 1970 (a real).
     public func markRun(_ key: String) throws(FirstTimeError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try setInterval(key, .real(currentDate().timeIntervalSince1970))
+        try lock.withLock { () throws(FirstTimeError) in try setInterval(key, .real(currentDate().timeIntervalSince1970)) }
     }
 
     /// Forgets one IntervalClient gate (removes `interval.<key>`).
     public func reset(_ key: String) throws(FirstTimeError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try setInterval(key, nil)
+        try lock.withLock { () throws(FirstTimeError) in try setInterval(key, nil) }
     }
 
     /// When the gate last ran, or nil (as ``shouldRun(_:every:)`` reads it).
@@ -229,23 +225,23 @@ public final class FirstTimeStore: @unchecked Sendable {
     /// without saving; otherwise the block runs, then the run is recorded and saved.
     private func execute(_ block: (() -> Void)?, afterFirstTime: (() -> Void)?, key: String,
                          rule: GateRule) throws(FirstTimeError) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        let now = currentDate().timeIntervalSinceReferenceDate
-        let decision = RunRules.decide(rule, record: file.records[key], now: now, appVersion: currentVersion(), calendar: calendar)
-        guard decision.wouldRun else {
-            afterFirstTime?()
-            return false
+        try lock.withLock { () throws(FirstTimeError) -> Bool in
+            let now = currentDate().timeIntervalSinceReferenceDate
+            let decision = RunRules.decide(rule, record: file.records[key], now: now, appVersion: currentVersion(), calendar: calendar)
+            guard decision.wouldRun else {
+                afterFirstTime?()
+                return false
+            }
+            guard let block else { return false }
+            if recordFirst {
+                try record(key)
+                block()
+            } else {
+                block()
+                try record(key)
+            }
+            return true
         }
-        guard let block else { return false }
-        if recordFirst {
-            try record(key)
-            block()
-        } else {
-            block()
-            try record(key)
-        }
-        return true
     }
 
     /// Saves the run of `key` (version from the provider, time read now) and then updates memory.
@@ -387,12 +383,9 @@ private final class RecursiveLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FirstTimeArchive
 import FirstTimeCore
 import Plist
@@ -66,7 +61,7 @@ enum EditCommands {
     }
 
     static func set(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: { Date().timeIntervalSinceReferenceDate })
+        let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: Ycft.now)
         return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             var record = records[options.key] ?? FirstTimeRecord()
             if case let .some(v) = options.version { record.lastVersion = v }

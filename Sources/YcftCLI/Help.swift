@@ -42,15 +42,12 @@ enum Help {
     static func wrap(words: [String], width: Int, length: (String) -> Int = { $0.count }) -> [String] {
         var lines: [String] = []
         var line = ""
-        var lineLength = 0  // length(line), kept rather than measured again for every word
         for word in words {
-            let wordLength = length(word)
-            if line.isEmpty || lineLength + 1 + wordLength > width {
-                if !line.isEmpty { lines.append(line) }
-                (line, lineLength) = (word, wordLength)
+            if !line.isEmpty, length(line) + 1 + length(word) > width {
+                lines.append(line)
+                line = word
             } else {
-                line += " " + word
-                lineLength += 1 + wordLength
+                line += line.isEmpty ? word : " " + word
             }
         }
         if !line.isEmpty { lines.append(line) }

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Plist
 import PlistCore
 import SafeFiles
@@ -123,7 +118,7 @@ package struct CommandIO: Sendable {
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
-        io.terminalWidth = { CommandIO.terminalWidth(columns: ProcessInfo.processInfo.environment["COLUMNS"]) }
+        io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }

@@ -8,6 +8,9 @@ import Plist
 import PlistCore
 
 extension Ycft {
+    /// The current time in seconds since 2001: what `now` means to every command.
+    static func now() -> Double { Date().timeIntervalSinceReferenceDate }
+
     /// An instant from the command line (`status --now`, `set --last-time`): the one vocabulary
     /// for instants, so every command takes the same words.
     struct Instant {

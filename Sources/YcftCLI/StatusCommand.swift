@@ -82,7 +82,7 @@ enum StatusCommand {
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let clock = { Date().timeIntervalSinceReferenceDate }
+        let clock = Ycft.now
         let options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
         let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
         let calendar = try options.settings.calendar(in: zone)

@@ -206,7 +206,10 @@ enum VerifyCommand {
     /// (https://docs.gitlab.com/ci/testing/unit_test_reports), and keys cases by classname and
     /// name, so findings group by file there too.
     static func junit(_ results: [FileResult], strict: Bool) -> String {
-        func seconds(_ value: Double) -> String { String(max(0, value), places: 3) }
+        func seconds(_ value: Double) -> String {  // a measured duration, to the millisecond
+            let milliseconds = Int((min(max(0, value), 1e9) * 1000).rounded())
+            return "\(milliseconds / 1000)." + String(String(1000 + milliseconds % 1000).dropFirst())
+        }
         func line(_ finding: ContractFinding) -> String { "[\(finding.rule.rawValue)] \(finding.path): \(finding.message)" }
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
         var suites = "", tests = 0, failures = 0, errors = 0, time = 0.0
