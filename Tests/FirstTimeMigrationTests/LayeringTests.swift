@@ -71,6 +71,22 @@ import TestSupport
         #expect(closure.isDisjoint(with: linksLibplist))
     }
 
+    /// docs/library.md's "Modules" paragraph names every module under Sources/ (and each as a
+    /// target of the package): the one-line description of the module graph stays the graph.
+    @Test func theDocsNameEveryModule() throws {
+        let modules = Set(try Self.targets.get().filter { $0.value.path.hasPrefix("Sources/") }.keys)
+        let library = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/library.md"), encoding: .utf8)
+        let section = try #require(library.components(separatedBy: "\n## Modules\n").dropFirst().first?
+            .components(separatedBy: "\n## ").first, "docs/library.md has a Modules section")
+        let named = Set(section.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element))
+        #expect(modules.subtracting(named).isEmpty, "modules the docs do not name: \(modules.subtracting(named).sorted())")
+        let targets = Set(try Self.targets.get().keys)
+        // Names of other things the paragraph mentions: types, a function, a test.
+        let notModules: Set = ["LibPlist", "Migration.plan", "Tests/FirstTimeMigrationTests/LayeringTests"]
+        let unknown = named.filter { $0.first?.isUppercase == true && !$0.contains(" ") && !targets.contains($0) }.subtracting(notModules)
+        #expect(unknown.isEmpty, "names in the Modules section that are no target: \(unknown.sorted())")
+    }
+
     @Test func theClosuresSourcesImportNothingElse() throws {
         let targets = try Self.targets.get()
         let closure = Self.closure(of: "FirstTimeMigration", in: targets)
