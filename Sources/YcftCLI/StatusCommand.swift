@@ -66,7 +66,7 @@ enum StatusCommand {
                                  + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
             }
             guard let eq = text.lastIndex(of: "=") else {
-                throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(text.isEmpty ? "once" : text)")
+                throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(GateRule(parsing: text) == nil ? "once" : text)")
             }
             let ruleText = String(text[text.index(after: eq)...])
             guard let rule = GateRule(parsing: ruleText) else {

@@ -139,6 +139,11 @@ import TestSupport
         let result = try runProcess(ycft, ["status", "--gate", "once", "x.plist"])
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("Error: The value 'once' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=once\nUsage: "))
+        // A key alone is not offered back as a rule.
+        let keyOnly = try runProcess(ycft, ["status", "--gate", "rate.prompt", "x.plist"])
+        #expect(keyOnly.stderr.hasPrefix("Error: The value 'rate.prompt' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=once\nUsage: "))
+        let ruleOnly = try runProcess(ycft, ["status", "--gate", "daily", "x.plist"])
+        #expect(ruleOnly.stderr.hasPrefix("Error: The value 'daily' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=daily\nUsage: "))
     }
 
     @Test(arguments: [(["set", "f.plist"], "KEY"), (["set"], "FILE"), (["unset", "f.plist"], "KEY..."), (["unset"], "FILE")])
