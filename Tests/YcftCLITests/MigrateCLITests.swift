@@ -86,6 +86,17 @@ import TestSupport
         #expect(text.contains(#""path" : "\#(dir.path)/in/sub/broken.plist",\#n      "status" : "failed""#))
     }
 
+    /// An OUT ending in "/" is a directory, also for one input file, and is made when missing
+    /// (it was taken for the output file, made as a directory, and then failed as one).
+    @Test func oneFileIntoANewDirectoryNamedWithASlash() throws {
+        let dir = try fresh()
+        let file = dir.appendingPathComponent("a.plist")
+        let out = dir.appendingPathComponent("new").path + "/"
+        let result = try runProcess(ycft, ["migrate", "-q", "-o", out, file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try dictionary(readBytes(URL(fileURLWithPath: out + String(file.path.dropFirst()))))["YCFirstTime.records"] != nil)
+    }
+
     @Test func conflictFailsAndForceWins() throws {
         let dir = try fresh()
         let file = dir.appendingPathComponent("a.plist")
