@@ -38,7 +38,6 @@ extension MigrateCommand {
             case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
             case .inPlace: plan.jobs = found.map { Job(path: $0.path, output: $0.path) }
             case let .output(out):
-                // An OUT ending in "/" names a directory, made if missing (as `cp x OUT/` does not).
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
                     && io.fileStatus(out)?.kind != .directory && !out.hasSuffix("/")
                 if SafeFile.descriptorPath(out) != nil && !single {
