@@ -12,6 +12,7 @@ import Darwin
 /// | nothing | a new file: written in full, flushed, then linked into place; if a file appeared there meanwhile, nothing is replaced (``FileError/Reason/appeared``) |
 /// | a regular file | replaced atomically: a temporary file in the same directory (on Linux an unnamed `O_TMPFILE`), flushed, swapped with it (`RENAME_EXCHANGE` on Linux, `rename` where that is unsupported) and the old file's name removed; its permission bits, owner and group are kept (owner and group where the process may set them), and on Linux its extended attributes and POSIX ACLs (those the process may set; the others are named in the outcome, ``WriteOutcome/attributesNotKept``) |
 /// | a read-only regular file (no write bit, or `access(2)` says no) | refused unless ``WriteOptions/replaceReadOnly`` |
+/// | no file, a pipe, a device or a stream where the file read (``WriteOptions/expected``) was | refused, nothing created or opened |
 /// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see `Temporary/replace(expected:exchange:)` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
@@ -464,6 +465,9 @@ package enum SafeFile {
     /// - Throws: ``FileError`` for what ``write(_:to:options:beforeSwap:)`` refuses before writing.
     package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
+        // A write that replaces the file it read (`expected`) writes nowhere else: not into a
+        // stream, a pipe or a device put in its place, and not to a new file where it was removed.
+        if options.expected != nil, try standardStream(forOutput: path) != nil { throw FileError(.write, path, .changedSinceRead) }
         if let fd = try standardStream(forOutput: path) {
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
@@ -473,6 +477,7 @@ package enum SafeFile {
         switch FileStatus.of(path, followLinks: false) {
         case let .success(s): status = s
         case let .failure(error) where error.errno == ENOENT:
+            if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             return .pending(try prepareCreate(bytes, at: path, options: options))
         case let .failure(error): throw FileError(.write, path, .system(error))
         }
@@ -488,6 +493,7 @@ package enum SafeFile {
         switch status.kind {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
         case .fifo, .characterDevice:
+            if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
             let fd = open(PathBytes.cString(target), O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
             defer { close(fd) }

@@ -139,6 +139,34 @@ import Glibc
         #expect(try entries(dir) == ["f"])
     }
 
+    /// A file read, then removed or replaced by a pipe before the write: the write that was to
+    /// replace it creates nothing and opens nothing (an edit session once waited on the pipe
+    /// forever, then wrote the file's new content into it; a removed file came back).
+    @Test func aFileRemovedOrTurnedIntoAPipeSinceItWasReadIsNotWritten() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("f").path
+        try writeBytes([1], to: URL(fileURLWithPath: file))
+        let input = try SafeFile.read(file, limit: 100)
+        try FileManager.default.removeItem(atPath: file)
+        #expect(throws: FileError(.write, file, .changedSinceRead)) {
+            try SafeFile.write([2], to: file, options: .init(expected: input.status?.identity))
+        }
+        #expect(try entries(dir) == [])
+        #expect(mkfifo(file, 0o600) == 0)
+        // Held open for reading and writing, so that a writer opening it would not block here.
+        let held = open(file, O_RDWR | O_NONBLOCK)
+        #expect(held >= 0)
+        defer { close(held) }
+        #expect(throws: FileError(.write, file, .changedSinceRead)) {
+            try SafeFile.write([3], to: file, options: .init(expected: input.status?.identity))
+        }
+        var byte: UInt8 = 0
+        #expect(read(held, &byte, 1) == -1 && errno == EAGAIN, "nothing was written into the pipe")
+        #expect(throws: FileError(.write, "/dev/stdout", .changedSinceRead)) {
+            try SafeFile.write([4], to: "/dev/stdout", options: .init(expected: input.status?.identity))
+        }
+    }
+
     @Test func aLockedFileIsNotReadTwice() throws {
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("l").path

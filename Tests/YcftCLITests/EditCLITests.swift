@@ -186,6 +186,18 @@ private func at(_ text: String) -> Double {
         #expect(try StateFile(readBytes(file)).state().records["onboarding.v1"]?.lastVersion == "9.0.0")
     }
 
+    /// The file removed, or replaced by a named pipe, while the editor is open: the edit is
+    /// refused and kept, nothing is created, and no pipe is opened (ycft waited on it forever).
+    @Test(arguments: ["rm \"$F\"", "rm \"$F\"; mkfifo \"$F\""])
+    func aFileRemovedOrTurnedIntoAPipeDuringTheEditIsNotWritten(_ swap: String) throws {
+        let (file, dir) = try setUp()
+        let script = try editor(dir, "ed.sh", "F='\(file.path)'; \(swap); sed -i 's/\"2.1.0\"/\"9.0.0\"/' \"$1\"")
+        let result = try runProcess(ycft, ["edit", file.path], environment: env(script))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("ycft: \(file.path): not replaced: it changed after ycft read it (another program wrote it)"))
+        #expect((try? FileStatus.of(file.path, followLinks: false).get())?.kind != .regular, "nothing created where the file was")
+    }
+
     /// A defaults file with no state yet (a fresh install's) opens as no records, and the edit
     /// creates the state exactly as `ycft set` would: the two commands judge a file alike.
     @Test func aDefaultsFileWithoutStateIsEditedAsSetWouldChangeIt() throws {
