@@ -204,7 +204,8 @@ extension CommandSpec {
     unrelated root key) is said on standard error, one line each.
     """
 
-    static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only."]), maxInputSize, help]
+    static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only, or holds a",
+                                                                      "state the app discards (see 'ycft status')."]), maxInputSize, help]
 
     static let dump = CommandSpec(
         name: "dump", run: DumpCommand.run, abstract: "Print the records of an archive as JSON.",

@@ -104,7 +104,7 @@ enum EditCommands {
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
         rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
-            let held = try judged(file.heldState)
+            let held = try heldForEditing(file, common)
             var records = held?.records ?? FirstTimeRecords()
             try change(&records)
             return try judged { () throws(FirstTimeError) in
@@ -121,6 +121,19 @@ enum EditCommands {
     /// A library refusal as the edit commands report it: a content problem (exit 1).
     static func judged<T, Failure: Error & CustomStringConvertible>(_ body: () throws(Failure) -> T) throws(Ycft.Failure) -> T {
         do { return try body() } catch { throw Ycft.Failure(.content, nil, error.description) }
+    }
+
+    /// The state an edit changes. One the app discards on its next launch (a non-fatal
+    /// `resets-all` finding, such as an NSDictionary root) is refused unless `--force`: every
+    /// gate runs again on the device, and writing it back repaired would bring its records back.
+    static func heldForEditing(_ file: StateFile, _ common: Common) throws(Ycft.Failure) -> FirstTimeState? {
+        let held = try judged(file.heldState)
+        if let finding = held?.resetsAll, !common.force {
+            throw Ycft.Failure(.content, nil, "YCFirstTime discards this state on the device ([\(finding.rule.rawValue)] \(finding.located)), "
+                               + "so every gate runs again there; a change here would bring its records back. 'ycft reset' "
+                               + "starts afresh as the app does; --force changes it anyway")
+        }
+        return held
     }
 
     /// What the bytes of an edited file hold (``StateFile``).

@@ -30,7 +30,7 @@ extension EditCommands {
             // state, as `ycft set` does (the library's one judge: heldState). What a write
             // drops is the state's, judged once here.
             let file = try classified(bytes, common)
-            let held = try judged(file.heldState)
+            let held = try heldForEditing(file, common)
             let output = try session.run(file, held?.records ?? FirstTimeRecords(), unchanged: bytes)
             return StateWriter.Rewrite(bytes: output, dropped: held?.dropped ?? [])
         }

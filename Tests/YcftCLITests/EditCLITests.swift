@@ -198,6 +198,26 @@ private func at(_ text: String) -> Double {
         #expect((try? FileStatus.of(file.path, followLinks: false).get())?.kind != .regular, "nothing created where the file was")
     }
 
+    /// A state the app discards although it reads (an NSDictionary root): set and edit refuse
+    /// it, exit 1, file untouched, since writing it back repaired revives its records; --force
+    /// changes it (found by an attacker: set brought a discarded record back without a word).
+    @Test func aStateTheAppDiscardsIsNotRevivedByAnEdit() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("ir.plist")
+        let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/apple-order/immutable-root.plist"))
+        try writeBytes(original, to: file)
+        let set = try runProcess(ycft, ["set", file.path, "other", "--last-version", "1"])
+        #expect(set.status == 1)
+        #expect(set.stderr.hasPrefix("ycft: \(file.path): YCFirstTime discards this state on the device ([root-immutable] $objects[1]: "))
+        let script = try editor(dir, "ed.sh", #"sed -i 's/"records" : {/"records" : { "x" : { "lastVersion" : "1" },/' "$1""#)
+        let edit = try runProcess(ycft, ["edit", file.path], environment: env(script))
+        #expect(edit.status == 1, "\(edit.stderr)")
+        #expect(try readBytes(file) == original)
+        let forced = try runProcess(ycft, ["set", "--force", file.path, "other", "--last-version", "1"])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try StateFile(readBytes(file)).state().records["other"]?.lastVersion == "1")
+    }
+
     /// A defaults file with no state yet (a fresh install's) opens as no records, and the edit
     /// creates the state exactly as `ycft set` would: the two commands judge a file alike.
     @Test func aDefaultsFileWithoutStateIsEditedAsSetWouldChangeIt() throws {
