@@ -13,6 +13,8 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case noManifest
     /// `Manifest.plist`, `Info.plist` or `Status.plist` cannot be read.
     case file(name: String, FileError)
+    /// One of the property lists is larger than the input limit.
+    case tooLarge(name: String, limit: Int)
     /// One of the property lists is not a readable property list.
     case plist(name: String, PlistError)
     /// One of the property lists is not a dictionary, or `key` in it has the wrong type.
@@ -47,6 +49,7 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             return "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)"
         case .noManifest: return "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)"
         case let .file(name, error): return "\(name): \(error)"
+        case let .tooLarge(name, limit): return "\(name): input is larger than the limit of \(limit) bytes"
         case let .plist(name, error): return "\(name): \(error)"
         case let .plistShape(name, key?): return "\(name): \(UntrustedText.quoted(key)) has the wrong type"
         case let .plistShape(name, nil): return "\(name): not a dictionary"

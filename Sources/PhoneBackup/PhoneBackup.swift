@@ -94,20 +94,18 @@ package struct PhoneBackup {
     /// - Throws: ``BackupError``: no such row (``BackupError/notListed(domain:path:domainListed:)``),
     ///   two, a row that is not a file, a bad fileID, a missing file, or what SQLite says.
     package func preferences(of container: Container) throws(BackupError) -> Preferences {
-        var found: [Preferences] = []
+        let (domain, path) = (container.domain, container.preferencesPath)
+        var found: [String] = []
         try database.rows("SELECT fileID, flags FROM Files WHERE domain = ?1 AND relativePath = ?2 LIMIT 2",
-                          [container.domain, container.preferencesPath]) { (row: ManifestDatabase.Row) throws(BackupError) in
-            let (domain, path) = (container.domain, container.preferencesPath)
+                          [domain, path]) { (row: ManifestDatabase.Row) throws(BackupError) in
             guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: path) }
             guard let flags = row.integer(1) else { throw .column("flags", domain: domain, path: path) }
             guard flags == 1 else { throw .notAFile(domain: domain, path: path, flags: flags) }
-            found.append(try checked(fileID, of: container))
+            found.append(fileID)
         }
-        guard found.count < 2 else { throw .listedTwice(domain: container.domain, path: container.preferencesPath) }
-        guard let preferences = found.first else {
-            throw .notListed(domain: container.domain, path: container.preferencesPath, domainListed: try lists(container))
-        }
-        return preferences
+        guard found.count < 2 else { throw .listedTwice(domain: domain, path: path) }
+        guard let fileID = found.first else { throw .notListed(domain: domain, path: path, domainListed: try lists(container)) }
+        return try checked(fileID, of: container)
     }
 
     /// Whether `Manifest.db` lists any file or folder of the container's domain (whether the
@@ -158,9 +156,7 @@ package struct PhoneBackup {
     private static func dictionary(_ path: String, name: String, limits: PlistLimits) throws(BackupError) -> PlistDictionary {
         let input: InputFile
         do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .file(name: name, error) }
-        guard input.bytes.count <= limits.maxInputSize else {
-            throw .plist(name: name, .inputTooLarge(size: input.bytes.count, limit: limits.maxInputSize))
-        }
+        guard input.bytes.count <= limits.maxInputSize else { throw .tooLarge(name: name, limit: limits.maxInputSize) }
         let value: PlistValue
         do { value = try LibPlist.read(input.bytes, limits: limits).value } catch { throw .plist(name: name, error) }
         guard case let .dictionary(dictionary) = value else { throw .plistShape(name: name, key: nil) }

@@ -48,7 +48,7 @@ struct BackupInput {
             guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
             return try backup.preferences(of: .group(group)).path
         } catch {
-            throw Ycft.Failure(.trouble, folder, error.description)
+            throw BackupCommand.failure(error, folder: folder)
         }
     }
 }
@@ -58,34 +58,66 @@ struct BackupInput {
 enum BackupCommand {
     enum Format: String { case text, json }
 
-    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let parsed = try ParsedArguments(arguments, spec: .backup)
-        let (action, folder, limits) = (parsed.operands[0], parsed.operands[1], parsed.limits)
-        switch action {
-        case "apps":
-            for name in [CommandSpec.Option.Name.app, .group, .output, .force] where parsed.flag(name) {
-                throw UsageError("'\(name.long)' goes with 'extract'")
+    struct Options {
+        enum Action: String { case apps, extract }
+
+        let action: Action
+        let folder: String
+        let format: Format
+        let compact: Bool
+        /// `extract`: `--app` (required), `--group`, `-o` (required), `--force`.
+        let app: String
+        let group: String?
+        let output: String
+        let force: Bool
+        let limits: PlistLimits
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
+            let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
+            (self.group, force, folder) = (group, parsed.flag(.force), parsed.operands[1])
+            let word = parsed.operands[0]
+            guard let action = Action(rawValue: word) else {
+                throw UsageError("The value '\(word)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
             }
-            let (format, compact) = (try parsed.choice(.format, as: Format.self), parsed.flag(.compact))
-            do throws(Ycft.Failure) { return try apps(folder, format: format, compact: compact, limits: limits, io: io) } catch {
-                return error.report(io)
+            self.action = action
+            switch action {
+            case .apps:
+                let given = [(app, "--app"), (group, "--group"), (output, "--output"), (force ? "" : nil, "--force")]
+                if let (_, name) = given.first(where: { $0.0 != nil }) { throw UsageError("'\(name)' goes with 'extract'") }
+                (self.app, self.output) = ("", "")
+            case .extract:
+                if let name = parsed.given(.format) != nil ? "--format" : compact ? "--compact" : nil {
+                    throw UsageError("'\(name)' goes with 'apps'")
+                }
+                guard let app else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
+                guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+                (self.app, self.output) = (app, output)
             }
-        case "extract":
-            for name in [CommandSpec.Option.Name.format, .compact] where parsed.flag(name) {
-                throw UsageError("'\(name.long)' goes with 'apps'")
-            }
-            guard let app = parsed.given(.app) else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
-            let group = parsed.given(.group)
-            guard let output = parsed.given(.output) else { throw UsageError("'extract' needs '-o <file>', where to copy the preferences") }
-            do throws(Ycft.Failure) {
-                try extract(BackupInput(folder: folder, app: app, group: group), to: output, force: parsed.flag(.force), limits: limits, io: io)
-                return .success
-            } catch {
-                return error.report(io)
-            }
-        default:
-            throw UsageError("The value '\(action)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
         }
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try Options(ParsedArguments(arguments, spec: .backup))
+        do throws(Ycft.Failure) {
+            switch options.action {
+            case .apps:
+                return try apps(options.folder, format: options.format, compact: options.compact, limits: options.limits, io: io)
+            case .extract:
+                try extract(BackupInput(folder: options.folder, app: options.app, group: options.group), to: options.output,
+                            force: options.force, limits: options.limits, io: io)
+                return .success
+            }
+        } catch {
+            return error.report(io)
+        }
+    }
+
+    /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
+    /// flag that raises the limit when a property list is over it.
+    static func failure(_ error: BackupError, folder: String) -> Ycft.Failure {
+        let hint = if case .tooLarge = error { " (raise it with --max-input-size)" } else { "" }
+        return Ycft.Failure(.trouble, folder, error.description + hint)
     }
 
     /// One app or app group whose preferences hold state.
@@ -105,7 +137,7 @@ enum BackupCommand {
             backup = try PhoneBackup(folder, limits: limits)
             all = try backup.allPreferences()
         } catch {
-            throw Ycft.Failure(.trouble, folder, error.description)
+            throw failure(error, folder: folder)
         }
         var listed: [Listed] = []
         var exit = Ycft.Exit.success

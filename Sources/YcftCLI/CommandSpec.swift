@@ -194,7 +194,7 @@ extension CommandSpec {
         Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
         Option(.group, "GROUP_ID", ["With --backup: that app group's preferences instead."]),
     ]
-    static let backupUsage = "(FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID])"
+    static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]"
     static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
@@ -302,7 +302,7 @@ extension CommandSpec {
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] (PATH... | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID])"],
+                "[--allow-empty] PATH... | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
         options: [
@@ -587,8 +587,8 @@ extension CommandSpec {
         fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>, never by a
         path taken from the database.
         """,
-        usage: ["apps [--format FORMAT [--compact]] BACKUP |",
-                "extract --app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force] BACKUP"],
+        usage: ["apps|extract [--format FORMAT [--compact]]",
+                "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]] BACKUP"],
         arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
                              help: ["apps: list the apps with state; extract: copy one app's",
                                     "preferences out."]),
@@ -610,7 +610,7 @@ extension CommandSpec {
             """
             EXIT STATUS:
               0  success
-              1  apps: a preferences file that is not a readable property list
+              1  apps: preferences that cannot be read (each named on standard error)
               2  trouble: usage, a backup that cannot be read (encrypted, old,
                  a broken Manifest.db, a missing file), an unwritable output
 
