@@ -45,6 +45,7 @@ VARIANTS = {
     "not-a-database": "Manifest.db is not an SQLite database",
     "twice": "com.example.notes's preferences listed twice",
     "directory": "com.example.notes's preferences listed as a directory (flags 2)",
+    "unfinished": "Status.plist says the backup did not finish (SnapshotState uploading)",
 }
 
 
@@ -192,7 +193,8 @@ def make(out, variant=None):
             "Last Backup Date": WHEN, "Product Name": "iPhone 14 Pro", "Product Type": "iPhone15,2",
             "Product Version": "17.5.1", "Serial Number": "F2LXXXXXXXXX", "Target Identifier": UDID,
             "Target Type": "Device", "Unique Identifier": UDID}
-    status = {"BackupState": "new", "Date": WHEN, "IsFullBackup": False, "SnapshotState": "finished",
+    status = {"BackupState": "new", "Date": WHEN, "IsFullBackup": False,
+              "SnapshotState": "uploading" if variant == "unfinished" else "finished",
               "UUID": "01234567-89AB-CDEF-0123-456789ABCDEF", "Version": "3.3"}
     for name, value, fmt in [("Manifest.plist", manifest, plistlib.FMT_BINARY), ("Info.plist", info, plistlib.FMT_XML),
                              ("Status.plist", status, plistlib.FMT_BINARY)]:

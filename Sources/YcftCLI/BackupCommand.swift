@@ -40,9 +40,9 @@ struct BackupInput {
 
     /// The preferences file in the backup, checked as ``PhoneBackup`` checks it.
     /// - Throws: `ycft: BACKUP: what is wrong` (exit 2).
-    func path(limits: PlistLimits) throws(Ycft.Failure) -> String {
+    func path(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> String {
         do throws(BackupError) {
-            let backup = try PhoneBackup(folder, limits: limits)
+            let backup = try BackupCommand.open(folder, limits: limits, io: io)
             guard let group else { return try backup.preferences(of: .app(app)).path }
             // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
             guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
@@ -113,6 +113,17 @@ enum BackupCommand {
         }
     }
 
+    /// Opens the backup; one that did not finish (`Status.plist`'s `SnapshotState` is not
+    /// `finished`: Finder was interrupted) is read, with a warning on standard error.
+    static func open(_ folder: String, limits: PlistLimits, io: CommandIO) throws(BackupError) -> PhoneBackup {
+        let backup = try PhoneBackup(folder, limits: limits)
+        if let state = backup.snapshotState, state != "finished" {
+            Ycft.warn("the backup did not finish (Status.plist's SnapshotState is \(UntrustedText.quoted(state))); "
+                      + "Manifest.db may not list every file", path: folder, io: io)
+        }
+        return backup
+    }
+
     /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
     /// flag that raises the limit when a property list is over it.
     static func failure(_ error: BackupError, folder: String) -> Ycft.Failure {
@@ -134,7 +145,7 @@ enum BackupCommand {
         let backup: PhoneBackup
         let all: [PhoneBackup.Preferences]
         do throws(BackupError) {
-            backup = try PhoneBackup(folder, limits: limits)
+            backup = try open(folder, limits: limits, io: io)
             all = try backup.allPreferences()
         } catch {
             throw failure(error, folder: folder)
@@ -203,7 +214,7 @@ enum BackupCommand {
     /// `backup extract`: the preferences file's bytes, as read, written to `output` through the
     /// one writer (never into the backup folder).
     static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
-        let path = try input.path(limits: limits)
+        let path = try input.path(limits: limits, io: io)
         if !Ycft.isStandardOutput(output), let inside = within(output, folder: input.folder), inside {
             throw Ycft.Failure(.trouble, output, "is inside the backup \(Ycft.shown(input.folder)); ycft never writes into a backup")
         }

@@ -47,7 +47,7 @@ enum VerifyCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         var options = try Options(ParsedArguments(arguments, spec: .verify))
         if let backup = options.backup {
-            do throws(Ycft.Failure) { options.paths = [try backup.path(limits: options.limits)] } catch { return error.report(io) }
+            do throws(Ycft.Failure) { options.paths = [try backup.path(limits: options.limits, io: io)] } catch { return error.report(io) }
         }
         // Directories are searched like migrate's (one walk); the whole run is one document.
         let walked = options.walk.expand(options.paths, io: io)

@@ -156,6 +156,17 @@ import TestSupport
         #expect(try Backups.snapshot(backup) == before, "\(variant)")
     }
 
+    /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
+    @Test func anUnfinishedBackupIsReadWithAWarning() throws {
+        let backup = try Backups.make("unfinished")
+        let warning = "ycft: \(backup.path): warning: the backup did not finish (Status.plist's SnapshotState is \"uploading\"); "
+            + "Manifest.db may not list every file\n"
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.notes"])
+        #expect(dump.status == 0 && dump.stderr == warning && !dump.stdout.isEmpty, "\(dump.stderr)")
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 0 && apps.stderr == warning)
+    }
+
     @Test func appsAndGroupsNotThereAreNamed() throws {
         let backup = try Backups.make()
         let cases: [([String], String)] = [
