@@ -156,6 +156,18 @@ import TestSupport
         #expect(try Backups.snapshot(backup) == before, "\(variant)")
     }
 
+    /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
+    /// space) is still the folder: Manifest.db is found, and no parameter is added.
+    @Test func folderNamesAreNotURIs() throws {
+        let made = try Backups.make()
+        let odd = made.deletingLastPathComponent().appendingPathComponent("a?mode=rwc&x=1#b %41")
+        try FileManager.default.moveItem(at: made, to: odd)
+        let before = try Backups.snapshot(odd)
+        let dump = try run(["dump", "--backup", odd.path, "--app", "com.example.game"])
+        #expect(dump.status == 0 && dump.stderr.isEmpty, "\(dump.stderr)")
+        #expect(try Backups.snapshot(odd) == before)
+    }
+
     /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
     @Test func anUnfinishedBackupIsReadWithAWarning() throws {
         let backup = try Backups.make("unfinished")
