@@ -45,6 +45,7 @@ VARIANTS = {
     "not-a-database": "Manifest.db is not an SQLite database",
     "twice": "com.example.notes's preferences listed twice",
     "directory": "com.example.notes's preferences listed as a directory (flags 2)",
+    "not-a-plist": "com.example.weather's preferences are not a property list",
     "unfinished": "Status.plist says the backup did not finish (SnapshotState uploading)",
 }
 
@@ -140,6 +141,9 @@ def make(out, variant=None):
         os.makedirs(os.path.join(out, fid[:2]), exist_ok=True)
         with open(os.path.join(out, fid[:2], fid), "wb") as f:
             f.write(data)
+        if variant == "not-a-plist" and domain == "AppDomain-com.example.weather":
+            with open(os.path.join(out, fid[:2], fid), "wb") as f:
+                f.write(b"not a property list\n")
         listed = fid
         if (domain, relative_path) == notes:
             if variant == "fileid-dotdot":

@@ -168,6 +168,20 @@ import TestSupport
         #expect(try Backups.snapshot(odd) == before)
     }
 
+    /// Preferences that are not a property list: `backup apps` names them on standard error,
+    /// lists the others and exits 1; a read through `--backup` says what it says of the file.
+    @Test func unreadablePreferencesAreNamed() throws {
+        let backup = try Backups.make("not-a-plist")
+        let file = backup.appendingPathComponent("73/730a1b13433b87945f516afd876733b4ec1a92ca").path
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 1)
+        #expect(apps.stderr == "ycft: \(file): com.example.weather: not a property list (neither binary 'bplist00' nor XML)\n")
+        let listed = String(decoding: apps.stdout, as: UTF8.self)
+        #expect(listed.contains("com.example.notes") && !listed.contains("com.example.weather"))
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.weather"])
+        #expect(dump.status == 1 && dump.stderr == "ycft: \(file): not a property list (neither binary 'bplist00' nor XML)\n")
+    }
+
     /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
     @Test func anUnfinishedBackupIsReadWithAWarning() throws {
         let backup = try Backups.make("unfinished")
