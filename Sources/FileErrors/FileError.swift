@@ -77,7 +77,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
             return "not replaced: it is read-only (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))"
         case .changedSinceRead: return "not replaced: it changed after ycft read it (another program wrote it)"
         case .changedWhileReading: return "\(operation.rawValue): it changed while ycft was reading it"
-        case .locked: return "\(operation.rawValue): another process (another ycft?) is working on it"
+        case .locked: return "\(operation.rawValue): another process (another ycft, or an open 'ycft edit') is working on it; try again when it is done"
         case .appeared: return "not written: a file appeared at this path while ycft was writing it"
         case .noFreeBackupName: return "\(operation.rawValue): every backup name up to .99 is taken"
         case let .notRegularFile(kind): return "\(operation.rawValue): it is \(kind.phrase); only a regular file is changed in place"

@@ -173,6 +173,8 @@ import Glibc
         try writeBytes([1], to: URL(fileURLWithPath: file))
         let first = try SafeFile.read(file, limit: 10, lock: true)
         #expect(throws: FileError(.read, file, .locked)) { try SafeFile.read(file, limit: 10, lock: true) }
+        #expect("\(FileError(.read, file, .locked))"
+            == "cannot read: another process (another ycft, or an open 'ycft edit') is working on it; try again when it is done")
         first.release()
         // Other tests in this process spawn children: between fork and exec a child holds a copy
         // of every descriptor, ours included, and with it the lock (flock locks belong to the
