@@ -74,7 +74,7 @@ final class ParsedArguments {
             if text.isEmpty, option.completion.isPath { throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give a path") }
             given[option.name, default: []].append(try Self.value(text, of: option, as: spelling))
         }
-        if operands.count < spec.arguments.count, spec.arguments[operands.count].unlessGiven.map({ given[$0] == nil }) ?? true {
+        if operands.count < spec.arguments.count {
             throw UsageError("Missing expected argument '\(spec.arguments[operands.count].name)'")
         }
         if operands.count > spec.arguments.count, spec.arguments.last?.repeats != true {
