@@ -184,18 +184,7 @@ enum VerifyCommand {
     /// (`&#27;` is not well-formed) nor in a CI log: they are written in ``UntrustedText``'s
     /// form (`\u{1B}`); a line feed is `&#10;`.
     static func xml(_ s: String) -> String {
-        var out = ""
-        for scalar in UntrustedText.sanitized(s).unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        UntrustedText.sanitized(s).replacingEach(["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "\n": "&#10;"])
     }
 
     /// JUnit XML: a `<testsuite>` per file (its name the file, `time` the seconds reading and
