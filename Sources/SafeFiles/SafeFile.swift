@@ -467,8 +467,8 @@ package enum SafeFile {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
         // stream, a pipe or a device put in its place, and not to a new file where it was removed.
-        if options.expected != nil, try standardStream(forOutput: path) != nil { throw FileError(.write, path, .changedSinceRead) }
         if let fd = try standardStream(forOutput: path) {
+            if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }
