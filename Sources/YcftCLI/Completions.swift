@@ -111,7 +111,7 @@ enum Completions {
 
     /// Text inside an `_arguments` description (`[...]`), where `\` escapes: a bracket is
     /// escaped, a backslash doubled (as swift-argument-parser escapes it).
-    static func zshEscaped(_ text: String) -> String { text.map { "\\[]".contains($0) ? "\\\($0)" : String($0) }.joined() }
+    static func zshEscaped(_ text: String) -> String { text.replacingEach(["\\": "\\\\", "[": "\\[", "]": "\\]"]) }
 
     static var zsh: String {
         var out = """
