@@ -32,7 +32,7 @@ internal import Synchronization
 /// **Thread safety.** A gate holds the store's recursive lock from its decision through its
 /// block to its save, so racing threads run a key's block once and a block may call the store
 /// again. Every save is ycft's read-change-write cycle (``StateFile``'s), so a save by another
-/// store or process is kept, not overwritten. (`@unchecked Sendable`: the state sits behind an
+/// store or process is kept, not overwritten. (`@unchecked Sendable`: the state sits behind a
 /// recursive lock, since a block runs under the lock and Synchronization.Mutex is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
     /// The file of ``shared`` (set it before the first use of ``shared``). Default:
