@@ -71,7 +71,7 @@ let package = Package(
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
 
-        .target(name: "TestSupport", dependencies: ["Plist", "FirstTimeArchive", "OrderedJSON", "SafeFiles"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CLibPlist", "Plist", "PlistCore", "FirstTimeArchive", "OrderedJSON", "SafeFiles"], path: "Tests/TestSupport"),
         .testTarget(name: "PlistTests", dependencies: ["Plist", "PlistCore", "TestSupport"]),
         .testTarget(name: "OrderedJSONTests", dependencies: ["OrderedJSON"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "Plist", "OrderedJSON", "TestSupport"],

@@ -75,7 +75,8 @@ static inline enum ycft_node_kind ycft_node_kind(plist_t node) {
     }
 }
 
-/** Creates an integer node holding a signed value (2.2.0 stores the two's-complement bits). */
+/** Creates an integer node holding a signed value (2.2.0 stores the two's-complement bits).
+    It, ycft_new_date_exact and ycft_new_16_byte_uint serve the tests' libplist writer (TestSupport). */
 static inline plist_t ycft_new_int(int64_t value) {
 #ifdef PLIST_OPT_INDENT_BY
     return plist_new_int(value);

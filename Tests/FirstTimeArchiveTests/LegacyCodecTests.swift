@@ -55,7 +55,7 @@ let hardRecords = records([
         // Over 65,535 objects and 64 KiB: libplist writes 3-byte references and offsets.
         var input = FirstTimeRecords()
         for i in 0..<25_000 { input["gate.\(i)"] = FirstTimeRecord(lastVersion: "\(i % 7)", lastTime: Double(i) / 3) }
-        let bytes = try LibPlist.writeWithLibplist(LegacyArchive.encode(input))
+        let bytes = try LibplistWriter.write(LegacyArchive.encode(input))
         #expect(bytes[bytes.count - 26] == 3)
         #expect(bytes[bytes.count - 25] == 3)
         #expect(try ArchiveReader.decode(bytes) == input)

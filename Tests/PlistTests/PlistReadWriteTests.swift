@@ -68,7 +68,7 @@ let everything: PlistValue = .dictionary(PlistDictionary([
             default: return value
             }
         }
-        let read = try LibPlist.read(LibPlist.writeWithLibplist(everything)).value
+        let read = try LibPlist.read(LibplistWriter.write(everything)).value
         #expect(widened(read) == everything)
         #expect(read != everything, "libplist wrote no 4-byte real: the test no longer sees the case it was written for")
     }

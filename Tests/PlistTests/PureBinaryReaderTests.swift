@@ -22,7 +22,7 @@ import TestSupport
             }
         }
         found.append(("ycft writer: everything", try BinaryPlistWriter.write(everything)))
-        found.append(("libplist writer: everything", try LibPlist.writeWithLibplist(everything)))
+        found.append(("libplist writer: everything", try LibplistWriter.write(everything)))
         found.append(("Apple-style writer: everything", AppleStyleBinaryWriter.write(everything)))
         return found
     }

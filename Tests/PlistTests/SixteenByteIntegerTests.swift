@@ -127,9 +127,9 @@ import TestSupport
     /// libplist's own writer (tests only) cannot hold a high half; it says so.
     @Test func libplistWriterRefusesAHighHalf() throws {
         #expect(throws: PlistError.unwritable(.integerBeyondLibplist(high: 1, low: 1), at: .key("k"))) {
-            try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.wide(high: 1, low: 1)))])))
+            try LibplistWriter.write(.dictionary(PlistDictionary([("k", .integer(.wide(high: 1, low: 1)))])))
         }
-        let bytes = try LibPlist.writeWithLibplist(.dictionary(PlistDictionary([("k", .integer(.unsigned(5)))])))
+        let bytes = try LibplistWriter.write(.dictionary(PlistDictionary([("k", .integer(.unsigned(5)))])))
         #expect(Raw.valueObject(bytes, key: "k") == Raw.int16(high: 0, low: 5))
     }
 
