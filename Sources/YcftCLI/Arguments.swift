@@ -22,8 +22,10 @@ import PlistCore
 /// parsed.operands             // ["a.plist"]
 /// ```
 final class ParsedArguments {
-    /// One value as given, and its number for a size or an integer.
+    /// One option's value as given (a flag's is empty) or its default, and its number for a
+    /// size or an integer.
     private struct Value {
+        let name: CommandSpec.Option.Name
         let text: String
         var number: Int?
     }
@@ -31,10 +33,9 @@ final class ParsedArguments {
     let spec: CommandSpec
     /// The operands, in order; as many as the spec's arguments take.
     private(set) var operands: [String] = []
-    /// Each option given, with its values in order (a flag's is empty).
-    private var given: [CommandSpec.Option.Name: [Value]] = [:]
-    private var defaults: [CommandSpec.Option.Name: Value] = [:]
-    private var read = Set<CommandSpec.Option.Name>()
+    /// The options' values as given, in order; the spec's defaults; the options a command asked for.
+    /// (A command line holds a handful: arrays, without a hashed collection's start-up cost.)
+    private var given: [Value] = [], defaults: [Value] = [], read: [CommandSpec.Option.Name] = []
 
     /// - Throws: a usage error in the tool's words for anything the spec refuses.
     init(_ arguments: [String], spec: CommandSpec) throws(UsageError) {
@@ -58,7 +59,7 @@ final class ParsedArguments {
             if !option.takesValue, inline != nil { throw UsageError("'\(spelling)' takes no value") }
             try refuseExclusive(option.name)
             guard option.takesValue else {
-                given[option.name, default: []].append(Value(text: ""))
+                given.append(Value(name: option.name, text: ""))
                 continue
             }
             // The next argument is the value unless it is one of the command's own options
@@ -72,7 +73,7 @@ final class ParsedArguments {
                 throw UsageError("Missing value for '\(spelling) \(option.placeholder)'")
             }
             if text.isEmpty, option.completion.isPath { throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give a path") }
-            given[option.name, default: []].append(try Self.value(text, of: option, as: spelling))
+            given.append(try Self.value(text, of: option, as: spelling))
         }
         if operands.count < spec.arguments.count {
             throw UsageError("Missing expected argument '\(spec.arguments[operands.count].name)'")
@@ -82,7 +83,7 @@ final class ParsedArguments {
         }
         for option in spec.options {
             guard let text = option.defaultValue else { continue }
-            defaults[option.name] = try Self.value(text, of: option, as: option.name.long)
+            defaults.append(try Self.value(text, of: option, as: option.name.long))
         }
     }
 
@@ -93,15 +94,15 @@ final class ParsedArguments {
 
     /// The option's value: the last one given, else the spec's default (empty for an option
     /// without one: read such an option with ``given(_:)``).
-    func value(_ name: CommandSpec.Option.Name) -> String { given(name) ?? defaults[name]?.text ?? "" }
+    func value(_ name: CommandSpec.Option.Name) -> String { given(name) ?? byDefault(name)?.text ?? "" }
 
     /// Every value given for a repeatable option, in order; else the spec's default alone.
     func all(_ name: CommandSpec.Option.Name) -> [String] {
-        values(name)?.map(\.text) ?? defaults[name].map { [$0.text] } ?? []
+        values(name)?.map(\.text) ?? byDefault(name).map { [$0.text] } ?? []
     }
 
     /// A size or integer option's number: the last one given, else the spec's default.
-    func number(_ name: CommandSpec.Option.Name) -> Int? { (values(name)?.last ?? defaults[name])?.number }
+    func number(_ name: CommandSpec.Option.Name) -> Int? { (values(name)?.last ?? byDefault(name))?.number }
 
     /// A choice option's value (given, else the spec's default) as `T`, whose raw values are
     /// the spec's choices (a test holds them equal).
@@ -124,12 +125,18 @@ final class ParsedArguments {
 
     /// The options given that the command never read: empty once a command has taken its
     /// options (a test holds every command to that, so no option of the spec goes unhandled).
-    var unread: Set<CommandSpec.Option.Name> { Set(given.keys).subtracting(read) }
+    var unread: [CommandSpec.Option.Name] { given.map(\.name).filter { !read.contains($0) } }
 
+    /// Every value given for `name`, in order; nil when it was not given.
     private func values(_ name: CommandSpec.Option.Name) -> [Value]? {
-        read.insert(name)
-        return given[name]
+        read.append(name)
+        let values = given.filter { $0.name == name }
+        return values.isEmpty ? nil : values
     }
+
+    private func byDefault(_ name: CommandSpec.Option.Name) -> Value? { defaults.first { $0.name == name } }
+
+    private func isGiven(_ name: CommandSpec.Option.Name) -> Bool { given.contains { $0.name == name } }
 
     /// An option argument as its spelling and its attached value: `--key=x` is `--key` and
     /// `x`; a short option with its value attached (`-j1`, `-oOUT`) is `-j` and `1`.
@@ -149,8 +156,8 @@ final class ParsedArguments {
     /// `--into`).
     private func refuseExclusive(_ name: CommandSpec.Option.Name) throws(UsageError) {
         for group in spec.exclusive where group.names.contains(name) {
-            if group.wording == .oneOf, given[name] != nil { throw UsageError("'\(name.long)' may be given only once") }
-            guard let earlier = group.names.first(where: { $0 != name && given[$0] != nil }) else { continue }
+            if group.wording == .oneOf, isGiven(name) { throw UsageError("'\(name.long)' may be given only once") }
+            guard let earlier = group.names.first(where: { $0 != name && isGiven($0) }) else { continue }
             switch group.wording {
             case .later: throw UsageError("'\(name.long)' cannot be combined with '\(earlier.long)'")
             case .both: throw UsageError("'\(group.names[0].long)' and '\(group.names[1].long)' cannot be combined")
@@ -161,7 +168,7 @@ final class ParsedArguments {
 
     /// A value checked against its option's kind; `spelling` is how it was given.
     private static func value(_ given: String, of option: CommandSpec.Option, as spelling: String) throws(UsageError) -> Value {
-        if option.acceptsBytes { return Value(text: given) }
+        if option.acceptsBytes { return Value(name: option.name, text: given) }
         let text = try Self.text(given, for: "\(spelling) \(option.placeholder)")
         let named = "\(option.name.long) \(option.placeholder)"
         switch option.kind {
@@ -173,13 +180,13 @@ final class ParsedArguments {
             guard let n = Int(text), range.contains(n) else {
                 throw UsageError("The value '\(text)' is invalid for '\(named)': expected \(expected)")
             }
-            return Value(text: text, number: n)
+            return Value(name: option.name, text: text, number: n)
         case .size:
-            return Value(text: text, number: try size(text, for: named))
+            return Value(name: option.name, text: text, number: try size(text, for: named))
         case .flag, .text, .bytes, .renamed:
             break
         }
-        return Value(text: text)
+        return Value(name: option.name, text: text)
     }
 
     /// `'a', 'b' or 'c'`.
