@@ -25,6 +25,12 @@ let package = Package(
             pkgConfig: "libplist-2.0",
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
+        // The system SQLite, for an iPhone backup's Manifest.db (the tool's side only).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // Property-list values, paths, exact time, the guards every read runs first, and ycft's
         // own binary and XML writers and pure binary reader: no libplist.
         .target(name: "PlistCore"),
@@ -49,8 +55,12 @@ let package = Package(
         // YCFirstTime state in files: what a file holds (StateFile), the fast walk over libplist's
         // tree, migration of files, the writer's use, the store.
         .target(name: "FirstTimeArchive", dependencies: ["FirstTimeCore", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
+        // An iPhone backup folder, read-only: Manifest.db opened immutable through the system
+        // SQLite, the Manifest/Info/Status property lists, an app's preferences found by domain
+        // and path and named only by its checked fileID. The tool's side only; no public type.
+        .target(name: "PhoneBackup", dependencies: ["CSQLite", "Plist", "PlistCore", "SafeFiles", "FileErrors"]),
         // The command-line tool's logic, runnable in-process under test.
-        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
+        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "PhoneBackup"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
         // Benchmark: swift run -c release ycft-bench (see docs/performance.md).
         .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),

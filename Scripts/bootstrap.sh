@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, pkg-config, GNU
-# time, tmux and vim; groff and mandoc to check the manual page; zsh and fish to check the
-# completion scripts) when missing.
+# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, libsqlite3-dev,
+# pkg-config, GNU time, tmux and vim; groff and mandoc to check the manual page; zsh and fish
+# to check the completion scripts) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -12,6 +12,8 @@ fi
 
 missing=()
 [ -f /usr/include/plist/plist.h ] || missing+=(libplist-dev)
+# An iPhone backup's Manifest.db is read through the system SQLite.
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # GNU time measures a child's own peak memory for the hostile-input tests.
 [ -x /usr/bin/time ] || missing+=(time)
@@ -35,9 +37,9 @@ if [ ${#missing[@]} -gt 0 ]; then
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v brew >/dev/null 2>&1; then
-        brew install libplist pkg-config tmux groff
+        brew install libplist sqlite pkg-config tmux groff
     else
-        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers)" >&2
+        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later and SQLite 3, with their headers)" >&2
         exit 2
     fi
 fi

@@ -1,0 +1,97 @@
+internal import CSQLite
+internal import SafeFiles
+
+/// A backup's `Manifest.db`, opened through the system SQLite read-only and immutable: SQLite
+/// takes no lock, reads no journal or write-ahead log and creates no file beside it, so the
+/// backup stays byte for byte what it was. One internal function per SQLite call it needs.
+final class ManifestDatabase {
+    /// The longest text or blob SQLite will hand over (`SQLITE_LIMIT_LENGTH`): a longer value
+    /// in a hostile database is an error (`string or blob too big`), not an allocation.
+    static let maxValueLength: Int32 = 1 << 20
+
+    private let handle: OpaquePointer
+
+    /// Opens `path` with `sqlite3_open_v2`, as the URI `file:PATH?mode=ro&immutable=1` with
+    /// `SQLITE_OPEN_READONLY | SQLITE_OPEN_URI`.
+    /// - Throws: ``BackupError/database(code:message:)`` when SQLite cannot open it.
+    init(path: String) throws(BackupError) {
+        var db: OpaquePointer?
+        let uri = Self.uri(path)
+        let rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close(db)
+            throw .database(code: rc, message: message)
+        }
+        handle = db
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Self.maxValueLength)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit { sqlite3_close(handle) }
+
+    /// The `file:` URI of a path: every byte but an unreserved one or `/` percent-encoded, so a
+    /// `?`, `#` or `%` in a folder name is part of the name; an absolute path gets an empty
+    /// authority (`file:///...`), so a leading `//` is never read as a host.
+    static func uri(_ path: String) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        let digits = Array("0123456789ABCDEF".utf8)
+        var encoded: [UInt8] = []
+        for byte in PathBytes.encode(path) {
+            if unreserved.contains(byte) {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
+            }
+        }
+        return (path.hasPrefix("/") ? "file://" : "file:") + String(decoding: encoded, as: UTF8.self) + "?mode=ro&immutable=1"
+    }
+
+    /// Runs `sql` with `parameters` bound as text and hands `row` each result row.
+    /// - Throws: ``BackupError/database(code:message:)`` for a statement SQLite refuses (no
+    ///   such table or column, not a database, a value over ``maxValueLength``), or what `row` throws.
+    func rows(_ sql: String, _ parameters: [String] = [], _ row: (Row) throws(BackupError) -> Void) throws(BackupError) {
+        var prepared: OpaquePointer?
+        let rc = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
+        guard rc == SQLITE_OK, let statement = prepared else { throw failure(rc) }
+        defer { sqlite3_finalize(statement) }
+        for (index, parameter) in parameters.enumerated() {
+            let bytes = Array(parameter.utf8)
+            let bound = bytes.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { text in
+                    ycft_sqlite3_bind_text_copied(statement, Int32(index + 1), text.baseAddress, Int32(clamping: text.count))
+                }
+            }
+            guard bound == SQLITE_OK else { throw failure(bound) }
+        }
+        while true {
+            let step = sqlite3_step(statement)
+            if step == SQLITE_DONE { return }
+            guard step == SQLITE_ROW else { throw failure(step) }
+            try row(Row(statement: statement))
+        }
+    }
+
+    /// The database's own message for a failed call (`sqlite3_errmsg`).
+    private func failure(_ rc: Int32) -> BackupError {
+        .database(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+    }
+
+    /// One result row, valid only inside the closure it is given to.
+    struct Row {
+        let statement: OpaquePointer
+
+        /// Column `index` as text when SQLite stores it as text (`sqlite3_column_type`,
+        /// `sqlite3_column_text`), else nil: a number or a blob where text belongs.
+        func text(_ index: Int32) -> String? {
+            guard sqlite3_column_type(statement, index) == SQLITE_TEXT, let text = sqlite3_column_text(statement, index) else { return nil }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        }
+
+        /// Column `index` as an integer when SQLite stores it as one (`sqlite3_column_int64`), else nil.
+        func integer(_ index: Int32) -> Int64? {
+            sqlite3_column_type(statement, index) == SQLITE_INTEGER ? sqlite3_column_int64(statement, index) : nil
+        }
+    }
+}

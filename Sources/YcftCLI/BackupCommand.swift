@@ -1,0 +1,241 @@
+import FirstTimeArchive
+import FirstTimeCore
+import OrderedJSON
+import PhoneBackup
+import PlistCore
+import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `--backup BACKUP --app ID [--group ID]` on `dump`, `status` and `verify`: the app's (or app
+/// group's) preferences in an iPhone backup stand for the FILE operand. The command then reads
+/// the file at its place in the backup, `BACKUP/<xx>/<fileID>`, as it reads any file, so its
+/// output is what it prints for that file.
+struct BackupInput {
+    let folder: String
+    /// `--app`, whose preferences are read unless `--group` is given.
+    let app: String
+    let group: String?
+
+    /// The options as given: nil without `--backup`.
+    /// - Throws: a usage error for `--app` or `--group` without `--backup`, `--backup` without
+    ///   `--app`, or `--backup` with a FILE operand.
+    init?(_ parsed: ParsedArguments) throws(UsageError) {
+        let (folder, app, group) = (parsed.given(.backup), parsed.given(.app), parsed.given(.group))
+        guard let folder else {
+            if app != nil || group != nil { throw UsageError("'\(app != nil ? "--app" : "--group")' goes with '--backup'") }
+            return nil
+        }
+        if let operand = parsed.operands.first {
+            throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
+        }
+        guard let app else { throw UsageError("'--backup' needs '--app <bundle_id>', the app whose preferences to read") }
+        (self.folder, self.app, self.group) = (folder, app, group)
+    }
+
+    init(folder: String, app: String, group: String?) { (self.folder, self.app, self.group) = (folder, app, group) }
+
+    /// The preferences file in the backup, checked as ``PhoneBackup`` checks it.
+    /// - Throws: `ycft: BACKUP: what is wrong` (exit 2).
+    func path(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> String {
+        do throws(BackupError) {
+            let backup = try BackupCommand.open(folder, limits: limits, io: io)
+            guard let group else { return try backup.preferences(of: .app(app)).path }
+            // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
+            guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
+            return try backup.preferences(of: .group(group)).path
+        } catch {
+            throw BackupCommand.failure(error, folder: folder)
+        }
+    }
+}
+
+/// `ycft backup apps|extract BACKUP`: the apps with state in an iPhone backup, and a copy of one
+/// app's preferences. The backup is only read.
+enum BackupCommand {
+    enum Format: String { case text, json }
+
+    struct Options {
+        enum Action: String { case apps, extract }
+
+        let action: Action
+        let folder: String
+        let format: Format
+        let compact: Bool
+        /// `extract`: `--app` (required), `--group`, `-o` (required), `--force`.
+        let app: String
+        let group: String?
+        let output: String
+        let force: Bool
+        let limits: PlistLimits
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
+            let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
+            (self.group, force, folder) = (group, parsed.flag(.force), parsed.operands[1])
+            let word = parsed.operands[0]
+            guard let action = Action(rawValue: word) else {
+                throw UsageError("The value '\(word)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
+            }
+            self.action = action
+            switch action {
+            case .apps:
+                let given = [(app, "--app"), (group, "--group"), (output, "--output"), (force ? "" : nil, "--force")]
+                if let (_, name) = given.first(where: { $0.0 != nil }) { throw UsageError("'\(name)' goes with 'extract'") }
+                (self.app, self.output) = ("", "")
+            case .extract:
+                if let name = parsed.given(.format) != nil ? "--format" : compact ? "--compact" : nil {
+                    throw UsageError("'\(name)' goes with 'apps'")
+                }
+                guard let app else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
+                guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+                (self.app, self.output) = (app, output)
+            }
+        }
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try Options(ParsedArguments(arguments, spec: .backup))
+        do throws(Ycft.Failure) {
+            switch options.action {
+            case .apps:
+                return try apps(options.folder, format: options.format, compact: options.compact, limits: options.limits, io: io)
+            case .extract:
+                try extract(BackupInput(folder: options.folder, app: options.app, group: options.group), to: options.output,
+                            force: options.force, limits: options.limits, io: io)
+                return .success
+            }
+        } catch {
+            return error.report(io)
+        }
+    }
+
+    /// Opens the backup; one that did not finish (`Status.plist`'s `SnapshotState` is not
+    /// `finished`: Finder was interrupted) is read, with a warning on standard error.
+    static func open(_ folder: String, limits: PlistLimits, io: CommandIO) throws(BackupError) -> PhoneBackup {
+        let backup = try PhoneBackup(folder, limits: limits)
+        if let state = backup.snapshotState, state != "finished" {
+            Ycft.warn("the backup did not finish (Status.plist's SnapshotState is \(UntrustedText.quoted(state))); "
+                      + "Manifest.db may not list every file", path: folder, io: io)
+        }
+        return backup
+    }
+
+    /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
+    /// flag that raises the limit when a property list is over it.
+    static func failure(_ error: BackupError, folder: String) -> Ycft.Failure {
+        let hint = if case .tooLarge = error { " (raise it with --max-input-size)" } else { "" }
+        return Ycft.Failure(.trouble, folder, error.description + hint)
+    }
+
+    /// One app or app group whose preferences hold state.
+    struct Listed {
+        let preferences: PhoneBackup.Preferences
+        let form: StateForm
+        let records: Int
+    }
+
+    /// `backup apps`: every app's and app group's preferences, judged by `StateFile` (the one
+    /// answer to what a file holds); those holding state are listed. A file that cannot be read
+    /// or judged is named on standard error and makes the exit status 1 (content) or 2 (I/O).
+    static func apps(_ folder: String, format: Format, compact: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> Ycft.Exit {
+        let backup: PhoneBackup
+        let all: [PhoneBackup.Preferences]
+        do throws(BackupError) {
+            backup = try open(folder, limits: limits, io: io)
+            all = try backup.allPreferences()
+        } catch {
+            throw failure(error, folder: folder)
+        }
+        var listed: [Listed] = []
+        var exit = Ycft.Exit.success
+        for preferences in all {
+            let owner = "\(preferences.container.id): "
+            do throws(Ycft.Failure) {
+                let bytes = try Ycft.readInput(preferences.path, io: io, limit: limits.maxInputSize)
+                let state: FirstTimeState?
+                do { state = try StateFile(bytes, limits: limits).heldState() } catch {
+                    throw Ycft.Failure(.content, preferences.path, owner + error.description)
+                }
+                if let state { listed.append(Listed(preferences: preferences, form: state.form, records: state.records.count)) }
+            } catch {
+                _ = Ycft.Failure(error.exit, error.file, error.message.hasPrefix(owner) ? error.message : owner + error.message).report(io)
+                exit = Ycft.Exit(rawValue: max(exit.rawValue, error.exit.rawValue)) ?? .trouble
+            }
+        }
+        switch format {
+        case .text:
+            var text = ""
+            if let name = backup.deviceName { text += "\(name)\(backup.productVersion.map { ", iOS \($0)" } ?? "")\n" }
+            if listed.isEmpty {
+                io.writeStderr("ycft: \(Ycft.shown(folder)): no app or app group holds YCFirstTime state or IntervalClient keys\n")
+            } else {
+                let rows = [["KIND", "ID", "FORM", "RECORDS"]] + listed.map {
+                    [kind($0.preferences.container), UntrustedText.escaped($0.preferences.container.id), $0.form.rawValue, String($0.records)]
+                }
+                let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+                for row in rows {
+                    text += (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[3] + "\n"
+                }
+            }
+            Ycft.writeText(text, to: io)
+        case .json:
+            let apps: [JSON] = listed.map {
+                .object([
+                    .init("kind", .string(kind($0.preferences.container))),
+                    .init("id", .string($0.preferences.container.id)),
+                    .init("domain", .string($0.preferences.container.domain)),
+                    .init("path", .string(Ycft.reported($0.preferences.path))),
+                    .init("form", .string($0.form.rawValue)),
+                    .init("records", .integer($0.records)),
+                ])
+            }
+            let document = JSON.object([
+                .init("formatVersion", .integer(1)),
+                .init("backup", .string(Ycft.reported(folder))),
+                .init("deviceName", backup.deviceName.map { .string($0) } ?? .null),
+                .init("productVersion", backup.productVersion.map { .string($0) } ?? .null),
+                .init("apps", .array(apps)),
+            ])
+            io.writeStdout(document.bytes(style: compact ? .compact : .pretty))
+        }
+        return exit
+    }
+
+    /// `app` or `group`.
+    static func kind(_ container: PhoneBackup.Container) -> String {
+        if case .group = container { return "group" }
+        return "app"
+    }
+
+    /// `backup extract`: the preferences file's bytes, as read, written to `output` through the
+    /// one writer (never into the backup folder).
+    static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
+        let path = try input.path(limits: limits, io: io)
+        if !Ycft.isStandardOutput(output), let inside = within(output, folder: input.folder), inside {
+            throw Ycft.Failure(.trouble, output, "is inside the backup \(Ycft.shown(input.folder)); ycft never writes into a backup")
+        }
+        let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
+        try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io)
+        if Ycft.isStandardOutput(output) {
+            io.writeStdout(bytes)
+            return
+        }
+        do { _ = try io.writeFile(output, bytes, SafeFile.WriteOptions(replaceReadOnly: force)) } catch { throw Ycft.failure(error) }
+    }
+
+    /// Whether `path` (a file to be written) lies inside `folder`, comparing the real paths of
+    /// its directory and of the folder; nil when either cannot be resolved.
+    static func within(_ path: String, folder: String) -> Bool? {
+        func real(_ path: String) -> String? {
+            guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
+            defer { free(resolved) }
+            return PathBytes.decode(cString: resolved)
+        }
+        guard let directory = real(SafeFile.directory(of: path)), let root = real(folder) else { return nil }
+        return directory == root || directory.hasPrefix(root == "/" ? "/" : root + "/")
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import YcftCLI
+
+/// Reading YCFirstTime state straight from an iPhone backup (`Scripts/make-backup.py` writes
+/// them): `--backup` prints what the command prints for the preferences file itself, `backup
+/// apps` lists exactly the apps with state, every spoilt backup gets its one clear line, and
+/// no run changes a byte of the backup or leaves a journal beside Manifest.db.
+@Suite struct BackupThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+
+    /// One preferences file of the generated backup: how it is asked for, its fileID
+    /// (SHA-1 of "<domain>-<relativePath>"), and the fixture the generator copied (nil: made
+    /// by the generator).
+    struct Preferences: Sendable, CustomStringConvertible {
+        let app: String
+        let group: String?
+        let fileID: String
+        let source: String?
+        var description: String { group ?? app }
+        var selection: [String] { ["--app", app] + (group.map { ["--group", $0] } ?? []) }
+        func path(in backup: URL) -> String { backup.appendingPathComponent("\(fileID.prefix(2))/\(fileID)").path }
+    }
+
+    static let preferences = [
+        Preferences(app: "com.example.notes", group: nil, fileID: "3fec9de91317d194d5629328de2dbf76f86012ba",
+                    source: "Examples/exported/com.example.notes.plist"),
+        Preferences(app: "com.example.weather", group: nil, fileID: "730a1b13433b87945f516afd876733b4ec1a92ca",
+                    source: "Examples/exported/com.example.weather.plist"),
+        Preferences(app: "com.example.game", group: nil, fileID: "3ce34a1dc970de85494142e786fa6633ab11cf3a",
+                    source: "Examples/exported/team-b/com.example.game.plist"),
+        Preferences(app: "com.example.habits", group: nil, fileID: "0b68eaf45b744b750a8a79e05e7b1084b6454b76", source: nil),
+        Preferences(app: "com.example.calculator", group: nil, fileID: "32bdfa3b6d3e72eb0355de66488918f97e22ca06", source: nil),
+        Preferences(app: "com.example.notes", group: "group.com.example.shared", fileID: "01cc1be689d0920f04ca3f73878d59e10fd9e193",
+                    source: "Fixtures/valid/defaults/export.xml.plist"),
+        Preferences(app: "com.example.notes", group: "group.com.example.settings", fileID: "ed6640b67bd83620136d35145d3b20ae5b4c7c9c",
+                    source: nil),
+    ]
+
+    /// The reading commands, with fixed moments so two runs agree.
+    static let commands: [[String]] = [
+        ["dump"], ["dump", "--raw"], ["dump", "--objects", "--key", "YCFirstTime"],
+        ["status", "--now", "2026-01-01T00:00:00Z", "--app-version", "2.1.0", "--gate", "onboarding.v1=per-version",
+         "--gate", "daily.reminder=daily"],
+        ["status", "--now", "2026-01-01T00:00:00Z", "--format", "json"],
+        ["verify"], ["verify", "--format", "json"], ["verify", "--format", "github", "--strict"],
+    ]
+
+    func run(_ arguments: [String]) throws -> ProcessResult { try runProcess(ycft, arguments) }
+
+    @Test(arguments: preferences)
+    func readsAsTheFileItself(_ preferences: Preferences) throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let file = preferences.path(in: backup)
+        for command in Self.commands {
+            let fromBackup = try run(command + ["--backup", backup.path] + preferences.selection)
+            let direct = try run(command + [file])
+            #expect(fromBackup.status == direct.status, "\(command)")
+            #expect(fromBackup.stdout == direct.stdout, "\(command): \(firstDifference(fromBackup.stdout, direct.stdout))")
+            #expect(fromBackup.stderr == direct.stderr, "\(command)")
+        }
+        if let source = preferences.source {
+            // The copy in the backup is the fixture: dump prints the same records for both.
+            let original = try run(["dump", TestPaths.packageRoot.appendingPathComponent(source).path])
+            #expect(try run(["dump", "--backup", backup.path] + preferences.selection).stdout == original.stdout)
+            #expect(original.status == 0)
+        }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func listsExactlyTheAppsWithState() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let text = try run(["backup", "apps", backup.path])
+        #expect(text.status == 0 && text.stderr.isEmpty, "\(text.stderr)")
+        #expect(String(decoding: text.stdout, as: UTF8.self) == """
+            Support iPhone, iOS 17.5.1
+            KIND   ID                        FORM              RECORDS
+            app    com.example.game          plain-records     2
+            app    com.example.habits        interval-keys     2
+            app    com.example.notes         defaults-archive  3
+            app    com.example.weather       defaults-archive  2
+            group  group.com.example.shared  defaults-archive  3
+
+            """)
+        let json = try run(["backup", "apps", "--format", "json", "--compact", backup.path])
+        #expect(json.status == 0 && json.stderr.isEmpty)
+        func app(_ kind: String, _ id: String, _ fileID: String, _ form: String, _ records: Int) -> String {
+            let domain = kind == "app" ? "AppDomain-" + id : "AppDomainGroup-" + id
+            return #"{"kind":"\#(kind)","id":"\#(id)","domain":"\#(domain)","path":"\#(backup.path)/\#(fileID.prefix(2))/\#(fileID)","#
+                + #""form":"\#(form)","records":\#(records)}"#
+        }
+        let apps = [
+            app("app", "com.example.game", "3ce34a1dc970de85494142e786fa6633ab11cf3a", "plain-records", 2),
+            app("app", "com.example.habits", "0b68eaf45b744b750a8a79e05e7b1084b6454b76", "interval-keys", 2),
+            app("app", "com.example.notes", "3fec9de91317d194d5629328de2dbf76f86012ba", "defaults-archive", 3),
+            app("app", "com.example.weather", "730a1b13433b87945f516afd876733b4ec1a92ca", "defaults-archive", 2),
+            app("group", "group.com.example.shared", "01cc1be689d0920f04ca3f73878d59e10fd9e193", "defaults-archive", 3),
+        ]
+        #expect(String(decoding: json.stdout, as: UTF8.self) == #"{"formatVersion":1,"backup":"\#(backup.path)","#
+                + #""deviceName":"Support iPhone","productVersion":"17.5.1","apps":[\#(apps.joined(separator: ","))]}"# + "\n")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    /// Each spoilt backup: the exact line (`BACKUP` stands for the folder) and exit status 2,
+    /// from a read of the notes app's preferences and from `backup apps` (nil: apps lists the
+    /// others, exit 0, as it does when the notes app's row is not one it looks at).
+    @Test(arguments: [
+        ("encrypted", "an encrypted backup: encrypted backups are not supported yet (make one without encryption)", ""),
+        ("mbdb", "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)", ""),
+        ("no-manifest", "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)", ""),
+        ("fileid-dotdot", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""../../../../../../../../../../etc/passwd", not 40 lowercase hex digits"#, ""),
+        ("fileid-short", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""3fec9de91317d194d5629328de2dbf76f86012b", not 40 lowercase hex digits"#, ""),
+        ("fileid-upper", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""3FEC9DE91317D194D5629328DE2DBF76F86012BA", not 40 lowercase hex digits"#, ""),
+        ("fileid-number", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""1234", not 40 lowercase hex digits"#, ""),
+        ("missing-file", #"3f/3fec9de91317d194d5629328de2dbf76f86012ba ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#, ""),
+        ("link-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file", ""),
+        ("no-files-table", "Manifest.db: no such table: Files (SQLite error 1)", ""),
+        ("wrong-schema", "Manifest.db: no such column: relativePath (SQLite error 1)", ""),
+        ("not-a-database", "Manifest.db: file is not a database (SQLite error 26)", ""),
+        ("twice", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" more than once"#,
+         #"00/0000000000000000000000000000000000000000 ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#),
+        ("directory", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" as flags 2, "#
+            + "not a file", nil),
+        ("huge-row", nil, "Manifest.db: string or blob too big (SQLite error 18)"),
+    ] as [(String, String?, String?)])
+    func spoiltBackupsAreOneClearLine(_ variant: String, _ reading: String?, _ listing: String?) throws {
+        let backup = try Backups.make(variant)
+        let before = try Backups.snapshot(backup)
+        for command in [["dump"], ["status"], ["verify"]] {
+            let result = try run(command + ["--backup", backup.path, "--app", "com.example.notes"])
+            if let reading {
+                #expect(result.status == 2, "\(variant) \(command)")
+                #expect(result.stderr == "ycft: \(backup.path): \(reading)\n", "\(variant) \(command)")
+                #expect(result.stdout.isEmpty)
+            } else {
+                #expect(result.status == 0, "\(variant) \(command): \(result.stderr)")
+            }
+        }
+        let apps = try run(["backup", "apps", backup.path])
+        let listed = listing.map { $0.isEmpty ? reading ?? "" : $0 }
+        if let listed {
+            #expect(apps.status == 2, "\(variant)")
+            #expect(apps.stderr == "ycft: \(backup.path): \(listed)\n", "\(variant)")
+        } else {
+            #expect(apps.status == 0 && !String(decoding: apps.stdout, as: UTF8.self).contains("com.example.notes"), "\(variant)")
+        }
+        #expect(try Backups.snapshot(backup) == before, "\(variant)")
+    }
+
+    /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
+    /// space) is still the folder: Manifest.db is found, and no parameter is added.
+    @Test func folderNamesAreNotURIs() throws {
+        let made = try Backups.make()
+        let odd = made.deletingLastPathComponent().appendingPathComponent("a?mode=rwc&x=1#b %41")
+        try FileManager.default.moveItem(at: made, to: odd)
+        let before = try Backups.snapshot(odd)
+        let dump = try run(["dump", "--backup", odd.path, "--app", "com.example.game"])
+        #expect(dump.status == 0 && dump.stderr.isEmpty, "\(dump.stderr)")
+        #expect(try Backups.snapshot(odd) == before)
+    }
+
+    /// Preferences that are not a property list: `backup apps` names them on standard error,
+    /// lists the others and exits 1; a read through `--backup` says what it says of the file.
+    @Test func unreadablePreferencesAreNamed() throws {
+        let backup = try Backups.make("not-a-plist")
+        let file = backup.appendingPathComponent("73/730a1b13433b87945f516afd876733b4ec1a92ca").path
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 1)
+        #expect(apps.stderr == "ycft: \(file): com.example.weather: not a property list (neither binary 'bplist00' nor XML)\n")
+        let listed = String(decoding: apps.stdout, as: UTF8.self)
+        #expect(listed.contains("com.example.notes") && !listed.contains("com.example.weather"))
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.weather"])
+        #expect(dump.status == 1 && dump.stderr == "ycft: \(file): not a property list (neither binary 'bplist00' nor XML)\n")
+    }
+
+    /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
+    @Test func anUnfinishedBackupIsReadWithAWarning() throws {
+        let backup = try Backups.make("unfinished")
+        let warning = "ycft: \(backup.path): warning: the backup did not finish (Status.plist's SnapshotState is \"uploading\"); "
+            + "Manifest.db may not list every file\n"
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.notes"])
+        #expect(dump.status == 0 && dump.stderr == warning && !dump.stdout.isEmpty, "\(dump.stderr)")
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 0 && apps.stderr == warning)
+    }
+
+    @Test func appsAndGroupsNotThereAreNamed() throws {
+        let backup = try Backups.make()
+        let cases: [([String], String)] = [
+            (["--app", "com.example.nothere"], #"Manifest.db lists no "Library/Preferences/com.example.nothere.plist" of "#
+                + #""AppDomain-com.example.nothere" (no file of "AppDomain-com.example.nothere" at all; 'ycft backup apps' lists the apps with state)"#),
+            (["--app", "com.example.nothere", "--group", "group.com.example.shared"],
+             #"Manifest.db lists no file of "AppDomain-com.example.nothere": the app is not in this backup"#),
+            (["--app", "com.example.notes", "--group", "group.nothere"], #"Manifest.db lists no "Library/Preferences/group.nothere.plist" of "#
+                + #""AppDomainGroup-group.nothere" (no file of "AppDomainGroup-group.nothere" at all; 'ycft backup apps' lists the apps with state)"#),
+        ]
+        for (selection, said) in cases {
+            let result = try run(["dump", "--backup", backup.path] + selection)
+            #expect(result.status == 2 && result.stderr == "ycft: \(backup.path): \(said)\n", "\(selection): \(result.stderr)")
+        }
+        let notThere = try run(["backup", "apps", backup.path + "/nothere"])
+        #expect(notThere.status == 2 && notThere.stderr == "ycft: \(backup.path)/nothere: cannot read: No such file or directory\n")
+        let small = try run(["dump", "--max-input-size", "100", "--backup", backup.path, "--app", "com.example.notes"])
+        #expect(small.status == 2)
+        #expect(small.stderr == "ycft: \(backup.path): Manifest.plist: input is larger than the limit of 100 bytes (raise it with --max-input-size)\n")
+    }
+
+    @Test func extractCopiesThePreferencesOutForTheEditingCommands() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let out = try TestPaths.temporaryDirectory().appendingPathComponent("notes.plist")
+        let extract = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
+        #expect(extract.status == 0 && extract.stderr.isEmpty && extract.stdout.isEmpty, "\(extract.stderr)")
+        #expect(try readBytes(out) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")))
+        let set = try run(["set", "--last-version", "9.0", out.path, "onboarding.v1"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(String(decoding: try run(["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "9.0""#))
+        // The group's, to standard output.
+        let group = try run(["backup", "extract", "--app", "com.example.notes", "--group", "group.com.example.shared", "-o", "-", backup.path])
+        #expect(group.status == 0)
+        #expect(group.stdout == (try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.xml.plist"))))
+        // Never into the backup.
+        let inside = backup.appendingPathComponent("3f/copy.plist").path
+        let refused = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", inside])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "ycft: \(inside): is inside the backup \(backup.path); ycft never writes into a backup\n")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test(arguments: [
+        (["dump", "--app", "x", "a.plist"], "'--app' goes with '--backup'"),
+        (["status", "--group", "g", "a.plist"], "'--group' goes with '--backup'"),
+        (["verify", "--backup", "B"], "'--backup' needs '--app <bundle_id>', the app whose preferences to read"),
+        (["dump", "--backup", "B", "--app", "x", "a.plist"],
+         "Unexpected argument 'a.plist' (with '--backup', the app's preferences in the backup are read)"),
+        (["backup", "apps"], "Missing expected argument 'BACKUP'"),
+        (["backup", "list", "B"], "The value 'list' is invalid for '<apps|extract>': expected 'apps' or 'extract'"),
+        (["backup", "apps", "--app", "x", "B"], "'--app' goes with 'extract'"),
+        (["backup", "apps", "-o", "x", "B"], "'--output' goes with 'extract'"),
+        (["backup", "extract", "--format", "json", "--app", "x", "-o", "y", "B"], "'--format' goes with 'apps'"),
+        (["backup", "extract", "-o", "y", "B"], "'extract' needs '--app <bundle_id>', the app whose preferences to copy"),
+        (["backup", "extract", "--app", "x", "B"], "'extract' needs '-o <file|->', where to copy the preferences"),
+    ])
+    func usageMistakes(_ arguments: [String], _ said: String) {
+        let fake = FakeIO()
+        #expect(fake.run(arguments) == 2)
+        #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
+    }
+}
