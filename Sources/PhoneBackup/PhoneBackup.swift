@@ -78,6 +78,9 @@ package struct PhoneBackup {
             if case .success = FileStatus.of(join("Manifest.mbdb")) { throw .oldFormat }
             throw .noManifest
         }
+        // Every fixed name is looked at without following a link: a link could name a file outside
+        // the folder, and a pipe would make the open wait forever.
+        try Self.regularFile(join("Manifest.db"), name: "Manifest.db")
         let manifest = try Self.dictionary(join("Manifest.plist"), name: "Manifest.plist", limits: limits)
         switch manifest["IsEncrypted"] {
         case .bool(true)?: throw .encrypted
@@ -88,6 +91,21 @@ package struct PhoneBackup {
         (deviceName, productVersion) = (info?["Device Name"]?.stringValue, info?["Product Version"]?.stringValue)
         snapshotState = try Self.optionalDictionary(join("Status.plist"), name: "Status.plist", limits: limits)?["SnapshotState"]?.stringValue
         database = try ManifestDatabase(path: join("Manifest.db"))
+        // A table, not a view: a view's query (a recursive one) could run without end.
+        var kind: String?
+        try database.rows("SELECT type FROM sqlite_master WHERE name = 'Files' LIMIT 1") { (row: ManifestDatabase.Row) throws(BackupError) in
+            kind = row.text(0)
+        }
+        if let kind, kind != "table" { throw .database(code: 1, message: "Files is a \(kind), not a table") }
+    }
+
+    /// Refuses `path` unless it is a regular file itself (not a link, a pipe or a folder).
+    private static func regularFile(_ path: String, name: String) throws(BackupError) {
+        switch FileStatus.of(path, followLinks: false) {
+        case let .failure(error): throw .file(name: name, FileError(.read, path, .system(error)))
+        case let .success(status) where status.kind != .regular: throw .file(name: name, FileError(.read, path, .unsupportedKind(status.kind)))
+        case .success: return
+        }
     }
 
     /// The preferences file of `container`.
@@ -144,7 +162,12 @@ package struct PhoneBackup {
         guard fileID.utf8.count == 40, fileID.utf8.allSatisfy(hex.contains) else {
             throw .badFileID(fileID, domain: container.domain, path: container.preferencesPath)
         }
-        let path = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2) + "/" + fileID
+        let directory = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2)
+        let path = directory + "/" + fileID
+        // The two-digit folder too must be the backup's own, not a link to another place.
+        if case let .success(status) = FileStatus.of(directory, followLinks: false), status.kind != .directory {
+            throw .notRegularFile(fileID: fileID, status.kind)
+        }
         switch FileStatus.of(path, followLinks: false) {
         case let .failure(error): throw .missingFile(fileID: fileID, domain: container.domain, path: container.preferencesPath, error)
         case let .success(status) where status.kind != .regular: throw .notRegularFile(fileID: fileID, status.kind)
@@ -154,6 +177,7 @@ package struct PhoneBackup {
 
     /// The property list at `path`, which must be a dictionary.
     private static func dictionary(_ path: String, name: String, limits: PlistLimits) throws(BackupError) -> PlistDictionary {
+        try regularFile(path, name: name)
         let input: InputFile
         do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .file(name: name, error) }
         guard input.bytes.count <= limits.maxInputSize else { throw .tooLarge(name: name, limit: limits.maxInputSize) }

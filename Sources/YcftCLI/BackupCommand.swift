@@ -169,7 +169,9 @@ enum BackupCommand {
         switch format {
         case .text:
             var text = ""
-            if let name = backup.deviceName { text += "\(name)\(backup.productVersion.map { ", iOS \($0)" } ?? "")\n" }
+            if let name = backup.deviceName {
+                text += UntrustedText.escaped("\(name)\(backup.productVersion.map { ", iOS \($0)" } ?? "")") + "\n"
+            }
             if listed.isEmpty {
                 io.writeStderr("ycft: \(Ycft.shown(folder)): no app or app group holds YCFirstTime state or IntervalClient keys\n")
             } else {
@@ -235,7 +237,11 @@ enum BackupCommand {
             defer { free(resolved) }
             return PathBytes.decode(cString: resolved)
         }
-        guard let directory = real(SafeFile.directory(of: path)), let root = real(folder) else { return nil }
-        return directory == root || directory.hasPrefix(root == "/" ? "/" : root + "/")
+        // The output itself resolved when it exists (a link into the backup is inside it), else
+        // its directory: the writer follows a link to the file it names.
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let target = real(path) ?? real(SafeFile.directory(of: path)).map({ $0 == "/" ? "/" + name : $0 + "/" + name }),
+              let root = real(folder) else { return nil }
+        return target == root || target.hasPrefix(root == "/" ? "/" : root + "/")
     }
 }

@@ -236,6 +236,53 @@ import TestSupport
         #expect(try Backups.snapshot(backup) == before)
     }
 
+    /// What an attacker found: an extract through a link into the backup, a two-digit folder or
+    /// a fixed name that is a link or a pipe, a Files view that never ends, a device name with a
+    /// line feed. Each is refused (or escaped) and the folder stays byte for byte.
+    @Test func linksPipesAndViewsKeepTheBackupReadOnly() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let notes = Self.preferences[0]
+        let outside = backup.deletingLastPathComponent()
+        // An output that is a link to a file of the backup.
+        let link = outside.appendingPathComponent("into-backup").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: backup.appendingPathComponent("Manifest.db").path)
+        let extract = try run(["backup", "extract", backup.path, "--app", notes.app, "-o", link])
+        #expect(extract.status == 2, "\(extract.stderr)")
+        #expect(try Backups.snapshot(backup) == before)
+        // A two-digit folder that is a link to a folder outside.
+        let moved = outside.appendingPathComponent("elsewhere")
+        let two = backup.appendingPathComponent(String(notes.fileID.prefix(2)))
+        try FileManager.default.moveItem(at: two, to: moved)
+        try FileManager.default.createSymbolicLink(atPath: two.path, withDestinationPath: moved.path)
+        let linked = try run(["dump", "--backup", backup.path, "--app", notes.app])
+        #expect(linked.status == 2)
+        #expect(linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+        try FileManager.default.removeItem(at: two)
+        try FileManager.default.moveItem(at: moved, to: two)
+        // Fixed names as pipes: refused at once, never opened.
+        for name in ["Manifest.db", "Manifest.plist", "Info.plist"] {
+            let spoilt = try Backups.make()
+            let file = spoilt.appendingPathComponent(name)
+            try FileManager.default.removeItem(at: file)
+            #expect(mkfifo(file.path, 0o600) == 0)
+            let piped = try run(["backup", "apps", spoilt.path])
+            #expect(piped.status == 2)
+            #expect(piped.stderr.hasPrefix("ycft: \(spoilt.path): \(name): "), "\(piped.stderr)")
+        }
+        // Files as a view (a recursive one would never end).
+        let viewed = try Backups.make()
+        let sql = "ALTER TABLE Files RENAME TO F; CREATE VIEW Files AS SELECT * FROM F;"
+        let altered = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            viewed.appendingPathComponent("Manifest.db").path, sql])
+        #expect(altered.status == 0, "\(altered.stderr)")
+        let view = try run(["backup", "apps", viewed.path])
+        #expect(view.status == 2)
+        #expect(view.stderr == "ycft: \(viewed.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
     @Test(arguments: [
         (["dump", "--app", "x", "a.plist"], "'--app' goes with '--backup'"),
         (["status", "--group", "g", "a.plist"], "'--group' goes with '--backup'"),
