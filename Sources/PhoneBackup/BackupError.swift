@@ -1,4 +1,5 @@
 package import FileErrors
+package import KeyedArchive
 package import PlistCore
 
 /// Why a backup folder, or the file asked of it, cannot be read. Each case carries its cause;
@@ -19,8 +20,27 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case plist(name: String, PlistError)
     /// One of the property lists is not a dictionary, or `key` in it has the wrong type.
     case plistShape(name: String, key: String?)
-    /// `Manifest.plist` says `IsEncrypted`: not supported yet.
+    /// `Manifest.plist` says `IsEncrypted`, and no password was given (the tool asks for one
+    /// only on a terminal).
     case encrypted
+    /// `BackupKeyBag` in `Manifest.plist` cannot be read.
+    case keyBag(KeyBagError)
+    /// The password did not open the keybag (an unwrap's integrity check failed).
+    case wrongPassword
+    /// `what` (`Manifest.db` or a file) is encrypted with a key of this protection class, which
+    /// the keybag does not hold or the password does not open.
+    case noClassKey(UInt32, of: String)
+    /// `what`'s wrapped key (`ManifestKey`, or a file's `EncryptionKey`) is not a 4-byte class and
+    /// 40 bytes of wrapped key, or does not unwrap with its class's key (altered).
+    case wrappedKey(of: String, unwraps: Bool)
+    /// A file's row in `Manifest.db` has a `file` record (an `MBFile` archive) that cannot be
+    /// read (`archive`), or lacks `key` or holds it with the wrong type.
+    case fileRecord(fileID: String, key: String?, ArchiveError?)
+    /// `what` did not decrypt: not whole 16-byte blocks, wrong padding (cut short or altered), or
+    /// a plain length other than the record's `Size`.
+    case decryption(of: String, DecryptionProblem)
+    /// A libcrypto call failed (out of memory, a missing cipher): not the backup's fault.
+    case libcrypto(String)
     /// SQLite refused `Manifest.db` or a query on it (`sqlite3_errmsg`, with the result code):
     /// not a database, no `Files` table, a value too long, ...
     case database(code: Int32, message: String)
@@ -53,7 +73,17 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .plist(name, error): return "\(name): \(error)"
         case let .plistShape(name, key?): return "\(name): \(UntrustedText.quoted(key)) has the wrong type"
         case let .plistShape(name, nil): return "\(name): not a dictionary"
-        case .encrypted: return "an encrypted backup: encrypted backups are not supported yet (make one without encryption)"
+        case .encrypted: return "an encrypted backup and no password: give --password-file FILE, or run ycft on a terminal to type it"
+        case let .keyBag(problem): return "Manifest.plist: BackupKeyBag: \(problem)"
+        case .wrongPassword: return "wrong password (the backup's keybag did not open)"
+        case let .noClassKey(number, what): return "\(what): encrypted with protection class \(number), whose key the password does not open"
+        case let .wrappedKey(what, false): return "\(what): its wrapped key is not a 4-byte class and 40 bytes of key"
+        case let .wrappedKey(what, true): return "\(what): its wrapped key does not unwrap with its class's key (altered)"
+        case let .fileRecord(fileID, nil, error?): return "Manifest.db: the file record of \(fileID): \(error)"
+        case let .fileRecord(fileID, key?, _): return "Manifest.db: the file record of \(fileID) has no \(key) of the right type"
+        case let .fileRecord(fileID, nil, nil): return "Manifest.db: the file record of \(fileID) is not an MBFile"
+        case let .decryption(what, problem): return "\(what): \(problem)"
+        case let .libcrypto(call): return "libcrypto's \(call) failed"
         case let .database(code, message): return "Manifest.db: \(UntrustedText.escaped(message)) (SQLite error \(code))"
         case let .column(column, domain, path):
             return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
@@ -71,6 +101,24 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingFile(fileID, domain, path, error):
             return "\(fileID.prefix(2))/\(fileID) (\(Self.named(domain, path))): \(error)"
         case let .notRegularFile(fileID, kind): return "\(fileID.prefix(2))/\(fileID): \(kind.phrase), not a regular file"
+        }
+    }
+
+    /// Why encrypted bytes did not decrypt.
+    package enum DecryptionProblem: Sendable, Equatable, CustomStringConvertible {
+        /// The length is not a whole, non-zero number of 16-byte blocks.
+        case notBlocks(Int)
+        /// The padding after decryption is not PKCS#7: cut short or altered.
+        case padding
+        /// The plain length is not the one the file record's `Size` gives.
+        case size(Int, expected: Int64)
+
+        package var description: String {
+            switch self {
+            case let .notBlocks(count): return "\(count) encrypted bytes are not whole 16-byte blocks (cut short?)"
+            case .padding: return "does not decrypt (its padding is wrong: cut short or altered)"
+            case let .size(count, expected): return "decrypts to \(count) bytes, but its record says \(expected) (cut short or altered)"
+            }
         }
     }
 

@@ -8,13 +8,25 @@ package enum Backups {
 
     struct GeneratorFailed: Error, CustomStringConvertible { var description: String }
 
-    /// A fresh backup folder (`.../Backup`), spoilt as `variant` says (the generator's `--variant`).
-    package static func make(_ variant: String? = nil) throws -> URL {
+    /// The password of the encrypted backups the tests make.
+    package static let password = "correct horse battery"
+
+    /// A fresh backup folder (`.../Backup`), spoilt as `variant` says (the generator's `--variant`);
+    /// encrypted with `password` when one is given.
+    package static func make(_ variant: String? = nil, password: String? = nil) throws -> URL {
         let folder = try TestPaths.temporaryDirectory().appendingPathComponent("Backup")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["python3", generator.path, folder.path] + (variant.map { ["--variant", $0] } ?? []))
+                                    ["python3", generator.path, folder.path] + (variant.map { ["--variant", $0] } ?? [])
+                                        + (password.map { ["--password", $0] } ?? []))
         guard result.status == 0 else { throw GeneratorFailed(description: "make-backup.py \(variant ?? ""): \(result.stderr)") }
         return folder
+    }
+
+    /// A file holding `password` and a line feed (the first line is the password).
+    package static func passwordFile(_ password: String = Backups.password) throws -> URL {
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("password")
+        try Data((password + "\n").utf8).write(to: file)
+        return file
     }
 
     /// Every entry below `folder` (relative path: kind, size, modification time and bytes of a
