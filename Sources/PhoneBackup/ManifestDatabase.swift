@@ -28,6 +28,39 @@ final class ManifestDatabase {
         sqlite3_extended_result_codes(db, 1)
     }
 
+    /// Opens a decrypted `Manifest.db` held in memory: an empty `:memory:` connection
+    /// (`sqlite3_open_v2`, read-only) is given a copy of `bytes` in SQLite's own memory by
+    /// `sqlite3_deserialize` with `SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE`.
+    /// No file is written: the decrypted database never touches the disk.
+    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses it.
+    init(inMemory bytes: [UInt8]) throws(BackupError) {
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READONLY, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            sqlite3_close(db)
+            throw .database(code: rc, message: message)
+        }
+        guard let copy = sqlite3_malloc64(sqlite3_uint64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
+            sqlite3_close(db)
+            throw .database(code: SQLITE_NOMEM, message: String(cString: sqlite3_errstr(SQLITE_NOMEM)))
+        }
+        bytes.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { copy.update(from: base, count: source.count) }
+        }
+        let flags = UInt32(SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE)
+        // On failure SQLite frees `copy` itself (FREEONCLOSE).
+        let loaded = sqlite3_deserialize(db, "main", copy, sqlite3_int64(bytes.count), sqlite3_int64(max(bytes.count, 1)), flags)
+        guard loaded == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(db))
+            sqlite3_close(db)
+            throw .database(code: loaded, message: message)
+        }
+        handle = db
+        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Self.maxValueLength)
+        sqlite3_extended_result_codes(db, 1)
+    }
+
     deinit { sqlite3_close(handle) }
 
     /// The `file:` URI of a path: every byte but an unreserved one or `/` percent-encoded, so a
@@ -87,6 +120,14 @@ final class ManifestDatabase {
             guard sqlite3_column_type(statement, index) == SQLITE_TEXT, let text = sqlite3_column_text(statement, index) else { return nil }
             let count = Int(sqlite3_column_bytes(statement, index))
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+        }
+
+        /// Column `index` as bytes when SQLite stores it as a blob (`sqlite3_column_blob`), else nil.
+        func blob(_ index: Int32) -> [UInt8]? {
+            guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { return nil }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: count))
         }
 
         /// Column `index` as an integer when SQLite stores it as one (`sqlite3_column_int64`), else nil.

@@ -1,3 +1,4 @@
+import FileErrors
 import FirstTimeArchive
 import FirstTimeCore
 import OrderedJSON
@@ -10,46 +11,68 @@ import Glibc
 import Darwin
 #endif
 
-/// `--backup BACKUP --app ID [--group ID]` on `dump`, `status` and `verify`: the app's (or app
-/// group's) preferences in an iPhone backup stand for the FILE operand. The command then reads
-/// the file at its place in the backup, `BACKUP/<xx>/<fileID>`, as it reads any file, so its
-/// output is what it prints for that file.
+/// `--backup BACKUP --app ID [--group ID] [--password-file FILE]` on `dump`, `status` and
+/// `verify`: the app's (or app group's) preferences in an iPhone backup stand for the FILE
+/// operand. The command then reads the file at its place in the backup, `BACKUP/<xx>/<fileID>`,
+/// as it reads any file, so its output is what it prints for that file; of an encrypted backup,
+/// it reads the bytes decrypted in memory under that name.
 struct BackupInput {
     let folder: String
     /// `--app`, whose preferences are read unless `--group` is given.
     let app: String
     let group: String?
+    /// `--password-file`: where an encrypted backup's password is.
+    let passwordFile: String?
 
     /// The options as given: nil without `--backup`.
-    /// - Throws: a usage error for `--app` or `--group` without `--backup`, `--backup` without
-    ///   `--app`, or `--backup` with a FILE operand.
+    /// - Throws: a usage error for `--app`, `--group` or `--password-file` without `--backup`,
+    ///   `--backup` without `--app`, or `--backup` with a FILE operand.
     init?(_ parsed: ParsedArguments) throws(UsageError) {
         let (folder, app, group) = (parsed.given(.backup), parsed.given(.app), parsed.given(.group))
+        let passwordFile = parsed.given(.passwordFile)
         guard let folder else {
-            if app != nil || group != nil { throw UsageError("'\(app != nil ? "--app" : "--group")' goes with '--backup'") }
+            let stray: CommandSpec.Option.Name? = app != nil ? .app : group != nil ? .group : passwordFile != nil ? .passwordFile : nil
+            if let stray { throw UsageError("'\(stray.long)' goes with '--backup'") }
             return nil
         }
         if let operand = parsed.operands.first {
             throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
         }
         guard let app else { throw UsageError("'--backup' needs '--app <bundle_id>', the app whose preferences to read") }
-        (self.folder, self.app, self.group) = (folder, app, group)
+        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
     }
 
-    init(folder: String, app: String, group: String?) { (self.folder, self.app, self.group) = (folder, app, group) }
+    init(folder: String, app: String, group: String?, passwordFile: String?) {
+        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+    }
 
-    /// The preferences file in the backup, checked as ``PhoneBackup`` checks it.
+    /// The preferences file in the backup, checked as ``PhoneBackup`` checks it, and the IO to
+    /// read it with: `io` itself for an unencrypted backup; for an encrypted one, `io` with the
+    /// file's decrypted bytes (in memory) in place of its own under its path.
     /// - Throws: `ycft: BACKUP: what is wrong` (exit 2).
-    func path(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> String {
+    func open(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> (path: String, io: CommandIO, encrypted: Bool) {
+        let backup = try BackupCommand.open(folder, passwordFile: passwordFile, limits: limits, io: io)
+        let preferences: PhoneBackup.Preferences
         do throws(BackupError) {
-            let backup = try BackupCommand.open(folder, limits: limits, io: io)
-            guard let group else { return try backup.preferences(of: .app(app)).path }
-            // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
-            guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
-            return try backup.preferences(of: .group(group)).path
+            if let group {
+                // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
+                guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
+                preferences = try backup.preferences(of: .group(group))
+            } else {
+                preferences = try backup.preferences(of: .app(app))
+            }
         } catch {
             throw BackupCommand.failure(error, folder: folder)
         }
+        guard backup.isEncrypted else { return (preferences.path, io, false) }
+        let plain = try BackupCommand.decrypted(preferences, of: backup, folder: folder, limits: limits, io: io)
+        var decrypted = io
+        let path = preferences.path
+        decrypted.readFile = { asked, limit, lock throws(FileError) in
+            guard asked == path else { return try io.readFile(asked, limit, lock) }
+            return InputFile(path: asked, bytes: plain.count > limit ? Array(plain.prefix(limit + 1)) : plain)
+        }
+        return (path, decrypted, true)
     }
 }
 
@@ -70,12 +93,13 @@ enum BackupCommand {
         let group: String?
         let output: String
         let force: Bool
+        let passwordFile: String?
         let limits: PlistLimits
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
             let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
-            (self.group, force, folder) = (group, parsed.flag(.force), parsed.operands[1])
+            (self.group, force, folder, passwordFile) = (group, parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
             let word = parsed.operands[0]
             guard let action = Action(rawValue: word) else {
                 throw UsageError("The value '\(word)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
@@ -102,10 +126,11 @@ enum BackupCommand {
         do throws(Ycft.Failure) {
             switch options.action {
             case .apps:
-                return try apps(options.folder, format: options.format, compact: options.compact, limits: options.limits, io: io)
+                return try apps(options.folder, passwordFile: options.passwordFile, format: options.format, compact: options.compact,
+                                limits: options.limits, io: io)
             case .extract:
-                try extract(BackupInput(folder: options.folder, app: options.app, group: options.group), to: options.output,
-                            force: options.force, limits: options.limits, io: io)
+                let input = BackupInput(folder: options.folder, app: options.app, group: options.group, passwordFile: options.passwordFile)
+                try extract(input, to: options.output, force: options.force, limits: options.limits, io: io)
                 return .success
             }
         } catch {
@@ -114,14 +139,56 @@ enum BackupCommand {
     }
 
     /// Opens the backup; one that did not finish (`Status.plist`'s `SnapshotState` is not
-    /// `finished`: Finder was interrupted) is read, with a warning on standard error.
-    static func open(_ folder: String, limits: PlistLimits, io: CommandIO) throws(BackupError) -> PhoneBackup {
-        let backup = try PhoneBackup(folder, limits: limits)
+    /// `finished`: Finder was interrupted) is read, with a warning on standard error. An
+    /// encrypted one is unlocked with the password from `passwordFile`, else typed on the
+    /// terminal (``CommandIO/askPassword``); without either it is refused.
+    /// - Throws: `ycft: BACKUP: what is wrong`, or `ycft: FILE: ...` for an unreadable password
+    ///   file (exit 2).
+    static func open(_ folder: String, passwordFile: String?, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> PhoneBackup {
+        var backup: PhoneBackup
+        do throws(BackupError) { backup = try PhoneBackup(folder, limits: limits) } catch { throw failure(error, folder: folder) }
         if let state = backup.snapshotState, state != "finished" {
             Ycft.warn("the backup did not finish (Status.plist's SnapshotState is \(UntrustedText.quoted(state))); "
                       + "Manifest.db may not list every file", path: folder, io: io)
         }
+        guard backup.isEncrypted else { return backup }
+        guard let password = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
+        do throws(BackupError) { try backup.unlock(password) } catch { throw failure(error, folder: folder) }
         return backup
+    }
+
+    /// The password: the first line of `file` (without its line ending), else the line typed at
+    /// the terminal's prompt; nil when there is neither.
+    /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
+    ///   empty; `ycft: BACKUP: ...` when the terminal fails.
+    static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
+        guard let file else {
+            do {
+                return try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
+            } catch {
+                throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
+            }
+        }
+        let bytes: [UInt8]
+        do { bytes = try io.readFile(file, PasswordPrompt.maxLength, false).bytes } catch { throw Ycft.failure(error) }
+        var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        guard line.count <= PasswordPrompt.maxLength else {
+            throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
+        }
+        guard !line.isEmpty else { throw Ycft.Failure(.trouble, Ycft.display(file), "the first line is empty; it should hold the password") }
+        return Array(line)
+    }
+
+    /// An encrypted backup's file, read (at most `limits.maxInputSize` bytes once decrypted) and
+    /// decrypted in memory.
+    /// - Throws: `ycft: BACKUP: xx/<fileID>: what is wrong` (exit 2).
+    static func decrypted(_ preferences: PhoneBackup.Preferences, of backup: PhoneBackup, folder: String, limits: PlistLimits,
+                          io: CommandIO) throws(Ycft.Failure) -> [UInt8] {
+        // PKCS#7 padding adds at most one block.
+        let (limit, overhead) = limits.maxInputSize.addingReportingOverflow(16)
+        let encrypted = try Ycft.readInput(preferences.path, io: io, limit: overhead ? Int.max : limit)
+        do { return try backup.decrypt(encrypted, of: preferences) } catch { throw failure(error, folder: folder) }
     }
 
     /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
@@ -141,21 +208,18 @@ enum BackupCommand {
     /// `backup apps`: every app's and app group's preferences, judged by `StateFile` (the one
     /// answer to what a file holds); those holding state are listed. A file that cannot be read
     /// or judged is named on standard error and makes the exit status 1 (content) or 2 (I/O).
-    static func apps(_ folder: String, format: Format, compact: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> Ycft.Exit {
-        let backup: PhoneBackup
+    static func apps(_ folder: String, passwordFile: String?, format: Format, compact: Bool, limits: PlistLimits,
+                     io: CommandIO) throws(Ycft.Failure) -> Ycft.Exit {
+        let backup = try open(folder, passwordFile: passwordFile, limits: limits, io: io)
         let all: [PhoneBackup.Preferences]
-        do throws(BackupError) {
-            backup = try open(folder, limits: limits, io: io)
-            all = try backup.allPreferences()
-        } catch {
-            throw failure(error, folder: folder)
-        }
+        do throws(BackupError) { all = try backup.allPreferences() } catch { throw failure(error, folder: folder) }
         var listed: [Listed] = []
         var exit = Ycft.Exit.success
         for preferences in all {
             let owner = "\(preferences.container.id): "
             do throws(Ycft.Failure) {
-                let bytes = try Ycft.readInput(preferences.path, io: io, limit: limits.maxInputSize)
+                let bytes = backup.isEncrypted ? try decrypted(preferences, of: backup, folder: folder, limits: limits, io: io)
+                    : try Ycft.readInput(preferences.path, io: io, limit: limits.maxInputSize)
                 let state: FirstTimeState?
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
                     throw Ycft.Failure(.content, preferences.path, owner + error.description)
@@ -213,10 +277,11 @@ enum BackupCommand {
         return "app"
     }
 
-    /// `backup extract`: the preferences file's bytes, as read, written to `output` through the
-    /// one writer (never into the backup folder).
+    /// `backup extract`: the preferences file's bytes, as read (of an encrypted backup,
+    /// decrypted), written to `output` through the one writer (never into the backup folder); a
+    /// new file holding decrypted bytes gets mode 0600.
     static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
-        let path = try input.path(limits: limits, io: io)
+        let (path, io, encrypted) = try input.open(limits: limits, io: io)
         if !Ycft.isStandardOutput(output), let inside = within(output, folder: input.folder), inside {
             throw Ycft.Failure(.trouble, output, "is inside the backup \(Ycft.shown(input.folder)); ycft never writes into a backup")
         }
@@ -226,7 +291,8 @@ enum BackupCommand {
             io.writeStdout(bytes)
             return
         }
-        do { _ = try io.writeFile(output, bytes, SafeFile.WriteOptions(replaceReadOnly: force)) } catch { throw Ycft.failure(error) }
+        let options = SafeFile.WriteOptions(replaceReadOnly: force, newFilePermissions: encrypted ? 0o600 : nil)
+        do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
     /// Whether `path` (a file to be written) lies inside `folder`, comparing the real paths of

@@ -29,7 +29,7 @@ struct CommandSpec: Sendable {
             case lastVersion = "last-version", legacyDay = "legacy-day", library, locale, maxInputSize = "max-input-size"
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
-            case output, outputFormat = "output-format", plistFormat = "plist-format", quiet, raw, refs, report
+            case output, outputFormat = "output-format", passwordFile = "password-file", plistFormat = "plist-format", quiet, raw, refs, report
             case seconds, strict, timeZone = "time-zone", to
 
             /// The long spelling (`--output`), which messages about the value use.
@@ -189,12 +189,16 @@ extension CommandSpec {
     static let fromBackup = [
         Option(.backup, "BACKUP", completion: .directory, [
             "Read an app's preferences from this iPhone backup folder",
-            "(unencrypted; see 'ycft backup --help') instead of FILE.",
+            "(see 'ycft backup --help') instead of FILE.",
         ]),
         Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
         Option(.group, "GROUP_ID", ["With --backup: that app group's preferences instead."]),
+        passwordFile(["With --backup: an encrypted backup's password, the first line",
+                      "of FILE. (default: asked on the terminal, not echoed)"]),
     ]
-    static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]"
+    /// `--password-file FILE`: an encrypted backup's password (never on the command line).
+    static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
+    static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"
     static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
@@ -303,7 +307,8 @@ extension CommandSpec {
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] PATH... | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]"],
+                "[--allow-empty] PATH... |",
+                "--backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
         options: [
@@ -574,8 +579,15 @@ extension CommandSpec {
         overview: "Find YCFirstTime state in an iPhone backup, which ycft only reads.",
         discussion: """
         BACKUP is the folder Finder, iTunes or idevicebackup2 writes for a device (named
-        after its UDID, holding Manifest.db), of iOS 10 or later. Encrypted backups are not
-        supported yet, nor those of iOS 9 and earlier (Manifest.mbdb).
+        after its UDID, holding Manifest.db), of iOS 10 or later; those of iOS 9 and earlier
+        (Manifest.mbdb) are not supported.
+
+        An encrypted backup needs its password: the first line of --password-file FILE,
+        or, when standard input is a terminal, typed at a prompt (not echoed); never on
+        the command line. Its keybag may ask for at most 50,000,000 rounds of
+        PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
+        one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
+        'extract -o FILE' writes a new FILE with mode 0600.
 
         'backup apps' lists the apps and app groups whose preferences hold YCFirstTime
         state or IntervalClient keys: the form the state is in, and its record count.
@@ -589,7 +601,8 @@ extension CommandSpec {
         path taken from the database.
         """,
         usage: ["apps|extract [--format FORMAT [--compact]]",
-                "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]] BACKUP"],
+                "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]]",
+                "[--password-file FILE] BACKUP"],
         arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
                              help: ["apps: list the apps with state; extract: copy one app's",
                                     "preferences out."]),
@@ -605,6 +618,8 @@ extension CommandSpec {
                 "one inside BACKUP.",
             ]),
             Option(.force, ["extract: replace FILE even when it is read-only."]),
+            passwordFile(["An encrypted backup's password, the first line of FILE.",
+                          "(default: asked on the terminal, not echoed)"]),
             maxInputSize, help,
         ],
         footer: {
@@ -612,8 +627,9 @@ extension CommandSpec {
             EXIT STATUS:
               0  success
               1  apps: preferences that cannot be read (each named on standard error)
-              2  trouble: usage, a backup that cannot be read (encrypted, old,
-                 a broken Manifest.db, a missing file), an unwritable output
+              2  trouble: usage, a backup that cannot be read (old, a broken
+                 Manifest.db, a missing file, a wrong password or none), an
+                 unwritable output
 
             """
         })

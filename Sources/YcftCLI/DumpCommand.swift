@@ -37,7 +37,8 @@ enum DumpCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         var options = try Options(ParsedArguments(arguments, spec: .dump))
         do throws(Ycft.Failure) {
-            if let backup = options.backup { options.path = try backup.path(limits: options.limits, io: io) }
+            var io = io
+            if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let file = Ycft.display(options.path)
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let json: JSON

@@ -59,6 +59,9 @@ package struct CommandIO: Sendable {
     package var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
     package var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
+    /// Asks for a password on the terminal, `prompt` first, the typed line not echoed; nil
+    /// when standard input is not a terminal (in memory, never).
+    package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> [UInt8]? = { _ in nil }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
@@ -128,6 +131,7 @@ package struct CommandIO: Sendable {
         io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
+        io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
         return io
     }
 

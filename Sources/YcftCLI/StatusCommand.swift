@@ -91,7 +91,8 @@ enum StatusCommand {
         let calendar = try options.settings.calendar(in: zone)
         let instant = options.now ?? clock()
         do throws(Ycft.Failure) {
-            if let backup = options.backup { options.path = try backup.path(limits: options.limits, io: io) }
+            var io = io
+            if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let file: StateFile
             do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {

@@ -46,8 +46,14 @@ enum VerifyCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         var options = try Options(ParsedArguments(arguments, spec: .verify))
+        var io = io
         if let backup = options.backup {
-            do throws(Ycft.Failure) { options.paths = [try backup.path(limits: options.limits, io: io)] } catch { return error.report(io) }
+            do throws(Ycft.Failure) {
+                let opened = try backup.open(limits: options.limits, io: io)
+                (options.paths, io) = ([opened.path], opened.io)
+            } catch {
+                return error.report(io)
+            }
         }
         // Directories are searched like migrate's (one walk); the whole run is one document.
         let walked = options.walk.expand(options.paths, io: io)

@@ -108,7 +108,7 @@ import TestSupport
     /// from a read of the notes app's preferences and from `backup apps` (nil: apps lists the
     /// others, exit 0, as it does when the notes app's row is not one it looks at).
     @Test(arguments: [
-        ("encrypted", "an encrypted backup: encrypted backups are not supported yet (make one without encryption)", ""),
+        ("encrypted", "Manifest.plist: BackupKeyBag: no DPIC", ""),
         ("mbdb", "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)", ""),
         ("no-manifest", "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)", ""),
         ("fileid-dotdot", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#

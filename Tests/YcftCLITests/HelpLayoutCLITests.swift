@@ -52,6 +52,7 @@ import TestSupport
         #expect(wide.contains("""
         USAGE: ycft verify [--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...
                            [--allow-empty] PATH... | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]
+                           [--password-file FILE]
 
         ARGUMENTS:
           PATH...                 Archives, defaults files or directories ('-' reads standard input).
