@@ -195,3 +195,61 @@ enum IndependentDecrypter {
         (try? runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import iphone_backup_decrypt"]))?.status == 0
     }()
 }
+
+/// The password typed at the prompt, on a pseudo-terminal (tmux, an interactive bash): what is
+/// typed is not echoed, the terminal echoes again afterwards, and Ctrl-C at the prompt ends ycft
+/// by SIGINT with the terminal's settings put back.
+@Suite(.enabled(if: Tmux.available, "tmux or vi is not installed (Scripts/bootstrap.sh installs them)"))
+struct PasswordAtThePrompt {
+    @Test func theTypedPasswordIsNotEchoedAndOpensTheBackup() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let before = try Backups.snapshot(backup)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        try tmux.type("\(f.ycft.path) backup apps \(backup.path); echo ycft-exit=$?")
+        // capture-pane drops trailing blanks: the prompt's last space is not on the screen.
+        try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        try tmux.type(Backups.password)
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
+        #expect(!screen.contains(Backups.password) && !screen.contains("battery"), "\(screen)")
+        #expect(screen.contains("group  group.com.example.shared  defaults-archive  3"), "\(screen)")
+        // Echo is back: the next command line is shown as typed.
+        try tmux.type("echo after-\("the")-prompt")
+        try tmux.waitFor { $0.contains("$ echo after-the-prompt\nafter-the-prompt") }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func aWrongPasswordAtThePromptIsOneLine() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        try tmux.type("\(f.ycft.path) dump --backup \(backup.path) --app com.example.notes; echo ycft-exit=$?")
+        try tmux.waitFor { $0.contains("Password of the encrypted backup") }
+        try tmux.type("not it")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 2 && !screen.contains("not it"), "\(screen)")
+        #expect(screen.contains("Password of the encrypted backup \(backup.path):\n"
+                                + "ycft: \(backup.path): wrong password (the backup's keybag did not open)\n"), "\(screen)")
+    }
+
+    @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        try tmux.type("\(f.ycft.path) backup apps \(backup.path); echo ycft-exit=$?")
+        try tmux.waitFor { $0.contains("Password of the encrypted backup") }
+        try tmux.run(["send-keys", "-t", "edit", "-l", "half"])
+        try tmux.run(["send-keys", "-t", "edit", "C-c"])
+        // Ended by SIGINT, ycft stops bash's list too (no ycft-exit line): the prompt comes back.
+        try tmux.waitFor { $0.split(separator: "\n").contains("$") }
+        try tmux.type("echo ycft-exit=$?")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 130 && !screen.contains("half"), "\(screen)")
+        try tmux.type("echo typed-\("and")-shown")
+        try tmux.waitFor { $0.contains("$ echo typed-and-shown\ntyped-and-shown") }
+    }
+}
