@@ -201,15 +201,27 @@ enum IndependentDecrypter {
 /// by SIGINT with the terminal's settings put back.
 @Suite(.enabled(if: Tmux.available, "tmux or vi is not installed (Scripts/bootstrap.sh installs them)"))
 struct PasswordAtThePrompt {
-    @Test func theTypedPasswordIsNotEchoedAndOpensTheBackup() throws {
+    /// A new encrypted backup and a terminal on which `ycft ARGUMENTS BACKUP...` (`BACKUP` stands
+    /// for the folder) runs, then `echo ycft-exit=$?`, once its prompt is on the screen.
+    func prompting(_ arguments: String) throws -> (tmux: Tmux, backup: URL) {
         let f = try EditorFixture()
         let backup = try Backups.make(password: Backups.password)
-        let before = try Backups.snapshot(backup)
         let tmux = try Tmux(f)
+        do {
+            try tmux.type("\(f.ycft.path) \(arguments.replacingOccurrences(of: "BACKUP", with: backup.path)); echo ycft-exit=$?")
+            // capture-pane drops trailing blanks: the prompt's last space is not on the screen.
+            try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        } catch {
+            tmux.kill()
+            throw error
+        }
+        return (tmux, backup)
+    }
+
+    @Test func theTypedPasswordIsNotEchoedAndOpensTheBackup() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
         defer { tmux.kill() }
-        try tmux.type("\(f.ycft.path) backup apps \(backup.path); echo ycft-exit=$?")
-        // capture-pane drops trailing blanks: the prompt's last space is not on the screen.
-        try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        let before = try Backups.snapshot(backup)
         try tmux.type(Backups.password)
         let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
         #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
@@ -222,12 +234,8 @@ struct PasswordAtThePrompt {
     }
 
     @Test func aWrongPasswordAtThePromptIsOneLine() throws {
-        let f = try EditorFixture()
-        let backup = try Backups.make(password: Backups.password)
-        let tmux = try Tmux(f)
+        let (tmux, backup) = try prompting("dump --backup BACKUP --app com.example.notes")
         defer { tmux.kill() }
-        try tmux.type("\(f.ycft.path) dump --backup \(backup.path) --app com.example.notes; echo ycft-exit=$?")
-        try tmux.waitFor { $0.contains("Password of the encrypted backup") }
         try tmux.type("not it")
         let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
         #expect(Tmux.exitStatus(screen) == 2 && !screen.contains("not it"), "\(screen)")
@@ -236,12 +244,8 @@ struct PasswordAtThePrompt {
     }
 
     @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {
-        let f = try EditorFixture()
-        let backup = try Backups.make(password: Backups.password)
-        let tmux = try Tmux(f)
+        let (tmux, _) = try prompting("backup apps BACKUP")
         defer { tmux.kill() }
-        try tmux.type("\(f.ycft.path) backup apps \(backup.path); echo ycft-exit=$?")
-        try tmux.waitFor { $0.contains("Password of the encrypted backup") }
         try tmux.run(["send-keys", "-t", "edit", "-l", "half"])
         try tmux.run(["send-keys", "-t", "edit", "C-c"])
         // Ended by SIGINT, ycft stops bash's list too (no ycft-exit line): the prompt comes back.
