@@ -165,8 +165,8 @@ package enum KeyBagError: Error, Sendable, Equatable, CustomStringConvertible {
         return "0x" + String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 
-    /// 10,000,000.
-    private static func grouped(_ number: Int) -> String {
+    /// A count with its thousands grouped by commas: `10,000,000`.
+    package static func grouped(_ number: Int) -> String {
         var digits = Array(String(number))
         var index = digits.count - 3
         while index > 0 {

@@ -220,6 +220,10 @@ package struct PhoneBackup {
         return plain
     }
 
+    /// How many PBKDF2 rounds ``unlock(_:)`` runs (`DPIC` and `ITER` together); nil for an
+    /// unencrypted backup.
+    package var keyDerivationRounds: Int? { keyBag.map { $0.dpic + $0.iterations } }
+
     /// The database, or ``BackupError/encrypted`` before an encrypted backup is unlocked.
     private func opened() throws(BackupError) -> ManifestDatabase {
         guard let database else { throw .encrypted }

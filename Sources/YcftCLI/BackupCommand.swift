@@ -153,12 +153,17 @@ enum BackupCommand {
         }
         guard backup.isEncrypted else { return backup }
         guard let password = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
+        // What iOS asks for takes seconds: say so on a terminal, where someone waits.
+        if let rounds = backup.keyDerivationRounds, rounds >= 1_000_000, io.stderrIsTerminal() {
+            io.writeStderr("ycft: \(Ycft.shown(folder)): deriving the backup's key from the password "
+                           + "(\(KeyBagError.grouped(rounds)) rounds of PBKDF2)...\n")
+        }
         do throws(BackupError) { try backup.unlock(password) } catch { throw failure(error, folder: folder) }
         return backup
     }
 
-    /// The password: the first line of `file` (without its line ending), else the line typed at
-    /// the terminal's prompt; nil when there is neither.
+    /// The password: the first line of `file` (without its line ending; `-` is standard input),
+    /// else the line typed at the terminal's prompt; nil when there is neither.
     /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
     ///   empty; `ycft: BACKUP: ...` when the terminal fails.
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
@@ -170,7 +175,11 @@ enum BackupCommand {
             }
         }
         let bytes: [UInt8]
-        do { bytes = try io.readFile(file, PasswordPrompt.maxLength, false).bytes } catch { throw Ycft.failure(error) }
+        do {
+            bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes
+        } catch {
+            throw Ycft.failure(error)
+        }
         var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
         guard line.count <= PasswordPrompt.maxLength else {

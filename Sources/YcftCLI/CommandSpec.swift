@@ -194,7 +194,8 @@ extension CommandSpec {
         Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
         Option(.group, "GROUP_ID", ["With --backup: that app group's preferences instead."]),
         passwordFile(["With --backup: an encrypted backup's password, the first line",
-                      "of FILE. (default: asked on the terminal, not echoed)"]),
+                      "of FILE ('-' reads standard input). (default: asked on the",
+                      "terminal, not echoed)"]),
     ]
     /// `--password-file FILE`: an encrypted backup's password (never on the command line).
     static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
@@ -618,8 +619,9 @@ extension CommandSpec {
                 "one inside BACKUP.",
             ]),
             Option(.force, ["extract: replace FILE even when it is read-only."]),
-            passwordFile(["An encrypted backup's password, the first line of FILE.",
-                          "(default: asked on the terminal, not echoed)"]),
+            passwordFile(["An encrypted backup's password, the first line of FILE",
+                          "('-' reads standard input). (default: asked on the terminal,",
+                          "not echoed)"]),
             maxInputSize, help,
         ],
         footer: {

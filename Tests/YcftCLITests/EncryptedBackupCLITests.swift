@@ -61,6 +61,8 @@ import TestSupport
             let listed = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
             #expect(listed.status == 0 && listed.stderr.isEmpty, "\(content.debugDescription): \(listed.stderr)")
         }
+        let fromStdin = try run(["backup", "apps", "--password-file", "-", encrypted.path], stdin: Array((Backups.password + "\n").utf8))
+        #expect(fromStdin.status == 0 && fromStdin.stderr.isEmpty, "\(fromStdin.stderr)")
         try Data("\nthe password\n".utf8).write(to: file)
         let empty = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
         #expect(empty.status == 2 && empty.stderr == "ycft: \(file.path): the first line is empty; it should hold the password\n")
