@@ -70,6 +70,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         switch reason {
         case let .system(error): return "\(operation.rawValue): \(error)"
         case .isDirectory: return "\(operation.rawValue): Is a directory"
+        case let .unsupportedKind(kind) where operation == .read: return "\(operation.rawValue): it is \(kind.phrase)"
         case let .unsupportedKind(kind): return "\(operation.rawValue): it is \(kind.phrase), which ycft neither replaces nor writes to"
         case let .danglingLink(target): return "\(operation.rawValue): it is a symbolic link to \"\(target)\", which does not exist"
         case let .readOnly(permissions):

@@ -1,9 +1,8 @@
 internal import CSQLite
-internal import SafeFiles
 
-/// A backup's `Manifest.db`, opened through the system SQLite read-only and immutable: SQLite
-/// takes no lock, reads no journal or write-ahead log and creates no file beside it, so the
-/// backup stays byte for byte what it was. One internal function per SQLite call it needs.
+/// A backup's `Manifest.db`, queried through the system SQLite from a copy in memory: SQLite opens
+/// no file of the backup, so it takes no lock, reads no journal or write-ahead log and creates no
+/// file beside it. One internal function per SQLite call it needs.
 final class ManifestDatabase {
     /// The longest text or blob SQLite will hand over (`SQLITE_LIMIT_LENGTH`): a longer value
     /// in a hostile database is an error (`string or blob too big`), not an allocation.
@@ -11,27 +10,10 @@ final class ManifestDatabase {
 
     private let handle: OpaquePointer
 
-    /// Opens `path` with `sqlite3_open_v2`, as the URI `file:PATH?mode=ro&immutable=1` with
-    /// `SQLITE_OPEN_READONLY | SQLITE_OPEN_URI`.
-    /// - Throws: ``BackupError/database(code:message:)`` when SQLite cannot open it.
-    init(path: String) throws(BackupError) {
-        var db: OpaquePointer?
-        let uri = Self.uri(path)
-        let rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            sqlite3_close(db)
-            throw .database(code: rc, message: message)
-        }
-        handle = db
-        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Self.maxValueLength)
-        sqlite3_extended_result_codes(db, 1)
-    }
-
-    /// Opens a decrypted `Manifest.db` held in memory: an empty `:memory:` connection
+    /// Opens a `Manifest.db` held in memory (as read, or decrypted): an empty `:memory:` connection
     /// (`sqlite3_open_v2`, read-only) is given a copy of `bytes` in SQLite's own memory by
     /// `sqlite3_deserialize` with `SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE`.
-    /// No file is written: the decrypted database never touches the disk.
+    /// No file is opened or written: a decrypted database never touches the disk.
     /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses it.
     init(inMemory bytes: [UInt8]) throws(BackupError) {
         var db: OpaquePointer?
@@ -41,6 +23,7 @@ final class ManifestDatabase {
             sqlite3_close(db)
             throw .database(code: rc, message: message)
         }
+        ycft_sqlite3_distrust_schema(db)
         guard let copy = sqlite3_malloc64(sqlite3_uint64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
             sqlite3_close(db)
             throw .database(code: SQLITE_NOMEM, message: String(cString: sqlite3_errstr(SQLITE_NOMEM)))
@@ -62,23 +45,6 @@ final class ManifestDatabase {
     }
 
     deinit { sqlite3_close(handle) }
-
-    /// The `file:` URI of a path: every byte but an unreserved one or `/` percent-encoded, so a
-    /// `?`, `#` or `%` in a folder name is part of the name; an absolute path gets an empty
-    /// authority (`file:///...`), so a leading `//` is never read as a host.
-    static func uri(_ path: String) -> String {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        let digits = Array("0123456789ABCDEF".utf8)
-        var encoded: [UInt8] = []
-        for byte in PathBytes.encode(path) {
-            if unreserved.contains(byte) {
-                encoded.append(byte)
-            } else {
-                encoded += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0xF)]]
-            }
-        }
-        return (path.hasPrefix("/") ? "file://" : "file:") + String(decoding: encoded, as: UTF8.self) + "?mode=ro&immutable=1"
-    }
 
     /// Runs `sql` with `parameters` bound as text and hands `row` each result row.
     /// - Throws: ``BackupError/database(code:message:)`` for a statement SQLite refuses (no

@@ -3,6 +3,11 @@ internal import KeyedArchive
 internal import Plist
 package import PlistCore
 internal import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An iPhone backup folder (iOS 10 and later), read-only: what Finder, iTunes or
 /// `idevicebackup2` write, one folder per device holding `Manifest.db`, `Manifest.plist`,
@@ -13,10 +18,13 @@ internal import SafeFiles
 /// keys and decrypts `Manifest.db` into memory (never onto the disk); ``decrypt(_:of:)``
 /// decrypts a file's bytes with the key its record gives.
 ///
-/// Nothing here writes: `Manifest.db` is opened read-only and immutable (``ManifestDatabase``),
-/// the property lists and files are read through `SafeFile`'s bounded reads. A file is named
-/// only by its row's fileID, checked to be 40 lowercase hex digits, as `FOLDER/<first two
-/// digits>/<fileID>`; no path from the database is ever opened.
+/// Nothing here writes, and nothing is read from outside the folder: the folder is opened once
+/// and every file is read through its descriptor (`SafeFiles`' ``ReadOnlyFolder``: no link
+/// followed, no pipe waited on, only regular files, bounded), whatever is swapped in meanwhile.
+/// `Manifest.db` is read so into memory and SQLite queries that copy (``ManifestDatabase``): it
+/// opens no file of the backup. A file is named only by its row's fileID, checked to be 40
+/// lowercase hex digits, as `FOLDER/<first two digits>/<fileID>`; no path from the database is
+/// ever opened.
 ///
 /// ```swift
 /// let backup = try PhoneBackup("Backup/00008030-001A")
@@ -33,13 +41,16 @@ package struct PhoneBackup {
     package let snapshotState: String?
     /// Whether `Manifest.plist` says `IsEncrypted` (then ``unlock(_:)`` comes before any query).
     package let isEncrypted: Bool
-    /// The most bytes an encrypted `Manifest.db` may have: it is decrypted in memory.
-    package static let maxEncryptedManifestSize = 1 << 29
+    /// The most bytes `Manifest.db` may have: it is read (and decrypted) into memory.
+    package static let maxManifestSize = 1 << 29
+    /// The folder, open: every read goes through it.
+    private let root: ReadOnlyFolder
     /// Nil until an encrypted backup is unlocked.
     private var database: ManifestDatabase?
-    /// An encrypted backup's keybag and `ManifestKey`.
+    /// An encrypted backup's keybag, `ManifestKey` and `Manifest.db` as stored (encrypted).
     private let keyBag: KeyBag?
     private let manifestKey: [UInt8]
+    private let encryptedManifest: [UInt8]
     /// The class keys the password opened.
     private var classKeys: [(protectionClass: UInt32, key: [UInt8])] = []
     private let limits: PlistLimits
@@ -92,20 +103,19 @@ package struct PhoneBackup {
         var trimmed = folder
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         self.folder = trimmed
-        switch FileStatus.of(trimmed) {
-        case let .failure(error): throw .folder(error)
-        case let .success(status) where status.kind != .directory: throw .folder(nil)
-        case .success: break
+        do { root = try ReadOnlyFolder(trimmed) } catch {
+            guard case let .system(failure) = error.reason, failure.errno != ENOTDIR else { throw .folder(nil) }
+            throw .folder(failure)
         }
-        let join = { (name: String) in trimmed == "/" ? "/" + name : trimmed + "/" + name }
-        if case .failure = FileStatus.of(join("Manifest.db")) {
-            if case .success = FileStatus.of(join("Manifest.mbdb")) { throw .oldFormat }
-            throw .noManifest
+        // Read once, through the folder's descriptor: a link swapped in is not followed, a pipe
+        // not waited on, and what SQLite queries is this copy.
+        let stored: [UInt8]?
+        do { stored = try root.read("Manifest.db", limit: Self.maxManifestSize) } catch {
+            guard case let .system(failure) = error.reason, failure.errno == ENOENT else { throw .file(name: "Manifest.db", error) }
+            throw Self.exists(root, "Manifest.mbdb") ? BackupError.oldFormat : .noManifest
         }
-        // Every fixed name is looked at without following a link: a link could name a file outside
-        // the folder, and a pipe would make the open wait forever.
-        try Self.regularFile(join("Manifest.db"), name: "Manifest.db")
-        let manifest = try Self.dictionary(join("Manifest.plist"), name: "Manifest.plist", limits: limits)
+        guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
+        guard let manifest = try Self.dictionary(root, "Manifest.plist", limits: limits, required: true) else { throw .noManifest }
         switch manifest["IsEncrypted"] {
         case .bool(true)?: isEncrypted = true
         case .bool(false)?, nil: isEncrypted = false
@@ -120,11 +130,14 @@ package struct PhoneBackup {
         } else {
             (keyBag, manifestKey) = (nil, [])
         }
-        let info = try Self.optionalDictionary(join("Info.plist"), name: "Info.plist", limits: limits)
+        let info = try Self.dictionary(root, "Info.plist", limits: limits, required: false)
         (deviceName, productVersion) = (info?["Device Name"]?.stringValue, info?["Product Version"]?.stringValue)
-        snapshotState = try Self.optionalDictionary(join("Status.plist"), name: "Status.plist", limits: limits)?["SnapshotState"]?.stringValue
-        guard !isEncrypted else { return }
-        database = try Self.checked(ManifestDatabase(path: join("Manifest.db")))
+        snapshotState = try Self.dictionary(root, "Status.plist", limits: limits, required: false)?["SnapshotState"]?.stringValue
+        if isEncrypted {
+            encryptedManifest = stored
+        } else {
+            (encryptedManifest, database) = ([], try Self.checked(ManifestDatabase(inMemory: stored)))
+        }
     }
 
     /// A backup whose `Manifest.db` is `bytes` (as an encrypted one's is once decrypted, in
@@ -133,7 +146,8 @@ package struct PhoneBackup {
     /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
     package init(folder: String, manifestDatabase bytes: [UInt8], limits: PlistLimits = .default) throws(BackupError) {
         (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, false)
-        (keyBag, manifestKey, self.limits) = (nil, [], limits)
+        (keyBag, manifestKey, encryptedManifest, self.limits) = (nil, [], [], limits)
+        do { root = try ReadOnlyFolder(folder) } catch { throw .folder(nil) }
         database = try Self.checked(ManifestDatabase(inMemory: bytes))
     }
 
@@ -141,8 +155,9 @@ package struct PhoneBackup {
     /// recursive one) could run without end.
     private static func checked(_ database: ManifestDatabase) throws(BackupError) -> ManifestDatabase {
         var kind: String?
-        try database.rows("SELECT type FROM sqlite_master WHERE name = 'Files' LIMIT 1") { (row: ManifestDatabase.Row) throws(BackupError) in
-            kind = row.text(0)
+        // SQLite's names are case-insensitive: `FROM Files` reads a view named `FILES` too.
+        try database.rows("SELECT type FROM sqlite_master WHERE name = 'Files' COLLATE NOCASE AND type IN ('table', 'view') LIMIT 1") {
+            (row: ManifestDatabase.Row) throws(BackupError) in kind = row.text(0)
         }
         if let kind, kind != "table" { throw .database(code: 1, message: "Files is a \(kind), not a table") }
         return database
@@ -150,20 +165,14 @@ package struct PhoneBackup {
 
     /// Opens an encrypted backup with `password` (its bytes, as typed): derives the key
     /// (``KeyBag/unlock(_:)``), unwraps `ManifestKey` with its class's key and decrypts
-    /// `Manifest.db` (at most ``maxEncryptedManifestSize`` bytes) into memory. Nothing for an
+    /// `Manifest.db` (read when the backup was opened) in memory. Nothing for an
     /// unencrypted one.
     /// - Throws: ``BackupError/wrongPassword``; what is wrong with `ManifestKey` or `Manifest.db`.
     package mutating func unlock(_ password: [UInt8]) throws(BackupError) {
         guard let keyBag, database == nil else { return }
         classKeys = try keyBag.unlock(password)
         let key = try unwrap(manifestKey, of: "Manifest.db")
-        let path = (folder == "/" ? "" : folder) + "/Manifest.db"
-        let input: InputFile
-        do { input = try SafeFile.read(path, limit: Self.maxEncryptedManifestSize) } catch { throw .file(name: "Manifest.db", error) }
-        guard input.bytes.count <= Self.maxEncryptedManifestSize else {
-            throw .tooLarge(name: "Manifest.db", limit: Self.maxEncryptedManifestSize)
-        }
-        let plain = try Self.decrypt(input.bytes, key: key, of: "Manifest.db")
+        let plain = try Self.decrypt(encryptedManifest, key: key, of: "Manifest.db")
         database = try Self.checked(ManifestDatabase(inMemory: plain))
     }
 
@@ -230,13 +239,26 @@ package struct PhoneBackup {
         return database
     }
 
-    /// Refuses `path` unless it is a regular file itself (not a link, a pipe or a folder).
-    private static func regularFile(_ path: String, name: String) throws(BackupError) {
-        switch FileStatus.of(path, followLinks: false) {
-        case let .failure(error): throw .file(name: name, FileError(.read, path, .system(error)))
-        case let .success(status) where status.kind != .regular: throw .file(name: name, FileError(.read, path, .unsupportedKind(status.kind)))
-        case .success: return
+    /// Whether `folder` holds anything under `name` (a link included).
+    private static func exists(_ folder: ReadOnlyFolder, _ name: String) -> Bool {
+        if case .success = FileStatus.of(folder.path(of: name), followLinks: false) { return true }
+        return false
+    }
+
+    /// The bytes of a preferences file of the backup, read through the folder's descriptor (at
+    /// most `limit` bytes, else nil) and, in an encrypted backup, decrypted (``decrypt(_:of:)``).
+    /// - Throws: ``BackupError``: the file is missing or not a regular file, or does not decrypt.
+    package func contents(of preferences: Preferences, limit: Int) throws(BackupError) -> [UInt8]? {
+        let bytes: [UInt8]?
+        do { bytes = try root.folder(String(preferences.fileID.prefix(2))).read(preferences.fileID, limit: limit) } catch {
+            switch error.reason {
+            case let .unsupportedKind(kind): throw .notRegularFile(fileID: preferences.fileID, kind)
+            case let .system(failure): throw .missingFile(fileID: preferences.fileID, domain: preferences.container.domain,
+                                                          path: preferences.container.preferencesPath, failure)
+            default: throw .file(name: preferences.shortName, error)
+            }
         }
+        return try bytes.map { bytes throws(BackupError) in try decrypt(bytes, of: preferences) }
     }
 
     /// The preferences file of `container`.
@@ -309,21 +331,20 @@ package struct PhoneBackup {
         }
     }
 
-    /// The property list at `path`, which must be a dictionary.
-    private static func dictionary(_ path: String, name: String, limits: PlistLimits) throws(BackupError) -> PlistDictionary {
-        try regularFile(path, name: name)
-        let input: InputFile
-        do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .file(name: name, error) }
-        guard input.bytes.count <= limits.maxInputSize else { throw .tooLarge(name: name, limit: limits.maxInputSize) }
+    /// The property list `name` of `folder`, read through its descriptor, which must be a
+    /// dictionary; nil when there is no such file and it is not `required`.
+    private static func dictionary(_ folder: ReadOnlyFolder, _ name: String, limits: PlistLimits,
+                                   required: Bool) throws(BackupError) -> PlistDictionary? {
+        let bytes: [UInt8]?
+        do { bytes = try folder.read(name, limit: limits.maxInputSize) } catch {
+            if !required, case let .system(failure) = error.reason, failure.errno == ENOENT { return nil }
+            throw .file(name: name, error)
+        }
+        guard let bytes else { throw .tooLarge(name: name, limit: limits.maxInputSize) }
         let value: PlistValue
-        do { value = try LibPlist.read(input.bytes, limits: limits).value } catch { throw .plist(name: name, error) }
+        do { value = try LibPlist.read(bytes, limits: limits).value } catch { throw .plist(name: name, error) }
         guard case let .dictionary(dictionary) = value else { throw .plistShape(name: name, key: nil) }
         return dictionary
     }
 
-    /// ``dictionary(_:name:limits:)``, or nil when there is no file at `path`.
-    private static func optionalDictionary(_ path: String, name: String, limits: PlistLimits) throws(BackupError) -> PlistDictionary? {
-        if case .failure = FileStatus.of(path, followLinks: false) { return nil }
-        return try dictionary(path, name: name, limits: limits)
-    }
 }

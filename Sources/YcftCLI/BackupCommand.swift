@@ -39,7 +39,14 @@ struct BackupInput {
             throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
         }
         guard let app else { throw UsageError("'--backup' needs '--app <bundle_id>', the app whose preferences to read") }
+        try Self.refuseEmpty(app: app, group: group)
         (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+    }
+
+    /// Refuses an empty `--app` or `--group`: no app has an empty id.
+    static func refuseEmpty(app: String, group: String?) throws(UsageError) {
+        if app.isEmpty { throw UsageError("The value for '--app <bundle_id>' is empty: give the app's bundle id") }
+        if group?.isEmpty == true { throw UsageError("The value for '--group <group_id>' is empty: give the app group's id") }
     }
 
     init(folder: String, app: String, group: String?, passwordFile: String?) {
@@ -47,8 +54,9 @@ struct BackupInput {
     }
 
     /// The preferences file in the backup, checked as ``PhoneBackup`` checks it, and the IO to
-    /// read it with: `io` itself for an unencrypted backup; for an encrypted one, `io` with the
-    /// file's decrypted bytes (in memory) in place of its own under its path.
+    /// read it with: `io` with the file's bytes, read through the backup's folder (never through
+    /// a link swapped in) and, of an encrypted backup, decrypted in memory, in place of its own
+    /// under its path.
     /// - Throws: `ycft: BACKUP: what is wrong` (exit 2).
     func open(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> (path: String, io: CommandIO, encrypted: Bool) {
         let backup = try BackupCommand.open(folder, passwordFile: passwordFile, limits: limits, io: io)
@@ -64,15 +72,14 @@ struct BackupInput {
         } catch {
             throw BackupCommand.failure(error, folder: folder)
         }
-        guard backup.isEncrypted else { return (preferences.path, io, false) }
-        let plain = try BackupCommand.decrypted(preferences, of: backup, folder: folder, limits: limits, io: io)
-        var decrypted = io
+        let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits)
+        var read = io
         let path = preferences.path
-        decrypted.readFile = { asked, limit, lock throws(FileError) in
+        read.readFile = { asked, limit, lock throws(FileError) in
             guard asked == path else { return try io.readFile(asked, limit, lock) }
             return InputFile(path: asked, bytes: plain.count > limit ? Array(plain.prefix(limit + 1)) : plain)
         }
-        return (path, decrypted, true)
+        return (path, read, backup.isEncrypted)
     }
 }
 
@@ -116,6 +123,7 @@ enum BackupCommand {
                 }
                 guard let app else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
                 guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+                try BackupInput.refuseEmpty(app: app, group: group)
                 (self.app, self.output) = (app, output)
             }
         }
@@ -189,15 +197,21 @@ enum BackupCommand {
         return Array(line)
     }
 
-    /// An encrypted backup's file, read (at most `limits.maxInputSize` bytes once decrypted) and
-    /// decrypted in memory.
-    /// - Throws: `ycft: BACKUP: xx/<fileID>: what is wrong` (exit 2).
-    static func decrypted(_ preferences: PhoneBackup.Preferences, of backup: PhoneBackup, folder: String, limits: PlistLimits,
-                          io: CommandIO) throws(Ycft.Failure) -> [UInt8] {
-        // PKCS#7 padding adds at most one block.
-        let (limit, overhead) = limits.maxInputSize.addingReportingOverflow(16)
-        let encrypted = try Ycft.readInput(preferences.path, io: io, limit: overhead ? Int.max : limit)
-        do { return try backup.decrypt(encrypted, of: preferences) } catch { throw failure(error, folder: folder) }
+    /// A backup's file, read through the backup's folder (``PhoneBackup/contents(of:limit:)``:
+    /// at most `limits.maxInputSize` bytes, and one block more for an encrypted file's padding)
+    /// and, of an encrypted backup, decrypted in memory.
+    /// - Throws: `ycft: BACKUP: xx/<fileID>: what is wrong` (exit 2); `ycft: FILE: input is
+    ///   larger than the limit` (exit 1) as for any file.
+    static func contents(_ preferences: PhoneBackup.Preferences, of backup: PhoneBackup, folder: String,
+                         limits: PlistLimits) throws(Ycft.Failure) -> [UInt8] {
+        let (padded, overflow) = limits.maxInputSize.addingReportingOverflow(backup.isEncrypted ? 16 : 0)
+        let bytes: [UInt8]?
+        do { bytes = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
+        guard let bytes else {
+            throw Ycft.Failure(.content, Ycft.display(preferences.path),
+                               "input is larger than the limit of \(limits.maxInputSize) bytes (raise it with --max-input-size)")
+        }
+        return bytes
     }
 
     /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
@@ -227,8 +241,7 @@ enum BackupCommand {
         for preferences in all {
             let owner = "\(preferences.container.id): "
             do throws(Ycft.Failure) {
-                let bytes = backup.isEncrypted ? try decrypted(preferences, of: backup, folder: folder, limits: limits, io: io)
-                    : try Ycft.readInput(preferences.path, io: io, limit: limits.maxInputSize)
+                let bytes = try contents(preferences, of: backup, folder: folder, limits: limits)
                 let state: FirstTimeState?
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
                     throw Ycft.Failure(.content, preferences.path, owner + error.description)
@@ -305,7 +318,9 @@ enum BackupCommand {
     }
 
     /// Whether `path` (a file to be written) lies inside `folder`, comparing the real paths of
-    /// its directory and of the folder; nil when either cannot be resolved.
+    /// its directory and of the folder, then each folder above it with the backup's folder by
+    /// device and inode (a bind mount shows the backup under another path); nil when either
+    /// cannot be resolved.
     static func within(_ path: String, folder: String) -> Bool? {
         func real(_ path: String) -> String? {
             guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
@@ -317,6 +332,13 @@ enum BackupCommand {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
         guard let target = real(path) ?? real(SafeFile.directory(of: path)).map({ $0 == "/" ? "/" + name : $0 + "/" + name }),
               let root = real(folder) else { return nil }
-        return target == root || target.hasPrefix(root == "/" ? "/" : root + "/")
+        if target == root || target.hasPrefix(root == "/" ? "/" : root + "/") { return true }
+        guard case let .success(backup) = FileStatus.of(root) else { return nil }
+        var above = SafeFile.directory(of: target)
+        while true {
+            if case let .success(status) = FileStatus.of(above), status.identity.sameFile(as: backup.identity) { return true }
+            if above == "/" || above == "." { return false }
+            above = SafeFile.directory(of: above)
+        }
     }
 }

@@ -596,10 +596,10 @@ extension CommandSpec {
         out to FILE, for migrate, set and edit to work on. dump, status and verify read
         them in place with --backup BACKUP --app BUNDLE_ID [--group GROUP_ID].
 
-        A backup is evidence: ycft never writes into it. Manifest.db is opened read-only
-        and immutable (no journal or WAL file appears), and a file is opened only by its
-        fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>, never by a
-        path taken from the database.
+        A backup is evidence: ycft never writes into it. Manifest.db is read into memory
+        and queried there (no journal or WAL file appears), and a file is opened only by
+        its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>, never
+        by a path taken from the database, and never through a link.
         """,
         usage: ["apps|extract [--format FORMAT [--compact]]",
                 "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]]",

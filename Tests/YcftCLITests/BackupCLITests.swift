@@ -1,4 +1,5 @@
 import Foundation
+import PhoneBackup
 import Testing
 import TestSupport
 @testable import YcftCLI
@@ -280,6 +281,15 @@ import TestSupport
         let view = try run(["backup", "apps", viewed.path])
         #expect(view.status == 2)
         #expect(view.stderr == "ycft: \(viewed.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
+        // The same view spelled FILES: SQLite's names are case-insensitive, so `FROM Files` reads it.
+        let shouted = try Backups.make()
+        let renamed = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            shouted.appendingPathComponent("Manifest.db").path, "ALTER TABLE Files RENAME TO F; CREATE VIEW FILES AS SELECT * FROM F;"])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let upper = try run(["dump", "--backup", shouted.path, "--app", notes.app])
+        #expect(upper.status == 2)
+        #expect(upper.stderr == "ycft: \(shouted.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
         #expect(try Backups.snapshot(backup) == before)
     }
 
@@ -296,10 +306,66 @@ import TestSupport
         (["backup", "extract", "--format", "json", "--app", "x", "-o", "y", "B"], "'--format' goes with 'apps'"),
         (["backup", "extract", "-o", "y", "B"], "'extract' needs '--app <bundle_id>', the app whose preferences to copy"),
         (["backup", "extract", "--app", "x", "B"], "'extract' needs '-o <file|->', where to copy the preferences"),
+        (["dump", "--backup", "B", "--app", ""], "The value for '--app <bundle_id>' is empty: give the app's bundle id"),
+        (["status", "--backup", "B", "--app", "x", "--group", ""], "The value for '--group <group_id>' is empty: give the app group's id"),
+        (["backup", "extract", "--app", "", "-o", "y", "B"], "The value for '--app <bundle_id>' is empty: give the app's bundle id"),
     ])
     func usageMistakes(_ arguments: [String], _ said: String) {
         let fake = FakeIO()
         #expect(fake.run(arguments) == 2)
         #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
+    }
+}
+
+/// What a backup folder holds may change while ycft reads it (it is evidence someone else may
+/// hold): a file looked at and then swapped for a link or a pipe is refused at the read itself,
+/// never followed out of the folder or waited on.
+@Suite struct BackupReadsStayInTheFolder {
+    @Test func aFileSwappedAfterTheLookIsNotFollowed() throws {
+        let backup = try Backups.make()
+        let notes = BackupThroughTheTool.preferences[0]
+        let opened = try PhoneBackup(backup.path)
+        let preferences = try opened.preferences(of: .app(notes.app))
+        let original = try Data(contentsOf: URL(fileURLWithPath: notes.path(in: backup)))
+        #expect(try opened.contents(of: preferences, limit: 1 << 20) == Array(original))
+        // After the look: the file becomes a link to a property list outside the backup.
+        let outside = backup.deletingLastPathComponent().appendingPathComponent("outside.plist")
+        try Data(#"<plist version="1.0"><dict><key>leaked</key><true/></dict></plist>"#.utf8).write(to: outside)
+        let file = notes.path(in: backup)
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: outside.path)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .symbolicLink)) { try opened.contents(of: preferences, limit: 1 << 20) }
+        // A pipe: refused at once (not opened for a writer that never comes).
+        try FileManager.default.removeItem(atPath: file)
+        #expect(mkfifo(file, 0o600) == 0)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .fifo)) { try opened.contents(of: preferences, limit: 1 << 20) }
+        // The two-digit folder swapped for a link to a folder outside holding the same name.
+        try FileManager.default.removeItem(atPath: file)
+        let two = backup.appendingPathComponent(String(notes.fileID.prefix(2)))
+        let elsewhere = backup.deletingLastPathComponent().appendingPathComponent("elsewhere")
+        try FileManager.default.moveItem(at: two, to: elsewhere)
+        try FileManager.default.copyItem(at: outside, to: elsewhere.appendingPathComponent(notes.fileID))
+        try FileManager.default.createSymbolicLink(atPath: two.path, withDestinationPath: elsewhere.path)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .symbolicLink)) { try opened.contents(of: preferences, limit: 1 << 20) }
+    }
+
+    /// `backup extract -o` into a bind mount of the backup (the same folder under another path)
+    /// is refused: the folders above the output are compared with the backup by device and inode.
+    @Test func anOutputInABindMountOfTheBackupIsRefused() throws {
+        guard (try? runProcess(URL(fileURLWithPath: "/usr/bin/unshare"), ["-m", "true"]))?.status == 0 else {
+            // No mount namespace here (not root, or no unshare): nothing to bind.
+            return
+        }
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let mountPoint = backup.deletingLastPathComponent().appendingPathComponent("bound")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
+        let ycft = TestPaths.executable("ycft").path
+        let script = #"mount --bind "$1" "$2" && exec "$3" backup extract "$1" --app com.example.notes -o "$2/copy.plist""#
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
+                                    ["-m", "sh", "-c", script, "sh", backup.path, mountPoint.path, ycft])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr == "ycft: \(mountPoint.path)/copy.plist: is inside the backup \(backup.path); ycft never writes into a backup\n")
+        #expect(try Backups.snapshot(backup) == before)
     }
 }
