@@ -54,5 +54,7 @@ python3 -c 'import cryptography' >/dev/null 2>&1 || python_missing+=(cryptograph
 python3 -c 'import iphone_backup_decrypt' >/dev/null 2>&1 || python_missing+=(iphone-backup-decrypt==0.11.2 pycryptodome==4.4.0)
 if [ ${#python_missing[@]} -gt 0 ]; then
     echo "bootstrap: installing ${python_missing[*]} (python3 -m pip)" >&2
-    python3 -m pip install --quiet --disable-pip-version-check "${python_missing[@]}" >&2
+    # A Debian python3 marks its packages as the system's (PEP 668): then into it all the same.
+    python3 -m pip install --quiet --disable-pip-version-check "${python_missing[@]}" >&2 \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${python_missing[@]}" >&2
 fi

@@ -94,7 +94,7 @@ Version: $version
 Architecture: $deb_arch
 Maintainer: the ycft authors <ycft@users.noreply.github.com>
 Installed-Size: $installed_size
-Depends: libc6 (>= 2.35), libgcc-s1, libstdc++6 (>= 12), libplist3 (>= 2.2.0), libsqlite3-0, libssl3
+Depends: libc6 (>= 2.35), libgcc-s1, libstdc++6 (>= 12), libplist3 (>= 2.2.0), libsqlite3-0, libssl3 | libssl3t64
 Section: utils
 Priority: optional
 Description: read, check, migrate and rewrite YCFirstTime state archives
