@@ -67,13 +67,18 @@ package struct ContractWalker {
     let mode: Mode
     var findings: [ContractFinding] = []
     var fatal = false
-    /// Class descriptors by UID: nil when malformed.
-    var classes: [UInt64: ClassInfo?] = [:]
+    /// For each object, 1 + the index of its class in `classes`, `chains` and `checked` once an instance
+    /// named it as its class (0 before): made at the first instance. An array, not a dictionary
+    /// by UID: UIDs are dense, and a program's first dictionary of a key type costs a
+    /// conformance lookup at start-up.
+    var classSlots: [Int] = []
+    /// The class descriptors looked up, in order: nil when malformed.
+    var classes: [ClassInfo?] = []
     /// Their `$classes` chains (nil when absent), kept apart so that a lookup copies one string.
-    var chains: [UInt64: [String]?] = [:]
-    /// Whether a descriptor's chain has been checked (each is reported once, however many
-    /// instances share it): by UID, filled once per class, so an instance costs no lookup.
-    var checkedChains: [Bool] = []
+    var chains: [[String]?] = []
+    /// Whether a class's chain has been checked (each is reported once, however many
+    /// instances share it).
+    var checked: [Bool] = []
 
     init(_ graph: any ArchiveGraph, mode: Mode) {
         self.graph = graph
@@ -116,24 +121,29 @@ package struct ContractWalker {
     mutating func classInfo(_ node: ArchiveNode) -> ClassInfo? {
         // `field` is nil for anything but a dictionary: no separate kind check (each one is a
         // call into libplist on the fast path).
-        guard let ref = graph.field(node, named: "$class"), let classUID = graph.uid(ref) else { return nil }
-        if let cached = classes[classUID] { return cached }
+        guard let ref = graph.field(node, named: "$class"), let classUID = graph.uid(ref), classUID < UInt64(objectCount) else { return nil }
+        if classSlots.isEmpty { classSlots = Array(repeating: 0, count: objectCount) }
+        let slot = classSlots[Int(classUID)]
+        if slot > 0 { return classes[slot - 1] }
         var info: ClassInfo?
+        var chain: [String]?
         if let descriptor = self.node(classUID), let nameNode = graph.field(descriptor, named: "$classname"), let name = graph.string(nameNode) {
             if let chainNode = graph.field(descriptor, named: "$classes") {
                 if let items = graph.items(chainNode) {
                     let names = items.compactMap { graph.string($0) }
                     if names.count == items.count {
                         info = ClassInfo(name: name, uid: classUID)
-                        chains[classUID] = .some(names)
+                        chain = names
                     }
                 }
             } else {
                 info = ClassInfo(name: name, uid: classUID)
-                chains[classUID] = .some(nil)
             }
         }
-        classes[classUID] = .some(info)
+        classes.append(info)
+        chains.append(chain)
+        checked.append(false)
+        classSlots[Int(classUID)] = classes.count
         return info
     }
 
@@ -157,12 +167,12 @@ package struct ContractWalker {
 
     mutating func checkChain(_ info: ClassInfo, expected: @autoclosure () -> [String]) throws(Stop) {
         let uid = info.uid
-        if checkedChains.isEmpty { checkedChains = Array(repeating: false, count: objectCount) }
-        // The descriptor resolved, so its UID is inside the table.
-        guard !checkedChains[Int(uid)] else { return }
-        checkedChains[Int(uid)] = true
+        // An instance named the class (that is where `info` came from), so it has a slot.
+        let index = classSlots[Int(uid)] - 1
+        guard !checked[index] else { return }
+        checked[index] = true
         let expected = expected()
-        guard case let chain?? = chains[uid] else {
+        guard let chain = chains[index] else {
             return try add(.classChain, .object(uid),
                            "class \(UntrustedText.escaped(info.name)) has no $classes chain; Apple writes \(expected)")
         }

@@ -197,8 +197,14 @@ final class ParsedArguments {
 
     /// A size: bytes, or a number with K, M or G (binary units), at most libplist's 32-bit lengths.
     private static func size(_ text: String, for named: String) throws(UsageError) -> Int {
-        let scales = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        let scale = text.last.flatMap { scales[$0.uppercased()] }
+        // A switch, not a dictionary literal: every command parses --max-input-size's default,
+        // and a program's first dictionary of a key type costs a conformance lookup at start-up.
+        let scale: Int? = switch text.last {
+        case "K", "k": 1 << 10
+        case "M", "m": 1 << 20
+        case "G", "g": 1 << 30
+        default: nil
+        }
         guard let n = Int(scale == nil ? Substring(text) : text.dropLast()), n > 0 else {
             throw UsageError("The value '\(text)' is invalid for '\(named)': expected bytes, or a number with K, M or G")
         }

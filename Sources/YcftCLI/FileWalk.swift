@@ -93,7 +93,13 @@ struct FileWalk {
     /// A file operand's place below OUT: its path as given, without a leading `/` or `.`
     /// and `..` parts (`a/x.plist` -> `a/x.plist`, `/data/x.plist` -> `data/x.plist`).
     static func mirrored(_ path: String) -> String {
-        path.split(separator: "/").filter { $0 != "." && $0 != ".." }.joined(separator: "/")
+        // Joined by hand: the standard library's `joined(separator:)` is not specialised, and
+        // looks its elements' conformance up at run time on every verify.
+        var mirrored = ""
+        for part in path.split(separator: "/") where part != "." && part != ".." {
+            mirrored += mirrored.isEmpty ? String(part) : "/" + String(part)
+        }
+        return mirrored
     }
 
     /// A backup an earlier `--in-place` run left: `x.plist<suffix>` beside `x.plist`
