@@ -304,7 +304,8 @@ package struct PhoneBackup {
             let container: Container = domain.hasPrefix("AppDomainGroup-") ? .group(String(domain.dropFirst(15)))
                 : .app(String(domain.dropFirst(10)))
             guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: container.preferencesPath) }
-            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container))
+            // Not looked at here: a missing or odd file is named when it is read, the others listed.
+            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container, look: false))
         }
         return found
     }
@@ -312,14 +313,16 @@ package struct PhoneBackup {
     /// `, file` in an encrypted backup, whose rows' records hold the files' keys.
     private var recordColumn: String { isEncrypted ? ", file" : "" }
 
-    /// The file a row names: `fileID` checked, its file looked at (without following a link).
-    private func checked(_ fileID: String, record: [UInt8]?, of container: Container) throws(BackupError) -> Preferences {
+    /// The file a row names: `fileID` checked and, with `look`, its file looked at (without
+    /// following a link).
+    private func checked(_ fileID: String, record: [UInt8]?, of container: Container, look: Bool = true) throws(BackupError) -> Preferences {
         let hex = Set("0123456789abcdef".utf8)
         guard fileID.utf8.count == 40, fileID.utf8.allSatisfy(hex.contains) else {
             throw .badFileID(fileID, domain: container.domain, path: container.preferencesPath)
         }
         let directory = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2)
         let path = directory + "/" + fileID
+        guard look else { return Preferences(container: container, fileID: fileID, path: path, record: record) }
         // The two-digit folder too must be the backup's own, not a link to another place.
         if case let .success(status) = FileStatus.of(directory, followLinks: false), status.kind != .directory {
             throw .notRegularFile(fileID: fileID, status.kind)

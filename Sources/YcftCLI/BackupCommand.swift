@@ -186,7 +186,8 @@ enum BackupCommand {
         do {
             bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes
         } catch {
-            throw Ycft.failure(error)
+            // Not named: a password given where its file belongs would be shown.
+            throw Ycft.Failure(.trouble, nil, "--password-file: \(error.description) (the value given is not shown: it may be the password itself)")
         }
         var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
@@ -304,11 +305,12 @@ enum BackupCommand {
     /// new file holding decrypted bytes gets mode 0600.
     static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
         let (path, io, encrypted) = try input.open(limits: limits, io: io)
-        if !Ycft.isStandardOutput(output), let inside = within(output, folder: input.folder), inside {
-            throw Ycft.Failure(.trouble, output, "is inside the backup \(Ycft.shown(input.folder)); ycft never writes into a backup")
+        if !Ycft.isStandardOutput(output) {
+            // Without failure(_:)'s hint to extract a copy: this is that copy's output.
+            do throws(FileError) { try refuseInsideBackup(output, .write) } catch { throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description) }
         }
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
-        try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io)
+        try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io, plistFormatHint: "")
         if Ycft.isStandardOutput(output) {
             io.writeStdout(bytes)
             return
@@ -317,28 +319,41 @@ enum BackupCommand {
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
-    /// Whether `path` (a file to be written) lies inside `folder`, comparing the real paths of
-    /// its directory and of the folder, then each folder above it with the backup's folder by
-    /// device and inode (a bind mount shows the backup under another path); nil when either
-    /// cannot be resolved.
-    static func within(_ path: String, folder: String) -> Bool? {
+    /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``): the one check
+    /// every write of the tool makes (the live ``CommandIO``'s writes, staged writes and backups
+    /// of a file), so no command, `set` and `migrate --in-place` of a file of a backup included,
+    /// changes one.
+    /// - Throws: ``FileError`` with reason `.insideBackup`.
+    static func refuseInsideBackup(_ path: String, _ operation: FileError.Operation) throws(FileError) {
+        if let folder = folder(holding: path) { throw FileError(operation, path, .insideBackup(folder: folder)) }
+    }
+
+    /// The iPhone backup folder a file to be written at `path` would be in: the first folder
+    /// above it that holds `Manifest.db` and `Manifest.plist`, looked for first as the path is
+    /// spelled (so messages name the folder as the user did), then as the writer would reach it
+    /// (the file itself resolved when it exists, since the writer follows a link to the file it
+    /// names; else its folder). By the folder's contents, so a bind mount or any other spelling
+    /// of the path is found too. Nil when there is none.
+    static func folder(holding path: String) -> String? {
         func real(_ path: String) -> String? {
             guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
             defer { free(resolved) }
             return PathBytes.decode(cString: resolved)
         }
-        // The output itself resolved when it exists (a link into the backup is inside it), else
-        // its directory: the writer follows a link to the file it names.
-        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
-        guard let target = real(path) ?? real(SafeFile.directory(of: path)).map({ $0 == "/" ? "/" + name : $0 + "/" + name }),
-              let root = real(folder) else { return nil }
-        if target == root || target.hasPrefix(root == "/" ? "/" : root + "/") { return true }
-        guard case let .success(backup) = FileStatus.of(root) else { return nil }
-        var above = SafeFile.directory(of: target)
-        while true {
-            if case let .success(status) = FileStatus.of(above), status.identity.sameFile(as: backup.identity) { return true }
-            if above == "/" || above == "." { return false }
-            above = SafeFile.directory(of: above)
+        func search(from start: String) -> String? {
+            var above = start
+            while true {
+                let inside = { (name: String) in above == "/" ? "/" + name : above + "/" + name }
+                if case .success = FileStatus.of(inside("Manifest.db"), followLinks: false),
+                   case .success = FileStatus.of(inside("Manifest.plist"), followLinks: false) {
+                    return above
+                }
+                let next = SafeFile.directory(of: above)
+                if next == above { return nil }
+                above = next
+            }
         }
+        if let found = search(from: SafeFile.directory(of: path)) { return found }
+        return (real(path).map(SafeFile.directory(of:)) ?? real(SafeFile.directory(of: path))).flatMap(search(from:))
     }
 }

@@ -102,13 +102,15 @@ package struct CommandIO: Sendable {
                     streams.standardError.write(bytes)
                     return .streamed(path)
                 default:
+                    try BackupCommand.refuseInsideBackup(path, .write)
                     let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
                     if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
             },
             keepBackup: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+                try BackupCommand.refuseInsideBackup(path, .backup)
+                return try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -116,6 +118,7 @@ package struct CommandIO: Sendable {
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
             if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            try BackupCommand.refuseInsideBackup(path, .write)
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).

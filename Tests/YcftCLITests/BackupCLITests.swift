@@ -107,7 +107,8 @@ import TestSupport
 
     /// Each spoilt backup: the exact line (`BACKUP` stands for the folder) and exit status 2,
     /// from a read of the notes app's preferences and from `backup apps` (nil: apps lists the
-    /// others, exit 0, as it does when the notes app's row is not one it looks at).
+    /// others, exit 0, as it does when the notes app's row is not one it looks at; a file of one
+    /// app that cannot be read is named after the app, and the others are listed, exit 2).
     @Test(arguments: [
         ("encrypted", "Manifest.plist: BackupKeyBag: no DPIC", ""),
         ("mbdb", "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)", ""),
@@ -121,13 +122,16 @@ import TestSupport
         ("fileid-number", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
             + #""1234", not 40 lowercase hex digits"#, ""),
         ("missing-file", #"3f/3fec9de91317d194d5629328de2dbf76f86012ba ("Library/Preferences/com.example.notes.plist" of "#
-            + #""AppDomain-com.example.notes"): No such file or directory"#, ""),
-        ("link-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file", ""),
+            + #""AppDomain-com.example.notes"): No such file or directory"#,
+         #"com.example.notes: 3f/3fec9de91317d194d5629328de2dbf76f86012ba ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#),
+        ("link-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file",
+         "com.example.notes: 3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file"),
         ("no-files-table", "Manifest.db: no such table: Files (SQLite error 1)", ""),
         ("wrong-schema", "Manifest.db: no such column: relativePath (SQLite error 1)", ""),
         ("not-a-database", "Manifest.db: file is not a database (SQLite error 26)", ""),
         ("twice", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" more than once"#,
-         #"00/0000000000000000000000000000000000000000 ("Library/Preferences/com.example.notes.plist" of "#
+         #"com.example.notes: 00/0000000000000000000000000000000000000000 ("Library/Preferences/com.example.notes.plist" of "#
             + #""AppDomain-com.example.notes"): No such file or directory"#),
         ("directory", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" as flags 2, "#
             + "not a file", nil),
@@ -183,6 +187,19 @@ import TestSupport
         #expect(dump.status == 1 && dump.stderr == "ycft: \(file): not a property list (neither binary 'bplist00' nor XML)\n")
     }
 
+    /// A preferences file missing from the folder (a backup cut short) is named on its own line;
+    /// the other apps are still listed.
+    @Test func aMissingFileHidesNoOtherApp() throws {
+        let backup = try Backups.make()
+        let weather = Self.preferences[1]
+        try FileManager.default.removeItem(atPath: weather.path(in: backup))
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 2)
+        #expect(apps.stderr.hasPrefix("ycft: \(backup.path): com.example.weather: "), "\(apps.stderr)")
+        let listed = String(decoding: apps.stdout, as: UTF8.self)
+        #expect(listed.contains("com.example.notes") && !listed.contains("com.example.weather"))
+    }
+
     /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
     @Test func anUnfinishedBackupIsReadWithAWarning() throws {
         let backup = try Backups.make("unfinished")
@@ -233,7 +250,16 @@ import TestSupport
         let inside = backup.appendingPathComponent("3f/copy.plist").path
         let refused = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", inside])
         #expect(refused.status == 2)
-        #expect(refused.stderr == "ycft: \(inside): is inside the backup \(backup.path); ycft never writes into a backup\n")
+        #expect(refused.stderr == "ycft: \(inside): cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into\n")
+        // Nor does any command that writes, on a file of the backup (the paths ycft shows).
+        let file = Self.preferences[0].path(in: backup)
+        for arguments in [["set", "--last-version", "9", file, "onboarding.v1"], ["reset", file], ["migrate", "--in-place", file],
+                          ["pack", "-o", backup.appendingPathComponent("new.plist").path,
+                           TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path]] {
+            let tried = try runProcess(ycft, arguments)
+            #expect(tried.status == 2, "\(arguments)")
+            #expect(tried.stderr.contains("it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into"), "\(arguments): \(tried.stderr)")
+        }
         #expect(try Backups.snapshot(backup) == before)
     }
 
@@ -365,7 +391,7 @@ import TestSupport
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
                                     ["-m", "sh", "-c", script, "sh", backup.path, mountPoint.path, ycft])
         #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr == "ycft: \(mountPoint.path)/copy.plist: is inside the backup \(backup.path); ycft never writes into a backup\n")
+        #expect(result.stderr == "ycft: \(mountPoint.path)/copy.plist: cannot write: it is inside the iPhone backup \"\(mountPoint.path)\", which ycft never writes into\n")
         #expect(try Backups.snapshot(backup) == before)
     }
 }

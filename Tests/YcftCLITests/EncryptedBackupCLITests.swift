@@ -67,7 +67,11 @@ import TestSupport
         let empty = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
         #expect(empty.status == 2 && empty.stderr == "ycft: \(file.path): the first line is empty; it should hold the password\n")
         let missing = try run(["backup", "apps", "--password-file", file.path + ".missing", encrypted.path])
-        #expect(missing.status == 2 && missing.stderr == "ycft: \(file.path).missing: cannot read: No such file or directory\n")
+        // Not named: a hurried user gives the password itself where its file belongs.
+        #expect(missing.status == 2 && missing.stderr
+                == "ycft: --password-file: cannot read: No such file or directory (the value given is not shown: it may be the password itself)\n")
+        let typed = try run(["backup", "apps", "--password-file", Backups.password, encrypted.path])
+        #expect(typed.status == 2 && !typed.stderr.contains(Backups.password), "\(typed.stderr)")
     }
 
     /// A wrong password, and no password at all without a terminal: one line, exit 2, from
