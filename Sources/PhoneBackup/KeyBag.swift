@@ -34,6 +34,9 @@ package struct KeyBag: Sendable {
     /// In the keybag's order, each class once.
     package let classKeys: [ClassKey]
 
+    /// The items the reader uses; others (`VERS`, `TYPE`, `HMCK`, `DPWT`, `KTYP`, ...) are passed over.
+    static let used = ["UUID", "CLAS", "WRAP", "WPKY", "SALT", "ITER", "DPIC", "DPSL"]
+
     /// Reads the structure of `bytes` (no cryptography).
     /// - Throws: ``KeyBagError``: an item cut short or longer than what is left, an item twice in
     ///   the header or in one class, a header item missing or of the wrong length, a class
@@ -48,6 +51,12 @@ package struct KeyBag: Sendable {
             let tag = KeyBagError.tag(bytes[offset..<offset + 4])
             let length = bytes[offset + 4..<offset + 8].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard Int(length) <= bytes.count - offset - 8 else { throw .pastEnd(tag: tag, offset: offset, length: length) }
+            // Only the items the reader uses are kept (and checked for repeats): a keybag of
+            // millions of other tags costs one pass, not a search of all earlier ones per item.
+            guard Self.used.contains(tag) else {
+                offset += 8 + Int(length)
+                continue
+            }
             let value = Array(bytes[offset + 8..<offset + 8 + Int(length)])
             if tag == "UUID" { uuids += 1 }
             if uuids >= 2 {
@@ -77,10 +86,11 @@ package struct KeyBag: Sendable {
         (self.dpic, self.iterations) = (Int(dpic), Int(iterations))
         (salt, dpsl) = (try item("SALT", in: header), try item("DPSL", in: header))
         var classKeys: [ClassKey] = []
+        var classes = Set<UInt32>()
         for group in groups {
             guard group.items.contains(where: { $0.tag == "CLAS" }) else { throw .classWithoutNumber(offset: group.offset) }
             let protectionClass = try number("CLAS", in: group.items)
-            guard !classKeys.contains(where: { $0.protectionClass == protectionClass }) else { throw .duplicateClass(protectionClass) }
+            guard classes.insert(protectionClass).inserted else { throw .duplicateClass(protectionClass) }
             guard group.items.contains(where: { $0.tag == "WPKY" }) else { throw .classWithoutKey(protectionClass) }
             let wrappedKey = try item("WPKY", in: group.items)
             guard wrappedKey.count == 40 else { throw .wrongLength(tag: "WPKY", length: wrappedKey.count, expected: 40) }

@@ -24,6 +24,8 @@ final class ManifestDatabase {
             throw .database(code: rc, message: message)
         }
         ycft_sqlite3_distrust_schema(db)
+        // A sort or temporary index stays in memory: decrypted rows never spill to /var/tmp.
+        sqlite3_exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
         guard let copy = sqlite3_malloc64(sqlite3_uint64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
             sqlite3_close(db)
             throw .database(code: SQLITE_NOMEM, message: String(cString: sqlite3_errstr(SQLITE_NOMEM)))

@@ -160,6 +160,15 @@ package struct PhoneBackup {
             (row: ManifestDatabase.Row) throws(BackupError) in kind = row.text(0)
         }
         if let kind, kind != "table" { throw .database(code: 1, message: "Files is a \(kind), not a table") }
+        // Nor may a column of it be computed on every read (a generated column's expression can
+        // take minutes and gigabytes a row): Files' columns are stored values.
+        var generated: String?
+        try database.rows("SELECT name FROM pragma_table_xinfo('Files') WHERE hidden != 0 LIMIT 1") {
+            (row: ManifestDatabase.Row) throws(BackupError) in generated = row.text(0) ?? ""
+        }
+        if let generated {
+            throw .database(code: 1, message: "Files' column \"\(generated)\" is generated or hidden, not a stored value")
+        }
         return database
     }
 

@@ -176,11 +176,15 @@ enum BackupCommand {
     ///   empty; `ycft: BACKUP: ...` when the terminal fails.
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
         guard let file else {
+            let typed: [UInt8]?
             do {
-                return try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
+                typed = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
             } catch {
                 throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
             }
+            // Enter alone, or end of input, is no password: said at once, not after deriving a key.
+            if typed?.isEmpty == true { throw Ycft.Failure(.trouble, folder, "no password was typed") }
+            return typed
         }
         let bytes: [UInt8]
         do {
@@ -218,7 +222,8 @@ enum BackupCommand {
     /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
     /// flag that raises the limit when a property list is over it.
     static func failure(_ error: BackupError, folder: String) -> Ycft.Failure {
-        let hint = if case .tooLarge = error { " (raise it with --max-input-size)" } else { "" }
+        // --max-input-size bounds the property lists and preferences files, not Manifest.db.
+        let hint = if case let .tooLarge(name, _) = error, name != "Manifest.db" { " (raise it with --max-input-size)" } else { "" }
         return Ycft.Failure(.trouble, folder, error.description + hint)
     }
 
@@ -308,6 +313,12 @@ enum BackupCommand {
         if !Ycft.isStandardOutput(output) {
             // Without failure(_:)'s hint to extract a copy: this is that copy's output.
             do throws(FileError) { try refuseInsideBackup(output, .write) } catch { throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description) }
+            // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds no
+            // Manifest.db of its own: compared by device and inode with the backup's folders.
+            if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
+                let reason = FileError.Reason.insideBackup(folder: input.folder)
+                throw Ycft.Failure(.trouble, Ycft.display(output), FileError(.write, output, reason).description)
+            }
         }
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
         try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io, plistFormatHint: "")
@@ -326,6 +337,19 @@ enum BackupCommand {
     /// - Throws: ``FileError`` with reason `.insideBackup`.
     static func refuseInsideBackup(_ path: String, _ operation: FileError.Operation) throws(FileError) {
         if let folder = folder(holding: path) { throw FileError(operation, path, .insideBackup(folder: folder)) }
+    }
+
+    /// Whether `status` is the backup `folder` itself or one of its two-digit folders (by device
+    /// and inode: the same folder under any path).
+    static func isFolder(_ status: FileStatus, of folder: String) -> Bool {
+        let digits = Array("0123456789abcdef")
+        let names = [""] + digits.flatMap { high in digits.map { "/" + String(high) + String($0) } }
+        return names.contains { name in
+            if case let .success(candidate) = FileStatus.of(folder + name, followLinks: false), candidate.kind == .directory {
+                return candidate.identity.sameFile(as: status.identity)
+            }
+            return false
+        }
     }
 
     /// The iPhone backup folder a file to be written at `path` would be in: the first folder

@@ -316,6 +316,18 @@ import TestSupport
         let upper = try run(["dump", "--backup", shouted.path, "--app", notes.app])
         #expect(upper.status == 2)
         #expect(upper.stderr == "ycft: \(shouted.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
+        // A table whose column is computed on every read (minutes and gigabytes a row).
+        let computed = try Backups.make()
+        let generatedColumn = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            computed.appendingPathComponent("Manifest.db").path,
+            "ALTER TABLE Files RENAME TO F; CREATE TABLE Files (fileID TEXT, domain TEXT, relativePath TEXT, "
+                + "flags INTEGER GENERATED ALWAYS AS (length(hex(zeroblob(10))) - 19) VIRTUAL, file BLOB); "
+                + "INSERT INTO Files (fileID, domain, relativePath, file) SELECT fileID, domain, relativePath, file FROM F; DROP TABLE F;"])
+        #expect(generatedColumn.status == 0, "\(generatedColumn.stderr)")
+        let generated = try run(["backup", "apps", computed.path])
+        #expect(generated.status == 2)
+        #expect(generated.stderr == "ycft: \(computed.path): Manifest.db: Files' column \"flags\" is generated or hidden, not a stored value (SQLite error 1)\n")
         #expect(try Backups.snapshot(backup) == before)
     }
 
@@ -387,11 +399,17 @@ import TestSupport
         let mountPoint = backup.deletingLastPathComponent().appendingPathComponent("bound")
         try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
         let ycft = TestPaths.executable("ycft").path
-        let script = #"mount --bind "$1" "$2" && exec "$3" backup extract "$1" --app com.example.notes -o "$2/copy.plist""#
+        let script = #"mount --bind "$1" "$2" && exec "$3" backup extract "$4" --app com.example.notes -o "$2/copy.plist""#
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
-                                    ["-m", "sh", "-c", script, "sh", backup.path, mountPoint.path, ycft])
+                                    ["-m", "sh", "-c", script, "sh", backup.path, mountPoint.path, ycft, backup.path])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr == "ycft: \(mountPoint.path)/copy.plist: cannot write: it is inside the iPhone backup \"\(mountPoint.path)\", which ycft never writes into\n")
+        // A bind mount of one of its two-digit folders (no Manifest.db of its own there).
+        let sub = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
+                                 ["-m", "sh", "-c", script, "sh", backup.appendingPathComponent("3f").path, mountPoint.path, ycft, backup.path])
+        #expect(sub.status == 2, "\(sub.stderr)")
+        #expect(sub.stderr.hasSuffix("copy.plist: cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into\n"),
+                "\(sub.stderr)")
         #expect(try Backups.snapshot(backup) == before)
     }
 }

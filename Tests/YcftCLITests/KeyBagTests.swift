@@ -41,6 +41,17 @@ import TestSupport
         #expect(keyBag.classKeys.map(\.protectionClass) == [1, 3, 4])
     }
 
+    /// Items the reader does not use are passed over, however many and however often repeated
+    /// (each is not searched for among the earlier ones: a keybag of millions cost hours).
+    @Test func itemsTheReaderDoesNotUseArePassedOver() throws {
+        var padded = Self.header()
+        for index in 0..<50_000 { padded += Self.number(String(format: "X%03X", index % 4096), UInt32(index)) }
+        padded += Self.number("DPWT", 2) + Self.classKey(1) + Self.number("KTYP", 1) + Self.classKey(3)
+        let keyBag = try KeyBag(padded)
+        #expect(keyBag.dpic == 1000 && keyBag.iterations == 100)
+        #expect(keyBag.classKeys.map(\.protectionClass) == [1, 3])
+    }
+
     @Test func malformedKeyBagsAreTypedErrors() {
         let cases: [([UInt8], KeyBagError, String)] = [
             (Self.valid + [0x41, 0x42, 0x43], .truncated(offset: Self.valid.count),
