@@ -25,6 +25,19 @@ let package = Package(
             pkgConfig: "libplist-2.0",
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
+        // The system SQLite, for an iPhone backup's Manifest.db (the tool's side only).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // The system OpenSSL libcrypto, for an encrypted iPhone backup (PBKDF2, AES key unwrap,
+        // AES-CBC); the tool's side only.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         // Property-list values, paths, exact time, the guards every read runs first, and ycft's
         // own binary and XML writers and pure binary reader: no libplist.
         .target(name: "PlistCore"),
@@ -49,8 +62,13 @@ let package = Package(
         // YCFirstTime state in files: what a file holds (StateFile), the fast walk over libplist's
         // tree, migration of files, the writer's use, the store.
         .target(name: "FirstTimeArchive", dependencies: ["FirstTimeCore", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
+        // An iPhone backup folder, read-only: Manifest.db opened immutable through the system
+        // SQLite, the Manifest/Info/Status property lists, an app's preferences found by domain
+        // and path and named only by its checked fileID; an encrypted one's keybag, keys and
+        // files through libcrypto, decrypted in memory. The tool's side only; no public type.
+        .target(name: "PhoneBackup", dependencies: ["CSQLite", "CCrypto", "Plist", "PlistCore", "KeyedArchive", "SafeFiles", "FileErrors"]),
         // The command-line tool's logic, runnable in-process under test.
-        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles"]),
+        .target(name: "YcftCLI", dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "PhoneBackup"]),
         .executableTarget(name: "ycft", dependencies: ["YcftCLI"]),
         // Benchmark: swift run -c release ycft-bench (see docs/performance.md).
         .target(name: "CBenchFloor", dependencies: ["CLibPlist"], path: "Benchmarks/CBenchFloor"),
@@ -65,7 +83,7 @@ let package = Package(
         // libFuzzer, so they keep up with the code; Scripts/fuzz.sh builds them with it.
         .executableTarget(
             name: "ycft-fuzz",
-            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "YcftCLI"],
+            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "YcftCLI", "PhoneBackup"],
             path: "Fuzz/Sources/ycft-fuzz"
         ),
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
@@ -80,7 +98,8 @@ let package = Package(
             name: "FirstTimeArchiveTests",
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
         ),
-        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive", "OrderedJSON"]),
+        .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive", "OrderedJSON",
+                                                         "PhoneBackup"]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
         // The on-device library against the tool, in UserDefaults(suiteName:) domains.
         .testTarget(name: "FirstTimeMigrationTests",

@@ -16,7 +16,7 @@ case $ycft in /*) ;; */*) ycft=$PWD/../$ycft ;; esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-rm -rf Preferences.plist exported TestData
+rm -rf Preferences.plist exported TestData Backup EncryptedBackup backup-password.txt
 mkdir -p exported/team-b TestData
 
 # A defaults file in XML with the given settings (one <key>/<value> pair per line of stdin).
@@ -96,3 +96,11 @@ onboarding.v1 2.1.0 757414800
 R
 "$ycft" pack -o TestData/onboarded.plist "$work/fixture.json"
 cp ../Fixtures/valid/linux-foundation/immutable-group.plist TestData/linux-foundation.plist
+
+# Backup/: an unencrypted iPhone backup (iOS 10 and later layout, as Finder writes it) holding
+# the apps above and a few more, for the support recipe; Scripts/make-backup.py says which.
+python3 ../Scripts/make-backup.py Backup
+# EncryptedBackup/: the same backup encrypted, its password in backup-password.txt (the generator
+# needs the PyPI package cryptography, which Scripts/bootstrap.sh installs).
+printf 'correct horse battery\n' > backup-password.txt
+python3 ../Scripts/make-backup.py EncryptedBackup --password "$(head -n 1 backup-password.txt)"

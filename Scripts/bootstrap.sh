@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, pkg-config, GNU
-# time, tmux and vim; groff and mandoc to check the manual page; zsh and fish to check the
-# completion scripts) when missing.
+# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, libsqlite3-dev,
+# libssl-dev, pkg-config, GNU time, tmux and vim; groff and mandoc to check the manual page; zsh and fish
+# to check the completion scripts) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -12,6 +12,10 @@ fi
 
 missing=()
 [ -f /usr/include/plist/plist.h ] || missing+=(libplist-dev)
+# An iPhone backup's Manifest.db is read through the system SQLite.
+[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
+# An encrypted backup is decrypted with OpenSSL's libcrypto.
+[ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # GNU time measures a child's own peak memory for the hostile-input tests.
 [ -x /usr/bin/time ] || missing+=(time)
@@ -35,9 +39,22 @@ if [ ${#missing[@]} -gt 0 ]; then
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v brew >/dev/null 2>&1; then
-        brew install libplist pkg-config tmux groff
+        brew install libplist sqlite openssl@3 pkg-config tmux groff
     else
-        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers)" >&2
+        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later, SQLite 3 and OpenSSL 3, with their headers)" >&2
         exit 2
     fi
+fi
+
+# The tests build encrypted backups with the PyPI package cryptography (Scripts/make-backup.py)
+# and check them with iphone-backup-decrypt, a decrypter that is not ycft. Pinned; installed
+# only when python3 cannot import them.
+python_missing=()
+python3 -c 'import cryptography' >/dev/null 2>&1 || python_missing+=(cryptography==48.0.0)
+python3 -c 'import iphone_backup_decrypt' >/dev/null 2>&1 || python_missing+=(iphone-backup-decrypt==0.11.2 pycryptodome==4.4.0)
+if [ ${#python_missing[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${python_missing[*]} (python3 -m pip)" >&2
+    # A Debian python3 marks its packages as the system's (PEP 668): then into it all the same.
+    python3 -m pip install --quiet --disable-pip-version-check "${python_missing[@]}" >&2 \
+        || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${python_missing[@]}" >&2
 fi

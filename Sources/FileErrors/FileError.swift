@@ -37,6 +37,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// or an output is a descriptor name other than standard output and standard error
         /// (`SafeFile/standardStream(forOutput:)`).
         case descriptorName
+        /// The file to write lies inside an iPhone backup folder (`folder`: the one holding
+        /// `Manifest.db` and `Manifest.plist`), which is evidence the tool only reads.
+        case insideBackup(folder: String)
     }
 
     /// The operation that failed.
@@ -70,6 +73,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         switch reason {
         case let .system(error): return "\(operation.rawValue): \(error)"
         case .isDirectory: return "\(operation.rawValue): Is a directory"
+        case let .unsupportedKind(kind) where operation == .read: return "\(operation.rawValue): it is \(kind.phrase)"
         case let .unsupportedKind(kind): return "\(operation.rawValue): it is \(kind.phrase), which ycft neither replaces nor writes to"
         case let .danglingLink(target): return "\(operation.rawValue): it is a symbolic link to \"\(target)\", which does not exist"
         case let .readOnly(permissions):
@@ -86,6 +90,8 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "(- or /dev/stdout), standard error (/dev/stderr) or a file by its own path"
         case .descriptorName:
             return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
+        case let .insideBackup(folder):
+            return "\(operation.rawValue): it is inside the iPhone backup \"\(folder)\", which ycft never writes into"
         }
     }
 }

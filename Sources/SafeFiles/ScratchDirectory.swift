@@ -80,24 +80,7 @@ package final class ScratchDirectory {
     package func read(_ name: String, limit: Int) throws(FileError) -> [UInt8]? {
         let target = path(of: name)
         guard fd >= 0 else { throw FileError(.read, target, .system(SystemError(errno: EBADF))) }
-        let file = openat(fd, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard file >= 0 else {
-            let failure = SystemError.current
-            var info = stat()
-            if fstatat(fd, PathBytes.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) != .regular {
-                throw FileError(.read, target, .unsupportedKind(FileKind(mode: info.st_mode)))
-            }
-            throw FileError(.read, target, .system(failure))
-        }
-        defer { close(file) }
-        var info = stat()
-        guard fstat(file, &info) == 0 else { throw FileError(.read, target, .system(.current)) }
-        let kind = FileKind(mode: info.st_mode)
-        guard kind == .regular else { throw FileError(.read, target, .unsupportedKind(kind)) }
-        guard info.st_size >= 0, UInt64(info.st_size) <= UInt64(max(limit, 0)) else { return nil }
-        let bytes: [UInt8]
-        do { bytes = try readAll(file, limit: limit) } catch { throw FileError(.read, target, .system(error)) }
-        return bytes.count > limit ? nil : bytes
+        return try ReadOnlyFolder.read(name, in: fd, shownAs: target, limit: limit)
     }
 
     /// Removes the directory and everything in it (what the editor left too: swap and backup

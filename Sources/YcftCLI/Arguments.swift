@@ -75,7 +75,7 @@ final class ParsedArguments {
             if text.isEmpty, option.completion.isPath { throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give a path") }
             given.append(try Self.value(text, of: option, as: spelling))
         }
-        if operands.count < spec.arguments.count {
+        if operands.count < spec.arguments.count, spec.arguments[operands.count].unlessGiven.map({ !isGiven($0) }) ?? true {
             throw UsageError("Missing expected argument '\(spec.arguments[operands.count].name)'")
         }
         if operands.count > spec.arguments.count, spec.arguments.last?.repeats != true {

@@ -23,13 +23,13 @@ struct CommandSpec: Sendable {
         /// misspelled option does not compile. Spelled `--` and the raw value; a few also have a
         /// short alias.
         enum Name: String, Sendable, CaseIterable {
-            case allowEmpty = "allow-empty", appVersion = "app-version", backup, calendar, compact
+            case allowEmpty = "allow-empty", app, appVersion = "app-version", backup, calendar, compact
             case dropVersions = "drop-versions", dryRun = "dry-run", firstWeekday = "first-weekday", force, format, gate
-            case help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
+            case group, help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
             case lastVersion = "last-version", legacyDay = "legacy-day", library, locale, maxInputSize = "max-input-size"
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
-            case output, outputFormat = "output-format", plistFormat = "plist-format", quiet, raw, refs, report
+            case output, outputFormat = "output-format", passwordFile = "password-file", plistFormat = "plist-format", quiet, raw, refs, report
             case seconds, strict, timeZone = "time-zone", to
 
             /// The long spelling (`--output`), which messages about the value use.
@@ -130,6 +130,8 @@ struct CommandSpec: Sendable {
         let name: String
         let completion: Completion
         let help: [String]
+        /// An option that stands for the argument: given, the argument is not (`--backup`).
+        var unlessGiven: Option.Name? = nil
 
         /// Whether it may be repeated (`PATH...`, `KEY...`).
         var repeats: Bool { name.hasSuffix("...") }
@@ -181,6 +183,23 @@ extension CommandSpec {
     ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+
+    /// `--backup BACKUP --app ID [--group ID]`: an app's preferences in an iPhone backup in
+    /// place of the FILE operand (``BackupInput``).
+    static let fromBackup = [
+        Option(.backup, "BACKUP", completion: .directory, [
+            "Read an app's preferences from this iPhone backup folder",
+            "(see 'ycft backup --help') instead of FILE.",
+        ]),
+        Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
+        Option(.group, "GROUP_ID", ["With --backup: that app group's preferences instead."]),
+        passwordFile(["With --backup: an encrypted backup's password, the first line",
+                      "of FILE ('-' reads standard input). (default: asked on the",
+                      "terminal, not echoed)"]),
+    ]
+    /// `--password-file FILE`: an encrypted backup's password (never on the command line).
+    static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
+    static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"
     static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
@@ -224,8 +243,9 @@ extension CommandSpec {
         archive (a whole defaults file) is printed with the same mapping. --objects prints
         the flat $objects table with UIDs as {"$uid": n}.
         """,
-        usage: ["[--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-"],
-        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."])],
+        usage: ["[--raw [--refs] | --objects] [--key NAME] [--compact]", backupUsage],
+        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."],
+                             unlessGiven: .backup)],
         options: [
             Option(.raw, ["Print the whole object graph (any archive, any plist)."]),
             Option(.refs, ["With --raw: print each object once, later occurrences as",
@@ -236,8 +256,7 @@ extension CommandSpec {
                  "with --raw or --objects, show the archive under NAME",
                  "instead of the whole file)"]),
             Option(.compact, ["Print the JSON on one line."]),
-            maxInputSize, help,
-        ],
+        ] + fromBackup + [maxInputSize, help],
         footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects], .both)])
 
     static let pack = CommandSpec(
@@ -289,9 +308,10 @@ extension CommandSpec {
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] PATH..."],
+                "[--allow-empty] PATH... |",
+                "--backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
-                                                                        "standard input)."])],
+                                                                        "standard input)."], unlessGiven: .backup)],
         options: [
             Option(.format, "FORMAT", completion: .choices(["text", "json", "github", "junit"]), default: "text", [
                 "text: compiler-style lines on standard error (default);",
@@ -308,8 +328,7 @@ extension CommandSpec {
                                        "default that is trouble, exit 2: a wrong path)."]),
             Option(.quiet, ["No summary line on standard error (findings and",
                                        "errors still print)."]),
-            maxInputSize, help,
-        ],
+        ] + fromBackup + [maxInputSize, help],
         footer: { verifyFooter })
 
     /// The rules (from the rule table) and verify's exit statuses.
@@ -427,8 +446,9 @@ extension CommandSpec {
                 "[--library VERSION] [--calendar ID] [--locale ID] [--first-weekday N]",
                 "[--minimum-days-in-first-week N]",
                 "[--gate KEY=RULE]... [--format FORMAT [--compact]] [--key NAME]",
-                "[--max-input-size SIZE] FILE|-"],
-        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."])],
+                "[--max-input-size SIZE] \(backupUsage)"],
+        arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
+                             unlessGiven: .backup)],
         options: [
             Option(.appVersion, "VERSION", ["The running app's version (CFBundleShortVersionString);",
                                            "needed by per-version gates."]),
@@ -478,8 +498,8 @@ extension CommandSpec {
             ]),
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
             Option(.compact, ["JSON on one line."]),
-            defaultKey, maxInputSize, help,
-        ],
+            defaultKey,
+        ] + fromBackup + [maxInputSize, help],
         footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
 
     static let set = CommandSpec(
@@ -555,6 +575,67 @@ extension CommandSpec {
             """
         })
 
+    static let backup = CommandSpec(
+        name: "backup", run: BackupCommand.run, abstract: "List or copy out the state in an iPhone backup.",
+        overview: "Find YCFirstTime state in an iPhone backup, which ycft only reads.",
+        discussion: """
+        BACKUP is the folder Finder, iTunes or idevicebackup2 writes for a device (named
+        after its UDID, holding Manifest.db), of iOS 10 or later; those of iOS 9 and earlier
+        (Manifest.mbdb) are not supported.
+
+        An encrypted backup needs its password: the first line of --password-file FILE,
+        or, when standard input is a terminal, typed at a prompt (not echoed); never on
+        the command line. Its keybag may ask for at most 50,000,000 rounds of
+        PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
+        one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
+        'extract -o FILE' writes a new FILE with mode 0600.
+
+        'backup apps' lists the apps and app groups whose preferences hold YCFirstTime
+        state or IntervalClient keys: the form the state is in, and its record count.
+        'backup extract' copies one app's preferences (with --group, that app group's)
+        out to FILE, for migrate, set and edit to work on. dump, status and verify read
+        them in place with --backup BACKUP --app BUNDLE_ID [--group GROUP_ID].
+
+        A backup is evidence: ycft never writes into it. Manifest.db is read into memory
+        and queried there (no journal or WAL file appears), and a file is opened only by
+        its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>, never
+        by a path taken from the database, and never through a link.
+        """,
+        usage: ["apps|extract [--format FORMAT [--compact]]",
+                "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]]",
+                "[--password-file FILE] BACKUP"],
+        arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
+                             help: ["apps: list the apps with state; extract: copy one app's",
+                                    "preferences out."]),
+                    Argument(name: "BACKUP", completion: .directory, help: ["The backup folder (holding Manifest.db)."])],
+        options: [
+            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["apps: text (default) or json."]),
+            Option(.compact, ["apps: JSON on one line."]),
+            Option(.app, "BUNDLE_ID", ["extract: the app whose preferences to copy."]),
+            Option(.group, "GROUP_ID", ["extract: that app group's preferences instead."]),
+            Option(.output, "FILE|-", completion: .file, [
+                "extract: where to write ('-' is standard output). A file",
+                "is replaced atomically, keeping its mode and owner; never",
+                "one inside BACKUP.",
+            ]),
+            Option(.force, ["extract: replace FILE even when it is read-only."]),
+            passwordFile(["An encrypted backup's password, the first line of FILE",
+                          "('-' reads standard input). (default: asked on the terminal,",
+                          "not echoed)"]),
+            maxInputSize, help,
+        ],
+        footer: {
+            """
+            EXIT STATUS:
+              0  success
+              1  apps: preferences that cannot be read (each named on standard error)
+              2  trouble: usage, a backup that cannot be read (old, a broken
+                 Manifest.db, a missing file, a wrong password or none), an
+                 unwritable output
+
+            """
+        })
+
     /// Every subcommand, in the order help lists them.
-    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit]
+    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit, backup]
 }

@@ -20,22 +20,26 @@ enum DumpCommand {
         let stateKey: String
         let compact: Bool
         let limits: PlistLimits
-        /// The input (`-` is standard input).
-        let path: String
+        /// The input (`-` is standard input); with `--backup`, set to the file in the backup.
+        var path: String
+        let backup: BackupInput?
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             let (raw, objects) = (parsed.flag(.raw), parsed.flag(.objects))
             mode = raw ? .raw : objects ? .objects : .records
-            (refs, key, compact, limits, path) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits, parsed.operands[0])
+            (refs, key, compact, limits) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits)
+            (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             stateKey = parsed.value(.key)
             if refs && mode != .raw { throw UsageError("'--refs' goes with '--raw'") }
         }
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let options = try Options(ParsedArguments(arguments, spec: .dump))
-        let file = Ycft.display(options.path)
+        var options = try Options(ParsedArguments(arguments, spec: .dump))
         do throws(Ycft.Failure) {
+            var io = io
+            if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
+            let file = Ycft.display(options.path)
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let json: JSON
             switch options.mode {

@@ -38,13 +38,15 @@ enum ForegroundEditor {
     }
 
     /// Handlers for ``handled`` (as the type's comment says) until ``Handlers/restore()``.
-    static func catchSignals() -> Handlers {
+    /// `restart: false` lets a signal interrupt a blocking `read` (`EINTR`), as the password
+    /// prompt needs to stop at once.
+    static func catchSignals(restart: Bool = true) -> Handlers {
         // Initialised here, never for the first time inside the handler.
         SignalState.pending.store(0, ordering: .sequentiallyConsistent)
         SignalState.editor.store(0, ordering: .sequentiallyConsistent)
         var previous: [(Int32, sigaction)] = []
         for signal in handled {
-            if let old = setHandler(signal, onSignal, flags: SA_RESTART) { previous.append((signal, old)) }
+            if let old = setHandler(signal, onSignal, flags: restart ? SA_RESTART : 0) { previous.append((signal, old)) }
         }
         // A parent that left SIGCHLD ignored would have the editor reaped unseen, its status lost.
         if let old = setHandler(SIGCHLD, SIG_DFL) { previous.append((SIGCHLD, old)) }
@@ -192,7 +194,7 @@ private func onSignal(_ signal: Int32) {
 
 /// The terminal's settings before the editor ran, put back after it (only while ycft's process
 /// group is the terminal's foreground group: a background ycft leaves the terminal alone).
-private struct TerminalSettings {
+struct TerminalSettings {
     let fd: Int32
     let settings: termios
 

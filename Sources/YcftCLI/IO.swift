@@ -59,6 +59,9 @@ package struct CommandIO: Sendable {
     package var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
     package var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
+    /// Asks for a password on the terminal, `prompt` first, the typed line not echoed; nil
+    /// when standard input is not a terminal (in memory, never).
+    package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> [UInt8]? = { _ in nil }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
 
@@ -99,13 +102,15 @@ package struct CommandIO: Sendable {
                     streams.standardError.write(bytes)
                     return .streamed(path)
                 default:
+                    try BackupCommand.refuseInsideBackup(path, .write)
                     let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
                     if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
             },
             keepBackup: { path, read, suffix, bytes throws(FileError) in
-                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+                try BackupCommand.refuseInsideBackup(path, .backup)
+                return try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -113,6 +118,7 @@ package struct CommandIO: Sendable {
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
             if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            try BackupCommand.refuseInsideBackup(path, .write)
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
@@ -128,6 +134,7 @@ package struct CommandIO: Sendable {
         io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
+        io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
         return io
     }
 

@@ -32,7 +32,9 @@ enum StatusCommand {
         let compact: Bool
         let key: String
         let limits: PlistLimits
-        let path: String
+        /// The input; with `--backup`, set to the file in the backup.
+        var path: String
+        let backup: BackupInput?
 
         init(_ parsed: ParsedArguments, clock: () -> Double) throws(UsageError) {
             let versionSaid = parsed.flag(.appVersion) || parsed.flag(.noAppVersion)
@@ -42,7 +44,8 @@ enum StatusCommand {
             let settings = Ycft.CalendarSettings(identifier: parsed.given(.calendar), locale: parsed.given(.locale),
                                                  firstWeekday: parsed.number(.firstWeekday),
                                                  minimumDaysInFirstWeek: parsed.number(.minimumDaysInFirstWeek))
-            (json, compact, key, limits, path) = (parsed.value(.format) == "json", parsed.flag(.compact), parsed.value(.key), parsed.limits, parsed.operands[0])
+            (json, compact, key, limits) = (parsed.value(.format) == "json", parsed.flag(.compact), parsed.value(.key), parsed.limits)
+            (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             let (nowText, zoneText, gateTexts) = (parsed.given(.now), parsed.given(.timeZone), parsed.all(.gate))
             let instant = try nowText.map { (text: String) throws(UsageError) in try Ycft.Instant.parse(text, for: "--now <time>", clock: clock) }
             (now, self.nowText) = (instant?.seconds, instant?.exactText)
@@ -83,11 +86,13 @@ enum StatusCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let clock = Ycft.now
-        let options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
+        var options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
         let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
         let calendar = try options.settings.calendar(in: zone)
         let instant = options.now ?? clock()
         do throws(Ycft.Failure) {
+            var io = io
+            if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let file: StateFile
             do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {

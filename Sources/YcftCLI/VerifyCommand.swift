@@ -32,18 +32,29 @@ enum VerifyCommand {
         let compact: Bool
         let allowEmpty: Bool
         let quiet: Bool
-        let paths: [String]
+        /// The operands; with `--backup`, set to the file in the backup.
+        var paths: [String]
+        let backup: BackupInput?
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, strict, key, limits) = (try parsed.choice(.format), parsed.flag(.strict), parsed.value(.key), parsed.limits)
             (walk, compact, allowEmpty, quiet) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.compact), parsed.flag(.allowEmpty), parsed.flag(.quiet))
-            paths = parsed.operands
+            (paths, backup) = (parsed.operands, try BackupInput(parsed))
             guard paths.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
         }
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let options = try Options(ParsedArguments(arguments, spec: .verify))
+        var options = try Options(ParsedArguments(arguments, spec: .verify))
+        var io = io
+        if let backup = options.backup {
+            do throws(Ycft.Failure) {
+                let opened = try backup.open(limits: options.limits, io: io)
+                (options.paths, io) = ([opened.path], opened.io)
+            } catch {
+                return error.report(io)
+            }
+        }
         // Directories are searched like migrate's (one walk); the whole run is one document.
         let walked = options.walk.expand(options.paths, io: io)
         var results: [FileResult] = walked.problems.map { FileResult(path: Ycft.display($0.path), findings: [], trouble: $0.message) }

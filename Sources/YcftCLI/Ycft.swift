@@ -167,16 +167,17 @@ package enum Ycft {
     static func failure(_ error: FileError, forceFlag: String? = "--force") -> Failure {
         var message = error.description
         if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
+        if case .insideBackup = error.reason { message += " (copy the file out with 'ycft backup extract' and work on the copy)" }
         return Failure(.trouble, display(error.path), message)
     }
 
     /// The one rule for binary output on a terminal (`pack`, `migrate -o -`): a binary property
     /// list is not written to standard output when that is a terminal.
     /// - Throws: trouble (exit 2) when `bytes` are a binary plist bound for a terminal.
-    static func refuseBinaryOnTerminal(_ bytes: [UInt8], to output: String, io: CommandIO) throws(Failure) {
+    static func refuseBinaryOnTerminal(_ bytes: [UInt8], to output: String, io: CommandIO, plistFormatHint: String = ", --plist-format xml") throws(Failure) {
         guard output == "-" || SafeFile.descriptorPath(output) == 1, PropertyList.detectFormat(bytes) == .binary,
               io.stdoutIsTerminal() else { return }
-        throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect")
+        throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE\(plistFormatHint), or redirect")
     }
 
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }

@@ -72,7 +72,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         #expect(fake.stderr.isEmpty)
     }
 
-    @Test(arguments: ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset", "edit"])
+    @Test(arguments: ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset", "edit", "backup"])
     func commandHelpIsTheSameThreeWays(_ command: String) {
         let texts = [["help", command], [command, "--help"], [command, "-h", "x"]].map { args -> String in
             let fake = FakeIO()
@@ -107,6 +107,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
           unset                   Remove records, in place.
           reset                   YCFirstTime's reset(), in place.
           edit                    Edit the records in $VISUAL or $EDITOR, in place.
+          backup                  List or copy out the state in an iPhone backup.
           help                    Show help for a subcommand.
 
         EXIT STATUS:
@@ -130,10 +131,10 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     @Test(arguments: [
         (["frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--frob"], "Error: Unknown option '--frob'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
-        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "--key"], "Error: Missing value for '--key <name>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "--key"], "Error: Missing value for '--key <name>'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format FORMAT]\n                 [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force]\n                 FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format FORMAT]\n                 [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force]\n                 FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
@@ -145,9 +146,9 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["verfy", "a"], "Error: Unknown subcommand 'verfy'. Did you mean 'verify'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["help", "mirgate"], "Error: Unknown subcommand 'mirgate'. Did you mean 'migrate'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--verison"], "Error: Unknown option '--verison'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
-        (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["sat", "a"], "Error: Unknown subcommand 'sat'. Did you mean 'set'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "bash", "--generate-manual"],
@@ -155,7 +156,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
         (["--generate-completion-script", "csh"],
          "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         // A word cut short is the option it begins; --force only for a near-certain typo.
-        (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|-\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["reset", "--format", "a"], "Error: Unknown option '--format'\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
         (["reset", "--forse", "a"], "Error: Unknown option '--forse'. Did you mean '--force'?\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
     ])

@@ -87,6 +87,9 @@ import TestSupport
         let examples = scratch.appendingPathComponent("Examples")
         try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Examples"), to: examples)
         try FileManager.default.copyItem(at: TestPaths.fixtures, to: scratch.appendingPathComponent("Fixtures"))
+        // make.sh writes Backup/ with the backup generator, which reads Examples/ and Fixtures/ beside it.
+        try FileManager.default.createDirectory(at: scratch.appendingPathComponent("Scripts"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: Backups.generator, to: scratch.appendingPathComponent("Scripts/make-backup.py"))
         let made = try runProcess(URL(fileURLWithPath: "/bin/bash"), [examples.appendingPathComponent("make.sh").path],
                                   environment: ["PATH": "/usr/bin:/bin", "YCFT": TestPaths.executable("ycft").path])
         #expect(made.status == 0, "make.sh: \(made.stderr)")

@@ -94,7 +94,7 @@ import FirstTimeCore
         #expect(fish.contains("-a pack -d 'Write records (JSON) as a legacy archive.'\n"))
         #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or \\'now\\''\n"))
         // `ycft help <TAB>` offers the subcommands.
-        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit' -a status -d 'Would each gate run now, and when next?'\n"))
+        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit backup' -a status -d 'Would each gate run now, and when next?'\n"))
         for shell in ["zsh", "fish"] where Self.installed(shell) {
             try check(shell == "zsh" ? zsh : fish, with: shell)
         }

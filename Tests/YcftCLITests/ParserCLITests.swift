@@ -21,6 +21,7 @@ import TestSupport
         "unset": { _ = EditCommands.Common($0) },
         "reset": { _ = EditCommands.Common($0) },
         "edit": { _ = EditCommands.Common($0) },
+        "backup": { _ = try BackupCommand.Options($0) },
     ]
 
     /// Operands each command accepts (by the spec's argument names).
@@ -76,6 +77,7 @@ import TestSupport
         ("migrate", "--plist-format", "'--plist-format <format>': expected 'same', 'binary' or 'xml'"),
         ("status", "--library", "'--library <version>': expected '2.x' or '1.x'"),
         ("status", "--format", "'--format <format>': expected 'text' or 'json'"),
+        ("backup", "--format", "'--format <format>': expected 'text' or 'json'"),
     ])
     func aChoiceNotInTheListIsRefusedWithTheList(_ command: String, _ option: String, _ said: String) throws {
         let spec = try #require(CommandSpec.all.first { $0.name == command })
@@ -88,7 +90,7 @@ import TestSupport
     /// The table above covers every choice option of every command.
     @Test func everyChoiceOptionIsInTheRefusalTable() {
         let listed: Set<String> = ["pack --plist-format", "verify --format", "migrate --to", "migrate --plist-format",
-                                   "status --library", "status --format"]
+                                   "status --library", "status --format", "backup --format"]
         var choices = Set<String>()
         for spec in CommandSpec.all {
             for option in spec.options {
@@ -143,12 +145,15 @@ import TestSupport
 
     /// A shared option (--key, --max-input-size, --include, --force ...) takes the same kind of
     /// value with the same default in every command that has it; only the report and plist
-    /// formats and -o differ by command, by design.
+    /// formats and -o differ by command, by design. So does --backup, which the issue names
+    /// (issue 30): an iPhone backup folder on dump, status and verify, migrate's suffix for
+    /// the files it keeps; the two commands never share it.
     @Test func sharedOptionsBehaveAlike() {
         var seen: [CommandSpec.Option.Name: (command: String, shape: String)] = [:]
         var shared = 0
         for spec in CommandSpec.all {
-            for option in spec.options where ![.format, .plistFormat, .output].contains(option.name) {
+            for option in spec.options where ![.format, .plistFormat, .output].contains(option.name)
+                && !(option.name == .backup && spec.name == "migrate") {
                 let shape = "\(option.kind) \(option.value ?? "-") \(option.repeats) \(option.defaultValue ?? "-")"
                 guard let first = seen[option.name] else {
                     seen[option.name] = (spec.name, shape)
@@ -209,6 +214,7 @@ import TestSupport
             "unset": [["unset", big, "k"]],
             "reset": [["reset", big]],
             "edit": [["edit", big]],
+            "backup": [["backup", "apps", try Backups.make().path]],
         ]
         #expect(Set(runs.keys) == Set(CommandSpec.all.filter { $0.option("--max-input-size") != nil }.map(\.name)))
         let before = try readBytes(URL(fileURLWithPath: big))

@@ -6,6 +6,7 @@ import FirstTimeArchive
 import FirstTimeCore
 import KeyedArchive
 import OrderedJSON
+import PhoneBackup
 import Plist
 import PlistCore
 
@@ -49,6 +50,13 @@ enum Harness: String, CaseIterable {
     /// (``InPlaceHarness``): the file is untouched (refused) or holds exactly the asked change,
     /// every other key's value exactly as it was.
     case inPlace = "in-place"
+    /// `KeyBag`: an encrypted backup's keybag (`BackupKeyBag`), read bounded and total; what it
+    /// accepts has its iteration counts within the bounds and each class once, and, when the
+    /// counts are small, unlocks (with a wrong password) without a crash.
+    case keybag
+    /// `PhoneBackup(folder:manifestDatabase:)` and its queries: a `Manifest.db` (as an encrypted
+    /// backup's is, decrypted in memory) read through SQLite without a crash or a hang.
+    case manifest
 
     /// Whether any dictionary in `value` holds two keys with the same exact bytes.
     static func hasDuplicateKeys(_ value: PlistValue) -> Bool {
@@ -163,6 +171,19 @@ enum Harness: String, CaseIterable {
             }
         case .inPlace:
             InPlaceHarness.run(bytes)
+        case .keybag:
+            guard let keyBag = try? KeyBag(bytes) else { return }
+            guard keyBag.dpic <= KeyBag.maxDPIC, keyBag.iterations <= KeyBag.maxITER,
+                  Set(keyBag.classKeys.map(\.protectionClass)).count == keyBag.classKeys.count,
+                  keyBag.classKeys.allSatisfy({ $0.wrappedKey.count == 40 }) else {
+                fatalError("the keybag reader accepted counts over its bounds, a class twice or a short key")
+            }
+            if keyBag.dpic <= 1000, keyBag.iterations <= 1000 { _ = try? keyBag.unlock(Array("fuzz".utf8)) }
+        case .manifest:
+            guard let backup = try? PhoneBackup(folder: "/nonexistent-ycft-fuzz", manifestDatabase: bytes) else { return }
+            _ = try? backup.allPreferences()
+            _ = try? backup.preferences(of: .app("com.example.notes"))
+            _ = try? backup.preferences(of: .group("group.com.example.shared"))
         }
     }
 }

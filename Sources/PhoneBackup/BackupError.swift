@@ -1,0 +1,129 @@
+package import FileErrors
+package import KeyedArchive
+package import PlistCore
+
+/// Why a backup folder, or the file asked of it, cannot be read. Each case carries its cause;
+/// ``description`` is one line about the backup (the tool prefixes the folder:
+/// `ycft: BACKUP: what is wrong`). Text from `Manifest.db` is quoted and escaped.
+package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The folder itself cannot be read (`stat` failed), or it is not a folder.
+    case folder(SystemError?)
+    /// An iOS 9 or earlier backup: `Manifest.mbdb` and no `Manifest.db`.
+    case oldFormat
+    /// Neither `Manifest.db` nor `Manifest.mbdb`: not an iPhone backup folder.
+    case noManifest
+    /// `Manifest.plist`, `Info.plist` or `Status.plist` cannot be read.
+    case file(name: String, FileError)
+    /// One of the property lists is larger than the input limit.
+    case tooLarge(name: String, limit: Int)
+    /// One of the property lists is not a readable property list.
+    case plist(name: String, PlistError)
+    /// One of the property lists is not a dictionary, or `key` in it has the wrong type.
+    case plistShape(name: String, key: String?)
+    /// `Manifest.plist` says `IsEncrypted`, and no password was given (the tool asks for one
+    /// only on a terminal).
+    case encrypted
+    /// `BackupKeyBag` in `Manifest.plist` cannot be read.
+    case keyBag(KeyBagError)
+    /// The password did not open the keybag (an unwrap's integrity check failed).
+    case wrongPassword
+    /// `what` (`Manifest.db` or a file) is encrypted with a key of this protection class, which
+    /// the keybag does not hold or the password does not open.
+    case noClassKey(UInt32, of: String)
+    /// `what`'s wrapped key (`ManifestKey`, or a file's `EncryptionKey`) is not a 4-byte class and
+    /// 40 bytes of wrapped key, or does not unwrap with its class's key (altered).
+    case wrappedKey(of: String, unwraps: Bool)
+    /// A file's row in `Manifest.db` has a `file` record (an `MBFile` archive) that cannot be
+    /// read (`archive`), or lacks `key` or holds it with the wrong type.
+    case fileRecord(fileID: String, key: String?, ArchiveError?)
+    /// `what` did not decrypt: not whole 16-byte blocks, wrong padding (cut short or altered), or
+    /// a plain length other than the record's `Size`.
+    case decryption(of: String, DecryptionProblem)
+    /// A libcrypto call failed (out of memory, a missing cipher): not the backup's fault.
+    case libcrypto(String)
+    /// SQLite refused `Manifest.db` or a query on it (`sqlite3_errmsg`, with the result code):
+    /// not a database, no `Files` table, a value too long, ...
+    case database(code: Int32, message: String)
+    /// A `Files` column holds a value of the wrong type (a number where the fileID belongs).
+    case column(String, domain: String, path: String)
+    /// No row for the file; `domainListed` says whether the domain has any rows at all.
+    case notListed(domain: String, path: String, domainListed: Bool)
+    /// `--group` with an `--app` of which the backup holds nothing.
+    case appNotListed(String)
+    /// More than one row for the same domain and path.
+    case listedTwice(domain: String, path: String)
+    /// The row's `flags` say it is not a regular file (2: directory, 4: symbolic link).
+    case notAFile(domain: String, path: String, flags: Int64)
+    /// The row's fileID is not 40 lowercase hex digits, so it names no file of the backup.
+    case badFileID(String, domain: String, path: String)
+    /// The row's file is not in the folder (or cannot be looked at).
+    case missingFile(fileID: String, domain: String, path: String, SystemError)
+    /// The row's file is there but is not a regular file (a link, a folder, a device).
+    case notRegularFile(fileID: String, FileKind)
+
+    package var description: String {
+        switch self {
+        case let .folder(error?): return "cannot read: \(error)"
+        case .folder(nil): return "not a folder (a backup is the folder holding Manifest.db)"
+        case .oldFormat:
+            return "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)"
+        case .noManifest: return "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)"
+        case let .file(name, error): return "\(name): \(error)"
+        case let .tooLarge(name, limit): return "\(name): input is larger than the limit of \(limit) bytes"
+        case let .plist(name, error): return "\(name): \(error)"
+        case let .plistShape(name, key?): return "\(name): \(UntrustedText.quoted(key)) has the wrong type"
+        case let .plistShape(name, nil): return "\(name): not a dictionary"
+        case .encrypted: return "an encrypted backup and no password: give --password-file FILE, or run ycft on a terminal to type it"
+        case let .keyBag(problem): return "Manifest.plist: BackupKeyBag: \(problem)"
+        case .wrongPassword: return "wrong password (the backup's keybag did not open)"
+        case let .noClassKey(number, what): return "\(what): encrypted with protection class \(number), whose key the password does not open"
+        case let .wrappedKey(what, false): return "\(what): its wrapped key is not a 4-byte class and 40 bytes of key"
+        case let .wrappedKey(what, true): return "\(what): its wrapped key does not unwrap with its class's key (altered)"
+        case let .fileRecord(fileID, nil, error?): return "Manifest.db: the file record of \(fileID): \(error)"
+        case let .fileRecord(fileID, key?, _): return "Manifest.db: the file record of \(fileID) has no \(key) of the right type"
+        case let .fileRecord(fileID, nil, nil): return "Manifest.db: the file record of \(fileID) is not an MBFile"
+        case let .decryption(what, problem): return "\(what): \(problem)"
+        case let .libcrypto(call): return "libcrypto's \(call) failed"
+        case let .database(code, message): return "Manifest.db: \(UntrustedText.escaped(message)) (SQLite error \(code))"
+        case let .column(column, domain, path):
+            return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
+        case let .notListed(domain, path, true): return "Manifest.db lists no \(Self.named(domain, path))"
+        case let .notListed(domain, path, false):
+            return "Manifest.db lists no \(Self.named(domain, path)) (no file of \(UntrustedText.quoted(domain)) at all; "
+                + "'ycft backup apps' lists the apps with state)"
+        case let .appNotListed(app):
+            return "Manifest.db lists no file of \(UntrustedText.quoted("AppDomain-" + app)): the app is not in this backup"
+        case let .listedTwice(domain, path): return "Manifest.db lists \(Self.named(domain, path)) more than once"
+        case let .notAFile(domain, path, flags): return "Manifest.db lists \(Self.named(domain, path)) as flags \(flags), not a file"
+        case let .badFileID(fileID, domain, path):
+            return "Manifest.db gives \(Self.named(domain, path)) the fileID \(UntrustedText.quoted(fileID)), "
+                + "not 40 lowercase hex digits"
+        case let .missingFile(fileID, domain, path, error):
+            return "\(fileID.prefix(2))/\(fileID) (\(Self.named(domain, path))): \(error)"
+        case let .notRegularFile(fileID, kind): return "\(fileID.prefix(2))/\(fileID): \(kind.phrase), not a regular file"
+        }
+    }
+
+    /// Why encrypted bytes did not decrypt.
+    package enum DecryptionProblem: Sendable, Equatable, CustomStringConvertible {
+        /// The length is not a whole, non-zero number of 16-byte blocks.
+        case notBlocks(Int)
+        /// The padding after decryption is not PKCS#7: cut short or altered.
+        case padding
+        /// The plain length is not the one the file record's `Size` gives.
+        case size(Int, expected: Int64)
+
+        package var description: String {
+            switch self {
+            case let .notBlocks(count): return "\(count) encrypted bytes are not whole 16-byte blocks (cut short?)"
+            case .padding: return "does not decrypt (its padding is wrong: cut short or altered)"
+            case let .size(count, expected): return "decrypts to \(count) bytes, but its record says \(expected) (cut short or altered)"
+            }
+        }
+    }
+
+    /// `"Library/Preferences/x.plist" of "AppDomain-x"`.
+    private static func named(_ domain: String, _ path: String) -> String {
+        "\(UntrustedText.quoted(path)) of \(UntrustedText.quoted(domain))"
+    }
+}

@@ -1,0 +1,362 @@
+internal import FileErrors
+internal import KeyedArchive
+internal import Plist
+package import PlistCore
+internal import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An iPhone backup folder (iOS 10 and later), read-only: what Finder, iTunes or
+/// `idevicebackup2` write, one folder per device holding `Manifest.db`, `Manifest.plist`,
+/// `Info.plist`, `Status.plist` and the files under their hashed names.
+///
+/// An encrypted backup is opened in two steps: the initialiser reads its keybag's structure
+/// (``KeyBag``, bounded), ``unlock(_:)`` derives the key from the password, unwraps the class
+/// keys and decrypts `Manifest.db` into memory (never onto the disk); ``decrypt(_:of:)``
+/// decrypts a file's bytes with the key its record gives.
+///
+/// Nothing here writes, and nothing is read from outside the folder: the folder is opened once
+/// and every file is read through its descriptor (`SafeFiles`' ``ReadOnlyFolder``: no link
+/// followed, no pipe waited on, only regular files, bounded), whatever is swapped in meanwhile.
+/// `Manifest.db` is read so into memory and SQLite queries that copy (``ManifestDatabase``): it
+/// opens no file of the backup. A file is named only by its row's fileID, checked to be 40
+/// lowercase hex digits, as `FOLDER/<first two digits>/<fileID>`; no path from the database is
+/// ever opened.
+///
+/// ```swift
+/// let backup = try PhoneBackup("Backup/00008030-001A")
+/// let file = try backup.preferences(of: .app("com.example.app"))
+/// file.path   // "Backup/00008030-001A/3d/3d0d7e5f..."
+/// ```
+package struct PhoneBackup {
+    /// The folder, as given (without trailing slashes).
+    package let folder: String
+    /// `Info.plist`'s `Device Name` and `Product Version`, when it has them.
+    package let deviceName: String?
+    package let productVersion: String?
+    /// `Status.plist`'s `SnapshotState` (`finished` for a complete backup), when it has one.
+    package let snapshotState: String?
+    /// Whether `Manifest.plist` says `IsEncrypted` (then ``unlock(_:)`` comes before any query).
+    package let isEncrypted: Bool
+    /// The most bytes `Manifest.db` may have: it is read (and decrypted) into memory.
+    package static let maxManifestSize = 1 << 29
+    /// The folder, open: every read goes through it.
+    private let root: ReadOnlyFolder
+    /// Nil until an encrypted backup is unlocked.
+    private var database: ManifestDatabase?
+    /// An encrypted backup's keybag, `ManifestKey` and `Manifest.db` as stored (encrypted).
+    private let keyBag: KeyBag?
+    private let manifestKey: [UInt8]
+    private let encryptedManifest: [UInt8]
+    /// The class keys the password opened.
+    private var classKeys: [(protectionClass: UInt32, key: [UInt8])] = []
+    private let limits: PlistLimits
+
+    /// Where an app keeps its standard preferences (what `UserDefaults.standard` persists), or an
+    /// app group the suite it shares.
+    package enum Container: Sendable, Equatable {
+        case app(String)
+        case group(String)
+
+        /// The bundle id or group id.
+        package var id: String {
+            switch self {
+            case let .app(id), let .group(id): return id
+            }
+        }
+
+        /// `AppDomain-<id>` or `AppDomainGroup-<id>`.
+        package var domain: String {
+            switch self {
+            case let .app(id): return "AppDomain-" + id
+            case let .group(id): return "AppDomainGroup-" + id
+            }
+        }
+
+        /// `Library/Preferences/<id>.plist`.
+        package var preferencesPath: String { "Library/Preferences/\(id).plist" }
+    }
+
+    /// A preferences file of the backup: whose it is and where it lies in the folder.
+    package struct Preferences: Sendable, Equatable {
+        package let container: Container
+        /// The row's fileID (checked: 40 lowercase hex digits).
+        package let fileID: String
+        /// `FOLDER/<fileID's first two digits>/<fileID>`, a regular file when it was looked at.
+        package let path: String
+        /// In an encrypted backup, the row's `file` record (an `MBFile` archive), which holds the
+        /// file's key; nil in an unencrypted one.
+        package var record: [UInt8]? = nil
+
+        /// `xx/<fileID>`, as messages name the file.
+        var shortName: String { "\(fileID.prefix(2))/\(fileID)" }
+    }
+
+    /// Opens the backup in `folder`: refuses an old one (`Manifest.mbdb`), reads the property lists
+    /// (each at most `limits.maxInputSize` bytes) and opens `Manifest.db`; of an encrypted one,
+    /// reads the keybag's structure instead (``unlock(_:)`` opens `Manifest.db`).
+    /// - Throws: ``BackupError`` naming what is wrong.
+    package init(_ folder: String, limits: PlistLimits = .default) throws(BackupError) {
+        var trimmed = folder
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.folder = trimmed
+        do { root = try ReadOnlyFolder(trimmed) } catch {
+            guard case let .system(failure) = error.reason, failure.errno != ENOTDIR else { throw .folder(nil) }
+            throw .folder(failure)
+        }
+        // Read once, through the folder's descriptor: a link swapped in is not followed, a pipe
+        // not waited on, and what SQLite queries is this copy.
+        let stored: [UInt8]?
+        do { stored = try root.read("Manifest.db", limit: Self.maxManifestSize) } catch {
+            guard case let .system(failure) = error.reason, failure.errno == ENOENT else { throw .file(name: "Manifest.db", error) }
+            throw Self.exists(root, "Manifest.mbdb") ? BackupError.oldFormat : .noManifest
+        }
+        guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
+        guard let manifest = try Self.dictionary(root, "Manifest.plist", limits: limits, required: true) else { throw .noManifest }
+        switch manifest["IsEncrypted"] {
+        case .bool(true)?: isEncrypted = true
+        case .bool(false)?, nil: isEncrypted = false
+        case _?: throw .plistShape(name: "Manifest.plist", key: "IsEncrypted")
+        }
+        self.limits = limits
+        if isEncrypted {
+            guard case let .data(keyBagBytes)? = manifest["BackupKeyBag"] else { throw .plistShape(name: "Manifest.plist", key: "BackupKeyBag") }
+            do { keyBag = try KeyBag(keyBagBytes) } catch { throw .keyBag(error) }
+            guard case let .data(manifestKey)? = manifest["ManifestKey"] else { throw .plistShape(name: "Manifest.plist", key: "ManifestKey") }
+            self.manifestKey = manifestKey
+        } else {
+            (keyBag, manifestKey) = (nil, [])
+        }
+        let info = try Self.dictionary(root, "Info.plist", limits: limits, required: false)
+        (deviceName, productVersion) = (info?["Device Name"]?.stringValue, info?["Product Version"]?.stringValue)
+        snapshotState = try Self.dictionary(root, "Status.plist", limits: limits, required: false)?["SnapshotState"]?.stringValue
+        if isEncrypted {
+            encryptedManifest = stored
+        } else {
+            (encryptedManifest, database) = ([], try Self.checked(ManifestDatabase(inMemory: stored)))
+        }
+    }
+
+    /// A backup whose `Manifest.db` is `bytes` (as an encrypted one's is once decrypted, in
+    /// memory) and whose files are in `folder`, with no property lists: the fuzz harness's way
+    /// to the database reader.
+    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
+    package init(folder: String, manifestDatabase bytes: [UInt8], limits: PlistLimits = .default) throws(BackupError) {
+        (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, false)
+        (keyBag, manifestKey, encryptedManifest, self.limits) = (nil, [], [], limits)
+        do { root = try ReadOnlyFolder(folder) } catch { throw .folder(nil) }
+        database = try Self.checked(ManifestDatabase(inMemory: bytes))
+    }
+
+    /// `database`, once its `Files` is known to be a table, not a view: a view's query (a
+    /// recursive one) could run without end.
+    private static func checked(_ database: ManifestDatabase) throws(BackupError) -> ManifestDatabase {
+        var kind: String?
+        // SQLite's names are case-insensitive: `FROM Files` reads a view named `FILES` too.
+        try database.rows("SELECT type FROM sqlite_master WHERE name = 'Files' COLLATE NOCASE AND type IN ('table', 'view') LIMIT 1") {
+            (row: ManifestDatabase.Row) throws(BackupError) in kind = row.text(0)
+        }
+        if let kind, kind != "table" { throw .database(code: 1, message: "Files is a \(kind), not a table") }
+        // Nor may a column of it be computed on every read (a generated column's expression can
+        // take minutes and gigabytes a row): Files' columns are stored values.
+        var generated: String?
+        try database.rows("SELECT name FROM pragma_table_xinfo('Files') WHERE hidden != 0 LIMIT 1") {
+            (row: ManifestDatabase.Row) throws(BackupError) in generated = row.text(0) ?? ""
+        }
+        if let generated {
+            throw .database(code: 1, message: "Files' column \"\(generated)\" is generated or hidden, not a stored value")
+        }
+        return database
+    }
+
+    /// Opens an encrypted backup with `password` (its bytes, as typed): derives the key
+    /// (``KeyBag/unlock(_:)``), unwraps `ManifestKey` with its class's key and decrypts
+    /// `Manifest.db` (read when the backup was opened) in memory. Nothing for an
+    /// unencrypted one.
+    /// - Throws: ``BackupError/wrongPassword``; what is wrong with `ManifestKey` or `Manifest.db`.
+    package mutating func unlock(_ password: [UInt8]) throws(BackupError) {
+        guard let keyBag, database == nil else { return }
+        classKeys = try keyBag.unlock(password)
+        let key = try unwrap(manifestKey, of: "Manifest.db")
+        let plain = try Self.decrypt(encryptedManifest, key: key, of: "Manifest.db")
+        database = try Self.checked(ManifestDatabase(inMemory: plain))
+    }
+
+    /// The bytes of an encrypted backup's file as they were on the device: decrypted with the key
+    /// its record (`MBFile`'s `EncryptionKey`, unwrapped with its class's key) gives, checked
+    /// against the record's `Size`. An unencrypted backup's bytes are returned as they are.
+    /// - Throws: ``BackupError`` for a record without a usable key, bytes that do not decrypt
+    ///   (cut short, altered) or a length other than `Size`.
+    package func decrypt(_ bytes: [UInt8], of preferences: Preferences) throws(BackupError) -> [UInt8] {
+        guard isEncrypted else { return bytes }
+        let name = preferences.shortName
+        guard let record = preferences.record else { throw .fileRecord(fileID: preferences.fileID, key: nil, nil) }
+        let archive: KeyedArchive
+        do { archive = try LibPlist.keyedArchive(record, limits: limits) } catch { throw .fileRecord(fileID: preferences.fileID, key: nil, error) }
+        func object(_ value: PlistValue?) -> PlistValue? {
+            guard let uid = value?.uidValue, let index = Int(exactly: uid), index < archive.objects.count else { return nil }
+            return archive.objects[index]
+        }
+        guard let file = object(archive.top["root"])?.dictionaryValue else { throw .fileRecord(fileID: preferences.fileID, key: nil, nil) }
+        let wrapped: [UInt8]
+        switch object(file["EncryptionKey"]) {
+        case let .data(bytes)?: wrapped = bytes
+        case let .dictionary(data)?:
+            guard case let .data(bytes)? = data["NS.data"] else { fallthrough }
+            wrapped = bytes
+        default: throw .fileRecord(fileID: preferences.fileID, key: "EncryptionKey", nil)
+        }
+        guard case let .integer(size)? = file["Size"], let expected = size.int64 else {
+            throw .fileRecord(fileID: preferences.fileID, key: "Size", nil)
+        }
+        let plain = try Self.decrypt(bytes, key: try unwrap(wrapped, of: name), of: name)
+        guard Int64(plain.count) == expected else { throw .decryption(of: name, .size(plain.count, expected: expected)) }
+        return plain
+    }
+
+    /// A key as `ManifestKey` and `EncryptionKey` hold it, a 4-byte little-endian protection class
+    /// and the wrapped key, unwrapped (RFC 3394) with that class's key.
+    private func unwrap(_ stored: [UInt8], of what: String) throws(BackupError) -> [UInt8] {
+        guard stored.count == 44 else { throw .wrappedKey(of: what, unwraps: false) }
+        let protectionClass = stored[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let classKey = classKeys.first(where: { $0.protectionClass == protectionClass })?.key else {
+            throw .noClassKey(protectionClass, of: what)
+        }
+        guard let key = try BackupCrypto.unwrapping(Array(stored[4...]), with: classKey) else { throw .wrappedKey(of: what, unwraps: true) }
+        return key
+    }
+
+    /// AES-256-CBC decryption of `bytes` with `key` (zero IV, PKCS#7 padding removed).
+    private static func decrypt(_ bytes: [UInt8], key: [UInt8], of what: String) throws(BackupError) -> [UInt8] {
+        guard !bytes.isEmpty, bytes.count % 16 == 0 else { throw .decryption(of: what, .notBlocks(bytes.count)) }
+        let plain: [UInt8]?
+        do { plain = try BackupCrypto.decryptCBC(bytes, key: key) } catch { throw .libcrypto(error.call) }
+        guard let plain else { throw .decryption(of: what, .padding) }
+        return plain
+    }
+
+    /// How many PBKDF2 rounds ``unlock(_:)`` runs (`DPIC` and `ITER` together); nil for an
+    /// unencrypted backup.
+    package var keyDerivationRounds: Int? { keyBag.map { $0.dpic + $0.iterations } }
+
+    /// The database, or ``BackupError/encrypted`` before an encrypted backup is unlocked.
+    private func opened() throws(BackupError) -> ManifestDatabase {
+        guard let database else { throw .encrypted }
+        return database
+    }
+
+    /// Whether `folder` holds anything under `name` (a link included).
+    private static func exists(_ folder: ReadOnlyFolder, _ name: String) -> Bool {
+        if case .success = FileStatus.of(folder.path(of: name), followLinks: false) { return true }
+        return false
+    }
+
+    /// The bytes of a preferences file of the backup, read through the folder's descriptor (at
+    /// most `limit` bytes, else nil) and, in an encrypted backup, decrypted (``decrypt(_:of:)``).
+    /// - Throws: ``BackupError``: the file is missing or not a regular file, or does not decrypt.
+    package func contents(of preferences: Preferences, limit: Int) throws(BackupError) -> [UInt8]? {
+        let bytes: [UInt8]?
+        do { bytes = try root.folder(String(preferences.fileID.prefix(2))).read(preferences.fileID, limit: limit) } catch {
+            switch error.reason {
+            case let .unsupportedKind(kind): throw .notRegularFile(fileID: preferences.fileID, kind)
+            case let .system(failure): throw .missingFile(fileID: preferences.fileID, domain: preferences.container.domain,
+                                                          path: preferences.container.preferencesPath, failure)
+            default: throw .file(name: preferences.shortName, error)
+            }
+        }
+        return try bytes.map { bytes throws(BackupError) in try decrypt(bytes, of: preferences) }
+    }
+
+    /// The preferences file of `container`.
+    /// - Throws: ``BackupError``: no such row (``BackupError/notListed(domain:path:domainListed:)``),
+    ///   two, a row that is not a file, a bad fileID, a missing file, or what SQLite says.
+    package func preferences(of container: Container) throws(BackupError) -> Preferences {
+        let (domain, path) = (container.domain, container.preferencesPath)
+        var found: [(fileID: String, record: [UInt8]?)] = []
+        try opened().rows("SELECT fileID, flags\(recordColumn) FROM Files WHERE domain = ?1 AND relativePath = ?2 LIMIT 2",
+                          [domain, path]) { (row: ManifestDatabase.Row) throws(BackupError) in
+            guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: path) }
+            guard let flags = row.integer(1) else { throw .column("flags", domain: domain, path: path) }
+            guard flags == 1 else { throw .notAFile(domain: domain, path: path, flags: flags) }
+            found.append((fileID, isEncrypted ? row.blob(2) : nil))
+        }
+        guard found.count < 2 else { throw .listedTwice(domain: domain, path: path) }
+        guard let first = found.first else { throw .notListed(domain: domain, path: path, domainListed: try lists(container)) }
+        return try checked(first.fileID, record: first.record, of: container)
+    }
+
+    /// Whether `Manifest.db` lists any file or folder of the container's domain (whether the
+    /// app, or the app group, is in the backup at all).
+    /// - Throws: what SQLite says.
+    package func lists(_ container: Container) throws(BackupError) -> Bool {
+        var listed = false
+        try opened().rows("SELECT 1 FROM Files WHERE domain = ?1 LIMIT 1", [container.domain]) { _ throws(BackupError) in listed = true }
+        return listed
+    }
+
+    /// Every app's and app group's preferences file the backup holds, apps first, each sorted
+    /// by id (rows whose flags say they are not a file are passed over).
+    /// - Throws: ``BackupError`` for the first row that is wrong, or what SQLite says.
+    package func allPreferences() throws(BackupError) -> [Preferences] {
+        var found: [Preferences] = []
+        let sql = """
+            SELECT fileID, domain\(recordColumn) FROM Files WHERE flags = 1 AND (
+              (substr(domain, 1, 10) = 'AppDomain-' AND relativePath = 'Library/Preferences/' || substr(domain, 11) || '.plist')
+              OR (substr(domain, 1, 15) = 'AppDomainGroup-' AND relativePath = 'Library/Preferences/' || substr(domain, 16) || '.plist'))
+            ORDER BY domain
+            """
+        try opened().rows(sql) { (row: ManifestDatabase.Row) throws(BackupError) in
+            guard let domain = row.text(1) else { throw .column("domain", domain: "?", path: "?") }
+            let container: Container = domain.hasPrefix("AppDomainGroup-") ? .group(String(domain.dropFirst(15)))
+                : .app(String(domain.dropFirst(10)))
+            guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: container.preferencesPath) }
+            // Not looked at here: a missing or odd file is named when it is read, the others listed.
+            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container, look: false))
+        }
+        return found
+    }
+
+    /// `, file` in an encrypted backup, whose rows' records hold the files' keys.
+    private var recordColumn: String { isEncrypted ? ", file" : "" }
+
+    /// The file a row names: `fileID` checked and, with `look`, its file looked at (without
+    /// following a link).
+    private func checked(_ fileID: String, record: [UInt8]?, of container: Container, look: Bool = true) throws(BackupError) -> Preferences {
+        let hex = Set("0123456789abcdef".utf8)
+        guard fileID.utf8.count == 40, fileID.utf8.allSatisfy(hex.contains) else {
+            throw .badFileID(fileID, domain: container.domain, path: container.preferencesPath)
+        }
+        let directory = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2)
+        let path = directory + "/" + fileID
+        guard look else { return Preferences(container: container, fileID: fileID, path: path, record: record) }
+        // The two-digit folder too must be the backup's own, not a link to another place.
+        if case let .success(status) = FileStatus.of(directory, followLinks: false), status.kind != .directory {
+            throw .notRegularFile(fileID: fileID, status.kind)
+        }
+        switch FileStatus.of(path, followLinks: false) {
+        case let .failure(error): throw .missingFile(fileID: fileID, domain: container.domain, path: container.preferencesPath, error)
+        case let .success(status) where status.kind != .regular: throw .notRegularFile(fileID: fileID, status.kind)
+        case .success: return Preferences(container: container, fileID: fileID, path: path, record: record)
+        }
+    }
+
+    /// The property list `name` of `folder`, read through its descriptor, which must be a
+    /// dictionary; nil when there is no such file and it is not `required`.
+    private static func dictionary(_ folder: ReadOnlyFolder, _ name: String, limits: PlistLimits,
+                                   required: Bool) throws(BackupError) -> PlistDictionary? {
+        let bytes: [UInt8]?
+        do { bytes = try folder.read(name, limit: limits.maxInputSize) } catch {
+            if !required, case let .system(failure) = error.reason, failure.errno == ENOENT { return nil }
+            throw .file(name: name, error)
+        }
+        guard let bytes else { throw .tooLarge(name: name, limit: limits.maxInputSize) }
+        let value: PlistValue
+        do { value = try LibPlist.read(bytes, limits: limits).value } catch { throw .plist(name: name, error) }
+        guard case let .dictionary(dictionary) = value else { throw .plistShape(name: name, key: nil) }
+        return dictionary
+    }
+
+}

@@ -1,0 +1,86 @@
+package import FileErrors
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A folder opened once and read only through its descriptor: evidence another program may
+/// still be changing (an iPhone backup). A name inside never redirects a read, whatever is
+/// swapped in between a look and an open: ``folder(_:)`` and ``read(_:limit:)`` open the name
+/// relative to the folder's descriptor without following a link (`O_NOFOLLOW`), without
+/// waiting on a pipe (`O_NONBLOCK`), and read only a regular file, never more than the limit.
+///
+/// ```swift
+/// let backup = try ReadOnlyFolder("Backup/00008030-001A")
+/// let manifest = try backup.read("Manifest.plist", limit: 1 << 20)   // nil when larger
+/// let file = try backup.folder("3d").read("3d0d7e5f...", limit: 1 << 20)
+/// ```
+package final class ReadOnlyFolder {
+    /// The folder's path, as given.
+    package let path: String
+    private let fd: Int32
+
+    /// Opens the folder at `path` (`O_DIRECTORY`; links in `path` itself are followed: the
+    /// folder is the one the user named).
+    /// - Throws: ``FileError`` (operation `.read`): `ENOTDIR` for what is not a folder, or what
+    ///   `open` says.
+    package init(_ path: String) throws(FileError) {
+        let fd = open(PathBytes.cString(path), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
+        (self.path, self.fd) = (path, fd)
+    }
+
+    private init(path: String, fd: Int32) { (self.path, self.fd) = (path, fd) }
+
+    deinit { close(fd) }
+
+    /// The path of `name` in the folder, as messages show it.
+    package func path(of name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
+
+    /// The folder `name` in this one, itself a folder and not a link to one.
+    /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)``
+    ///   with the kind found, or what `openat` says (`ENOENT`).
+    package func folder(_ name: String) throws(FileError) -> ReadOnlyFolder {
+        let sub = openat(fd, PathBytes.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard sub >= 0 else { throw Self.openFailure(name, in: fd, shownAs: path(of: name), expected: .directory) }
+        return ReadOnlyFolder(path: path(of: name), fd: sub)
+    }
+
+    /// Reads the regular file `name`, at most `limit` bytes: nil when it is larger.
+    /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)``
+    ///   with the kind found (`.symbolicLink`, `.fifo`, `.directory`...), or what `openat` or
+    ///   `read` says (`ENOENT` for a missing file).
+    package func read(_ name: String, limit: Int) throws(FileError) -> [UInt8]? {
+        try Self.read(name, in: fd, shownAs: path(of: name), limit: limit)
+    }
+
+    /// Reads the regular file `name` in the folder open as `directory` (see ``read(_:limit:)``);
+    /// `target` is its path in messages.
+    static func read(_ name: String, in directory: Int32, shownAs target: String, limit: Int) throws(FileError) -> [UInt8]? {
+        let file = openat(directory, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard file >= 0 else { throw openFailure(name, in: directory, shownAs: target, expected: .regular) }
+        defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw FileError(.read, target, .system(.current)) }
+        let kind = FileKind(mode: info.st_mode)
+        guard kind == .regular else { throw FileError(.read, target, .unsupportedKind(kind)) }
+        guard info.st_size >= 0, UInt64(info.st_size) <= UInt64(max(limit, 0)) else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try readAll(file, limit: limit) } catch { throw FileError(.read, target, .system(error)) }
+        return bytes.count > limit ? nil : bytes
+    }
+
+    /// Why `name` did not open: its kind when it is there but not the `expected` kind (a link
+    /// refused by `O_NOFOLLOW`, a socket, a file where a folder was asked), else the system's error.
+    private static func openFailure(_ name: String, in directory: Int32, shownAs target: String, expected: FileKind) -> FileError {
+        let failure = SystemError.current
+        var info = stat()
+        // A regular file where a folder was asked for says so as `open` does (ENOTDIR).
+        if fstatat(directory, PathBytes.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) != expected,
+           FileKind(mode: info.st_mode) != .regular {
+            return FileError(.read, target, .unsupportedKind(FileKind(mode: info.st_mode)))
+        }
+        return FileError(.read, target, .system(failure))
+    }
+}

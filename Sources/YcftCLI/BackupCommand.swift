@@ -1,0 +1,383 @@
+import FileErrors
+import FirstTimeArchive
+import FirstTimeCore
+import OrderedJSON
+import PhoneBackup
+import PlistCore
+import SafeFiles
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `--backup BACKUP --app ID [--group ID] [--password-file FILE]` on `dump`, `status` and
+/// `verify`: the app's (or app group's) preferences in an iPhone backup stand for the FILE
+/// operand. The command then reads the file at its place in the backup, `BACKUP/<xx>/<fileID>`,
+/// as it reads any file, so its output is what it prints for that file; of an encrypted backup,
+/// it reads the bytes decrypted in memory under that name.
+struct BackupInput {
+    let folder: String
+    /// `--app`, whose preferences are read unless `--group` is given.
+    let app: String
+    let group: String?
+    /// `--password-file`: where an encrypted backup's password is.
+    let passwordFile: String?
+
+    /// The options as given: nil without `--backup`.
+    /// - Throws: a usage error for `--app`, `--group` or `--password-file` without `--backup`,
+    ///   `--backup` without `--app`, or `--backup` with a FILE operand.
+    init?(_ parsed: ParsedArguments) throws(UsageError) {
+        let (folder, app, group) = (parsed.given(.backup), parsed.given(.app), parsed.given(.group))
+        let passwordFile = parsed.given(.passwordFile)
+        guard let folder else {
+            let stray: CommandSpec.Option.Name? = app != nil ? .app : group != nil ? .group : passwordFile != nil ? .passwordFile : nil
+            if let stray { throw UsageError("'\(stray.long)' goes with '--backup'") }
+            return nil
+        }
+        if let operand = parsed.operands.first {
+            throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
+        }
+        guard let app else { throw UsageError("'--backup' needs '--app <bundle_id>', the app whose preferences to read") }
+        try Self.refuseEmpty(app: app, group: group)
+        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+    }
+
+    /// Refuses an empty `--app` or `--group`: no app has an empty id.
+    static func refuseEmpty(app: String, group: String?) throws(UsageError) {
+        if app.isEmpty { throw UsageError("The value for '--app <bundle_id>' is empty: give the app's bundle id") }
+        if group?.isEmpty == true { throw UsageError("The value for '--group <group_id>' is empty: give the app group's id") }
+    }
+
+    init(folder: String, app: String, group: String?, passwordFile: String?) {
+        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+    }
+
+    /// The preferences file in the backup, checked as ``PhoneBackup`` checks it, and the IO to
+    /// read it with: `io` with the file's bytes, read through the backup's folder (never through
+    /// a link swapped in) and, of an encrypted backup, decrypted in memory, in place of its own
+    /// under its path.
+    /// - Throws: `ycft: BACKUP: what is wrong` (exit 2).
+    func open(limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> (path: String, io: CommandIO, encrypted: Bool) {
+        let backup = try BackupCommand.open(folder, passwordFile: passwordFile, limits: limits, io: io)
+        let preferences: PhoneBackup.Preferences
+        do throws(BackupError) {
+            if let group {
+                // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
+                guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
+                preferences = try backup.preferences(of: .group(group))
+            } else {
+                preferences = try backup.preferences(of: .app(app))
+            }
+        } catch {
+            throw BackupCommand.failure(error, folder: folder)
+        }
+        let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits)
+        var read = io
+        let path = preferences.path
+        read.readFile = { asked, limit, lock throws(FileError) in
+            guard asked == path else { return try io.readFile(asked, limit, lock) }
+            return InputFile(path: asked, bytes: plain.count > limit ? Array(plain.prefix(limit + 1)) : plain)
+        }
+        return (path, read, backup.isEncrypted)
+    }
+}
+
+/// `ycft backup apps|extract BACKUP`: the apps with state in an iPhone backup, and a copy of one
+/// app's preferences. The backup is only read.
+enum BackupCommand {
+    enum Format: String { case text, json }
+
+    struct Options {
+        enum Action: String { case apps, extract }
+
+        let action: Action
+        let folder: String
+        let format: Format
+        let compact: Bool
+        /// `extract`: `--app` (required), `--group`, `-o` (required), `--force`.
+        let app: String
+        let group: String?
+        let output: String
+        let force: Bool
+        let passwordFile: String?
+        let limits: PlistLimits
+
+        init(_ parsed: ParsedArguments) throws(UsageError) {
+            (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
+            let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
+            (self.group, force, folder, passwordFile) = (group, parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
+            let word = parsed.operands[0]
+            guard let action = Action(rawValue: word) else {
+                throw UsageError("The value '\(word)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
+            }
+            self.action = action
+            switch action {
+            case .apps:
+                let given = [(app, "--app"), (group, "--group"), (output, "--output"), (force ? "" : nil, "--force")]
+                if let (_, name) = given.first(where: { $0.0 != nil }) { throw UsageError("'\(name)' goes with 'extract'") }
+                (self.app, self.output) = ("", "")
+            case .extract:
+                if let name = parsed.given(.format) != nil ? "--format" : compact ? "--compact" : nil {
+                    throw UsageError("'\(name)' goes with 'apps'")
+                }
+                guard let app else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
+                guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+                try BackupInput.refuseEmpty(app: app, group: group)
+                (self.app, self.output) = (app, output)
+            }
+        }
+    }
+
+    static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
+        let options = try Options(ParsedArguments(arguments, spec: .backup))
+        do throws(Ycft.Failure) {
+            switch options.action {
+            case .apps:
+                return try apps(options.folder, passwordFile: options.passwordFile, format: options.format, compact: options.compact,
+                                limits: options.limits, io: io)
+            case .extract:
+                let input = BackupInput(folder: options.folder, app: options.app, group: options.group, passwordFile: options.passwordFile)
+                try extract(input, to: options.output, force: options.force, limits: options.limits, io: io)
+                return .success
+            }
+        } catch {
+            return error.report(io)
+        }
+    }
+
+    /// Opens the backup; one that did not finish (`Status.plist`'s `SnapshotState` is not
+    /// `finished`: Finder was interrupted) is read, with a warning on standard error. An
+    /// encrypted one is unlocked with the password from `passwordFile`, else typed on the
+    /// terminal (``CommandIO/askPassword``); without either it is refused.
+    /// - Throws: `ycft: BACKUP: what is wrong`, or `ycft: FILE: ...` for an unreadable password
+    ///   file (exit 2).
+    static func open(_ folder: String, passwordFile: String?, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> PhoneBackup {
+        var backup: PhoneBackup
+        do throws(BackupError) { backup = try PhoneBackup(folder, limits: limits) } catch { throw failure(error, folder: folder) }
+        if let state = backup.snapshotState, state != "finished" {
+            Ycft.warn("the backup did not finish (Status.plist's SnapshotState is \(UntrustedText.quoted(state))); "
+                      + "Manifest.db may not list every file", path: folder, io: io)
+        }
+        guard backup.isEncrypted else { return backup }
+        guard let password = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
+        // What iOS asks for takes seconds: say so on a terminal, where someone waits.
+        if let rounds = backup.keyDerivationRounds, rounds >= 1_000_000, io.stderrIsTerminal() {
+            io.writeStderr("ycft: \(Ycft.shown(folder)): deriving the backup's key from the password "
+                           + "(\(KeyBagError.grouped(rounds)) rounds of PBKDF2)...\n")
+        }
+        do throws(BackupError) { try backup.unlock(password) } catch { throw failure(error, folder: folder) }
+        return backup
+    }
+
+    /// The password: the first line of `file` (without its line ending; `-` is standard input),
+    /// else the line typed at the terminal's prompt; nil when there is neither.
+    /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
+    ///   empty; `ycft: BACKUP: ...` when the terminal fails.
+    static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
+        guard let file else {
+            let typed: [UInt8]?
+            do {
+                typed = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
+            } catch {
+                throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
+            }
+            // Enter alone, or end of input, is no password: said at once, not after deriving a key.
+            if typed?.isEmpty == true { throw Ycft.Failure(.trouble, folder, "no password was typed") }
+            return typed
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes
+        } catch {
+            // Not named: a password given where its file belongs would be shown.
+            throw Ycft.Failure(.trouble, nil, "--password-file: \(error.description) (the value given is not shown: it may be the password itself)")
+        }
+        var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        guard line.count <= PasswordPrompt.maxLength else {
+            throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
+        }
+        guard !line.isEmpty else { throw Ycft.Failure(.trouble, Ycft.display(file), "the first line is empty; it should hold the password") }
+        return Array(line)
+    }
+
+    /// A backup's file, read through the backup's folder (``PhoneBackup/contents(of:limit:)``:
+    /// at most `limits.maxInputSize` bytes, and one block more for an encrypted file's padding)
+    /// and, of an encrypted backup, decrypted in memory.
+    /// - Throws: `ycft: BACKUP: xx/<fileID>: what is wrong` (exit 2); `ycft: FILE: input is
+    ///   larger than the limit` (exit 1) as for any file.
+    static func contents(_ preferences: PhoneBackup.Preferences, of backup: PhoneBackup, folder: String,
+                         limits: PlistLimits) throws(Ycft.Failure) -> [UInt8] {
+        let (padded, overflow) = limits.maxInputSize.addingReportingOverflow(backup.isEncrypted ? 16 : 0)
+        let bytes: [UInt8]?
+        do { bytes = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
+        guard let bytes else {
+            throw Ycft.Failure(.content, Ycft.display(preferences.path),
+                               "input is larger than the limit of \(limits.maxInputSize) bytes (raise it with --max-input-size)")
+        }
+        return bytes
+    }
+
+    /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
+    /// flag that raises the limit when a property list is over it.
+    static func failure(_ error: BackupError, folder: String) -> Ycft.Failure {
+        // --max-input-size bounds the property lists and preferences files, not Manifest.db.
+        let hint = if case let .tooLarge(name, _) = error, name != "Manifest.db" { " (raise it with --max-input-size)" } else { "" }
+        return Ycft.Failure(.trouble, folder, error.description + hint)
+    }
+
+    /// One app or app group whose preferences hold state.
+    struct Listed {
+        let preferences: PhoneBackup.Preferences
+        let form: StateForm
+        let records: Int
+    }
+
+    /// `backup apps`: every app's and app group's preferences, judged by `StateFile` (the one
+    /// answer to what a file holds); those holding state are listed. A file that cannot be read
+    /// or judged is named on standard error and makes the exit status 1 (content) or 2 (I/O).
+    static func apps(_ folder: String, passwordFile: String?, format: Format, compact: Bool, limits: PlistLimits,
+                     io: CommandIO) throws(Ycft.Failure) -> Ycft.Exit {
+        let backup = try open(folder, passwordFile: passwordFile, limits: limits, io: io)
+        let all: [PhoneBackup.Preferences]
+        do throws(BackupError) { all = try backup.allPreferences() } catch { throw failure(error, folder: folder) }
+        var listed: [Listed] = []
+        var exit = Ycft.Exit.success
+        for preferences in all {
+            let owner = "\(preferences.container.id): "
+            do throws(Ycft.Failure) {
+                let bytes = try contents(preferences, of: backup, folder: folder, limits: limits)
+                let state: FirstTimeState?
+                do { state = try StateFile(bytes, limits: limits).heldState() } catch {
+                    throw Ycft.Failure(.content, preferences.path, owner + error.description)
+                }
+                if let state { listed.append(Listed(preferences: preferences, form: state.form, records: state.records.count)) }
+            } catch {
+                _ = Ycft.Failure(error.exit, error.file, error.message.hasPrefix(owner) ? error.message : owner + error.message).report(io)
+                exit = Ycft.Exit(rawValue: max(exit.rawValue, error.exit.rawValue)) ?? .trouble
+            }
+        }
+        switch format {
+        case .text:
+            var text = ""
+            if let name = backup.deviceName {
+                text += UntrustedText.escaped("\(name)\(backup.productVersion.map { ", iOS \($0)" } ?? "")") + "\n"
+            }
+            if listed.isEmpty {
+                io.writeStderr("ycft: \(Ycft.shown(folder)): no app or app group holds YCFirstTime state or IntervalClient keys\n")
+            } else {
+                let rows = [["KIND", "ID", "FORM", "RECORDS"]] + listed.map {
+                    [kind($0.preferences.container), UntrustedText.escaped($0.preferences.container.id), $0.form.rawValue, String($0.records)]
+                }
+                let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
+                for row in rows {
+                    text += (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[3] + "\n"
+                }
+            }
+            Ycft.writeText(text, to: io)
+        case .json:
+            let apps: [JSON] = listed.map {
+                .object([
+                    .init("kind", .string(kind($0.preferences.container))),
+                    .init("id", .string($0.preferences.container.id)),
+                    .init("domain", .string($0.preferences.container.domain)),
+                    .init("path", .string(Ycft.reported($0.preferences.path))),
+                    .init("form", .string($0.form.rawValue)),
+                    .init("records", .integer($0.records)),
+                ])
+            }
+            let document = JSON.object([
+                .init("formatVersion", .integer(1)),
+                .init("backup", .string(Ycft.reported(folder))),
+                .init("deviceName", backup.deviceName.map { .string($0) } ?? .null),
+                .init("productVersion", backup.productVersion.map { .string($0) } ?? .null),
+                .init("apps", .array(apps)),
+            ])
+            io.writeStdout(document.bytes(style: compact ? .compact : .pretty))
+        }
+        return exit
+    }
+
+    /// `app` or `group`.
+    static func kind(_ container: PhoneBackup.Container) -> String {
+        if case .group = container { return "group" }
+        return "app"
+    }
+
+    /// `backup extract`: the preferences file's bytes, as read (of an encrypted backup,
+    /// decrypted), written to `output` through the one writer (never into the backup folder); a
+    /// new file holding decrypted bytes gets mode 0600.
+    static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
+        let (path, io, encrypted) = try input.open(limits: limits, io: io)
+        if !Ycft.isStandardOutput(output) {
+            // Without failure(_:)'s hint to extract a copy: this is that copy's output.
+            do throws(FileError) { try refuseInsideBackup(output, .write) } catch { throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description) }
+            // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds no
+            // Manifest.db of its own: compared by device and inode with the backup's folders.
+            if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
+                let reason = FileError.Reason.insideBackup(folder: input.folder)
+                throw Ycft.Failure(.trouble, Ycft.display(output), FileError(.write, output, reason).description)
+            }
+        }
+        let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
+        try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io, plistFormatHint: "")
+        if Ycft.isStandardOutput(output) {
+            io.writeStdout(bytes)
+            return
+        }
+        let options = SafeFile.WriteOptions(replaceReadOnly: force, newFilePermissions: encrypted ? 0o600 : nil)
+        do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
+    }
+
+    /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``): the one check
+    /// every write of the tool makes (the live ``CommandIO``'s writes, staged writes and backups
+    /// of a file), so no command, `set` and `migrate --in-place` of a file of a backup included,
+    /// changes one.
+    /// - Throws: ``FileError`` with reason `.insideBackup`.
+    static func refuseInsideBackup(_ path: String, _ operation: FileError.Operation) throws(FileError) {
+        if let folder = folder(holding: path) { throw FileError(operation, path, .insideBackup(folder: folder)) }
+    }
+
+    /// Whether `status` is the backup `folder` itself or one of its two-digit folders (by device
+    /// and inode: the same folder under any path).
+    static func isFolder(_ status: FileStatus, of folder: String) -> Bool {
+        let digits = Array("0123456789abcdef")
+        let names = [""] + digits.flatMap { high in digits.map { "/" + String(high) + String($0) } }
+        return names.contains { name in
+            if case let .success(candidate) = FileStatus.of(folder + name, followLinks: false), candidate.kind == .directory {
+                return candidate.identity.sameFile(as: status.identity)
+            }
+            return false
+        }
+    }
+
+    /// The iPhone backup folder a file to be written at `path` would be in: the first folder
+    /// above it that holds `Manifest.db` and `Manifest.plist`, looked for first as the path is
+    /// spelled (so messages name the folder as the user did), then as the writer would reach it
+    /// (the file itself resolved when it exists, since the writer follows a link to the file it
+    /// names; else its folder). By the folder's contents, so a bind mount or any other spelling
+    /// of the path is found too. Nil when there is none.
+    static func folder(holding path: String) -> String? {
+        func real(_ path: String) -> String? {
+            guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
+            defer { free(resolved) }
+            return PathBytes.decode(cString: resolved)
+        }
+        func search(from start: String) -> String? {
+            var above = start
+            while true {
+                let inside = { (name: String) in above == "/" ? "/" + name : above + "/" + name }
+                if case .success = FileStatus.of(inside("Manifest.db"), followLinks: false),
+                   case .success = FileStatus.of(inside("Manifest.plist"), followLinks: false) {
+                    return above
+                }
+                let next = SafeFile.directory(of: above)
+                if next == above { return nil }
+                above = next
+            }
+        }
+        if let found = search(from: SafeFile.directory(of: path)) { return found }
+        return (real(path).map(SafeFile.directory(of:)) ?? real(SafeFile.directory(of: path))).flatMap(search(from:))
+    }
+}

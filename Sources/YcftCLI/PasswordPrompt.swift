@@ -1,0 +1,56 @@
+import FileErrors
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The password of an encrypted backup, typed on the terminal: the prompt on standard error,
+/// the line read from standard input with echo off (termios), the terminal's settings put back on
+/// every way out. SIGINT, SIGQUIT, SIGTERM and SIGHUP interrupt the read: the settings are put
+/// back, then ycft ends by that signal, as it would have without the prompt.
+enum PasswordPrompt {
+    /// The longest line read; a longer one is refused rather than kept growing.
+    static let maxLength = 4096
+
+    /// Asks once. Returns nil when standard input is not a terminal.
+    /// - Throws: ``SystemError`` when the terminal cannot be set or read, or the line is longer
+    ///   than ``maxLength`` (`E2BIG`).
+    static func ask(_ prompt: String, streams: StandardStreams) throws(SystemError) -> [UInt8]? {
+        guard isatty(0) != 0, let saved = TerminalSettings.save(), saved.fd == 0 else { return nil }
+        var quiet = saved.settings
+        quiet.c_lflag &= ~tcflag_t(ECHO)
+        var handlers = ForegroundEditor.catchSignals(restart: false)
+        defer { handlers.restore() }
+        guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else { throw SystemError.current }
+        streams.standardError.write(Array(prompt.utf8))
+        var line: [UInt8] = []
+        var failure: SystemError?
+        var byte: UInt8 = 0
+        while true {
+            let count = read(0, &byte, 1)
+            if count == 1 {
+                if byte == UInt8(ascii: "\n") { break }
+                guard line.count < maxLength else { failure = SystemError(errno: E2BIG); break }
+                line.append(byte)
+            } else if count == 0 {
+                break
+            } else if errno == EINTR {
+                if ForegroundEditor.stopSignal != nil { break }
+            } else {
+                failure = SystemError.current
+                break
+            }
+        }
+        saved.restore()
+        // The Return typed was not echoed either: end the prompt's line.
+        streams.standardError.write(Array("\n".utf8))
+        if let signal = ForegroundEditor.stopSignal {
+            handlers.restore()
+            ForegroundEditor.endBy(signal)
+        }
+        if let failure { throw failure }
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return line
+    }
+}

@@ -1,0 +1,415 @@
+import Foundation
+import PhoneBackup
+import Testing
+import TestSupport
+@testable import YcftCLI
+
+/// Reading YCFirstTime state straight from an iPhone backup (`Scripts/make-backup.py` writes
+/// them): `--backup` prints what the command prints for the preferences file itself, `backup
+/// apps` lists exactly the apps with state, every spoilt backup gets its one clear line, and
+/// no run changes a byte of the backup or leaves a journal beside Manifest.db.
+@Suite struct BackupThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+
+    /// One preferences file of the generated backup: how it is asked for, its fileID
+    /// (SHA-1 of "<domain>-<relativePath>"), and the fixture the generator copied (nil: made
+    /// by the generator).
+    struct Preferences: Sendable, CustomStringConvertible {
+        let app: String
+        let group: String?
+        let fileID: String
+        let source: String?
+        var description: String { group ?? app }
+        var selection: [String] { ["--app", app] + (group.map { ["--group", $0] } ?? []) }
+        func path(in backup: URL) -> String { backup.appendingPathComponent("\(fileID.prefix(2))/\(fileID)").path }
+    }
+
+    static let preferences = [
+        Preferences(app: "com.example.notes", group: nil, fileID: "3fec9de91317d194d5629328de2dbf76f86012ba",
+                    source: "Examples/exported/com.example.notes.plist"),
+        Preferences(app: "com.example.weather", group: nil, fileID: "730a1b13433b87945f516afd876733b4ec1a92ca",
+                    source: "Examples/exported/com.example.weather.plist"),
+        Preferences(app: "com.example.game", group: nil, fileID: "3ce34a1dc970de85494142e786fa6633ab11cf3a",
+                    source: "Examples/exported/team-b/com.example.game.plist"),
+        Preferences(app: "com.example.habits", group: nil, fileID: "0b68eaf45b744b750a8a79e05e7b1084b6454b76", source: nil),
+        Preferences(app: "com.example.calculator", group: nil, fileID: "32bdfa3b6d3e72eb0355de66488918f97e22ca06", source: nil),
+        Preferences(app: "com.example.notes", group: "group.com.example.shared", fileID: "01cc1be689d0920f04ca3f73878d59e10fd9e193",
+                    source: "Fixtures/valid/defaults/export.xml.plist"),
+        Preferences(app: "com.example.notes", group: "group.com.example.settings", fileID: "ed6640b67bd83620136d35145d3b20ae5b4c7c9c",
+                    source: nil),
+    ]
+
+    /// The reading commands, with fixed moments so two runs agree.
+    static let commands: [[String]] = [
+        ["dump"], ["dump", "--raw"], ["dump", "--objects", "--key", "YCFirstTime"],
+        ["status", "--now", "2026-01-01T00:00:00Z", "--app-version", "2.1.0", "--gate", "onboarding.v1=per-version",
+         "--gate", "daily.reminder=daily"],
+        ["status", "--now", "2026-01-01T00:00:00Z", "--format", "json"],
+        ["verify"], ["verify", "--format", "json"], ["verify", "--format", "github", "--strict"],
+    ]
+
+    func run(_ arguments: [String]) throws -> ProcessResult { try runProcess(ycft, arguments) }
+
+    @Test(arguments: preferences)
+    func readsAsTheFileItself(_ preferences: Preferences) throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let file = preferences.path(in: backup)
+        for command in Self.commands {
+            let fromBackup = try run(command + ["--backup", backup.path] + preferences.selection)
+            let direct = try run(command + [file])
+            #expect(fromBackup.status == direct.status, "\(command)")
+            #expect(fromBackup.stdout == direct.stdout, "\(command): \(firstDifference(fromBackup.stdout, direct.stdout))")
+            #expect(fromBackup.stderr == direct.stderr, "\(command)")
+        }
+        if let source = preferences.source {
+            // The copy in the backup is the fixture: dump prints the same records for both.
+            let original = try run(["dump", TestPaths.packageRoot.appendingPathComponent(source).path])
+            #expect(try run(["dump", "--backup", backup.path] + preferences.selection).stdout == original.stdout)
+            #expect(original.status == 0)
+        }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func listsExactlyTheAppsWithState() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let text = try run(["backup", "apps", backup.path])
+        #expect(text.status == 0 && text.stderr.isEmpty, "\(text.stderr)")
+        #expect(String(decoding: text.stdout, as: UTF8.self) == """
+            Support iPhone, iOS 17.5.1
+            KIND   ID                        FORM              RECORDS
+            app    com.example.game          plain-records     2
+            app    com.example.habits        interval-keys     2
+            app    com.example.notes         defaults-archive  3
+            app    com.example.weather       defaults-archive  2
+            group  group.com.example.shared  defaults-archive  3
+
+            """)
+        let json = try run(["backup", "apps", "--format", "json", "--compact", backup.path])
+        #expect(json.status == 0 && json.stderr.isEmpty)
+        func app(_ kind: String, _ id: String, _ fileID: String, _ form: String, _ records: Int) -> String {
+            let domain = kind == "app" ? "AppDomain-" + id : "AppDomainGroup-" + id
+            return #"{"kind":"\#(kind)","id":"\#(id)","domain":"\#(domain)","path":"\#(backup.path)/\#(fileID.prefix(2))/\#(fileID)","#
+                + #""form":"\#(form)","records":\#(records)}"#
+        }
+        let apps = [
+            app("app", "com.example.game", "3ce34a1dc970de85494142e786fa6633ab11cf3a", "plain-records", 2),
+            app("app", "com.example.habits", "0b68eaf45b744b750a8a79e05e7b1084b6454b76", "interval-keys", 2),
+            app("app", "com.example.notes", "3fec9de91317d194d5629328de2dbf76f86012ba", "defaults-archive", 3),
+            app("app", "com.example.weather", "730a1b13433b87945f516afd876733b4ec1a92ca", "defaults-archive", 2),
+            app("group", "group.com.example.shared", "01cc1be689d0920f04ca3f73878d59e10fd9e193", "defaults-archive", 3),
+        ]
+        #expect(String(decoding: json.stdout, as: UTF8.self) == #"{"formatVersion":1,"backup":"\#(backup.path)","#
+                + #""deviceName":"Support iPhone","productVersion":"17.5.1","apps":[\#(apps.joined(separator: ","))]}"# + "\n")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    /// Each spoilt backup: the exact line (`BACKUP` stands for the folder) and exit status 2,
+    /// from a read of the notes app's preferences and from `backup apps` (nil: apps lists the
+    /// others, exit 0, as it does when the notes app's row is not one it looks at; a file of one
+    /// app that cannot be read is named after the app, and the others are listed, exit 2).
+    @Test(arguments: [
+        ("encrypted", "Manifest.plist: BackupKeyBag: no DPIC", ""),
+        ("mbdb", "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)", ""),
+        ("no-manifest", "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)", ""),
+        ("fileid-dotdot", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""../../../../../../../../../../etc/passwd", not 40 lowercase hex digits"#, ""),
+        ("fileid-short", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""3fec9de91317d194d5629328de2dbf76f86012b", not 40 lowercase hex digits"#, ""),
+        ("fileid-upper", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""3FEC9DE91317D194D5629328DE2DBF76F86012BA", not 40 lowercase hex digits"#, ""),
+        ("fileid-number", #"Manifest.db gives "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" the fileID "#
+            + #""1234", not 40 lowercase hex digits"#, ""),
+        ("missing-file", #"3f/3fec9de91317d194d5629328de2dbf76f86012ba ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#,
+         #"com.example.notes: 3f/3fec9de91317d194d5629328de2dbf76f86012ba ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#),
+        ("link-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file",
+         "com.example.notes: 3f/3fec9de91317d194d5629328de2dbf76f86012ba: a symbolic link, not a regular file"),
+        ("no-files-table", "Manifest.db: no such table: Files (SQLite error 1)", ""),
+        ("wrong-schema", "Manifest.db: no such column: relativePath (SQLite error 1)", ""),
+        ("not-a-database", "Manifest.db: file is not a database (SQLite error 26)", ""),
+        ("twice", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" more than once"#,
+         #"com.example.notes: 00/0000000000000000000000000000000000000000 ("Library/Preferences/com.example.notes.plist" of "#
+            + #""AppDomain-com.example.notes"): No such file or directory"#),
+        ("directory", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" as flags 2, "#
+            + "not a file", nil),
+        ("huge-row", nil, "Manifest.db: string or blob too big (SQLite error 18)"),
+    ] as [(String, String?, String?)])
+    func spoiltBackupsAreOneClearLine(_ variant: String, _ reading: String?, _ listing: String?) throws {
+        let backup = try Backups.make(variant)
+        let before = try Backups.snapshot(backup)
+        for command in [["dump"], ["status"], ["verify"]] {
+            let result = try run(command + ["--backup", backup.path, "--app", "com.example.notes"])
+            if let reading {
+                #expect(result.status == 2, "\(variant) \(command)")
+                #expect(result.stderr == "ycft: \(backup.path): \(reading)\n", "\(variant) \(command)")
+                #expect(result.stdout.isEmpty)
+            } else {
+                #expect(result.status == 0, "\(variant) \(command): \(result.stderr)")
+            }
+        }
+        let apps = try run(["backup", "apps", backup.path])
+        let listed = listing.map { $0.isEmpty ? reading ?? "" : $0 }
+        if let listed {
+            #expect(apps.status == 2, "\(variant)")
+            #expect(apps.stderr == "ycft: \(backup.path): \(listed)\n", "\(variant)")
+        } else {
+            #expect(apps.status == 0 && !String(decoding: apps.stdout, as: UTF8.self).contains("com.example.notes"), "\(variant)")
+        }
+        #expect(try Backups.snapshot(backup) == before, "\(variant)")
+    }
+
+    /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
+    /// space) is still the folder: Manifest.db is found, and no parameter is added.
+    @Test func folderNamesAreNotURIs() throws {
+        let made = try Backups.make()
+        let odd = made.deletingLastPathComponent().appendingPathComponent("a?mode=rwc&x=1#b %41")
+        try FileManager.default.moveItem(at: made, to: odd)
+        let before = try Backups.snapshot(odd)
+        let dump = try run(["dump", "--backup", odd.path, "--app", "com.example.game"])
+        #expect(dump.status == 0 && dump.stderr.isEmpty, "\(dump.stderr)")
+        #expect(try Backups.snapshot(odd) == before)
+    }
+
+    /// Preferences that are not a property list: `backup apps` names them on standard error,
+    /// lists the others and exits 1; a read through `--backup` says what it says of the file.
+    @Test func unreadablePreferencesAreNamed() throws {
+        let backup = try Backups.make("not-a-plist")
+        let file = backup.appendingPathComponent("73/730a1b13433b87945f516afd876733b4ec1a92ca").path
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 1)
+        #expect(apps.stderr == "ycft: \(file): com.example.weather: not a property list (neither binary 'bplist00' nor XML)\n")
+        let listed = String(decoding: apps.stdout, as: UTF8.self)
+        #expect(listed.contains("com.example.notes") && !listed.contains("com.example.weather"))
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.weather"])
+        #expect(dump.status == 1 && dump.stderr == "ycft: \(file): not a property list (neither binary 'bplist00' nor XML)\n")
+    }
+
+    /// A preferences file missing from the folder (a backup cut short) is named on its own line;
+    /// the other apps are still listed.
+    @Test func aMissingFileHidesNoOtherApp() throws {
+        let backup = try Backups.make()
+        let weather = Self.preferences[1]
+        try FileManager.default.removeItem(atPath: weather.path(in: backup))
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 2)
+        #expect(apps.stderr.hasPrefix("ycft: \(backup.path): com.example.weather: "), "\(apps.stderr)")
+        let listed = String(decoding: apps.stdout, as: UTF8.self)
+        #expect(listed.contains("com.example.notes") && !listed.contains("com.example.weather"))
+    }
+
+    /// A backup Finder did not finish is read, with a warning (its Manifest.db may lack files).
+    @Test func anUnfinishedBackupIsReadWithAWarning() throws {
+        let backup = try Backups.make("unfinished")
+        let warning = "ycft: \(backup.path): warning: the backup did not finish (Status.plist's SnapshotState is \"uploading\"); "
+            + "Manifest.db may not list every file\n"
+        let dump = try run(["dump", "--backup", backup.path, "--app", "com.example.notes"])
+        #expect(dump.status == 0 && dump.stderr == warning && !dump.stdout.isEmpty, "\(dump.stderr)")
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 0 && apps.stderr == warning)
+    }
+
+    @Test func appsAndGroupsNotThereAreNamed() throws {
+        let backup = try Backups.make()
+        let cases: [([String], String)] = [
+            (["--app", "com.example.nothere"], #"Manifest.db lists no "Library/Preferences/com.example.nothere.plist" of "#
+                + #""AppDomain-com.example.nothere" (no file of "AppDomain-com.example.nothere" at all; 'ycft backup apps' lists the apps with state)"#),
+            (["--app", "com.example.nothere", "--group", "group.com.example.shared"],
+             #"Manifest.db lists no file of "AppDomain-com.example.nothere": the app is not in this backup"#),
+            (["--app", "com.example.notes", "--group", "group.nothere"], #"Manifest.db lists no "Library/Preferences/group.nothere.plist" of "#
+                + #""AppDomainGroup-group.nothere" (no file of "AppDomainGroup-group.nothere" at all; 'ycft backup apps' lists the apps with state)"#),
+        ]
+        for (selection, said) in cases {
+            let result = try run(["dump", "--backup", backup.path] + selection)
+            #expect(result.status == 2 && result.stderr == "ycft: \(backup.path): \(said)\n", "\(selection): \(result.stderr)")
+        }
+        let notThere = try run(["backup", "apps", backup.path + "/nothere"])
+        #expect(notThere.status == 2 && notThere.stderr == "ycft: \(backup.path)/nothere: cannot read: No such file or directory\n")
+        let small = try run(["dump", "--max-input-size", "100", "--backup", backup.path, "--app", "com.example.notes"])
+        #expect(small.status == 2)
+        #expect(small.stderr == "ycft: \(backup.path): Manifest.plist: input is larger than the limit of 100 bytes (raise it with --max-input-size)\n")
+    }
+
+    @Test func extractCopiesThePreferencesOutForTheEditingCommands() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let out = try TestPaths.temporaryDirectory().appendingPathComponent("notes.plist")
+        let extract = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
+        #expect(extract.status == 0 && extract.stderr.isEmpty && extract.stdout.isEmpty, "\(extract.stderr)")
+        #expect(try readBytes(out) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")))
+        let set = try run(["set", "--last-version", "9.0", out.path, "onboarding.v1"])
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(String(decoding: try run(["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "9.0""#))
+        // The group's, to standard output.
+        let group = try run(["backup", "extract", "--app", "com.example.notes", "--group", "group.com.example.shared", "-o", "-", backup.path])
+        #expect(group.status == 0)
+        #expect(group.stdout == (try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.xml.plist"))))
+        // Never into the backup.
+        let inside = backup.appendingPathComponent("3f/copy.plist").path
+        let refused = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", inside])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "ycft: \(inside): cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into\n")
+        // Nor does any command that writes, on a file of the backup (the paths ycft shows).
+        let file = Self.preferences[0].path(in: backup)
+        for arguments in [["set", "--last-version", "9", file, "onboarding.v1"], ["reset", file], ["migrate", "--in-place", file],
+                          ["pack", "-o", backup.appendingPathComponent("new.plist").path,
+                           TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path]] {
+            let tried = try runProcess(ycft, arguments)
+            #expect(tried.status == 2, "\(arguments)")
+            #expect(tried.stderr.contains("it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into"), "\(arguments): \(tried.stderr)")
+        }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    /// What an attacker found: an extract through a link into the backup, a two-digit folder or
+    /// a fixed name that is a link or a pipe, a Files view that never ends, a device name with a
+    /// line feed. Each is refused (or escaped) and the folder stays byte for byte.
+    @Test func linksPipesAndViewsKeepTheBackupReadOnly() throws {
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let notes = Self.preferences[0]
+        let outside = backup.deletingLastPathComponent()
+        // An output that is a link to a file of the backup.
+        let link = outside.appendingPathComponent("into-backup").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: backup.appendingPathComponent("Manifest.db").path)
+        let extract = try run(["backup", "extract", backup.path, "--app", notes.app, "-o", link])
+        #expect(extract.status == 2, "\(extract.stderr)")
+        #expect(try Backups.snapshot(backup) == before)
+        // A two-digit folder that is a link to a folder outside.
+        let moved = outside.appendingPathComponent("elsewhere")
+        let two = backup.appendingPathComponent(String(notes.fileID.prefix(2)))
+        try FileManager.default.moveItem(at: two, to: moved)
+        try FileManager.default.createSymbolicLink(atPath: two.path, withDestinationPath: moved.path)
+        let linked = try run(["dump", "--backup", backup.path, "--app", notes.app])
+        #expect(linked.status == 2)
+        #expect(linked.stderr.contains("symbolic link"), "\(linked.stderr)")
+        try FileManager.default.removeItem(at: two)
+        try FileManager.default.moveItem(at: moved, to: two)
+        // Fixed names as pipes: refused at once, never opened.
+        for name in ["Manifest.db", "Manifest.plist", "Info.plist"] {
+            let spoilt = try Backups.make()
+            let file = spoilt.appendingPathComponent(name)
+            try FileManager.default.removeItem(at: file)
+            #expect(mkfifo(file.path, 0o600) == 0)
+            let piped = try run(["backup", "apps", spoilt.path])
+            #expect(piped.status == 2)
+            #expect(piped.stderr.hasPrefix("ycft: \(spoilt.path): \(name): "), "\(piped.stderr)")
+        }
+        // Files as a view (a recursive one would never end).
+        let viewed = try Backups.make()
+        let sql = "ALTER TABLE Files RENAME TO F; CREATE VIEW Files AS SELECT * FROM F;"
+        let altered = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            viewed.appendingPathComponent("Manifest.db").path, sql])
+        #expect(altered.status == 0, "\(altered.stderr)")
+        let view = try run(["backup", "apps", viewed.path])
+        #expect(view.status == 2)
+        #expect(view.stderr == "ycft: \(viewed.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
+        // The same view spelled FILES: SQLite's names are case-insensitive, so `FROM Files` reads it.
+        let shouted = try Backups.make()
+        let renamed = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            shouted.appendingPathComponent("Manifest.db").path, "ALTER TABLE Files RENAME TO F; CREATE VIEW FILES AS SELECT * FROM F;"])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let upper = try run(["dump", "--backup", shouted.path, "--app", notes.app])
+        #expect(upper.status == 2)
+        #expect(upper.stderr == "ycft: \(shouted.path): Manifest.db: Files is a view, not a table (SQLite error 1)\n")
+        // A table whose column is computed on every read (minutes and gigabytes a row).
+        let computed = try Backups.make()
+        let generatedColumn = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+            computed.appendingPathComponent("Manifest.db").path,
+            "ALTER TABLE Files RENAME TO F; CREATE TABLE Files (fileID TEXT, domain TEXT, relativePath TEXT, "
+                + "flags INTEGER GENERATED ALWAYS AS (length(hex(zeroblob(10))) - 19) VIRTUAL, file BLOB); "
+                + "INSERT INTO Files (fileID, domain, relativePath, file) SELECT fileID, domain, relativePath, file FROM F; DROP TABLE F;"])
+        #expect(generatedColumn.status == 0, "\(generatedColumn.stderr)")
+        let generated = try run(["backup", "apps", computed.path])
+        #expect(generated.status == 2)
+        #expect(generated.stderr == "ycft: \(computed.path): Manifest.db: Files' column \"flags\" is generated or hidden, not a stored value (SQLite error 1)\n")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test(arguments: [
+        (["dump", "--app", "x", "a.plist"], "'--app' goes with '--backup'"),
+        (["status", "--group", "g", "a.plist"], "'--group' goes with '--backup'"),
+        (["verify", "--backup", "B"], "'--backup' needs '--app <bundle_id>', the app whose preferences to read"),
+        (["dump", "--backup", "B", "--app", "x", "a.plist"],
+         "Unexpected argument 'a.plist' (with '--backup', the app's preferences in the backup are read)"),
+        (["backup", "apps"], "Missing expected argument 'BACKUP'"),
+        (["backup", "list", "B"], "The value 'list' is invalid for '<apps|extract>': expected 'apps' or 'extract'"),
+        (["backup", "apps", "--app", "x", "B"], "'--app' goes with 'extract'"),
+        (["backup", "apps", "-o", "x", "B"], "'--output' goes with 'extract'"),
+        (["backup", "extract", "--format", "json", "--app", "x", "-o", "y", "B"], "'--format' goes with 'apps'"),
+        (["backup", "extract", "-o", "y", "B"], "'extract' needs '--app <bundle_id>', the app whose preferences to copy"),
+        (["backup", "extract", "--app", "x", "B"], "'extract' needs '-o <file|->', where to copy the preferences"),
+        (["dump", "--backup", "B", "--app", ""], "The value for '--app <bundle_id>' is empty: give the app's bundle id"),
+        (["status", "--backup", "B", "--app", "x", "--group", ""], "The value for '--group <group_id>' is empty: give the app group's id"),
+        (["backup", "extract", "--app", "", "-o", "y", "B"], "The value for '--app <bundle_id>' is empty: give the app's bundle id"),
+    ])
+    func usageMistakes(_ arguments: [String], _ said: String) {
+        let fake = FakeIO()
+        #expect(fake.run(arguments) == 2)
+        #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
+    }
+}
+
+/// What a backup folder holds may change while ycft reads it (it is evidence someone else may
+/// hold): a file looked at and then swapped for a link or a pipe is refused at the read itself,
+/// never followed out of the folder or waited on.
+@Suite struct BackupReadsStayInTheFolder {
+    @Test func aFileSwappedAfterTheLookIsNotFollowed() throws {
+        let backup = try Backups.make()
+        let notes = BackupThroughTheTool.preferences[0]
+        let opened = try PhoneBackup(backup.path)
+        let preferences = try opened.preferences(of: .app(notes.app))
+        let original = try Data(contentsOf: URL(fileURLWithPath: notes.path(in: backup)))
+        #expect(try opened.contents(of: preferences, limit: 1 << 20) == Array(original))
+        // After the look: the file becomes a link to a property list outside the backup.
+        let outside = backup.deletingLastPathComponent().appendingPathComponent("outside.plist")
+        try Data(#"<plist version="1.0"><dict><key>leaked</key><true/></dict></plist>"#.utf8).write(to: outside)
+        let file = notes.path(in: backup)
+        try FileManager.default.removeItem(atPath: file)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: outside.path)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .symbolicLink)) { try opened.contents(of: preferences, limit: 1 << 20) }
+        // A pipe: refused at once (not opened for a writer that never comes).
+        try FileManager.default.removeItem(atPath: file)
+        #expect(mkfifo(file, 0o600) == 0)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .fifo)) { try opened.contents(of: preferences, limit: 1 << 20) }
+        // The two-digit folder swapped for a link to a folder outside holding the same name.
+        try FileManager.default.removeItem(atPath: file)
+        let two = backup.appendingPathComponent(String(notes.fileID.prefix(2)))
+        let elsewhere = backup.deletingLastPathComponent().appendingPathComponent("elsewhere")
+        try FileManager.default.moveItem(at: two, to: elsewhere)
+        try FileManager.default.copyItem(at: outside, to: elsewhere.appendingPathComponent(notes.fileID))
+        try FileManager.default.createSymbolicLink(atPath: two.path, withDestinationPath: elsewhere.path)
+        #expect(throws: BackupError.notRegularFile(fileID: notes.fileID, .symbolicLink)) { try opened.contents(of: preferences, limit: 1 << 20) }
+    }
+
+    /// `backup extract -o` into a bind mount of the backup (the same folder under another path)
+    /// is refused: the folders above the output are compared with the backup by device and inode.
+    @Test func anOutputInABindMountOfTheBackupIsRefused() throws {
+        guard (try? runProcess(URL(fileURLWithPath: "/usr/bin/unshare"), ["-m", "true"]))?.status == 0 else {
+            // No mount namespace here (not root, or no unshare): nothing to bind.
+            return
+        }
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let mountPoint = backup.deletingLastPathComponent().appendingPathComponent("bound")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: false)
+        let ycft = TestPaths.executable("ycft").path
+        let script = #"mount --bind "$1" "$2" && exec "$3" backup extract "$4" --app com.example.notes -o "$2/copy.plist""#
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
+                                    ["-m", "sh", "-c", script, "sh", backup.path, mountPoint.path, ycft, backup.path])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr == "ycft: \(mountPoint.path)/copy.plist: cannot write: it is inside the iPhone backup \"\(mountPoint.path)\", which ycft never writes into\n")
+        // A bind mount of one of its two-digit folders (no Manifest.db of its own there).
+        let sub = try runProcess(URL(fileURLWithPath: "/usr/bin/unshare"),
+                                 ["-m", "sh", "-c", script, "sh", backup.appendingPathComponent("3f").path, mountPoint.path, ycft, backup.path])
+        #expect(sub.status == 2, "\(sub.stderr)")
+        #expect(sub.stderr.hasSuffix("copy.plist: cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into\n"),
+                "\(sub.stderr)")
+        #expect(try Backups.snapshot(backup) == before)
+    }
+}

@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import YcftCLI
+
+/// Encrypted iPhone backups (`Scripts/make-backup.py --password`): with the password, every
+/// command prints what it prints for the same backup unencrypted; without it, or with a wrong
+/// one, or with a spoilt keybag, Manifest.db or file, one clear line and exit 2. No run changes
+/// a byte of the backup, and nothing decrypted is written but the file `extract -o` asks for.
+@Suite struct EncryptedBackupThroughTheTool {
+    let ycft = TestPaths.executable("ycft")
+
+    func run(_ arguments: [String], stdin: [UInt8] = []) throws -> ProcessResult { try runProcess(ycft, arguments, stdin: stdin) }
+
+    /// `result` with the encrypted backup's folder named as the plain one's.
+    func renamed(_ result: ProcessResult, _ encrypted: URL, as plain: URL) -> (Int32, String, String) {
+        let swap = { (text: String) in text.replacingOccurrences(of: encrypted.path, with: plain.path) }
+        return (result.status, swap(result.stdoutText), swap(result.stderr))
+    }
+
+    @Test(arguments: BackupThroughTheTool.preferences)
+    func readsAsTheUnencryptedBackup(_ preferences: BackupThroughTheTool.Preferences) throws {
+        let (encrypted, plain, password) = (try Backups.make(password: Backups.password), try Backups.make(), try Backups.passwordFile())
+        let before = try Backups.snapshot(encrypted)
+        for command in BackupThroughTheTool.commands {
+            let fromEncrypted = try run(command + ["--backup", encrypted.path, "--password-file", password.path] + preferences.selection)
+            let direct = try run(command + [preferences.path(in: plain)])
+            let (status, stdout, stderr) = renamed(fromEncrypted, encrypted, as: plain)
+            #expect(status == direct.status, "\(command)")
+            #expect(stdout == direct.stdoutText, "\(command)")
+            #expect(stderr == direct.stderr, "\(command)")
+        }
+        if let source = preferences.source {
+            let original = try run(["dump", TestPaths.packageRoot.appendingPathComponent(source).path])
+            let dump = try run(["dump", "--backup", encrypted.path, "--app", preferences.app, "--password-file", password.path]
+                               + (preferences.group.map { ["--group", $0] } ?? []))
+            #expect(dump.stdout == original.stdout && dump.status == 0 && original.status == 0, "\(dump.stderr)")
+        }
+        #expect(try Backups.snapshot(encrypted) == before)
+    }
+
+    @Test func listsWhatTheUnencryptedBackupLists() throws {
+        let (encrypted, plain, password) = (try Backups.make(password: Backups.password), try Backups.make(), try Backups.passwordFile())
+        let before = try Backups.snapshot(encrypted)
+        for format in [["--format", "text"], ["--format", "json"], ["--format", "json", "--compact"]] {
+            let listed = try run(["backup", "apps"] + format + ["--password-file", password.path, encrypted.path])
+            let direct = try run(["backup", "apps"] + format + [plain.path])
+            #expect(direct.status == 0 && direct.stderr.isEmpty)
+            let (status, stdout, stderr) = renamed(listed, encrypted, as: plain)
+            #expect(status == 0 && stdout == direct.stdoutText && stderr.isEmpty, "\(format): \(stderr)")
+        }
+        #expect(try Backups.snapshot(encrypted) == before)
+    }
+
+    /// The password file's first line is the password: a CRLF ending and later lines are not part of it.
+    @Test func thePasswordIsTheFirstLine() throws {
+        let encrypted = try Backups.make(password: Backups.password)
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("password")
+        for content in [Backups.password, Backups.password + "\r\n", Backups.password + "\nsecond line\n"] {
+            try Data(content.utf8).write(to: file)
+            let listed = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
+            #expect(listed.status == 0 && listed.stderr.isEmpty, "\(content.debugDescription): \(listed.stderr)")
+        }
+        let fromStdin = try run(["backup", "apps", "--password-file", "-", encrypted.path], stdin: Array((Backups.password + "\n").utf8))
+        #expect(fromStdin.status == 0 && fromStdin.stderr.isEmpty, "\(fromStdin.stderr)")
+        try Data("\nthe password\n".utf8).write(to: file)
+        let empty = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
+        #expect(empty.status == 2 && empty.stderr == "ycft: \(file.path): the first line is empty; it should hold the password\n")
+        let missing = try run(["backup", "apps", "--password-file", file.path + ".missing", encrypted.path])
+        // Not named: a hurried user gives the password itself where its file belongs.
+        #expect(missing.status == 2 && missing.stderr
+                == "ycft: --password-file: cannot read: No such file or directory (the value given is not shown: it may be the password itself)\n")
+        let typed = try run(["backup", "apps", "--password-file", Backups.password, encrypted.path])
+        #expect(typed.status == 2 && !typed.stderr.contains(Backups.password), "\(typed.stderr)")
+    }
+
+    /// A wrong password, and no password at all without a terminal: one line, exit 2, from
+    /// every command that reads a backup.
+    @Test func aWrongPasswordOrNoneIsOneLine() throws {
+        let encrypted = try Backups.make(password: Backups.password)
+        let before = try Backups.snapshot(encrypted)
+        let wrong = try Backups.passwordFile("Correct horse battery")
+        let out = try TestPaths.temporaryDirectory().appendingPathComponent("out.plist")
+        let reads: [[String]] = [["dump"], ["status"], ["verify"]].map { $0 + ["--backup", encrypted.path, "--app", "com.example.notes"] }
+            + [["backup", "apps", encrypted.path], ["backup", "extract", "--app", "com.example.notes", "-o", out.path, encrypted.path]]
+        for read in reads {
+            let withWrong = try run(read + ["--password-file", wrong.path])
+            #expect(withWrong.status == 2 && withWrong.stdout.isEmpty, "\(read)")
+            #expect(withWrong.stderr == "ycft: \(encrypted.path): wrong password (the backup's keybag did not open)\n", "\(read)")
+            let withNone = try run(read, stdin: Array("correct horse battery\n".utf8))
+            #expect(withNone.status == 2 && withNone.stdout.isEmpty, "\(read)")
+            #expect(withNone.stderr == "ycft: \(encrypted.path): an encrypted backup and no password: "
+                    + "give --password-file FILE, or run ycft on a terminal to type it\n", "\(read)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+        #expect(try Backups.snapshot(encrypted) == before)
+    }
+
+    /// Each spoilt encrypted backup: the exact line from a read of the notes app's preferences
+    /// and from `backup apps` (which names the app when only its file is spoilt).
+    @Test(arguments: [
+        ("absurd-iterations",
+         "Manifest.plist: BackupKeyBag: DPIC asks for 4,000,000,000 iterations, more than ycft's limit of 50,000,000", nil),
+        ("duplicate-class", "Manifest.plist: BackupKeyBag: class 3 is given twice", nil),
+        ("truncated-manifest", "Manifest.db: does not decrypt (its padding is wrong: cut short or altered)", nil),
+        ("tampered-manifest", "Manifest.db: file is not a database (SQLite error 26)", nil),
+        ("truncated-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: 761 encrypted bytes are not whole 16-byte blocks (cut short?)",
+         "com.example.notes: "),
+        ("tampered-file", "3f/3fec9de91317d194d5629328de2dbf76f86012ba: does not decrypt (its padding is wrong: cut short or altered)",
+         "com.example.notes: "),
+        ("no-file-key", "Manifest.db: the file record of 3fec9de91317d194d5629328de2dbf76f86012ba has no EncryptionKey of the right type",
+         "com.example.notes: "),
+    ] as [(String, String, String?)])
+    func spoiltEncryptedBackupsAreOneClearLine(_ variant: String, _ message: String, _ listedAs: String?) throws {
+        let encrypted = try Backups.make(variant, password: Backups.password)
+        let password = try Backups.passwordFile()
+        let before = try Backups.snapshot(encrypted)
+        for command in [["dump"], ["status"], ["verify"]] {
+            let result = try run(command + ["--backup", encrypted.path, "--app", "com.example.notes", "--password-file", password.path])
+            #expect(result.status == 2 && result.stdout.isEmpty, "\(variant) \(command)")
+            #expect(result.stderr == "ycft: \(encrypted.path): \(message)\n", "\(variant) \(command)")
+        }
+        let apps = try run(["backup", "apps", "--password-file", password.path, encrypted.path])
+        #expect(apps.status == 2, "\(variant)")
+        #expect(apps.stderr == "ycft: \(encrypted.path): \(listedAs ?? "")\(message)\n", "\(variant)")
+        // Only the notes app's file is spoilt: the others are still listed.
+        #expect(String(decoding: apps.stdout, as: UTF8.self).contains("com.example.game") == (listedAs != nil), "\(variant)")
+        #expect(try Backups.snapshot(encrypted) == before, "\(variant)")
+    }
+
+    /// `extract -o` writes the decrypted preferences, byte for byte the fixture, to a new file of
+    /// mode 0600 (an unencrypted backup's copy keeps the usual mode).
+    @Test func extractWritesTheDecryptedFileReadableByItsOwnerOnly() throws {
+        let (encrypted, plain, password) = (try Backups.make(password: Backups.password), try Backups.make(), try Backups.passwordFile())
+        let before = try Backups.snapshot(encrypted)
+        let dir = try TestPaths.temporaryDirectory()
+        let (secret, open) = (dir.appendingPathComponent("secret.plist"), dir.appendingPathComponent("open.plist"))
+        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        let extracted = try run(["backup", "extract", "--app", "com.example.notes", "-o", secret.path, "--password-file", password.path,
+                                 encrypted.path])
+        #expect(extracted.status == 0 && extracted.stderr.isEmpty, "\(extracted.stderr)")
+        #expect(try readBytes(secret) == fixture)
+        let plainCopy = try run(["backup", "extract", "--app", "com.example.notes", "-o", open.path, plain.path])
+        #expect(plainCopy.status == 0)
+        let mode = { (url: URL) throws -> Int in
+            try (FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int) ?? -1
+        }
+        #expect(try mode(secret) == 0o600)
+        // A new file holding what was never secret: 0666 less the umask, as before.
+        #expect(try mode(open) != 0o600 || umaskIsPrivate())
+        #expect(try Backups.snapshot(encrypted) == before)
+    }
+
+    /// `--password-file` belongs to `--backup`, like `--app`.
+    @Test func passwordFileGoesWithBackup() throws {
+        let file = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist").path
+        let result = try run(["dump", "--password-file", "/dev/null", file])
+        #expect(result.status == 2 && result.stderr.hasPrefix("Error: '--password-file' goes with '--backup'\n"), "\(result.stderr)")
+    }
+
+    /// `iphone-backup-decrypt` (PyPI), a decrypter that is not ycft, opens the generated backup
+    /// with the password and finds every preferences file's bytes: the format is iOS's, not only
+    /// what ycft agrees with itself on.
+    @Test(.enabled(if: IndependentDecrypter.available,
+                   "the PyPI package iphone-backup-decrypt cannot be imported (Scripts/bootstrap.sh installs it)"))
+    func anIndependentDecrypterReadsTheSameFiles() throws {
+        let encrypted = try Backups.make(password: Backups.password)
+        let script = """
+            import sys
+            from iphone_backup_decrypt import EncryptedBackup
+            backup = EncryptedBackup(backup_directory=sys.argv[1], passphrase=sys.argv[2])
+            for domain, path in zip(sys.argv[3::2], sys.argv[4::2]):
+                sys.stdout.buffer.write(backup.extract_file_as_bytes(path, domain_like=domain).hex().encode() + b"\\n")
+            """
+        let sources = BackupThroughTheTool.preferences.filter { $0.source != nil }
+        let pairs = sources.flatMap { preferences -> [String] in
+            let id = preferences.group ?? preferences.app
+            return [(preferences.group != nil ? "AppDomainGroup-" : "AppDomain-") + id, "Library/Preferences/\(id).plist"]
+        }
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", "-c", script, encrypted.path, Backups.password] + pairs)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == sources.count)
+        for (preferences, line) in zip(sources, lines) {
+            let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent(preferences.source ?? ""))
+            #expect(line == fixture.map { String(format: "%02x", $0) }.joined(), "\(preferences)")
+        }
+    }
+}
+
+/// Whether the process's umask takes every permission from the group and others (reads it
+/// through a child shell: setting it here would change it for every test running meanwhile).
+func umaskIsPrivate() -> Bool {
+    ((try? runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "umask"]))?.stdoutText ?? "").hasSuffix("77\n")
+}
+
+/// Whether `python3` can import `iphone_backup_decrypt`.
+enum IndependentDecrypter {
+    static let available: Bool = {
+        (try? runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import iphone_backup_decrypt"]))?.status == 0
+    }()
+}
+
+/// The password typed at the prompt, on a pseudo-terminal (tmux, an interactive bash): what is
+/// typed is not echoed, the terminal echoes again afterwards, and Ctrl-C at the prompt ends ycft
+/// by SIGINT with the terminal's settings put back.
+@Suite(.enabled(if: Tmux.available, "tmux or vi is not installed (Scripts/bootstrap.sh installs them)"))
+struct PasswordAtThePrompt {
+    /// A new encrypted backup and a terminal on which `ycft ARGUMENTS BACKUP...` (`BACKUP` stands
+    /// for the folder) runs, then `echo ycft-exit=$?`, once its prompt is on the screen.
+    func prompting(_ arguments: String) throws -> (tmux: Tmux, backup: URL) {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        do {
+            try tmux.type("\(f.ycft.path) \(arguments.replacingOccurrences(of: "BACKUP", with: backup.path)); echo ycft-exit=$?")
+            // capture-pane drops trailing blanks: the prompt's last space is not on the screen.
+            try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        } catch {
+            tmux.kill()
+            throw error
+        }
+        return (tmux, backup)
+    }
+
+    @Test func theTypedPasswordIsNotEchoedAndOpensTheBackup() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        let before = try Backups.snapshot(backup)
+        try tmux.type(Backups.password)
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
+        #expect(!screen.contains(Backups.password) && !screen.contains("battery"), "\(screen)")
+        #expect(screen.contains("group  group.com.example.shared  defaults-archive  3"), "\(screen)")
+        // Echo is back: the next command line is shown as typed.
+        try tmux.type("echo after-\("the")-prompt")
+        try tmux.waitFor { $0.contains("$ echo after-the-prompt\nafter-the-prompt") }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func aWrongPasswordAtThePromptIsOneLine() throws {
+        let (tmux, backup) = try prompting("dump --backup BACKUP --app com.example.notes")
+        defer { tmux.kill() }
+        try tmux.type("not it")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 2 && !screen.contains("not it"), "\(screen)")
+        #expect(screen.contains("Password of the encrypted backup \(backup.path):\n"
+                                + "ycft: \(backup.path): wrong password (the backup's keybag did not open)\n"), "\(screen)")
+    }
+
+    @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {
+        let (tmux, _) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        try tmux.run(["send-keys", "-t", "edit", "-l", "half"])
+        try tmux.run(["send-keys", "-t", "edit", "C-c"])
+        // Ended by SIGINT, ycft stops bash's list too (no ycft-exit line): the prompt comes back.
+        try tmux.waitFor { $0.split(separator: "\n").contains("$") }
+        try tmux.type("echo ycft-exit=$?")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 130 && !screen.contains("half"), "\(screen)")
+        try tmux.type("echo typed-\("and")-shown")
+        try tmux.waitFor { $0.contains("$ echo typed-and-shown\ntyped-and-shown") }
+    }
+}
