@@ -326,6 +326,13 @@ enum BackupCommand {
             io.writeStdout(bytes)
             return
         }
+        // Decrypted bytes go only where no one else may read them: a new file is made 0600, and
+        // an existing one others may read (its mode is kept when it is replaced) is refused.
+        if encrypted, case let .success(existing) = FileStatus.of(output), existing.kind == .regular, existing.permissions & 0o077 != 0 {
+            let mode = String(existing.permissions & 0o7777, radix: 8)
+            throw Ycft.Failure(.trouble, Ycft.display(output), "exists with mode 0\(mode), which others may read; decrypted preferences are "
+                               + "written only to a new file (made 0600) or to one only its owner may read (chmod 600 it first)")
+        }
         let options = SafeFile.WriteOptions(replaceReadOnly: force, newFilePermissions: encrypted ? 0o600 : nil)
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }

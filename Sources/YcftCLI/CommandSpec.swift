@@ -588,7 +588,8 @@ extension CommandSpec {
         the command line. Its keybag may ask for at most 50,000,000 rounds of
         PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
         one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
-        'extract -o FILE' writes a new FILE with mode 0600.
+        'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing
+        FILE others may read).
 
         'backup apps' lists the apps and app groups whose preferences hold YCFirstTime
         state or IntervalClient keys: the form the state is in, and its record count.

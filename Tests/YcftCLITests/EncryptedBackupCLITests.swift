@@ -129,7 +129,8 @@ import TestSupport
     }
 
     /// `extract -o` writes the decrypted preferences, byte for byte the fixture, to a new file of
-    /// mode 0600 (an unencrypted backup's copy keeps the usual mode).
+    /// mode 0600, or over a file only its owner may read, never over one others may read (an
+    /// unencrypted backup's copy keeps the usual mode).
     @Test func extractWritesTheDecryptedFileReadableByItsOwnerOnly() throws {
         let (encrypted, plain, password) = (try Backups.make(password: Backups.password), try Backups.make(), try Backups.passwordFile())
         let before = try Backups.snapshot(encrypted)
@@ -148,6 +149,21 @@ import TestSupport
         #expect(try mode(secret) == 0o600)
         // A new file holding what was never secret: 0666 less the umask, as before.
         #expect(try mode(open) != 0o600 || umaskIsPrivate())
+        // Over a file others may read (its mode would be kept): refused, the file as it was.
+        #expect(chmod(open.path, 0o644) == 0)
+        let openBytes = try readBytes(open)
+        let shared = try run(["backup", "extract", "--app", "com.example.notes", "-o", open.path, "--password-file", password.path,
+                              encrypted.path])
+        #expect(shared.status == 2)
+        #expect(shared.stderr == "ycft: \(open.path): exists with mode 0644, which others may read; decrypted preferences are written "
+                + "only to a new file (made 0600) or to one only its owner may read (chmod 600 it first)\n")
+        #expect(try readBytes(open) == openBytes)
+        #expect(try mode(open) == 0o644)
+        // Over one only its owner may read: replaced, mode kept.
+        let again = try run(["backup", "extract", "--app", "com.example.notes", "-o", secret.path, "--password-file", password.path,
+                             encrypted.path])
+        #expect(again.status == 0)
+        #expect(try mode(secret) == 0o600)
         #expect(try Backups.snapshot(encrypted) == before)
     }
 
