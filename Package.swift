@@ -32,12 +32,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         // The system OpenSSL libcrypto, for an encrypted iPhone backup (PBKDF2, AES key unwrap,
-        // AES-CBC); the tool's side only.
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
-        ),
+        // AES-CBC); the tool's side only. Loaded with dlopen when a backup is decrypted, not
+        // linked (no pkg-config, no header): other commands start without it.
+        .systemLibrary(name: "CCrypto"),
         // Property-list values, paths, exact time, the guards every read runs first, and ycft's
         // own binary and XML writers and pure binary reader: no libplist.
         .target(name: "PlistCore"),

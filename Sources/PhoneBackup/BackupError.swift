@@ -83,6 +83,8 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .fileRecord(fileID, key?, _): return "Manifest.db: the file record of \(fileID) has no \(key) of the right type"
         case let .fileRecord(fileID, nil, nil): return "Manifest.db: the file record of \(fileID) is not an MBFile"
         case let .decryption(what, problem): return "\(what): \(problem)"
+        case .libcrypto(BackupCrypto.unavailable):
+            return "OpenSSL's libcrypto could not be loaded, which an encrypted backup needs (Debian and Ubuntu: libssl3)"
         case let .libcrypto(call): return "libcrypto's \(call) failed"
         case let .database(code, message): return "Manifest.db: \(UntrustedText.escaped(message)) (SQLite error \(code))"
         case let .column(column, domain, path):
