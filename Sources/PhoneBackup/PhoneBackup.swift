@@ -85,7 +85,8 @@ package struct PhoneBackup {
         package let container: Container
         /// The row's fileID (checked: 40 lowercase hex digits).
         package let fileID: String
-        /// `FOLDER/<fileID's first two digits>/<fileID>`, a regular file when it was looked at.
+        /// `FOLDER/<fileID's first two digits>/<fileID>`, as messages name it (read only through
+        /// ``PhoneBackup/contents(of:limit:)``).
         package let path: String
         /// In an encrypted backup, the row's `file` record (an `MBFile` archive), which holds the
         /// file's key; nil in an unencrypted one.
@@ -313,8 +314,7 @@ package struct PhoneBackup {
             let container: Container = domain.hasPrefix("AppDomainGroup-") ? .group(String(domain.dropFirst(15)))
                 : .app(String(domain.dropFirst(10)))
             guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: container.preferencesPath) }
-            // Not looked at here: a missing or odd file is named when it is read, the others listed.
-            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container, look: false))
+            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container))
         }
         return found
     }
@@ -322,25 +322,16 @@ package struct PhoneBackup {
     /// `, file` in an encrypted backup, whose rows' records hold the files' keys.
     private var recordColumn: String { isEncrypted ? ", file" : "" }
 
-    /// The file a row names: `fileID` checked and, with `look`, its file looked at (without
-    /// following a link).
-    private func checked(_ fileID: String, record: [UInt8]?, of container: Container, look: Bool = true) throws(BackupError) -> Preferences {
+    /// The file a row names, its `fileID` checked. The file itself is not looked at here: it is
+    /// read through the folder's descriptor (``contents(of:limit:)``), which refuses a missing
+    /// file, a link or a pipe, in the two-digit folder or for the file, when it is read.
+    private func checked(_ fileID: String, record: [UInt8]?, of container: Container) throws(BackupError) -> Preferences {
         let hex = Set("0123456789abcdef".utf8)
         guard fileID.utf8.count == 40, fileID.utf8.allSatisfy(hex.contains) else {
             throw .badFileID(fileID, domain: container.domain, path: container.preferencesPath)
         }
-        let directory = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2)
-        let path = directory + "/" + fileID
-        guard look else { return Preferences(container: container, fileID: fileID, path: path, record: record) }
-        // The two-digit folder too must be the backup's own, not a link to another place.
-        if case let .success(status) = FileStatus.of(directory, followLinks: false), status.kind != .directory {
-            throw .notRegularFile(fileID: fileID, status.kind)
-        }
-        switch FileStatus.of(path, followLinks: false) {
-        case let .failure(error): throw .missingFile(fileID: fileID, domain: container.domain, path: container.preferencesPath, error)
-        case let .success(status) where status.kind != .regular: throw .notRegularFile(fileID: fileID, status.kind)
-        case .success: return Preferences(container: container, fileID: fileID, path: path, record: record)
-        }
+        let path = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2) + "/" + fileID
+        return Preferences(container: container, fileID: fileID, path: path, record: record)
     }
 
     /// The property list `name` of `folder`, read through its descriptor, which must be a

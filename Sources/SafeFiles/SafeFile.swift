@@ -542,7 +542,8 @@ package enum SafeFile {
         path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
     }
 
-    static func realPath(_ path: String) -> String? {
+    /// `realpath(3)` of `path` (every link resolved), nil when it does not resolve.
+    package static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
         defer { free(resolved) }
         return PathBytes.decode(cString: resolved)

@@ -311,13 +311,16 @@ enum BackupCommand {
     static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
         let (path, io, encrypted) = try input.open(limits: limits, io: io)
         if !Ycft.isStandardOutput(output) {
-            // Without failure(_:)'s hint to extract a copy: this is that copy's output.
-            do throws(FileError) { try refuseInsideBackup(output, .write) } catch { throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description) }
-            // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds no
-            // Manifest.db of its own: compared by device and inode with the backup's folders.
-            if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
-                let reason = FileError.Reason.insideBackup(folder: input.folder)
-                throw Ycft.Failure(.trouble, Ycft.display(output), FileError(.write, output, reason).description)
+            do throws(FileError) {
+                try refuseInsideBackup(output, .write)
+                // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds
+                // no Manifest.db of its own: compared by device and inode with the backup's folders.
+                if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
+                    throw FileError(.write, output, .insideBackup(folder: input.folder))
+                }
+            } catch {
+                // Without failure(_:)'s hint to extract a copy: this is that copy's output.
+                throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description)
             }
         }
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -366,11 +369,6 @@ enum BackupCommand {
     /// names; else its folder). By the folder's contents, so a bind mount or any other spelling
     /// of the path is found too. Nil when there is none.
     static func folder(holding path: String) -> String? {
-        func real(_ path: String) -> String? {
-            guard let resolved = realpath(PathBytes.cString(path), nil) else { return nil }
-            defer { free(resolved) }
-            return PathBytes.decode(cString: resolved)
-        }
         func search(from start: String) -> String? {
             var above = start
             while true {
@@ -385,6 +383,6 @@ enum BackupCommand {
             }
         }
         if let found = search(from: SafeFile.directory(of: path)) { return found }
-        return (real(path).map(SafeFile.directory(of:)) ?? real(SafeFile.directory(of: path))).flatMap(search(from:))
+        return (SafeFile.realPath(path).map(SafeFile.directory(of:)) ?? SafeFile.realPath(SafeFile.directory(of: path))).flatMap(search(from:))
     }
 }
