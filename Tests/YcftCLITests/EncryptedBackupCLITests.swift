@@ -265,6 +265,16 @@ struct PasswordAtThePrompt {
                                 + "ycft: \(backup.path): wrong password (the backup's keybag did not open)\n"), "\(screen)")
     }
 
+    /// Enter alone is no password: said at once, before any key is derived.
+    @Test func enterAloneAtThePromptIsNoPassword() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        try tmux.run(["send-keys", "-t", "edit", "Enter"])
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 2, "\(screen)")
+        #expect(screen.contains("Password of the encrypted backup \(backup.path):\nycft: \(backup.path): no password was typed\n"), "\(screen)")
+    }
+
     @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {
         let (tmux, _) = try prompting("backup apps BACKUP")
         defer { tmux.kill() }
