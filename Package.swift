@@ -19,18 +19,16 @@ let package = Package(
         .executable(name: "ycft", targets: ["ycft"]),
     ],
     targets: [
-        // The only C in the package: libplist, found through pkg-config.
+        // libplist, found through pkg-config: the one C library every command links.
         .systemLibrary(
             name: "CLibPlist",
             pkgConfig: "libplist-2.0",
             providers: [.apt(["libplist-dev"]), .brew(["libplist"])]
         ),
-        // The system SQLite, for an iPhone backup's Manifest.db (the tool's side only).
-        .systemLibrary(
-            name: "CSQLite",
-            pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
-        ),
+        // The system SQLite, for an iPhone backup's Manifest.db (the tool's side only). Loaded
+        // with dlopen when a backup is read, not linked (no pkg-config, no header): other
+        // commands start without it.
+        .systemLibrary(name: "CSQLite"),
         // The system OpenSSL libcrypto, for an encrypted iPhone backup (PBKDF2, AES key unwrap,
         // AES-CBC); the tool's side only. Loaded with dlopen when a backup is decrypted, not
         // linked (no pkg-config, no header): other commands start without it.

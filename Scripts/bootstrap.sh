@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev, libsqlite3-dev,
-# libssl-dev, pkg-config, GNU time, tmux and vim; groff and mandoc to check the manual page; zsh and fish
-# to check the completion scripts) when missing.
+# Installs what ycft needs to build and test on Debian/Ubuntu (libplist-dev and pkg-config; the
+# run-time SQLite and libcrypto that reading a backup loads; GNU time, tmux and vim; groff and
+# mandoc to check the manual page; zsh and fish to check the completion scripts) when missing.
 # Swift itself must already be on PATH. Safe to run again: it installs nothing that is present.
 set -euo pipefail
 
@@ -12,10 +12,17 @@ fi
 
 missing=()
 [ -f /usr/include/plist/plist.h ] || missing+=(libplist-dev)
-# An iPhone backup's Manifest.db is read through the system SQLite.
-[ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
-# An encrypted backup is decrypted with OpenSSL's libcrypto.
-[ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
+# An iPhone backup's Manifest.db is read through the system SQLite, and an encrypted backup is
+# decrypted with OpenSSL's libcrypto: both loaded with dlopen when needed, so no headers, only
+# the libraries (the Swift toolchain's own dependencies bring them on any usual install).
+if command -v apt-get >/dev/null 2>&1; then
+    libraries=$({ command -v ldconfig >/dev/null 2>&1 && ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null || true)
+    grep -q 'libsqlite3\.so\.0 ' <<<"$libraries" || missing+=(libsqlite3-0)
+    if ! grep -q 'libcrypto\.so\.3 ' <<<"$libraries"; then
+        # Ubuntu 24.04 renamed the package (64-bit time_t).
+        if apt-cache show libssl3t64 >/dev/null 2>&1; then missing+=(libssl3t64); else missing+=(libssl3); fi
+    fi
+fi
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # GNU time measures a child's own peak memory for the hostile-input tests.
 [ -x /usr/bin/time ] || missing+=(time)
@@ -39,9 +46,9 @@ if [ ${#missing[@]} -gt 0 ]; then
         $sudo apt-get update -qq
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
     elif command -v brew >/dev/null 2>&1; then
-        brew install libplist sqlite openssl@3 pkg-config tmux groff
+        brew install libplist openssl@3 pkg-config tmux groff
     else
-        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later, SQLite 3 and OpenSSL 3, with their headers)" >&2
+        echo "bootstrap: please install ${missing[*]} (libplist 2.2 or later with its headers; SQLite 3.36 or later and OpenSSL 3 to read backups)" >&2
         exit 2
     fi
 fi

@@ -2,6 +2,7 @@
 #define YCFT_CCRYPTO_SHIM_H
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 
 /* OpenSSL's libcrypto, for an encrypted iPhone backup: PBKDF2 (PKCS5_PBKDF2_HMAC), AES key
@@ -33,13 +34,18 @@ typedef struct ycft_crypto_api {
     void (* _Nonnull err_clear_error)(void);
 } ycft_crypto_api;
 
-/** The calls, libcrypto loaded on the first call (RTLD_LOCAL); NULL when no libcrypto could be
-    loaded or it lacks one of them. */
-static inline const ycft_crypto_api *_Nullable ycft_crypto(void) {
-    static ycft_crypto_api api;
-    static int state; /* 0: not tried; 1: loaded; -1: failed */
-    if (state != 0) return state > 0 ? &api : NULL;
-    state = -1;
+/** What ycft_crypto loaded, once. */
+typedef struct ycft_crypto_slot {
+    ycft_crypto_api api;
+    int loaded;
+} ycft_crypto_slot;
+
+static inline ycft_crypto_slot *_Nonnull ycft_crypto_slot_storage(void) {
+    static ycft_crypto_slot slot;
+    return &slot;
+}
+
+static inline void ycft_crypto_load(void) {
     static const char *const names[] = {
 #ifdef __APPLE__
         "libcrypto.3.dylib", "/opt/homebrew/opt/openssl@3/lib/libcrypto.3.dylib", "/usr/local/opt/openssl@3/lib/libcrypto.3.dylib",
@@ -49,8 +55,9 @@ static inline const ycft_crypto_api *_Nullable ycft_crypto(void) {
     };
     void *handle = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && handle == NULL; i++) handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (handle == NULL) return NULL;
-#define YCFT_LOAD(field, symbol) if ((*(void **)&api.field = dlsym(handle, symbol)) == NULL) return NULL
+    if (handle == NULL) return;
+    ycft_crypto_api api;
+#define YCFT_LOAD(field, symbol) if ((*(void **)&api.field = dlsym(handle, symbol)) == NULL) return
     YCFT_LOAD(pbkdf2_hmac, "PKCS5_PBKDF2_HMAC");
     YCFT_LOAD(sha256, "EVP_sha256");
     YCFT_LOAD(sha1, "EVP_sha1");
@@ -64,8 +71,17 @@ static inline const ycft_crypto_api *_Nullable ycft_crypto(void) {
     YCFT_LOAD(decrypt_final_ex, "EVP_DecryptFinal_ex");
     YCFT_LOAD(err_clear_error, "ERR_clear_error");
 #undef YCFT_LOAD
-    state = 1;
-    return &api;
+    ycft_crypto_slot_storage()->api = api;
+    ycft_crypto_slot_storage()->loaded = 1;
+}
+
+/** The calls, libcrypto loaded once on the first call (RTLD_LOCAL, pthread_once); NULL when no
+    libcrypto could be loaded or it lacks one of them. */
+static inline const ycft_crypto_api *_Nullable ycft_crypto(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ycft_crypto_load);
+    ycft_crypto_slot *slot = ycft_crypto_slot_storage();
+    return slot->loaded ? &slot->api : NULL;
 }
 
 #endif

@@ -8,16 +8,24 @@ enum BackupCrypto {
     /// The hash PBKDF2's HMAC uses.
     enum Digest { case sha256, sha1 }
 
-    /// A libcrypto call that failed where only a broken library fails (no memory, no cipher);
-    /// ``unavailable`` when no libcrypto could be loaded.
-    struct Failure: Error { let call: String }
+    /// No libcrypto could be loaded, or a call failed where only a broken library fails (no
+    /// memory, no cipher).
+    enum Failure: Error {
+        case unavailable
+        case failed(call: String)
 
-    /// The `call` of a libcrypto that could not be loaded.
-    static let unavailable = "dlopen"
+        /// The failure as the backup's error.
+        var backupError: BackupError {
+            switch self {
+            case .unavailable: .missingLibrary(.libcrypto)
+            case let .failed(call): .libcrypto(call)
+            }
+        }
+    }
 
     /// libcrypto's calls, loaded on the first use.
     private static func api() throws(Failure) -> ycft_crypto_api {
-        guard let api = ycft_crypto() else { throw Failure(call: unavailable) }
+        guard let api = ycft_crypto() else { throw .unavailable }
         return api.pointee
     }
 
@@ -26,7 +34,7 @@ enum BackupCrypto {
     static func pbkdf2(_ password: [UInt8], salt: [UInt8], iterations: Int, digest: Digest) throws(Failure) -> [UInt8] {
         guard let rounds = Int32(exactly: iterations), rounds > 0,
               let passwordCount = Int32(exactly: password.count), let saltCount = Int32(exactly: salt.count) else {
-            throw Failure(call: "PKCS5_PBKDF2_HMAC")
+            throw .failed(call: "PKCS5_PBKDF2_HMAC")
         }
         let crypto = try api()
         var key = [UInt8](repeating: 0, count: 32)
@@ -40,7 +48,7 @@ enum BackupCrypto {
                 }
             }
         }
-        guard done == 1 else { throw Failure(call: "PKCS5_PBKDF2_HMAC") }
+        guard done == 1 else { throw .failed(call: "PKCS5_PBKDF2_HMAC") }
         return key
     }
 
@@ -55,7 +63,7 @@ enum BackupCrypto {
 
     /// ``unwrap(_:with:)``, a libcrypto failure as the backup's error.
     static func unwrapping(_ wrapped: [UInt8], with kek: [UInt8]) throws(BackupError) -> [UInt8]? {
-        do { return try unwrap(wrapped, with: kek) } catch { throw .libcrypto(error.call) }
+        do { return try unwrap(wrapped, with: kek) } catch { throw error.backupError }
     }
 
     /// Decrypts `data` with AES-256-CBC, a zero IV and PKCS#7 padding checked and removed (EVP
@@ -70,14 +78,14 @@ enum BackupCrypto {
     /// is checked and removed); nil when libcrypto refuses the input.
     private static func cipher(_ type: UnsafeRawPointer?, key: [UInt8], iv: [UInt8]?, _ input: [UInt8], capacity: Int) throws(Failure) -> [UInt8]? {
         let crypto = try api()
-        guard let context = crypto.cipher_ctx_new() else { throw Failure(call: "EVP_CIPHER_CTX_new") }
+        guard let context = crypto.cipher_ctx_new() else { throw .failed(call: "EVP_CIPHER_CTX_new") }
         defer { crypto.cipher_ctx_free(context) }
         crypto.cipher_ctx_set_flags(context, YCFT_EVP_CIPHER_CTX_FLAG_WRAP_ALLOW)
         let initialised = key.withUnsafeBufferPointer { key in
             if let iv { return iv.withUnsafeBufferPointer { crypto.decrypt_init_ex(context, type, nil, key.baseAddress, $0.baseAddress) } }
             return crypto.decrypt_init_ex(context, type, nil, key.baseAddress, nil)
         }
-        guard initialised == 1 else { throw Failure(call: "EVP_DecryptInit_ex") }
+        guard initialised == 1 else { throw .failed(call: "EVP_DecryptInit_ex") }
         guard let inputCount = Int32(exactly: input.count) else { return nil }
         var output = [UInt8](repeating: 0, count: capacity)
         var written: Int32 = 0

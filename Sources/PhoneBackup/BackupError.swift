@@ -41,6 +41,8 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case decryption(of: String, DecryptionProblem)
     /// A libcrypto call failed (out of memory, a missing cipher): not the backup's fault.
     case libcrypto(String)
+    /// A system library loaded on first use (`dlopen`) is not installed, or lacks a call ycft makes.
+    case missingLibrary(SystemLibrary)
     /// SQLite refused `Manifest.db` or a query on it (`sqlite3_errmsg`, with the result code):
     /// not a database, no `Files` table, a value too long, ...
     case database(code: Int32, message: String)
@@ -83,9 +85,11 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .fileRecord(fileID, key?, _): return "Manifest.db: the file record of \(fileID) has no \(key) of the right type"
         case let .fileRecord(fileID, nil, nil): return "Manifest.db: the file record of \(fileID) is not an MBFile"
         case let .decryption(what, problem): return "\(what): \(problem)"
-        case .libcrypto(BackupCrypto.unavailable):
-            return "OpenSSL's libcrypto could not be loaded, which an encrypted backup needs (Debian and Ubuntu: libssl3)"
         case let .libcrypto(call): return "libcrypto's \(call) failed"
+        case .missingLibrary(.libcrypto):
+            return "OpenSSL's libcrypto (3 or 1.1) could not be loaded, which an encrypted backup needs (Debian and Ubuntu: libssl3)"
+        case .missingLibrary(.sqlite):
+            return "SQLite 3.36 or later could not be loaded, which reading Manifest.db needs (Debian and Ubuntu: libsqlite3-0)"
         case let .database(code, message): return "Manifest.db: \(UntrustedText.escaped(message)) (SQLite error \(code))"
         case let .column(column, domain, path):
             return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
@@ -104,6 +108,14 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(fileID.prefix(2))/\(fileID) (\(Self.named(domain, path))): \(error)"
         case let .notRegularFile(fileID, kind): return "\(fileID.prefix(2))/\(fileID): \(kind.phrase), not a regular file"
         }
+    }
+
+    /// A library of the system that ycft loads only when a backup needs it.
+    package enum SystemLibrary: Sendable, Equatable {
+        /// OpenSSL's `libcrypto` (`libcrypto.so.3` or `.so.1.1`), for an encrypted backup.
+        case libcrypto
+        /// SQLite (`libsqlite3.so.0`), for `Manifest.db`.
+        case sqlite
     }
 
     /// Why encrypted bytes did not decrypt.

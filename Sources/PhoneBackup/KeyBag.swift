@@ -106,14 +106,15 @@ package struct KeyBag: Sendable {
     /// - Returns: each protection class with its 32-byte key (classes wrapped otherwise, with the
     ///   device's key, are left out).
     /// - Throws: ``BackupError/wrongPassword`` when an unwrap's integrity check fails;
-    ///   ``BackupError/libcrypto(_:)`` when libcrypto fails.
+    ///   ``BackupError/libcrypto(_:)`` when libcrypto fails, ``BackupError/missingLibrary(_:)``
+    ///   when it cannot be loaded.
     package func unlock(_ password: [UInt8]) throws(BackupError) -> [(protectionClass: UInt32, key: [UInt8])] {
         let key: [UInt8]
         do throws(BackupCrypto.Failure) {
             let first = try BackupCrypto.pbkdf2(password, salt: dpsl, iterations: dpic, digest: .sha256)
             key = try BackupCrypto.pbkdf2(first, salt: salt, iterations: iterations, digest: .sha1)
         } catch {
-            throw .libcrypto(error.call)
+            throw error.backupError
         }
         var keys: [(protectionClass: UInt32, key: [UInt8])] = []
         for classKey in classKeys where classKey.wrap & Self.wrappedWithPassword != 0 {

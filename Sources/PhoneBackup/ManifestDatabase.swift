@@ -2,105 +2,117 @@ internal import CSQLite
 
 /// A backup's `Manifest.db`, queried through the system SQLite from a copy in memory: SQLite opens
 /// no file of the backup, so it takes no lock, reads no journal or write-ahead log and creates no
-/// file beside it. One internal function per SQLite call it needs.
+/// file beside it. SQLite is loaded on the first use (`ycft_sqlite`, `dlopen`), not linked.
 final class ManifestDatabase {
     /// The longest text or blob SQLite will hand over (`SQLITE_LIMIT_LENGTH`): a longer value
     /// in a hostile database is an error (`string or blob too big`), not an allocation.
     static let maxValueLength: Int32 = 1 << 20
 
     private let handle: OpaquePointer
+    private let sqlite: UnsafePointer<ycft_sqlite_api>
 
     /// Opens a `Manifest.db` held in memory (as read, or decrypted): an empty `:memory:` connection
     /// (`sqlite3_open_v2`, read-only) is given a copy of `bytes` in SQLite's own memory by
     /// `sqlite3_deserialize` with `SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE`.
     /// No file is opened or written: a decrypted database never touches the disk.
-    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses it.
+    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses it,
+    ///   ``BackupError/missingLibrary(_:)`` when no SQLite can be loaded.
     init(inMemory bytes: [UInt8]) throws(BackupError) {
+        guard let sqlite = ycft_sqlite() else { throw .missingLibrary(.sqlite) }
+        let api = sqlite.pointee
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READONLY, nil)
-        guard rc == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
-            sqlite3_close(db)
+        let rc = api.open_v2(":memory:", &db, YCFT_SQLITE_OPEN_READONLY, nil)
+        guard rc == YCFT_SQLITE_OK, let db else {
+            let message = db.map { String(cString: api.errmsg($0)) } ?? String(cString: api.errstr(rc))
+            _ = api.close(db)
             throw .database(code: rc, message: message)
         }
-        ycft_sqlite3_distrust_schema(db)
+        ycft_sqlite_distrust_schema(sqlite, db)
         // A sort or temporary index stays in memory: decrypted rows never spill to /var/tmp.
-        sqlite3_exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
-        guard let copy = sqlite3_malloc64(sqlite3_uint64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
-            sqlite3_close(db)
-            throw .database(code: SQLITE_NOMEM, message: String(cString: sqlite3_errstr(SQLITE_NOMEM)))
+        let inMemory = api.exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
+        guard inMemory == YCFT_SQLITE_OK else {
+            let message = String(cString: api.errmsg(db))
+            _ = api.close(db)
+            throw .database(code: inMemory, message: message)
+        }
+        guard let copy = api.malloc64(UInt64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
+            _ = api.close(db)
+            throw .database(code: YCFT_SQLITE_NOMEM, message: String(cString: api.errstr(YCFT_SQLITE_NOMEM)))
         }
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { copy.update(from: base, count: source.count) }
         }
-        let flags = UInt32(SQLITE_DESERIALIZE_READONLY | SQLITE_DESERIALIZE_FREEONCLOSE)
+        let flags = UInt32(YCFT_SQLITE_DESERIALIZE_READONLY | YCFT_SQLITE_DESERIALIZE_FREEONCLOSE)
         // On failure SQLite frees `copy` itself (FREEONCLOSE).
-        let loaded = sqlite3_deserialize(db, "main", copy, sqlite3_int64(bytes.count), sqlite3_int64(max(bytes.count, 1)), flags)
-        guard loaded == SQLITE_OK else {
-            let message = String(cString: sqlite3_errmsg(db))
-            sqlite3_close(db)
+        let loaded = api.deserialize(db, "main", copy, Int64(bytes.count), Int64(max(bytes.count, 1)), flags)
+        guard loaded == YCFT_SQLITE_OK else {
+            let message = String(cString: api.errmsg(db))
+            _ = api.close(db)
             throw .database(code: loaded, message: message)
         }
         handle = db
-        sqlite3_limit(db, SQLITE_LIMIT_LENGTH, Self.maxValueLength)
-        sqlite3_extended_result_codes(db, 1)
+        self.sqlite = sqlite
+        _ = api.limit(db, YCFT_SQLITE_LIMIT_LENGTH, Self.maxValueLength)
+        _ = api.extended_result_codes(db, 1)
     }
 
-    deinit { sqlite3_close(handle) }
+    deinit { _ = sqlite.pointee.close(handle) }
 
     /// Runs `sql` with `parameters` bound as text and hands `row` each result row.
     /// - Throws: ``BackupError/database(code:message:)`` for a statement SQLite refuses (no
     ///   such table or column, not a database, a value over ``maxValueLength``), or what `row` throws.
     func rows(_ sql: String, _ parameters: [String] = [], _ row: (Row) throws(BackupError) -> Void) throws(BackupError) {
         var prepared: OpaquePointer?
-        let rc = sqlite3_prepare_v2(handle, sql, -1, &prepared, nil)
-        guard rc == SQLITE_OK, let statement = prepared else { throw failure(rc) }
-        defer { sqlite3_finalize(statement) }
+        let rc = sqlite.pointee.prepare_v2(handle, sql, -1, &prepared, nil)
+        guard rc == YCFT_SQLITE_OK, let statement = prepared else { throw failure(rc) }
+        defer { _ = sqlite.pointee.finalize(statement) }
         for (index, parameter) in parameters.enumerated() {
             let bytes = Array(parameter.utf8)
             let bound = bytes.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { text in
-                    ycft_sqlite3_bind_text_copied(statement, Int32(index + 1), text.baseAddress, Int32(clamping: text.count))
+                    ycft_sqlite_bind_text_copied(sqlite, statement, Int32(index + 1), text.baseAddress, Int32(clamping: text.count))
                 }
             }
-            guard bound == SQLITE_OK else { throw failure(bound) }
+            guard bound == YCFT_SQLITE_OK else { throw failure(bound) }
         }
         while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { return }
-            guard step == SQLITE_ROW else { throw failure(step) }
-            try row(Row(statement: statement))
+            let step = sqlite.pointee.step(statement)
+            if step == YCFT_SQLITE_DONE { return }
+            guard step == YCFT_SQLITE_ROW else { throw failure(step) }
+            try row(Row(sqlite: sqlite, statement: statement))
         }
     }
 
     /// The database's own message for a failed call (`sqlite3_errmsg`).
     private func failure(_ rc: Int32) -> BackupError {
-        .database(code: rc, message: String(cString: sqlite3_errmsg(handle)))
+        .database(code: rc, message: String(cString: sqlite.pointee.errmsg(handle)))
     }
 
     /// One result row, valid only inside the closure it is given to.
     struct Row {
+        let sqlite: UnsafePointer<ycft_sqlite_api>
         let statement: OpaquePointer
 
         /// Column `index` as text when SQLite stores it as text (`sqlite3_column_type`,
         /// `sqlite3_column_text`), else nil: a number or a blob where text belongs.
         func text(_ index: Int32) -> String? {
-            guard sqlite3_column_type(statement, index) == SQLITE_TEXT, let text = sqlite3_column_text(statement, index) else { return nil }
-            let count = Int(sqlite3_column_bytes(statement, index))
+            guard sqlite.pointee.column_type(statement, index) == YCFT_SQLITE_TEXT,
+                  let text = sqlite.pointee.column_text(statement, index) else { return nil }
+            let count = Int(sqlite.pointee.column_bytes(statement, index))
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         }
 
         /// Column `index` as bytes when SQLite stores it as a blob (`sqlite3_column_blob`), else nil.
         func blob(_ index: Int32) -> [UInt8]? {
-            guard sqlite3_column_type(statement, index) == SQLITE_BLOB else { return nil }
-            let count = Int(sqlite3_column_bytes(statement, index))
-            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
+            guard sqlite.pointee.column_type(statement, index) == YCFT_SQLITE_BLOB else { return nil }
+            let count = Int(sqlite.pointee.column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite.pointee.column_blob(statement, index) else { return [] }
             return Array(UnsafeRawBufferPointer(start: bytes, count: count))
         }
 
         /// Column `index` as an integer when SQLite stores it as one (`sqlite3_column_int64`), else nil.
         func integer(_ index: Int32) -> Int64? {
-            sqlite3_column_type(statement, index) == SQLITE_INTEGER ? sqlite3_column_int64(statement, index) : nil
+            sqlite.pointee.column_type(statement, index) == YCFT_SQLITE_INTEGER ? sqlite.pointee.column_int64(statement, index) : nil
         }
     }
 }

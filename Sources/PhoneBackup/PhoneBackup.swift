@@ -234,7 +234,7 @@ package struct PhoneBackup {
     private static func decrypt(_ bytes: [UInt8], key: [UInt8], of what: String) throws(BackupError) -> [UInt8] {
         guard !bytes.isEmpty, bytes.count % 16 == 0 else { throw .decryption(of: what, .notBlocks(bytes.count)) }
         let plain: [UInt8]?
-        do { plain = try BackupCrypto.decryptCBC(bytes, key: key) } catch { throw .libcrypto(error.call) }
+        do { plain = try BackupCrypto.decryptCBC(bytes, key: key) } catch { throw error.backupError }
         guard let plain else { throw .decryption(of: what, .padding) }
         return plain
     }
