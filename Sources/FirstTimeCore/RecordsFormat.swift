@@ -27,21 +27,40 @@ package enum RecordsFormat {
         }
     }
 
-    /// The JSON form of records.
-    package static func json(_ records: FirstTimeRecords) -> JSON {
-        .object([
-            .init("format", .string(formatName)),
-            .init("formatVersion", .integer(formatVersion)),
-            .init("records", .object(records.map { key, record in
-                let time = timeJSON(record.lastTime)
-                let utc = record.lastTime.flatMap { ExactTime.utcString(secondsSince2001: $0) }
-                return .init(key, .object([
-                    .init("lastTime", time),
-                    .init("lastTimeUTC", utc.map { .string($0) } ?? .null),
-                    .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
-                ]))
-            })),
-        ])
+    /// The JSON form of records as text (what `ycft dump` prints), with a trailing newline:
+    /// written record by record, with no JSON tree in between (for 100,000 records the tree
+    /// and its release were a fifth of `dump`'s instructions, docs/performance.md).
+    package static func json(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> [UInt8] {
+        var writer = JSONWriter(style: style)
+        // About what a record takes, pretty, with a 20-byte key and both values: the buffer
+        // grows a few times at most.
+        writer.reserve(160 * records.count)
+        writer.beginObject()
+        writer.key("format")
+        writer.string(formatName)
+        writer.key("formatVersion")
+        writer.value(.integer(formatVersion))
+        writer.key("records")
+        writer.beginObject()
+        for (key, record) in records {
+            writer.key(key)
+            writer.beginObject()
+            writer.key("lastTime")
+            writer.value(timeJSON(record.lastTime))
+            writer.key("lastTimeUTC")
+            if let utc = record.lastTime.flatMap({ ExactTime.utcString(secondsSince2001: $0) }) { writer.string(utc) } else { writer.null() }
+            writer.key("lastVersion")
+            if let version = record.lastVersion { writer.string(version) } else { writer.null() }
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.endObject()
+        return writer.finish()
+    }
+
+    /// ``json(_:style:)`` as a string.
+    package static func jsonText(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> String {
+        String(decoding: json(records, style: style), as: UTF8.self)
     }
 
     /// Reads the JSON form by docs/json-format.md's rules (`lastTime` wins, `lastTimeUTC` must
@@ -245,5 +264,5 @@ extension FirstTimeRecords {
 
     /// The plain format's JSON form, as `ycft dump` prints it (pretty, with a final newline
     /// left to the caller): exact times, `lastTimeUTC` beside them, records in key order.
-    public var json: String { RecordsFormat.json(self).text() }
+    public var json: String { RecordsFormat.jsonText(self) }
 }

@@ -74,62 +74,158 @@ extension JSON {
 
     /// The JSON text as UTF-8 bytes, with a trailing newline.
     package func bytes(style: Style = .pretty) -> [UInt8] {
-        var writer = Writer(pretty: style == .pretty)
-        writer.write(self, indent: 0)
-        writer.out.append(0x0A)
-        return writer.out
+        var writer = JSONWriter(style: style)
+        writer.value(self)
+        return writer.finish()
+    }
+}
+
+/// Writes JSON text into one byte buffer, a value or a container's edge at a time: the one place
+/// JSON is laid out. ``JSON/bytes(style:)`` writes a whole tree through it; a caller with many
+/// values (`ycft dump`'s records) writes them as it goes, with no tree in between.
+///
+/// ```swift
+/// var writer = JSONWriter(style: .pretty)
+/// writer.beginObject()
+/// writer.key("count")
+/// writer.value(.integer(2))
+/// writer.endObject()
+/// let text = writer.finish()   // {\n  "count" : 2\n}\n
+/// ```
+/// Each value goes after a ``key(_:)`` in an object, or as the next item of an array, or alone
+/// at the top; containers close in the order they opened.
+package struct JSONWriter {
+    private let pretty: Bool
+    private var out: [UInt8] = []
+    /// How many containers are open.
+    private var depth = 0
+    /// The open container has no member or item yet (it closes as `{}` or `[]`).
+    private var empty = false
+    /// A key was written and its value is next.
+    private var afterKey = false
+
+    /// A writer laying out in `style` (string appends were most of `ycft dump`'s time, so all
+    /// goes into one buffer).
+    package init(style: JSON.Style) {
+        pretty = style == .pretty
+        out.reserveCapacity(1 << 16)
     }
 
-    /// Writes into one byte buffer (string appends were most of `ycft dump`'s time).
-    private struct Writer {
-        let pretty: Bool
-        var out: [UInt8] = []
-        var indents: [[UInt8]] = [[]]
-
-        init(pretty: Bool) {
-            self.pretty = pretty
-            out.reserveCapacity(1 << 16)
+    // Bytes go in one at a time: an array literal or a stored array of indents appended
+    // costs an allocation or a retain and release each time, for a few bytes.
+    private mutating func newline(_ indent: Int) {
+        guard pretty else { return }
+        out.append(0x0A)
+        for _ in 0..<indent {
+            out.append(0x20)
+            out.append(0x20)
         }
+    }
 
-        mutating func newline(_ indent: Int) {
-            guard pretty else { return }
-            while indents.count <= indent { indents.append(indents[indents.count - 1] + [0x20, 0x20]) }
-            out.append(0x0A)
-            out.append(contentsOf: indents[indent])
+    /// Before a value: nothing after a key; a separator and a new line before an array's item.
+    private mutating func item() {
+        if afterKey {
+            afterKey = false
+        } else if depth > 0 {
+            if !empty { out.append(0x2C) }
+            newline(depth)
         }
+        empty = false
+    }
 
-        mutating func write(_ value: JSON, indent: Int) {
-            switch value {
-            case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-            case let .bool(b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
-            case let .number(n): out.append(contentsOf: n.utf8)
-            case let .string(s): JSON.writeString(s, into: &out)
-            case let .array(items):
-                if items.isEmpty { out.append(contentsOf: [0x5B, 0x5D]); return }
-                out.append(0x5B)
-                for (i, item) in items.enumerated() {
-                    if i > 0 { out.append(0x2C) }
-                    newline(indent + 1)
-                    write(item, indent: indent + 1)
-                }
-                newline(indent)
-                out.append(0x5D)
-            case let .object(members):
-                if members.isEmpty { out.append(contentsOf: [0x7B, 0x7D]); return }
-                out.append(0x7B)
-                for (i, member) in members.enumerated() {
-                    if i > 0 { out.append(0x2C) }
-                    newline(indent + 1)
-                    JSON.writeString(member.key, into: &out)
-                    if pretty { out.append(contentsOf: [0x20, 0x3A, 0x20]) } else { out.append(0x3A) }
-                    write(member.value, indent: indent + 1)
-                }
-                newline(indent)
-                out.append(0x7D)
+    /// Opens an object: ``key(_:)`` and a value for each member, then ``endObject()``.
+    package mutating func beginObject() {
+        item()
+        out.append(0x7B)
+        depth += 1
+        empty = true
+    }
+
+    /// The next member's key; its value follows.
+    package mutating func key(_ key: String) {
+        if !empty { out.append(0x2C) }
+        newline(depth)
+        empty = false
+        JSON.writeString(key, into: &out)
+        if pretty { out.append(0x20) }
+        out.append(0x3A)
+        if pretty { out.append(0x20) }
+        afterKey = true
+    }
+
+    /// Closes the object opened last.
+    package mutating func endObject() { end(0x7D) }
+
+    /// Opens an array: a value for each item, then ``endArray()``.
+    package mutating func beginArray() {
+        item()
+        out.append(0x5B)
+        depth += 1
+        empty = true
+    }
+
+    /// Closes the array opened last.
+    package mutating func endArray() { end(0x5D) }
+
+    private mutating func end(_ bracket: UInt8) {
+        depth -= 1
+        if !empty { newline(depth) }
+        out.append(bracket)
+        empty = false
+    }
+
+    /// `null`.
+    package mutating func null() {
+        item()
+        out.append(0x6E)
+        out.append(0x75)
+        out.append(0x6C)
+        out.append(0x6C)
+    }
+
+    /// Room for `count` more bytes, when the caller knows about how many it will write.
+    package mutating func reserve(_ count: Int) { out.reserveCapacity(out.count + count) }
+
+    /// A string value.
+    package mutating func string(_ s: String) {
+        item()
+        JSON.writeString(s, into: &out)
+    }
+
+    /// A whole value (a tree is written member by member).
+    package mutating func value(_ value: JSON) {
+        switch value {
+        case .null: null()
+        case let .bool(b):
+            item()
+            let text: StaticString = b ? "true" : "false"
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        case let .number(n):
+            item()
+            out.append(contentsOf: n.utf8)
+        case let .string(s): string(s)
+        case let .array(items):
+            beginArray()
+            for item in items { self.value(item) }
+            endArray()
+        case let .object(members):
+            beginObject()
+            for member in members {
+                key(member.key)
+                self.value(member.value)
             }
+            endObject()
         }
     }
 
+    /// The text written, with a trailing newline.
+    package consuming func finish() -> [UInt8] {
+        out.append(0x0A)
+        return out
+    }
+}
+
+extension JSON {
     /// Appends `s` as a JSON string literal to UTF-8 bytes.
     ///
     /// `"`, `\` and C0 controls are escaped as JSON requires, and with `\u` escapes also the

@@ -47,7 +47,7 @@ enum DumpCommand {
                 do {
                     let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).state()
                     Ycft.warn(state.findings, path: options.path, io: io)
-                    io.writeStdout(RecordsFormat.json(state.records).bytes(style: options.compact ? .compact : .pretty))
+                    io.writeStdout(RecordsFormat.json(state.records, style: options.compact ? .compact : .pretty))
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.

@@ -96,7 +96,7 @@ private struct EditSession {
         }
         scratch = directory
         let scratchPath = directory.path(of: EditSession.name)
-        var text = RecordsFormat.json(original).bytes()
+        var text = RecordsFormat.json(original)
         var lastMistake: [UInt8]?
         while true {
             try checkSignals()

@@ -113,7 +113,7 @@ func rawDump(_ url: URL) throws -> String {
                 try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try writeBytes(try definition.make(), to: url)
                 if case let .records(records) = definition.expectation, let recordsFile = definition.recordsFile {
-                    try writeBytes(Array(RecordsFormat.json(records).text().utf8),
+                    try writeBytes(Array(RecordsFormat.jsonText(records).utf8),
                                    to: TestPaths.fixtures.appendingPathComponent(recordsFile))
                 }
                 if let rawFile = definition.rawFile {
@@ -135,7 +135,7 @@ func rawDump(_ url: URL) throws -> String {
             }
             if case let .records(records) = definition.expectation, let recordsFile = definition.recordsFile {
                 let storedJSON = String(decoding: try readBytes(TestPaths.fixtures.appendingPathComponent(recordsFile)), as: UTF8.self)
-                #expect(storedJSON == RecordsFormat.json(records).text(), "\(recordsFile) is stale")
+                #expect(storedJSON == RecordsFormat.jsonText(records), "\(recordsFile) is stale")
             }
         }
     }

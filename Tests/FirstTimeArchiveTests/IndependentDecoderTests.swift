@@ -52,7 +52,7 @@ let oracleSafeRecords = records([
     @Test func foreignArchiveRoundTripsThroughDumpAndPack() throws {
         // Produced by a decoder we did not write, through ycft's JSON, back to that decoder.
         let foreign = try oracleEncode(oracleSafeRecords)
-        let json = RecordsFormat.json(try ArchiveReader.decode(foreign)).text()
+        let json = RecordsFormat.jsonText(try ArchiveReader.decode(foreign))
         let repacked = try LegacyArchive.encode(RecordsFormat.records(fromJSON: Array(json.utf8)), format: .binary)
         #expect(try oracleDecode(repacked).records == oracleSafeRecords)
     }

@@ -160,3 +160,77 @@ import OrderedJSON
         }
     }
 }
+
+/// `JSONWriter` lays out a document written piece by piece exactly as it lays out the same
+/// document given as a tree, and both as the format says: two-space indents, `"key" : value`,
+/// empty containers as `{}` and `[]`, nothing between tokens when compact.
+@Suite struct JSONWriterPieces {
+    static let tree = JSON.object([
+        .init("a", .array([.number("1"), .object([]), .array([]), .array([.null, .bool(true)])])),
+        .init("b", .object([.init("c", .string("x\"y")), .init("d", .bool(false))])),
+        .init("e", .string("")),
+    ])
+
+    /// The same document as calls.
+    static func streamed(_ style: JSON.Style) -> [UInt8] {
+        var writer = JSONWriter(style: style)
+        writer.beginObject()
+        writer.key("a")
+        writer.beginArray()
+        writer.value(.number("1"))
+        writer.beginObject()
+        writer.endObject()
+        writer.beginArray()
+        writer.endArray()
+        writer.beginArray()
+        writer.null()
+        writer.value(.bool(true))
+        writer.endArray()
+        writer.endArray()
+        writer.key("b")
+        writer.beginObject()
+        writer.key("c")
+        writer.string("x\"y")
+        writer.key("d")
+        writer.value(.bool(false))
+        writer.endObject()
+        writer.key("e")
+        writer.string("")
+        writer.endObject()
+        return writer.finish()
+    }
+
+    @Test func prettyAndCompactText() {
+        #expect(Self.tree.text() == """
+            {
+              "a" : [
+                1,
+                {},
+                [],
+                [
+                  null,
+                  true
+                ]
+              ],
+              "b" : {
+                "c" : "x\\"y",
+                "d" : false
+              },
+              "e" : ""
+            }
+
+            """)
+        #expect(Self.tree.text(style: .compact) == #"{"a":[1,{},[],[null,true]],"b":{"c":"x\"y","d":false},"e":""}"# + "\n")
+    }
+
+    @Test(arguments: [JSON.Style.pretty, .compact])
+    func piecesAreTheTree(_ style: JSON.Style) {
+        #expect(Self.streamed(style) == Self.tree.bytes(style: style))
+    }
+
+    @Test func aScalarAloneAndEmptyContainersAtTheTop() {
+        #expect(JSON.string("é").text() == "\"é\"\n")
+        #expect(JSON.object([]).text() == "{}\n")
+        #expect(JSON.array([]).text(style: .compact) == "[]\n")
+    }
+}

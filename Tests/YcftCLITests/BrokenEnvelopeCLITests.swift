@@ -33,7 +33,7 @@ import TestSupport
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("\(name).plist")
         let json = dir.appendingPathComponent("r.json")
-        try writeBytes(RecordsFormat.json(records([("k", "1.0", 10)])).bytes(), to: json)
+        try writeBytes(RecordsFormat.json(records([("k", "1.0", 10)])), to: json)
         func run(_ arguments: [String]) throws -> ProcessResult {
             try writeBytes(bytes, to: file)
             let result = try runProcess(ycft, arguments + [file.path])

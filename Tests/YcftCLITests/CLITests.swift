@@ -60,7 +60,7 @@ final class FakeIO: @unchecked Sendable {
 }
 
 let sampleRecords = records([("onboarding.v1", "2.1.0", 757_414_800.123456), ("rate", nil, nil)])
-let sampleJSON = RecordsFormat.json(sampleRecords).text()
+let sampleJSON = RecordsFormat.jsonText(sampleRecords)
 
 @Suite struct Help {
     // `help help` (and `help --help`) answer with the top-level help, as swift-argument-parser does.
@@ -179,7 +179,7 @@ let sampleJSON = RecordsFormat.json(sampleRecords).text()
     @Test func compactFromStdin() throws {
         let fake = FakeIO(stdin: try LegacyArchive.encode(sampleRecords, format: .xml))
         #expect(fake.run(["dump", "--compact", "-"]) == 0)
-        #expect(fake.stdoutText == RecordsFormat.json(sampleRecords).text(style: .compact))
+        #expect(fake.stdoutText == RecordsFormat.jsonText(sampleRecords, style: .compact))
     }
 
     @Test func defaultsFileWithCustomKey() throws {

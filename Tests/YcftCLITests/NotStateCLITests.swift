@@ -19,7 +19,7 @@ import TestSupport
         let file = dir.appendingPathComponent("f.plist")
         try writeBytes(bytes, to: file)
         let json = dir.appendingPathComponent("r.json")
-        try writeBytes(RecordsFormat.json(records([("k", "1.0", 10)])).bytes(), to: json)
+        try writeBytes(RecordsFormat.json(records([("k", "1.0", 10)])), to: json)
         return (file, json)
     }
 
@@ -255,7 +255,7 @@ import TestSupport
         let bytes = try defaults(holding: try readBytes(extras))
         let file = try copy(bytes)
         let json = file.deletingLastPathComponent().appendingPathComponent("r.json")
-        try writeBytes(RecordsFormat.json(records([("k", "1.2.3", 2.5)])).bytes(), to: json)
+        try writeBytes(RecordsFormat.json(records([("k", "1.2.3", 2.5)])), to: json)
         let result = try runProcess(ycft, ["pack", "--into", file.path, json.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n")

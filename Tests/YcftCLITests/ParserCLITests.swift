@@ -199,7 +199,7 @@ import TestSupport
         let big = dir.appendingPathComponent("big.plist").path
         try FileManager.default.copyItem(atPath: TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist").path,
                                          toPath: big)
-        let empty = Array(RecordsFormat.json(FirstTimeRecords()).text().utf8)
+        let empty = Array(RecordsFormat.jsonText(FirstTimeRecords()).utf8)
         let small = dir.appendingPathComponent("small.json"), records = dir.appendingPathComponent("records.json")
         try writeBytes(empty, to: small)
         try writeBytes(Array(sampleJSON.utf8), to: records)

@@ -118,7 +118,7 @@ enum Harness: String, CaseIterable {
                         fatalError("packed records did not decode to themselves")
                     }
                 }
-                let text = RecordsFormat.json(records).text()
+                let text = RecordsFormat.jsonText(records)
                 guard let again = try? RecordsFormat.records(fromJSON: Array(text.utf8)), again == records else {
                     fatalError("JSON form did not read back to the same records")
                 }

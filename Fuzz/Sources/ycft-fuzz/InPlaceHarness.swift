@@ -133,7 +133,7 @@ enum InPlaceHarness {
         let beforeRecords = records(bytes)
         let beforeValue = try? LibPlist.read(bytes)
         for command in InPlaceCommand.all(existing: beforeRecords) {
-            let files = MemoryFiles([path: bytes, "records.json": RecordsFormat.json(InPlaceCommand.packed).bytes()])
+            let files = MemoryFiles([path: bytes, "records.json": RecordsFormat.json(InPlaceCommand.packed)])
             let status = Ycft.run(command.arguments.map { $0 == "FILE" ? path : $0 }, io: files.io)
             let after = files.bytes(path) ?? []
             let context = "\(command.arguments) exited \(status)"
