@@ -45,10 +45,15 @@ package enum RecordsFormat {
         for (key, record) in records {
             writer.key(key)
             writer.beginObject()
+            let time = timeJSON(record.lastTime)
             writer.key("lastTime")
-            writer.value(timeJSON(record.lastTime))
+            writer.value(time)
             writer.key("lastTimeUTC")
-            if let utc = record.lastTime.flatMap({ ExactTime.utcString(secondsSince2001: $0) }) { writer.string(utc) } else { writer.null() }
+            // The UTC text from the number's text just written (its shortest round-trip text).
+            let utc: String? = if let t = record.lastTime, case let .number(text) = time {
+                ExactTime.utcString(secondsSince2001: t, shortest: text)
+            } else { nil }
+            if let utc { writer.string(utc) } else { writer.null() }
             writer.key("lastVersion")
             if let version = record.lastVersion { writer.string(version) } else { writer.null() }
             writer.endObject()

@@ -6,7 +6,14 @@ package enum ExactTime {
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
     package static func utcString(secondsSince2001 seconds: Double) -> String? {
-        guard seconds.isFinite, let micros = scaled(seconds, digits: 6) else { return nil }
+        utcString(secondsSince2001: seconds, shortest: seconds.description)
+    }
+
+    /// ``utcString(secondsSince2001:)`` from `seconds` and its shortest round-trip text
+    /// (`seconds.description`), for a caller that has made that text already (the records'
+    /// JSON writes it beside the UTC text; making it is most of the cost).
+    package static func utcString(secondsSince2001 seconds: Double, shortest: String) -> String? {
+        guard seconds.isFinite, let micros = scaled(seconds, shortest: shortest, digits: 6) else { return nil }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
@@ -61,9 +68,14 @@ package enum ExactTime {
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
     /// `seconds`; nil when the result does not fit comfortably in `Int64`.
     package static func scaled(_ seconds: Double, digits: Int) -> Int64? {
+        scaled(seconds, shortest: seconds.description, digits: digits)
+    }
+
+    /// ``scaled(_:digits:)`` given `seconds.description`.
+    private static func scaled(_ seconds: Double, shortest: String, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
-        var text = seconds.description
+        var text = shortest
         return text.withUTF8 { bytes -> Int64? in
             guard !bytes.isEmpty else { return nil }
             // First pass: how many mantissa digits, how many after the point, the exponent.
