@@ -34,14 +34,14 @@ struct FileWalk {
         /// below it that did not match). A wrong path in a CI job, an empty export.
         var empty: [(path: String, others: Int)] = []
         /// The files the inputs name (so "is this output one of the inputs?" needs no new look).
-        var inodes = Set<FileIdentity.Inode>()
+        var inodes = InodeSet()
     }
 
     /// Expands the operands; `-` (standard input) passes through as a file operand.
     func expand(_ operands: [String], io: CommandIO) -> Result {
         var result = Result()
         func add(_ path: String, mirror: String, fileOperand: Bool, status: FileStatus?) {
-            if let status, !result.inodes.insert(FileIdentity.Inode(status.identity)).inserted { return }
+            if let status, !result.inodes.insert(FileIdentity.Inode(status.identity)) { return }
             result.inputs.append(Input(path: path, mirror: mirror, fileOperand: fileOperand))
         }
         for operand in operands {
@@ -123,5 +123,61 @@ struct FileWalk {
         if allowed { return others > 0 ? unmatched : nil }
         return others > 0 ? "\(nothing): \(unmatched), or pass --allow-empty"
             : "\(nothing): no regular file below it (links are not followed); pass --allow-empty to accept that"
+    }
+}
+
+/// A set of files by inode and device, kept in arrays: no `Set`, because a process's first
+/// `Set` or `Dictionary` (even one only destroyed) costs a scan of every protocol conformance
+/// in the binary, about 0.26 M instructions, 6% of a small `verify` (docs/performance.md). The
+/// latest inserts stay in a short list; every ``mergeEvery`` of them are merged into a sorted
+/// array, searched by halves, so a walk of thousands of files stays fast.
+struct InodeSet: Sendable {
+    /// How many inodes wait in the short list before a merge.
+    static let mergeEvery = 32
+
+    /// Ascending by device, then inode.
+    private var sorted: [FileIdentity.Inode] = []
+    /// The latest inserts, in no order.
+    private var recent: [FileIdentity.Inode] = []
+
+    private static func precedes(_ a: FileIdentity.Inode, _ b: FileIdentity.Inode) -> Bool {
+        a.device != b.device ? a.device < b.device : a.inode < b.inode
+    }
+
+    /// Whether `inode` is in the set.
+    func contains(_ inode: FileIdentity.Inode) -> Bool {
+        if recent.contains(where: { $0 == inode }) { return true }
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if Self.precedes(sorted[middle], inode) { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == inode
+    }
+
+    /// Adds `inode`; false when it was in the set already.
+    mutating func insert(_ inode: FileIdentity.Inode) -> Bool {
+        if contains(inode) { return false }
+        recent.append(inode)
+        if recent.count == Self.mergeEvery { merge() }
+        return true
+    }
+
+    private mutating func merge() {
+        recent.sort(by: Self.precedes)
+        var merged: [FileIdentity.Inode] = []
+        merged.reserveCapacity(sorted.count + recent.count)
+        var i = 0, j = 0
+        while i < sorted.count || j < recent.count {
+            if j == recent.count || (i < sorted.count && Self.precedes(sorted[i], recent[j])) {
+                merged.append(sorted[i])
+                i += 1
+            } else {
+                merged.append(recent[j])
+                j += 1
+            }
+        }
+        sorted = merged
+        recent.removeAll(keepingCapacity: true)
     }
 }

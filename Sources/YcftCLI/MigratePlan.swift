@@ -14,7 +14,7 @@ extension MigrateCommand {
         /// Directory operands with nothing to migrate, without --allow-empty (trouble, exit 2).
         var emptyDirectories = 0
         /// The files the walk found (inode and device), to tell a report path that is one of them.
-        var inputs = Set<FileIdentity.Inode>()
+        var inputs = InodeSet()
 
         /// Expands the operands (directories recursively, `*.plist`, backups of earlier runs
         /// excepted), drops a file named twice, and gives each job its output.
