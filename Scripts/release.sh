@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds an installable ycft: a release binary with the Swift runtime linked in
 # (--static-swift-stdlib), stripped, with its debug information kept beside it in a separate
-# file. At run time it needs libplist (Debian 12: libplist3), SQLite (libsqlite3-0), OpenSSL's
-# libcrypto (libssl3), libstdc++6, libgcc-s1 and glibc >= 2.35. Three files in dist/:
+# file. At run time it needs libplist (Debian 12: libplist3), SQLite >= 3.36 (libsqlite3-0), OpenSSL's
+# libcrypto (libssl3; both loaded with dlopen, only for backups), libstdc++6, libgcc-s1 and glibc >= 2.35. Three files in dist/:
 #
 #   ycft-VERSION-linux-ARCH.tar.gz   laid out like /usr/local:
 #       bin/ycft
@@ -94,7 +94,7 @@ Version: $version
 Architecture: $deb_arch
 Maintainer: the ycft authors <ycft@users.noreply.github.com>
 Installed-Size: $installed_size
-Depends: libc6 (>= 2.35), libgcc-s1, libstdc++6 (>= 12), libplist3 (>= 2.2.0), libsqlite3-0, libssl3 | libssl3t64
+Depends: libc6 (>= 2.35), libgcc-s1, libstdc++6 (>= 12), libplist3 (>= 2.2.0), libsqlite3-0 (>= 3.36), libssl3 | libssl3t64
 Section: utils
 Priority: optional
 Description: read, check, migrate and rewrite YCFirstTime state archives
