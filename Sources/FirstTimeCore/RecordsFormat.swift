@@ -49,11 +49,13 @@ package enum RecordsFormat {
             writer.key("lastTime")
             writer.value(time)
             writer.key("lastTimeUTC")
-            // The UTC text from the number's text just written (its shortest round-trip text).
-            let utc: String? = if let t = record.lastTime, case let .number(text) = time {
-                ExactTime.utcString(secondsSince2001: t, shortest: text)
-            } else { nil }
-            if let utc { writer.string(utc) } else { writer.null() }
+            // The UTC text from the number's text just written (its shortest round-trip text),
+            // straight into the output.
+            var utcWritten = false
+            if let t = record.lastTime, case let .number(text) = time {
+                utcWritten = ExactTime.withUTCText(secondsSince2001: t, shortest: text) { writer.string(utf8: $0) }
+            }
+            if !utcWritten { writer.null() }
             writer.key("lastVersion")
             if let version = record.lastVersion { writer.string(version) } else { writer.null() }
             writer.endObject()

@@ -112,7 +112,8 @@ package struct JSONWriter {
     }
 
     // Bytes go in one at a time: an array literal or a stored array of indents appended
-    // costs an allocation or a retain and release each time, for a few bytes.
+    // costs an allocation or a retain and release each time, for a few bytes (and a run of
+    // spaces appended from a static string, a call to memcpy).
     private mutating func newline(_ indent: Int) {
         guard pretty else { return }
         out.append(0x0A)
@@ -192,6 +193,13 @@ package struct JSONWriter {
         JSON.writeString(s, into: &out)
     }
 
+    /// A string value given as UTF-8 (valid UTF-8: the caller made it), escaped as
+    /// ``string(_:)`` escapes.
+    package mutating func string(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        item()
+        JSON.writeString(utf8: bytes, into: &out)
+    }
+
     /// A whole value (a tree is written member by member).
     package mutating func value(_ value: JSON) {
         switch value {
@@ -243,6 +251,13 @@ extension JSON {
             return true
         }
         if !plain { writeEscaped(s, into: &out) }
+        out.append(0x22)
+    }
+
+    /// ``writeString(_:into:)`` for a string's valid UTF-8.
+    package static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.append(0x22)
+        if JSON.isPlain(bytes) { out.append(contentsOf: bytes) } else { writeEscaped(bytes, into: &out) }
         out.append(0x22)
     }
 

@@ -10,15 +10,27 @@ package enum ExactTime {
     }
 
     /// ``utcString(secondsSince2001:)`` from `seconds` and its shortest round-trip text
-    /// (`seconds.description`), for a caller that has made that text already (the records'
-    /// JSON writes it beside the UTC text; making it is most of the cost).
+    /// (`seconds.description`), for a caller that has made that text already.
     package static func utcString(secondsSince2001 seconds: Double, shortest: String) -> String? {
-        guard seconds.isFinite, let micros = scaled(seconds, shortest: shortest, digits: 6) else { return nil }
+        var text: String?
+        withUTCText(secondsSince2001: seconds, shortest: shortest) { text = String(decoding: $0, as: UTF8.self) }
+        return text
+    }
+
+    /// Hands `body` the UTF-8 of ``utcString(secondsSince2001:)``, made on the stack, given
+    /// `seconds` and its shortest round-trip text (`seconds.description`); false, without
+    /// calling `body`, where there is none. For a writer that copies the text out at once (the
+    /// records' JSON, which needs no `String` of it). Not generic: called from other modules,
+    /// a generic function here runs unspecialised and cost more than the `String` it saves.
+    @discardableResult
+    package static func withUTCText(secondsSince2001 seconds: Double, shortest: String,
+                                    _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        guard seconds.isFinite, let micros = scaled(seconds, shortest: shortest, digits: 6) else { return false }
         let (whole, fraction) = CivilTime.floorDivMod(micros, 1_000_000)
         let (daysSince2001, secondOfDay) = CivilTime.floorDivMod(whole, 86_400)
         let (year, month, day) = CivilTime.date(days: daysSince2001 + CivilTime.referenceDaysFrom1970)
-        guard (1...9999).contains(year) else { return nil }
-        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer, decoded once.
+        guard (1...9999).contains(year) else { return false }
+        // YYYY-MM-DDTHH:MM:SS.ffffffZ, written digit by digit into a stack buffer.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 27) { text in
             func put(_ value: Int64, at start: Int, width: Int) {
                 var v = value
@@ -34,7 +46,8 @@ package enum ExactTime {
             put(secondOfDay / 60 % 60, at: 14, width: 2); text[16] = 0x3A
             put(secondOfDay % 60, at: 17, width: 2); text[19] = 0x2E
             put(fraction, at: 20, width: 6); text[26] = 0x5A
-            return String(decoding: UnsafeBufferPointer(text), as: UTF8.self)
+            body(UnsafeBufferPointer(text))
+            return true
         }
     }
 

@@ -228,6 +228,15 @@ import OrderedJSON
         #expect(Self.streamed(style) == Self.tree.bytes(style: style))
     }
 
+    /// A string given as UTF-8 is escaped exactly as the same `String` is.
+    @Test(arguments: ["", "plain", "q\"b\\", "tab\tnl\n\u{7F}", "é\u{85}\u{2028}\u{202E}x", "\u{1F600}"])
+    func utf8StringsAreEscapedAsStrings(_ text: String) {
+        var fromString = JSONWriter(style: .compact), fromBytes = JSONWriter(style: .compact)
+        fromString.string(text)
+        Array(text.utf8).withUnsafeBufferPointer { fromBytes.string(utf8: $0) }
+        #expect(fromBytes.finish() == fromString.finish())
+    }
+
     @Test func aScalarAloneAndEmptyContainersAtTheTop() {
         #expect(JSON.string("é").text() == "\"é\"\n")
         #expect(JSON.object([]).text() == "{}\n")
