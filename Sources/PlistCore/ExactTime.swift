@@ -84,20 +84,21 @@ package enum ExactTime {
         scaled(seconds, shortest: seconds.description, digits: digits)
     }
 
-    /// ``scaled(_:digits:)`` given `seconds.description`.
+    /// ``scaled(_:digits:)`` given `seconds.description`, in one pass over its text: its digits
+    /// as one integer M (at most 17 after leading zeros, so it fits in `UInt64`), how many
+    /// follow the point, the exponent; then M × 10^shift, or for a negative shift M divided by
+    /// 10^-shift, rounded up when the first digit dropped is 5 or more (the digits after it only add).
     private static func scaled(_ seconds: Double, shortest: String, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
         var text = shortest
         return text.withUTF8 { bytes -> Int64? in
-            guard !bytes.isEmpty else { return nil }
-            // First pass: how many mantissa digits, how many after the point, the exponent.
-            var i = bytes[0] == UInt8(ascii: "-") ? 1 : 0
-            let negative = i == 1
-            let start = i
-            var count = 0, fractionDigits = 0, exponent = 0
+            guard let first = bytes.first else { return nil }
+            let negative = first == UInt8(ascii: "-")
+            var mantissa: UInt64 = 0
+            var fractionDigits = 0, exponent = 0
             var inFraction = false
-            while i < bytes.count {
+            for i in (negative ? 1 : 0)..<bytes.count {
                 let c = bytes[i]
                 if c == UInt8(ascii: ".") {
                     inFraction = true
@@ -105,44 +106,36 @@ package enum ExactTime {
                     exponent = Int(String(decoding: bytes[(i + 1)...], as: UTF8.self)) ?? 0
                     break
                 } else {
-                    count += 1
+                    let digit = c &- UInt8(ascii: "0")
+                    guard digit <= 9 else { return nil }
+                    // Leading zeros add nothing; a shortest text has at most 17 other digits.
+                    let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
+                    let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+                    guard !o1, !o2 else { return nil }
+                    mantissa = sum
                     if inFraction { fractionDigits += 1 }
                 }
-                i += 1
             }
-            // value = mantissa × 10^(exponent - fractionDigits); we want round(value × 10^digits).
+            // value = M × 10^(exponent - fractionDigits); we want round(value × 10^digits).
             let shift = exponent - fractionDigits + digits
-            var keep = count
-            if shift < 0 { keep = max(0, count + shift) }
-            // Second pass: the first `keep` digits, and the one after them for rounding.
-            var value: Int64 = 0
-            var seen = 0
-            var roundUp = false
-            i = start
-            while i < bytes.count, seen <= keep {
-                let c = bytes[i]
-                i += 1
-                if c == UInt8(ascii: ".") { continue }
-                if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
-                if seen == keep {
-                    roundUp = shift < 0 && count + shift >= 0 && c &- 48 >= 5
-                    break
-                }
-                let (m, o1) = value.multipliedReportingOverflow(by: 10)
-                let (sum, o2) = m.addingReportingOverflow(Int64(c &- 48))
-                guard !o1, !o2 else { return nil }
-                value = sum
-                seen += 1
-            }
-            if shift > 0 {
+            var value: UInt64
+            if shift >= 0 {
+                value = mantissa
                 for _ in 0..<shift {
-                    let (m, o) = value.multipliedReportingOverflow(by: 10)
-                    guard !o else { return nil }
+                    let (m, overflow) = value.multipliedReportingOverflow(by: 10)
+                    guard !overflow else { return nil }
                     value = m
                 }
+            } else if -shift > 19 {
+                value = 0   // M < 2^64 < 5 × 10^19: nothing kept, and the first digit dropped is below 5
+            } else {
+                var divisor: UInt64 = 1
+                for _ in 0..<(-shift) { divisor &*= 10 }
+                value = mantissa / divisor
+                if mantissa % divisor >= divisor / 10 * 5 { value += 1 }
             }
-            if roundUp { value += 1 }
-            return negative ? -value : value
+            guard let magnitude = Int64(exactly: value) else { return nil }
+            return negative ? -magnitude : magnitude
         }
     }
 
