@@ -36,19 +36,19 @@ package enum RecordsFormat {
         // grows a few times at most.
         writer.reserve(160 * records.count)
         writer.beginObject()
-        writer.key("format")
+        writer.key(named: "format")
         writer.string(formatName)
-        writer.key("formatVersion")
+        writer.key(named: "formatVersion")
         writer.value(.integer(formatVersion))
-        writer.key("records")
+        writer.key(named: "records")
         writer.beginObject()
         for (key, record) in records {
             writer.key(key)
             writer.beginObject()
             let time = timeJSON(record.lastTime)
-            writer.key("lastTime")
+            writer.key(named: "lastTime")
             writer.value(time)
-            writer.key("lastTimeUTC")
+            writer.key(named: "lastTimeUTC")
             // The UTC text from the number's text just written (its shortest round-trip text),
             // straight into the output.
             var utcWritten = false
@@ -56,7 +56,7 @@ package enum RecordsFormat {
                 utcWritten = ExactTime.withUTCText(secondsSince2001: t, shortest: text) { writer.string(utf8: $0) }
             }
             if !utcWritten { writer.null() }
-            writer.key("lastVersion")
+            writer.key(named: "lastVersion")
             if let version = record.lastVersion { writer.string(version) } else { writer.null() }
             writer.endObject()
         }

@@ -94,9 +94,9 @@ extension JSON {
 /// ```
 /// Each value goes after a ``key(_:)`` in an object, or as the next item of an array, or alone
 /// at the top; containers close in the order they opened.
-package struct JSONWriter {
+package struct JSONWriter: ~Copyable {
     private let pretty: Bool
-    private var out: [UInt8] = []
+    private var out: ByteBuffer
     /// How many containers are open.
     private var depth = 0
     /// The open container has no member or item yet (it closes as `{}` or `[]`).
@@ -108,19 +108,13 @@ package struct JSONWriter {
     /// goes into one buffer).
     package init(style: JSON.Style) {
         pretty = style == .pretty
-        out.reserveCapacity(1 << 16)
+        out = ByteBuffer(capacity: 1 << 16)
     }
 
-    // Bytes go in one at a time: an array literal or a stored array of indents appended
-    // costs an allocation or a retain and release each time, for a few bytes (and a run of
-    // spaces appended from a static string, a call to memcpy).
     private mutating func newline(_ indent: Int) {
         guard pretty else { return }
         out.append(0x0A)
-        for _ in 0..<indent {
-            out.append(0x20)
-            out.append(0x20)
-        }
+        out.appendSpaces(2 * indent)
     }
 
     /// Before a value: nothing after a key; a separator and a new line before an array's item.
@@ -144,10 +138,26 @@ package struct JSONWriter {
 
     /// The next member's key; its value follows.
     package mutating func key(_ key: String) {
+        beforeKey()
+        JSON.writeString(key, into: &out)
+        colon()
+    }
+
+    /// The next member's key when it is a name fixed in code (a format's member): as
+    /// ``key(_:)``, without making a `String` of it.
+    package mutating func key(named name: StaticString) {
+        beforeKey()
+        name.withUTF8Buffer { JSON.writeString(utf8: $0, into: &out) }
+        colon()
+    }
+
+    private mutating func beforeKey() {
         if !empty { out.append(0x2C) }
         newline(depth)
         empty = false
-        JSON.writeString(key, into: &out)
+    }
+
+    private mutating func colon() {
         if pretty { out.append(0x20) }
         out.append(0x3A)
         if pretty { out.append(0x20) }
@@ -185,7 +195,7 @@ package struct JSONWriter {
     }
 
     /// Room for `count` more bytes, when the caller knows about how many it will write.
-    package mutating func reserve(_ count: Int) { out.reserveCapacity(out.count + count) }
+    package mutating func reserve(_ count: Int) { out.reserve(count) }
 
     /// A string value.
     package mutating func string(_ s: String) {
@@ -207,10 +217,11 @@ package struct JSONWriter {
         case let .bool(b):
             item()
             let text: StaticString = b ? "true" : "false"
-            text.withUTF8Buffer { out.append(contentsOf: $0) }
+            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
         case let .number(n):
             item()
-            out.append(contentsOf: n.utf8)
+            var n = n
+            n.withUTF8 { out.append(contentsOf: $0) }
         case let .string(s): string(s)
         case let .array(items):
             beginArray()
@@ -229,8 +240,71 @@ package struct JSONWriter {
     /// The text written, with a trailing newline.
     package consuming func finish() -> [UInt8] {
         out.append(0x0A)
-        return out
+        return out.array()
     }
+}
+
+/// Bytes appended at the end of one buffer that grows by doubling: an append is a check of the
+/// room left and a store, where an `Array`'s also asks, on every byte, whether its storage is
+/// shared (for 100,000 records, tens of millions of instructions, docs/performance.md).
+struct ByteBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(1) }
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if capacity - count < bytes.count { grow(bytes.count) }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// `count` spaces: eight at a time, by word (an indent is a few levels; a call to memset,
+    /// or a byte at a time, cost more).
+    mutating func appendSpaces(_ spaces: Int) {
+        guard spaces > 0 else { return }
+        if capacity - count < spaces + 8 { grow(spaces + 8) }
+        let start = UnsafeMutableRawPointer(base + count)
+        var written = 0
+        while written < spaces {
+            start.storeBytes(of: 0x2020_2020_2020_2020 as UInt64, toByteOffset: written, as: UInt64.self)
+            written += 8
+        }
+        count += spaces
+    }
+
+    /// Room for `more` bytes without growing.
+    mutating func reserve(_ more: Int) {
+        if capacity - count < more { grow(more) }
+    }
+
+    @inline(never)
+    private mutating func grow(_ more: Int) {
+        var grown = capacity
+        while grown - count < more { grown *= 2 }
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        larger.update(from: base, count: count)
+        base.deallocate()
+        base = larger
+        capacity = grown
+    }
+
+    /// The bytes, as an array.
+    consuming func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 }
 
 extension JSON {
@@ -240,7 +314,7 @@ extension JSON {
     /// characters that act on a terminal, which JSON allows raw (DEL, C1 controls, the line and
     /// paragraph separators, bidirectional controls; docs/commands.md lists them). Any JSON
     /// reader gives back the same string.
-    package static func writeString(_ s: String, into out: inout [UInt8]) {
+    static func writeString(_ s: String, into out: inout ByteBuffer) {
         out.append(0x22)
         var s = s
         // The common case: no byte needs escaping (``isPlain(_:)``), and the string's own
@@ -255,7 +329,7 @@ extension JSON {
     }
 
     /// ``writeString(_:into:)`` for a string's valid UTF-8.
-    package static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
         out.append(0x22)
         if JSON.isPlain(bytes) { out.append(contentsOf: bytes) } else { writeEscaped(bytes, into: &out) }
         out.append(0x22)
@@ -264,43 +338,53 @@ extension JSON {
     /// The slow path of `writeString(_:into:)`: the string's UTF-8, escaped.
     /// (Out of line, so that the fast path's one `withUTF8` call is inlined.)
     @inline(never)
-    private static func writeEscaped(_ s: String, into out: inout [UInt8]) {
+    private static func writeEscaped(_ s: String, into out: inout ByteBuffer) {
         var s = s
         s.withUTF8 { writeEscaped($0, into: &out) }
     }
 
-    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        let hex: StaticString = "0123456789abcdef"
-        func unicodeEscape(_ value: UInt32) {
-            hex.withUTF8Buffer { hex in
-                out.append(contentsOf: [0x5C, 0x75, hex[Int(value >> 12 & 0xF)], hex[Int(value >> 8 & 0xF)],
-                                        hex[Int(value >> 4 & 0xF)], hex[Int(value & 0xF)]])
-            }
-        }
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
         var i = 0
         while i < bytes.count {
             let byte = bytes[i]
             switch byte {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0x08: out.append(contentsOf: [0x5C, 0x62])
-            case 0x0C: out.append(contentsOf: [0x5C, 0x66])
-            case ..<0x20, 0x7F: unicodeEscape(UInt32(byte))
+            case 0x22: escape(0x22, into: &out)
+            case 0x5C: escape(0x5C, into: &out)
+            case 0x0A: escape(0x6E, into: &out)
+            case 0x0D: escape(0x72, into: &out)
+            case 0x09: escape(0x74, into: &out)
+            case 0x08: escape(0x62, into: &out)
+            case 0x0C: escape(0x66, into: &out)
+            case ..<0x20, 0x7F: unicodeEscape(UInt32(byte), into: &out)
             case 0xC2 where i + 1 < bytes.count && (0x80...0x9F).contains(bytes[i + 1]):
                 // U+0080-U+009F: C2 80 - C2 9F.
-                unicodeEscape(UInt32(bytes[i + 1]))
+                unicodeEscape(UInt32(bytes[i + 1]), into: &out)
                 i += 1
             case 0xE2 where i + 2 < bytes.count && isEscapedE2(bytes[i + 1], bytes[i + 2]):
                 // U+2000-U+2FFF: E2 (80-BF) (80-BF), the scalar is 0x2000 + the low 12 bits.
-                unicodeEscape(0x2000 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F))
+                unicodeEscape(0x2000 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F), into: &out)
                 i += 2
             default: out.append(byte)
             }
             i += 1
         }
+    }
+
+    /// `\` and `letter`.
+    private static func escape(_ letter: UInt8, into out: inout ByteBuffer) {
+        out.append(0x5C)
+        out.append(letter)
+    }
+
+    /// `\u` and four lowercase hex digits.
+    private static func unicodeEscape(_ value: UInt32, into out: inout ByteBuffer) {
+        let hex: StaticString = "0123456789abcdef"
+        out.append(0x5C)
+        out.append(0x75)
+        out.append(hex.utf8Start[Int(value >> 12 & 0xF)])
+        out.append(hex.utf8Start[Int(value >> 8 & 0xF)])
+        out.append(hex.utf8Start[Int(value >> 4 & 0xF)])
+        out.append(hex.utf8Start[Int(value & 0xF)])
     }
 
     /// Whether no byte of a string's UTF-8 needs ``writeEscaped(_:into:)``: eight bytes at a

@@ -234,7 +234,22 @@ import OrderedJSON
         var fromString = JSONWriter(style: .compact), fromBytes = JSONWriter(style: .compact)
         fromString.string(text)
         Array(text.utf8).withUnsafeBufferPointer { fromBytes.string(utf8: $0) }
-        #expect(fromBytes.finish() == fromString.finish())
+        let (bytes, string) = (fromBytes.finish(), fromString.finish())
+        #expect(bytes == string)
+    }
+
+    /// Past the writer's first buffer (64 KiB) and through deep indents (more than eight
+    /// spaces at a time): the text is what the layout rules give, built here by hand.
+    @Test func growsAndIndentsDeep() {
+        let strings = (0..<5000).map { "item \($0) \u{E9}\"" }
+        let expected = "[\n" + strings.map { "  \"" + $0.replacing("\"", with: "\\\"") + "\"" }.joined(separator: ",\n") + "\n]\n"
+        #expect(JSON.array(strings.map(JSON.string)).text() == expected)
+        var nested = JSON.number("1")
+        for _ in 0..<40 { nested = .array([nested]) }
+        let lines = (0...40).map { String(repeating: " ", count: 2 * $0) + "[" }.dropLast()
+        let deep = lines.joined(separator: "\n") + "\n" + String(repeating: " ", count: 80) + "1\n"
+            + (0..<40).reversed().map { String(repeating: " ", count: 2 * $0) + "]" }.joined(separator: "\n") + "\n"
+        #expect(nested.text() == deep)
     }
 
     @Test func aScalarAloneAndEmptyContainersAtTheTop() {
