@@ -394,12 +394,17 @@ package struct BinaryPlistScanner {
     /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
     /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
     private func walk(offsets: [Int], needsExactReader: Bool) throws(PlistError) -> Summary {
-        enum State: UInt8 { case unseen, active, done }
-        var state = [State](repeating: .unseen, count: objectCount)
-        var expanded = [UInt64](repeating: 0, count: objectCount)
-        // String and data bytes under each object once shared references are copied.
-        var expandedBytes = [UInt64](repeating: 0, count: objectCount)
-        var height = [Int32](repeating: 0, count: objectCount)
+        // Per object: whether the walk has not met it (0), is inside it (1) or is done with it
+        // (2); and, written when it is done and read only after, its expanded node count, its
+        // string and data bytes once shared references are copied, and its height. Tables, not
+        // arrays: an array's every write checks that its storage is not shared, and zeroing
+        // the three written before they are read cost a pass over 20 bytes an object
+        // (docs/performance.md).
+        let (active, done): (UInt8, UInt8) = (1, 2)
+        let state = WalkTable<UInt8>(count: objectCount, zeroed: true)
+        let expanded = WalkTable<UInt64>(count: objectCount, zeroed: false)
+        let expandedBytes = WalkTable<UInt64>(count: objectCount, zeroed: false)
+        let height = WalkTable<Int32>(count: objectCount, zeroed: false)
         let budget = UInt64(limits.nodeBudget(forInputSize: bytes.count))
         let byteBudget = UInt64(limits.maxExpandedBytes)
 
@@ -413,7 +418,7 @@ package struct BinaryPlistScanner {
         // Enter the top object.
         let topObj = try object(topObject, offsets: offsets, path: { ObjectPath([.binaryObject(topObject)]) })
         if topObj.kind == .dict { try checkKeys(topObj, index: topObject, offsets: offsets, checked: &checkedKeys) }
-        state[topObject] = .active
+        state[topObject] = active
         var current = Frame(index: topObject, object: topObj, next: 0, total: 1,
                             bytes: topObj.kind == .scalar ? UInt64(topObj.count) : 0, height: 1)
 
@@ -436,24 +441,25 @@ package struct BinaryPlistScanner {
                     }
                 }
                 switch state[child] {
-                case .active:
+                case active:
                     throw fail(.referenceCycle(object: child), refOffset)
-                case .done:
+                case done:
                     current.total &+= expanded[child]
                     current.bytes &+= expandedBytes[child]
                     if current.bytes > byteBudget { throw .tooManyBytes(expanded: current.bytes, limit: Int(byteBudget)) }
                     current.height = max(current.height, height[child] + 1)
                     if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
                     if parents.count + 1 + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
-                case .unseen:
+                default:
                     let obj = try object(child, offsets: offsets, path: {
                         ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(child)])
                     })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
-                        state[child] = .done
+                        state[child] = done
                         expanded[child] = 1
                         expandedBytes[child] = UInt64(obj.count)
+                        height[child] = 0
                         current.total &+= 1
                         current.bytes &+= UInt64(obj.count)
                         if current.bytes > byteBudget { throw .tooManyBytes(expanded: current.bytes, limit: Int(byteBudget)) }
@@ -461,7 +467,7 @@ package struct BinaryPlistScanner {
                         continue
                     }
                     if obj.kind == .dict { try checkKeys(obj, index: child, offsets: offsets, checked: &checkedKeys) }
-                    state[child] = .active
+                    state[child] = active
                     parents.append(current)
                     current = Frame(index: child, object: obj, next: 0, total: 1, bytes: 0, height: 1)
                     // Only containers are entered, so every frame is a container but a scalar
@@ -469,7 +475,7 @@ package struct BinaryPlistScanner {
                     if parents.count + 1 > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 }
             } else {
-                state[current.index] = .done
+                state[current.index] = done
                 expanded[current.index] = current.total
                 expandedBytes[current.index] = current.bytes
                 height[current.index] = current.object.kind == .scalar ? 0 : current.height
@@ -483,5 +489,34 @@ package struct BinaryPlistScanner {
             }
         }
         return Summary(objectCount: objectCount, needsExactReader: needsExactReader)
+    }
+}
+
+/// `count` values of a plain type, zeroed or not (then each is written before it is read),
+/// freed with the table. Indexes are checked, as an `Array`'s are.
+final class WalkTable<Element: BitwiseCopyable> {
+    private let base: UnsafeMutablePointer<Element>
+    private let count: Int
+
+    init(count: Int, zeroed: Bool) {
+        let size = max(count, 1)
+        let memory = zeroed ? calloc(size, MemoryLayout<Element>.stride) : malloc(size * MemoryLayout<Element>.stride)
+        // Fails only without memory, where an Array would have stopped the process too.
+        guard let memory else { fatalError("out of memory") }
+        base = memory.bindMemory(to: Element.self, capacity: size)
+        self.count = count
+    }
+
+    deinit { free(base) }
+
+    subscript(index: Int) -> Element {
+        get {
+            precondition(index >= 0 && index < count)
+            return base[index]
+        }
+        set {
+            precondition(index >= 0 && index < count)
+            base[index] = newValue
+        }
     }
 }
