@@ -94,21 +94,28 @@ package struct BinaryPlistScanner {
         tableOffset = Int(table)
         topObject = Int(top)
 
-        var offsets = [Int](repeating: 0, count: objectCount)
         // Summary.needsExactReader, found over the table: a flag carried through the walk made the
         // guard measurably slower (docs/performance.md). An object the walk never reaches only
         // sends the file down the exact path.
         var marks: UInt8 = 0
-        for i in 0..<objectCount {
-            let at = tableOffset + i * offsetIntSize
-            let offset = readUInt(at: at, size: offsetIntSize)
-            guard offset >= 8, offset < table else {
-                throw fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
+        var failure: PlistError?
+        // Each offset written once into the new array's storage (zeroing it first, then a
+        // checked write per object, cost a pass more).
+        let offsets = [Int](unsafeUninitializedCapacity: objectCount) { buffer, initialized in
+            for i in 0..<objectCount {
+                let at = tableOffset + i * offsetIntSize
+                let offset = readUInt(at: at, size: offsetIntSize)
+                guard offset >= 8, offset < table else {
+                    failure = fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
+                    return
+                }
+                buffer.initializeElement(at: i, to: Int(offset))
+                initialized = i + 1
+                let marker = bytes[Int(offset)]
+                marks |= marker == 0x14 || marker == 0x22 ? 1 : 0
             }
-            offsets[i] = Int(offset)
-            let marker = bytes[Int(offset)]
-            marks |= marker == 0x14 || marker == 0x22 ? 1 : 0
         }
+        if let failure { throw failure }
         return try walk(offsets: offsets, needsExactReader: marks != 0)
     }
 
