@@ -28,8 +28,8 @@ package enum RecordsFormat {
     }
 
     /// The JSON form of records as text (what `ycft dump` prints), with a trailing newline:
-    /// written record by record, with no JSON tree in between (for 100,000 records the tree
-    /// and its release were a fifth of `dump`'s instructions, docs/performance.md).
+    /// written record by record, with no JSON tree in between (building and releasing the
+    /// tree was a large share of a large `dump`, docs/performance.md).
     package static func json(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> [UInt8] {
         var writer = JSONWriter(style: style)
         // About what a record takes, pretty, with a 20-byte key and both values: the buffer

@@ -246,7 +246,7 @@ package struct JSONWriter: ~Copyable {
 
 /// Bytes appended at the end of one buffer that grows by doubling: an append is a check of the
 /// room left and a store, where an `Array`'s also asks, on every byte, whether its storage is
-/// shared (for 100,000 records, tens of millions of instructions, docs/performance.md).
+/// shared (a measurable share of a large `dump`, docs/performance.md).
 struct ByteBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0

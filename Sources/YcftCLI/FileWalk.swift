@@ -128,7 +128,7 @@ struct FileWalk {
 
 /// A set of files by inode and device, kept in arrays: no `Set`, because a process's first
 /// `Set` or `Dictionary` (even one only destroyed) costs a scan of every protocol conformance
-/// in the binary, about 0.26 M instructions, 6% of a small `verify` (docs/performance.md). The
+/// in the binary, a visible share of a small `verify`'s start (docs/performance.md). The
 /// latest inserts stay in a short list; every ``mergeEvery`` of them are merged into a sorted
 /// array, searched by halves, so a walk of thousands of files stays fast.
 struct InodeSet: Sendable {
