@@ -107,7 +107,7 @@ package struct ContractWalker {
     func node(_ uid: UInt64) -> ArchiveNode? { uid < UInt64(objectCount) ? graph.object(at: Int(uid)) : nil }
 
     func isNull(_ node: ArchiveNode) -> Bool {
-        graph.kind(node) == .string && graph.string(node).map { $0 == "$null" && exactlyEqual($0, "$null") } == true
+        graph.kind(node) == .string && graph.string(node).map { exactlyEqual($0, "$null") } == true
     }
 
     /// Resolves a UID, or records that it dangles.
@@ -189,8 +189,9 @@ package struct ContractWalker {
         guard uid != 0 else { return .some(nil) }
         guard let found = try resolve(uid, at: path()) else { return nil }
         if let text = graph.string(found) {
-            // `==` first: it is cheap and rules out almost every string.
-            return .some(text == "$null" && exactlyEqual(text, "$null") ? nil : text)
+            // By bytes (`exactlyEqual` compares lengths first): `==` compares by Unicode
+            // equivalence, which costs more and adds nothing here.
+            return .some(exactlyEqual(text, "$null") ? nil : text)
         }
         if let info = classInfo(found), info.name == "NSString" || info.name == "NSMutableString" {
             guard let inner = graph.field(found, named: "NS.string"), let text = graph.string(inner) else {
