@@ -315,34 +315,22 @@ extension JSON {
     /// paragraph separators, bidirectional controls; docs/commands.md lists them). Any JSON
     /// reader gives back the same string.
     static func writeString(_ s: String, into out: inout ByteBuffer) {
-        out.append(0x22)
         var s = s
-        // The common case: no byte needs escaping (``isPlain(_:)``), and the string's own
-        // contiguous UTF-8 is copied in one piece (docs/performance.md, "Why the code is shaped this way").
-        let plain = s.withUTF8 { bytes -> Bool in
-            guard JSON.isPlain(bytes) else { return false }
-            out.append(contentsOf: bytes)
-            return true
-        }
-        if !plain { writeEscaped(s, into: &out) }
-        out.append(0x22)
+        s.withUTF8 { writeString(utf8: $0, into: &out) }
     }
 
-    /// ``writeString(_:into:)`` for a string's valid UTF-8.
+    /// ``writeString(_:into:)`` for a string's valid UTF-8. The common case: no byte needs
+    /// escaping (``isPlain(_:)``), and the bytes are copied in one piece (docs/performance.md,
+    /// "Why the code is shaped this way").
     static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
         out.append(0x22)
         if JSON.isPlain(bytes) { out.append(contentsOf: bytes) } else { writeEscaped(bytes, into: &out) }
         out.append(0x22)
     }
 
-    /// The slow path of `writeString(_:into:)`: the string's UTF-8, escaped.
-    /// (Out of line, so that the fast path's one `withUTF8` call is inlined.)
+    /// The slow path of ``writeString(utf8:into:)``: the bytes, escaped (out of line, so that
+    /// the fast path stays small where it is inlined).
     @inline(never)
-    private static func writeEscaped(_ s: String, into out: inout ByteBuffer) {
-        var s = s
-        s.withUTF8 { writeEscaped($0, into: &out) }
-    }
-
     private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout ByteBuffer) {
         var i = 0
         while i < bytes.count {

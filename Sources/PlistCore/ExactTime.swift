@@ -6,14 +6,8 @@ package enum ExactTime {
     /// `757414800.123456` shows as `.123456`, never `.123455`). Nil for non-finite times and
     /// instants outside years 0001–9999.
     package static func utcString(secondsSince2001 seconds: Double) -> String? {
-        utcString(secondsSince2001: seconds, shortest: seconds.description)
-    }
-
-    /// ``utcString(secondsSince2001:)`` from `seconds` and its shortest round-trip text
-    /// (`seconds.description`), for a caller that has made that text already.
-    package static func utcString(secondsSince2001 seconds: Double, shortest: String) -> String? {
         var text: String?
-        withUTCText(secondsSince2001: seconds, shortest: shortest) { text = String(decoding: $0, as: UTF8.self) }
+        withUTCText(secondsSince2001: seconds, shortest: seconds.description) { text = String(decoding: $0, as: UTF8.self) }
         return text
     }
 
