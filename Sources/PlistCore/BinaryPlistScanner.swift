@@ -508,7 +508,9 @@ final class WalkTable<Element: BitwiseCopyable> {
     init(count: Int, zeroed: Bool) {
         let size = max(count, 1)
         let memory = zeroed ? calloc(size, MemoryLayout<Element>.stride) : malloc(size * MemoryLayout<Element>.stride)
-        // Fails only without memory, where an Array would have stopped the process too.
+        // unreachable: only when malloc fails. A table is at most 8 bytes an object, and the
+        // offset table gives at most one object per byte of input, within the input limit; the
+        // `offsets` array beside it, 8 bytes an object, traps the same way at the same sizes.
         guard let memory else { fatalError("out of memory") }
         base = memory.bindMemory(to: Element.self, capacity: size)
         self.count = count
