@@ -62,6 +62,9 @@ package struct BinaryPlistScanner {
             throw fail(.missingHeader, 0)
         }
         guard size >= 8 + 1 + 32 else { throw fail(.tooShortForTrailer, size) }
+        // Every reader checks the size first (PropertyListCore.checkedFormat); the object table
+        // keeps offsets in 32 bits.
+        guard size <= Int(UInt32.max) else { throw .inputTooLarge(size: size, limit: Int(UInt32.max)) }
         let trailer = size - 32
         offsetIntSize = Int(bytes[trailer + 6])
         refSize = Int(bytes[trailer + 7])
@@ -98,25 +101,21 @@ package struct BinaryPlistScanner {
         // guard measurably slower (docs/performance.md). An object the walk never reaches only
         // sends the file down the exact path.
         var marks: UInt8 = 0
-        var failure: PlistError?
-        // Each offset written once into the new array's storage (zeroing it first, then a
-        // checked write per object, cost a pass more).
-        let offsets = [Int](unsafeUninitializedCapacity: objectCount) { buffer, initialized in
-            for i in 0..<objectCount {
-                let at = tableOffset + i * offsetIntSize
-                let offset = readUInt(at: at, size: offsetIntSize)
-                guard offset >= 8, offset < table else {
-                    failure = fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
-                    return
-                }
-                buffer.initializeElement(at: i, to: Int(offset))
-                initialized = i + 1
-                let marker = bytes[Int(offset)]
-                marks |= marker == 0x14 || marker == 0x22 ? 1 : 0
+        // Each object's offset, written once into its entry with the walk's "not met" (zeroing
+        // the table first, then a checked write per object, cost a pass more).
+        let objects = ObjectTable(count: objectCount)
+        for i in 0..<objectCount {
+            let at = tableOffset + i * offsetIntSize
+            let offset = readUInt(at: at, size: offsetIntSize)
+            guard offset >= 8, offset < table else {
+                throw fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
             }
+            // Below the table's offset, below the input's size, which fits 32 bits (checked above).
+            objects.initialize(i, offset: UInt32(truncatingIfNeeded: offset))
+            let marker = bytes[Int(offset)]
+            marks |= marker == 0x14 || marker == 0x22 ? 1 : 0
         }
-        if let failure { throw failure }
-        return try walk(offsets: offsets, needsExactReader: marks != 0)
+        return try walk(objects, needsExactReader: marks != 0)
     }
 
     /// One object's marker decoded: its kind, where its payload starts, and its element count.
@@ -140,8 +139,8 @@ package struct BinaryPlistScanner {
         return (Int(value), offset + 1 + size)
     }
 
-    private func object(_ index: Int, offsets: [Int], path: () -> ObjectPath) throws(PlistError) -> Object {
-        let start = offsets[index]
+    private func object(_ index: Int, objects: ObjectTable, path: () -> ObjectPath) throws(PlistError) -> Object {
+        let start = objects.offset(index)
         let marker = bytes[start]
         let nibble = marker & 0x0F
         func needs(_ end: Int) throws(PlistError) {
@@ -189,7 +188,9 @@ package struct BinaryPlistScanner {
             let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
             guard !overflow else { throw fail(.lengthOverflows(.string), start) }
             try needs(payload + byteCount)
-            var i = 0
+            // Unit by unit only when some unit is NUL or a surrogate, to name the first bad one
+            // or to pass well-formed pairs.
+            var i = plainUTF16(payload, n) ? n : 0
             while i < n {
                 let unit = UInt16(bytes[payload + 2 * i]) << 8 | UInt16(bytes[payload + 2 * i + 1])
                 if unit == 0 { throw PlistError.unrepresentableString(.containsNUL(inKey: false), at: path()) }
@@ -253,11 +254,43 @@ package struct BinaryPlistScanner {
         return true
     }
 
+    /// Whether the `n` big-endian UTF-16 units at `offset` hold no NUL and no surrogate, eight
+    /// at a time (two words of four lanes: a lane is zero, or its top five bits are 11011); the
+    /// caller looks unit by unit only when not. Unit by unit with three tests each was a tenth of the
+    /// guard on archives with non-ASCII keys (docs/performance.md).
+    private func plainUTF16(_ offset: Int, _ n: Int) -> Bool {
+        let ones: UInt64 = 0x0001_0001_0001_0001, highs: UInt64 = 0x8000_8000_8000_8000
+        let top5: UInt64 = 0xF800_F800_F800_F800, surrogates: UInt64 = 0xD800_D800_D800_D800
+        // The top bit of every lane that is zero or a surrogate (the classic has-zero-lane test,
+        // on the word and on its top five bits compared with 11011), and maybe of lanes above
+        // one: nonzero exactly when some lane is bad.
+        func bad(_ at: Int) -> UInt64 {
+            let w = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 2 * at, as: UInt64.self))
+            let s = (w & top5) ^ surrogates
+            return ((w &- ones) & ~w | (s &- ones) & ~s) & highs
+        }
+        var i = 0
+        while i + 8 <= n {
+            if bad(i) | bad(i + 4) != 0 { return false }
+            i += 8
+        }
+        if i + 4 <= n {
+            if bad(i) != 0 { return false }
+            i += 4
+        }
+        while i < n {
+            let unit = UInt16(bytes[offset + 2 * i]) << 8 | UInt16(bytes[offset + 2 * i + 1])
+            if unit == 0 || unit & 0xF800 == 0xD800 { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Where a string object's code units are: their width in bytes (1 for an ASCII object, 2
     /// for UTF-16), how many there are, and where the first starts; nil when the object is not
     /// a string or its units run past the object area.
-    private func stringExtent(_ index: Int, offsets: [Int]) -> (width: Int, count: Int, payload: Int)? {
-        let start = offsets[index]
+    private func stringExtent(_ index: Int, objects: ObjectTable) -> (width: Int, count: Int, payload: Int)? {
+        let start = objects.offset(index)
         let marker = bytes[start]
         guard marker >> 4 == 0x5 || marker >> 4 == 0x6,
               let (n, payload) = try? length(nibble: marker & 0x0F, after: start + 1) else { return nil }
@@ -268,19 +301,19 @@ package struct BinaryPlistScanner {
     }
 
     /// The UTF-16 code units of a string object (ASCII widened), or nil when it is not one.
-    private func units(_ index: Int, offsets: [Int]) -> [UInt16]? {
-        guard let (width, n, payload) = stringExtent(index, offsets: offsets) else { return nil }
+    private func units(_ index: Int, objects: ObjectTable) -> [UInt16]? {
+        guard let (width, n, payload) = stringExtent(index, objects: objects) else { return nil }
         if width == 1 { return (0..<n).map { UInt16(bytes[payload + $0]) } }
         return (0..<n).map { UInt16(bytes[payload + 2 * $0]) << 8 | UInt16(bytes[payload + 2 * $0 + 1]) }
     }
 
     /// Whether two string objects hold the same text. Same width and length: compare bytes;
     /// an ASCII and a UTF-16 object of the same length: compare code units.
-    private func sameString(_ a: Int, _ b: Int, offsets: [Int]) -> Bool {
-        guard let ea = stringExtent(a, offsets: offsets), let eb = stringExtent(b, offsets: offsets),
+    private func sameString(_ a: Int, _ b: Int, objects: ObjectTable) -> Bool {
+        guard let ea = stringExtent(a, objects: objects), let eb = stringExtent(b, objects: objects),
               ea.count == eb.count, let base = bytes.baseAddress else { return false }
         if ea.width == eb.width { return memcmp(base + ea.payload, base + eb.payload, ea.count * ea.width) == 0 }
-        return units(a, offsets: offsets) == units(b, offsets: offsets)
+        return units(a, objects: objects) == units(b, objects: objects)
     }
 
     /// Dictionaries with at most this many keys are checked pairwise (and their key lists
@@ -289,7 +322,7 @@ package struct BinaryPlistScanner {
 
     /// libplist keeps both entries of a dictionary that repeats a key; CoreFoundation keeps one.
     /// Either way a value would be lost or ambiguous, so a repeated key is an error.
-    private func checkDuplicateKeys(_ dict: Object, index: Int, offsets: [Int]) throws(PlistError) {
+    private func checkDuplicateKeys(_ dict: Object, index: Int, objects: ObjectTable) throws(PlistError) {
         guard dict.count > 1 else { return }
         func ref(_ i: Int) -> UInt64 { readUInt(at: dict.payload + i * refSize, size: refSize) }
         // A reference out of range is reported by the walk, before any duplicate; after this
@@ -297,7 +330,7 @@ package struct BinaryPlistScanner {
         for i in 0..<dict.count where ref(i) >= UInt64(objectCount) { return }
         func key(_ i: Int) -> Int { Int(ref(i)) }
         func report(_ ref: Int) -> PlistError {
-            let text = units(ref, offsets: offsets).map { String(decoding: $0, as: UTF16.self) } ?? "?"
+            let text = units(ref, objects: objects).map { String(decoding: $0, as: UTF16.self) } ?? "?"
             return .duplicateKey(text, at: ObjectPath([.binaryObject(index)]))
         }
         if dict.count <= Self.pairwiseKeys {
@@ -307,7 +340,7 @@ package struct BinaryPlistScanner {
                 let a = key(i)
                 for j in 0..<i {
                     let b = key(j)
-                    if a == b || sameString(a, b, offsets: offsets) { throw report(a) }
+                    if a == b || sameString(a, b, objects: objects) { throw report(a) }
                 }
             }
         } else {
@@ -322,10 +355,10 @@ package struct BinaryPlistScanner {
             var hashes = [Int](repeating: 0, count: capacity)
             for ref in refs {
                 // A key that is not a string (the walk reports it) is found again only as the same reference.
-                let h = unitsHash(ref, offsets: offsets) ?? ref
+                let h = unitsHash(ref, objects: objects) ?? ref
                 var i = h & mask
                 while slots[i] >= 0 {
-                    if hashes[i] == h && (slots[i] == ref || sameString(slots[i], ref, offsets: offsets)) { throw report(ref) }
+                    if hashes[i] == h && (slots[i] == ref || sameString(slots[i], ref, objects: objects)) { throw report(ref) }
                     i = (i + 1) & mask
                 }
                 slots[i] = ref
@@ -337,8 +370,8 @@ package struct BinaryPlistScanner {
     /// A seeded hash of a string object's UTF-16 code units, equal for an ASCII object and a
     /// UTF-16 object holding the same units (both are hashed as the units' low bytes when every
     /// unit is ASCII); nil when the object is not a string within the object area.
-    private func unitsHash(_ index: Int, offsets: [Int]) -> Int? {
-        guard let (width, n, payload) = stringExtent(index, offsets: offsets) else { return nil }
+    private func unitsHash(_ index: Int, objects: ObjectTable) -> Int? {
+        guard let (width, n, payload) = stringExtent(index, objects: objects) else { return nil }
         var hasher = Hasher()
         hasher.combine(n)
         if width == 1 {
@@ -387,31 +420,20 @@ package struct BinaryPlistScanner {
         }
     }
 
-    /// ``checkDuplicateKeys(_:index:offsets:)`` for a dictionary in the walk, skipped when its
+    /// ``checkDuplicateKeys(_:index:objects:)`` for a dictionary in the walk, skipped when its
     /// key references repeat a small dictionary's already checked.
-    private func checkKeys(_ dict: Object, index: Int, offsets: [Int], checked: inout CheckedKeyLists) throws(PlistError) {
+    private func checkKeys(_ dict: Object, index: Int, objects: ObjectTable, checked: inout CheckedKeyLists) throws(PlistError) {
         guard dict.count > 1 else { return }
-        guard dict.count <= Self.pairwiseKeys else { return try checkDuplicateKeys(dict, index: index, offsets: offsets) }
+        guard dict.count <= Self.pairwiseKeys else { return try checkDuplicateKeys(dict, index: index, objects: objects) }
         let length = dict.count * refSize
         if checked.contains(dict.payload, length, in: bytes) { return }
-        try checkDuplicateKeys(dict, index: index, offsets: offsets)
+        try checkDuplicateKeys(dict, index: index, objects: objects)
         checked.insert(dict.payload, length)
     }
 
     /// Depth-first walk from the top object: cycles, depth, expanded size, per-object checks.
     /// The walk is iterative; an object's totals are memoised, so shared objects cost once.
-    private func walk(offsets: [Int], needsExactReader: Bool) throws(PlistError) -> Summary {
-        // Per object: whether the walk has not met it (0), is inside it (1) or is done with it
-        // (2); and, written when it is done and read only after, its expanded node count, its
-        // string and data bytes once shared references are copied, and its height. Tables, not
-        // arrays: an array's every write checks that its storage is not shared, and zeroing
-        // the three written before they are read cost a pass over 20 bytes an object
-        // (docs/performance.md).
-        let (active, done): (UInt8, UInt8) = (1, 2)
-        let state = WalkTable<UInt8>(count: objectCount, zeroed: true)
-        let expanded = WalkTable<UInt64>(count: objectCount, zeroed: false)
-        let expandedBytes = WalkTable<UInt64>(count: objectCount, zeroed: false)
-        let height = WalkTable<Int32>(count: objectCount, zeroed: false)
+    private func walk(_ objects: ObjectTable, needsExactReader: Bool) throws(PlistError) -> Summary {
         let budget = UInt64(limits.nodeBudget(forInputSize: bytes.count))
         let byteBudget = UInt64(limits.maxExpandedBytes)
 
@@ -423,9 +445,9 @@ package struct BinaryPlistScanner {
         var checkedKeys = CheckedKeyLists()
 
         // Enter the top object.
-        let topObj = try object(topObject, offsets: offsets, path: { ObjectPath([.binaryObject(topObject)]) })
-        if topObj.kind == .dict { try checkKeys(topObj, index: topObject, offsets: offsets, checked: &checkedKeys) }
-        state[topObject] = active
+        let topObj = try object(topObject, objects: objects, path: { ObjectPath([.binaryObject(topObject)]) })
+        if topObj.kind == .dict { try checkKeys(topObj, index: topObject, objects: objects, checked: &checkedKeys) }
+        objects.enter(topObject)
         var current = Frame(index: topObject, object: topObj, next: 0, total: 1,
                             bytes: topObj.kind == .scalar ? UInt64(topObj.count) : 0, height: 1)
 
@@ -437,61 +459,61 @@ package struct BinaryPlistScanner {
                 current.next += 1
                 let refOffset = current.object.payload + position * refSize
                 let ref = readUInt(at: refOffset, size: refSize)
-                guard ref < UInt64(objectCount) else {
+                // Against the table's own count (the object count), so that the accessors' index
+                // checks below repeat a test of the same value (measured: fewer instructions).
+                guard ref < UInt64(objects.count) else {
                     throw fail(.referenceOutOfRange(ref, objectCount: objectCount), refOffset)
                 }
                 let child = Int(ref)
                 if current.object.kind == .dict && position < current.object.count {
-                    let kind = bytes[offsets[child]] >> 4
+                    let kind = bytes[objects.offset(child)] >> 4
                     guard kind == 0x5 || kind == 0x6 else {
-                        throw fail(.keyNotString(object: child), offsets[child])
+                        throw fail(.keyNotString(object: child), objects.offset(child))
                     }
                 }
-                switch state[child] {
-                case active:
+                let expanded = objects.expanded(child)
+                switch expanded {
+                case ObjectTable.active:
                     throw fail(.referenceCycle(object: child), refOffset)
-                case done:
-                    current.total &+= expanded[child]
-                    current.bytes &+= expandedBytes[child]
-                    if current.bytes > byteBudget { throw .tooManyBytes(expanded: current.bytes, limit: Int(byteBudget)) }
-                    current.height = max(current.height, height[child] + 1)
-                    if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
-                    if parents.count + 1 + Int(height[child]) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
-                default:
-                    let obj = try object(child, offsets: offsets, path: {
+                case ObjectTable.notMet:
+                    let obj = try object(child, objects: objects, path: {
                         ObjectPath((parents + [current]).map { .binaryObject($0.index) } + [.binaryObject(child)])
                     })
                     if obj.kind == .scalar {
                         // A leaf is done at once: one node, no height.
-                        state[child] = done
-                        expanded[child] = 1
-                        expandedBytes[child] = UInt64(obj.count)
-                        height[child] = 0
+                        objects.finish(child, expanded: 1, bytes: UInt64(obj.count), height: 0)
                         current.total &+= 1
                         current.bytes &+= UInt64(obj.count)
                         if current.bytes > byteBudget { throw .tooManyBytes(expanded: current.bytes, limit: Int(byteBudget)) }
                         if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
                         continue
                     }
-                    if obj.kind == .dict { try checkKeys(obj, index: child, offsets: offsets, checked: &checkedKeys) }
-                    state[child] = active
+                    if obj.kind == .dict { try checkKeys(obj, index: child, objects: objects, checked: &checkedKeys) }
+                    objects.enter(child)
                     parents.append(current)
                     current = Frame(index: child, object: obj, next: 0, total: 1, bytes: 0, height: 1)
                     // Only containers are entered, so every frame is a container but a scalar
                     // top object: the depth is the nesting depth.
                     if parents.count + 1 > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
+                default:
+                    // Done with it: its totals, as the walk left them.
+                    let (childBytes, childHeight) = objects.totals(child)
+                    current.total &+= expanded
+                    current.bytes &+= childBytes
+                    if current.bytes > byteBudget { throw .tooManyBytes(expanded: current.bytes, limit: Int(byteBudget)) }
+                    current.height = max(current.height, childHeight + 1)
+                    if current.total > budget { throw .tooManyNodes(expanded: current.total, limit: Int(budget)) }
+                    if parents.count + 1 + Int(childHeight) > limits.maxDepth { throw .tooDeep(limit: limits.maxDepth) }
                 }
             } else {
-                state[current.index] = done
-                expanded[current.index] = current.total
-                expandedBytes[current.index] = current.bytes
-                height[current.index] = current.object.kind == .scalar ? 0 : current.height
+                let height = current.object.kind == .scalar ? 0 : current.height
+                objects.finish(current.index, expanded: current.total, bytes: current.bytes, height: height)
                 guard var parent = parents.popLast() else { break }
                 parent.total &+= current.total
                 parent.bytes &+= current.bytes
                 if parent.bytes > byteBudget { throw .tooManyBytes(expanded: parent.bytes, limit: Int(byteBudget)) }
                 if parent.total > budget { throw .tooManyNodes(expanded: parent.total, limit: Int(budget)) }
-                parent.height = max(parent.height, height[current.index] + 1)
+                parent.height = max(parent.height, height + 1)
                 current = parent
             }
         }
@@ -499,33 +521,81 @@ package struct BinaryPlistScanner {
     }
 }
 
-/// `count` values of a plain type, zeroed or not (then each is written before it is read),
-/// freed with the table. Indexes are checked, as an `Array`'s are.
-final class WalkTable<Element: BitwiseCopyable> {
-    private let base: UnsafeMutablePointer<Element>
-    private let count: Int
+/// What the guard knows of each object, in one entry an object: where it starts, and what the
+/// walk has learned of it. One table rather than one per field (the offsets, a state, the
+/// totals and the height were five): an object's fields are read together, from one place in
+/// memory, and the table is written once, with the offsets (docs/performance.md).
+final class ObjectTable {
+    /// One object. `expanded` is also the walk's state: ``notMet`` until the walk meets the
+    /// object, ``active`` while it is inside it, and its expanded node count (at least 1, at most
+    /// the node budget) once done, when `bytes` and `height` are set too.
+    struct Entry {
+        var expanded: UInt64
+        var bytes: UInt64
+        var offset: UInt32
+        var height: Int32
+    }
 
-    init(count: Int, zeroed: Bool) {
+    static let notMet: UInt64 = 0
+    static let active: UInt64 = .max
+
+    private let base: UnsafeMutablePointer<Entry>
+    /// How many objects there are.
+    let count: Int
+
+    /// A table of `count` entries, each written by ``initialize(_:offset:)`` before it is read.
+    init(count: Int) {
         let size = max(count, 1)
-        let memory = zeroed ? calloc(size, MemoryLayout<Element>.stride) : malloc(size * MemoryLayout<Element>.stride)
-        // unreachable: only when malloc fails. A table is at most 8 bytes an object, and the
-        // offset table gives at most one object per byte of input, within the input limit; the
-        // `offsets` array beside it, 8 bytes an object, traps the same way at the same sizes.
-        guard let memory else { fatalError("out of memory") }
-        base = memory.bindMemory(to: Element.self, capacity: size)
+        // unreachable: only when malloc fails. The table is 24 bytes an object, and the offset
+        // table gives at most one object per byte of input, within the input limit (an `Array`
+        // would trap the same way at the same sizes).
+        guard let memory = malloc(size * MemoryLayout<Entry>.stride) else { fatalError("out of memory") }
+        base = memory.bindMemory(to: Entry.self, capacity: size)
         self.count = count
     }
 
     deinit { free(base) }
 
-    subscript(index: Int) -> Element {
-        get {
-            precondition(index >= 0 && index < count)
-            return base[index]
-        }
-        set {
-            precondition(index >= 0 && index < count)
-            base[index] = newValue
-        }
+    // Each accessor reads or writes only its fields (a whole entry copied per reference cost
+    // more than the separate tables did). Indexes are checked, as an `Array`'s are.
+
+    /// Object `index`'s `expanded`: ``notMet``, ``active``, or its node count once done.
+    func expanded(_ index: Int) -> UInt64 {
+        precondition(index >= 0 && index < count)
+        return base[index].expanded
+    }
+
+    /// Object `index`'s string and data bytes and its height, once done.
+    func totals(_ index: Int) -> (bytes: UInt64, height: Int32) {
+        precondition(index >= 0 && index < count)
+        return (base[index].bytes, base[index].height)
+    }
+
+    /// Where object `index` starts.
+    func offset(_ index: Int) -> Int {
+        precondition(index >= 0 && index < count)
+        return Int(base[index].offset)
+    }
+
+    /// Writes object `index`'s entry: its offset, not yet met (its totals are written when
+    /// the walk is done with it, before they are read).
+    func initialize(_ index: Int, offset: UInt32) {
+        precondition(index >= 0 && index < count)
+        base[index].expanded = Self.notMet
+        base[index].offset = offset
+    }
+
+    /// The walk is inside object `index`.
+    func enter(_ index: Int) {
+        precondition(index >= 0 && index < count)
+        base[index].expanded = Self.active
+    }
+
+    /// The walk is done with object `index`: its totals (`expanded` at least 1).
+    func finish(_ index: Int, expanded: UInt64, bytes: UInt64, height: Int32) {
+        precondition(index >= 0 && index < count)
+        base[index].expanded = expanded
+        base[index].bytes = bytes
+        base[index].height = height
     }
 }

@@ -153,6 +153,39 @@ import TestSupport
         }
     }
 
+    @Test func everyPositionOfABadUnitInALongUTF16StringIsFound() throws {
+        // UTF-16 strings are checked four units at a time: a NUL or a lone surrogate anywhere
+        // is reported as the unit-by-unit check would, and pairs anywhere (also across two
+        // words) pass.
+        let length = 13
+        func string(_ edits: [Int: UInt16]) -> [UInt8] {
+            var units = Array(repeating: UInt16(0x00E9), count: length)
+            for (at, unit) in edits { units[at] = unit }
+            return rawBinaryPlist([[0x6F, 0x10, UInt8(length)] + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }])
+        }
+        let nul = PlistError.unrepresentableString(.containsNUL(inKey: false), at: ObjectPath([.binaryObject(0)]))
+        func lone(_ unit: UInt16) -> PlistError { .unrepresentableString(.loneSurrogate(unit), at: ObjectPath([.binaryObject(0)])) }
+        let plain = String(repeating: "é", count: length)
+        for at in 0..<length {
+            #expect(throws: nul) { try LibPlist.read(string([at: 0])) }
+            #expect(throws: lone(0xDC00)) { try LibPlist.read(string([at: 0xDC00])) }
+            #expect(throws: lone(0xDFFF)) { try LibPlist.read(string([at: 0xDFFF])) }
+            #expect(throws: lone(0xD800)) { try LibPlist.read(string([at: 0xD800])) }
+            // Units next to the surrogates, and those with a zero byte, are plain text.
+            for unit: UInt16 in [0xD7FF, 0xE000, 0x0100, 0x0001, 0xFFFF] {
+                let value = try LibPlist.read(string([at: unit])).value
+                var expected = Array(plain.utf16)
+                expected[at] = unit
+                #expect(value == .string(String(decoding: expected, as: UTF16.self)))
+            }
+            if at + 1 < length {
+                let pair = try LibPlist.read(string([at: 0xD83D, at + 1: 0xDE00])).value
+                #expect(pair == .string(String(repeating: "é", count: at) + "😀" + String(repeating: "é", count: length - at - 2)))
+                #expect(throws: lone(0xD83D)) { try LibPlist.read(string([at: 0xD83D, at + 1: 0x0041])) }
+            }
+        }
+    }
+
     @Test func surrogatePairIsFine() throws {
         let value = try LibPlist.read(rawBinaryPlist([[0x62, 0xD8, 0x3D, 0xDE, 0x00]])).value
         #expect(value == .string("😀"))
