@@ -33,6 +33,19 @@ struct ClassInfo {
     let name: String
     /// Where the descriptor is.
     let uid: UInt64
+    /// Whether the class is `YCFirstTimeObject`, and whether `NSDate`: told once a descriptor,
+    /// not once an object (a record and its date each asked). By bytes, as the Objective-C
+    /// runtime looks a class up by name; no other text is canonically equivalent to either
+    /// name, so `==` would answer the same.
+    let isRecord: Bool
+    let isDate: Bool
+
+    init(name: String, uid: UInt64) {
+        self.name = name
+        self.uid = uid
+        isRecord = exactlyEqual(name, LegacyArchive.recordClass)
+        isDate = exactlyEqual(name, LegacyArchive.dateClass)
+    }
 }
 
 /// The two dictionaries the walker checks as dictionaries, and the rules their classes answer to.
@@ -357,7 +370,7 @@ package struct ContractWalker {
             try add(.recordClass, uid == 0 ? path() : here(), "expected YCFirstTimeObject, found \(describe(found))")
             return nil
         }
-        guard info.name == LegacyArchive.recordClass else {
+        guard info.isRecord else {
             try add(.recordClass, here(), "expected YCFirstTimeObject, found \(UntrustedText.escaped(info.name))")
             return nil
         }
@@ -400,7 +413,7 @@ package struct ContractWalker {
 
     mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Double? {
         guard let found = try resolve(uid, at: path()) else { return nil }
-        guard let info = classInfo(found), info.name == LegacyArchive.dateClass else {
+        guard let info = classInfo(found), info.isDate else {
             try add(.timeType, path(), "expected NSDate, found \(describe(found))")
             return nil
         }
