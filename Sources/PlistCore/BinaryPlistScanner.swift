@@ -310,6 +310,11 @@ package struct BinaryPlistScanner {
     /// Whether two string objects hold the same text. Same width and length: compare bytes;
     /// an ASCII and a UTF-16 object of the same length: compare code units.
     private func sameString(_ a: Int, _ b: Int, objects: ObjectTable) -> Bool {
+        // Two short strings (a marker's low nibble is the count of units below 15) of different
+        // counts differ, whatever their widths: told from the markers alone, as most key pairs
+        // of an archive's objects are (`$class`, `lastTime`, `lastVersion`).
+        let countA = bytes[objects.offset(a)] & 0x0F, countB = bytes[objects.offset(b)] & 0x0F
+        if countA != countB && countA != 0x0F && countB != 0x0F { return false }
         guard let ea = stringExtent(a, objects: objects), let eb = stringExtent(b, objects: objects),
               ea.count == eb.count, let base = bytes.baseAddress else { return false }
         if ea.width == eb.width { return memcmp(base + ea.payload, base + eb.payload, ea.count * ea.width) == 0 }
