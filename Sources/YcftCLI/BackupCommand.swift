@@ -171,11 +171,14 @@ enum BackupCommand {
     }
 
     /// The password: the first line of `file` (without its line ending; `-` is standard input),
-    /// else the line typed at the terminal's prompt; nil when there is neither.
+    /// else the line typed at the terminal's prompt; nil when there is neither. `-` when
+    /// standard input is a terminal is the prompt: read from the terminal as a file, the
+    /// password would be echoed, and only end of input would end it.
     /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
     ///   empty; `ycft: BACKUP: ...` when the terminal fails.
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
-        guard let file else {
+        if file == nil || file == "-" {
+            // nil when standard input is not a terminal.
             let typed: [UInt8]?
             do {
                 typed = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
@@ -184,8 +187,9 @@ enum BackupCommand {
             }
             // Enter alone, or end of input, is no password: said at once, not after deriving a key.
             if typed?.isEmpty == true { throw Ycft.Failure(.trouble, folder, "no password was typed") }
-            return typed
+            if typed != nil || file == nil { return typed }
         }
+        guard let file else { return nil }
         let bytes: [UInt8]
         do {
             bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes

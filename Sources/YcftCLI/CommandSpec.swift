@@ -583,9 +583,9 @@ extension CommandSpec {
         after its UDID, holding Manifest.db), of iOS 10 or later; those of iOS 9 and earlier
         (Manifest.mbdb) are not supported.
 
-        An encrypted backup needs its password: the first line of --password-file FILE,
-        or, when standard input is a terminal, typed at a prompt (not echoed); never on
-        the command line. Its keybag may ask for at most 50,000,000 rounds of
+        An encrypted backup needs its password: the first line of --password-file FILE
+        (- is standard input), or, when standard input is a terminal (with - too), typed
+        at a prompt (not echoed); never on the command line. Its keybag may ask for at most 50,000,000 rounds of
         PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
         one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
         'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing

@@ -255,6 +255,19 @@ struct PasswordAtThePrompt {
         #expect(try Backups.snapshot(backup) == before)
     }
 
+    /// `--password-file -` with the terminal as standard input asks as the prompt does: read as a
+    /// file, the typed password was echoed and only Ctrl-D ended it.
+    @Test func passwordFileDashOnATerminalIsThePrompt() throws {
+        let (tmux, backup) = try prompting("backup apps --password-file - BACKUP")
+        defer { tmux.kill() }
+        try tmux.type(Backups.password)
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
+        #expect(!screen.contains(Backups.password) && !screen.contains("battery"), "\(screen)")
+        #expect(screen.contains("Password of the encrypted backup \(backup.path):\n"), "\(screen)")
+        #expect(screen.contains("group  group.com.example.shared  defaults-archive  3"), "\(screen)")
+    }
+
     @Test func aWrongPasswordAtThePromptIsOneLine() throws {
         let (tmux, backup) = try prompting("dump --backup BACKUP --app com.example.notes")
         defer { tmux.kill() }
