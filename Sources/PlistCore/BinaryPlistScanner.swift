@@ -246,10 +246,21 @@ package struct BinaryPlistScanner {
             if w & highs != 0 || (w &- ones) & ~w & highs != 0 { return false }
             i += 8
         }
-        while i < n {
+        // The last one to seven bytes as four, two and one (byte by byte, up to seven rounds of
+        // two tests, was most of this function on short keys such as `$class`).
+        if i + 4 <= n {
+            let w = bytes.loadUnaligned(fromByteOffset: offset + i, as: UInt32.self)
+            if w & 0x8080_8080 != 0 || (w &- 0x0101_0101) & ~w & 0x8080_8080 != 0 { return false }
+            i += 4
+        }
+        if i + 2 <= n {
+            let w = bytes.loadUnaligned(fromByteOffset: offset + i, as: UInt16.self)
+            if w & 0x8080 != 0 || w & 0x00FF == 0 || w & 0xFF00 == 0 { return false }
+            i += 2
+        }
+        if i < n {
             let b = bytes[offset + i]
             if b == 0 || b >= 0x80 { return false }
-            i += 1
         }
         return true
     }

@@ -124,10 +124,11 @@ import TestSupport
         }
     }
 
-    @Test func everyPositionOfABadByteInALongASCIIStringIsFound() throws {
-        // Long strings are checked eight bytes at a time: a NUL or a high byte anywhere, and the
-        // first of the two when both are there, is reported as the byte-by-byte check would.
-        let length = 21
+    @Test(arguments: 1...23)
+    func everyPositionOfABadByteInAnASCIIStringIsFound(length: Int) throws {
+        // Strings are checked eight bytes at a time, then four, two and one: a NUL or a high
+        // byte anywhere, and the first of the two when both are there, is reported as the
+        // byte-by-byte check would, for every length up to three words (each path and their mixes).
         func string(_ edits: [Int: UInt8]) -> [UInt8] {
             var body = Array(repeating: UInt8(ascii: "x"), count: length)
             for (at, byte) in edits { body[at] = byte }
@@ -143,8 +144,10 @@ import TestSupport
                 #expect(throws: nul) { try LibPlist.read(string([at: 0, at + 1: 0xFF])) }
                 #expect(throws: high(0xFF)) { try LibPlist.read(string([at: 0xFF, at + 1: 0])) }
             }
+            // The bytes beside the bad ones are plain text.
+            #expect(try LibPlist.read(string([at: 0x7F])).value == .string(String(repeating: "x", count: at) + "\u{7F}" + String(repeating: "x", count: length - at - 1)))
+            #expect(try LibPlist.read(string([at: 0x01])).value == .string(String(repeating: "x", count: at) + "\u{01}" + String(repeating: "x", count: length - at - 1)))
         }
-        #expect(try LibPlist.read(string([0: 0x7F, 20: 0x01])).value == .string("\u{7F}" + String(repeating: "x", count: 19) + "\u{01}"))
     }
 
     @Test func loneSurrogateInAUTF16String() {
