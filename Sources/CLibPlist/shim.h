@@ -123,6 +123,14 @@ static inline uint64_t ycft_get_uint(plist_t node) { uint64_t v = 0; plist_get_u
 static inline double ycft_get_real(plist_t node) { double v = 0; plist_get_real_val(node, &v); return v; }
 static inline uint8_t ycft_get_bool(plist_t node) { uint8_t v = 0; plist_get_bool_val(node, &v); return v; }
 static inline uint64_t ycft_get_uid(plist_t node) { uint64_t v = 0; plist_get_uid_val(node, &v); return v; }
+/** Whether the node is a UID, its value then in *value: one type test, where the node's kind
+    (normalised) and then the value cost two. */
+static inline int ycft_uid_value(plist_t node, uint64_t *value) {
+    *value = 0;
+    if (plist_get_node_type(node) != PLIST_UID) return 0;
+    plist_get_uid_val(node, value);
+    return 1;
+}
 static inline void ycft_get_date(plist_t node, int32_t *sec, int32_t *usec) {
     *sec = 0; *usec = 0; plist_get_date_val(node, sec, usec);
 }

@@ -72,7 +72,10 @@ package struct PlistNode {
 
     package var real: Double? { kind == .real ? ycft_get_real(raw) : nil }
 
-    package var uid: UInt64? { kind == .uid ? ycft_get_uid(raw) : nil }
+    package var uid: UInt64? {
+        var value: UInt64 = 0
+        return ycft_uid_value(raw, &value) != 0 ? value : nil
+    }
 
     /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which libplist
     /// keeps only the low half (``PlistDocument/value()`` reads it exactly). Asking libplist costs
