@@ -31,6 +31,40 @@ enum ForegroundEditor {
     /// The signals that stop `ycft edit` (and whose handlers ``catchSignals()`` installs).
     static let handled: [Int32] = [SIGINT, SIGQUIT, SIGTERM, SIGHUP]
 
+    /// The job-control stops: Ctrl-Z, and reading or setting the terminal from the background.
+    static let jobControl: [Int32] = [SIGTSTP, SIGTTIN, SIGTTOU]
+
+    /// Handlers that remember a job-control stop (``suspendSignal``) instead of stopping, until
+    /// ``Handlers/restore()``, and let it interrupt a blocking `read` (`EINTR`): the password
+    /// prompt puts the terminal's settings back before it stops (``suspend(by:)``).
+    static func catchStops() -> Handlers {
+        SignalState.suspended.store(0, ordering: .sequentiallyConsistent)
+        var previous: [(Int32, sigaction)] = []
+        for signal in jobControl {
+            if let old = setHandler(signal, onStop) { previous.append((signal, old)) }
+        }
+        return Handlers(previous: previous)
+    }
+
+    /// The job-control stop received since ``catchStops()`` or the last ``suspend(by:)``, or nil.
+    static var suspendSignal: Int32? {
+        let signal = SignalState.suspended.load(ordering: .sequentiallyConsistent)
+        return signal == 0 ? nil : signal
+    }
+
+    /// Stops the process by `signal` as it would have stopped without the handler, and returns
+    /// once it is continued (SIGCONT), the handler back in place.
+    static func suspend(by signal: Int32) {
+        SignalState.suspended.store(0, ordering: .sequentiallyConsistent)
+        setHandler(signal, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(signal)
+        setHandler(signal, onStop)
+    }
+
     /// The first stopping signal received since ``catchSignals()``, or nil.
     static var stopSignal: Int32? {
         let signal = SignalState.pending.load(ordering: .sequentiallyConsistent)
@@ -179,6 +213,14 @@ private enum SignalState {
     static let pending = Atomic<Int32>(0)
     /// The running editor's pid (0: none).
     static let editor = Atomic<Int32>(0)
+    /// The last job-control stop received while ``ForegroundEditor/catchStops()``'s handlers are
+    /// in place (0: none).
+    static let suspended = Atomic<Int32>(0)
+}
+
+/// The job-control handler: async-signal-safe (an atomic store only).
+private func onStop(_ signal: Int32) {
+    SignalState.suspended.store(signal, ordering: .sequentiallyConsistent)
 }
 
 /// The handler: async-signal-safe (atomics and `kill` only).

@@ -8,7 +8,9 @@ import Darwin
 /// The password of an encrypted backup, typed on the terminal: the prompt on standard error,
 /// the line read from standard input with echo off (termios), the terminal's settings put back on
 /// every way out. SIGINT, SIGQUIT, SIGTERM and SIGHUP interrupt the read: the settings are put
-/// back, then ycft ends by that signal, as it would have without the prompt.
+/// back, then ycft ends by that signal, as it would have without the prompt. Ctrl-Z (and the
+/// other job-control stops) puts the settings back and stops ycft; once continued, echo is
+/// turned off again and the prompt asked again (the terminal dropped the line typed so far).
 enum PasswordPrompt {
     /// The longest line read; a longer one is refused rather than kept growing.
     static let maxLength = 4096
@@ -23,11 +25,15 @@ enum PasswordPrompt {
         var handlers = ForegroundEditor.catchSignals(restart: false)
         defer { handlers.restore() }
         guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else { throw SystemError.current }
+        // Caught only once echo is off: a ycft started in the background stops at the first
+        // tcsetattr as before, by SIGTTOU's default action.
+        var stops = ForegroundEditor.catchStops()
+        defer { stops.restore() }
         streams.standardError.write(Array(prompt.utf8))
         var line: [UInt8] = []
         var failure: SystemError?
         var byte: UInt8 = 0
-        while true {
+        reading: while true {
             let count = read(0, &byte, 1)
             if count == 1 {
                 if byte == UInt8(ascii: "\n") { break }
@@ -37,11 +43,25 @@ enum PasswordPrompt {
                 break
             } else if errno == EINTR {
                 if ForegroundEditor.stopSignal != nil { break }
+                guard let stop = ForegroundEditor.suspendSignal else { continue }
+                // Stopped: the terminal as it was, then as the signal would have stopped ycft.
+                saved.restore()
+                streams.standardError.write(Array("\n".utf8))
+                ForegroundEditor.suspend(by: stop)
+                // Continued: echo off again (from the background, SIGTTOU stops ycft again).
+                while tcsetattr(0, TCSAFLUSH, &quiet) != 0 {
+                    guard errno == EINTR else { failure = SystemError.current; break reading }
+                    if ForegroundEditor.stopSignal != nil { break reading }
+                    if let again = ForegroundEditor.suspendSignal { ForegroundEditor.suspend(by: again) }
+                }
+                line = []
+                streams.standardError.write(Array(prompt.utf8))
             } else {
                 failure = SystemError.current
                 break
             }
         }
+        stops.restore()
         saved.restore()
         // The Return typed was not echoed either: end the prompt's line.
         streams.standardError.write(Array("\n".utf8))

@@ -268,6 +268,36 @@ struct PasswordAtThePrompt {
         #expect(screen.contains("group  group.com.example.shared  defaults-archive  3"), "\(screen)")
     }
 
+    /// Ctrl-Z at the prompt stops ycft with the terminal's settings put back (the shell echoes
+    /// while it is stopped); after `fg`, echo is off again and the prompt is asked again (the
+    /// terminal dropped what was typed). Before, what was typed after `fg` was echoed.
+    @Test func ctrlZThenFgAsksAgainWithEchoOff() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        // No `; echo` after it: bash would run that at Ctrl-Z. `fg` gives the job's status.
+        try tmux.type("\(f.ycft.path) backup apps --password-file - \(backup.path)")
+        try tmux.waitFor { $0.contains(prompt) }
+        try tmux.run(["send-keys", "-t", "edit", "-l", "half"])
+        try tmux.run(["send-keys", "-t", "edit", "C-z"])
+        try tmux.waitFor { $0.contains("Stopped") }
+        try tmux.type("echo shown-\("while")-stopped")
+        try tmux.waitFor { $0.contains("$ echo shown-while-stopped\nshown-while-stopped") }
+        try tmux.type("fg")
+        try tmux.waitFor { $0.components(separatedBy: prompt).count == 3 }
+        try tmux.type(Backups.password)
+        try tmux.waitFor { $0.contains("group  group.com.example.shared  defaults-archive  3") }
+        try tmux.type("echo ycft-exit=$?")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
+        #expect(!screen.contains(Backups.password) && !screen.contains("battery") && !screen.contains("half"), "\(screen)")
+        // Echo is back afterwards.
+        try tmux.type("echo after-\("the")-prompt")
+        try tmux.waitFor { $0.contains("$ echo after-the-prompt\nafter-the-prompt") }
+    }
+
     @Test func aWrongPasswordAtThePromptIsOneLine() throws {
         let (tmux, backup) = try prompting("dump --backup BACKUP --app com.example.notes")
         defer { tmux.kill() }
