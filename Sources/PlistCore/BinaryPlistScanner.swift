@@ -562,9 +562,10 @@ final class ObjectTable {
     /// A table of `count` entries, each written by ``initialize(_:offset:)`` before it is read.
     init(count: Int) {
         let size = max(count, 1)
-        // unreachable: only when malloc fails. The table is 24 bytes an object, and the offset
-        // table gives at most one object per byte of input, within the input limit (an `Array`
-        // would trap the same way at the same sizes).
+        // The table is 24 bytes an object, and the offset table gives at most one object per
+        // byte of input, under 4 GiB (the scanner checks), so the size cannot overflow; an
+        // `Array` would trap the same way at the same sizes.
+        // unreachable: only when malloc fails.
         guard let memory = malloc(size * MemoryLayout<Entry>.stride) else { fatalError("out of memory") }
         base = memory.bindMemory(to: Entry.self, capacity: size)
         self.count = count

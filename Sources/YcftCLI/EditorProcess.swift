@@ -56,12 +56,7 @@ enum ForegroundEditor {
     /// once it is continued (SIGCONT), the handler back in place.
     static func suspend(by signal: Int32) {
         SignalState.suspended.store(0, ordering: .sequentiallyConsistent)
-        setHandler(signal, SIG_DFL)
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, signal)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        raise(signal)
+        raiseByDefault(signal)
         setHandler(signal, onStop)
     }
 
@@ -121,6 +116,13 @@ enum ForegroundEditor {
     /// shell sees 128 + `signal`), after the caller has cleaned up. Returns only if the signal
     /// does not end the process.
     static func endBy(_ signal: Int32) {
+        raiseByDefault(signal)
+    }
+
+    /// Raises `signal` with its default action, unblocked: the process ends or stops as it
+    /// would have without ycft's handler (``endBy(_:)``, ``suspend(by:)``); returns when the
+    /// signal does not end it (continued after a stop).
+    private static func raiseByDefault(_ signal: Int32) {
         setHandler(signal, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
