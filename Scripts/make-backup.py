@@ -71,6 +71,8 @@ ENCRYPTED_VARIANTS = {
     "tampered-manifest": "the encrypted Manifest.db has one byte of its first block changed",
     "no-file-key": "com.example.notes's MBFile has no EncryptionKey",
     "duplicate-class": "the keybag lists protection class 3 twice",
+    "altered-unused-class": "the keybag's wrapped key of protection class 7, which no file uses, has one byte changed",
+    "altered-file-class": "the keybag's wrapped key of protection class 3 (the files') has one byte changed",
 }
 
 
@@ -179,9 +181,13 @@ class Encryption:
         classes = list(self.class_keys.items())
         if self.variant == "duplicate-class":
             classes.append((FILE_CLASS, self.class_keys[FILE_CLASS]))
+        altered = {"altered-unused-class": 7, "altered-file-class": FILE_CLASS}.get(self.variant)
         for number, key in classes:
+            wrapped = self.wrap(self.password_key, key)
+            if number == altered:
+                wrapped = wrapped[:20] + bytes([wrapped[20] ^ 0x01]) + wrapped[21:]
             out += item("UUID", fixed(f"class uuid {number}", 16)) + item("CLAS", number) + item("WRAP", 2)
-            out += item("KTYP", 0) + item("WPKY", self.wrap(self.password_key, key))
+            out += item("KTYP", 0) + item("WPKY", wrapped)
         return out
 
     def stored_key(self, protection_class, key):

@@ -25,8 +25,12 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case encrypted
     /// `BackupKeyBag` in `Manifest.plist` cannot be read.
     case keyBag(KeyBagError)
-    /// The password did not open the keybag (an unwrap's integrity check failed).
+    /// The password did not open the keybag (no class key's unwrap passed its integrity check).
     case wrongPassword
+    /// `what` is encrypted with a key of this protection class, whose key the keybag wraps with
+    /// the password but which did not unwrap while others did: the password is right, that
+    /// class key was altered.
+    case classKeyAltered(UInt32, of: String)
     /// `what` (`Manifest.db` or a file) is encrypted with a key of this protection class, which
     /// the keybag does not hold or the password does not open.
     case noClassKey(UInt32, of: String)
@@ -79,6 +83,9 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .keyBag(problem): return "Manifest.plist: BackupKeyBag: \(problem)"
         case .wrongPassword: return "wrong password (the backup's keybag did not open)"
         case let .noClassKey(number, what): return "\(what): encrypted with protection class \(number), whose key the password does not open"
+        case let .classKeyAltered(number, what):
+            return "\(what): encrypted with protection class \(number), whose key in the keybag does not unwrap "
+                + "although the password opened the other class keys (the keybag was altered)"
         case let .wrappedKey(what, false): return "\(what): its wrapped key is not a 4-byte class and 40 bytes of key"
         case let .wrappedKey(what, true): return "\(what): its wrapped key does not unwrap with its class's key (altered)"
         case let .fileRecord(fileID, nil, error?): return "Manifest.db: the file record of \(fileID): \(error)"

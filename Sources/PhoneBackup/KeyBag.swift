@@ -103,9 +103,18 @@ package struct KeyBag: Sendable {
     /// The class keys the password opens: `PBKDF2-HMAC-SHA256(password, DPSL, DPIC)`, then
     /// `PBKDF2-HMAC-SHA1(that, SALT, ITER)` gives the key that unwraps (RFC 3394) every class key
     /// whose `WRAP` has bit 2 set.
+    ///
+    /// The password is wrong when no class key unwraps: a wrong key passes the unwrap's 64-bit
+    /// integrity check by chance about once in 2^64 tries, so one that unwraps proves the
+    /// password, and a class key that then does not was altered. Those are left out (a file of
+    /// that class then says so, ``BackupError/classKeyAltered(_:of:)``) and the rest still open.
+    ///
+    /// ```swift
+    /// let keys = try keyBag.unlock(Array("1234".utf8))   // [(protectionClass: 1, key: ...), ...]
+    /// ```
     /// - Returns: each protection class with its 32-byte key (classes wrapped otherwise, with the
-    ///   device's key, are left out).
-    /// - Throws: ``BackupError/wrongPassword`` when an unwrap's integrity check fails;
+    ///   device's key, and altered ones, are left out).
+    /// - Throws: ``BackupError/wrongPassword`` when no class key's unwrap passes its integrity check;
     ///   ``BackupError/libcrypto(_:)`` when libcrypto fails, ``BackupError/missingLibrary(_:)``
     ///   when it cannot be loaded.
     package func unlock(_ password: [UInt8]) throws(BackupError) -> [(protectionClass: UInt32, key: [UInt8])] {
@@ -118,10 +127,19 @@ package struct KeyBag: Sendable {
         }
         var keys: [(protectionClass: UInt32, key: [UInt8])] = []
         for classKey in classKeys where classKey.wrap & Self.wrappedWithPassword != 0 {
-            guard let unwrapped = try BackupCrypto.unwrapping(classKey.wrappedKey, with: key) else { throw .wrongPassword }
-            keys.append((classKey.protectionClass, unwrapped))
+            if let unwrapped = try BackupCrypto.unwrapping(classKey.wrappedKey, with: key) {
+                keys.append((classKey.protectionClass, unwrapped))
+            }
         }
+        // The initialiser made sure there is a class wrapped with the password.
+        guard !keys.isEmpty else { throw .wrongPassword }
         return keys
+    }
+
+    /// Whether the keybag holds a key for `protectionClass` wrapped with the password (one that
+    /// ``unlock(_:)`` left out did not unwrap: altered).
+    package func wrapsWithPassword(_ protectionClass: UInt32) -> Bool {
+        classKeys.contains { $0.protectionClass == protectionClass && $0.wrap & Self.wrappedWithPassword != 0 }
     }
 }
 

@@ -224,6 +224,8 @@ package struct PhoneBackup {
         guard stored.count == 44 else { throw .wrappedKey(of: what, unwraps: false) }
         let protectionClass = stored[0..<4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard let classKey = classKeys.first(where: { $0.protectionClass == protectionClass })?.key else {
+            // Wrapped with the password, and left out by the unlock: it did not unwrap.
+            if keyBag?.wrapsWithPassword(protectionClass) == true { throw .classKeyAltered(protectionClass, of: what) }
             throw .noClassKey(protectionClass, of: what)
         }
         guard let key = try BackupCrypto.unwrapping(Array(stored[4...]), with: classKey) else { throw .wrappedKey(of: what, unwraps: true) }

@@ -128,6 +128,33 @@ import TestSupport
         #expect(try Backups.snapshot(encrypted) == before, "\(variant)")
     }
 
+    /// A class key altered in the keybag is not a wrong password: the password opened the
+    /// others (a wrong key passes an unwrap's integrity check about once in 2^64 tries). One no
+    /// file uses changes nothing; the files' class names the altered key on each file it stops.
+    @Test func anAlteredClassKeyIsNotAWrongPassword() throws {
+        let (intact, password) = (try Backups.make(password: Backups.password), try Backups.passwordFile())
+        let unused = try Backups.make("altered-unused-class", password: Backups.password)
+        for arguments in [["backup", "apps", "--password-file", password.path],
+                          ["dump", "--app", "com.example.notes", "--password-file", password.path, "--backup"]] {
+            let (expected, read) = (try run(arguments + [intact.path]), try run(arguments + [unused.path]))
+            #expect(read.status == 0 && read.stderr.isEmpty, "\(arguments): \(read.stderr)")
+            #expect(read.stdout == expected.stdout && !read.stdout.isEmpty, "\(arguments)")
+        }
+        let files = try Backups.make("altered-file-class", password: Backups.password)
+        let before = try Backups.snapshot(files)
+        let dump = try run(["dump", "--backup", files.path, "--app", "com.example.notes", "--password-file", password.path])
+        #expect(dump.status == 2 && dump.stdout.isEmpty)
+        #expect(dump.stderr == "ycft: \(files.path): 3f/3fec9de91317d194d5629328de2dbf76f86012ba: encrypted with protection class 3, "
+                + "whose key in the keybag does not unwrap although the password opened the other class keys (the keybag was altered)\n")
+        let apps = try run(["backup", "apps", "--password-file", password.path, files.path])
+        let lines = apps.stderr.split(separator: "\n")
+        #expect(apps.status == 2 && lines.count == 8, "\(lines)")
+        #expect(lines.dropLast().allSatisfy { $0.hasSuffix("encrypted with protection class 3, whose key in the keybag does not unwrap "
+                                                           + "although the password opened the other class keys (the keybag was altered)") })
+        #expect(!apps.stderr.contains("wrong password"))
+        #expect(try Backups.snapshot(files) == before)
+    }
+
     /// `extract -o` writes the decrypted preferences, byte for byte the fixture, to a new file of
     /// mode 0600, or over a file only its owner may read, never over one others may read (an
     /// unencrypted backup's copy keeps the usual mode).

@@ -124,4 +124,18 @@ import TestSupport
         #expect(keys.map(\.protectionClass) == Array(1...11) && keys.allSatisfy { $0.key.count == 32 })
         #expect(throws: BackupError.wrongPassword) { try keyBag.unlock(Array("correct horse".utf8)) }
     }
+
+    /// One class key altered: the password still opens the other ten, and the keybag still says
+    /// it wraps the altered class with the password (so a file of it is told apart from a class
+    /// the keybag does not hold).
+    @Test func anAlteredClassKeyIsLeftOutAndTheRestOpen() throws {
+        let backup = try Backups.make("altered-unused-class", password: Backups.password)
+        let data = try Data(contentsOf: backup.appendingPathComponent("Manifest.plist"))
+        let manifest = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        let keyBag = try KeyBag(Array(try #require(manifest["BackupKeyBag"] as? Data)))
+        let keys = try keyBag.unlock(Array(Backups.password.utf8))
+        #expect(keys.map(\.protectionClass) == [1, 2, 3, 4, 5, 6, 8, 9, 10, 11])
+        #expect(keyBag.wrapsWithPassword(7) && !keyBag.wrapsWithPassword(12))
+        #expect(throws: BackupError.wrongPassword) { try keyBag.unlock(Array("correct horse".utf8)) }
+    }
 }
