@@ -364,6 +364,32 @@ func foundationDecode(_ bytes: [UInt8]) throws -> UInt64 {
 // MARK: Child mode (peak memory)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+
+// What it accepts, checked before anything runs: a mistyped flag (`--help` was one) used to
+// start the whole benchmark, minutes of it.
+let usage = """
+    usage: ycft-bench [--quick]                 the timed tables (a few minutes; --quick: one small round)
+           ycft-bench --instructions [RECORDS]  instruction counts under valgrind's callgrind
+           ycft-bench --inputs DIR [RECORDS]    write the generated archives to DIR, then stop
+           ycft-bench --startup                 start-up of ycft and startup-floor built beside it
+    """
+let records = { (index: Int) in arguments.count <= index || (Int(arguments[index]).map { $0 > 0 } ?? false) }
+let understood = switch arguments.first {
+case nil: true
+case "--quick", "--startup": arguments.count == 1
+case "--instructions": arguments.count <= 2 && records(1)
+case "--inputs": (2...3).contains(arguments.count) && records(2)
+case "--child": arguments.count == 3
+default: false
+}
+if arguments.first == "--help" || arguments.first == "-h" {
+    print(usage)
+    exit(0)
+}
+if !understood {
+    FileHandle.standardError.write(Data("ycft-bench: not understood: \(arguments.joined(separator: " "))\n\(usage)\n".utf8))
+    exit(2)
+}
 if arguments.first == "--child", arguments.count == 3 {
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[2])))
     switch arguments[1] {
