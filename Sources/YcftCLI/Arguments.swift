@@ -223,7 +223,24 @@ final class ParsedArguments {
             throw UsageError("The argument '\(argument?.name ?? "")' is empty: give a path")
         }
         guard let argument, !argument.completion.isPath else { return arg }
-        return try Self.text(arg, for: "<\(argument.name.replacing("...", with: ""))>")
+        let text = try Self.text(arg, for: "<\(argument.name.replacing("...", with: ""))>")
+        if case let .choices(words) = argument.completion, !words.contains(text) {
+            throw Self.notAChoice(text, of: argument, words, then: spec.arguments.dropFirst(index + 1).first)
+        }
+        return text
+    }
+
+    /// An operand that is none of its argument's words (`backup list`): the words, the closest
+    /// one when it is close (`extrct`), else, when an argument follows, that the word comes
+    /// before it (`ycft backup BACKUP` left the action out: the backup is no action).
+    static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
+                           then next: CommandSpec.Argument?) -> UsageError {
+        let listed = words.map { "'\($0)'" }
+        let expected = listed.count > 1 ? listed.dropLast().joined(separator: ", ") + " or " + listed[listed.count - 1] : listed.joined()
+        let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(expected)"
+        if let suggestion = Suggestion.closest(to: text, among: words) { return UsageError(said + ". Did you mean '\(suggestion)'?") }
+        guard let next else { return UsageError(said) }
+        return UsageError(said + ", then \(next.name)")
     }
 
     /// The argument as text (``PathBytes/text(_:)``).

@@ -108,8 +108,9 @@ enum BackupCommand {
             let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
             (self.group, force, folder, passwordFile) = (group, parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
             let word = parsed.operands[0]
+            // The parser refused any word that is not one of the argument's choices (`.backup`'s spec).
             guard let action = Action(rawValue: word) else {
-                throw UsageError("The value '\(word)' is invalid for '<apps|extract>': expected 'apps' or 'extract'")
+                throw ParsedArguments.notAChoice(word, of: parsed.spec.arguments[0], ["apps", "extract"], then: nil)
             }
             self.action = action
             switch action {

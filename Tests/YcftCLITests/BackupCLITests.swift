@@ -338,7 +338,12 @@ import TestSupport
         (["dump", "--backup", "B", "--app", "x", "a.plist"],
          "Unexpected argument 'a.plist' (with '--backup', the app's preferences in the backup are read)"),
         (["backup", "apps"], "Missing expected argument 'BACKUP'"),
-        (["backup", "list", "B"], "The value 'list' is invalid for '<apps|extract>': expected 'apps' or 'extract'"),
+        (["backup", "list", "B"], "The value 'list' is invalid for '<apps|extract>': expected 'apps' or 'extract', then BACKUP"),
+        (["backup", "extrct", "B"], "The value 'extrct' is invalid for '<apps|extract>': expected 'apps' or 'extract'. Did you mean 'extract'?"),
+        // The action left out: the backup is taken for it, and the message says what comes first.
+        (["backup", "Backup"], "The value 'Backup' is invalid for '<apps|extract>': expected 'apps' or 'extract', then BACKUP"),
+        (["backup", "--app", "x", "/tmp/Backup"],
+         "The value '/tmp/Backup' is invalid for '<apps|extract>': expected 'apps' or 'extract', then BACKUP"),
         (["backup", "apps", "--app", "x", "B"], "'--app' goes with 'extract'"),
         (["backup", "apps", "-o", "x", "B"], "'--output' goes with 'extract'"),
         (["backup", "extract", "--format", "json", "--app", "x", "-o", "y", "B"], "'--format' goes with 'apps'"),

@@ -26,7 +26,11 @@ import TestSupport
 
     /// Operands each command accepts (by the spec's argument names).
     static func operands(_ spec: CommandSpec) -> [String] {
-        spec.arguments.map { $0.name.hasPrefix("KEY") ? "k" : "in.plist" }
+        spec.arguments.map { argument in
+            // An argument of fixed words (`backup`'s action) takes one of them: the parser refuses others.
+            if case let .choices(words) = argument.completion, let first = words.first { return first }
+            return argument.name.hasPrefix("KEY") ? "k" : "in.plist"
+        }
     }
 
     /// The values to give an option: every choice, or one value of its kind.
