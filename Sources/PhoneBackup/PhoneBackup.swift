@@ -300,6 +300,19 @@ package struct PhoneBackup {
         return listed
     }
 
+    /// The ids of every app (for an `.app`) or every app group (for a `.group`) of which
+    /// `Manifest.db` lists anything, sorted: what a mistyped id may have meant.
+    /// - Throws: what SQLite says.
+    package func ids(like container: Container) throws(BackupError) -> [String] {
+        let prefix: String = if case .app = container { Container.app("").domain } else { Container.group("").domain }
+        var ids: [String] = []
+        try opened().rows("SELECT DISTINCT domain FROM Files WHERE substr(domain, 1, length(?1)) = ?1 ORDER BY domain",
+                          [prefix]) { (row: ManifestDatabase.Row) throws(BackupError) in
+            if let domain = row.text(0) { ids.append(String(domain.dropFirst(prefix.count))) }
+        }
+        return ids
+    }
+
     /// Every app's and app group's preferences file the backup holds, apps first, each sorted
     /// by id (rows whose flags say they are not a file are passed over).
     /// - Throws: ``BackupError`` for the first row that is wrong, or what SQLite says.

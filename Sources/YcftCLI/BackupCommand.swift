@@ -70,7 +70,17 @@ struct BackupInput {
                 preferences = try backup.preferences(of: .app(app))
             }
         } catch {
-            throw BackupCommand.failure(error, folder: folder)
+            let failure = BackupCommand.failure(error, folder: folder)
+            // An id the backup holds nothing of: the one it holds that is a typo away (two edits at most:
+            // `com.example.nothere` is not a misspelled `com.example.notes`).
+            let asked: (option: String, container: PhoneBackup.Container)? = switch error {
+            case .appNotListed: ("--app", .app(app))
+            case .notListed(_, _, domainListed: false): group.map { ("--group", .group($0)) } ?? ("--app", .app(app))
+            default: nil
+            }
+            guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
+                  let near = Suggestion.closest(to: mistyped.id, among: ids), Suggestion.distance(mistyped.id, near) <= 2 else { throw failure }
+            throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
         }
         let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits)
         var read = io

@@ -225,6 +225,26 @@ import TestSupport
             let result = try run(["dump", "--backup", backup.path] + selection)
             #expect(result.status == 2 && result.stderr == "ycft: \(backup.path): \(said)\n", "\(selection): \(result.stderr)")
         }
+        // A typo away from an id the backup holds (two edits at most): that id, as the option to give.
+        let typos: [([String], String)] = [
+            (["dump", "--app", "com.example.note"], "com.example.note\" at all; 'ycft backup apps' lists the apps with state). "
+                + "Did you mean '--app com.example.notes'?"),
+            (["status", "--app", "com.exmple.weathr"], "com.exmple.weathr\" at all; 'ycft backup apps' lists the apps with state). "
+                + "Did you mean '--app com.example.weather'?"),
+            (["dump", "--app", "com.example.notes", "--group", "group.com.example.shred"], "group.com.example.shred\" at all; "
+                + "'ycft backup apps' lists the apps with state). Did you mean '--group group.com.example.shared'?"),
+            (["verify", "--app", "com.example.nots", "--group", "group.com.example.shared"],
+             "the app is not in this backup. Did you mean '--app com.example.notes'?"),
+        ]
+        for (command, ending) in typos {
+            let result = try run([command[0], "--backup", backup.path] + command.dropFirst())
+            #expect(result.status == 2 && result.stdout.isEmpty && result.stderr.hasPrefix("ycft: \(backup.path): Manifest.db lists no ")
+                    && result.stderr.hasSuffix(ending + "\n") && result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+        }
+        let out = try TestPaths.temporaryDirectory().appendingPathComponent("out.plist")
+        let extract = try run(["backup", "extract", "--app", "com.example.gme", "-o", out.path, backup.path])
+        #expect(extract.status == 2 && extract.stderr.hasSuffix(". Did you mean '--app com.example.game'?\n"), "\(extract.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
         let notThere = try run(["backup", "apps", backup.path + "/nothere"])
         #expect(notThere.status == 2 && notThere.stderr == "ycft: \(backup.path)/nothere: cannot read: No such file or directory\n")
         let small = try run(["dump", "--max-input-size", "100", "--backup", backup.path, "--app", "com.example.notes"])
