@@ -110,8 +110,14 @@ package enum Ycft {
             guard command != nil || ["help", "-h", "--help"].contains(name) else {
                 return usage(.unknown("subcommand", name, among: subcommandNames), command: nil, io: io)
             }
-            guard rest.count <= 1 else {
-                return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
+            // `help backup apps`: an action of the command is help for the command (one page has both).
+            let isAction = { (word: String) in
+                if case let .choices(words)? = command?.arguments.first?.completion { return words.contains(word) }
+                return false
+            }
+            let taken = rest.count > 1 && isAction(rest[1]) ? 2 : 1
+            guard rest.count <= taken else {
+                return usage(UsageError("Unexpected argument '\(rest[taken])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
             return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
         default:

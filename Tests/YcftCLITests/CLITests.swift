@@ -120,6 +120,17 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         """)
     }
 
+    /// `help backup apps` and `help backup extract` are `help backup`, the page of both actions.
+    @Test func helpForAnActionIsItsCommandsHelp() {
+        let page = FakeIO()
+        #expect(page.run(["help", "backup"]) == 0 && page.stdoutText.contains("extract"))
+        for action in ["apps", "extract"] {
+            let fake = FakeIO()
+            #expect(fake.run(["help", "backup", action]) == 0)
+            #expect(fake.stdoutText == page.stdoutText && fake.stderr.isEmpty)
+        }
+    }
+
     @Test func version() {
         let fake = FakeIO()
         #expect(fake.run(["--version"]) == 0)
@@ -142,6 +153,10 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["help", "set", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         (["help", "help", "extra"], "Error: Unexpected argument 'extra'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         (["help", "nope", "extra"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        // An action of the command is its help (below); any other word is not.
+        (["help", "backup", "list"], "Error: Unexpected argument 'list'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
+        (["help", "backup", "apps", "extract"],
+         "Error: Unexpected argument 'extract'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         // Did you mean: a close subcommand or long option is suggested, a distant one is not.
         (["verfy", "a"], "Error: Unknown subcommand 'verfy'. Did you mean 'verify'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["help", "mirgate"], "Error: Unknown subcommand 'mirgate'. Did you mean 'migrate'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
