@@ -1,5 +1,6 @@
 package import PlistCore
 internal import CLibPlist
+internal import Synchronization
 
 /// A parsed property list kept in libplist's own tree, for readers that visit it once and want
 /// to skip building a `PlistValue` tree (the fast path of the records decoder).
@@ -25,7 +26,7 @@ package final class PlistDocument {
     /// (`BinaryPlistScanner.Summary.needsExactReader`), whose value is built from them; else nil.
     private let exactSource: [UInt8]?
 
-    deinit { plist_free(root) }
+    deinit { PlistTrees.release(root) }
 
     /// The whole tree as a `PlistValue` (from `exactSource` when there is one): the same value
     /// `LibPlist.read` gives for the same bytes, without parsing them again.
@@ -40,6 +41,34 @@ package final class PlistDocument {
     }
 
     package var top: PlistNode { PlistNode(raw: root) }
+}
+
+/// What becomes of a ``PlistDocument``'s libplist tree when the document is released: freed at
+/// once, unless the process said it will exit soon after reading (``leaveLastToExit()``).
+///
+/// Freeing a tree is a call to `plist_free` per node, and glibc then coalesces every small
+/// block it freed at the next large allocation: for a large archive, a share of a command's
+/// time comparable to ycft's own reading of the tree (docs/performance.md, "Left to the
+/// exit"). A process that ends right after reading has the kernel take the memory back at
+/// once, as compilers do with their own trees.
+package enum PlistTrees {
+    private static let leavingToExit = Atomic<Bool>(false)
+    /// The tree last released while ``leaveLastToExit()`` holds (its address), or 0.
+    private static let held = Atomic<UInt>(0)
+
+    /// From now on a released document's tree is kept until the next document is released
+    /// (which frees it then) or the process exits: a process holds at most one tree more than
+    /// it would, and never frees the last it read. For the `ycft` executable only; a library
+    /// frees each tree with its document.
+    package static func leaveLastToExit() {
+        leavingToExit.store(true, ordering: .releasing)
+    }
+
+    static func release(_ tree: plist_t) {
+        guard leavingToExit.load(ordering: .acquiring) else { return plist_free(tree) }
+        let previous = held.exchange(UInt(bitPattern: tree), ordering: .acquiringAndReleasing)
+        if let previous = plist_t(bitPattern: previous) { plist_free(previous) }
+    }
 }
 
 /// A node borrowed from a ``PlistDocument``. Accessors return nil when the node is of another

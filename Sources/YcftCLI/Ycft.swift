@@ -28,11 +28,15 @@ package enum Ycft {
     }
 
     /// The process's entry point: prepares the standard streams (``StandardStreams/shared``)
-    /// before anything opens a file, then runs the tool.
+    /// before anything opens a file, leaves the last property-list tree it reads to the
+    /// process's exit (`PlistTrees.leaveLastToExit()`), then runs the tool.
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings (`main.swift` says why).
     package static func main(_ arguments: [String]) -> Int32 {
-        run(arguments, io: .live(StandardStreams.shared))
+        // The process ends when the command does: the last property list read is left to the
+        // exit rather than freed node by node.
+        PlistTrees.leaveLastToExit()
+        return run(arguments, io: .live(StandardStreams.shared))
     }
 
     /// Runs the tool with `arguments` (without the program name).

@@ -41,6 +41,19 @@ package enum TestPaths {
     }
 }
 
+/// A shared library compiled from C `code` with the system's C compiler (`cc`), to be put in a
+/// child's `LD_PRELOAD`: it stands in for functions of the libraries a real `ycft` process
+/// loads (`dlsym(RTLD_NEXT, ...)` reaches the real ones). Nil when there is no C compiler.
+package func preloadLibrary(_ name: String, code: String) -> URL? {
+    guard let directory = try? TestPaths.temporaryDirectory() else { return nil }
+    let source = directory.appendingPathComponent("\(name).c"), library = directory.appendingPathComponent("\(name).so")
+    guard (try? Data(code.utf8).write(to: source)) != nil,
+          let built = try? runProcess(URL(fileURLWithPath: "/usr/bin/env"),
+                                      ["cc", "-shared", "-fPIC", "-o", library.path, source.path, "-ldl"]),
+          built.status == 0 else { return nil }
+    return library
+}
+
 /// The one directory a test process writes its scratch files under
 /// (`$TMPDIR/ycft-tests-PID-UUID`), removed with everything in it when the process exits.
 /// Before, each test's directory stayed behind: every `swift test` left over a hundred of them

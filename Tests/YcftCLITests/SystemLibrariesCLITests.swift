@@ -44,27 +44,18 @@ import TestSupport
 
     /// A library that `dlopen` cannot find: `LD_PRELOAD` of a `dlopen` that returns NULL for
     /// names containing `$YCFT_TEST_HIDE`, compiled here with the system's C compiler.
-    static let hider: URL? = {
-        guard let directory = try? TestPaths.temporaryDirectory() else { return nil }
-        let source = directory.appendingPathComponent("hide.c"), library = directory.appendingPathComponent("hide.so")
-        let code = """
-            #define _GNU_SOURCE
-            #include <dlfcn.h>
-            #include <stdlib.h>
-            #include <string.h>
-            void *dlopen(const char *name, int flags) {
-                void *(*real)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-                const char *hidden = getenv("YCFT_TEST_HIDE");
-                if (name != NULL && hidden != NULL && strstr(name, hidden) != NULL) return NULL;
-                return real(name, flags);
-            }
-            """
-        guard (try? Data(code.utf8).write(to: source)) != nil,
-              let built = try? runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                          ["cc", "-shared", "-fPIC", "-o", library.path, source.path, "-ldl"]),
-              built.status == 0 else { return nil }
-        return library
-    }()
+    static let hider = preloadLibrary("hide", code: """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <stdlib.h>
+        #include <string.h>
+        void *dlopen(const char *name, int flags) {
+            void *(*real)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+            const char *hidden = getenv("YCFT_TEST_HIDE");
+            if (name != NULL && hidden != NULL && strstr(name, hidden) != NULL) return NULL;
+            return real(name, flags);
+        }
+        """)
 
     func runHiding(_ hidden: String, _ arguments: [String]) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
@@ -89,6 +80,76 @@ import TestSupport
         let hidingBoth = try runHiding("lib", ["dump", fixture])
         let normal = try runProcess(ycft, ["dump", fixture])
         #expect(hidingBoth.status == 0 && hidingBoth.stdout == normal.stdout && hidingBoth.stderr.isEmpty)
+    }
+}
+
+/// `ycft` leaves the last property-list tree it read to its exit (`PlistTrees.leaveLastToExit`):
+/// freeing a large archive's tree node by node was a large share of the process's time,
+/// and the kernel takes the memory back at exit anyway. Every earlier tree is freed when the
+/// next is released, so a run over many files holds one tree more than it needs, not all.
+/// Seen from outside: an `LD_PRELOAD` library records the trees libplist's parsers return and
+/// which of them reach `plist_free`.
+@Suite struct LastTreeLeftToExit {
+    let ycft = TestPaths.executable("ycft")
+
+    static let recorder = preloadLibrary("trees", code: """
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <stdint.h>
+        #include <stdio.h>
+        #include <stdlib.h>
+        typedef void *plist_t;
+        static plist_t parsed[4096];
+        static int count, freed[4096];
+        static void remember(plist_t tree) { if (tree != NULL && count < 4096) parsed[count++] = tree; }
+        void plist_from_bin(const char *bytes, uint32_t length, plist_t *out) {
+            ((void (*)(const char *, uint32_t, plist_t *))dlsym(RTLD_NEXT, "plist_from_bin"))(bytes, length, out);
+            remember(*out);
+        }
+        void plist_from_xml(const char *bytes, uint32_t length, plist_t *out) {
+            ((void (*)(const char *, uint32_t, plist_t *))dlsym(RTLD_NEXT, "plist_from_xml"))(bytes, length, out);
+            remember(*out);
+        }
+        void plist_free(plist_t node) {
+            /* The latest tree at that address: a freed tree's address is soon another's. */
+            for (int i = count - 1; i >= 0; i--) if (parsed[i] == node) { freed[i] += 1; break; }
+            ((void (*)(plist_t))dlsym(RTLD_NEXT, "plist_free"))(node);
+        }
+        /* At exit: one character per tree parsed, in order: F freed once, K kept, 2 freed twice. */
+        __attribute__((destructor)) static void report(void) {
+            FILE *out = fopen(getenv("YCFT_TEST_TREES"), "w");
+            if (out == NULL) return;
+            for (int i = 0; i < count; i++) fputc(freed[i] == 0 ? 'K' : freed[i] == 1 ? 'F' : '2', out);
+            fclose(out);
+        }
+        """)
+
+    /// What became of each tree `ycft arguments` parsed, in order ("FFK"), and the run's result.
+    func trees(_ arguments: [String]) throws -> (String, ProcessResult) {
+        let report = try TestPaths.temporaryDirectory().appendingPathComponent("trees")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = try #require(Self.recorder).path
+        environment["YCFT_TEST_TREES"] = report.path
+        let result = try runProcess(ycft, arguments, environment: environment)
+        return (try String(contentsOf: report, encoding: .utf8), result)
+    }
+
+    @Test(.enabled(if: recorder != nil, "no C compiler (cc) to build the LD_PRELOAD library"))
+    func onlyTheLastTreeIsLeftToTheExit() throws {
+        let fixtures = TestPaths.fixtures.appendingPathComponent("valid")
+        let archive = fixtures.appendingPathComponent("ycft/three-records.plist").path
+        let defaults = fixtures.appendingPathComponent("defaults/export.binary.plist").path
+        let xml = fixtures.appendingPathComponent("defaults/export.xml.plist").path
+        // One archive: its tree, kept.
+        let (one, dumped) = try trees(["dump", archive])
+        #expect(dumped.status == 0 && one == "K", "\(one)")
+        // A defaults file, then the archive it holds: the file's tree freed, the archive's kept.
+        let (two, fromDefaults) = try trees(["dump", defaults])
+        #expect(fromDefaults.status == 0 && two == "FK", "\(two)")
+        // Many files: every tree but the last freed, each once.
+        let (many, verified) = try trees(["verify", archive, defaults, xml])
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(many == "FFFFK", "\(many)")
     }
 }
 #endif
