@@ -31,10 +31,22 @@ package enum RecordsFormat {
     /// written record by record, with no JSON tree in between (building and releasing the
     /// tree was a large share of a large `dump`, docs/performance.md).
     package static func json(_ records: FirstTimeRecords, style: JSON.Style = .pretty) -> [UInt8] {
+        var text: [UInt8] = []
+        writeJSON(records, style: style, pieces: .max) { text = $0 }
+        return text
+    }
+
+    /// ``json(_:style:)``'s text handed to `emit` in pieces of about `pieces` bytes, each as
+    /// soon as it is written, so that no buffer of the whole text is made: `ycft dump` of a
+    /// large archive wrote the text into fresh memory and then copied it (docs/performance.md,
+    /// "Left to the exit"). A piece ends after a record; with `.max`, the text is one piece.
+    package static func writeJSON(_ records: FirstTimeRecords, style: JSON.Style = .pretty, pieces: Int = 1 << 16,
+                                  to emit: ([UInt8]) -> Void) {
         var writer = JSONWriter(style: style)
         // About what a record takes, pretty, with a 20-byte key and both values: the buffer
         // grows a few times at most.
-        writer.reserve(160 * records.count)
+        let perRecord = 160
+        writer.reserve(pieces / perRecord < records.count ? pieces + 4 * perRecord : perRecord * records.count)
         writer.beginObject()
         writer.key(named: "format")
         writer.string(formatName)
@@ -59,10 +71,11 @@ package enum RecordsFormat {
             writer.key(named: "lastVersion")
             if let version = record.lastVersion { writer.string(version) } else { writer.null() }
             writer.endObject()
+            if writer.pending >= pieces { emit(writer.take()) }
         }
         writer.endObject()
         writer.endObject()
-        return writer.finish()
+        emit(writer.finish())
     }
 
     /// ``json(_:style:)`` as a string.

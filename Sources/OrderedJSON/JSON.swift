@@ -237,7 +237,16 @@ package struct JSONWriter: ~Copyable {
         }
     }
 
-    /// The text written, with a trailing newline.
+    /// The bytes written since the last ``take()`` (or the start), taken out of the writer,
+    /// which goes on where it was: for text written out in pieces as it is made.
+    package mutating func take() -> [UInt8] {
+        out.take()
+    }
+
+    /// How many bytes were written since the last ``take()`` (or the start).
+    package var pending: Int { out.count }
+
+    /// The text written (since the last ``take()``), with a trailing newline.
     package consuming func finish() -> [UInt8] {
         out.append(0x0A)
         return out.array()
@@ -305,6 +314,12 @@ struct ByteBuffer: ~Copyable {
 
     /// The bytes, as an array.
     consuming func array() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// The bytes, as an array, and the buffer emptied (its room kept).
+    mutating func take() -> [UInt8] {
+        defer { count = 0 }
+        return Array(UnsafeBufferPointer(start: base, count: count))
+    }
 }
 
 extension JSON {

@@ -47,7 +47,8 @@ enum DumpCommand {
                 do {
                     let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).state()
                     Ycft.warn(state.findings, path: options.path, io: io)
-                    io.writeStdout(RecordsFormat.json(state.records, style: options.compact ? .compact : .pretty))
+                    // In pieces as it is made: no buffer of a large archive's whole text.
+                    RecordsFormat.writeJSON(state.records, style: options.compact ? .compact : .pretty) { io.writeStdout($0) }
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.

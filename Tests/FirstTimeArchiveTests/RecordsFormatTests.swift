@@ -70,6 +70,24 @@ import TestSupport
         }
     }
 
+    /// `dump` writes the text in pieces as it is made: each piece ends after a record (or is
+    /// the last), and the pieces together are ``RecordsFormat/json(_:style:)``'s text, byte for byte.
+    @Test func textInPiecesIsTheSameText() {
+        let input = records((0..<300).map { ("gate.\($0).\(String(repeating: "é", count: $0 % 7))", $0 % 3 == 0 ? nil : "1.\($0)", Double($0) * 1.5) })
+        for style in [JSON.Style.pretty, .compact] {
+            let whole = RecordsFormat.json(input, style: style)
+            for size in [1, 100, 4096, 1 << 16, .max] {
+                var pieces: [[UInt8]] = []
+                RecordsFormat.writeJSON(input, style: style, pieces: size) { pieces.append($0) }
+                #expect(Array(pieces.joined()) == whole, "pieces of \(size)")
+                let expected = size == .max ? 1 : size == 1 ? 301 : nil
+                if let expected { #expect(pieces.count == expected, "pieces of \(size)") }
+                // Every piece but the last ends with the close of a record.
+                #expect(pieces.dropLast().allSatisfy { $0.last == UInt8(ascii: "}") && $0.count >= min(size, whole.count) }, "pieces of \(size)")
+            }
+        }
+    }
+
     func packError(_ records: String) -> String {
         let text = #"{"format":"ycfirsttime-records","formatVersion":1,"records":"# + records + "}"
         do {
