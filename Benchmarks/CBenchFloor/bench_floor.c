@@ -54,6 +54,13 @@ uint64_t ycft_bench_parse_visit_free(const char *bytes, uint32_t length) {
     return nodes;
 }
 
+uint64_t ycft_bench_parse_visit_keep(const char *bytes, uint32_t length) {
+    plist_t root = NULL;
+    plist_from_bin(bytes, length, &root);
+    if (!root) return 0;
+    return visit(root);
+}
+
 uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length) {
     plist_t root = NULL;
     plist_from_bin(bytes, length, &root);

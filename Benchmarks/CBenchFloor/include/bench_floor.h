@@ -6,6 +6,11 @@
    node (reading each scalar), free the tree. Returns the number of nodes visited, 0 on failure. */
 uint64_t ycft_bench_parse_visit_free(const char *bytes, uint32_t length);
 
+/* The floor without its free: parse and visit as above, and leave the tree to the process's
+   exit, as `ycft` leaves the last tree it reads (PlistTrees.leaveLastToExit): the like-for-like
+   baseline of a ycft command run as a process. Returns the number of nodes visited. */
+uint64_t ycft_bench_parse_visit_keep(const char *bytes, uint32_t length);
+
 /* The floor without its visit: parse the bytes with libplist and free the tree. Returns 1, 0 on
    failure. The visit's share of the floor is the difference. */
 uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length);
