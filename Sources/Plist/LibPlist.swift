@@ -39,6 +39,7 @@ package enum LibPlist {
         -> (node: plist_t, format: PlistFormat, needsExactReader: Bool)
     {
         let (format, needsExactReader) = try PropertyList.checkReadable(bytes, limits: limits)
+        PlistTrees.freeKept()
         // `bytes` is not empty (checked), so `baseAddress` is not nil.
         let node: plist_t? = bytes.withUnsafeBytes { raw in
             let start = raw.baseAddress!.assumingMemoryBound(to: CChar.self)

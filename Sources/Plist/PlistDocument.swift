@@ -56,17 +56,24 @@ package enum PlistTrees {
     /// The tree last released while ``leaveLastToExit()`` holds (its address), or 0.
     private static let held = Atomic<UInt>(0)
 
-    /// From now on a released document's tree is kept until the next document is released
-    /// (which frees it then) or the process exits: a process holds at most one tree more than
-    /// it would, and never frees the last it read. For the `ycft` executable only; a library
-    /// frees each tree with its document.
+    /// From now on a released document's tree is kept until the next parse (or the next
+    /// release) frees it, or the process exits: the process never holds two trees at once
+    /// where a library would hold one, and never frees the last it read. For the `ycft`
+    /// executable only; a library frees each tree with its document.
     package static func leaveLastToExit() {
         leavingToExit.store(true, ordering: .releasing)
     }
 
+    /// Frees a tree at once, or keeps it in place of the one kept before (freed then).
     static func release(_ tree: plist_t) {
         guard leavingToExit.load(ordering: .acquiring) else { return plist_free(tree) }
         let previous = held.exchange(UInt(bitPattern: tree), ordering: .acquiringAndReleasing)
+        if let previous = plist_t(bitPattern: previous) { plist_free(previous) }
+    }
+
+    /// Before a parse: frees the tree kept, if any, so that the new tree can take its memory.
+    static func freeKept() {
+        let previous = held.exchange(0, ordering: .acquiringAndReleasing)
         if let previous = plist_t(bitPattern: previous) { plist_free(previous) }
     }
 }

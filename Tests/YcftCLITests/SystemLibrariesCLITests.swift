@@ -100,8 +100,12 @@ import TestSupport
         #include <stdlib.h>
         typedef void *plist_t;
         static plist_t parsed[4096];
-        static int count, freed[4096];
-        static void remember(plist_t tree) { if (tree != NULL && count < 4096) parsed[count++] = tree; }
+        static int count, freed[4096], overlaps;
+        static void remember(plist_t tree) {
+            /* A tree not yet freed when the next one is made: two trees alive at once. */
+            for (int i = 0; i < count; i++) if (freed[i] == 0) overlaps += 1;
+            if (tree != NULL && count < 4096) parsed[count++] = tree;
+        }
         void plist_from_bin(const char *bytes, uint32_t length, plist_t *out) {
             ((void (*)(const char *, uint32_t, plist_t *))dlsym(RTLD_NEXT, "plist_from_bin"))(bytes, length, out);
             remember(*out);
@@ -115,16 +119,19 @@ import TestSupport
             for (int i = count - 1; i >= 0; i--) if (parsed[i] == node) { freed[i] += 1; break; }
             ((void (*)(plist_t))dlsym(RTLD_NEXT, "plist_free"))(node);
         }
-        /* At exit: one character per tree parsed, in order: F freed once, K kept, 2 freed twice. */
+        /* At exit: one character per tree parsed, in order: F freed once, K kept, 2 freed twice;
+           then, when a tree was parsed while an earlier one was alive, how many times. */
         __attribute__((destructor)) static void report(void) {
             FILE *out = fopen(getenv("YCFT_TEST_TREES"), "w");
             if (out == NULL) return;
             for (int i = 0; i < count; i++) fputc(freed[i] == 0 ? 'K' : freed[i] == 1 ? 'F' : '2', out);
+            if (overlaps > 0) fprintf(out, " %d alive at a parse", overlaps);
             fclose(out);
         }
         """)
 
-    /// What became of each tree `ycft arguments` parsed, in order ("FFK"), and the run's result.
+    /// What became of each tree `ycft arguments` parsed, in order ("FFK"; "FFK 1 alive at a
+    /// parse" when a tree was still alive as the next was parsed), and the run's result.
     func trees(_ arguments: [String]) throws -> (String, ProcessResult) {
         let report = try TestPaths.temporaryDirectory().appendingPathComponent("trees")
         var environment = ProcessInfo.processInfo.environment
@@ -143,10 +150,11 @@ import TestSupport
         // One archive: its tree, kept.
         let (one, dumped) = try trees(["dump", archive])
         #expect(dumped.status == 0 && one == "K", "\(one)")
-        // A defaults file, then the archive it holds: the file's tree freed, the archive's kept.
+        // A defaults file, then the archive it holds: the file's tree freed (before the
+        // archive's is made: never two at once), the archive's kept.
         let (two, fromDefaults) = try trees(["dump", defaults])
         #expect(fromDefaults.status == 0 && two == "FK", "\(two)")
-        // Many files: every tree but the last freed, each once.
+        // Many files: every tree but the last freed, each once, before the next is made.
         let (many, verified) = try trees(["verify", archive, defaults, xml])
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(many == "FFFFK", "\(many)")
