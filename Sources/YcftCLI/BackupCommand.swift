@@ -344,6 +344,12 @@ enum BackupCommand {
             io.writeStdout(bytes)
             return
         }
+        // An existing FILE holding preferences the copy would lose or change (another app's, or
+        // this one's edited) is not replaced unasked, by the rule `pack -o` and `migrate -o` follow.
+        if !force, let refusal = OutputGuard.refusal(output, replacingWith: bytes, key: LegacyArchive.defaultsKey, io: io,
+                                                     hint: "Use another FILE, or --force to replace it") {
+            throw Ycft.Failure(.trouble, Ycft.display(output), refusal)
+        }
         // Decrypted bytes go only where no one else may read them: a new file is made 0600, and
         // an existing one others may read (its mode is kept when it is replaced) is refused.
         if encrypted, case let .success(existing) = FileStatus.of(output), existing.kind == .regular, existing.permissions & 0o077 != 0 {

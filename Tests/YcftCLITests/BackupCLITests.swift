@@ -262,6 +262,19 @@ import TestSupport
         let set = try run(["set", "--last-version", "9.0", out.path, "onboarding.v1"])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(String(decoding: try run(["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "9.0""#))
+        // Over a copy holding other preferences (another app's): refused, the copy intact; with
+        // --force, replaced. The same app's copy again (its preferences unchanged) is replaced.
+        let notesCopy = try readBytes(out)
+        let game = try run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", out.path])
+        #expect(game.status == 2 && game.stdout.isEmpty)
+        #expect(game.stderr == "ycft: \(out.path): not replaced: it holds preferences the output would lose or change "
+                + "(\"AppleLanguages\", \"LaunchCount\", \"SoundEnabled\", \"Theme\"); nothing was written. Use another FILE, or --force to replace it\n")
+        #expect(try readBytes(out) == notesCopy)
+        let again = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+        let forced = try run(["backup", "extract", backup.path, "--app", "com.example.game", "--force", "-o", out.path])
+        #expect(forced.status == 0 && forced.stderr.isEmpty, "\(forced.stderr)")
+        #expect(try readBytes(out) == run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", "-"]).stdout)
         // The group's, to standard output.
         let group = try run(["backup", "extract", "--app", "com.example.notes", "--group", "group.com.example.shared", "-o", "-", backup.path])
         #expect(group.status == 0)
