@@ -60,6 +60,7 @@ VARIANTS = {
     "directory": "com.example.notes's preferences listed as a directory (flags 2)",
     "not-a-plist": "com.example.weather's preferences are not a property list",
     "unfinished": "Status.plist says the backup did not finish (SnapshotState uploading)",
+    "hostile-id": "one more app, whose bundle id holds a line feed and an escape, listed without its file",
 }
 
 # With --password: spoilt in one way.
@@ -269,6 +270,10 @@ def make(out, variant=None, password=None):
             rows.append(("0" * 40, domain, relative_path, 1, mbfile(relative_path, len(data), 0o100644)))
     for domain, relative_path in directories():
         rows.append((file_id(domain, relative_path), domain, relative_path, 2, mbfile(relative_path, 0, 0o40755)))
+    if variant == "hostile-id":
+        evil = "com.example.evil\nycft: all clear\x1b[2J"
+        domain, relative_path = "AppDomain-" + evil, "Library/Preferences/" + evil + ".plist"
+        rows.append((file_id(domain, relative_path), domain, relative_path, 1, mbfile(relative_path, 0, 0o100644)))
     if variant == "huge-row":
         rows.append(("f" * 40, "AppDomain-com.example.huge", "L" * (2 << 20), 1, b""))
     rows.sort(key=lambda row: str(row[0]))

@@ -260,7 +260,8 @@ enum BackupCommand {
         var listed: [Listed] = []
         var exit = Ycft.Exit.success
         for preferences in all {
-            let owner = "\(preferences.container.id): "
+            // Escaped: an id is Manifest.db's text, and a line feed in it would start a line of its own.
+            let owner = "\(UntrustedText.escaped(preferences.container.id)): "
             do throws(Ycft.Failure) {
                 let bytes = try contents(preferences, of: backup, folder: folder, limits: limits)
                 let state: FirstTimeState?

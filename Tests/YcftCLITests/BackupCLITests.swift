@@ -136,6 +136,11 @@ import TestSupport
         ("directory", #"Manifest.db lists "Library/Preferences/com.example.notes.plist" of "AppDomain-com.example.notes" as flags 2, "#
             + "not a file", nil),
         ("huge-row", nil, "Manifest.db: string or blob too big (SQLite error 18)"),
+        // An app id from Manifest.db is escaped where it names the app, as in the quotes: no
+        // line of its own, no control sequence.
+        ("hostile-id", nil, #"com.example.evil\nycft: all clear\u{1B}[2J: b3/b3af861be3522c9292e965d2f407d8ca65c41245 ("#
+            + #""Library/Preferences/com.example.evil\nycft: all clear\u{1B}[2J.plist" of "#
+            + #""AppDomain-com.example.evil\nycft: all clear\u{1B}[2J"): No such file or directory"#),
     ] as [(String, String?, String?)])
     func spoiltBackupsAreOneClearLine(_ variant: String, _ reading: String?, _ listing: String?) throws {
         let backup = try Backups.make(variant)
