@@ -210,6 +210,9 @@ enum BackupCommand {
         }
         var line = bytes.prefix { $0 != UInt8(ascii: "\n") }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        // A byte-order mark that an editor put before the text (Notepad's UTF-8) is not typed
+        // as part of a password.
+        if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
         guard line.count <= PasswordPrompt.maxLength else {
             throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
         }

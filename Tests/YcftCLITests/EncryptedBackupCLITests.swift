@@ -52,11 +52,13 @@ import TestSupport
         #expect(try Backups.snapshot(encrypted) == before)
     }
 
-    /// The password file's first line is the password: a CRLF ending and later lines are not part of it.
+    /// The password file's first line is the password: a CRLF ending, a byte-order mark before
+    /// it (a file saved by Notepad) and later lines are not part of it.
     @Test func thePasswordIsTheFirstLine() throws {
         let encrypted = try Backups.make(password: Backups.password)
         let file = try TestPaths.temporaryDirectory().appendingPathComponent("password")
-        for content in [Backups.password, Backups.password + "\r\n", Backups.password + "\nsecond line\n"] {
+        for content in [Backups.password, Backups.password + "\r\n", Backups.password + "\nsecond line\n",
+                        "\u{FEFF}" + Backups.password + "\r\n"] {
             try Data(content.utf8).write(to: file)
             let listed = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
             #expect(listed.status == 0 && listed.stderr.isEmpty, "\(content.debugDescription): \(listed.stderr)")
