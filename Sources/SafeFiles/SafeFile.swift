@@ -898,9 +898,11 @@ package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
     }
 }
 
-/// Reads a descriptor to its end, or until more than `limit` bytes were read.
+/// Reads a descriptor to its end, or until more than `limit` bytes were read, or (with
+/// `untilLineFeed`) until a read brought a line feed: a first line is all there is to read from
+/// a writer that may keep its end open (a password manager's pipe).
 /// - Throws: ``SystemError`` from `read(2)`.
-package func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
+package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false) throws(SystemError) -> [UInt8] {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while out.count <= limit {
@@ -911,6 +913,7 @@ package func readAll(_ fd: Int32, limit: Int) throws(SystemError) -> [UInt8] {
         }
         if n == 0 { break }
         out.append(contentsOf: chunk[..<n])
+        if untilLineFeed, chunk[..<n].contains(0x0A) { break }
     }
     return out
 }

@@ -203,7 +203,8 @@ enum BackupCommand {
         guard let file else { return nil }
         let bytes: [UInt8]
         do {
-            bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes
+            // From standard input, only its first line: a password manager may keep its end open.
+            bytes = file == "-" ? try io.readStdin(PasswordPrompt.maxLength, true) : try io.readFile(file, PasswordPrompt.maxLength, false).bytes
         } catch {
             // Not named: a password given where its file belongs would be shown.
             throw Ycft.Failure(.trouble, nil, "--password-file: \(error.description) (the value given is not shown: it may be the password itself)")

@@ -17,8 +17,9 @@ package struct CommandIO: Sendable {
     package var writeStdout: @Sendable ([UInt8]) -> Void
     /// Writes text to standard error (never traps; a failure is reported by `streamFailures`).
     package var writeStderr: @Sendable (String) -> Void
-    /// Reads standard input to its end, or at most `limit + 1` bytes.
-    package var readStdin: @Sendable (_ limit: Int) throws(FileError) -> [UInt8]
+    /// Reads standard input to its end, or at most `limit + 1` bytes; with `line`, only until a
+    /// line feed has come (`SafeFiles.readAll(_:limit:untilLineFeed:)`).
+    package var readStdin: @Sendable (_ limit: Int, _ line: Bool) throws(FileError) -> [UInt8]
     /// Reads a file (at most `limit + 1` bytes) with its status; `lock` (the file is to be changed
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (`SafeFile/read(_:limit:lock:)`).
@@ -68,7 +69,7 @@ package struct CommandIO: Sendable {
     /// Creates an IO from closures (files in memory: `writeFile` and `keepBackup` as given).
     package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
                 writeStderr: @escaping @Sendable (String) -> Void,
-                readStdin: @escaping @Sendable (Int) throws(FileError) -> [UInt8],
+                readStdin: @escaping @Sendable (Int, Bool) throws(FileError) -> [UInt8],
                 readFile: @escaping @Sendable (String, Int, Bool) throws(FileError) -> InputFile,
                 writeFile: @escaping @Sendable (String, [UInt8], SafeFile.WriteOptions) throws(FileError) -> SafeFile.WriteOutcome,
                 keepBackup: @escaping @Sendable (String, FileStatus, String, [UInt8]) throws(FileError) -> SafeFile.Backup,
@@ -86,9 +87,11 @@ package struct CommandIO: Sendable {
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
-            readStdin: { limit throws(FileError) in
+            readStdin: { limit, line throws(FileError) in
                 if streams.standardInputWasClosed { throw FileError(.read, "<stdin>", .system(SystemError(errno: EBADF))) }
-                do throws(SystemError) { return try readAll(0, limit: limit) } catch { throw FileError(.read, "<stdin>", .system(error)) }
+                do throws(SystemError) { return try readAll(0, limit: limit, untilLineFeed: line) } catch {
+                    throw FileError(.read, "<stdin>", .system(error))
+                }
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in

@@ -162,7 +162,7 @@ package enum Ycft {
     static func readInput(_ path: String, io: CommandIO, limit: Int = PlistLimits.default.maxInputSize) throws(Failure) -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = path == "-" ? try io.readStdin(limit) : try io.readFile(path, limit, false).bytes
+            bytes = path == "-" ? try io.readStdin(limit, false) : try io.readFile(path, limit, false).bytes
         } catch {
             throw Failure(.trouble, display(path), error.description)
         }

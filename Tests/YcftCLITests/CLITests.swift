@@ -36,7 +36,7 @@ final class FakeIO: @unchecked Sendable {
         var io = CommandIO(
             writeStdout: { bytes in self.lock.withLock { self._stdout += bytes } },
             writeStderr: { text in self.lock.withLock { self._stderr += text } },
-            readStdin: { _ in self.stdin },
+            readStdin: { _, _ in self.stdin },
             readFile: { path, _, _ throws(FileError) in
                 guard let bytes = self.lock.withLock({ self.files[path] }) else {
                     throw FileError(.read, path, .system(SystemError(errno: ENOENT)))

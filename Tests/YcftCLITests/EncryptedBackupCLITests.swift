@@ -65,6 +65,15 @@ import TestSupport
         }
         let fromStdin = try run(["backup", "apps", "--password-file", "-", encrypted.path], stdin: Array((Backups.password + "\n").utf8))
         #expect(fromStdin.status == 0 && fromStdin.stderr.isEmpty, "\(fromStdin.stderr)")
+        // From a pipe whose writer keeps its end open for 4 more seconds (a password manager
+        // still running): the first line is enough; ycft does not wait for the end of input.
+        let script = #"{ printf '%s\n' "$PW"; sleep 4; } | { start=$(date +%s%N); "$YCFT" backup apps --password-file - "$B" >/dev/null; "#
+            + #"status=$?; echo "$status $(( ($(date +%s%N) - start) / 1000000 ))"; }"#
+        var environment = ProcessInfo.processInfo.environment
+        (environment["PW"], environment["YCFT"], environment["B"]) = (Backups.password, ycft.path, encrypted.path)
+        let piped = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment)
+        let fields = piped.stdoutText.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(fields.count == 2 && fields[0] == 0 && fields[1] < 3000, "status and milliseconds: \(piped.stdoutText) \(piped.stderr)")
         try Data("\nthe password\n".utf8).write(to: file)
         let empty = try run(["backup", "apps", "--password-file", file.path, encrypted.path])
         #expect(empty.status == 2 && empty.stderr == "ycft: \(file.path): the first line is empty; it should hold the password\n")

@@ -31,7 +31,7 @@ final class MemoryFiles: Sendable {
         CommandIO(
             writeStdout: { _ in },
             writeStderr: { _ in },
-            readStdin: { _ in [] },
+            readStdin: { _, _ in [] },
             readFile: { path, _, _ throws(FileError) in
                 guard let bytes = self.state.withLock({ $0.files[path] }) else {
                     throw FileError(.read, path, .system(SystemError(errno: 2)))
