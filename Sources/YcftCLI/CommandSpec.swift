@@ -509,7 +509,7 @@ extension CommandSpec {
         usage: ["[--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time]",
                 "[--key NAME] [--force] FILE KEY"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
-                    Argument(name: "KEY", completion: .none, help: ["The block key (created when it is not there)."])],
+                    Argument(name: "KEY", completion: .none, help: ["The block key (created when no record has it,", "and said on standard error)."])],
         options: [
             Option(.lastVersion, "VERSION", ["The recorded version."]),
             Option(.noLastVersion, ["No recorded version (nil)."]),

@@ -62,12 +62,26 @@ enum EditCommands {
 
     static func set(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let options = try SetOptions(ParsedArguments(arguments, spec: .set), clock: Ycft.now)
-        return try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+        // The keys there were when KEY was not one of them (set on every read of the cycle).
+        var createdAmong: [String]?
+        let status = try edit(options.path, options.common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
+            createdAmong = records[options.key] == nil ? records.map(\.key) : nil
             var record = records[options.key] ?? FirstTimeRecord()
             if case let .some(v) = options.version { record.lastVersion = v }
             if case let .some(t) = options.lastTime { record.lastTime = t }
             records[options.key] = record
         }
+        if status == .success, let keys = createdAmong { warnCreated(options.key, among: keys, path: options.path, io: io) }
+        return status
+    }
+
+    /// A record `set` made rather than changed, said on standard error: a mistyped KEY would
+    /// otherwise add a gate the app never asks about and leave the intended one as it was, with
+    /// exit 0 and nothing printed. With the existing key closest to it, when one is close.
+    private static func warnCreated(_ key: String, among keys: [String], path: String, io: CommandIO) {
+        var text = "created record \(UntrustedText.quoted(key)): no record had that key"
+        if let near = Suggestion.closest(to: key, among: keys) { text += " (did you mean \(UntrustedText.quoted(near))?)" }
+        Ycft.warn(text, path: path, io: io)
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -76,7 +90,13 @@ enum EditCommands {
         return try edit(common.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
             let missing = keys.filter { records[$0] == nil }
             guard missing.isEmpty else {
-                throw Ycft.Failure(.content, nil, "no record \(missing.map(UntrustedText.quoted).joined(separator: ", ")); nothing was changed")
+                let there = records.map(\.key)
+                // Each with the closest key there is, when one is close: most often a typo.
+                let named = missing.map { key in
+                    Suggestion.closest(to: key, among: there).map { "\(UntrustedText.quoted(key)) (did you mean \(UntrustedText.quoted($0))?)" }
+                        ?? UntrustedText.quoted(key)
+                }
+                throw Ycft.Failure(.content, nil, "no record \(named.joined(separator: ", ")); nothing was changed")
             }
             for key in keys { records[key] = nil }
         }

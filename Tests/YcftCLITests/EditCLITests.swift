@@ -38,6 +38,33 @@ import TestSupport
         #expect(StateFile.verify(try readBytes(file)) == [])
     }
 
+    /// A `set` of a key no record has creates the record, as its help says, and says so on
+    /// standard error, with the closest existing key: a mistyped KEY used to add a gate the app
+    /// never asks about, leave the intended record as it was, and print nothing (exit 0).
+    @Test func setOfAKeyNoRecordHasSaysItCreatedOne() throws {
+        let file = try copy(archive)
+        let typo = try runProcess(ycft, ["set", file.path, "onbaording.v1", "--last-version", "2.2.0"])
+        #expect(typo.status == 0)
+        #expect(typo.stdout.isEmpty)
+        #expect(typo.stderr == "ycft: \(file.path): warning: created record \"onbaording.v1\": no record had that key "
+                + "(did you mean \"onboarding.v1\"?)\n")
+        let records = try StateFile(readBytes(file)).state().records
+        #expect(records.map(\.key) == ["onbaording.v1", "onboarding.v1", "rate.prompt", "whats-new"])
+        #expect(records["onbaording.v1"] == FirstTimeRecord(lastVersion: "2.2.0", lastTime: nil))
+        #expect(records["onboarding.v1"]?.lastVersion == "2.1.0", "the record meant is as it was")
+        // Nothing close: the line without a suggestion; the key escaped as every name is.
+        let far = try runProcess(ycft, ["set", file.path, "zz\u{1B}[2J", "--no-last-time"])
+        #expect(far.status == 0)
+        #expect(far.stderr == "ycft: \(file.path): warning: created record \"zz\\u{1B}[2J\": no record had that key\n")
+        // The record is there now: a second set changes it, silently.
+        let again = try runProcess(ycft, ["set", file.path, "onbaording.v1", "--last-version", "2.3.0"])
+        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+        // A refused set creates nothing and says only why.
+        let refused = try runProcess(ycft, ["set", file.path, "new.gate", "--last-time", "nonsense"])
+        #expect(refused.status == 2)
+        #expect(!refused.stderr.contains("created record"))
+    }
+
     /// A set that leaves every record as it was writes nothing, as the library's update and
     /// `ycft edit` do: an archive Apple wrote keeps its own object order and its file. It used
     /// to be rewritten in ycft's layout whenever the new bytes differed from the old.
@@ -82,6 +109,10 @@ import TestSupport
         let missing = try runProcess(ycft, ["unset", file.path, "nope", "whats-new"])
         #expect(missing.status == 1)
         #expect(missing.stderr == "ycft: \(file.path): no record \"nope\"; nothing was changed\n")
+        // A key close to one there is named with it.
+        let typo = try runProcess(ycft, ["unset", file.path, "whats-nwe", "nope"])
+        #expect(typo.status == 1)
+        #expect(typo.stderr == "ycft: \(file.path): no record \"whats-nwe\" (did you mean \"whats-new\"?), \"nope\"; nothing was changed\n")
         #expect(try runProcess(ycft, ["reset", file.path]).status == 0)
         #expect(try dict(file)["YCFirstTime.records"] == nil)
         #expect(try dict(file)["LaunchCount"] == .integer(.signed(42)))
