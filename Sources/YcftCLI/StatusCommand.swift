@@ -118,6 +118,14 @@ enum StatusCommand {
                 reset = resets
             }
             Ycft.warn(findings, path: options.path, io: io)
+            // A gate no record has is "never run" and runs now; named close to a record that
+            // is there, it is most often a typo, which would answer for the wrong gate.
+            let keys = records.map(\.key)
+            for gate in options.gates where records[gate.key] == nil {
+                guard let near = Suggestion.closest(to: gate.key, among: keys) else { continue }
+                Ycft.warn("no record \(UntrustedText.quoted(gate.key)) for --gate (did you mean \(UntrustedText.quoted(near))?)",
+                          path: options.path, io: io)
+            }
             let judged = reset == nil ? records : FirstTimeRecords()
             let decisions = options.gates.map { gate in
                 (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: options.appVersion,

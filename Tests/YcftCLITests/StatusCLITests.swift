@@ -197,6 +197,23 @@ import TestSupport
         """))
     }
 
+    /// A gate named close to a record that is there but like none is said on standard error:
+    /// its answer ("never run", runs now) is for a gate the app may not have, most often a typo.
+    /// A gate no record is close to (a new one) is answered without a word, as before.
+    @Test func aGateNamedCloseToARecordIsSaidToBeMistyped() throws {
+        let io = FakeIO(files: ["p.plist": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))])
+        #expect(io.run(["status", "--now", "2025-02-01T00:00:00Z", "--gate", "onbaording.v1=once", "--gate", "new.gate=weekly",
+                        "--gate", "rate.prompt=days:30", "p.plist"]) == 0)
+        #expect(io.stderr == #"ycft: p.plist: warning: no record "onbaording.v1" for --gate (did you mean "onboarding.v1"?)"# + "\n")
+        #expect(io.stdoutText.hasSuffix("""
+        GATE                       RULE                   RUNS NOW  NEXT ELIGIBLE (UTC)
+        onbaording.v1 (never run)  once                   yes       2025-02-01T00:00:00.000000Z
+        new.gate (never run)       weekly                 yes       2025-02-01T00:00:00.000000Z
+        rate.prompt                days:30 (2592000.0 s)  yes       2025-02-01T00:00:00.000000Z
+
+        """), "\(io.stdoutText)")
+    }
+
     @Test func theExactIntervalIsShownAndDaysAtOrBelowZeroAreOnce() throws {
         let io = FakeIO(files: ["a": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist"))])
         #expect(io.run(["status", "--now", "2025-01-01T11:24:00.123585Z", "--gate", "onboarding.v1=days:0.1",
