@@ -122,6 +122,13 @@ enum StatusCommand {
             // is there, it is most often a typo, which would answer for the wrong gate.
             let keys = records.map(\.key)
             for gate in options.gates where records[gate.key] == nil {
+                // An empty name (`--gate "$GATE=once"` with GATE unset) that no record has: an
+                // answer would be "never run, runs now" for a gate no app has. (A record may
+                // have the empty key; then it is asked about.)
+                if gate.key.isEmpty {
+                    throw Ycft.Failure(.trouble, Ycft.display(options.path), "'--gate =\(UntrustedText.escaped(gate.text))' names the empty key, and no record has it "
+                                       + "(a variable in the command left empty?)")
+                }
                 guard let near = Suggestion.closest(to: gate.key, among: keys) else { continue }
                 Ycft.warn("no record \(UntrustedText.quoted(gate.key)) for --gate (did you mean \(UntrustedText.quoted(near))?)",
                           path: options.path, io: io)

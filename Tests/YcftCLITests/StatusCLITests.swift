@@ -212,6 +212,17 @@ import TestSupport
         rate.prompt                days:30 (2592000.0 s)  yes       2025-02-01T00:00:00.000000Z
 
         """), "\(io.stdoutText)")
+        // An empty name no record has (`--gate "$GATE=once"` with GATE empty) is refused; a
+        // record with the empty key is asked about as any other.
+        let empty = FakeIO(files: ["p.plist": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))])
+        #expect(empty.run(["status", "--gate", "=once", "p.plist"]) == 2)
+        #expect(empty.stdout.isEmpty)
+        #expect(empty.stderr == "ycft: p.plist: '--gate =once' names the empty key, and no record has it (a variable in the command left empty?)\n")
+        let withEmptyKey = try LegacyArchive.encode(try FirstTimeRecords([("", FirstTimeRecord(lastVersion: "1", lastTime: 10))]), format: .binary)
+        let held = FakeIO(files: ["e.plist": withEmptyKey])
+        #expect(held.run(["status", "--now", "2025-02-01T00:00:00Z", "--gate", "=once", "e.plist"]) == 0)
+        #expect(held.stderr.isEmpty, "\(held.stderr)")
+        #expect(held.stdoutText.hasSuffix("\nGATE  RULE  RUNS NOW  NEXT ELIGIBLE (UTC)\n      once  no        never\n"), "\(held.stdoutText)")
     }
 
     @Test func theExactIntervalIsShownAndDaysAtOrBelowZeroAreOnce() throws {
