@@ -53,6 +53,10 @@ final class ParsedArguments {
             }
             let (spelling, inline) = Self.split(arg)
             guard let option = spec.option(spelling) else {
+                // `-raw` for `--raw`: read as `-r` with `aw` attached, it would be named as `-r`.
+                if !arg.hasPrefix("--"), arg.count > 2, let long = spec.option(Self.split("-" + arg).spelling), !long.hidden {
+                    throw UsageError("Unknown option '\(arg)'. Did you mean '\(long.name.long)'?")
+                }
                 throw UsageError.unknown("option", spelling, among: spec.options.filter { !$0.hidden }.flatMap(\.names))
             }
             if case let .renamed(replacement) = option.kind { throw UsageError("'\(spelling)' is now \(replacement)") }
@@ -84,6 +88,11 @@ final class ParsedArguments {
         for option in spec.options {
             guard let text = option.defaultValue else { continue }
             defaults.append(try Self.value(text, of: option, as: option.name.long))
+        }
+        for requirement in spec.requires where isGiven(requirement.option) {
+            let value = given.last { $0.name == requirement.needs }?.text
+            guard value == nil || requirement.value.map({ $0 != value }) == true else { continue }
+            throw UsageError("'\(requirement.option.long)' goes with '\(requirement.needs.long)\(requirement.value.map { " " + $0 } ?? "")'")
         }
     }
 

@@ -25,16 +25,13 @@ struct BackupInput {
     let passwordFile: String?
 
     /// The options as given: nil without `--backup`.
-    /// - Throws: a usage error for `--app`, `--group` or `--password-file` without `--backup`,
-    ///   `--backup` without `--app`, or `--backup` with a FILE operand.
+    /// - Throws: a usage error for `--backup` without `--app`, or with a FILE operand.
     init?(_ parsed: ParsedArguments) throws(UsageError) {
         let (folder, app, group) = (parsed.given(.backup), parsed.given(.app), parsed.given(.group))
         let passwordFile = parsed.given(.passwordFile)
-        guard let folder else {
-            let stray: CommandSpec.Option.Name? = app != nil ? .app : group != nil ? .group : passwordFile != nil ? .passwordFile : nil
-            if let stray { throw UsageError("'\(stray.long)' goes with '--backup'") }
-            return nil
-        }
+        // `--app`, `--group` and `--password-file` without `--backup`: refused by the parser
+        // (`CommandSpec.fromBackupRequires`).
+        guard let folder else { return nil }
         if let operand = parsed.operands.first {
             throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
         }

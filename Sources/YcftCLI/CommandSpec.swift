@@ -126,6 +126,17 @@ struct CommandSpec: Sendable {
         init(_ names: [Option.Name], _ wording: Wording = .later) { (self.names, self.wording) = (names, wording) }
     }
 
+    /// An option that means something only with another one, or with one of its values:
+    /// `'--compact' goes with '--format json'` when given without it (it used to be ignored).
+    struct Requirement: Sendable {
+        let option: Option.Name
+        let needs: Option.Name
+        /// The value `needs` must have (the last one given), or nil for any.
+        let value: String?
+
+        init(_ option: Option.Name, needs: Option.Name, _ value: String? = nil) { (self.option, self.needs, self.value) = (option, needs, value) }
+    }
+
     struct Argument: Sendable {
         let name: String
         let completion: Completion
@@ -161,6 +172,7 @@ struct CommandSpec: Sendable {
     /// lays out the whole rule table, which no other use of the spec needs.
     let footer: @Sendable () -> String
     var exclusive: [Exclusive] = []
+    var requires: [Requirement] = []
 
     /// The usage on one line, as errors print it.
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
@@ -197,6 +209,9 @@ extension CommandSpec {
                       "of FILE ('-' reads standard input). (default: asked on the",
                       "terminal, not echoed)"]),
     ]
+    /// `--app`, `--group` and `--password-file` say which app of which backup: alone, nothing.
+    static let fromBackupRequires = [Requirement(.app, needs: .backup), Requirement(.group, needs: .backup),
+                                     Requirement(.passwordFile, needs: .backup)]
     /// `--password-file FILE`: an encrypted backup's password (never on the command line).
     static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
     static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"
@@ -257,7 +272,8 @@ extension CommandSpec {
                  "instead of the whole file)"]),
             Option(.compact, ["Print the JSON on one line."]),
         ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects], .both)])
+        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects], .both)],
+        requires: [Requirement(.refs, needs: .raw)] + fromBackupRequires)
 
     static let pack = CommandSpec(
         name: "pack", run: PackCommand.run, abstract: "Write records (JSON) as a legacy archive.",
@@ -291,7 +307,8 @@ extension CommandSpec {
             Option(.force, ["Replace OUT even when it is read-only."]),
             maxInputSize, help,
         ],
-        footer: { exitStatus }, exclusive: [Exclusive([.output, .into], .oneOf)])
+        footer: { exitStatus }, exclusive: [Exclusive([.output, .into], .oneOf)],
+        requires: [Requirement(.key, needs: .into)])
 
     static let verify = CommandSpec(
         name: "verify", run: VerifyCommand.run, abstract: "Check archives against the YCFirstTime contract.",
@@ -329,7 +346,7 @@ extension CommandSpec {
             Option(.quiet, ["No summary line on standard error (findings and",
                                        "errors still print)."]),
         ] + fromBackup + [maxInputSize, help],
-        footer: { verifyFooter })
+        footer: { verifyFooter }, requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
     /// The rules (from the rule table) and verify's exit statuses.
     static var verifyFooter: String {
@@ -372,7 +389,7 @@ extension CommandSpec {
         usage: ["[--to TARGET]",
                 "(-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)",
                 "[--keep-source] [--force] [--drop-versions] [--key NAME]",
-                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE|-]",
+                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE|- [--compact]]",
                 "[--plist-format FORMAT] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
         options: [
@@ -411,7 +428,7 @@ extension CommandSpec {
             Option(.jobs, "N", kind: .integer(1...256, expected: "a number from 1 to 256"), ["Files processed at once. (default: the number of cores)"]),
             Option(.report, "FILE|-", completion: .file, ["Write a JSON report, one entry per file ('-' is",
                                                                "standard output)."]),
-            Option(.compact, ["The report's JSON on one line."]),
+            Option(.compact, ["With --report, its JSON on one line."]),
             Option(.quiet, ["No progress and no summary on standard error (errors",
                                        "and warnings still print)."]),
             Option(.plistFormat, "FORMAT", completion: .choices(["same", "binary", "xml"]), default: "same",
@@ -429,7 +446,8 @@ extension CommandSpec {
 
             """
         },
-        exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)])
+        exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)],
+        requires: [Requirement(.compact, needs: .report), Requirement(.dropVersions, needs: .to, "interval")])
 
     static let status = CommandSpec(
         name: "status", run: StatusCommand.run, abstract: "Would each gate run now, and when next?",
@@ -497,10 +515,11 @@ extension CommandSpec {
                 "                returns nil): runs every time",
             ]),
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
-            Option(.compact, ["JSON on one line."]),
+            Option(.compact, ["With --format json, JSON on one line."]),
             defaultKey,
         ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])])
+        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
+        requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
     static let set = CommandSpec(
         name: "set", run: EditCommands.set, abstract: "Set one record's version or time, in place.",
@@ -519,7 +538,8 @@ extension CommandSpec {
             Option(.noLastTime, ["No recorded time (nil)."]),
             Option(.seconds, ["--last-time is seconds since 2001."]),
         ] + editOptions,
-        footer: { exitStatus }, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])])
+        footer: { exitStatus }, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])],
+        requires: [Requirement(.seconds, needs: .lastTime)])
 
     static let unset = CommandSpec(
         name: "unset", run: EditCommands.unset, abstract: "Remove records, in place.", overview: "Remove records, in place.",
@@ -611,7 +631,7 @@ extension CommandSpec {
                     Argument(name: "BACKUP", completion: .directory, help: ["The backup folder (holding Manifest.db)."])],
         options: [
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["apps: text (default) or json."]),
-            Option(.compact, ["apps: JSON on one line."]),
+            Option(.compact, ["apps: with --format json, JSON on one line."]),
             Option(.app, "BUNDLE_ID", ["extract: the app whose preferences to copy."]),
             Option(.group, "GROUP_ID", ["extract: that app group's preferences instead."]),
             Option(.output, "FILE|-", completion: .file, [
@@ -636,7 +656,8 @@ extension CommandSpec {
                  unwritable output
 
             """
-        })
+        },
+        requires: [Requirement(.compact, needs: .format, "json")])
 
     /// Every subcommand, in the order help lists them.
     static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit, backup]

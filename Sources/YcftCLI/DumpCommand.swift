@@ -30,7 +30,6 @@ enum DumpCommand {
             (refs, key, compact, limits) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits)
             (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             stateKey = parsed.value(.key)
-            if refs && mode != .raw { throw UsageError("'--refs' goes with '--raw'") }
         }
     }
 

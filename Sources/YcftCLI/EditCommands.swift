@@ -36,7 +36,6 @@ enum EditCommands {
             version = parsed.flag(.noLastVersion) ? .some(nil) : parsed.given(.lastVersion).map { .some($0) } ?? .none
             let time: String?? = parsed.flag(.noLastTime) ? .some(nil) : parsed.given(.lastTime).map { .some($0) } ?? .none
             let seconds = parsed.flag(.seconds)
-            if seconds && parsed.given(.lastTime) == nil { throw UsageError("'--seconds' goes with '--last-time'") }
             if case .none = version, case .none = time {
                 throw UsageError("Say what to set: --last-version VERSION, --no-last-version, --last-time TIME or --no-last-time")
             }

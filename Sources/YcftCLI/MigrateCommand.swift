@@ -56,7 +56,6 @@ enum MigrateCommand {
             }
             if backupGiven || noBackup, !inPlace { throw UsageError("'--backup' and '--no-backup' go with '--in-place'") }
             if backupGiven && backup.isEmpty { throw UsageError("'--backup' needs a non-empty suffix") }
-            if migration.dropVersions && target != .interval { throw UsageError("'--drop-versions' goes with '--to interval'") }
             if paths.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
             self.migration = migration
         }

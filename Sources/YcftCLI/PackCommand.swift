@@ -21,8 +21,6 @@ enum PackCommand {
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, output, into) = (try parsed.choice(.plistFormat), parsed.value(.output), parsed.given(.into))
             (common, path) = (EditCommands.Common(parsed), parsed.operands[0])
-            // The key names where --into puts the archive; a bare archive has none.
-            if into == nil, parsed.given(.key) != nil { throw UsageError("'--key' goes with '--into'") }
         }
     }
 

@@ -92,6 +92,7 @@ package enum Ycft {
         case "-h", "--help":
             return output(Help.main(width: io.terminalWidth()), io: io)
         case "--version":
+            guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
             return output("ycft \(version)\n", io: io)
         case "--generate-completion-script":
             guard let shell = rest.first else {

@@ -163,11 +163,13 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["--verison"], "Error: Unknown option '--verison'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "-raw", "a"], "Error: Unknown option '-raw'. Did you mean '--raw'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["sat", "a"], "Error: Unknown subcommand 'sat'. Did you mean 'set'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "bash", "--generate-manual"],
          "Error: Unexpected argument '--generate-manual'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--version", "junk"], "Error: Unexpected argument 'junk'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "csh"],
          "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         // A word cut short is the option it begins; --force only for a near-certain typo.

@@ -70,7 +70,7 @@ import TestSupport
                             --dry-run) [--keep-source] [--force]
                             [--drop-versions] [--key NAME]
                             [--include GLOB]... [--allow-empty]
-                            [--jobs N] [--report FILE|-]
+                            [--jobs N] [--report FILE|- [--compact]]
                             [--plist-format FORMAT] PATH...
         """), "\(narrow)")
     }

@@ -58,7 +58,12 @@ import TestSupport
         for option in spec.options where option.name != .help {
             for value in Self.samples(option) {
                 for spelling in option.names {
-                    let arguments = [spelling] + value + Self.operands(spec)
+                    // With what it goes with (`--compact` with `--format json`).
+                    let needed = spec.requires.filter { $0.option == option.name }.flatMap { requirement in
+                        [requirement.needs.long] + (requirement.value.map { [$0] }
+                            ?? (spec.option(requirement.needs.long)?.takesValue == true ? ["x"] : []))
+                    }
+                    let arguments = [spelling] + value + needed + Self.operands(spec)
                     let parsed = try ParsedArguments(arguments, spec: spec)
                     do { try take(parsed) } catch let error as UsageError {
                         // The command may refuse a combination or a text, never a choice its spec offers.
@@ -134,6 +139,15 @@ import TestSupport
         (["dump", ""], "The argument 'FILE|-' is empty: give a path"),
         (["pack", "--key", "K", "a.json"], "'--key' goes with '--into'"),
         (["set", "a", "k", "--seconds", "--no-last-time"], "'--seconds' goes with '--last-time'"),
+        (["status", "--compact", "a"], "'--compact' goes with '--format json'"),
+        (["verify", "--format", "junit", "--compact", "a"], "'--compact' goes with '--format json'"),
+        (["verify", "--compact", "--format", "json", "--format", "text", "a"], "'--compact' goes with '--format json'"),
+        (["backup", "apps", "--compact", "b"], "'--compact' goes with '--format json'"),
+        (["migrate", "--dry-run", "--compact", "a"], "'--compact' goes with '--report'"),
+        (["migrate", "--dry-run", "--drop-versions", "a"], "'--drop-versions' goes with '--to interval'"),
+        (["migrate", "--dry-run", "--drop-versions", "--to", "legacy", "a"], "'--drop-versions' goes with '--to interval'"),
+        (["dump", "--refs", "a"], "'--refs' goes with '--raw'"),
+        (["status", "--password-file", "p", "a"], "'--password-file' goes with '--backup'"),
         (["migrate", "--in-place", "--no-backup", "--backup", ".b", "a"], "'--backup' and '--no-backup' cannot be combined"),
         (["dump", "--objects", "--raw", "a"], "'--raw' and '--objects' cannot be combined"),
         (["verify", "--strict=yes", "a"], "'--strict' takes no value"),
