@@ -125,6 +125,15 @@ package enum Ycft {
                 return usage(UsageError("Unexpected argument '\(rest[taken])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
             }
             return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
+        case let option where option.hasPrefix("--") && option.contains("="):
+            // `--generate-completion-script=bash` as the commands' options take values; the
+            // others take none, and say so as a command's flags do.
+            let (name, value) = (String(option.prefix { $0 != "=" }), String(option.drop { $0 != "=" }.dropFirst()))
+            guard topLevelOptions.contains(name) else {
+                return usage(.unknown("option", name, among: topLevelOptions), command: nil, io: io)
+            }
+            if name == "--generate-completion-script" { return dispatch([name, value] + rest, io: io) }
+            return usage(UsageError("'\(name)' takes no value"), command: nil, io: io)
         default:
             guard let command = CommandSpec.named(first) else {
                 let error: UsageError = first.hasPrefix("-") ? .unknown("option", first, among: topLevelOptions)

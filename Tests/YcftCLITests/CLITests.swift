@@ -136,6 +136,15 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         #expect(fake.run(["--version"]) == 0)
         #expect(fake.stdoutText == "ycft 0.1.0\n")
     }
+
+    /// `--generate-completion-script=bash` is `--generate-completion-script bash`, as the
+    /// commands' options take `--key=value`.
+    @Test func theCompletionScriptsShellMayBeAttached() {
+        let (attached, separate) = (FakeIO(), FakeIO())
+        #expect(attached.run(["--generate-completion-script=bash"]) == 0)
+        #expect(separate.run(["--generate-completion-script", "bash"]) == 0)
+        #expect(attached.stdoutText == separate.stdoutText && !attached.stdoutText.isEmpty)
+    }
 }
 
 @Suite struct Usage {
@@ -169,6 +178,10 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "bash", "--generate-manual"],
          "Error: Unexpected argument '--generate-manual'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--version=x"], "Error: '--version' takes no value\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--generate-completion-script=csh"],
+         "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        (["--frob=1"], "Error: Unknown option '--frob'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--version", "junk"], "Error: Unexpected argument 'junk'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "csh"],
          "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
