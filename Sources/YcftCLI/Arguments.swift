@@ -288,12 +288,21 @@ enum Suggestion {
     /// that a short word is not "corrected" into an unrelated one. `--force`, which makes a
     /// command replace what it would keep, is suggested only one edit away (`--format` is not a
     /// misspelled `--force`). Short options (`-o`) are never suggested.
+    /// The longest word (in characters) compared by edit distance.
+    static let maxCompared = 256
+
     static func closest(to word: String, among candidates: [String]) -> String? {
         let named = candidates.filter { $0.hasPrefix("--") || !$0.hasPrefix("-") }
         if word.drop(while: { $0 == "-" }).count >= 2, let longer = named.first(where: { $0 != word && $0.hasPrefix(word) }) {
             return longer
         }
-        let close = named.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
+        // Fewer than 4 edits apart means lengths fewer than 4 apart; and the distance of long
+        // words (record keys of any length) is not computed at all: it takes time in the
+        // product of the lengths, minutes for a 100,000-character key.
+        let length = word.count
+        guard length <= maxCompared else { return nil }
+        let comparable = named.filter { $0.utf8.count <= 4 * maxCompared && abs($0.count - length) < 4 && $0.count <= maxCompared }
+        let close = comparable.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
             c.distance > 0 && c.distance < 4 && 2 * c.distance <= c.candidate.drop { $0 == "-" }.count + 1
                 && (c.candidate != "--force" || c.distance == 1)
         }

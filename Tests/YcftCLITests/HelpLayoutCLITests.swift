@@ -164,6 +164,10 @@ import TestSupport
     @Test func onlyCloseWordsAreSuggested() {
         #expect(Suggestion.closest(to: "--compat", among: ["--compact", "--key"]) == "--compact")
         #expect(Suggestion.closest(to: "--nope", among: ["--key", "--raw", "--refs", "--objects", "--compact"]) == nil)
+        // Long words are not compared (the distance takes time in the product of the lengths).
+        let long = String(repeating: "a", count: 100_000)
+        #expect(Suggestion.closest(to: long + "b", among: [long, "abc"]) == nil)
+        #expect(Suggestion.closest(to: "whats-nwe", among: [long, "whats-new"]) == "whats-new")
         #expect(Suggestion.closest(to: "foo", among: ["dump", "set", "pack"]) == nil)
         // A short option is never suggested.
         #expect(Suggestion.closest(to: "-p", among: ["-o", "--output"]) == nil)
