@@ -90,8 +90,8 @@ final class ParsedArguments {
             defaults.append(try Self.value(text, of: option, as: option.name.long))
         }
         for requirement in spec.requires where isGiven(requirement.option) {
-            let value = given.last { $0.name == requirement.needs }?.text
-            guard value == nil || requirement.value.map({ $0 != value }) == true else { continue }
+            // Met when `needs` was given (its last value being the one asked for, if any).
+            if let value = given.last(where: { $0.name == requirement.needs })?.text, requirement.value == nil || requirement.value == value { continue }
             throw UsageError("'\(requirement.option.long)' goes with '\(requirement.needs.long)\(requirement.value.map { " " + $0 } ?? "")'")
         }
     }
@@ -282,15 +282,15 @@ enum Suggestion {
         return row[b.count]
     }
 
+    /// The longest word (in characters) compared by edit distance.
+    static let maxCompared = 256
+
     /// The candidate closest to `word` (the first of equals), if it is close: the first that
     /// begins with it (`--drop` is `--drop-versions` cut short), else one fewer than 4 edits
     /// away (swift-argument-parser's floor) and about half the candidate's letters at most, so
     /// that a short word is not "corrected" into an unrelated one. `--force`, which makes a
     /// command replace what it would keep, is suggested only one edit away (`--format` is not a
     /// misspelled `--force`). Short options (`-o`) are never suggested.
-    /// The longest word (in characters) compared by edit distance.
-    static let maxCompared = 256
-
     static func closest(to word: String, among candidates: [String]) -> String? {
         let named = candidates.filter { $0.hasPrefix("--") || !$0.hasPrefix("-") }
         if word.drop(while: { $0 == "-" }).count >= 2, let longer = named.first(where: { $0 != word && $0.hasPrefix(word) }) {
@@ -301,12 +301,23 @@ enum Suggestion {
         // product of the lengths, minutes for a 100,000-character key.
         let length = word.count
         guard length <= maxCompared else { return nil }
-        let comparable = named.filter { $0.utf8.count <= 4 * maxCompared && abs($0.count - length) < 4 && $0.count <= maxCompared }
+        let comparable = named.filter { candidate in
+            // Its bytes first, so that a huge candidate is not counted character by character.
+            guard candidate.utf8.count <= 4 * maxCompared else { return false }
+            let count = candidate.count
+            return count <= maxCompared && abs(count - length) < 4
+        }
         let close = comparable.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
             c.distance > 0 && c.distance < 4 && 2 * c.distance <= c.candidate.drop { $0 == "-" }.count + 1
                 && (c.candidate != "--force" || c.distance == 1)
         }
         return close.min { $0.distance < $1.distance }?.candidate
+    }
+
+    /// ` (did you mean "NEAR"?)` after a name no record has, when a key of `keys` is close to
+    /// it (``closest(to:among:)``), both escaped as every key is; else empty.
+    static func hint(for key: String, among keys: [String]) -> String {
+        closest(to: key, among: keys).map { " (did you mean \(UntrustedText.quoted($0))?)" } ?? ""
     }
 }
 

@@ -78,9 +78,7 @@ enum EditCommands {
     /// otherwise add a gate the app never asks about and leave the intended one as it was, with
     /// exit 0 and nothing printed. With the existing key closest to it, when one is close.
     private static func warnCreated(_ key: String, among keys: [String], path: String, io: CommandIO) {
-        var text = "created record \(UntrustedText.quoted(key)): no record had that key"
-        if let near = Suggestion.closest(to: key, among: keys) { text += " (did you mean \(UntrustedText.quoted(near))?)" }
-        Ycft.warn(text, path: path, io: io)
+        Ycft.warn("created record \(UntrustedText.quoted(key)): no record had that key\(Suggestion.hint(for: key, among: keys))", path: path, io: io)
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
@@ -91,10 +89,7 @@ enum EditCommands {
             guard missing.isEmpty else {
                 let there = records.map(\.key)
                 // Each with the closest key there is, when one is close: most often a typo.
-                let named = missing.map { key in
-                    Suggestion.closest(to: key, among: there).map { "\(UntrustedText.quoted(key)) (did you mean \(UntrustedText.quoted($0))?)" }
-                        ?? UntrustedText.quoted(key)
-                }
+                let named = missing.map { UntrustedText.quoted($0) + Suggestion.hint(for: $0, among: there) }
                 throw Ycft.Failure(.content, nil, "no record \(named.joined(separator: ", ")); nothing was changed")
             }
             for key in keys { records[key] = nil }

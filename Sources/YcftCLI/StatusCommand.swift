@@ -129,9 +129,8 @@ enum StatusCommand {
                     throw Ycft.Failure(.trouble, Ycft.display(options.path), "'--gate =\(UntrustedText.escaped(gate.text))' names the empty key, and no record has it "
                                        + "(a variable in the command left empty?)")
                 }
-                guard let near = Suggestion.closest(to: gate.key, among: keys) else { continue }
-                Ycft.warn("no record \(UntrustedText.quoted(gate.key)) for --gate (did you mean \(UntrustedText.quoted(near))?)",
-                          path: options.path, io: io)
+                let hint = Suggestion.hint(for: gate.key, among: keys)
+                if !hint.isEmpty { Ycft.warn("no record \(UntrustedText.quoted(gate.key)) for --gate\(hint)", path: options.path, io: io) }
             }
             let judged = reset == nil ? records : FirstTimeRecords()
             let decisions = options.gates.map { gate in
