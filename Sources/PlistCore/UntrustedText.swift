@@ -27,6 +27,25 @@
         return out + "\""
     }
 
+    /// The text in double quotes with every character outside printable ASCII written as
+    /// `\u{HEX}`: for two keys that look alike on a terminal but are not the same scalars (one
+    /// composed, one decomposed; a zero-width space; a no-break space), so the difference shows.
+    ///
+    /// ```swift
+    /// UntrustedText.spelledOut("cafe\u{301}")   // "cafe\u{301}"
+    /// ```
+    @usableFromInline package static func spelledOut(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                append(scalar, to: &out, quote: true)
+            } else {
+                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+        }
+        return out + "\""
+    }
+
     /// The last line of defence, for the writers of terminal-facing text: what ``escaped(_:)``
     /// escapes but the line feed (which ends the tool's own lines) and the backslash (so
     /// `sanitized(escaped(s))` is `escaped(s)`). Whatever a message forgot to escape never

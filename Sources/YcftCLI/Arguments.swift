@@ -315,9 +315,32 @@ enum Suggestion {
     }
 
     /// ` (did you mean "NEAR"?)` after a name no record has, when a key of `keys` is close to
-    /// it (``closest(to:among:)``), both escaped as every key is; else empty.
+    /// it (``closest(to:among:)``), both escaped as every key is; else empty. A key that looks
+    /// the same on a terminal (``looks(_:)``) is named first, both spelled out
+    /// (``UntrustedText/spelledOut(_:)``), since `did you mean "café"?` after `"café"` shows
+    /// nothing: ` (a record has "caf\u{E9}", which looks the same but is not: this is
+    /// "cafe\u{301}")`.
     static func hint(for key: String, among keys: [String]) -> String {
-        closest(to: key, among: keys).map { " (did you mean \(UntrustedText.quoted($0))?)" } ?? ""
+        if key.utf8.count <= 4 * maxCompared {
+            let seen = looks(key)
+            if let twin = keys.first(where: { $0.utf8.count <= 4 * maxCompared && looks($0) == seen }) {
+                return " (a record has \(UntrustedText.spelledOut(twin)), which looks the same but is not: "
+                    + "this is \(UntrustedText.spelledOut(key)))"
+            }
+        }
+        return closest(to: key, among: keys).map { " (did you mean \(UntrustedText.quoted($0))?)" } ?? ""
+    }
+
+    /// The text as a terminal shows it, for comparing with `==` (which already takes composed
+    /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
+    /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
+    /// marks, tag characters) and with every space character outside ASCII a space.
+    static func looks(_ text: String) -> String {
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {
+            shown.append(!scalar.isASCII && scalar.properties.isWhitespace ? " " : scalar)
+        }
+        return String(shown)
     }
 }
 

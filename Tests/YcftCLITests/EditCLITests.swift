@@ -65,6 +65,24 @@ import TestSupport
         #expect(!refused.stderr.contains("created record"))
     }
 
+    /// A KEY that looks like a record's key but is other scalars (here decomposed where the
+    /// record is composed, as a shell on another system may type it) is a second record, as it
+    /// is to the app (keys are compared scalar for scalar): `set` and `unset` say which record
+    /// looks the same, both spelled out, since printed as they are the two show no difference.
+    @Test func aKeyThatOnlyLooksLikeARecordsIsSpelledOut() throws {
+        let file = try copy(archive)
+        #expect(try runProcess(ycft, ["set", file.path, "caf\u{E9}", "--no-last-time"]).status == 0)
+        let set = try runProcess(ycft, ["set", file.path, "cafe\u{301}", "--no-last-time"])
+        #expect(set.status == 0)
+        #expect(set.stderr == "ycft: \(file.path): warning: created record \"cafe\u{301}\": no record had that key "
+                + #"(a record has "caf\u{E9}", which looks the same but is not: this is "cafe\u{301}")"# + "\n")
+        #expect(try StateFile(readBytes(file)).state().records.map { Array($0.key.unicodeScalars) }.contains(Array("cafe\u{301}".unicodeScalars)))
+        let unset = try runProcess(ycft, ["unset", file.path, "whats\u{200B}-new"])
+        #expect(unset.status == 1)
+        #expect(unset.stderr == "ycft: \(file.path): no record \"whats\u{200B}-new\" "
+                + #"(a record has "whats-new", which looks the same but is not: this is "whats\u{200B}-new"); nothing was changed"# + "\n")
+    }
+
     /// A set that leaves every record as it was writes nothing, as the library's update and
     /// `ycft edit` do: an archive Apple wrote keeps its own object order and its file. It used
     /// to be rewritten in ycft's layout whenever the new bytes differed from the old.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import PlistCore
 import TestSupport
 @testable import YcftCLI
 
@@ -174,5 +175,29 @@ import TestSupport
         // Of two, the closer; of equals, the first.
         #expect(Suggestion.closest(to: "--strct", among: ["--format", "--strict"]) == "--strict")
         #expect(Suggestion.closest(to: "sat", among: ["set", "sit"]) == "set")
+    }
+
+    /// A record key that looks the same as the name asked for but is other scalars (composed
+    /// and decomposed; a zero-width space, a soft hyphen, a byte-order mark, a tag character; a
+    /// no-break space) is named with both spelled out: `did you mean "café"?` after `"café"`
+    /// would show no difference, and the edit distance of a composed and a decomposed é is 0,
+    /// so that key got no hint at all.
+    @Test func aKeyThatLooksTheSameIsSpelledOut() {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(Suggestion.hint(for: decomposed, among: ["tea", composed])
+                == #" (a record has "caf\u{E9}", which looks the same but is not: this is "cafe\u{301}")"#)
+        #expect(Suggestion.hint(for: "rate.prompt", among: ["rate\u{200B}.prompt"])
+                == #" (a record has "rate\u{200B}.prompt", which looks the same but is not: this is "rate.prompt")"#)
+        #expect(Suggestion.hint(for: "rate\u{AD}.prompt\u{FEFF}\u{E0041}", among: ["rate.prompt"])
+                == #" (a record has "rate.prompt", which looks the same but is not: this is "rate\u{AD}.prompt\u{FEFF}\u{E0041}")"#)
+        #expect(Suggestion.hint(for: "whats new", among: ["whats\u{A0}new"])
+                == #" (a record has "whats\u{A0}new", which looks the same but is not: this is "whats new")"#)
+        // Before a merely close key; and a typo is still a typo.
+        #expect(Suggestion.hint(for: decomposed, among: ["cafe", composed]).hasPrefix(#" (a record has "caf\u{E9}""#))
+        #expect(Suggestion.hint(for: "whats-nwe", among: ["whats-new"]) == #" (did you mean "whats-new"?)"#)
+        #expect(Suggestion.hint(for: "x", among: ["whats-new"]) == "")
+        // Text that shows differently is not a look-alike: an ASCII tab, an escape.
+        #expect(Suggestion.hint(for: "a\tb", among: ["a b"]) == #" (did you mean "a b"?)"#)
+        #expect(UntrustedText.spelledOut("a\u{1B}\"\n\u{1F600}") == #""a\u{1B}\"\n\u{1F600}""#)
     }
 }
