@@ -117,7 +117,8 @@ enum StatusCommand {
                 }
                 reset = resets
             }
-            Ycft.warn(findings, path: options.path, io: io)
+            // What standard error says after `warning: `, line for line the JSON's `warnings`.
+            var warnings = Ycft.warnings(findings)
             // A gate no record has is "never run" and runs now; named close to a record that
             // is there, it is most often a typo, which would answer for the wrong gate.
             let keys = records.map(\.key)
@@ -130,8 +131,9 @@ enum StatusCommand {
                                        + "(a variable in the command left empty?)")
                 }
                 let hint = Suggestion.hint(for: gate.key, among: keys)
-                if !hint.isEmpty { Ycft.warn("no record \(UntrustedText.quoted(gate.key)) for --gate\(hint)", path: options.path, io: io) }
+                if !hint.isEmpty { warnings.append("no record \(UntrustedText.quoted(gate.key)) for --gate\(hint)") }
             }
+            for warning in warnings { Ycft.warn(warning, path: options.path, io: io) }
             let judged = reset == nil ? records : FirstTimeRecords()
             let decisions = options.gates.map { gate in
                 (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: options.appVersion,
@@ -150,7 +152,7 @@ enum StatusCommand {
                         .init("minimumDaysInFirstWeek", .integer(calendar.minimumDaysInFirstWeek)),
                     ])),
                     .init("appVersion", options.appVersion.map { .string($0) } ?? .null),
-                    .init("warnings", .array(findings.filter(\.isNotable).map { .string($0.description) })),
+                    .init("warnings", .array(warnings.map { .string($0) })),
                     .init("noState", .bool(noState)),
                     .init("deviceResetsAll", reset.map { finding in
                         JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path.description)),

@@ -214,7 +214,14 @@ package enum Ycft {
     /// The findings a reading command reports on stderr (``ContractFinding/isNotable``):
     /// `ycft: FILE: warning: [rule] path: message`.
     static func warn(_ findings: [ContractFinding], path: String, io: CommandIO) {
-        for finding in findings where finding.isNotable { warn("[\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
+        for text in warnings(findings) { warn(text, path: path, io: io) }
+    }
+
+    /// The text of each finding a reading command warns of (``ContractFinding/isNotable``),
+    /// `[rule] path: message`: the lines of ``warn(_:path:io:)`` after `warning: `, and the
+    /// `warnings` of `status --format json`.
+    static func warnings(_ findings: [ContractFinding]) -> [String] {
+        findings.filter(\.isNotable).map { "[\($0.rule.rawValue)] \($0.located)" }
     }
 
     /// What a write dropped that the records cannot carry (``FirstTimeState/dropped``,

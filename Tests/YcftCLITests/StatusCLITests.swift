@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import FirstTimeCore
+import OrderedJSON
 import Plist
 import PlistCore
 import TestSupport
@@ -223,6 +224,22 @@ import TestSupport
         #expect(held.run(["status", "--now", "2025-02-01T00:00:00Z", "--gate", "=once", "e.plist"]) == 0)
         #expect(held.stderr.isEmpty, "\(held.stderr)")
         #expect(held.stdoutText.hasSuffix("\nGATE  RULE  RUNS NOW  NEXT ELIGIBLE (UTC)\n      once  no        never\n"), "\(held.stdoutText)")
+    }
+
+    /// `--format json`'s `warnings` are standard error's warnings, line for line: a finding
+    /// (where JSON used to say `error: [rule] ...` of what stderr calls a warning) and a gate
+    /// named close to a record (which JSON used to leave out).
+    @Test func jsonWarningsAreStandardErrorsWarnings() throws {
+        let file = try PropertyList.write(.dictionary(PlistDictionary([
+            ("interval.text", .string("soon")), ("interval.int", .integer(.signed(1_748_779_200))),
+        ])), format: .binary)
+        let io = FakeIO(files: ["p.plist": file])
+        #expect(io.run(["status", "--format", "json", "--compact", "--now", "2025-06-01T13:00:00Z", "--gate", "imt=hourly", "p.plist"]) == 0)
+        let finding = #"[interval-value] interval.text: holds string, not a number IntervalClient can read: its gate runs as if it never ran"#
+        let near = #"no record "imt" for --gate (did you mean "int"?)"#
+        #expect(io.stderr == "ycft: p.plist: warning: \(finding)\nycft: p.plist: warning: \(near)\n")
+        guard case let .object(members) = try JSON.parse(Array(io.stdoutText.utf8)) else { Issue.record("\(io.stdoutText)"); return }
+        #expect(members.first { $0.key == "warnings" }?.value == .array([.string(finding), .string(near)]))
     }
 
     @Test func theExactIntervalIsShownAndDaysAtOrBelowZeroAreOnce() throws {
