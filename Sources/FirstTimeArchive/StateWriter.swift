@@ -86,12 +86,34 @@ package enum StateWriter {
     /// of the state removed from a defaults file (which keys copy a record: `StateSource.forms`),
     /// and what that drops besides the records. Nil for a defaults domain without state
     /// (`reset()` of a missing key does nothing).
+    ///
+    /// A defaults file whose key holds data YCFirstTime discards unread (its unarchive fails: a
+    /// record of another class, a time that is not a date, data that is no archive) is reset,
+    /// as the app's `reset()` removes the key whatever it holds, only with `force`: the same
+    /// data under a mistaken `--key` may be another library's (``discardedUnread(_:in:)``).
+    /// What is removed then is reported as dropped.
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
-    ///   nothing of it is ycft's to reset.
-    package static func reset(_ file: StateFile) throws(FirstTimeError) -> Rewrite? {
-        guard let state = try file.heldState() else { return nil }
+    ///   nothing of it is ycft's to reset (unless `force`, as above).
+    package static func reset(_ file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite? {
+        let state: FirstTimeState?
+        do { state = try file.heldState() } catch {
+            guard force, let discarded = discardedUnread(error, in: file) else { throw error }
+            // A copy in another form that reads names the interval keys that are state.
+            let copy = file.forms.dropFirst().lazy.map(file.judge).first { $0.fatal == nil }?.records
+            return Rewrite(bytes: try write(file.source.reset(copy ?? FirstTimeRecords()), file.format), dropped: [discarded])
+        }
+        guard let state else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
         return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: state.dropped)
+    }
+
+    /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
+    /// file holds (a `resets-all` finding: its unarchive fails and the app starts afresh),
+    /// or nil when the error is of another kind (a value that is not data, which the app never
+    /// reads as its state) or the file is a bare archive, which `reset` does not replace unread.
+    package static func discardedUnread(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
+        guard file.isDefaults else { return nil }
+        return [error.finding].resetsAll
     }
 
     /// A defaults file with `archive` under the file's key (replacing the archive there, in

@@ -102,7 +102,8 @@ enum EditCommands {
         var nothing = false
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
-            let reset = try judged { () throws(FirstTimeError) in try StateWriter.reset(file) }
+            let reset: StateWriter.Rewrite?
+            do throws(FirstTimeError) { reset = try StateWriter.reset(file, force: common.force) } catch { throw refusal(error, in: file) }
             nothing = reset == nil
             return reset
         }
@@ -140,8 +141,11 @@ enum EditCommands {
     /// The state an edit changes. One the app discards on its next launch (a non-fatal
     /// `resets-all` finding, such as an NSDictionary root) is refused unless `--force`: every
     /// gate runs again on the device, and writing it back repaired would bring its records back.
+    /// One a defaults file holds that the app discards unread has no records to change,
+    /// `--force` or not (``refusal(_:in:)``).
     static func heldForEditing(_ file: StateFile, _ common: Common) throws(Ycft.Failure) -> FirstTimeState? {
-        let held = try judged(file.heldState)
+        let held: FirstTimeState?
+        do throws(FirstTimeError) { held = try file.heldState() } catch { throw refusal(error, in: file) }
         if let finding = held?.resetsAll, !common.force {
             throw Ycft.Failure(.content, nil, "YCFirstTime discards this state on the device ([\(finding.rule.rawValue)] \(finding.located)), "
                                + "so every gate runs again there; a change here would bring its records back. 'ycft reset' "
@@ -149,6 +153,21 @@ enum EditCommands {
         }
         return held
     }
+
+    /// Why an edit command cannot read the state of `file` (`error`, from
+    /// ``StateFile/heldState()``), exit 1. For data under a defaults file's key that
+    /// YCFirstTime discards unread (``StateWriter/discardedUnread(_:in:)``: a record of
+    /// another class, a time that is not a date, data that is no archive), with what removes
+    /// it: `"YCFirstTime" holds data that is not a readable YCFirstTime archive: ... YCFirstTime
+    /// discards it on the device and its reset() removes the key whatever it holds, as 'ycft
+    /// reset --force' does`.
+    static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
+        guard StateWriter.discardedUnread(error, in: file) != nil else { return Ycft.Failure(.content, nil, error.description) }
+        return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)")
+    }
+
+    /// The end of ``refusal(_:in:)``'s message for data the app discards unread.
+    static let discardedUnread = "YCFirstTime discards it on the device and its reset() removes the key whatever it holds, as 'ycft reset --force' does"
 
     /// What the bytes of an edited file hold (``StateFile``).
     static func classified(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateFile {

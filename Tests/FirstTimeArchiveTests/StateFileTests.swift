@@ -91,6 +91,17 @@ import TestSupport
         #expect(error.description == sample.judgement)
         #expect(throws: error) { try file.state() }
         #expect(throws: error) { try StateWriter.reset(file) }
+        // With force, data the device discards unread goes from a defaults file as YCFirstTime's
+        // reset() removes its key; the rest of the file stays. Anything else is still refused.
+        if file.isDefaults, sample.deviceDiscards != nil {
+            let reset = try #require(try StateWriter.reset(file, force: true))
+            #expect(reset.dropped == [error.finding])
+            let before = try dictionary(sample.bytes), after = try dictionary(reset.bytes)
+            #expect(after.map(\.key) == before.map(\.key).filter { $0 != file.key })
+            #expect(try StateFile(reset.bytes, key: file.key).heldState() == nil)
+        } else {
+            #expect(throws: error) { try StateWriter.reset(file, force: true) }
+        }
         #expect(throws: error) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         var refused: FirstTimeError?

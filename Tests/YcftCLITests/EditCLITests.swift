@@ -267,6 +267,47 @@ private func at(_ text: String) -> Double {
         #expect(try StateFile(readBytes(file)).state().records["other"]?.lastVersion == "1")
     }
 
+    /// A state the app discards that cannot be read at all (here an archive whose time is not a
+    /// date, under YCFirstTime in a defaults file) has no records to change: set, unset and
+    /// edit say why, `--force` or not, and name what removes it. `reset` removes it only with
+    /// `--force` (the app's reset() removes the key whatever it holds; without --force, a
+    /// mistaken `--key` could name another library's data), keeping every other key, and says
+    /// what it dropped. A bare archive is not reset unread: its error is said as it was.
+    @Test func aStateTheAppDiscardsUnreadIsResetOnlyWithForce() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("t.plist")
+        let broken = try readBytes(TestPaths.fixtures.appendingPathComponent("invalid/wrong-time-type.plist"))
+        let original = try PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime", .data(broken)),
+                                                                           ("LaunchCount", .integer(.signed(3)))])), format: .binary)
+        try writeBytes(original, to: file)
+        let cause = "[time-type] $objects[5].lastTime: expected NSDate, found NSString"
+        let said = "ycft: \(file.path): \"YCFirstTime\" holds data that is not a readable YCFirstTime archive: $objects[5].lastTime: "
+            + "expected NSDate, found NSString. YCFirstTime discards it on the device and its reset() removes the key whatever it "
+            + "holds, as 'ycft reset --force' does\n"
+        for arguments in [["set", file.path, "k", "--no-last-time"], ["set", "--force", file.path, "k", "--no-last-time"],
+                          ["unset", "--force", file.path, "k"], ["edit", file.path], ["reset", file.path]] {
+            let result = try runProcess(ycft, arguments, environment: env(try editor(dir, "ed.sh", "exit 0")))
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr == said, "\(arguments)")
+            #expect(try readBytes(file) == original)
+        }
+        let forced = try runProcess(ycft, ["reset", "--force", file.path])
+        #expect(forced.status == 0)
+        #expect(forced.stderr == "ycft: \(file.path): warning: dropped \(cause)\n")
+        #expect(try #require(LibPlist.read(readBytes(file)).value.dictionaryValue).map(\.key) == ["Theme", "LaunchCount"])
+        #expect(try runProcess(ycft, ["set", file.path, "k", "--no-last-time"]).status == 0)
+        #expect(try StateFile(readBytes(file)).state().records.map(\.key) == ["k"])
+        // A bare archive: the error as it was, and no reset.
+        let bare = dir.appendingPathComponent("bare.plist")
+        try writeBytes(broken, to: bare)
+        for arguments in [["set", "--force", bare.path, "k", "--no-last-time"], ["reset", "--force", bare.path]] {
+            let result = try runProcess(ycft, arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr == "ycft: \(bare.path): $objects[5].lastTime: expected NSDate, found NSString\n", "\(arguments)")
+        }
+        #expect(try readBytes(bare) == broken)
+    }
+
     /// A defaults file with no state yet (a fresh install's) opens as no records, and the edit
     /// creates the state exactly as `ycft set` would: the two commands judge a file alike.
     @Test func aDefaultsFileWithoutStateIsEditedAsSetWouldChangeIt() throws {

@@ -5,6 +5,7 @@ import FirstTimeCore
 import Plist
 import PlistCore
 import TestSupport
+@testable import YcftCLI
 
 /// Every command against the same files and keys that hold something other than YCFirstTime
 /// state (``NotStateFiles``): each refuses, says why in the words of the library's one judge,
@@ -36,6 +37,9 @@ import TestSupport
 
     @Test(arguments: NotStateFiles.all)
     func editingCommandsRefuseAndWriteNothing(_ file: NotStateFile) throws {
+        // Data under a defaults file's key that the app discards unread: with what removes it.
+        let isDefaults = try StateFile(file.bytes, key: file.key ?? LegacyArchive.defaultsKey).isDefaults
+        let said = file.judgement + (isDefaults && file.deviceDiscards != nil ? ". \(EditCommands.discardedUnread)" : "")
         let editor = ProcessInfo.processInfo.environment.merging(["EDITOR": "true", "VISUAL": ""]) { $1 }
         for (command, environment) in [(["reset"], nil), (["set", "--last-version", "1"], nil), (["set", "--last-time", "now"], nil),
                                        (["edit"], editor)] as [([String], [String: String]?)] {
@@ -43,12 +47,12 @@ import TestSupport
             if command[0] == "set" { args.append("k") }
             let (result, path) = try run(args, file.bytes, environment: environment)
             #expect(result.status == 1, "\(command)")
-            #expect(result.stderr == "ycft: \(path): \(file.judgement)\n", "\(command)")
+            #expect(result.stderr == "ycft: \(path): \(said)\n", "\(command)")
             #expect(result.stdout.isEmpty)
         }
         let (unset, path) = try run(["unset"] + file.keyArguments + ["FILE", "k"], file.bytes)
         #expect(unset.status == 1)
-        #expect(unset.stderr == "ycft: \(path): \(file.judgement)\n")
+        #expect(unset.stderr == "ycft: \(path): \(said)\n")
     }
 
     @Test(arguments: NotStateFiles.all)
