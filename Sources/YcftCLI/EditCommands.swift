@@ -85,7 +85,9 @@ enum EditCommands {
         let common = try Common(ParsedArguments(arguments, spec: .unset))
         let keys = Array(common.operands.dropFirst())
         return try edit(common.operands[0], common, io) { (records: inout FirstTimeRecords) throws(Ycft.Failure) in
-            let missing = keys.filter { records[$0] == nil }
+            // Each missing key once, as first given (`unset F x x` names "x" once).
+            var missing: [String] = []
+            for key in keys where records[key] == nil && !missing.contains(where: { exactlyEqual($0, key) }) { missing.append(key) }
             guard missing.isEmpty else {
                 let there = records.map(\.key)
                 // Each with the closest key there is, when one is close: most often a typo.

@@ -131,6 +131,10 @@ import TestSupport
         let typo = try runProcess(ycft, ["unset", file.path, "whats-nwe", "nope"])
         #expect(typo.status == 1)
         #expect(typo.stderr == "ycft: \(file.path): no record \"whats-nwe\" (did you mean \"whats-new\"?), \"nope\"; nothing was changed\n")
+        // A missing key given twice is named once.
+        let twice = try runProcess(ycft, ["unset", file.path, "nope", "whats-new", "nope"])
+        #expect(twice.status == 1)
+        #expect(twice.stderr == "ycft: \(file.path): no record \"nope\"; nothing was changed\n")
         #expect(try runProcess(ycft, ["reset", file.path]).status == 0)
         #expect(try dict(file)["YCFirstTime.records"] == nil)
         #expect(try dict(file)["LaunchCount"] == .integer(.signed(42)))
