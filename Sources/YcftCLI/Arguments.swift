@@ -314,6 +314,17 @@ enum Suggestion {
         return close.min { $0.distance < $1.distance }?.candidate
     }
 
+    /// ``closest(to:among:)`` at most `edits` edits away: among the candidates whose lengths
+    /// are that close, so that one that begins with `word` but is longer by more (the first
+    /// choice of ``closest(to:among:)``, `com.example.notes.widget` for `com.example.note`)
+    /// does not hide a nearer one (`com.example.notes`).
+    static func closest(to word: String, among candidates: [String], within edits: Int) -> String? {
+        let length = word.count
+        let near = candidates.filter { $0.utf8.count <= 4 * maxCompared && abs($0.count - length) <= edits }
+        guard let closest = closest(to: word, among: near), distance(word, closest) <= edits else { return nil }
+        return closest
+    }
+
     /// ` (did you mean "NEAR"?)` after a name no record has, when a key of `keys` is close to
     /// it (``closest(to:among:)``), both escaped as every key is; else empty. A key that looks
     /// the same on a terminal (``looks(_:)``) is named first, both spelled out

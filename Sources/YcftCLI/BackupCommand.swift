@@ -76,7 +76,7 @@ struct BackupInput {
             default: nil
             }
             guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
-                  let near = Suggestion.closest(to: mistyped.id, among: ids), Suggestion.distance(mistyped.id, near) <= 2 else { throw failure }
+                  let near = Suggestion.closest(to: mistyped.id, among: ids, within: 2) else { throw failure }
             throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
         }
         let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits)

@@ -177,6 +177,17 @@ import TestSupport
         #expect(Suggestion.closest(to: "sat", among: ["set", "sit"]) == "set")
     }
 
+    /// Within a number of edits: a longer candidate that begins with the word (the first
+    /// choice otherwise) does not hide a nearer one, and nothing further is suggested.
+    @Test func closestWithinEdits() {
+        let ids = ["com.example.notes.widget", "com.example.notes", "com.example.weather"]
+        #expect(Suggestion.closest(to: "com.example.note", among: ids) == "com.example.notes.widget")
+        #expect(Suggestion.closest(to: "com.example.note", among: ids, within: 2) == "com.example.notes")
+        #expect(Suggestion.closest(to: "com.exmple.weathr", among: ids, within: 2) == "com.example.weather")
+        #expect(Suggestion.closest(to: "com.example.nothere", among: ids, within: 2) == nil)
+        #expect(Suggestion.closest(to: "com.example.notes.widge", among: ids, within: 2) == "com.example.notes.widget")
+    }
+
     /// A record key that looks the same as the name asked for but is other scalars (composed
     /// and decomposed; a zero-width space, a soft hyphen, a byte-order mark, a tag character; a
     /// no-break space) is named with both spelled out: `did you mean "café"?` after `"café"`
