@@ -282,6 +282,39 @@ enum Suggestion {
         return row[b.count]
     }
 
+    /// The Levenshtein distance between `a` and `b` when it is at most `limit`, else nil: only
+    /// the band of the table within `limit` of its diagonal, and no further than the first row
+    /// whose every value is over `limit` (a key against 100,000 others of about its length
+    /// took half a second in full).
+    static func distance<C: RandomAccessCollection>(_ a: C, _ b: C, atMost limit: Int) -> Int?
+    where C.Element: Equatable, C.Index == Int {
+        let (n, m) = (a.count, b.count)
+        guard abs(n - m) <= limit else { return nil }
+        let over = limit + 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: m + 1) { row -> Int? in
+            for j in 0...m { row[j] = min(j, over) }
+            for i in stride(from: 1, through: n, by: 1) {
+                let (low, high) = (max(1, i - limit), min(m, i + limit))
+                var diagonal = row[low - 1]
+                row[low - 1] = low == 1 ? min(i, over) : over
+                var least = row[low - 1]
+                if low <= high {
+                    for j in low...high {
+                        let up = row[j]
+                        let same = a[a.startIndex + i - 1] == b[b.startIndex + j - 1]
+                        row[j] = min(diagonal + (same ? 0 : 1), row[j - 1] + 1, up + 1, over)
+                        diagonal = up
+                        least = min(least, row[j])
+                    }
+                }
+                // The next row's band reaches one column further, where this row has no value.
+                if high < m { row[high + 1] = over }
+                if least > limit { return nil }
+            }
+            return row[m] <= limit ? row[m] : nil
+        }
+    }
+
     /// The longest word (in characters) compared by edit distance.
     static let maxCompared = 256
 
@@ -301,18 +334,35 @@ enum Suggestion {
         // product of the lengths, minutes for a 100,000-character key.
         let length = word.count
         guard length <= maxCompared else { return nil }
-        let comparable = named.filter { candidate in
+        // Text in ASCII is compared byte for byte, in place (a byte is a character there);
+        // other text by characters.
+        let asciiWord = isASCII(word)
+        let wordCharacters = Array(word), wordBytes = Array(word.utf8)
+        var best: (candidate: String, distance: Int)?
+        for candidate in named {
             // Its bytes first, so that a huge candidate is not counted character by character.
-            guard candidate.utf8.count <= 4 * maxCompared else { return false }
-            let count = candidate.count
-            return count <= maxCompared && abs(count - length) < 4
+            guard candidate.utf8.count <= 4 * maxCompared else { continue }
+            let ascii = isASCII(candidate)
+            let count = ascii ? candidate.utf8.count : candidate.count
+            guard count <= maxCompared, abs(count - length) < 4 else { continue }
+            let found: Int?
+            if asciiWord && ascii {
+                let inPlace = wordBytes.withUnsafeBufferPointer { word in
+                    candidate.utf8.withContiguousStorageIfAvailable { distance(word, $0, atMost: 3) }
+                }
+                found = inPlace ?? distance(wordBytes, Array(candidate.utf8), atMost: 3)
+            } else {
+                found = distance(wordCharacters, Array(candidate), atMost: 3)
+            }
+            guard let found, found > 0, 2 * found <= candidate.drop(while: { $0 == "-" }).count + 1,
+                  candidate != "--force" || found == 1, found < best?.distance ?? 4 else { continue }
+            best = (candidate, found)
         }
-        let close = comparable.map { (candidate: $0, distance: distance(word, $0)) }.filter { c in
-            c.distance > 0 && c.distance < 4 && 2 * c.distance <= c.candidate.drop { $0 == "-" }.count + 1
-                && (c.candidate != "--force" || c.distance == 1)
-        }
-        return close.min { $0.distance < $1.distance }?.candidate
+        return best?.candidate
     }
+
+    /// Whether every character of `text` is ASCII.
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 
     /// ``closest(to:among:)`` at most `edits` edits away: among the candidates whose lengths
     /// are that close, so that one that begins with `word` but is longer by more (the first
@@ -330,28 +380,45 @@ enum Suggestion {
     /// the same on a terminal (``looks(_:)``) is named first, both spelled out
     /// (``UntrustedText/spelledOut(_:)``), since `did you mean "café"?` after `"café"` shows
     /// nothing: ` (a record has "caf\u{E9}", which looks the same but is not: this is
-    /// "cafe\u{301}")`.
+    /// "cafe\u{301}")`. A close key that differs in characters beyond ASCII (a Cyrillic `а` for
+    /// a Latin `a`, `è` for `é`) is spelled out too: ` (did you mean "plain"? this is
+    /// "pl\u{430}in")`.
     static func hint(for key: String, among keys: [String]) -> String {
         if key.utf8.count <= 4 * maxCompared {
             let seen = looks(key)
-            if let twin = keys.first(where: { $0.utf8.count <= 4 * maxCompared && looks($0) == seen }) {
+            // A key in ASCII looks like itself: only one beyond ASCII can look like another.
+            if let twin = keys.first(where: { $0.utf8.count <= 4 * maxCompared && (isASCII($0) ? $0 == seen : looks($0) == seen) }) {
                 return " (a record has \(UntrustedText.spelledOut(twin)), which looks the same but is not: "
                     + "this is \(UntrustedText.spelledOut(key)))"
             }
         }
-        return closest(to: key, among: keys).map { " (did you mean \(UntrustedText.quoted($0))?)" } ?? ""
+        guard let near = closest(to: key, among: keys) else { return "" }
+        func beyondASCII(_ text: String) -> [UInt32] { text.unicodeScalars.filter { !$0.isASCII }.map(\.value).sorted() }
+        guard beyondASCII(near) != beyondASCII(key) else { return " (did you mean \(UntrustedText.quoted(near))?)" }
+        return " (did you mean \(UntrustedText.spelledOut(near))? this is \(UntrustedText.spelledOut(key)))"
     }
 
     /// The text as a terminal shows it, for comparing with `==` (which already takes composed
     /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
     /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
     /// marks, tag characters) and with every space character outside ASCII a space.
+    /// Text with no such character is itself, made without a copy (most keys).
     static func looks(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: showsOtherwise) else { return text }
         var shown = String.UnicodeScalarView()
         for scalar in text.unicodeScalars where !scalar.properties.isDefaultIgnorableCodePoint {
-            shown.append(!scalar.isASCII && scalar.properties.isWhitespace ? " " : scalar)
+            shown.append(showsOtherwise(scalar) ? " " : scalar)
         }
         return String(shown)
+    }
+
+    /// Whether a character shows as nothing or as a space but is not one: below U+0300 (ASCII,
+    /// Latin-1, Latin Extended, spacing modifiers) only U+0085, U+00A0 and U+00AD are, without
+    /// asking Unicode's tables (which, for every character of 100,000 keys, took seconds).
+    static func showsOtherwise(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x300 { return value == 0x85 || value == 0xA0 || value == 0xAD }
+        return scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.isWhitespace
     }
 }
 

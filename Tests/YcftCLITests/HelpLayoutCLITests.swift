@@ -177,6 +177,35 @@ import TestSupport
         #expect(Suggestion.closest(to: "sat", among: ["set", "sit"]) == "set")
     }
 
+    /// The banded distance is the full one wherever that is within its limit, nil elsewhere:
+    /// 20,000 pairs of random words over a small alphabet (so that many are close), every limit.
+    @Test func theBandedDistanceIsTheFullOneWithinItsLimit() {
+        var random = SplitMix64(seed: 29)
+        func word() -> [Character] { (0..<Int(random.next() % 9)).map { _ in Array("abcé")[Int(random.next() % 4)] } }
+        var within = 0
+        for _ in 0..<20_000 {
+            let (a, b) = (word(), word())
+            let full = Suggestion.distance(String(a), String(b))
+            for limit in 0...4 {
+                #expect(Suggestion.distance(a, b, atMost: limit) == (full <= limit ? full : nil), "\(String(a)) \(String(b)) \(limit)")
+                if full <= limit { within += 1 }
+            }
+        }
+        #expect(within > 20_000, "many pairs within the limits")
+    }
+
+    /// The characters below U+0300 that show as nothing or as a space, told without Unicode's
+    /// tables, are those the tables name.
+    @Test func theShortcutBelowU0300AgreesWithUnicode() {
+        for value in UInt32(0)..<0x300 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let tables = !scalar.isASCII && (scalar.properties.isDefaultIgnorableCodePoint || scalar.properties.isWhitespace)
+            #expect(Suggestion.showsOtherwise(scalar) == tables, "U+\(String(value, radix: 16))")
+        }
+        #expect(Suggestion.looks("caf\u{E9}") == "caf\u{E9}")
+        #expect(Suggestion.looks("a\u{A0}b\u{AD}c\u{200B}d\u{3000}e") == "a bcd e")
+    }
+
     /// Within a number of edits: a longer candidate that begins with the word (the first
     /// choice otherwise) does not hide a nearer one, and nothing further is suggested.
     @Test func closestWithinEdits() {
@@ -207,6 +236,10 @@ import TestSupport
         #expect(Suggestion.hint(for: decomposed, among: ["cafe", composed]).hasPrefix(#" (a record has "caf\u{E9}""#))
         #expect(Suggestion.hint(for: "whats-nwe", among: ["whats-new"]) == #" (did you mean "whats-new"?)"#)
         #expect(Suggestion.hint(for: "x", among: ["whats-new"]) == "")
+        // A close key that differs beyond ASCII (a Cyrillic а, an è for an é) is spelled out too.
+        #expect(Suggestion.hint(for: "pl\u{430}in", among: ["plain", "other"]) == #" (did you mean "plain"? this is "pl\u{430}in")"#)
+        #expect(Suggestion.hint(for: "caf\u{E8}.v2", among: ["caf\u{E9}.v2"]) == #" (did you mean "caf\u{E9}.v2"? this is "caf\u{E8}.v2")"#)
+        #expect(Suggestion.hint(for: "b\u{FC}cher.onbaording", among: ["b\u{FC}cher.onboarding"]) == " (did you mean \"b\u{FC}cher.onboarding\"?)")
         // Text that shows differently is not a look-alike: an ASCII tab, an escape.
         #expect(Suggestion.hint(for: "a\tb", among: ["a b"]) == #" (did you mean "a b"?)"#)
         #expect(UntrustedText.spelledOut("a\u{1B}\"\n\u{1F600}") == #""a\u{1B}\"\n\u{1F600}""#)
