@@ -20,12 +20,17 @@ package enum StateWriter {
         /// (IntervalClient keys count from 1970: `IntervalKey.storedTime(_:)`), with the time
         /// given and the time stored, in key order.
         package var roundedTimes: [(key: String, given: Double, stored: Double)]
+        /// The key a forced reset removed whole, with the finding by which the app discards
+        /// what it held unread (``StateWriter/reset(_:force:)``).
+        package var removedUnread: (key: String, finding: ContractFinding)?
 
         package init(bytes: [UInt8], dropped: [ContractFinding] = [],
-                    roundedTimes: [(key: String, given: Double, stored: Double)] = []) {
+                    roundedTimes: [(key: String, given: Double, stored: Double)] = [],
+                    removedUnread: (key: String, finding: ContractFinding)? = nil) {
             self.bytes = bytes
             self.dropped = dropped
             self.roundedTimes = roundedTimes
+            self.removedUnread = removedUnread
         }
 
         /// Equal when the bytes, the dropped findings and the rounded times (compared bit for bit) are.
@@ -34,6 +39,7 @@ package enum StateWriter {
                 && a.roundedTimes.elementsEqual(b.roundedTimes) {
                     $0.key == $1.key && $0.given.bitPattern == $1.given.bitPattern && $0.stored.bitPattern == $1.stored.bitPattern
                 }
+                && a.removedUnread?.key == b.removedUnread?.key && a.removedUnread?.finding == b.removedUnread?.finding
         }
     }
 
@@ -91,16 +97,17 @@ package enum StateWriter {
     /// record of another class, a time that is not a date, data that is no archive) is reset,
     /// as the app's `reset()` removes the key whatever it holds, only with `force`: the same
     /// data under a mistaken `--key` may be another library's (``discardedUnread(_:in:)``).
-    /// What is removed then is reported as dropped.
+    /// Only that key is removed then (``Rewrite/removedUnread``): which other keys copied what
+    /// it held cannot be told, and `interval.*` keys beside it may be IntervalClient's own.
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
     ///   nothing of it is ycft's to reset (unless `force`, as above).
     package static func reset(_ file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite? {
         let state: FirstTimeState?
         do { state = try file.heldState() } catch {
-            guard force, let discarded = discardedUnread(error, in: file) else { throw error }
-            // A copy in another form that reads names the interval keys that are state.
-            let copy = file.forms.dropFirst().lazy.map(file.judge).first { $0.fatal == nil }?.records
-            return Rewrite(bytes: try write(file.source.reset(copy ?? FirstTimeRecords()), file.format), dropped: [discarded])
+            guard force, let discarded = discardedUnread(error, in: file), var domain = file.defaults else { throw error }
+            let key = file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
+            domain[key] = nil
+            return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, discarded))
         }
         guard let state else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }

@@ -216,7 +216,10 @@ struct XMLPlistScanner {
                 var known = keys
                 // Keys are compared as bytes: canonically equivalent spellings are two keys.
                 guard known.insert(text).inserted else {
-                    throw fail(.duplicateKey(String(decoding: text, as: UTF8.self)), i, at: path())
+                    // Located at the key repeated, not at the entry before it.
+                    let repeated = String(decoding: text, as: UTF8.self)
+                    stack[stack.count - 1] = .dict(key: repeated, last: last, keys: keys)
+                    throw fail(.duplicateKey(repeated), i, at: path())
                 }
                 stack[stack.count - 1] = .dict(key: String(decoding: text, as: UTF8.self), last: last, keys: known)
                 i = next

@@ -102,15 +102,32 @@ enum EditCommands {
         let common = try Common(ParsedArguments(arguments, spec: .reset))
         let path = common.operands[0]
         var nothing = false
+        // A key removed unread (reset --force), and the state the file still holds in other keys.
+        var removed: (key: String, finding: ContractFinding, left: [StateForm])?
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
             let reset: StateWriter.Rewrite?
             do throws(FirstTimeError) { reset = try StateWriter.reset(file, force: common.force) } catch { throw refusal(error, in: file) }
             nothing = reset == nil
+            if let reset, let (key, finding) = reset.removedUnread {
+                let left = (try? StateFile(reset.bytes, key: common.key, limits: common.limits))?.forms ?? []
+                removed = (key, finding, left)
+            }
             return reset
         }
         if status == .success && nothing {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")
+        }
+        if status == .success, let removed {
+            Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which YCFirstTime discards unread "
+                      + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
+            // Other keys that hold the state stay: whether they copied what was removed (or are
+            // IntervalClient's own) cannot be told from what could not be read.
+            let names = removed.left.map { $0 == .plainRecords ? "\"\(RecordsFormat.defaultsKey)\"" : "\"\(IntervalKey.prefix)*\"" }
+            if !names.isEmpty {
+                Ycft.warn("the state in \(names.joined(separator: " and ")) stays: whether it copied what was removed cannot be "
+                          + "told; 'ycft status' answers from it now, and 'ycft reset' again removes it", path: path, io: io)
+            }
         }
         return status
     }

@@ -233,8 +233,10 @@ package enum Ycft {
 
     /// What a defaults file without YCFirstTime state lacks, for `reset` and `status`:
     /// `no "YCFirstTime", "YCFirstTime.records" or "interval.*" key`.
+    /// (`--key YCFirstTime.records` is named once.)
     static func noStateKeys(_ key: String) -> String {
-        "no \(UntrustedText.quoted(key)), \"\(RecordsFormat.defaultsKey)\" or \"\(IntervalKey.prefix)*\" key"
+        let archive = exactlyEqual(key, RecordsFormat.defaultsKey) ? "" : "\(UntrustedText.quoted(key)), "
+        return "no \(archive)\"\(RecordsFormat.defaultsKey)\" or \"\(IntervalKey.prefix)*\" key"
     }
 
     /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values

@@ -95,7 +95,8 @@ import TestSupport
         // reset() removes its key; the rest of the file stays. Anything else is still refused.
         if file.isDefaults, sample.deviceDiscards != nil {
             let reset = try #require(try StateWriter.reset(file, force: true))
-            #expect(reset.dropped == [error.finding])
+            #expect(reset.dropped == [])
+            #expect(reset.removedUnread?.key == file.key && reset.removedUnread?.finding == error.finding)
             let before = try dictionary(sample.bytes), after = try dictionary(reset.bytes)
             #expect(after.map(\.key) == before.map(\.key).filter { $0 != file.key })
             #expect(try StateFile(reset.bytes, key: file.key).heldState() == nil)

@@ -122,6 +122,9 @@ import TestSupport
         ("<true>false</true>", "top level: <true> must be empty", .notEmpty(element: "true"), .topLevel),
         ("<dict><key>dup</key><true/><key>dup</key><false/></dict>", #"dup: duplicate dictionary key "dup""#,
          .duplicateKey("dup"), .key("dup")),
+        // At the key repeated, not at the entry between (an attacker saw "b: duplicate ... "a"").
+        ("<dict><key>a</key><true/><key>b</key><true/><key>a</key><false/></dict>", #"a: duplicate dictionary key "a""#,
+         .duplicateKey("a"), .key("a")),
         ("<dict><key>a</key></dict>", "a: a <key> without a value in <dict>", .keyWithoutValue, .key("a")),
         ("<true/></plist><plist><false/>", "content after </plist>", .contentAfterPlist, nil),
         ("<true/><false/>", "<plist> holds more than one value", .plistHoldsSeveralValues, nil),

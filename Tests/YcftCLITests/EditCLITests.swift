@@ -297,10 +297,24 @@ private func at(_ text: String) -> Double {
         }
         let forced = try runProcess(ycft, ["reset", "--force", file.path])
         #expect(forced.status == 0)
-        #expect(forced.stderr == "ycft: \(file.path): warning: dropped \(cause)\n")
+        #expect(forced.stderr == "ycft: \(file.path): warning: removed \"YCFirstTime\", which YCFirstTime discards unread (\(cause))\n")
         #expect(try #require(LibPlist.read(readBytes(file)).value.dictionaryValue).map(\.key) == ["Theme", "LaunchCount"])
         #expect(try runProcess(ycft, ["set", file.path, "k", "--no-last-time"]).status == 0)
         #expect(try StateFile(readBytes(file)).state().records.map(\.key) == ["k"])
+        // Only the key that cannot be read goes: a copy beside it (here IntervalClient keys made
+        // by migrate before the archive broke) stays, and is said to, with how to remove it.
+        let copied = dir.appendingPathComponent("copied.plist")
+        let intervals = try PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark")), ("YCFirstTime", .data(broken)),
+                                                                            ("interval.onboarding.v1", .real(757_414_800))])), format: .binary)
+        try writeBytes(intervals, to: copied)
+        let kept = try runProcess(ycft, ["reset", "--force", copied.path])
+        #expect(kept.status == 0)
+        #expect(kept.stderr == "ycft: \(copied.path): warning: removed \"YCFirstTime\", which YCFirstTime discards unread (\(cause))\n"
+                + "ycft: \(copied.path): warning: the state in \"interval.*\" stays: whether it copied what was removed cannot be told; "
+                + "'ycft status' answers from it now, and 'ycft reset' again removes it\n")
+        #expect(try #require(LibPlist.read(readBytes(copied)).value.dictionaryValue).map(\.key) == ["Theme", "interval.onboarding.v1"])
+        #expect(try runProcess(ycft, ["reset", copied.path]).status == 0)
+        #expect(try #require(LibPlist.read(readBytes(copied)).value.dictionaryValue).map(\.key) == ["Theme"])
         // A bare archive: the error as it was, and no reset.
         let bare = dir.appendingPathComponent("bare.plist")
         try writeBytes(broken, to: bare)

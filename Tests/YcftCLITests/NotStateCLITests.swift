@@ -114,6 +114,9 @@ import TestSupport
         #expect(reset.status == 0)
         #expect(reset.stderr == "ycft: \(path): no YCFirstTime state to reset (no \"YCFirstTime\", \"YCFirstTime.records\" "
                 + "or \"interval.*\" key); nothing was changed\n")
+        // A --key naming the plain records' key is named once.
+        let (again, _) = try run(["reset", "--key", "YCFirstTime.records", "FILE"], bytes)
+        #expect(again.stderr.hasSuffix(": no YCFirstTime state to reset (no \"YCFirstTime.records\" or \"interval.*\" key); nothing was changed\n"))
         let missing = #"no "YCFirstTime" key: not a YCFirstTime archive or a defaults file holding one"#
         let (unset, unsetPath) = try run(["unset", "FILE", "k"], bytes)
         #expect(unset.status == 1)
