@@ -70,15 +70,21 @@ enum EditCommands {
             if case let .some(t) = options.lastTime { record.lastTime = t }
             records[options.key] = record
         }
-        if status == .success, let keys = createdAmong { warnCreated(options.key, among: keys, path: options.path, io: io) }
+        if status == .success, let keys = createdAmong {
+            warnCreated(options.key, among: keys, timeless: options.lastTime == nil, path: options.path, io: io)
+        }
         return status
     }
 
     /// A record `set` made rather than changed, said on standard error: a mistyped KEY would
     /// otherwise add a gate the app never asks about and leave the intended one as it was, with
-    /// exit 0 and nothing printed. With the existing key closest to it, when one is close.
-    private static func warnCreated(_ key: String, among keys: [String], path: String, io: CommandIO) {
-        Ycft.warn("created record \(UntrustedText.quoted(key)): no record had that key\(Suggestion.hint(for: key, among: keys))", path: path, io: io)
+    /// exit 0 and nothing printed. With the existing key closest to it, when one is close; and,
+    /// when no time was given (`timeless`), that it has none: under a `days:N` gate a record
+    /// without a time never runs again, unlike one the app saves, which always has one.
+    private static func warnCreated(_ key: String, among keys: [String], timeless: Bool, path: String, io: CommandIO) {
+        let time = timeless ? "; it has no lastTime, as none was given ('--last-time now' records a run now)" : ""
+        Ycft.warn("created record \(UntrustedText.quoted(key)): no record had that key\(Suggestion.hint(for: key, among: keys))\(time)",
+                  path: path, io: io)
     }
 
     static func unset(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {

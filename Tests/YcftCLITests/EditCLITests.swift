@@ -47,7 +47,7 @@ import TestSupport
         #expect(typo.status == 0)
         #expect(typo.stdout.isEmpty)
         #expect(typo.stderr == "ycft: \(file.path): warning: created record \"onbaording.v1\": no record had that key "
-                + "(did you mean \"onboarding.v1\"?)\n")
+                + "(did you mean \"onboarding.v1\"?); it has no lastTime, as none was given ('--last-time now' records a run now)\n")
         let records = try StateFile(readBytes(file)).state().records
         #expect(records.map(\.key) == ["onbaording.v1", "onboarding.v1", "rate.prompt", "whats-new"])
         #expect(records["onbaording.v1"] == FirstTimeRecord(lastVersion: "2.2.0", lastTime: nil))

@@ -224,7 +224,7 @@ import TestSupport
                 let file = try copy(bytes)
                 let result = try runProcess(ycft, args.map { $0 == "FILE" ? file.path : $0 })
                 #expect(result.status == 0, "\(args): \(result.stderr)")
-                let created = args.dropFirst(2).first == "other" ? "ycft: \(file.path): warning: created record \"other\": no record had that key\n" : ""
+                let created = args.dropFirst(2).first == "other" ? "ycft: \(file.path): warning: created record \"other\": no record had that key; it has no lastTime, as none was given ('--last-time now' records a run now)\n" : ""
                 #expect(result.stderr == "ycft: \(file.path): warning: \(runCount)\n" + created, "\(args)")
                 #expect(try readBytes(file) != bytes)
                 // What it said is gone is gone: the record has only the two coder keys now.
@@ -294,7 +294,7 @@ import TestSupport
         #expect(result.status == 0)
         #expect(result.stderr == "ycft: \(file.path): warning: dropped [states-disagree] the defaults-archive state and its "
                 + "plain-records copy differ (\"a\"); ycft reads the defaults-archive one\n"
-                + "ycft: \(file.path): warning: created record \"b\": no record had that key (did you mean \"a\"?)\n")
+                + "ycft: \(file.path): warning: created record \"b\": no record had that key (did you mean \"a\"?); it has no lastTime, as none was given ('--last-time now' records a run now)\n")
         #expect(StateFile.verify(try readBytes(file)) == [])
     }
 

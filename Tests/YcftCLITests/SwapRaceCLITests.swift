@@ -79,7 +79,7 @@ import Glibc
         try writeBytes(try readBytes(defaults), to: file)
         let result = try run(["set", "prefs.plist", "k", "--last-version", "9"], in: dir) { _ in }
         #expect(result.status == 0)
-        #expect(result.stderr == "ycft: prefs.plist: warning: created record \"k\": no record had that key\n")
+        #expect(result.stderr == "ycft: prefs.plist: warning: created record \"k\": no record had that key; it has no lastTime, as none was given ('--last-time now' records a run now)\n")
         #expect(try readBytes(file) != readBytes(defaults))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["prefs.plist"])
     }
