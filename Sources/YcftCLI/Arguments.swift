@@ -402,6 +402,20 @@ enum Suggestion {
     /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
     /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
     /// marks, tag characters) and with every space character outside ASCII a space.
+    /// Which of `keys` look like another of them on a terminal (``looks(_:)``), for a list of
+    /// them all: two rows `café` that are one composed and one decomposed key.
+    static func lookAlike(_ keys: [String]) -> [Bool] {
+        var alike = [Bool](repeating: false, count: keys.count)
+        guard keys.contains(where: { !isASCII($0) }) else { return alike }
+        // Keyed by String, whose equality and hash take composed and decomposed forms as one.
+        var first: [String: Int] = [:]
+        for (i, key) in keys.enumerated() {
+            let shown = looks(key)
+            if let j = first[shown] { (alike[i], alike[j]) = (true, true) } else { first[shown] = i }
+        }
+        return alike
+    }
+
     /// Text with no such character is itself, made without a copy (most keys).
     static func looks(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: showsOtherwise) else { return text }

@@ -256,15 +256,20 @@ enum StatusCommand {
         out += "\n"
         // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
         var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
-        for (key, record) in records {
+        // Keys that look like another are written out, in quotes, so that two rows differ.
+        let alike = Suggestion.lookAlike(records.map(\.key))
+        for (i, (key, record)) in records.enumerated() {
             let t = record.lastTime
-            var row = [UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
+            var row = [alike[i] ? UntrustedText.spelledOut(key) : UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
                        t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-"]
             if let zone { row.append(t.map { local($0, zone) } ?? "-") }
             row.append(t.map { age(now - $0) } ?? "-")
             rows.append(row)
         }
         out += records.count == 0 ? "no records\n" : table(rows)
+        if alike.contains(true) {
+            out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
+        }
         if !decisions.isEmpty {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (gate, decision) in decisions {

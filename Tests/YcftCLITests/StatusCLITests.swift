@@ -226,6 +226,29 @@ import TestSupport
         #expect(held.stdoutText.hasSuffix("\nGATE  RULE  RUNS NOW  NEXT ELIGIBLE (UTC)\n      once  no        never\n"), "\(held.stdoutText)")
     }
 
+    /// Record keys that look alike on a terminal (composed and decomposed, a zero-width space)
+    /// are written out in the table, in quotes, with a line saying why: a new user saw two
+    /// identical rows `café` and took them for one record shown twice.
+    @Test func keysThatLookAlikeAreWrittenOutInTheTable() throws {
+        let file = try LegacyArchive.encode(try FirstTimeRecords([("caf\u{E9}", FirstTimeRecord()), ("cafe\u{301}", FirstTimeRecord()),
+                                                                  ("plain", FirstTimeRecord()), ("tour", FirstTimeRecord()),
+                                                                  ("to\u{200B}ur", FirstTimeRecord())]), format: .binary)
+        let io = FakeIO(files: ["p.plist": file])
+        #expect(io.run(["status", "--now", "2025-01-01T00:00:00Z", "p.plist"]) == 0)
+        #expect(io.stdoutText == #"""
+            now 2025-01-01T00:00:00.000000Z (UTC), app version none
+
+            KEY             LAST VERSION  LAST TIME (UTC)  AGE
+            "cafe\u{301}"   -             -                -
+            "caf\u{E9}"     -             -                -
+            plain           -             -                -
+            "tour"          -             -                -
+            "to\u{200B}ur"  -             -                -
+            (keys in quotes look like another key but are other characters: written out beyond ASCII)
+
+            """#)
+    }
+
     /// `--format json`'s `warnings` are standard error's warnings, line for line: a finding
     /// (where JSON used to say `error: [rule] ...` of what stderr calls a warning) and a gate
     /// named close to a record (which JSON used to leave out).
