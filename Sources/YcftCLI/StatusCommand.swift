@@ -102,6 +102,8 @@ enum StatusCommand {
             var records = FirstTimeRecords()
             var findings: [ContractFinding] = []
             var reset: ContractFinding?
+            // Whether that state cannot be read at all, in a defaults file: `reset --force` removes it.
+            var unread = false
             // A defaults file with no state yet (a fresh install's, or after reset): every gate runs.
             var noState = false
             do throws(FirstTimeError) {
@@ -116,6 +118,7 @@ enum StatusCommand {
                     throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
                 }
                 reset = resets
+                unread = StateWriter.discardedUnread(error, in: file) != nil
             }
             // What standard error says after `warning: `, line for line the JSON's `warnings`.
             var warnings = Ycft.warnings(findings)
@@ -188,6 +191,7 @@ enum StatusCommand {
                 if let reset {
                     out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
                         + "every gate runs as on a fresh install\n"
+                    if unread { out += "('ycft reset --force' removes it, as the app's reset() would)\n" }
                 }
                 Ycft.writeText(out, to: io)
             }

@@ -97,7 +97,8 @@ import TestSupport
         #expect(status.status == 0)
         #expect(status.stderr == "ycft: \(file.path): warning: [plist-unreadable] \(said)\n")
         #expect(status.stdoutText.contains("k (never run)  once  yes"))
-        #expect(status.stdoutText.hasSuffix("\nYCFirstTime would discard this state ([plist-unreadable] \(said)): every gate runs as on a fresh install\n"))
+        #expect(status.stdoutText.hasSuffix("\nYCFirstTime would discard this state ([plist-unreadable] \(said)): every gate runs as on a fresh install\n"
+                                            + "('ycft reset --force' removes it, as the app's reset() would)\n"))
     }
 
     @Test func aRepeatedTopLevelMemberIsNotABlockKey() {
