@@ -332,18 +332,19 @@ enum Suggestion {
         // Fewer than 4 edits apart means lengths fewer than 4 apart; and the distance of long
         // words (record keys of any length) is not computed at all: it takes time in the
         // product of the lengths, minutes for a 100,000-character key.
-        let length = word.count
-        guard length <= maxCompared else { return nil }
-        // Text in ASCII is compared byte for byte, in place (a byte is a character there);
-        // other text by characters.
+        // Text in ASCII is compared byte for byte, in place; other text by Unicode scalars,
+        // decoded into a buffer on the stack (an array of characters for each of 100,000 keys
+        // took a tenth of a second a word).
         let asciiWord = isASCII(word)
-        let wordCharacters = Array(word), wordBytes = Array(word.utf8)
+        let wordBytes = Array(word.utf8), wordScalars = Array(word.unicodeScalars)
+        let length = asciiWord ? wordBytes.count : wordScalars.count
+        guard length <= maxCompared else { return nil }
         var best: (candidate: String, distance: Int)?
         for candidate in named {
-            // Its bytes first, so that a huge candidate is not counted character by character.
+            // Its bytes first, so that a huge candidate is not counted scalar by scalar.
             guard candidate.utf8.count <= 4 * maxCompared else { continue }
             let ascii = isASCII(candidate)
-            let count = ascii ? candidate.utf8.count : candidate.count
+            let count = ascii ? candidate.utf8.count : candidate.unicodeScalars.count
             guard count <= maxCompared, abs(count - length) < 4 else { continue }
             let found: Int?
             if asciiWord && ascii {
@@ -352,7 +353,10 @@ enum Suggestion {
                 }
                 found = inPlace ?? distance(wordBytes, Array(candidate.utf8), atMost: 3)
             } else {
-                found = distance(wordCharacters, Array(candidate), atMost: 3)
+                found = withUnsafeTemporaryAllocation(of: Unicode.Scalar.self, capacity: count) { buffer in
+                    for (i, scalar) in candidate.unicodeScalars.enumerated() { buffer.initializeElement(at: i, to: scalar) }
+                    return wordScalars.withUnsafeBufferPointer { distance($0, UnsafeBufferPointer(buffer), atMost: 3) }
+                }
             }
             guard let found, found > 0, 2 * found <= candidate.drop(while: { $0 == "-" }).count + 1,
                   candidate != "--force" || found == 1, found < best?.distance ?? 4 else { continue }
@@ -392,7 +396,11 @@ enum Suggestion {
                     + "this is \(UntrustedText.spelledOut(key)))"
             }
         }
-        guard let near = closest(to: key, among: keys) else { return "" }
+        // A key that differs only in case first (keys are compared case by case on the device):
+        // `WHATS-NEW` is nine edits from `whats-new`.
+        let lowered = key.lowercased(), size = key.utf8.count
+        let sameButCase = keys.first { $0.utf8.count == size && $0.lowercased() == lowered }
+        guard let near = sameButCase ?? closest(to: key, among: keys) else { return "" }
         func beyondASCII(_ text: String) -> [UInt32] { text.unicodeScalars.filter { !$0.isASCII }.map(\.value).sorted() }
         guard beyondASCII(near) != beyondASCII(key) else { return " (did you mean \(UntrustedText.quoted(near))?)" }
         return " (did you mean \(UntrustedText.spelledOut(near))? this is \(UntrustedText.spelledOut(key)))"
@@ -402,16 +410,19 @@ enum Suggestion {
     /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
     /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
     /// marks, tag characters) and with every space character outside ASCII a space.
-    /// Which of `keys` look like another of them on a terminal (``looks(_:)``), for a list of
-    /// them all: two rows `café` that are one composed and one decomposed key.
+    /// Which of `keys` look like another of them on a terminal (``looks(_:)``) that is not the
+    /// same characters, for a list of them all: two rows `café` that are one composed and one
+    /// decomposed key. (The same key twice, a record and a gate, is not a look-alike.)
     static func lookAlike(_ keys: [String]) -> [Bool] {
         var alike = [Bool](repeating: false, count: keys.count)
         guard keys.contains(where: { !isASCII($0) }) else { return alike }
         // Keyed by String, whose equality and hash take composed and decomposed forms as one.
-        var first: [String: Int] = [:]
-        for (i, key) in keys.enumerated() {
-            let shown = looks(key)
-            if let j = first[shown] { (alike[i], alike[j]) = (true, true) } else { first[shown] = i }
+        var groups: [String: [Int]] = [:]
+        for (i, key) in keys.enumerated() { groups[looks(key), default: []].append(i) }
+        for members in groups.values where members.count > 1 {
+            let first = keys[members[0]]
+            guard members.contains(where: { !exactlyEqual(keys[$0], first) }) else { continue }
+            for i in members { alike[i] = true }
         }
         return alike
     }

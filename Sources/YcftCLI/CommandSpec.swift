@@ -239,7 +239,8 @@ extension CommandSpec {
     """
 
     static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only, or holds a",
-                                                                      "state the app discards (see 'ycft status')."]), maxInputSize, help]
+                                                                      "state the app discards but ycft reads (see 'ycft",
+                                                                      "status'); reset: also one it cannot read."]), maxInputSize, help]
 
     static let dump = CommandSpec(
         name: "dump", run: DumpCommand.run, abstract: "Print the records of an archive as JSON.",

@@ -260,27 +260,33 @@ enum StatusCommand {
         out += "\n"
         // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
         var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
-        // Keys that look like another are written out, in quotes, so that two rows differ.
-        let alike = Suggestion.lookAlike(records.map(\.key))
+        // Keys (of records and gates) that look like another are written out, in quotes, so
+        // that two rows differ; then a key that holds a quote is quoted too, so that `"ab"`
+        // cannot pass for the key `ab` written out.
+        let alike = Suggestion.lookAlike(records.map(\.key) + decisions.map(\.0.key))
+        let quoting = alike.contains(true)
+        func shown(_ key: String, _ i: Int) -> String {
+            alike[i] || quoting && key.contains("\"") ? UntrustedText.spelledOut(key) : UntrustedText.escaped(key)
+        }
         for (i, (key, record)) in records.enumerated() {
             let t = record.lastTime
-            var row = [alike[i] ? UntrustedText.spelledOut(key) : UntrustedText.escaped(key), record.lastVersion.map(UntrustedText.escaped) ?? "-",
+            var row = [shown(key, i), record.lastVersion.map(UntrustedText.escaped) ?? "-",
                        t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-"]
             if let zone { row.append(t.map { local($0, zone) } ?? "-") }
             row.append(t.map { age(now - $0) } ?? "-")
             rows.append(row)
         }
         out += records.count == 0 ? "no records\n" : table(rows)
-        if alike.contains(true) {
+        if quoting {
             out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
         }
         if !decisions.isEmpty {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
-            for (gate, decision) in decisions {
+            for (n, (gate, decision)) in decisions.enumerated() {
                 // A per-version gate that does not run now runs once the app's version changes.
                 let never = gate.rule == .perVersion ? "when the app version changes" : "never"
                 let next = decision.nextEligible.map { ExactTime.utcStringRoundedUp(secondsSince2001: $0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? never
-                gateRows.append([UntrustedText.escaped(gate.key) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
+                gateRows.append([shown(gate.key, records.count + n) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
             out += "\n" + table(gateRows)

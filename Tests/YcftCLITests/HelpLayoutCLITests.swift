@@ -240,6 +240,9 @@ import TestSupport
         #expect(Suggestion.hint(for: "pl\u{430}in", among: ["plain", "other"]) == #" (did you mean "plain"? this is "pl\u{430}in")"#)
         #expect(Suggestion.hint(for: "caf\u{E8}.v2", among: ["caf\u{E9}.v2"]) == #" (did you mean "caf\u{E9}.v2"? this is "caf\u{E8}.v2")"#)
         #expect(Suggestion.hint(for: "b\u{FC}cher.onbaording", among: ["b\u{FC}cher.onboarding"]) == " (did you mean \"b\u{FC}cher.onboarding\"?)")
+        // A key that differs only in case, however many letters.
+        #expect(Suggestion.hint(for: "WHATS-NEW", among: ["rate", "whats-new"]) == #" (did you mean "whats-new"?)"#)
+        #expect(Suggestion.hint(for: "CAF\u{C9}", among: ["caf\u{E9}"]) == #" (did you mean "caf\u{E9}"? this is "CAF\u{C9}")"#)
         // Text that shows differently is not a look-alike: an ASCII tab, an escape.
         #expect(Suggestion.hint(for: "a\tb", among: ["a b"]) == #" (did you mean "a b"?)"#)
         #expect(UntrustedText.spelledOut("a\u{1B}\"\n\u{1F600}") == #""a\u{1B}\"\n\u{1F600}""#)

@@ -247,6 +247,25 @@ import TestSupport
             (keys in quotes look like another key but are other characters: written out beyond ASCII)
 
             """#)
+        // A gate named like a record but other characters is written out too (the same gate
+        // as a record is not a look-alike); and a key holding quotes is quoted, so that it
+        // cannot pass for another written out.
+        let gates = try LegacyArchive.encode(try FirstTimeRecords([("a\"b\"", FirstTimeRecord()), ("plain", FirstTimeRecord()),
+                                                                   ("tour", FirstTimeRecord())]), format: .binary)
+        let asked = FakeIO(files: ["p.plist": gates])
+        #expect(asked.run(["status", "--now", "2025-01-01T00:00:00Z", "--gate", "to\u{200B}ur=once", "--gate", "plain=once", "p.plist"]) == 0)
+        #expect(asked.stdoutText.hasSuffix(#"""
+            KEY       LAST VERSION  LAST TIME (UTC)  AGE
+            "a\"b\""  -             -                -
+            plain     -             -                -
+            "tour"    -             -                -
+            (keys in quotes look like another key but are other characters: written out beyond ASCII)
+
+            GATE                        RULE  RUNS NOW  NEXT ELIGIBLE (UTC)
+            "to\u{200B}ur" (never run)  once  yes       2025-01-01T00:00:00.000000Z
+            plain                       once  no        never
+
+            """#), "\(asked.stdoutText)")
     }
 
     /// `--format json`'s `warnings` are standard error's warnings, line for line: a finding
