@@ -406,10 +406,6 @@ enum Suggestion {
         return " (did you mean \(UntrustedText.spelledOut(near))? this is \(UntrustedText.spelledOut(key)))"
     }
 
-    /// The text as a terminal shows it, for comparing with `==` (which already takes composed
-    /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
-    /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
-    /// marks, tag characters) and with every space character outside ASCII a space.
     /// Which of `keys` look like another of them on a terminal (``looks(_:)``) that is not the
     /// same characters, for a list of them all: two rows `café` that are one composed and one
     /// decomposed key. (The same key twice, a record and a gate, is not a look-alike.)
@@ -427,6 +423,10 @@ enum Suggestion {
         return alike
     }
 
+    /// The text as a terminal shows it, for comparing with `==` (which already takes composed
+    /// and decomposed forms as equal): without the characters that show as nothing (Unicode's
+    /// default-ignorable code points: zero-width spaces and joiners, soft hyphens, byte-order
+    /// marks, tag characters) and with every space character outside ASCII a space.
     /// Text with no such character is itself, made without a copy (most keys).
     static func looks(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: showsOtherwise) else { return text }
