@@ -76,7 +76,9 @@ final class ParsedArguments {
             guard let text = inline ?? rest.popFirst() else {
                 throw UsageError("Missing value for '\(spelling) \(option.placeholder)'")
             }
-            if text.isEmpty, option.completion.isPath { throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give a path") }
+            if text.isEmpty, let instead = option.forEmpty {
+                throw UsageError("The value for '\(spelling) \(option.placeholder)' is empty: give \(instead)")
+            }
             given.append(try Self.value(text, of: option, as: spelling))
         }
         if operands.count < spec.arguments.count, spec.arguments[operands.count].unlessGiven.map({ !isGiven($0) }) ?? true {

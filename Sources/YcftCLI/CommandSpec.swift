@@ -104,6 +104,11 @@ struct CommandSpec: Sendable {
         var placeholder: String { "<" + (value ?? "value").lowercased() + ">" }
         var hidden: Bool { if case .renamed = kind { return true } else { return false } }
         var acceptsBytes: Bool { if case .bytes = kind { return true } else { return false } }
+        /// What to give instead of an empty value, for the options that refuse one (`give a
+        /// path`); nil where an empty value is a value (`--last-version ""`). A path is never
+        /// empty; `--key ""` read the state under the empty key (none: "every gate runs") and
+        /// `--include ""` matched no file, most often a variable left empty (`--key "$KEY"`).
+        var forEmpty: String? { completion.isPath ? "a path" : name == .key ? "a name" : name == .include ? "a glob" : nil }
     }
 
     /// Options of which one may be given, like `--last-time` and `--no-last-time` (the usage

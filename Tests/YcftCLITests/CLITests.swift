@@ -189,6 +189,9 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["reset", "--format", "a"], "Error: Unknown option '--format'\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
         (["reset", "--forse", "a"], "Error: Unknown option '--forse'. Did you mean '--force'?\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
+        // An empty --key or --include (`--key "$KEY"` with KEY unset) is refused, however given.
+        (["reset", "--key", "", "a"], "Error: The value for '--key <name>' is empty: give a name\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
+        (["reset", "--key=", "a"], "Error: The value for '--key <name>' is empty: give a name\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
     ])
     func usageErrorsExitTwo(_ arguments: [String], _ message: String) {
         let fake = FakeIO()

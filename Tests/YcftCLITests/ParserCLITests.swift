@@ -137,6 +137,7 @@ import TestSupport
         (["migrate", "--in-place", "--report", "", "a"], "The value for '--report <file|->' is empty: give a path"),
         (["pack", "--into=", "a.json"], "The value for '--into <defaults_file>' is empty: give a path"),
         (["dump", ""], "The argument 'FILE|-' is empty: give a path"),
+        (["migrate", "--dry-run", "--include", "", "a"], "The value for '--include <glob>' is empty: give a glob"),
         (["pack", "--key", "K", "a.json"], "'--key' goes with '--into'"),
         (["set", "a", "k", "--seconds", "--no-last-time"], "'--seconds' goes with '--last-time'"),
         (["status", "--compact", "a"], "'--compact' goes with '--format json'"),
