@@ -94,9 +94,10 @@ package enum StateWriter {
     /// (`reset()` of a missing key does nothing).
     ///
     /// A defaults file whose key holds data YCFirstTime discards unread (its unarchive fails: a
-    /// record of another class, a time that is not a date, data that is no archive) is reset,
-    /// as the app's `reset()` removes the key whatever it holds, only with `force`: the same
-    /// data under a mistaken `--key` may be another library's (``discardedUnread(_:in:)``).
+    /// record of another class, a time that is not a date, data that is no archive), or an
+    /// archive ycft cannot read (``unreadable(_:in:)``), is reset, as the app's `reset()`
+    /// removes the key whatever it holds, only with `force`: the same data under a mistaken
+    /// `--key` may be another library's.
     /// Only that key is removed then (``Rewrite/removedUnread``): which other keys copied what
     /// it held cannot be told, and `interval.*` keys beside it may be IntervalClient's own.
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
@@ -104,10 +105,10 @@ package enum StateWriter {
     package static func reset(_ file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite? {
         let state: FirstTimeState?
         do { state = try file.heldState() } catch {
-            guard force, let discarded = discardedUnread(error, in: file), var domain = file.defaults else { throw error }
+            guard force, let unread = unreadable(error, in: file), var domain = file.defaults else { throw error }
             let key = file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
             domain[key] = nil
-            return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, discarded))
+            return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
         }
         guard let state else { return nil }
         if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
@@ -121,6 +122,17 @@ package enum StateWriter {
     package static func discardedUnread(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
         guard file.isDefaults else { return nil }
         return [error.finding].resetsAll
+    }
+
+    /// The finding by which a defaults file's key holds data ycft cannot read as the state and
+    /// `reset --force` removes: what the app discards unread (``discardedUnread(_:in:)``), and
+    /// an archive the app reads but ycft does not (a string libplist would change, a file
+    /// beyond ycft's bounds); nil otherwise (another program's archive, a value that is not data).
+    package static func unreadable(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
+        if let discarded = discardedUnread(error, in: file) { return discarded }
+        guard file.isDefaults, case .embeddedNotPlist = error,
+              [.stringUnrepresentable, .plistLimit].contains(error.finding.rule) else { return nil }
+        return error.finding
     }
 
     /// A defaults file with `archive` under the file's key (replacing the archive there, in

@@ -76,8 +76,11 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
         case let .keyNotFound(key): return "no \(quoted(key)) key: not a YCFirstTime archive or a defaults file holding one"
         case let .notArchiveData(key, found): return "\(quoted(key)) holds \(found.typeName), expected archive data"
         case let .embeddedNotPlist(key, error):
-            if Self.rule(reading: error) == .plistLimit { return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)" }
-            return "\(quoted(key)) holds data that is not an archive: \(error)"
+            switch Self.rule(reading: error) {
+            case .plistLimit: return "\(quoted(key)) holds an archive beyond ycft's bounds: \(error)"
+            case .stringUnrepresentable: return "\(quoted(key)) holds an archive ycft cannot read exactly: \(error)"
+            default: return "\(quoted(key)) holds data that is not an archive: \(error)"
+            }
         case let .notStateArchive(key, cause): return "\(quoted(key)) holds data that is not a readable YCFirstTime archive: \(cause)"
         case let .json(error): return "invalid JSON: \(error)"
         case let .recordsFormat(defect, at): return "\(at): \(defect)"

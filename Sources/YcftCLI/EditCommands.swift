@@ -125,7 +125,8 @@ enum EditCommands {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")
         }
         if status == .success, let removed {
-            Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which YCFirstTime discards unread "
+            let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"
+            Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which \(why) "
                       + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
             // Other keys that hold the state stay: whether they copied what was removed (or are
             // IntervalClient's own) cannot be told from what could not be read.
@@ -186,13 +187,17 @@ enum EditCommands {
     /// it: `"YCFirstTime" holds data that is not a readable YCFirstTime archive: ... YCFirstTime
     /// discards it on the device and its reset() removes the key whatever it holds, as 'ycft
     /// reset --force' does`.
+    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
-        guard StateWriter.discardedUnread(error, in: file) != nil else { return Ycft.Failure(.content, nil, error.description) }
-        return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)")
+        if StateWriter.discardedUnread(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
+        if StateWriter.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
+        return Ycft.Failure(.content, nil, error.description)
     }
 
     /// The end of ``refusal(_:in:)``'s message for data the app discards unread.
     static let discardedUnread = "YCFirstTime discards it on the device and its reset() removes the key whatever it holds, as 'ycft reset --force' does"
+    /// The end of ``refusal(_:in:)``'s message for an archive the app reads but ycft cannot.
+    static let unreadByYcft = "ycft cannot change it; YCFirstTime's reset() removes the key whatever it holds, as 'ycft reset --force' does"
 
     /// What the bytes of an edited file hold (``StateFile``).
     static func classified(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateFile {

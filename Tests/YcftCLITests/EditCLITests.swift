@@ -315,6 +315,27 @@ private func at(_ text: String) -> Double {
         #expect(try #require(LibPlist.read(readBytes(copied)).value.dictionaryValue).map(\.key) == ["Theme", "interval.onboarding.v1"])
         #expect(try runProcess(ycft, ["reset", copied.path]).status == 0)
         #expect(try #require(LibPlist.read(readBytes(copied)).value.dictionaryValue).map(\.key) == ["Theme"])
+        // An archive the app reads but ycft cannot (a lone surrogate libplist would change): said
+        // so, not "not an archive", and reset --force removes it too.
+        let surrogate = dir.appendingPathComponent("surrogate.plist")
+        let unread = try PropertyList.write(.dictionary(PlistDictionary([
+            ("YCFirstTime", .data(try readBytes(TestPaths.fixtures.appendingPathComponent("invalid/lone-surrogate-key.plist")))),
+            ("Theme", .string("dark")),
+        ])), format: .binary)
+        try writeBytes(unread, to: surrogate)
+        let exactly = "\"YCFirstTime\" holds an archive ycft cannot read exactly: string has a lone surrogate (at object 0 > object 1): "
+            + "libplist would change it silently"
+        for arguments in [["set", surrogate.path, "k", "--no-last-time"], ["reset", surrogate.path]] {
+            let result = try runProcess(ycft, arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr == "ycft: \(surrogate.path): \(exactly). ycft cannot change it; YCFirstTime's reset() removes the key "
+                    + "whatever it holds, as 'ycft reset --force' does\n", "\(arguments)")
+        }
+        #expect(try readBytes(surrogate) == unread)
+        let removed = try runProcess(ycft, ["reset", "--force", surrogate.path])
+        #expect(removed.status == 0)
+        #expect(removed.stderr == "ycft: \(surrogate.path): warning: removed \"YCFirstTime\", which ycft cannot read ([string-unrepresentable] \(exactly))\n")
+        #expect(try #require(LibPlist.read(readBytes(surrogate)).value.dictionaryValue).map(\.key) == ["Theme"])
         // A bare archive: the error as it was, and no reset.
         let bare = dir.appendingPathComponent("bare.plist")
         try writeBytes(broken, to: bare)
