@@ -93,11 +93,11 @@ package enum StateWriter {
     /// and what that drops besides the records. Nil for a defaults domain without state
     /// (`reset()` of a missing key does nothing).
     ///
-    /// A defaults file whose key holds data YCFirstTime discards unread (its unarchive fails: a
-    /// record of another class, a time that is not a date, data that is no archive), or an
-    /// archive ycft cannot read (``unreadable(_:in:)``), is reset, as the app's `reset()`
-    /// removes the key whatever it holds, only with `force`: the same data under a mistaken
-    /// `--key` may be another library's.
+    /// A defaults file whose `YCFirstTime` key holds data YCFirstTime discards unread (its
+    /// unarchive fails: a record of another class, a time that is not a date, data that is no
+    /// archive), or an archive ycft cannot read (``unreadable(_:in:)``), is reset, as the app's
+    /// `reset()` removes the key whatever it holds, only with `force`; under a key named with
+    /// `--key`, never (it may be another program's data).
     /// Only that key is removed then (``Rewrite/removedUnread``): which other keys copied what
     /// it held cannot be told, and `interval.*` keys beside it may be IntervalClient's own.
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
@@ -116,22 +116,28 @@ package enum StateWriter {
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
-    /// file holds (a `resets-all` finding: its unarchive fails and the app starts afresh),
-    /// or nil when the error is of another kind (a value that is not data, which the app never
-    /// reads as its state) or the file is a bare archive, which `reset` does not replace unread.
+    /// file holds under its own key (a `resets-all` finding: its unarchive fails and the app
+    /// starts afresh), or nil: when the error is of another kind (a value that is not data,
+    /// which the app never reads as its state), the file is a bare archive (which `reset` does
+    /// not replace unread), or the data is under a key named with `--key`
+    /// (``unreadable(_:in:)``).
     package static func discardedUnread(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
-        guard file.isDefaults else { return nil }
-        return [error.finding].resetsAll
+        guard let finding = unreadable(error, in: file), [finding].resetsAll != nil else { return nil }
+        return finding
     }
 
-    /// The finding by which a defaults file's key holds data ycft cannot read as the state and
-    /// `reset --force` removes: what the app discards unread (``discardedUnread(_:in:)``), and
-    /// an archive the app reads but ycft does not (a string libplist would change, a file
-    /// beyond ycft's bounds); nil otherwise (another program's archive, a value that is not data).
+    /// The finding by which a defaults file holds, under `YCFirstTime` (or
+    /// `YCFirstTime.records`), data ycft cannot read as the state and `reset --force` removes:
+    /// what the app discards unread, and an archive the app reads but ycft does not (a string
+    /// libplist would change, a file beyond ycft's bounds); nil otherwise. Under a key named
+    /// with `--key` such data may be another program's, readable to it (an archive of its own
+    /// objects): nothing there is removed unread.
     package static func unreadable(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
-        if let discarded = discardedUnread(error, in: file) { return discarded }
-        guard file.isDefaults, case .embeddedNotPlist = error,
-              [.stringUnrepresentable, .plistLimit].contains(error.finding.rule) else { return nil }
+        guard file.isDefaults else { return nil }
+        let key = file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
+        guard exactlyEqual(key, LegacyArchive.defaultsKey) || exactlyEqual(key, RecordsFormat.defaultsKey) else { return nil }
+        if let discarded = [error.finding].resetsAll { return discarded }
+        guard case .embeddedNotPlist = error, [.stringUnrepresentable, .plistLimit].contains(error.finding.rule) else { return nil }
         return error.finding
     }
 

@@ -560,9 +560,10 @@ extension CommandSpec {
         Removes the YCFirstTime key from a defaults file (YCFirstTime.records from a
         migrated one, every interval.* number from a file of IntervalClient keys); a bare
         archive becomes an empty one. Every other key stays. A defaults file without
-        the state is left as it is, and standard error says so. Data under the key
-        that the app discards unread (a record of another class, data that is no
-        archive) is removed only with --force, as the app's reset() removes it.
+        the state is left as it is, and standard error says so. Data under
+        YCFirstTime that the app discards unread (a record of another class, data that
+        is no archive) is removed only with --force, as the app's reset() removes it;
+        under another --key, never.
 
         \(editWriting)
         """,

@@ -110,6 +110,7 @@ enum EditCommands {
         var nothing = false
         // A key removed unread (reset --force), and the state the file still holds in other keys.
         var removed: (key: String, finding: ContractFinding, left: [StateForm])?
+        var intervals: [String] = []
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
             let reset: StateWriter.Rewrite?
@@ -119,10 +120,21 @@ enum EditCommands {
                 let left = (try? StateFile(reset.bytes, key: common.key, limits: common.limits))?.forms ?? []
                 removed = (key, finding, left)
             }
+            // A file whose only state is interval.* numbers: every one of them is read as an
+            // IntervalClient gate, and an app's own `interval.volume` would be too; say which went.
+            if let reset, file.forms.first == .intervalKeys, let before = file.defaults,
+               let after = (try? LibPlist.read(reset.bytes, limits: common.limits))?.value.dictionaryValue?.keyIndex() {
+                intervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && after[ExactKey($0)] == nil }
+            }
             return reset
         }
         if status == .success && nothing {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")
+        }
+        if status == .success, !intervals.isEmpty {
+            let shown = intervals.prefix(5).map(UntrustedText.quoted).joined(separator: ", ") + (intervals.count > 5 ? " and \(intervals.count - 5) more" : "")
+            Ycft.warn("removed \(intervals.count) \(IntervalKey.prefix)* number\(intervals.count == 1 ? "" : "s"), read as IntervalClient gates: \(shown)",
+                      path: path, io: io)
         }
         if status == .success, let removed {
             let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"

@@ -336,6 +336,29 @@ private func at(_ text: String) -> Double {
         #expect(removed.status == 0)
         #expect(removed.stderr == "ycft: \(surrogate.path): warning: removed \"YCFirstTime\", which ycft cannot read ([string-unrepresentable] \(exactly))\n")
         #expect(try #require(LibPlist.read(readBytes(surrogate)).value.dictionaryValue).map(\.key) == ["Theme"])
+        // Under a key named with --key, data that does not read as YCFirstTime's may be another
+        // program's (an archive of its own objects): never removed unread, and no way out named.
+        let other = dir.appendingPathComponent("other.plist")
+        let foreign = try PropertyList.write(.dictionary(PlistDictionary([("Settings", .data(broken)), ("Theme", .string("dark"))])),
+                                             format: .binary)
+        try writeBytes(foreign, to: other)
+        for arguments in [["reset", "--force", "--key", "Settings", other.path], ["set", "--key", "Settings", other.path, "k", "--no-last-time"]] {
+            let result = try runProcess(ycft, arguments)
+            #expect(result.status == 1, "\(arguments)")
+            #expect(result.stderr == "ycft: \(other.path): \"Settings\" holds data that is not a readable YCFirstTime archive: "
+                    + "$objects[5].lastTime: expected NSDate, found NSString\n", "\(arguments)")
+        }
+        #expect(try readBytes(other) == foreign)
+        // A file whose only state is interval.* numbers: reset removes every one (each is read as an
+        // IntervalClient gate, an app's own `interval.volume` too) and says which.
+        let numbers = dir.appendingPathComponent("numbers.plist")
+        try writeBytes(try PropertyList.write(.dictionary(PlistDictionary([("interval.volume", .integer(.signed(5))), ("x", .integer(.signed(1))),
+                                                                           ("interval.tour", .real(1_700_000_000))])), format: .binary), to: numbers)
+        let cleared = try runProcess(ycft, ["reset", numbers.path])
+        #expect(cleared.status == 0)
+        #expect(cleared.stderr == "ycft: \(numbers.path): warning: removed 2 interval.* numbers, read as IntervalClient gates: "
+                + "\"interval.volume\", \"interval.tour\"\n")
+        #expect(try #require(LibPlist.read(readBytes(numbers)).value.dictionaryValue).map(\.key) == ["x"])
         // A bare archive: the error as it was, and no reset.
         let bare = dir.appendingPathComponent("bare.plist")
         try writeBytes(broken, to: bare)

@@ -37,9 +37,10 @@ import TestSupport
 
     @Test(arguments: NotStateFiles.all)
     func editingCommandsRefuseAndWriteNothing(_ file: NotStateFile) throws {
-        // Data under a defaults file's key that the app discards unread: with what removes it.
+        // Data under YCFirstTime's own key in a defaults file that the app discards unread: with
+        // what removes it. Under a key named with --key it may be another program's: no such hint.
         let isDefaults = try StateFile(file.bytes, key: file.key ?? LegacyArchive.defaultsKey).isDefaults
-        let said = file.judgement + (isDefaults && file.deviceDiscards != nil ? ". \(EditCommands.discardedUnread)" : "")
+        let said = file.judgement + (isDefaults && file.key == nil && file.deviceDiscards != nil ? ". \(EditCommands.discardedUnread)" : "")
         let editor = ProcessInfo.processInfo.environment.merging(["EDITOR": "true", "VISUAL": ""]) { $1 }
         for (command, environment) in [(["reset"], nil), (["set", "--last-version", "1"], nil), (["set", "--last-time", "now"], nil),
                                        (["edit"], editor)] as [([String], [String: String]?)] {
