@@ -115,7 +115,8 @@ enum StatusCommand {
             } catch {
                 findings = [error.finding]
                 guard let resets = findings.resetsAll else {
-                    throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
+                    // An archive the app reads but ycft cannot: said as the edit commands say it.
+                    throw Ycft.Failure(.content, Ycft.display(options.path), EditCommands.refusal(error, in: file).message)
                 }
                 reset = resets
                 unread = StateWriter.discardedUnread(error, in: file) != nil

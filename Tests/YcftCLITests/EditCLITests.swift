@@ -325,7 +325,7 @@ private func at(_ text: String) -> Double {
         try writeBytes(unread, to: surrogate)
         let exactly = "\"YCFirstTime\" holds an archive ycft cannot read exactly: string has a lone surrogate (at object 0 > object 1): "
             + "libplist would change it silently"
-        for arguments in [["set", surrogate.path, "k", "--no-last-time"], ["reset", surrogate.path]] {
+        for arguments in [["set", surrogate.path, "k", "--no-last-time"], ["reset", surrogate.path], ["status", surrogate.path]] {
             let result = try runProcess(ycft, arguments)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stderr == "ycft: \(surrogate.path): \(exactly). ycft cannot change it; YCFirstTime's reset() removes the key "
