@@ -67,7 +67,7 @@ package final class ReadOnlyFolder {
         guard kind == .regular else { throw FileError(.read, target, .unsupportedKind(kind)) }
         guard info.st_size >= 0, UInt64(info.st_size) <= UInt64(max(limit, 0)) else { return nil }
         let bytes: [UInt8]
-        do { bytes = try readAll(file, limit: limit) } catch { throw FileError(.read, target, .system(error)) }
+        do { bytes = try readAll(file, limit: limit, expectedSize: Int(clamping: info.st_size)) } catch { throw FileError(.read, target, .system(error)) }
         return bytes.count > limit ? nil : bytes
     }
 

@@ -333,3 +333,40 @@ func processUmask() -> mode_t {
     umask(mask)
     return mask
 }
+
+/// Reading a whole file: straight into an array of the size `fstat` gave, and on in pieces
+/// when the size was wrong, so what is read never depends on the size seen.
+@Suite struct ReadingWholeFiles {
+    func file(_ count: Int) throws -> (path: String, bytes: [UInt8]) {
+        let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+        let path = try TestPaths.temporaryDirectory().appendingPathComponent("f").path
+        try writeBytes(bytes, to: URL(fileURLWithPath: path))
+        return (path, bytes)
+    }
+
+    func readAll(_ path: String, limit: Int, expectedSize: Int) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        return try SafeFiles.readAll(fd, limit: limit, expectedSize: expectedSize)
+    }
+
+    @Test(arguments: [0, 1, 65_535, 65_536, 65_537, 200_000])
+    func whateverSizeWasExpectedTheWholeFileIsRead(count: Int) throws {
+        let (path, bytes) = try file(count)
+        for expected in [0, 1, max(count - 1, 0), count, count + 1, 2 * count + 70_000] {
+            #expect(try readAll(path, limit: 1 << 20, expectedSize: expected) == bytes, "expected size \(expected)")
+        }
+    }
+
+    @Test func aFileOverTheLimitGivesTheLimitAndOneByteMore() throws {
+        let (path, bytes) = try file(100_000)
+        for expected in [0, 10, 1_000, 1_001, 100_000] {
+            #expect(try readAll(path, limit: 1_000, expectedSize: expected) == Array(bytes[..<1_001]), "expected size \(expected)")
+        }
+        #expect(try readAll(path, limit: 0, expectedSize: 100_000) == [bytes[0]])
+        let read = try SafeFile.read(path, limit: 99_999)
+        #expect(read.bytes == Array(bytes[..<100_000]))
+        #expect(try SafeFile.read(path, limit: 100_000).bytes == bytes)
+    }
+}
