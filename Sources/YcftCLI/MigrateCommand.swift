@@ -88,12 +88,19 @@ enum MigrateCommand {
         // The report is an output like any other: never an input, another output, or a
         // preferences file whose keys it would lose (a name mistaken for an input: the report
         // once replaced such a file, in a dry run too). Checked before anything is written.
+        // What the report's path held then is all it may replace: a file that appears there
+        // meanwhile (a backup this run makes, as `.bak.1`) is not written over.
+        var reportOptions = SafeFile.WriteOptions()
         if let report = command.report, !reportToStdout, SafeFile.descriptorPath(report) == nil {
             var problem: String?
-            if let status = io.fileStatus(report), plan.inputs.contains(FileIdentity.Inode(status.identity)) {
+            let seen = io.fileStatus(report)
+            if let seen, plan.inputs.contains(FileIdentity.Inode(seen.identity)) {
                 problem = "it is one of the inputs"
             } else if plan.jobs.contains(where: { $0.output.map(Plan.normalized) == Plan.normalized(report) }) {
                 problem = "it is one of the outputs"
+            } else if case let .inPlace(suffix?) = command.mode,
+                      let job = plan.jobs.first(where: { Plan.normalized($0.path + suffix) == Plan.normalized(report) }) {
+                problem = "it is where the backup of \(Ycft.shown(job.path)) goes"
             } else if let refusal = OutputGuard.refusal(report, replacingWith: [], key: command.migration.key, io: io,
                                                         hint: "Give the report a path of its own") {
                 problem = refusal
@@ -101,6 +108,11 @@ enum MigrateCommand {
             if let problem {
                 io.writeStderr("ycft: --report \(Ycft.shown(report)): \(problem); nothing was migrated\n")
                 return .trouble
+            }
+            switch seen?.kind {
+            case nil: reportOptions.mayReplace = false
+            case .regular?: reportOptions.expected = seen?.identity
+            default: break
             }
         }
         for report in reports { io.writeStderr("ycft: \(Ycft.shown(report.path)): \(report.error ?? "failed")\n") }
@@ -124,8 +136,14 @@ enum MigrateCommand {
             if Ycft.isStandardOutput(report) {
                 io.writeStdout(json)
             } else {
-                do { _ = try io.writeFile(report, json, SafeFile.WriteOptions()) } catch {
-                    io.writeStderr("ycft: \(Ycft.shown(error.path)): cannot write the report: \(Ycft.failure(error).message)\n")
+                do { _ = try io.writeFile(report, json, reportOptions) } catch {
+                    let why: String
+                    switch error.reason {
+                    case .appeared: why = "a file appeared at this path during the run (a backup the run made?) and was not replaced"
+                    case .changedSinceRead: why = "the file at this path changed during the run and was not replaced"
+                    default: why = Ycft.failure(error).message
+                    }
+                    io.writeStderr("ycft: \(Ycft.shown(error.path)): cannot write the report: \(why)\n")
                     trouble = true
                 }
             }

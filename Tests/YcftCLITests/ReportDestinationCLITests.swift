@@ -45,6 +45,31 @@ import TestSupport
         }
     }
 
+    /// The report once replaced the backup `--in-place` had just made of the original, the
+    /// only copy of it left, and the run exited 0.
+    @Test func aReportNeverReplacesABackupOfTheRun() throws {
+        let dir = try tree()
+        let original = try readBytes(dir.appendingPathComponent("ex/a.plist"))
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", dir.path, ycft.path, "migrate"] + arguments)
+        }
+        // Where the backup goes: refused before anything is migrated.
+        let refused = try run(["--in-place", "--report", "ex/a.plist.bak", "ex/a.plist"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr == "ycft: --report ex/a.plist.bak: it is where the backup of ex/a.plist goes; nothing was migrated\n")
+        #expect(try readBytes(dir.appendingPathComponent("ex/a.plist")) == original)
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("ex/a.plist.bak").path))
+        // Where the backup goes because .bak is taken: migrated, the backup kept, no report.
+        try writeBytes(Array("taken\n".utf8), to: dir.appendingPathComponent("ex/a.plist.bak"))
+        let kept = try run(["--in-place", "-q", "--report", "ex/a.plist.bak.1", "ex/a.plist"])
+        #expect(kept.status == 2)
+        #expect(kept.stderr == "ycft: ex/a.plist: ex/a.plist.bak exists; the backup is ex/a.plist.bak.1\n"
+            + "ycft: ex/a.plist.bak.1: cannot write the report: a file appeared at this path during the run "
+            + "(a backup the run made?) and was not replaced\n")
+        #expect(try readBytes(dir.appendingPathComponent("ex/a.plist.bak.1")) == original)
+        #expect(try readBytes(dir.appendingPathComponent("ex/a.plist.bak")) == Array("taken\n".utf8))
+    }
+
     @Test func aReportOverAnEarlierReportIsWritten() throws {
         let dir = try tree()
         let report = dir.appendingPathComponent("r.json").path
