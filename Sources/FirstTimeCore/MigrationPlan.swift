@@ -205,6 +205,10 @@ public enum Migration {
         public var droppedVersions: [String] = []
         /// Block keys that had no time and so no interval key (lost with `dropVersions`).
         public var droppedRecords: [String] = []
+        /// Block keys whose time their interval key holds only to its nearest value (with
+        /// `dropVersions`, no `YCFirstTime.records` keeps it exactly): a key counts seconds
+        /// since 1970, and adding 978,307,200 to a time since 2001 can change its last bits.
+        public var roundedTimes: [String] = []
         /// What the source state holds that the device reads differently from ycft (see
         /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
         /// interval value that is not a number (left in place), ...
@@ -300,6 +304,9 @@ public enum Migration {
                     }
                     let value = PlistValue.real(time + IntervalKey.epochOffset)
                     writes.append((IntervalKey.prefix + key, value, { $0 == value }))
+                    if options.dropVersions, IntervalKey.storedTime(time).bitPattern != time.bitPattern {
+                        plan.outcome.roundedTimes.append(key)
+                    }
                 }
             }
         case .legacy:

@@ -38,13 +38,15 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable, CustomStringCo
 
 extension ContractFinding {
     /// The finding when two forms of the state differ (interval keys hold no versions, so only
-    /// their times are compared). An interval copy is read only for the records it copies
-    /// (`IntervalKey.read(_:copyOf:)`), so it differs where a record's time and its key's
-    /// differ, where a record with a time has no key, or where a record without a time has one.
+    /// their times are compared, each as an interval key holds it: counted from 1970, a time
+    /// since 2001 is held to its nearest value, `IntervalKey.storedTime(_:)`). An interval copy
+    /// is read only for the records it copies (`IntervalKey.read(_:copyOf:)`), so it differs
+    /// where a record's time and its key's differ, where a record with a time has no key, or
+    /// where a record without a time has one.
     public static func disagreement(_ form: StateForm, _ records: FirstTimeRecords, _ other: StateForm, _ copy: FirstTimeRecords) -> [ContractFinding] {
         let timesOnly = form == .intervalKeys || other == .intervalKeys
-        let a = timesOnly ? FirstTimeRecords.timesOnly(records) : records
-        let b = timesOnly ? FirstTimeRecords.timesOnly(copy) : copy
+        let a = timesOnly ? FirstTimeRecords.timesOnly(records, asKeysHoldThem: form != .intervalKeys) : records
+        let b = timesOnly ? FirstTimeRecords.timesOnly(copy, asKeysHoldThem: other != .intervalKeys) : copy
         guard a != b else { return [] }
         return [ContractFinding(.statesDisagree, at: .file, differenceMessage(form, a, other, b))]
     }
@@ -57,11 +59,12 @@ extension ContractFinding {
 }
 
 extension FirstTimeRecords {
-    /// The records with versions dropped and records without a time left out (what
-    /// IntervalClient keys can hold).
-    package static func timesOnly(_ records: FirstTimeRecords) -> FirstTimeRecords {
+    /// The records as IntervalClient keys hold them: versions dropped, records without a time
+    /// left out, and (`asKeysHoldThem`, for records not read from such keys) each time as a key
+    /// counting from 1970 holds it, read back (`IntervalKey.storedTime(_:)`).
+    package static func timesOnly(_ records: FirstTimeRecords, asKeysHoldThem: Bool) -> FirstTimeRecords {
         FirstTimeRecords(sorted: records.entries.compactMap { entry in
-            entry.record.lastTime.map { (entry.key, FirstTimeRecord(lastTime: $0)) }
+            entry.record.lastTime.map { (entry.key, FirstTimeRecord(lastTime: asKeysHoldThem ? IntervalKey.storedTime($0) : $0)) }
         })
     }
 }

@@ -59,6 +59,11 @@ extension MigrateCommand {
         if !outcome.droppedVersions.isEmpty {
             io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped the versions of \(outcome.droppedVersions.count) record\(outcome.droppedVersions.count == 1 ? "" : "s"): \(listed(outcome.droppedVersions))\n")
         }
+        if !outcome.roundedTimes.isEmpty {
+            let count = outcome.roundedTimes.count
+            io.writeStderr("ycft: \(Ycft.shown(job.path)): the interval.* keys count seconds since 1970 and hold the time\(count == 1 ? "" : "s") of "
+                           + "\(count) record\(count == 1 ? "" : "s") only to \(count == 1 ? "its" : "their") nearest value: \(listed(outcome.roundedTimes))\n")
+        }
         if !outcome.droppedRecords.isEmpty {
             io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
         }

@@ -134,4 +134,55 @@ import TestSupport
             """)
         #expect(try StateFile.verify(readBytes(url)) == [])
     }
+
+    /// Times that adding 978,307,200 moves by an ulp or more (a 2025 time, 0.1, -0.0, the
+    /// smallest subnormal, a time in 2033 outside the range where the subtraction back is exact).
+    static let movedTimes: [(String, Double)] = [
+        ("k", 769_486_747.387_446_5), ("tiny", 0.1), ("zero", -0.0), ("sub", Double.leastNonzeroMagnitude), ("late", 1_000_000_000.000_000_1),
+        ("early", -700_000_000.123_456_7), ("exact", 757_414_800),
+    ]
+
+    /// `migrate --to interval` keeps `YCFirstTime.records` beside the keys: the keys hold the
+    /// times to their nearest value, and that is no disagreement (verify, dump and status
+    /// used to call the file they had just written inconsistent, "states-disagree").
+    @Test func intervalKeysBesideTheRecordsAgreeWithThem() throws {
+        let records = try FirstTimeRecords(Self.movedTimes.map { ($0.0, FirstTimeRecord(lastVersion: "1", lastTime: $0.1)) })
+        let domain = PlistValue.dictionary(PlistDictionary([("Theme", .string("dark")),
+                                                            ("YCFirstTime", .data(try LegacyArchive.encode(records, format: .binary)))]))
+        let url = try file(domain)
+        let migrated = url.deletingLastPathComponent().appendingPathComponent("i.plist").path
+        let migrate = try runProcess(ycft, ["migrate", "--to", "interval", "-q", "-o", migrated, url.path])
+        #expect(migrate.status == 0 && migrate.stderr == "", "\(migrate.stderr)")
+        let verify = try runProcess(ycft, ["verify", "-q", migrated])
+        #expect(verify.status == 0 && verify.stderr == "", "\(verify.stderr)")
+        let dump = try runProcess(ycft, ["dump", "--compact", migrated])
+        #expect(dump.status == 0 && dump.stderr == "", "\(dump.stderr)")
+        let state = try StateFile(readBytes(URL(fileURLWithPath: migrated))).state()
+        #expect(state.findings.isEmpty, "\(state.findings)")
+        #expect(state.records.map(\.record.lastTime?.bitPattern) == records.map(\.record.lastTime?.bitPattern))
+        // A key moved by one ulp more is a disagreement, still.
+        var domainAfter = try #require(LibPlist.read(readBytes(URL(fileURLWithPath: migrated))).value.dictionaryValue)
+        let held = try #require(domainAfter["interval.k"]?.realValue)
+        domainAfter["interval.k"] = .real(held.nextUp)
+        try writeBytes(PropertyList.write(.dictionary(domainAfter), format: .binary), to: URL(fileURLWithPath: migrated))
+        let changed = try runProcess(ycft, ["verify", "-q", migrated])
+        #expect(changed.status == 1)
+        #expect(changed.stderr.contains("[states-disagree] file: the plain-records state and its interval-keys copy differ (\"k\")"), "\(changed.stderr)")
+    }
+
+    /// With `--drop-versions` the keys alone hold the times: migrate names the records whose
+    /// time they hold only to its nearest value (it said only which versions it dropped).
+    @Test func droppingTheRecordsNamesTheTimesTheKeysRound() throws {
+        let records = try FirstTimeRecords(Self.movedTimes.map { ($0.0, FirstTimeRecord(lastTime: $0.1)) })
+        let url = try file(.dictionary(PlistDictionary([("YCFirstTime", .data(try LegacyArchive.encode(records, format: .binary)))])))
+        let result = try runProcess(ycft, ["migrate", "--to", "interval", "--drop-versions", "-q", "--in-place", "--no-backup", url.path])
+        #expect(result.status == 0)
+        #expect(result.stderr == "ycft: \(url.path): the interval.* keys count seconds since 1970 and hold the times of 5 records "
+            + "only to their nearest value: \"k\", \"late\", \"sub\", \"tiny\", \"zero\"\n")
+        let back = try StateFile(readBytes(url)).state().records
+        for (key, time) in Self.movedTimes {
+            #expect(back[key]?.lastTime?.bitPattern == IntervalKey.storedTime(time).bitPattern, "\(key)")
+        }
+        #expect(IntervalKey.storedTime(0.1) != 0.1 && IntervalKey.storedTime(757_414_800) == 757_414_800)
+    }
 }
