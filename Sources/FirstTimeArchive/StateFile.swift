@@ -91,16 +91,45 @@ public struct StateFile: Sendable {
     @discardableResult
     public static func update(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
                               _ change: (inout FirstTimeRecords) throws(FirstTimeError) -> Void) throws(FirstTimeError) -> Bool {
-        try cycle(path, read: { (path: String) throws(FirstTimeError) in
-            do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw .file(error) }
-        }, change: { (bytes: [UInt8]) throws(FirstTimeError) in
-            let file = try StateFile(bytes, key: key, limits: limits)
-            let state = try file.state()
+        try update(at: path, key: key, limits: limits, failure: { $0 }, change)
+    }
+
+    /// ``update(at:key:limits:_:)`` with a `change` that throws errors of its own (a check of
+    /// the app's that vetoes the edit): nothing is written when it throws, and its error comes
+    /// out as it was thrown; every other error is a ``FirstTimeError``.
+    ///
+    /// ```swift
+    /// struct TooMany: Error {}
+    /// try StateFile.update(at: path) { (records: inout FirstTimeRecords) throws(TooMany) in
+    ///     records["tour"] = FirstTimeRecord(lastVersion: "2.0", lastTime: 757_414_800)
+    ///     if records.count > 100 { throw TooMany() }     // the file stays as it was
+    /// }
+    /// ```
+    /// - Returns: whether the file was written.
+    /// - Throws: `change`'s own error, or a ``FirstTimeError`` as ``update(at:key:limits:_:)``.
+    @discardableResult
+    public static func update<ChangeError: Error>(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
+                                                  change: (inout FirstTimeRecords) throws(ChangeError) -> Void) throws -> Bool {
+        try update(at: path, key: key, limits: limits, failure: { (error: FirstTimeError) -> any Error in error },
+                   { (records: inout FirstTimeRecords) throws(any Error) in try change(&records) })
+    }
+
+    /// Both `update(at:key:limits:_:)`: `failure` makes the cycle's own errors `Failure`s.
+    private static func update<Failure: Error>(at path: String, key: String, limits: PlistLimits, failure: (FirstTimeError) -> Failure,
+                                               _ change: (inout FirstTimeRecords) throws(Failure) -> Void) throws(Failure) -> Bool {
+        try cycle(path, read: { (path: String) throws(Failure) in
+            do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw failure(.file(error)) }
+        }, change: { (bytes: [UInt8]) throws(Failure) in
+            let file: StateFile, state: FirstTimeState
+            do throws(FirstTimeError) {
+                file = try StateFile(bytes, key: key, limits: limits)
+                state = try file.state()
+            } catch { throw failure(error) }
             var records = state.records
             try change(&records)
-            return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes
-        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(FirstTimeError) in
-            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw .file(error) }
+            do throws(FirstTimeError) { return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes } catch { throw failure(error) }
+        }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Failure) in
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw failure(.file(error)) }
         })
     }
 

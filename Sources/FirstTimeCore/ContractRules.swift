@@ -48,40 +48,71 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
 /// device does; decoding, `verify`, the fast path and `status` all read it.
 public enum ContractRule: String, Sendable, CaseIterable {
     // The file.
+    /// The file is not a readable property list (truncated, a bad trailer, malformed XML, a reference cycle).
     case plistUnreadable = "plist-unreadable"
+    /// A string libplist would change without a word (an embedded NUL, a lone surrogate, invalid UTF-8).
     case stringUnrepresentable = "string-unrepresentable"
+    /// The file goes over ycft's bounds: input size, nesting depth, expanded node count.
     case plistLimit = "plist-limit"
+    /// A defaults file without YCFirstTime state: no archive, records or interval keys.
     case stateMissing = "state-missing"
+    /// Two forms of the state in one file differ, or a copy cannot be read; the first form is the state.
     case statesDisagree = "states-disagree"
     // The envelope.
+    /// `$archiver` is not `NSKeyedArchiver`.
     case envelopeArchiver = "envelope-archiver"
+    /// `$version` is not 100000.
     case envelopeVersion = "envelope-version"
+    /// `$top.root` is missing or not a UID.
     case envelopeRoot = "envelope-root"
+    /// `$objects` is missing, not an array, or does not start with `"$null"`.
     case envelopeObjects = "envelope-objects"
+    /// The envelope or `$top` holds a key `NSKeyedArchiver` does not write.
     case envelopeExtraKey = "envelope-extra-key"
+    /// A UID points outside `$objects`.
     case uidDangling = "uid-dangling"
+    /// A UID points back to an object that contains it.
     case uidCycle = "uid-cycle"
     // The root and the group.
+    /// The root is an `NSDictionary`: YCFirstTime keeps only an `NSMutableDictionary`.
     case rootImmutable = "root-immutable"
+    /// The root is not a dictionary.
     case rootClass = "root-class"
+    /// The root has a key besides `sharedGroup`.
     case rootExtraKey = "root-extra-key"
+    /// The root is another program's dictionary (no `sharedGroup`), not YCFirstTime state.
     case rootForeign = "root-foreign"
+    /// An object of a class outside YCFirstTime's allowed list: the secure unarchive fails.
     case classNotAllowed = "class-not-allowed"
+    /// The root has no `sharedGroup`: nothing recorded yet.
     case groupMissing = "group-missing"
+    /// The group is an `NSDictionary`: the next save drops every other block key.
     case groupImmutable = "group-immutable"
+    /// `sharedGroup` is not a dictionary.
     case groupClass = "group-class"
+    /// `NS.keys` or `NS.objects` is missing, their lengths differ, or they hold something other than UIDs.
     case dictionaryStructure = "dictionary-structure"
+    /// A dictionary key is not a string.
     case keyType = "key-type"
+    /// Two block keys are the same string (one is kept).
     case keyDuplicate = "key-duplicate"
     // The records.
+    /// A record is not a `YCFirstTimeObject`.
     case recordClass = "record-class"
+    /// A `$classes` chain differs from Apple's or is missing.
     case classChain = "class-chain"
+    /// A record has a coder key besides `lastVersion` and `lastTime`.
     case recordUnknownKey = "record-unknown-key"
+    /// `lastVersion` is not an `NSString`.
     case versionType = "version-type"
+    /// `lastTime` is not an `NSDate` with a real `NS.time`.
     case timeType = "time-type"
+    /// `NS.time` is NaN or infinite.
     case timeNonFinite = "time-non-finite"
     // The plain formats.
+    /// `YCFirstTime.records` breaks the records format (header, types, values).
     case recordsFormat = "records-format"
+    /// An `interval.<key>` value is not a number IntervalClient reads.
     case intervalValue = "interval-value"
 
     /// Everything the contract says about one rule (the public properties below read it).

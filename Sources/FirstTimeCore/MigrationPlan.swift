@@ -117,9 +117,9 @@ public enum Migration {
             case let .unwritable(error): return error.description
             case let .unwritablePlist(error): return error.description
             case let .intervalGate(key):
-                return "\(quoted(key)) is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions "
+                return "\(quoted(key)) is IntervalClient's own gate, not a YCFirstTime record: with the versions dropped "
                     + "the file would hold only interval.* keys and that gate would be read as YCFirstTime state; "
-                    + "migrate without --drop-versions (YCFirstTime.records stays beside the keys)"
+                    + "keep the versions (YCFirstTime.records stays beside the keys)"
             case let .setElsewhere(key, domain):
                 return "\(quoted(key)) is also set in \(domain), where removeObject(forKey:) does not remove it, "
                     + "so the app would go on reading it; remove it there first, or migrate with keepSource"

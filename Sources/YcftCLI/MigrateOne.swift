@@ -50,6 +50,7 @@ extension MigrateCommand {
             default: break
             }
             if case .conflict = error { return fail(error.description + "; use --force to let the source win", trouble: false) }
+            if case .intervalGate = error { return fail(error.description + ": migrate without --drop-versions", trouble: false) }
             return fail(error.description, trouble: false)
         }
         Ycft.warn(outcome.findings, path: job.path, io: io)

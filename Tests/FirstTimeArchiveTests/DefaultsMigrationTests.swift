@@ -85,7 +85,27 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         let outcome = try migrate(original, .interval) { $0.dropVersions = true }
         #expect(outcome.droppedVersions == ["onboarding.v1", "rate.prompt"])
         #expect(outcome.droppedRecords == ["whats-new"])
+        #expect(outcome.roundedTimes == [])     // the fixture's times survive the count from 1970
         #expect(try dictionary(outcome.output!)["YCFirstTime.records"] == nil)
+        // 0.1 s after 2001 does not: named when the keys alone will hold it, not when the
+        // records stay beside them.
+        let archive = try LegacyArchive.encode(FirstTimeRecords([("a", FirstTimeRecord(lastTime: 0.1)), ("b", FirstTimeRecord(lastTime: 2))]),
+                                               format: .binary)
+        let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data(archive))])), format: .binary)
+        #expect(try migrate(file, .interval) { $0.dropVersions = true }.roundedTimes == ["a"])
+        #expect(try migrate(file, .interval).roundedTimes == [])
+    }
+
+    /// Beside IntervalClient's own gate, dropping the versions is refused, in the library's
+    /// words (an app logs them): the option, never a command-line flag.
+    @Test func dropVersionsBesideAnOwnGateIsRefusedWithoutNamingAFlag() throws {
+        var file = try dictionary(readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")))
+        file["interval.app.sync"] = .real(1.7e9)
+        let bytes = try PropertyList.write(.dictionary(file), format: .binary)
+        #expect(throws: Migration.Failure.intervalGate(key: "interval.app.sync")) { try migrate(bytes, .interval) { $0.dropVersions = true } }
+        #expect(Migration.Failure.intervalGate(key: "interval.app.sync").description == "\"interval.app.sync\" is IntervalClient's own gate, "
+            + "not a YCFirstTime record: with the versions dropped the file would hold only interval.* keys and that gate would be read "
+            + "as YCFirstTime state; keep the versions (YCFirstTime.records stays beside the keys)")
     }
 }
 

@@ -79,6 +79,33 @@ import TestSupport
         #expect(throws: FirstTimeError.self) { try StateFile(contentsOf: dir.appendingPathComponent("missing").path) }
     }
 
+    struct Veto: Error, Equatable { let count: Int }
+
+    /// An edit the app's own check vetoes: its error comes out as thrown and nothing is
+    /// written; the cycle's own errors stay `FirstTimeError`s. A closure that throws nothing,
+    /// or only `FirstTimeError`, still gets the typed `update` (this function would not
+    /// compile otherwise).
+    @Test func anEditCanBeVetoedWithTheAppsOwnError() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let path = dir.appendingPathComponent("d.plist").path
+        let before = try defaults([("interval.a", .real(10 + IntervalKey.epochOffset)), ("other", .string("kept"))])
+        try writeBytes(before, to: URL(fileURLWithPath: path))
+        #expect(throws: Veto(count: 2)) {
+            try StateFile.update(at: path) { (records: inout FirstTimeRecords) throws(Veto) in
+                records["b"] = FirstTimeRecord(lastTime: 7)
+                throw Veto(count: records.count)
+            }
+        }
+        #expect(try readBytes(URL(fileURLWithPath: path)) == before)
+        let missing = dir.appendingPathComponent("missing").path
+        #expect(throws: FirstTimeError.self) {
+            try StateFile.update(at: missing) { (records: inout FirstTimeRecords) throws(Veto) in records["b"] = FirstTimeRecord() }
+        }
+        func typed() throws(FirstTimeError) -> Bool { try StateFile.update(at: path) { $0["b"] = FirstTimeRecord(lastTime: 7) } }
+        #expect(try typed())
+        #expect(try StateFile(contentsOf: path).state().records == records([("a", nil, 10), ("b", nil, 7)]))
+    }
+
     /// The one judge: every file or key that is not YCFirstTime state is refused with the same
     /// typed error by reading (`heldState`, `state`) and by every writer (`write`, `reset`,
     /// `put`), which write nothing.

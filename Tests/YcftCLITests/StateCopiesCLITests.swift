@@ -71,9 +71,9 @@ import TestSupport
         let result = try runProcess(ycft, ["migrate", "--to", "interval", "--drop-versions", "--in-place", "--no-backup", url.path])
         #expect(result.status == 1)
         #expect(result.stderr == """
-            ycft: \(url.path): "interval.app.sync" is IntervalClient's own gate, not a YCFirstTime record: with --drop-versions \
-            the file would hold only interval.* keys and that gate would be read as YCFirstTime state; migrate without \
-            --drop-versions (YCFirstTime.records stays beside the keys)
+            ycft: \(url.path): "interval.app.sync" is IntervalClient's own gate, not a YCFirstTime record: with the versions \
+            dropped the file would hold only interval.* keys and that gate would be read as YCFirstTime state; keep the \
+            versions (YCFirstTime.records stays beside the keys): migrate without --drop-versions
             ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed
 
             """)
