@@ -73,21 +73,25 @@ public struct StateFile: Sendable {
     }
 
     /// Reads and classifies the file at `path` (bounded by `limits.maxInputSize`).
-    /// - Throws: ``FirstTimeError/file(_:)`` when it cannot be read, otherwise as
-    ///   ``init(_:key:limits:)``.
+    /// - Throws: ``FirstTimeError/inFile(path:_:)`` with `path` and the cause:
+    ///   ``FirstTimeError/file(_:)`` when it cannot be read, otherwise what
+    ///   ``init(_:key:limits:)`` throws (`"/tmp/a.plist: cannot read: No such file or directory"`).
     public init(contentsOf path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default) throws(FirstTimeError) {
         let input: InputFile
-        do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .file(error) }
-        try self.init(input.bytes, key: key, limits: limits)
+        do { input = try SafeFile.read(path, limit: limits.maxInputSize) } catch { throw .inFile(path: path, .file(error)) }
+        do { try self.init(input.bytes, key: key, limits: limits) } catch { throw .inFile(path: path, error) }
     }
 
     /// Changes the state of the file at `path` in place, in the file's own form (every other key
     /// kept): reads it under a lock, lets `change` edit the records, and replaces the file
     /// atomically through `SafeFile` only if the records changed and the file is still the
-    /// one read. Nothing is written when `change` throws.
+    /// one read. Nothing is written when `change` throws. A defaults file with no state yet
+    /// starts with no records, and a first record creates the archive under `key`, as
+    /// YCFirstTime's first save does (`ycft set` does the same).
     /// - Returns: whether the file was written.
-    /// - Throws: ``FirstTimeError``: the file cannot be read, holds no readable state, cannot
-    ///   hold the new state, or cannot be replaced (``FirstTimeError/file(_:)``).
+    /// - Throws: ``FirstTimeError/inFile(path:_:)`` with `path` and the cause: the file cannot
+    ///   be read, holds no readable state, cannot hold the new state, or cannot be replaced
+    ///   (``FirstTimeError/file(_:)``); what `change` throws, as it is.
     @discardableResult
     public static func update(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
                               _ change: (inout FirstTimeRecords) throws(FirstTimeError) -> Void) throws(FirstTimeError) -> Bool {
@@ -117,19 +121,21 @@ public struct StateFile: Sendable {
     /// Both `update(at:key:limits:_:)`: `failure` makes the cycle's own errors `Failure`s.
     private static func update<Failure: Error>(at path: String, key: String, limits: PlistLimits, failure: (FirstTimeError) -> Failure,
                                                _ change: (inout FirstTimeRecords) throws(Failure) -> Void) throws(Failure) -> Bool {
-        try cycle(path, read: { (path: String) throws(Failure) in
-            do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw failure(.file(error)) }
+        // Every error of the cycle's own names the file, as an app logs it.
+        func failed(_ error: FirstTimeError) -> Failure { failure(.inFile(path: path, error)) }
+        return try cycle(path, read: { (path: String) throws(Failure) in
+            do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw failed(.file(error)) }
         }, change: { (bytes: [UInt8]) throws(Failure) in
-            let file: StateFile, state: FirstTimeState
+            let file: StateFile, held: FirstTimeState?
             do throws(FirstTimeError) {
                 file = try StateFile(bytes, key: key, limits: limits)
-                state = try file.state()
-            } catch { throw failure(error) }
-            var records = state.records
+                held = try file.heldState()
+            } catch { throw failed(error) }
+            var records = held?.records ?? FirstTimeRecords()
             try change(&records)
-            do throws(FirstTimeError) { return try StateWriter.rewrite(records, changedFrom: state, into: file)?.bytes } catch { throw failure(error) }
+            do throws(FirstTimeError) { return try StateWriter.edit(records, of: held, in: file)?.bytes } catch { throw failed(error) }
         }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Failure) in
-            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw failure(.file(error)) }
+            do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw failed(.file(error)) }
         })
     }
 

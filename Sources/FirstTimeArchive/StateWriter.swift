@@ -64,6 +64,17 @@ package enum StateWriter {
         return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
     }
 
+    /// The rewrite for an edit of `held`, the file's state (``StateFile/heldState()``): as
+    /// ``rewrite(_:changedFrom:into:)``, and for a defaults file with no state yet (`held` nil,
+    /// a fresh install's or after a reset) the first change creates it, as YCFirstTime's first
+    /// save does. Nil when nothing changes. The one answer for ``StateFile/update(at:key:limits:_:)``
+    /// and the tool's `set`, `unset` and `edit`.
+    /// - Throws: ``FirstTimeError``, as ``write(_:into:)``.
+    package static func edit(_ records: FirstTimeRecords, of held: FirstTimeState?, in file: StateFile) throws(FirstTimeError) -> Rewrite? {
+        guard let held else { return records.count == 0 ? nil : Rewrite(bytes: try write(records, into: file)) }
+        return try rewrite(records, changedFrom: held, into: file)
+    }
+
     /// The file with its YCFirstTime state replaced by `records`, in the file's own form: every
     /// form the file holds is rewritten (a file migrated with `keepSource` keeps its copies in
     /// step), every other key keeps its place and value; written even when the records are

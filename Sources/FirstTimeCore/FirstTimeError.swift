@@ -41,10 +41,11 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     case recordsFormat(RecordsDefect, at: ObjectPath)
     /// A property list could not be written.
     case plist(PlistError)
-    /// A file could not be read or written (`StateFile/init(contentsOf:key:limits:)`,
-    /// `StateFile/update(at:key:limits:_:)`).
+    /// A file could not be read or written (inside ``inFile(path:_:)``, which names it).
     case file(FileError)
-    /// The error happened to the file at `path` (`FirstTimeStore`'s file: the store names it).
+    /// The error happened to the file at `path`: every call given a path names it
+    /// (`StateFile/init(contentsOf:key:limits:)`, `StateFile/update(at:key:limits:_:)`,
+    /// `FirstTimeStore`).
     case inFile(path: String, FirstTimeError)
     /// `FirstTimeStore` saves nothing over a file it could not read when it opened; the cause
     /// is the error of that read.

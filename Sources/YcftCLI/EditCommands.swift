@@ -160,14 +160,7 @@ enum EditCommands {
             let held = try heldForEditing(file, common)
             var records = held?.records ?? FirstTimeRecords()
             try change(&records)
-            return try judged { () throws(FirstTimeError) in
-                guard let state = held else {
-                    // A defaults file with no state yet (a fresh install's, or after reset): the
-                    // first change creates it, as YCFirstTime's first save does.
-                    return records.count == 0 ? nil : StateWriter.Rewrite(bytes: try StateWriter.write(records, into: file))
-                }
-                return try StateWriter.rewrite(records, changedFrom: state, into: file)
-            }
+            return try judged { () throws(FirstTimeError) in try StateWriter.edit(records, of: held, in: file) }
         }
     }
 

@@ -5,6 +5,7 @@ import FirstTimeCore
 import Plist
 import PlistCore
 import TestSupport
+import FileErrors
 
 /// The one file classifier: what a file holds, read and judged the same way everywhere.
 @Suite struct StateFileClassifier {
@@ -76,7 +77,38 @@ import TestSupport
         #expect(try StateFile.update(at: path) { $0["a"] = FirstTimeRecord(lastTime: 5) })
         #expect(try StateFile(contentsOf: path).state().records == records([("a", nil, 5)]))
         #expect(try dictionary(readBytes(URL(fileURLWithPath: path))).map(\.key) == ["interval.a", "other"])
-        #expect(throws: FirstTimeError.self) { try StateFile(contentsOf: dir.appendingPathComponent("missing").path) }
+        // Every error of a call given a path names the file (an app logs the error alone).
+        let missing = dir.appendingPathComponent("missing").path
+        #expect(throws: FirstTimeError.inFile(path: missing, .file(FileError(.read, missing, .system(SystemError(errno: ENOENT)))))) {
+            try StateFile(contentsOf: missing)
+        }
+        do {
+            _ = try StateFile(contentsOf: missing)
+        } catch {
+            #expect(error.description == "\(missing): cannot read: No such file or directory")
+        }
+        do {
+            try StateFile.update(at: path) { $0["a"] = FirstTimeRecord(lastVersion: "1", lastTime: 5) }
+        } catch {
+            #expect(error.description.hasPrefix("\(path): "), "\(error)")
+            guard case .inFile(path, .intervalKeysHoldNoVersion(keys: ["a"])) = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    /// A defaults file with no state yet: the first change creates it (the archive under the
+    /// key, after every other key), as YCFirstTime's first save and `ycft set` do; no change,
+    /// no write. An adopter could not create state this way (the update threw "no key").
+    @Test func updateCreatesStateInADefaultsFileWithNone() throws {
+        let path = try TestPaths.temporaryDirectory().appendingPathComponent("fresh.plist").path
+        let before = try defaults([("Theme", .string("dark")), ("Launches", .integer(.signed(3)))])
+        try writeBytes(before, to: URL(fileURLWithPath: path))
+        #expect(try StateFile.update(at: path) { _ in } == false)
+        #expect(try readBytes(URL(fileURLWithPath: path)) == before)
+        #expect(try StateFile.update(at: path) { $0["tour"] = FirstTimeRecord(lastVersion: "1.0", lastTime: 757_414_800) })
+        let after = try StateFile(contentsOf: path)
+        #expect(after.forms == [.defaultsArchive])
+        #expect(try after.state().records == FirstTimeRecords([("tour", FirstTimeRecord(lastVersion: "1.0", lastTime: 757_414_800))]))
+        #expect(try dictionary(readBytes(URL(fileURLWithPath: path))).map(\.key) == ["Theme", "Launches", "YCFirstTime"])
     }
 
     struct Veto: Error, Equatable { let count: Int }
