@@ -189,7 +189,7 @@ public enum Migration {
     }
 
     /// What a migration did, in a file or a `UserDefaults` domain.
-    public struct Outcome: Sendable {
+    public struct Outcome: Sendable, Equatable {
         /// `.migrated` (there is new content), `.unchanged` (already in the target state) or
         /// `.skipped` (no source state).
         public var status: Status

@@ -94,6 +94,9 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
         let file = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data(archive))])), format: .binary)
         #expect(try migrate(file, .interval) { $0.dropVersions = true }.roundedTimes == ["a"])
         #expect(try migrate(file, .interval).roundedTimes == [])
+        // Outcomes compare as values (an adopter's tests compare them whole).
+        #expect(try migrate(file, .interval) == migrate(file, .interval))
+        #expect(try migrate(file, .interval) != migrate(file, .interval) { $0.dropVersions = true })
     }
 
     /// Beside IntervalClient's own gate, dropping the versions is refused, in the library's
