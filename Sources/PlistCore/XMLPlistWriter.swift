@@ -19,8 +19,19 @@ struct XMLPlistWriter {
         return Array(out.utf8)
     }
 
-    private static func realText(_ d: Double) -> String {
-        if d.isNaN { return "nan" }
+    /// The NaN an XML `nan` reads back as; `-nan` reads back as it with the sign bit set.
+    static let xmlNaN: UInt64 = 0x7FF8_0000_0000_0000
+
+    /// A real's text, which reads back as the same bits: a NaN other than the two `nan` and
+    /// `-nan` read back as is refused.
+    private func realText(_ d: Double) throws(PlistError) -> String {
+        if d.isNaN {
+            switch d.bitPattern {
+            case Self.xmlNaN: return "nan"
+            case Self.xmlNaN | 1 << 63: return "-nan"
+            default: throw .unwritable(.nanOutsideXML(bits: d.bitPattern), at: path.path)
+            }
+        }
         if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
         return d.description
     }
@@ -60,15 +71,15 @@ struct XMLPlistWriter {
             }
             out += "\(pad)<integer>\(i)</integer>\n"
         case let .real(d):
-            out += "\(pad)<real>\(Self.realText(d))</real>\n"
+            out += "\(pad)<real>\(try realText(d))</real>\n"
         case let .real32(bits):
             // XML has one kind of real: a 4-byte one is written as its exact (widened) value.
-            out += "\(pad)<real>\(Self.realText(Double(Float(bitPattern: bits))))</real>\n"
+            out += "\(pad)<real>\(try realText(Double(Float(bitPattern: bits))))</real>\n"
         case let .bool(b):
             out += b ? "\(pad)<true/>\n" : "\(pad)<false/>\n"
         case let .date(d):
             // Whole seconds: the microseconds utcString shows are then zeros.
-            guard d == d.rounded(.down), let text = ExactTime.utcString(secondsSince2001: d) else {
+            guard d == d.rounded(.down), d != 0 || d.sign == .plus, let text = ExactTime.utcString(secondsSince2001: d) else {
                 throw .unwritable(.dateOutsideXML(d), at: path.path)
             }
             out += "\(pad)<date>\(text.prefix(19))Z</date>\n"
