@@ -40,7 +40,8 @@ extension MigrateCommand {
             case let .output(out):
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
                     && io.fileStatus(out)?.kind != .directory && !out.hasSuffix("/")
-                if SafeFile.descriptorPath(out) != nil && !single {
+                // (Nothing found: the walk's problems say why, as for any output.)
+                if SafeFile.descriptorPath(out) != nil && !single && !found.isEmpty {
                     throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): standard output and other descriptors take one input file; give a directory for several")
                 }
                 plan.jobs = found.map { item in

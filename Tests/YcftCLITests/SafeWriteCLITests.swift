@@ -178,6 +178,12 @@ private let attributesWork: Bool = {
         let two = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist", "b/x.plist"])
         #expect(two.status == 2)
         #expect(two.stderr == "ycft: /dev/stdout: standard output and other descriptors take one input file; give a directory for several\n")
+        // One input that is no file (a pipe): said as such, not as "several inputs".
+        let piped = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd \"$1\" && cat a/x.plist | \"$0\" migrate -o - /dev/stdin",
+                                                                      ycft.path, dir.path])
+        #expect(piped.status == 2)
+        #expect(piped.stderr == "ycft: /dev/stdin: not a regular file or directory\n"
+            + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")
         let report = try ycft(in: dir, ["migrate", "--dry-run", "--report", "-", "a"])
         #expect(report.status == 0)
         // The report takes standard output alone; the listing goes to standard error.
