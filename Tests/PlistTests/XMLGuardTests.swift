@@ -98,7 +98,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("<dict><key>n</key><integer>010</integer></dict>", #"n: "010" is not an integer as Apple reads it"#,
+        ("<dict><key>n</key><integer>010</integer></dict>", #"n: "010" starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"#,
          PlistError.Defect.malformedValue(.integer, text: "010", truncated: false), ObjectPath?.some(.key("n"))),
         ("<integer>-99999999999999999999</integer>", #"top level: "-99999999999999999999" is not an integer as Apple reads it"#,
          .malformedValue(.integer, text: "-99999999999999999999", truncated: false), .topLevel),

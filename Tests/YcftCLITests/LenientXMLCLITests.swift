@@ -29,7 +29,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("<key>count</key><integer>010</integer>", #"count: "010" is not an integer as Apple reads it"#),
+        ("<key>count</key><integer>010</integer>", #"count: "010" starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"#),
         ("<key>big</key><integer>-99999999999999999999</integer>", #"big: "-99999999999999999999" is not an integer as Apple reads it"#),
         ("<key>dup</key><true/><key>dup</key><false/>", #"dup: duplicate dictionary key "dup""#),
         ("<key>when</key><date>2025-02-30T00:00:00Z</date>", #"when: "2025-02-30T00:00:00Z" is not a date like 2025-01-01T09:00:00Z"#),
