@@ -247,3 +247,16 @@ import TestSupport
         #expect(try readBytes(URL(fileURLWithPath: big)) == before)
     }
 }
+
+/// `CommandSpec.named` makes only the command it is asked for: every command of `all` is found
+/// under its own name, and nothing else is a command.
+@Suite struct CommandSpecNames {
+    @Test func everyCommandIsFoundByItsNameAndNothingElse() {
+        for spec in CommandSpec.all {
+            #expect(CommandSpec.named(spec.name)?.name == spec.name)
+            #expect(CommandSpec.named(spec.name)?.abstract == spec.abstract)
+        }
+        #expect(CommandSpec.all.map(\.name) == ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset", "edit", "backup"])
+        for word in ["help", "", "Dump", "dump ", "from-backup", "--help"] { #expect(CommandSpec.named(word) == nil, "\(word)") }
+    }
+}
