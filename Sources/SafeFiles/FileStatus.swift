@@ -58,14 +58,17 @@ package struct FileStatus: Sendable, Equatable {
     package var owner: UInt32
     /// `st_gid`.
     package var group: UInt32
+    /// `st_nlink`: the file's names (hard links); a replacement by rename takes only one.
+    package var links: Int
 
     /// Creates a status from its parts (for tests and in-memory file systems).
-    package init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32) {
+    package init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32, links: Int = 1) {
         self.kind = kind
         self.identity = identity
         self.permissions = permissions
         self.owner = owner
         self.group = group
+        self.links = links
     }
 
     init(_ info: stat) {
@@ -82,6 +85,7 @@ package struct FileStatus: Sendable, Equatable {
         permissions = UInt32(truncatingIfNeeded: info.st_mode) & 0o7777
         owner = UInt32(truncatingIfNeeded: info.st_uid)
         group = UInt32(truncatingIfNeeded: info.st_gid)
+        links = Int(truncatingIfNeeded: info.st_nlink)
     }
 
     /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.

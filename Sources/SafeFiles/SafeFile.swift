@@ -72,8 +72,10 @@ package enum SafeFile {
     /// What ``write(_:to:options:beforeSwap:)`` did, and to which path (a followed link's target).
     package enum WriteOutcome: Sendable, Equatable {
         /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
-        /// included) of the original that the replacement could not be given.
-        case replaced(String, notKept: [AttributeNotKept] = [])
+        /// included) of the original that the replacement could not be given; `otherNames`, how
+        /// many other names (hard links) the original had when it was swapped out, which keep
+        /// the old content.
+        case replaced(String, notKept: [AttributeNotKept] = [], otherNames: Int = 0)
         /// A new file was created.
         case created(String)
         /// The bytes were written to a pipe, device or descriptor.
@@ -82,15 +84,21 @@ package enum SafeFile {
         /// The path written.
         package var path: String {
             switch self {
-            case let .replaced(p, _), let .created(p), let .streamed(p): return p
+            case let .replaced(p, _, _), let .created(p), let .streamed(p): return p
             }
         }
 
         /// The original's extended attributes that the replacement could not keep (empty when
         /// all were kept, or nothing was replaced).
         package var attributesNotKept: [AttributeNotKept] {
-            if case let .replaced(_, notKept) = self { return notKept }
+            if case let .replaced(_, notKept, _) = self { return notKept }
             return []
+        }
+
+        /// How many other names the replaced file had (0 when nothing was replaced).
+        package var otherNames: Int {
+            if case let .replaced(_, _, others) = self { return others }
+            return 0
         }
     }
 
@@ -623,7 +631,7 @@ package final class PendingWrite {
         hooks.beforeSwap?(target)
         try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
         if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
-        return .replaced(target, notKept: notKept)
+        return .replaced(target, notKept: notKept, otherNames: max(0, now.links - 1))
     }
 }
 

@@ -183,7 +183,7 @@ struct CommandSpec: Sendable {
     var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
 
     /// Only that command's spec is made: a process runs one command, and making all ten
-    /// (``all``) was 164,000 instructions of a small `ycft dump` (4% of the process). Every
+    /// (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md). Every
     /// command of ``all`` is here, under its own name (`CommandSpecNames` checks both ways).
     static func named(_ name: String) -> CommandSpec? {
         switch name {

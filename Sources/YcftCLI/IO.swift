@@ -107,7 +107,7 @@ package struct CommandIO: Sendable {
                 default:
                     try BackupCommand.refuseInsideBackup(path, .write)
                     let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
-                    if let warning = CommandIO.attributesWarning(outcome) { streams.standardError.write(Array(warning.utf8)) }
+                    if let warning = CommandIO.replacementWarnings(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
             },
@@ -150,14 +150,26 @@ package struct CommandIO: Sendable {
         return Int(size.ws_col)
     }
 
-    /// The warning for a replacement that could not keep some of the original's extended
-    /// attributes or ACLs (`ycft: PATH: warning: the replacement could not keep ...`), or nil when it kept all.
-    static func attributesWarning(_ outcome: SafeFile.WriteOutcome) -> String? {
+    /// The warnings for a replacement, or nil when there is none: extended attributes or ACLs
+    /// of the original it could not keep (`ycft: PATH: warning: the replacement could not keep
+    /// ...`), and other names (hard links) of the original, which keep the old content, as
+    /// after `sed -i`. `ownNames`: those of them the command made itself (a backup that is a
+    /// hard link to the original), which are not warned of.
+    static func replacementWarnings(_ outcome: SafeFile.WriteOutcome, ownNames: Int = 0) -> String? {
+        var text = ""
         let notKept = outcome.attributesNotKept
-        guard !notKept.isEmpty else { return nil }
-        let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
-        return "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
-            + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
+        if !notKept.isEmpty {
+            let listed = notKept.map { UntrustedText.escaped($0.description) }.joined(separator: ", ")
+            text += "ycft: \(Ycft.shown(outcome.path)): warning: the replacement could not keep "
+                + "\(notKept.count == 1 ? "this extended attribute" : "these extended attributes"): \(listed)\n"
+        }
+        let others = outcome.otherNames - ownNames
+        if others > 0 {
+            text += "ycft: \(Ycft.shown(outcome.path)): warning: the file had \(others) other name\(others == 1 ? "" : "s") "
+                + "(hard link\(others == 1 ? "" : "s")), which \(others == 1 ? "keeps" : "keep") the old content: the new content "
+                + "is a new file under this name only\n"
+        }
+        return text.isEmpty ? nil : text
     }
 }
 

@@ -30,7 +30,13 @@ extension MigrateCommand {
                     switch result {
                     case let .success(written):
                         run.touch(SafeFile.directory(of: written.path))
-                        if let warning = CommandIO.attributesWarning(written) { workerIO.writeStderr(warning) }
+                        // A backup made as a hard link is one of the original's names, and meant to be.
+                        let ownNames = item.staged.backup.map { backup in
+                            (try? FileStatus.of(backup.made.path, followLinks: false).get()).map {
+                                FileIdentity.Inode($0.identity) == FileIdentity.Inode(backup.of.identity) ? 1 : 0
+                            } ?? 0
+                        } ?? 0
+                        if let warning = CommandIO.replacementWarnings(written, ownNames: ownNames) { workerIO.writeStderr(warning) }
                     case let .failure(error):
                         // The file is as it was: a backup made for it in this run goes.
                         if let backup = item.staged.backup {

@@ -151,6 +151,32 @@ private let attributesWork: Bool = {
         #expect(try readBytes(dir.appendingPathComponent("link.plist.bak")) == readBytes(defaults))
     }
 
+    /// A file with other names (hard links) is replaced under the one name, as `sed -i` does
+    /// (docs/safety.md): the others keep the old content, and the command says so (it said
+    /// nothing; a tester named both links to migrate and found one left as it was). The backup
+    /// migrate makes as a hard link is not counted.
+    @Test func aReplacedFileWithOtherNamesSaysTheyKeepTheOldContent() throws {
+        let dir = try tree(["a.plist", "s.plist"])
+        #expect(link(dir.appendingPathComponent("a.plist").path, dir.appendingPathComponent("h.plist").path) == 0)
+        for other in ["s2.plist", "s3.plist"] {
+            #expect(link(dir.appendingPathComponent("s.plist").path, dir.appendingPathComponent(other).path) == 0)
+        }
+        let migrate = try ycft(in: dir, ["migrate", "--in-place", "-q", "a.plist", "h.plist"])
+        #expect(migrate.status == 0)
+        #expect(migrate.stderr == "ycft: a.plist: warning: the file had 1 other name (hard link), which keeps the old content: "
+            + "the new content is a new file under this name only\n")
+        #expect(try isMigrated(dir.appendingPathComponent("a.plist")))
+        #expect(try readBytes(dir.appendingPathComponent("h.plist")) == readBytes(defaults))
+        let set = try ycft(in: dir, ["set", "s.plist", "onboarding.v1", "--last-version", "9"])
+        #expect(set.status == 0)
+        #expect(set.stderr == "ycft: s.plist: warning: the file had 2 other names (hard links), which keep the old content: "
+            + "the new content is a new file under this name only\n")
+        // One name: nothing to say, the backup link included.
+        let single = try tree(["one.plist"])
+        let alone = try ycft(in: single, ["migrate", "--in-place", "-q", "one.plist"])
+        #expect(alone.status == 0 && alone.stderr == "", "\(alone.stderr)")
+    }
+
     @Test func packToAFifoStreamsAndToDevStdoutPrints() throws {
         let dir = try TestPaths.temporaryDirectory()
         let json = dir.appendingPathComponent("state.json")
