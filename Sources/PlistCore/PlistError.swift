@@ -164,8 +164,8 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A date with a fraction of a second or outside years 1-9999, as seconds since
         /// 2001-01-01T00:00:00Z: XML dates hold whole seconds.
         case dateOutsideXML(Double)
-        /// A NaN other than the two XML's `nan` and `-nan` read back as (`0x7FF8000000000000`,
-        /// `0xFFF8000000000000`): its bits, as an 8-byte real (a 4-byte one widened).
+        /// A NaN other than the one XML's `nan` reads back as (`0x7FF8000000000000`; Apple's
+        /// parser refuses `-nan`): its bits, as an 8-byte real (a 4-byte one widened).
         case nanOutsideXML(bits: UInt64)
         /// A 16-byte integer, as its two's-complement halves, beyond 64 bits or negative, which
         /// libplist 2.2.0 cannot hold.
@@ -302,8 +302,8 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case let .dateOutsideXML(date):
                 return "date \(date) has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds"
             case let .nanOutsideXML(bits):
-                return "real NaN 0x\(String(bits, radix: 16, uppercase: true)) has a payload XML cannot hold; "
-                    + "XML's nan and -nan read back as 0x7FF8000000000000 and 0xFFF8000000000000"
+                return "real NaN 0x\(String(bits, radix: 16, uppercase: true)) has a sign or payload XML cannot hold; "
+                    + "XML's one NaN, nan, reads back as 0x7FF8000000000000"
             case let .integerBeyondLibplist(high, low):
                 return "libplist 2.2.0 cannot hold the 16-byte integer \(PlistInteger.wide(high: high, low: low))"
             case .nulByte: return "NUL byte in XML"

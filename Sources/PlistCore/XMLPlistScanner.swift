@@ -355,10 +355,16 @@ struct XMLPlistScanner {
 
     /// Why `text` is not a value of type `name` as CoreFoundation reads it (and libplist the
     /// same way), or nil when it is.
+    ///
+    /// White space as CoreFoundation takes it (`CFPropertyList.c`): before an integer or a
+    /// real's number, and nowhere else: none after them (its integer reader stops at `<` and
+    /// refuses any other character; its real reader must consume the whole text), none around a
+    /// real's `nan`/`inf` words or a date.
     static func defect(in text: [UInt8], as name: String) -> PlistError.Defect? {
         var trimmed = text[...]
-        while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
-        while let last = trimmed.last, isSpace(last) { trimmed = trimmed.dropLast() }
+        if name == "integer" || name == "real" {
+            while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
+        }
         let t = Array(trimmed)
         // The value as a message shows it (at most 64 bytes of it), built only when it is wrong.
         func malformed(_ kind: PlistKind) -> PlistError.Defect {
@@ -366,7 +372,7 @@ struct XMLPlistScanner {
         }
         switch name {
         case "integer": return integerProblem(t) ? malformed(.integer) : nil
-        case "real": return realProblem(t) ? malformed(.real) : nil
+        case "real": return realProblem(t, words: text) ? malformed(.real) : nil
         case "date":
             let valid = t.count == 20 && t.last == UInt8(ascii: "Z")
                 && CivilTime.parseISODateTime(String(decoding: t.dropLast(), as: UTF8.self)) != nil
@@ -397,11 +403,12 @@ struct XMLPlistScanner {
         return negative && value > UInt64(Int64.max) + 1
     }
 
-    /// `[+-] (digits [. digits] | . digits) [e [+-] digits]`, finite, or nan/inf/infinity.
-    private static func realProblem(_ t: [UInt8]) -> Bool {
-        let lower = String(decoding: t, as: UTF8.self).lowercased()
-        let unsigned = lower.hasPrefix("-") || lower.hasPrefix("+") ? String(lower.dropFirst()) : lower
-        if ["nan", "inf", "infinity"].contains(unsigned) { return false }
+    /// `[+-] (digits [. digits] | . digits) [e [+-] digits]`, finite, after white space; or,
+    /// the whole of `words` in any case, one of CoreFoundation's words: `nan`, `inf`,
+    /// `infinity`, the last two signed (`-nan` is refused, as it refuses it).
+    private static func realProblem(_ t: [UInt8], words: [UInt8]) -> Bool {
+        let lower = String(decoding: words, as: UTF8.self).lowercased()
+        if ["nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"].contains(lower) { return false }
         var i = 0
         func digits() -> Int {
             let from = i

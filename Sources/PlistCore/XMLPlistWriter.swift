@@ -19,18 +19,15 @@ struct XMLPlistWriter {
         return Array(out.utf8)
     }
 
-    /// The NaN an XML `nan` reads back as; `-nan` reads back as it with the sign bit set.
+    /// The NaN an XML `nan` reads back as (CoreFoundation reads no other: it refuses `-nan`).
     static let xmlNaN: UInt64 = 0x7FF8_0000_0000_0000
 
-    /// A real's text, which reads back as the same bits: a NaN other than the two `nan` and
-    /// `-nan` read back as is refused.
+    /// A real's text, which reads back as the same bits: a NaN other than the one `nan` reads
+    /// back as is refused.
     private func realText(_ d: Double) throws(PlistError) -> String {
         if d.isNaN {
-            switch d.bitPattern {
-            case Self.xmlNaN: return "nan"
-            case Self.xmlNaN | 1 << 63: return "-nan"
-            default: throw .unwritable(.nanOutsideXML(bits: d.bitPattern), at: path.path)
-            }
+            guard d.bitPattern == Self.xmlNaN else { throw .unwritable(.nanOutsideXML(bits: d.bitPattern), at: path.path) }
+            return "nan"
         }
         if d.isInfinite { return d < 0 ? "-infinity" : "+infinity" }
         return d.description

@@ -148,8 +148,8 @@ import PlistCore
             (.unwritable(.dateOutsideXML(-0.0), at: .topLevel),
              "cannot write value: date -0.0 (negative zero) would read back from XML as 0.0; XML dates have no sign of zero (at top level)"),
             (.unwritable(.nanOutsideXML(bits: 0x7FF0_0000_0000_0123), at: .key("r")),
-             "cannot write value: real NaN 0x7FF0000000000123 has a payload XML cannot hold; XML's nan and -nan read back as "
-                + "0x7FF8000000000000 and 0xFFF8000000000000 (at r)"),
+             "cannot write value: real NaN 0x7FF0000000000123 has a sign or payload XML cannot hold; XML's one NaN, nan, reads back as "
+                + "0x7FF8000000000000 (at r)"),
             (.unwritable(.integerBeyondLibplist(high: 1, low: 1), at: .key("k")),
              "cannot write value: libplist 2.2.0 cannot hold the 16-byte integer 18446744073709551617 (at k)"),
         ]

@@ -84,11 +84,12 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("<integer> 10 </integer>", PlistValue.integer(.signed(10))), ("<integer>+5</integer>", .integer(.signed(5))),
+        ("<integer> \n\t10</integer>", PlistValue.integer(.signed(10))), ("<integer>+5</integer>", .integer(.signed(5))),
         ("<integer>0x1F</integer>", .integer(.signed(31))), ("<integer>-0x10</integer>", .integer(.signed(-16))),
         ("<integer>18446744073709551615</integer>", .integer(.unsigned(UInt64.max))),
         ("<integer>-9223372036854775808</integer>", .integer(.signed(Int64.min))),
-        ("<real>.5</real>", .real(0.5)), ("<real>5.</real>", .real(5)), ("<real> 1e3 </real>", .real(1000)),
+        ("<real>.5</real>", .real(0.5)), ("<real>5.</real>", .real(5)), ("<real> 1e3</real>", .real(1000)),
+        ("<real>NaN</real>", .real(.nan)), ("<real>+INF</real>", .real(.infinity)),
         ("<real>-Infinity</real>", .real(-.infinity)), ("<real>1e-400</real>", .real(0)),
         ("<date>2025-01-01T09:00:00Z</date>", .date(757_414_800)), ("<data>\n\tAAEC\n\tAw==\n</data>", .data([0, 1, 2, 3])),
         ("<true></true>", .bool(true)), ("<string>a&amp;b&#65;<![CDATA[<x>]]></string>", .string("a&bA<x>")),
@@ -108,6 +109,18 @@ import TestSupport
          .malformedValue(.integer, text: "12abc", truncated: false), .topLevel),
         ("<integer/>", #"top level: "" is not an integer as Apple reads it"#,
          .malformedValue(.integer, text: "", truncated: false), .topLevel),
+        // White space after a number, around nan/inf or a date, and a signed nan: CoreFoundation
+        // refuses the whole file (its app starts afresh), so ycft does not read a value there.
+        ("<integer>10 </integer>", #"top level: "10 " is not an integer as Apple reads it"#,
+         .malformedValue(.integer, text: "10 ", truncated: false), .topLevel),
+        ("<real>1.5\n</real>", #"top level: "1.5\n" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: "1.5\n", truncated: false), .topLevel),
+        ("<real> nan</real>", #"top level: " nan" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: " nan", truncated: false), .topLevel),
+        ("<real>-nan</real>", #"top level: "-nan" is not a real as Apple reads it"#,
+         .malformedValue(.real, text: "-nan", truncated: false), .topLevel),
+        ("<date> 2025-01-01T09:00:00Z</date>", #"top level: " 2025-01-01T09:00:00Z" is not a date like 2025-01-01T09:00:00Z"#,
+         .malformedValue(.date, text: " 2025-01-01T09:00:00Z", truncated: false), .topLevel),
         ("<real>abc</real>", #"top level: "abc" is not a real as Apple reads it"#,
          .malformedValue(.real, text: "abc", truncated: false), .topLevel),
         ("<real>0x1p3</real>", #"top level: "0x1p3" is not a real as Apple reads it"#,
