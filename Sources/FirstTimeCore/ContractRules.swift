@@ -50,7 +50,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
     // The file.
     /// The file is not a readable property list (truncated, a bad trailer, malformed XML, a reference cycle).
     case plistUnreadable = "plist-unreadable"
-    /// A string libplist would change without a word (an embedded NUL, a lone surrogate, invalid UTF-8).
+    /// A string or key libplist would change without a word (an embedded NUL, a lone surrogate, invalid UTF-8, a dictionary key twice).
     case stringUnrepresentable = "string-unrepresentable"
     /// The file goes over ycft's bounds: input size, nesting depth, expanded node count.
     case plistLimit = "plist-limit"
@@ -148,7 +148,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .plistUnreadable:
             return rule(.error, fatal: true, .resetsAll, "not a readable property list (truncated, bad trailer, malformed XML, reference cycle)")
         case .stringUnrepresentable:
-            return rule(.error, fatal: true, .readsAsIs, "a string libplist would change silently (embedded NUL, lone surrogate, invalid UTF-8)")
+            return rule(.error, fatal: true, .readsAsIs, "a string or key libplist would change silently (embedded NUL, lone surrogate, invalid UTF-8, a dictionary key twice)")
         case .plistLimit:
             return rule(.error, fatal: true, .readsAsIs, "over ycft's safety bounds: input size, nesting depth, expanded node count")
         case .stateMissing:
