@@ -54,7 +54,16 @@ enum DumpCommand {
                     if case .archive(.plist) = error {
                         throw Ycft.Failure(.content, file, error.description + packHint(bytes, options.path))
                     }
-                    throw Ycft.Failure(.content, file, "\(error.description) (ycft dump --raw shows everything it holds)")
+                    // Over the node or byte bounds, which grow with --max-input-size: --raw would not see more.
+                    let plist: PlistError? = switch error {
+                    case let .embeddedNotPlist(_, cause), let .archive(.plist(cause)): cause
+                    default: nil
+                    }
+                    let hint = switch plist {
+                    case .tooManyNodes?, .tooManyBytes?: "raise it with --max-input-size"
+                    default: "ycft dump --raw shows everything it holds"
+                    }
+                    throw Ycft.Failure(.content, file, "\(error.description) (\(hint))")
                 }
             case .raw, .objects:
                 var value: PlistValue

@@ -135,6 +135,17 @@ enum Bombs {
         #expect(try runProcess(ycft, ["dump", out.path]).status == 0)
     }
 
+    /// An archive inside a defaults file over the node bound that --max-input-size sets: dump
+    /// names the option (it pointed at --raw, which cannot show the archive either).
+    @Test func anEmbeddedArchiveOverTheNodeBoundNamesTheOption() throws {
+        let file = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist").path
+        let small = try runProcess(ycft, ["dump", "--max-input-size", "1K", file])
+        #expect(small.status == 1)
+        #expect(small.stderr == "ycft: \(file): \"YCFirstTime\" holds an archive beyond ycft's bounds: the values expand to more than "
+            + "64 nodes, the limit for this input (raise it with --max-input-size)\n")
+        #expect(try runProcess(ycft, ["dump", file]).status == 0)
+    }
+
     @Test func theBoundsAreNamed() throws {
         let result = try runMeasured(ycft, ["dump", "--raw", "-"], stdin: Bombs.arrayChain)
         #expect(result.status == 1)
