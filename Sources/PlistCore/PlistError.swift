@@ -247,15 +247,6 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         /// that kind as Apple's parser reads it: its first 64 bytes, and whether there were more.
         case malformedValue(PlistKind, text: String, truncated: Bool)
 
-        /// Whether an integer's text is decimal digits after a zero (`007`, `-010`), with an
-        /// optional sign and white space around it: what the guard refuses as octal to libplist.
-        static func leadingZero(_ text: String) -> Bool {
-            var digits = Substring(text).drop { $0.isWhitespace }
-            if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
-            let body = digits.prefix { !$0.isWhitespace }
-            return body.count > 1 && body.first == "0" && body.allSatisfy { $0.isASCII && $0.isNumber }
-        }
-
         /// The reason as a message shows it: `reference cycle through object 3`,
         /// `string contains NUL`, `unterminated <string>`.
         public var description: String {
@@ -345,7 +336,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case let .malformedValue(kind, text, truncated):
                 let shown = quoted(text) + (truncated ? "..." : "")
                 switch kind {
-                case .integer where Self.leadingZero(text):
+                case .integer where XMLPlistScanner.readsAsOctal(Array(text.utf8)):
                     return "\(shown) starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"
                 case .integer: return "\(shown) is not an integer as Apple reads it"
                 case .date: return "\(shown) is not a date like 2025-01-01T09:00:00Z"

@@ -382,6 +382,15 @@ struct XMLPlistScanner {
         }
     }
 
+    /// Whether an integer's text (white space before it taken as ``defect(in:as:)`` takes it)
+    /// is decimal digits after a zero, after an optional sign (`007`, `-010`): Apple reads it as
+    /// decimal, libplist as octal, so the guard refuses it, and its message says why.
+    static func readsAsOctal(_ text: [UInt8]) -> Bool {
+        var digits = text.drop(while: isSpace)
+        if let sign = digits.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        return digits.count > 1 && digits.first == UInt8(ascii: "0") && digits.allSatisfy { digit($0, radix: 10) != nil }
+    }
+
     /// Decimal without a leading zero, or `0x` hexadecimal; optional sign; -2^63 ... 2^64-1.
     private static func integerProblem(_ t: [UInt8]) -> Bool {
         var i = 0
@@ -391,7 +400,7 @@ struct XMLPlistScanner {
         if i + 1 < t.count && t[i] == UInt8(ascii: "0") && t[i + 1] == UInt8(ascii: "x") { radix = 16; i += 2 }
         let digits = t[i...]
         guard !digits.isEmpty else { return true }
-        if radix == 10 && digits.count > 1 && digits.first == UInt8(ascii: "0") { return true }  // libplist: octal
+        if radix == 10 && readsAsOctal(t) { return true }
         var value: UInt64 = 0
         for d in digits {
             guard let v = digit(d, radix: UInt32(radix)) else { return true }

@@ -94,8 +94,10 @@ import PlistCore
         (.notEmpty(element: "true"), "<true> must be empty"),
         (.malformedValue(.integer, text: "010", truncated: false),
          #""010" starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"#),
-        (.malformedValue(.integer, text: " -007 ", truncated: false),
-         #"" -007 " starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"#),
+        (.malformedValue(.integer, text: " -007", truncated: false),
+         #"" -007" starts with a zero, which libplist reads as octal where Apple reads decimal; write it without the zero"#),
+        // A space after it is refused first (Apple refuses that): the guard's one reason.
+        (.malformedValue(.integer, text: "-007 ", truncated: false), #""-007 " is not an integer as Apple reads it"#),
         (.malformedValue(.integer, text: "0x", truncated: false), #""0x" is not an integer as Apple reads it"#),
         (.malformedValue(.integer, text: "0a", truncated: false), #""0a" is not an integer as Apple reads it"#),
         (.malformedValue(.real, text: "abc", truncated: false), #""abc" is not a real as Apple reads it"#),
