@@ -117,7 +117,7 @@ package enum StateWriter {
         let state: FirstTimeState?
         do { state = try file.heldState() } catch {
             guard force, let unread = unreadable(error, in: file), var domain = file.defaults else { throw error }
-            let key = file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
+            let key = stateKey(of: file)
             domain[key] = nil
             return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
         }
@@ -145,11 +145,17 @@ package enum StateWriter {
     /// objects): nothing there is removed unread.
     package static func unreadable(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
         guard file.isDefaults else { return nil }
-        let key = file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
+        let key = stateKey(of: file)
         guard exactlyEqual(key, LegacyArchive.defaultsKey) || exactlyEqual(key, RecordsFormat.defaultsKey) else { return nil }
         if let discarded = [error.finding].resetsAll { return discarded }
         guard case .embeddedNotPlist = error, [.stringUnrepresentable, .plistLimit].contains(error.finding.rule) else { return nil }
         return error.finding
+    }
+
+    /// The key whose data a defaults file's unreadable state is (what `reset --force` removes):
+    /// `YCFirstTime.records` in a migrated file, else the archive's key.
+    private static func stateKey(of file: StateFile) -> String {
+        file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
     }
 
     /// A defaults file with `archive` under the file's key (replacing the archive there, in

@@ -30,12 +30,12 @@ extension MigrateCommand {
                     switch result {
                     case let .success(written):
                         run.touch(SafeFile.directory(of: written.path))
-                        // A backup made as a hard link is one of the original's names, and meant to be.
-                        let ownNames = item.staged.backup.map { backup in
-                            (try? FileStatus.of(backup.made.path, followLinks: false).get()).map {
-                                FileIdentity.Inode($0.identity) == FileIdentity.Inode(backup.of.identity) ? 1 : 0
-                            } ?? 0
-                        } ?? 0
+                        // A backup made as a hard link is one of the original's names, and meant to be
+                        // (looked at only when the original had other names).
+                        var ownNames = 0
+                        if written.otherNames > 0, let backup = item.staged.backup,
+                           case let .success(made) = FileStatus.of(backup.made.path, followLinks: false),
+                           FileIdentity.Inode(made.identity) == FileIdentity.Inode(backup.of.identity) { ownNames = 1 }
                         if let warning = CommandIO.replacementWarnings(written, ownNames: ownNames) { workerIO.writeStderr(warning) }
                     case let .failure(error):
                         // The file is as it was: a backup made for it in this run goes.
