@@ -40,6 +40,10 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The file to write lies inside an iPhone backup folder (`folder`: the one holding
         /// `Manifest.db` and `Manifest.plist`), which is evidence the tool only reads.
         case insideBackup(folder: String)
+        /// Secret bytes (a decrypted backup's file) and a target others could read them from: a
+        /// named pipe or a device (`kind`), or a regular file whose `permissions` give its group
+        /// or others any access, which its replacement would keep.
+        case notPrivate(FileKind, permissions: UInt32)
     }
 
     /// The operation that failed.
@@ -77,8 +81,7 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unsupportedKind(kind): return "\(operation.rawValue): it is \(kind.phrase), which ycft neither replaces nor writes to"
         case let .danglingLink(target): return "\(operation.rawValue): it is a symbolic link to \"\(target)\", which does not exist"
         case let .readOnly(permissions):
-            let octal = String(permissions, radix: 8)
-            return "not replaced: it is read-only (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal))"
+            return "not replaced: it is read-only (mode \(Self.octal(permissions)))"
         case .changedSinceRead: return "not replaced: it changed after ycft read it (another program wrote it)"
         case .changedWhileReading: return "\(operation.rawValue): it changed while ycft was reading it"
         case .locked: return "\(operation.rawValue): another process (another ycft, or an open 'ycft edit') is working on it; try again when it is done"
@@ -92,6 +95,31 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
         case let .insideBackup(folder):
             return "\(operation.rawValue): it is inside the iPhone backup \"\(folder)\", which ycft never writes into"
+        case let .notPrivate(kind, _) where kind != .regular:
+            return "\(operation.rawValue): it is \(kind.phrase), which anyone who may open it would read decrypted bytes from"
+        case let .notPrivate(_, permissions):
+            return "not replaced: its mode \(Self.octal(permissions)) lets \(Self.others(permissions)), and the replacement would keep that mode"
         }
+    }
+
+    /// `permissions` as four octal digits: `0644`.
+    static func octal(_ permissions: UInt32) -> String {
+        let digits = String(permissions & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// Who besides the owner `permissions` let in, and how: `its group read it`, `others read
+    /// and write it`, `its group write it and others read it`.
+    static func others(_ permissions: UInt32) -> String {
+        func access(_ bits: UInt32) -> String? {
+            let words = [(UInt32(0o4), "read"), (0o2, "write"), (0o1, "execute")].filter { bits & $0.0 != 0 }.map(\.1)
+            switch words.count {
+            case 0: return nil
+            case 1: return words[0] + " it"
+            default: return words.dropLast().joined(separator: ", ") + " and " + words[words.count - 1] + " it"
+            }
+        }
+        let parts = [access((permissions >> 3) & 7).map { "its group " + $0 }, access(permissions & 7).map { "others " + $0 }]
+        return parts.compactMap { $0 }.joined(separator: " and ")
     }
 }

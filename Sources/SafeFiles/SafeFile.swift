@@ -53,14 +53,22 @@ package enum SafeFile {
         package var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         package var mayReplace: Bool
+        /// The bytes are secret (a decrypted backup's file): they go only to standard output or
+        /// error, to a new file made `0600`, or over a regular file no one but its owner may
+        /// read or write (its mode is kept); a named pipe, a device, or a regular file whose mode
+        /// lets its group or others in is refused (``FileError/Reason/notPrivate(_:permissions:)``),
+        /// where the decision is made, so nothing swapped in meanwhile receives them.
+        package var confidential: Bool
         /// A new file takes the extended attributes and ACLs of this regular file (a resolved
         /// path and its status): a backup made as a copy keeps what a hard link would.
         var attributesFrom: (path: String, status: FileStatus)?
 
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
         package init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
-                    newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true) {
+                    newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true,
+                    confidential: Bool = false) {
             self.expected = expected
+            self.confidential = confidential
             self.replaceReadOnly = replaceReadOnly
             self.newFilePermissions = newFilePermissions
             self.newFileOwner = newFileOwner
@@ -430,6 +438,10 @@ package enum SafeFile {
                                            options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
+        // The mode the replacement keeps is this one: checked on the same status.
+        if options.confidential, status.permissions & 0o077 != 0 {
+            throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions))
+        }
         try checkReplaceable(target, status: status, options: options)
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
@@ -444,11 +456,12 @@ package enum SafeFile {
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         if let owner = options.newFileOwner {
             try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
-                                                 permissions: options.newFilePermissions ?? temporary.defaultPermissions)
+                                                 permissions: options.confidential ? 0o600
+                                                     : options.newFilePermissions ?? temporary.defaultPermissions)
         } else {
             // The temporary was made 0600 (nothing can read it while it fills): give the new
             // file its permissions, 0666 less the umask unless asked otherwise.
-            try temporary.setPermissions(options.newFilePermissions ?? temporary.defaultPermissions)
+            try temporary.setPermissions(options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions)
         }
         // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
         if let original = options.attributesFrom { _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd) }
@@ -503,6 +516,8 @@ package enum SafeFile {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
+            // Anyone who may open the pipe or device would receive secret bytes.
+            if options.confidential { throw FileError(.write, target, .notPrivate(status.kind, permissions: status.permissions)) }
             let fd = open(PathBytes.cString(target), O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
             defer { close(fd) }

@@ -346,20 +346,20 @@ enum BackupCommand {
             io.writeStdout(bytes)
             return
         }
-        // An existing FILE holding preferences the copy would lose or change (another app's, or
-        // this one's edited) is not replaced unasked, by the rule `pack -o` and `migrate -o` follow.
-        if !force, let refusal = OutputGuard.refusal(output, replacingWith: bytes, key: LegacyArchive.defaultsKey, io: io,
-                                                     hint: "Use another FILE, or --force to replace it") {
-            throw Ycft.Failure(.trouble, Ycft.display(output), refusal)
+        // An existing FILE whose bytes are not the copy's (another app's preferences, or this
+        // app's copy edited since it was extracted) is not replaced unasked.
+        var expected: FileIdentity?
+        if !force {
+            switch OutputGuard.comparison(output, with: bytes, key: LegacyArchive.defaultsKey, io: io) {
+            case let .same(identity)?: expected = identity
+            case let .differs(refusal)?:
+                throw Ycft.Failure(.trouble, Ycft.display(output), refusal + " Use another FILE, or --force to replace it")
+            case nil: break
+            }
         }
-        // Decrypted bytes go only where no one else may read them: a new file is made 0600, and
-        // an existing one others may read (its mode is kept when it is replaced) is refused.
-        if encrypted, case let .success(existing) = FileStatus.of(output), existing.kind == .regular, existing.permissions & 0o077 != 0 {
-            let mode = String(existing.permissions & 0o7777, radix: 8)
-            throw Ycft.Failure(.trouble, Ycft.display(output), "exists with mode 0\(mode), which others may read; decrypted preferences are "
-                               + "written only to a new file (made 0600) or to one only its owner may read (chmod 600 it first)")
-        }
-        let options = SafeFile.WriteOptions(replaceReadOnly: force, newFilePermissions: encrypted ? 0o600 : nil)
+        // Decrypted bytes go only where no one else may read them: the writer makes a new file
+        // 0600 and refuses a pipe, a device, or a file whose mode lets others in (it would be kept).
+        let options = SafeFile.WriteOptions(expected: expected, replaceReadOnly: force, confidential: encrypted)
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 

@@ -635,7 +635,7 @@ extension CommandSpec {
         PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
         one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
         'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing
-        FILE others may read).
+        FILE its group or others may read or write, and a named pipe or device).
 
         'backup apps' lists the apps and app groups whose preferences hold YCFirstTime
         state or IntervalClient keys: the form the state is in, and its record count.
@@ -666,7 +666,8 @@ extension CommandSpec {
                 "one inside BACKUP.",
             ]),
             Option(.force, ["extract: replace FILE even when it is read-only, or",
-                            "holds preferences the copy would lose or change."]),
+                            "holds other bytes than the copy (an edited copy,",
+                            "another app's preferences)."]),
             passwordFile(["An encrypted backup's password, the first line of FILE",
                           "('-' reads standard input). (default: asked on the terminal,",
                           "not echoed)"]),

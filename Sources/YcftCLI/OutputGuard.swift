@@ -20,8 +20,36 @@ enum OutputGuard {
         defer { existing.release() }
         let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)
         guard !lost.isEmpty else { return nil }
+        return lostMessage(lost) + " " + hint
+    }
+
+    /// What an existing `path` holds against `bytes`, for an output that replaces a file only
+    /// when it holds those very bytes (`backup extract -o`: a copy edited since it was
+    /// extracted is the user's work).
+    enum Comparison {
+        /// The file holds `bytes`; replace only this file (its identity when read).
+        case same(FileIdentity?)
+        /// It holds other bytes: the refusal's message (without the hint).
+        case differs(String)
+    }
+
+    /// ``Comparison`` of the regular file at `path` with `bytes`; nil when there is no regular
+    /// file to compare (none, a descriptor name, a pipe: the writer decides) or it cannot be read
+    /// (the writer says why).
+    static func comparison(_ path: String, with bytes: [UInt8], key: String, io: CommandIO) -> Comparison? {
+        guard !SafeFile.namesDescriptor(path), let status = io.fileStatus(path), status.kind == .regular,
+              let existing = try? io.readFile(path, max(bytes.count, PlistLimits.default.maxInputSize), false) else { return nil }
+        defer { existing.release() }
+        if existing.bytes == bytes { return .same(existing.status?.identity) }
+        let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)
+        if !lost.isEmpty { return .differs(lostMessage(lost)) }
+        return .differs("not replaced: it differs from the backup's file (edited since it was extracted?); nothing was written.")
+    }
+
+    /// The refusal for preferences `lost`: the first five named.
+    private static func lostMessage(_ lost: [String]) -> String {
         let shown = lost.prefix(5).map { UntrustedText.quoted($0) }.joined(separator: ", ")
             + (lost.count > 5 ? " and \(lost.count - 5) more" : "")
-        return "not replaced: it holds preferences the output would lose or change (\(shown)); nothing was written. \(hint)"
+        return "not replaced: it holds preferences the output would lose or change (\(shown)); nothing was written."
     }
 }

@@ -188,6 +188,11 @@ package enum Ycft {
         var message = error.description
         if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
         if case .insideBackup = error.reason { message += " (copy the file out with 'ycft backup extract' and work on the copy)" }
+        if case let .notPrivate(kind, _) = error.reason {
+            message += kind == .regular ? "; decrypted preferences go only to a new file (made 0600), over one only its owner may read "
+                + "or write (chmod 600 it first), or to standard output (-o -)"
+                : "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
+        }
         return Failure(.trouble, display(error.path), message)
     }
 

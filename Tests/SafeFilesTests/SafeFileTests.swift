@@ -33,6 +33,35 @@ import Glibc
         #expect(try entries(dir) == ["a.plist"])
     }
 
+    /// Secret bytes (`confidential`): a new file is made 0600 whatever mode was asked; a file
+    /// whose mode lets its group or others in, a pipe and a device are refused where the writer
+    /// decides, nothing written; a file only its owner may use is replaced, its mode kept.
+    @Test func confidentialBytesGoOnlyWhereNoOneElseCanReadThem() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let options = SafeFile.WriteOptions(newFilePermissions: 0o644, confidential: true)
+        let new = dir.appendingPathComponent("new.plist").path
+        #expect(try SafeFile.write([1], to: new, options: options) == .created(new))
+        #expect(try status(new).permissions == 0o600)
+        chmod(new, 0o620)
+        #expect(throws: FileError(.write, new, .notPrivate(.regular, permissions: 0o620))) {
+            try SafeFile.write([2], to: new, options: options)
+        }
+        #expect(try readBytes(URL(fileURLWithPath: new)) == [1])
+        #expect(FileError(.write, new, .notPrivate(.regular, permissions: 0o620)).description
+                == "not replaced: its mode 0620 lets its group write it, and the replacement would keep that mode")
+        chmod(new, 0o400)
+        #expect(try SafeFile.write([3], to: new, options: SafeFile.WriteOptions(replaceReadOnly: true, confidential: true)) == .replaced(new))
+        #expect(try status(new).permissions == 0o400)
+        let fifo = dir.appendingPathComponent("fifo").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: FileError(.write, fifo, .notPrivate(.fifo, permissions: 0o600))) {
+            try SafeFile.write([4], to: fifo, options: options)
+        }
+        #expect(throws: FileError(.write, "/dev/null", .notPrivate(.characterDevice, permissions: 0o666))) {
+            try SafeFile.write([4], to: "/dev/null", options: options)
+        }
+    }
+
     @Test func newFileTakesGivenPermissionsWithoutSetuidAndNeverClobbers() throws {
         let dir = try TestPaths.temporaryDirectory()
         let file = dir.appendingPathComponent("new").path

@@ -268,7 +268,8 @@ import TestSupport
         #expect(set.status == 0, "\(set.stderr)")
         #expect(String(decoding: try run(["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "9.0""#))
         // Over a copy holding other preferences (another app's): refused, the copy intact; with
-        // --force, replaced. The same app's copy again (its preferences unchanged) is replaced.
+        // --force, replaced. The same app's copy again, over the edited copy: refused too (the
+        // edit is the user's work), until --force; over an unedited copy, nothing is lost.
         let notesCopy = try readBytes(out)
         let game = try run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", out.path])
         #expect(game.status == 2 && game.stdout.isEmpty)
@@ -276,7 +277,15 @@ import TestSupport
                 + "(\"AppleLanguages\", \"LaunchCount\", \"SoundEnabled\", \"Theme\"); nothing was written. Use another FILE, or --force to replace it\n")
         #expect(try readBytes(out) == notesCopy)
         let again = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
-        #expect(again.status == 0 && again.stderr.isEmpty, "\(again.stderr)")
+        #expect(again.status == 2 && again.stdout.isEmpty)
+        #expect(again.stderr == "ycft: \(out.path): not replaced: it differs from the backup's file (edited since it was extracted?); "
+                + "nothing was written. Use another FILE, or --force to replace it\n")
+        #expect(try readBytes(out) == notesCopy)
+        let overEdit = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "--force", "-o", out.path])
+        #expect(overEdit.status == 0 && overEdit.stderr.isEmpty, "\(overEdit.stderr)")
+        let unchanged = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
+        #expect(unchanged.status == 0 && unchanged.stderr.isEmpty, "\(unchanged.stderr)")
+        #expect(try readBytes(out) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")))
         let forced = try run(["backup", "extract", backup.path, "--app", "com.example.game", "--force", "-o", out.path])
         #expect(forced.status == 0 && forced.stderr.isEmpty, "\(forced.stderr)")
         #expect(try readBytes(out) == run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", "-"]).stdout)

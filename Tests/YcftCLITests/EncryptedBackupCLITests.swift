@@ -193,16 +193,69 @@ import TestSupport
         let shared = try run(["backup", "extract", "--app", "com.example.notes", "-o", open.path, "--password-file", password.path,
                               encrypted.path])
         #expect(shared.status == 2)
-        #expect(shared.stderr == "ycft: \(open.path): exists with mode 0644, which others may read; decrypted preferences are written "
-                + "only to a new file (made 0600) or to one only its owner may read (chmod 600 it first)\n")
+        #expect(shared.stderr == "ycft: \(open.path): not replaced: its mode 0644 lets its group read it and others read it, and the "
+                + "replacement would keep that mode; decrypted preferences go only to a new file (made 0600), over one only its owner "
+                + "may read or write (chmod 600 it first), or to standard output (-o -)\n")
         #expect(try readBytes(open) == openBytes)
         #expect(try mode(open) == 0o644)
+        // Each mode says who else it lets in, and how; --force does not lift the rule.
+        for (permissions, who) in [(0o620, "its group write it"), (0o604, "others read it"), (0o660, "its group read and write it"),
+                                   (0o607, "others read, write and execute it"), (0o611, "its group execute it and others execute it")] {
+            #expect(chmod(open.path, mode_t(permissions)) == 0)
+            for force in [[], ["--force"]] {
+                let refused = try run(["backup", "extract", "--app", "com.example.notes", "-o", open.path, "--password-file", password.path]
+                                      + force + [encrypted.path])
+                #expect(refused.status == 2 && refused.stderr.hasPrefix("ycft: \(open.path): not replaced: its mode 0"
+                        + String(permissions, radix: 8) + " lets \(who), and the replacement would keep that mode; "), "\(refused.stderr)")
+                #expect(try readBytes(open) == openBytes)
+            }
+        }
         // Over one only its owner may read: replaced, mode kept.
         let again = try run(["backup", "extract", "--app", "com.example.notes", "-o", secret.path, "--password-file", password.path,
                              encrypted.path])
         #expect(again.status == 0)
         #expect(try mode(secret) == 0o600)
         #expect(try Backups.snapshot(encrypted) == before)
+    }
+
+    /// Decrypted bytes never go into a named pipe or a device that `-o` names (directly or
+    /// through a link): another user may hold it open. Refused before a byte is written, exit 2;
+    /// an unencrypted backup's copy, which was never secret, still streams into a pipe.
+    @Test func extractRefusesAPipeOrADeviceForDecryptedBytes() throws {
+        let (encrypted, plain, password) = (try Backups.make(password: Backups.password), try Backups.make(), try Backups.passwordFile())
+        let dir = try TestPaths.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("shared.plist")
+        #expect(mkfifo(fifo.path, 0o666) == 0)
+        let link = dir.appendingPathComponent("link.plist")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: fifo.path)
+        // A reader that would receive whatever is written (and unblocks a writer that opened it).
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let received = dir.appendingPathComponent("received")
+        reader.arguments = ["-c", "exec cat \"$0\" > \"$1\"", fifo.path, received.path]
+        try reader.run()
+        defer { if reader.isRunning { reader.terminate() } }
+        for output in [fifo.path, link.path] {
+            let result = try run(["backup", "extract", "--app", "com.example.notes", "-o", output, "--password-file", password.path,
+                                  encrypted.path])
+            #expect(result.status == 2 && result.stdout.isEmpty)
+            #expect(result.stderr == "ycft: \(fifo.path): cannot write: it is a named pipe, which anyone who may open it would read "
+                    + "decrypted bytes from; decrypted preferences go only to standard output (-o -) or to a regular file only its "
+                    + "owner may read\n", "\(result.stderr)")
+        }
+        let device = try run(["backup", "extract", "--app", "com.example.notes", "-o", "/dev/null", "--password-file", password.path,
+                              encrypted.path])
+        #expect(device.status == 2 && device.stderr.hasPrefix("ycft: /dev/null: cannot write: it is a character device, "), "\(device.stderr)")
+        // Standard output is where the user asked for the bytes.
+        let streamed = try run(["backup", "extract", "--app", "com.example.notes", "-o", "-", "--password-file", password.path,
+                                encrypted.path])
+        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        #expect(streamed.status == 0 && streamed.stdout == fixture)
+        // The unencrypted backup's copy streams into the pipe, as any output of ycft does.
+        let open = try run(["backup", "extract", "--app", "com.example.notes", "-o", fifo.path, plain.path])
+        #expect(open.status == 0, "\(open.stderr)")
+        reader.waitUntilExit()
+        #expect(try readBytes(received) == fixture)
     }
 
     /// `--password-file` belongs to `--backup`, like `--app`.
