@@ -132,6 +132,8 @@ package struct CommandIO: Sendable {
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
         io.checkReplaceable = { path, read, options throws(FileError) in
+            // What the writer refuses, asked before the work: a file of a backup too.
+            try BackupCommand.refuseInsideBackup(path, .write)
             try SafeFile.checkReplaceable(path, status: read, options: options)
         }
         io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }

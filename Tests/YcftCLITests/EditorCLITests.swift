@@ -200,6 +200,23 @@ struct EditorFixture {
         #expect(try f.leftovers() == [])
     }
 
+    /// A file of an iPhone backup is refused before the editor opens, as `set` refuses it
+    /// before it changes anything: no one works on an edit that cannot land.
+    @Test func aFileInsideABackupIsRefusedBeforeTheEditorOpens() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make()
+        let before = try Backups.snapshot(backup)
+        let file = BackupThroughTheTool.preferences[0].path(in: backup)
+        let editor = try f.editor("ran.sh", #"echo ran > "$D/ran""#)
+        let result = try runProcess(f.ycft, ["edit", file], environment: f.env(editor))
+        #expect(result.status == 2 && result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: \(file): cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes "
+                + "into (copy the file out with 'ycft backup extract' and work on the copy)\n")
+        #expect(f.note("ran").isEmpty)
+        #expect(try f.leftovers() == [])
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
     /// An editor given with shell syntax still works (through `sh -c`), and $VISUAL comes first.
     @Test func editorsWithShellSyntaxAndVISUAL() throws {
         let f = try EditorFixture()
