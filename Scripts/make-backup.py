@@ -74,6 +74,8 @@ ENCRYPTED_VARIANTS = {
     "duplicate-class": "the keybag lists protection class 3 twice",
     "altered-unused-class": "the keybag's wrapped key of protection class 7, which no file uses, has one byte changed",
     "altered-file-class": "the keybag's wrapped key of protection class 3 (the files') has one byte changed",
+    "ios10-keybag": "the keybag as iOS 10.0 and 10.1 wrote it: SALT and ITER only (no DPWT, DPIC, DPSL), "
+                    "the key PBKDF2-SHA1(password, SALT, ITER) alone",
 }
 
 
@@ -162,6 +164,8 @@ class Encryption:
         self.salt, self.dpsl = fixed("SALT", 20), fixed("DPSL", 20)
         self.iterations, self.dpic = 100, 1000
         first = PBKDF2HMAC(algorithm=hashes.SHA256(), length=32, salt=self.dpsl, iterations=self.dpic).derive(password.encode())
+        if variant == "ios10-keybag":
+            first = password.encode()
         self.password_key = PBKDF2HMAC(algorithm=hashes.SHA1(), length=32, salt=self.salt, iterations=self.iterations).derive(first)
         self.class_keys = {number: fixed(f"class {number}") for number in range(1, 12)}
 
@@ -177,8 +181,9 @@ class Encryption:
             return tag.encode() + len(value).to_bytes(4, "big") + value
         dpic = 4_000_000_000 if self.variant == "absurd-iterations" else self.dpic
         out = item("VERS", 4) + item("TYPE", 1) + item("UUID", fixed("keybag uuid", 16)) + item("HMCK", fixed("HMCK", 40))
-        out += item("WRAP", 0) + item("SALT", self.salt) + item("ITER", self.iterations) + item("DPWT", 1)
-        out += item("DPIC", dpic) + item("DPSL", self.dpsl)
+        out += item("WRAP", 0) + item("SALT", self.salt) + item("ITER", self.iterations)
+        if self.variant != "ios10-keybag":
+            out += item("DPWT", 1) + item("DPIC", dpic) + item("DPSL", self.dpsl)
         classes = list(self.class_keys.items())
         if self.variant == "duplicate-class":
             classes.append((FILE_CLASS, self.class_keys[FILE_CLASS]))

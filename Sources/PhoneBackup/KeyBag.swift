@@ -1,6 +1,7 @@
 /// An encrypted backup's keybag (`BackupKeyBag` in `Manifest.plist`): a sequence of items, each a
 /// 4-byte tag, a 4-byte big-endian length and the value. The header (up to the second `UUID`)
-/// holds the password's salts and iteration counts (`SALT`, `ITER`, `DPSL`, `DPIC`); each class
+/// holds the password's salts and iteration counts (`SALT`, `ITER`, and from iOS 10.2 on
+/// `DPSL`, `DPIC`); each class
 /// key follows as a group starting at a `UUID`, with `CLAS` (the protection class), `WRAP` and
 /// `WPKY` (the wrapped class key).
 ///
@@ -29,7 +30,9 @@ package struct KeyBag: Sendable {
 
     package let salt: [UInt8]
     package let iterations: Int
-    package let dpsl: [UInt8]
+    /// `DPSL` and `DPIC`, the first round's salt and count (iOS 10.2 and later); nil and 0 in a
+    /// keybag of iOS 10.0 or 10.1, which derives the key with `ITER` rounds of SHA-1 alone.
+    package let dpsl: [UInt8]?
     package let dpic: Int
     /// In the keybag's order, each class once.
     package let classKeys: [ClassKey]
@@ -80,11 +83,20 @@ package struct KeyBag: Sendable {
             return value.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         }
         // The bounds first: nothing is derived from a keybag that asks too much.
-        let (dpic, iterations) = (try number("DPIC", in: header), try number("ITER", in: header))
-        guard dpic <= Self.maxDPIC, dpic > 0 else { throw .iterations(tag: "DPIC", count: dpic, limit: Self.maxDPIC) }
+        let iterations = try number("ITER", in: header)
         guard iterations <= Self.maxITER, iterations > 0 else { throw .iterations(tag: "ITER", count: iterations, limit: Self.maxITER) }
-        (self.dpic, self.iterations) = (Int(dpic), Int(iterations))
-        (salt, dpsl) = (try item("SALT", in: header), try item("DPSL", in: header))
+        salt = try item("SALT", in: header)
+        // iOS 10.0 and 10.1 wrote neither DPSL nor DPIC (the password's first, SHA-256 round
+        // came with 10.2): both or neither.
+        let hasDPIC = header.contains { $0.tag == "DPIC" }
+        if hasDPIC || header.contains(where: { $0.tag == "DPSL" }) {
+            let dpic = try number("DPIC", in: header)
+            guard dpic <= Self.maxDPIC, dpic > 0 else { throw .iterations(tag: "DPIC", count: dpic, limit: Self.maxDPIC) }
+            (self.dpic, dpsl) = (Int(dpic), try item("DPSL", in: header))
+        } else {
+            (dpic, dpsl) = (0, nil)
+        }
+        self.iterations = Int(iterations)
         var classKeys: [ClassKey] = []
         var classes = Set<UInt32>()
         for group in groups {
@@ -102,7 +114,8 @@ package struct KeyBag: Sendable {
 
     /// The class keys the password opens: `PBKDF2-HMAC-SHA256(password, DPSL, DPIC)`, then
     /// `PBKDF2-HMAC-SHA1(that, SALT, ITER)` gives the key that unwraps (RFC 3394) every class key
-    /// whose `WRAP` has bit 2 set.
+    /// whose `WRAP` has bit 2 set. A keybag of iOS 10.0 or 10.1 (no `DPSL`, `DPIC`) has the
+    /// second round only: `PBKDF2-HMAC-SHA1(password, SALT, ITER)`.
     ///
     /// The password is wrong when no class key unwraps: a wrong key passes the unwrap's 64-bit
     /// integrity check by chance about once in 2^64 tries, so one that unwraps proves the
@@ -120,7 +133,7 @@ package struct KeyBag: Sendable {
     package func unlock(_ password: [UInt8]) throws(BackupError) -> [(protectionClass: UInt32, key: [UInt8])] {
         let key: [UInt8]
         do throws(BackupCrypto.Failure) {
-            let first = try BackupCrypto.pbkdf2(password, salt: dpsl, iterations: dpic, digest: .sha256)
+            let first = if let dpsl { try BackupCrypto.pbkdf2(password, salt: dpsl, iterations: dpic, digest: .sha256) } else { password }
             key = try BackupCrypto.pbkdf2(first, salt: salt, iterations: iterations, digest: .sha1)
         } catch {
             throw error.backupError

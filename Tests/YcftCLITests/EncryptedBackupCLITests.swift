@@ -52,6 +52,24 @@ import TestSupport
         #expect(try Backups.snapshot(encrypted) == before)
     }
 
+    /// A backup of iOS 10.0 or 10.1, whose keybag derives the key with PBKDF2-SHA1 alone (no
+    /// DPSL/DPIC), opens with its password and lists what the unencrypted backup lists; a wrong
+    /// password is still told apart.
+    @Test func anIOS10BackupOpensWithItsPassword() throws {
+        let (old, plain, password) = (try Backups.make("ios10-keybag", password: Backups.password), try Backups.make(),
+                                      try Backups.passwordFile())
+        let listed = try run(["backup", "apps", "--password-file", password.path, old.path])
+        let direct = try run(["backup", "apps", plain.path])
+        let (status, stdout, stderr) = renamed(listed, old, as: plain)
+        #expect(status == 0 && stderr.isEmpty && stdout == direct.stdoutText, "\(stderr)")
+        let dump = try run(["dump", "--backup", old.path, "--app", "com.example.notes", "--password-file", password.path])
+        let plainDump = try run(["dump", "--backup", plain.path, "--app", "com.example.notes"])
+        #expect(dump.status == 0 && dump.stdout == plainDump.stdout)
+        let wrongFile = try Backups.passwordFile("not it")
+        let wrong = try run(["backup", "apps", "--password-file", wrongFile.path, old.path])
+        #expect(wrong.status == 2 && wrong.stderr == "ycft: \(old.path): wrong password (the backup's keybag did not open)\n")
+    }
+
     /// The password file's first line is the password: a CRLF ending, a byte-order mark before
     /// it (a file saved by Notepad) and later lines are not part of it.
     @Test func thePasswordIsTheFirstLine() throws {

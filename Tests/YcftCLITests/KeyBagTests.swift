@@ -41,6 +41,19 @@ import TestSupport
         #expect(keyBag.classKeys.map(\.protectionClass) == [1, 3, 4])
     }
 
+    /// A keybag of iOS 10.0 or 10.1: `SALT` and `ITER` only, no `DPWT`, `DPSL` or `DPIC` (the
+    /// SHA-256 round came with 10.2). Half of the pair is a keybag cut wrong, not an old one.
+    @Test func anIOS10KeyBagHasOneRound() throws {
+        let old = Self.item("VERS", [0, 0, 0, 3]) + Self.number("TYPE", 1) + Self.item("UUID", Array(repeating: 1, count: 16))
+            + Self.item("HMCK", Array(repeating: 2, count: 40)) + Self.number("WRAP", 0) + Self.item("SALT", Array(repeating: 3, count: 20))
+            + Self.number("ITER", 10_000)
+        let keyBag = try KeyBag(old + Self.classKey(1) + Self.classKey(3))
+        #expect(keyBag.dpic == 0 && keyBag.dpsl == nil && keyBag.iterations == 10_000)
+        #expect(keyBag.classKeys.map(\.protectionClass) == [1, 3])
+        #expect(error(old + Self.number("DPIC", 1000) + Self.classKey(1)) == .missing("DPSL"))
+        #expect(error(old + Self.item("DPSL", Array(repeating: 4, count: 20)) + Self.classKey(1)) == .missing("DPIC"))
+    }
+
     /// Items the reader does not use are passed over, however many and however often repeated
     /// (each is not searched for among the earlier ones: a keybag of millions cost hours).
     @Test func itemsTheReaderDoesNotUseArePassedOver() throws {
