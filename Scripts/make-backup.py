@@ -61,6 +61,8 @@ VARIANTS = {
     "not-a-plist": "com.example.weather's preferences are not a property list",
     "unfinished": "Status.plist says the backup did not finish (SnapshotState uploading)",
     "hostile-id": "one more app, whose bundle id holds a line feed and an escape, listed without its file",
+    "wal": "Manifest.db in WAL mode (its header's bytes 18 and 19 are 2), its log folded in and gone",
+    "wal-log": "Manifest.db in WAL mode with its Manifest.db-wal beside it, holding one more row not yet folded in",
 }
 
 # With --password: spoilt in one way.
@@ -226,6 +228,27 @@ def write_database(path, rows, variant):
         db.executemany("INSERT INTO Files VALUES (?, ?, ?, ?, ?)", rows)
     db.commit()
     db.execute("VACUUM")
+    if variant in ("wal", "wal-log"):
+        db.execute("PRAGMA journal_mode=WAL")
+    if variant == "wal-log":
+        # A writer that has not checkpointed yet: the row is in the log only. The two files are
+        # copied while it is open (closing would fold the log in and remove it).
+        db.execute("PRAGMA wal_autocheckpoint=0")
+        db.execute("INSERT INTO Files VALUES (?, ?, ?, ?, ?)",
+                   ("e" * 40, "AppDomain-com.example.late", "Library/Preferences/com.example.late.plist", 1, b""))
+        db.commit()
+        scratch = tempfile.mkdtemp()
+        try:
+            for suffix in ("", "-wal"):
+                shutil.copyfile(path + suffix, os.path.join(scratch, "copy" + suffix))
+            db.close()
+            for suffix in ("", "-wal"):
+                shutil.copyfile(os.path.join(scratch, "copy" + suffix), path + suffix)
+            if os.path.exists(path + "-shm"):
+                os.remove(path + "-shm")
+        finally:
+            shutil.rmtree(scratch)
+        return
     db.close()
 
 

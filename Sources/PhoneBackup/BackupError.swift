@@ -50,6 +50,9 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// SQLite refused `Manifest.db` or a query on it (`sqlite3_errmsg`, with the result code):
     /// not a database, no `Files` table, a value too long, ...
     case database(code: Int32, message: String)
+    /// `Manifest.db-wal` beside `Manifest.db` holds `bytes`: changes the database may not have
+    /// yet, which ycft does not read (it reads `Manifest.db` alone, from memory).
+    case writeAheadLog(bytes: Int)
     /// A `Files` column holds a value of the wrong type (a number where the fileID belongs).
     case column(String, domain: String, path: String)
     /// No row for the file; `domainListed` says whether the domain has any rows at all.
@@ -98,6 +101,10 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingLibrary(.sqlite):
             return "SQLite 3.36 or later could not be loaded, which reading Manifest.db needs (Debian and Ubuntu: libsqlite3-0)"
         case let .database(code, message): return "Manifest.db: \(UntrustedText.escaped(message)) (SQLite error \(code))"
+        case let .writeAheadLog(bytes):
+            return "Manifest.db-wal (\(bytes) bytes) beside Manifest.db may hold changes the database does not have yet, and ycft "
+                + "reads no write-ahead log; fold it in on a copy of the backup ('sqlite3 COPY/Manifest.db \"PRAGMA "
+                + "wal_checkpoint(TRUNCATE)\"') and read the copy"
         case let .column(column, domain, path):
             return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
         case let .notListed(domain, path, true): return "Manifest.db lists no \(Self.named(domain, path))"

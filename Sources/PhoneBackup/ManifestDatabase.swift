@@ -2,11 +2,15 @@ internal import CSQLite
 
 /// A backup's `Manifest.db`, queried through the system SQLite from a copy in memory: SQLite opens
 /// no file of the backup, so it takes no lock, reads no journal or write-ahead log and creates no
-/// file beside it. SQLite is loaded on the first use (`ycft_sqlite`, `dlopen`), not linked.
+/// file beside it (a database in WAL mode is read as the pages it holds; ``PhoneBackup`` refuses
+/// one whose `Manifest.db-wal` holds anything). SQLite is loaded on the first use (`ycft_sqlite`, `dlopen`), not linked.
 final class ManifestDatabase {
     /// The longest text or blob SQLite will hand over (`SQLITE_LIMIT_LENGTH`): a longer value
     /// in a hostile database is an error (`string or blob too big`), not an allocation.
     static let maxValueLength: Int32 = 1 << 20
+
+    /// The first 16 bytes of every SQLite 3 database: `SQLite format 3` and a NUL.
+    static let magic = Array("SQLite format 3\0".utf8)
 
     private let handle: OpaquePointer
     private let sqlite: UnsafePointer<ycft_sqlite_api>
@@ -42,6 +46,12 @@ final class ManifestDatabase {
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { copy.update(from: base, count: source.count) }
         }
+        // A database last written in WAL mode says so in its header (bytes 18 and 19, the file
+        // format's read and write versions, are 2), and SQLite will not open it from memory
+        // (there is no shared memory for a log: SQLITE_CANTOPEN). Without its log (the caller
+        // refuses a log that holds anything) the file is the whole database: the copy says
+        // rollback journal (1), which reads the same pages.
+        if bytes.count >= 100, bytes.starts(with: Self.magic), bytes[18] == 2, bytes[19] == 2 { (copy[18], copy[19]) = (1, 1) }
         let flags = UInt32(YCFT_SQLITE_DESERIALIZE_READONLY | YCFT_SQLITE_DESERIALIZE_FREEONCLOSE)
         // On failure SQLite frees `copy` itself (FREEONCLOSE).
         let loaded = api.deserialize(db, "main", copy, Int64(bytes.count), Int64(max(bytes.count, 1)), flags)

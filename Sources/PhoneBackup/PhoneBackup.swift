@@ -116,6 +116,11 @@ package struct PhoneBackup {
             throw Self.exists(root, "Manifest.mbdb") ? BackupError.oldFormat : .noManifest
         }
         guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
+        // A log that holds anything may hold rows the database does not have yet.
+        if case let .success(log) = FileStatus.of(root.path(of: "Manifest.db-wal"), followLinks: false), log.kind == .regular,
+           log.identity.size > 0 {
+            throw .writeAheadLog(bytes: Int(clamping: log.identity.size))
+        }
         guard let manifest = try Self.dictionary(root, "Manifest.plist", limits: limits, required: true) else { throw .noManifest }
         switch manifest["IsEncrypted"] {
         case .bool(true)?: isEncrypted = true
@@ -273,22 +278,38 @@ package struct PhoneBackup {
         return try bytes.map { bytes throws(BackupError) in try decrypt(bytes, of: preferences) }
     }
 
-    /// The preferences file of `container`.
+    /// The preferences file of `container`, judged by ``judged(_:of:)`` as ``allPreferences()``
+    /// judges each container's rows.
     /// - Throws: ``BackupError``: no such row (``BackupError/notListed(domain:path:domainListed:)``),
-    ///   two, a row that is not a file, a bad fileID, a missing file, or what SQLite says.
+    ///   two, a row that is not a file, a bad fileID, or what SQLite says.
     package func preferences(of container: Container) throws(BackupError) -> Preferences {
         let (domain, path) = (container.domain, container.preferencesPath)
-        var found: [(fileID: String, record: [UInt8]?)] = []
+        var rows: [Row] = []
         try opened().rows("SELECT fileID, flags\(recordColumn) FROM Files WHERE domain = ?1 AND relativePath = ?2 LIMIT 2",
                           [domain, path]) { (row: ManifestDatabase.Row) throws(BackupError) in
-            guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: path) }
-            guard let flags = row.integer(1) else { throw .column("flags", domain: domain, path: path) }
-            guard flags == 1 else { throw .notAFile(domain: domain, path: path, flags: flags) }
-            found.append((fileID, isEncrypted ? row.blob(2) : nil))
+            rows.append(Row(fileID: row.text(0), flags: row.integer(1), record: isEncrypted ? row.blob(2) : nil))
         }
-        guard found.count < 2 else { throw .listedTwice(domain: domain, path: path) }
-        guard let first = found.first else { throw .notListed(domain: domain, path: path, domainListed: try lists(container)) }
-        return try checked(first.fileID, record: first.record, of: container)
+        if rows.isEmpty { throw .notListed(domain: domain, path: path, domainListed: try lists(container)) }
+        return try judged(rows, of: container).get()
+    }
+
+    /// One row of `Files` for a preferences path, as read: a fileID or flags of the wrong type is nil.
+    private struct Row {
+        let fileID: String?
+        let flags: Int64?
+        let record: [UInt8]?
+    }
+
+    /// The one judge of a container's rows for its preferences path (at least one), asked by
+    /// ``preferences(of:)`` and ``allPreferences()`` alike: exactly one row, a file (flags 1),
+    /// whose fileID names a file of the folder.
+    private func judged(_ rows: [Row], of container: Container) -> Result<Preferences, BackupError> {
+        let (domain, path) = (container.domain, container.preferencesPath)
+        guard rows.count == 1 else { return .failure(.listedTwice(domain: domain, path: path)) }
+        guard let fileID = rows[0].fileID else { return .failure(.column("fileID", domain: domain, path: path)) }
+        guard let flags = rows[0].flags else { return .failure(.column("flags", domain: domain, path: path)) }
+        guard flags == 1 else { return .failure(.notAFile(domain: domain, path: path, flags: flags)) }
+        return Result { () throws(BackupError) in try checked(fileID, record: rows[0].record, of: container) }
     }
 
     /// Whether `Manifest.db` lists any file or folder of the container's domain (whether the
@@ -314,12 +335,14 @@ package struct PhoneBackup {
     }
 
     /// Every app's and app group's preferences file the backup holds, apps first, each sorted
-    /// by id (rows whose flags say they are not a file are passed over).
-    /// - Throws: ``BackupError`` for the first row that is wrong, or what SQLite says.
-    package func allPreferences() throws(BackupError) -> [Preferences] {
-        var found: [Preferences] = []
+    /// by id, each judged as ``preferences(of:)`` judges it (``judged(_:of:)``): a container
+    /// whose rows are wrong (two, not a file, a bad fileID) is its own failure, and the others
+    /// are still found.
+    /// - Throws: ``BackupError`` for a row whose domain is not text, or what SQLite says.
+    package func allPreferences() throws(BackupError) -> [(container: Container, preferences: Result<Preferences, BackupError>)] {
+        var found: [(container: Container, rows: [Row])] = []
         let sql = """
-            SELECT fileID, domain\(recordColumn) FROM Files WHERE flags = 1 AND (
+            SELECT fileID, domain, flags\(recordColumn) FROM Files WHERE (
               (substr(domain, 1, 10) = 'AppDomain-' AND relativePath = 'Library/Preferences/' || substr(domain, 11) || '.plist')
               OR (substr(domain, 1, 15) = 'AppDomainGroup-' AND relativePath = 'Library/Preferences/' || substr(domain, 16) || '.plist'))
             ORDER BY domain
@@ -328,10 +351,11 @@ package struct PhoneBackup {
             guard let domain = row.text(1) else { throw .column("domain", domain: "?", path: "?") }
             let container: Container = domain.hasPrefix("AppDomainGroup-") ? .group(String(domain.dropFirst(15)))
                 : .app(String(domain.dropFirst(10)))
-            guard let fileID = row.text(0) else { throw .column("fileID", domain: domain, path: container.preferencesPath) }
-            found.append(try checked(fileID, record: isEncrypted ? row.blob(2) : nil, of: container))
+            let read = Row(fileID: row.text(0), flags: row.integer(2), record: isEncrypted ? row.blob(3) : nil)
+            // Sorted by domain: a container's rows are next to each other.
+            if found.last?.container == container { found[found.count - 1].rows.append(read) } else { found.append((container, [read])) }
         }
-        return found
+        return found.map { ($0.container, judged($0.rows, of: $0.container)) }
     }
 
     /// `, file` in an encrypted backup, whose rows' records hold the files' keys.

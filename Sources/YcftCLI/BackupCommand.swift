@@ -256,14 +256,16 @@ enum BackupCommand {
     static func apps(_ folder: String, passwordFile: String?, format: Format, compact: Bool, limits: PlistLimits,
                      io: CommandIO) throws(Ycft.Failure) -> Ycft.Exit {
         let backup = try open(folder, passwordFile: passwordFile, limits: limits, io: io)
-        let all: [PhoneBackup.Preferences]
+        let all: [(container: PhoneBackup.Container, preferences: Result<PhoneBackup.Preferences, BackupError>)]
         do throws(BackupError) { all = try backup.allPreferences() } catch { throw failure(error, folder: folder) }
         var listed: [Listed] = []
         var exit = Ycft.Exit.success
-        for preferences in all {
+        for (container, found) in all {
             // Escaped: an id is Manifest.db's text, and a line feed in it would start a line of its own.
-            let owner = "\(UntrustedText.escaped(preferences.container.id)): "
+            let owner = "\(UntrustedText.escaped(container.id)): "
             do throws(Ycft.Failure) {
+                let preferences: PhoneBackup.Preferences
+                do throws(BackupError) { preferences = try found.get() } catch { throw failure(error, folder: folder) }
                 let bytes = try contents(preferences, of: backup, folder: folder, limits: limits)
                 let state: FirstTimeState?
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
