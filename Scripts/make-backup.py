@@ -76,6 +76,7 @@ ENCRYPTED_VARIANTS = {
     "duplicate-class": "the keybag lists protection class 3 twice",
     "altered-unused-class": "the keybag's wrapped key of protection class 7, which no file uses, has one byte changed",
     "altered-file-class": "the keybag's wrapped key of protection class 3 (the files') has one byte changed",
+    "size-off": "com.example.notes's MBFile says Size is one byte more than the file (Manifest.db's sizes are off now and then)",
     "ios10-keybag": "the keybag as iOS 10.0 and 10.1 wrote it: SALT and ITER only (no DPWT, DPIC, DPSL), "
                     "the key PBKDF2-SHA1(password, SALT, ITER) alone",
 }
@@ -293,7 +294,8 @@ def make(out, variant=None, password=None):
                 os.remove(os.path.join(out, fid[:2], fid))
                 os.symlink("/etc/passwd", os.path.join(out, fid[:2], fid))
         flags = 2 if variant == "directory" and (domain, relative_path) == notes else 1
-        rows.append((listed, domain, relative_path, flags, mbfile(relative_path, len(data), 0o100644, encryption_key)))
+        size = len(data) + 1 if variant == "size-off" and (domain, relative_path) == notes else len(data)
+        rows.append((listed, domain, relative_path, flags, mbfile(relative_path, size, 0o100644, encryption_key)))
         if variant == "twice" and (domain, relative_path) == notes:
             rows.append(("0" * 40, domain, relative_path, 1, mbfile(relative_path, len(data), 0o100644)))
     for domain, relative_path in directories():

@@ -138,14 +138,16 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case notBlocks(Int)
         /// The padding after decryption is not PKCS#7: cut short or altered.
         case padding
-        /// The plain length is not the one the file record's `Size` gives.
+        /// The plain length is not the one the file record's `Size` gives, the padding valid: a
+        /// warning, the bytes are read (``PhoneBackup/FileContents/warning``).
         case size(Int, expected: Int64)
 
         package var description: String {
             switch self {
             case let .notBlocks(count): return "\(count) encrypted bytes are not whole 16-byte blocks (cut short?)"
             case .padding: return "does not decrypt (its padding is wrong: cut short or altered)"
-            case let .size(count, expected): return "decrypts to \(count) bytes, but its record says \(expected) (cut short or altered)"
+            case let .size(count, expected):
+                return "decrypts to \(count) bytes with a valid padding, but its record in Manifest.db says \(expected); read as decrypted"
             }
         }
     }

@@ -191,13 +191,26 @@ package struct PhoneBackup {
         database = try Self.checked(ManifestDatabase(inMemory: plain))
     }
 
+    /// A file's bytes as they were on the device, and what about them is off but does not stop
+    /// them being read.
+    package struct FileContents: Sendable, Equatable {
+        /// The bytes (of an encrypted backup, decrypted).
+        package let bytes: [UInt8]
+        /// A decrypted length other than the record's `Size`
+        /// (``BackupError/decryption(of:_:)`` with ``BackupError/DecryptionProblem/size(_:expected:)``),
+        /// whose padding was valid: Manifest.db's sizes are known to be off now and then, and
+        /// the bytes are what the file holds. Nil when nothing is off.
+        package let warning: BackupError?
+    }
+
     /// The bytes of an encrypted backup's file as they were on the device: decrypted with the key
-    /// its record (`MBFile`'s `EncryptionKey`, unwrapped with its class's key) gives, checked
-    /// against the record's `Size`. An unencrypted backup's bytes are returned as they are.
-    /// - Throws: ``BackupError`` for a record without a usable key, bytes that do not decrypt
-    ///   (cut short, altered) or a length other than `Size`.
-    package func decrypt(_ bytes: [UInt8], of preferences: Preferences) throws(BackupError) -> [UInt8] {
-        guard isEncrypted else { return bytes }
+    /// its record (`MBFile`'s `EncryptionKey`, unwrapped with its class's key) gives, and
+    /// compared with the record's `Size` (a difference is a warning: the padding proved the
+    /// bytes whole). An unencrypted backup's bytes are returned as they are.
+    /// - Throws: ``BackupError`` for a record without a usable key, or bytes that do not decrypt
+    ///   (not whole blocks, a wrong padding: cut short, altered).
+    package func decrypt(_ bytes: [UInt8], of preferences: Preferences) throws(BackupError) -> FileContents {
+        guard isEncrypted else { return FileContents(bytes: bytes, warning: nil) }
         let name = preferences.shortName
         guard let record = preferences.record else { throw .fileRecord(fileID: preferences.fileID, key: nil, nil) }
         let archive: KeyedArchive
@@ -219,8 +232,8 @@ package struct PhoneBackup {
             throw .fileRecord(fileID: preferences.fileID, key: "Size", nil)
         }
         let plain = try Self.decrypt(bytes, key: try unwrap(wrapped, of: name), of: name)
-        guard Int64(plain.count) == expected else { throw .decryption(of: name, .size(plain.count, expected: expected)) }
-        return plain
+        let off = Int64(plain.count) == expected ? nil : BackupError.decryption(of: name, .size(plain.count, expected: expected))
+        return FileContents(bytes: plain, warning: off)
     }
 
     /// A key as `ManifestKey` and `EncryptionKey` hold it, a 4-byte little-endian protection class
@@ -265,7 +278,7 @@ package struct PhoneBackup {
     /// The bytes of a preferences file of the backup, read through the folder's descriptor (at
     /// most `limit` bytes, else nil) and, in an encrypted backup, decrypted (``decrypt(_:of:)``).
     /// - Throws: ``BackupError``: the file is missing or not a regular file, or does not decrypt.
-    package func contents(of preferences: Preferences, limit: Int) throws(BackupError) -> [UInt8]? {
+    package func contents(of preferences: Preferences, limit: Int) throws(BackupError) -> FileContents? {
         let bytes: [UInt8]?
         do { bytes = try root.folder(String(preferences.fileID.prefix(2))).read(preferences.fileID, limit: limit) } catch {
             switch error.reason {

@@ -79,7 +79,7 @@ struct BackupInput {
                   let near = Suggestion.closest(to: mistyped.id, among: ids, within: 2) else { throw failure }
             throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
         }
-        let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits)
+        let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits, io: io)
         var read = io
         let path = preferences.path
         read.readFile = { asked, limit, lock throws(FileError) in
@@ -221,18 +221,21 @@ enum BackupCommand {
     /// A backup's file, read through the backup's folder (``PhoneBackup/contents(of:limit:)``:
     /// at most `limits.maxInputSize` bytes, and one block more for an encrypted file's padding)
     /// and, of an encrypted backup, decrypted in memory.
+    /// A decrypted length other than the record's `Size` is a warning on standard error
+    /// (`ycft: BACKUP: warning: xx/<fileID>: decrypts to ...`).
     /// - Throws: `ycft: BACKUP: xx/<fileID>: what is wrong` (exit 2); `ycft: FILE: input is
     ///   larger than the limit` (exit 1) as for any file.
     static func contents(_ preferences: PhoneBackup.Preferences, of backup: PhoneBackup, folder: String,
-                         limits: PlistLimits) throws(Ycft.Failure) -> [UInt8] {
+                         limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> [UInt8] {
         let (padded, overflow) = limits.maxInputSize.addingReportingOverflow(backup.isEncrypted ? 16 : 0)
-        let bytes: [UInt8]?
-        do { bytes = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
-        guard let bytes else {
+        let contents: PhoneBackup.FileContents?
+        do { contents = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
+        guard let contents else {
             throw Ycft.Failure(.content, Ycft.display(preferences.path),
                                "input is larger than the limit of \(limits.maxInputSize) bytes (raise it with --max-input-size)")
         }
-        return bytes
+        if let warning = contents.warning { Ycft.warn(warning.description, path: folder, io: io) }
+        return contents.bytes
     }
 
     /// A backup's error as the command's: `ycft: BACKUP: what is wrong` (exit 2), with the
@@ -266,7 +269,7 @@ enum BackupCommand {
             do throws(Ycft.Failure) {
                 let preferences: PhoneBackup.Preferences
                 do throws(BackupError) { preferences = try found.get() } catch { throw failure(error, folder: folder) }
-                let bytes = try contents(preferences, of: backup, folder: folder, limits: limits)
+                let bytes = try contents(preferences, of: backup, folder: folder, limits: limits, io: io)
                 let state: FirstTimeState?
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
                     throw Ycft.Failure(.content, preferences.path, owner + error.description)

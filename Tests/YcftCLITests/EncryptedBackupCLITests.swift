@@ -70,6 +70,25 @@ import TestSupport
         #expect(wrong.status == 2 && wrong.stderr == "ycft: \(old.path): wrong password (the backup's keybag did not open)\n")
     }
 
+    /// A record whose `Size` is off by a byte while the padding is valid (Manifest.db's sizes are
+    /// known to be off now and then): the file is read as decrypted, with a warning naming it,
+    /// from every command; the other apps are read without one.
+    @Test func aSizeOffFromTheRecordIsAWarning() throws {
+        let (encrypted, password) = (try Backups.make("size-off", password: Backups.password), try Backups.passwordFile())
+        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        let warning = "ycft: \(encrypted.path): warning: 3f/3fec9de91317d194d5629328de2dbf76f86012ba: decrypts to \(fixture.count) bytes "
+            + "with a valid padding, but its record in Manifest.db says \(fixture.count + 1); read as decrypted\n"
+        let extract = try run(["backup", "extract", "--app", "com.example.notes", "-o", "-", "--password-file", password.path, encrypted.path])
+        #expect(extract.status == 0 && extract.stdout == fixture && extract.stderr == warning, "\(extract.stderr)")
+        let dump = try run(["dump", "--backup", encrypted.path, "--app", "com.example.notes", "--password-file", password.path])
+        let direct = try run(["dump", TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist").path])
+        #expect(dump.status == 0 && dump.stdout == direct.stdout && dump.stderr == warning, "\(dump.stderr)")
+        let apps = try run(["backup", "apps", "--password-file", password.path, encrypted.path])
+        #expect(apps.status == 0 && apps.stderr == warning && apps.stdoutText.contains("app    com.example.notes "), "\(apps.stderr)")
+        let game = try run(["dump", "--backup", encrypted.path, "--app", "com.example.game", "--password-file", password.path])
+        #expect(game.status == 0 && game.stderr.isEmpty)
+    }
+
     /// The password file's first line is the password: a CRLF ending, a byte-order mark before
     /// it (a file saved by Notepad) and later lines are not part of it.
     @Test func thePasswordIsTheFirstLine() throws {
