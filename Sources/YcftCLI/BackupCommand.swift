@@ -17,15 +17,25 @@ import Darwin
 /// as it reads any file, so its output is what it prints for that file; of an encrypted backup,
 /// it reads the bytes decrypted in memory under that name.
 struct BackupInput {
+    /// Whose preferences: `--app` alone, or `--group` (with the `--app` given beside it, which
+    /// must be in the backup: a mistyped `--app` is not ignored).
+    enum Selection {
+        case app(String)
+        case group(String, app: String?)
+
+        /// From `--app` and `--group`: nil when neither is given.
+        init?(app: String?, group: String?) {
+            if let group { self = .group(group, app: app) } else if let app { self = .app(app) } else { return nil }
+        }
+    }
+
     let folder: String
-    /// `--app`, whose preferences are read unless `--group` is given.
-    let app: String
-    let group: String?
+    let selection: Selection
     /// `--password-file`: where an encrypted backup's password is.
     let passwordFile: String?
 
     /// The options as given: nil without `--backup`.
-    /// - Throws: a usage error for `--backup` without `--app`, or with a FILE operand.
+    /// - Throws: a usage error for `--backup` without `--app` or `--group`, or with a FILE operand.
     init?(_ parsed: ParsedArguments) throws(UsageError) {
         let (folder, app, group) = (parsed.given(.backup), parsed.given(.app), parsed.given(.group))
         let passwordFile = parsed.given(.passwordFile)
@@ -35,19 +45,21 @@ struct BackupInput {
         if let operand = parsed.operands.first {
             throw UsageError("Unexpected argument '\(operand)' (with '--backup', the app's preferences in the backup are read)")
         }
-        guard let app else { throw UsageError("'--backup' needs '--app <bundle_id>', the app whose preferences to read") }
+        guard let selection = Selection(app: app, group: group) else {
+            throw UsageError("'--backup' needs '--app <bundle_id>' (the app whose preferences to read) or '--group <group_id>' (an app group's)")
+        }
         try Self.refuseEmpty(app: app, group: group)
-        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+        (self.folder, self.selection, self.passwordFile) = (folder, selection, passwordFile)
     }
 
     /// Refuses an empty `--app` or `--group`: no app has an empty id.
-    static func refuseEmpty(app: String, group: String?) throws(UsageError) {
-        if app.isEmpty { throw UsageError("The value for '--app <bundle_id>' is empty: give the app's bundle id") }
+    static func refuseEmpty(app: String?, group: String?) throws(UsageError) {
+        if app?.isEmpty == true { throw UsageError("The value for '--app <bundle_id>' is empty: give the app's bundle id") }
         if group?.isEmpty == true { throw UsageError("The value for '--group <group_id>' is empty: give the app group's id") }
     }
 
-    init(folder: String, app: String, group: String?, passwordFile: String?) {
-        (self.folder, self.app, self.group, self.passwordFile) = (folder, app, group, passwordFile)
+    init(folder: String, selection: Selection, passwordFile: String?) {
+        (self.folder, self.selection, self.passwordFile) = (folder, selection, passwordFile)
     }
 
     /// The preferences file in the backup, checked as ``PhoneBackup`` checks it, and the IO to
@@ -59,20 +71,22 @@ struct BackupInput {
         let backup = try BackupCommand.open(folder, passwordFile: passwordFile, limits: limits, io: io)
         let preferences: PhoneBackup.Preferences
         do throws(BackupError) {
-            if let group {
-                // The group's preferences, of an app the backup holds (a mistyped --app is not ignored).
-                guard try backup.lists(.app(app)) else { throw .appNotListed(app) }
+            switch selection {
+            case let .app(app): preferences = try backup.preferences(of: .app(app))
+            case let .group(group, app):
+                // The group's container is found by its id; an --app given with it must be in the
+                // backup (a mistyped --app is not ignored).
+                if let app, try !backup.lists(.app(app)) { throw .appNotListed(app) }
                 preferences = try backup.preferences(of: .group(group))
-            } else {
-                preferences = try backup.preferences(of: .app(app))
             }
         } catch {
             let failure = BackupCommand.failure(error, folder: folder)
             // An id the backup holds nothing of: the one it holds that is a typo away (two edits at most:
             // `com.example.nothere` is not a misspelled `com.example.notes`).
-            let asked: (option: String, container: PhoneBackup.Container)? = switch error {
-            case .appNotListed: ("--app", .app(app))
-            case .notListed(_, _, domainListed: false): group.map { ("--group", .group($0)) } ?? ("--app", .app(app))
+            let asked: (option: String, container: PhoneBackup.Container)? = switch (error, selection) {
+            case let (.appNotListed(app), _): ("--app", .app(app))
+            case let (.notListed(_, _, domainListed: false), .group(group, _)): ("--group", .group(group))
+            case let (.notListed(_, _, domainListed: false), .app(app)): ("--app", .app(app))
             default: nil
             }
             guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
@@ -96,16 +110,17 @@ enum BackupCommand {
     enum Format: String { case text, json }
 
     struct Options {
-        enum Action: String { case apps, extract }
+        /// `apps`, or `extract` of `--app` or `--group` (one at least) to `-o` (required).
+        enum Action {
+            case apps
+            case extract(BackupInput.Selection, output: String)
+        }
 
         let action: Action
         let folder: String
         let format: Format
         let compact: Bool
-        /// `extract`: `--app` (required), `--group`, `-o` (required), `--force`.
-        let app: String
-        let group: String?
-        let output: String
+        /// `extract`: `--force`.
         let force: Bool
         let passwordFile: String?
         let limits: PlistLimits
@@ -113,26 +128,26 @@ enum BackupCommand {
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
             let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
-            (self.group, force, folder, passwordFile) = (group, parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
+            (force, folder, passwordFile) = (parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
             let word = parsed.operands[0]
-            // The parser refused any word that is not one of the argument's choices (`.backup`'s spec).
-            guard let action = Action(rawValue: word) else {
-                throw ParsedArguments.notAChoice(word, of: parsed.spec.arguments[0], ["apps", "extract"], then: nil)
-            }
-            self.action = action
-            switch action {
-            case .apps:
+            switch word {
+            case "apps":
                 let given = [(app, "--app"), (group, "--group"), (output, "--output"), (force ? "" : nil, "--force")]
                 if let (_, name) = given.first(where: { $0.0 != nil }) { throw UsageError("'\(name)' goes with 'extract'") }
-                (self.app, self.output) = ("", "")
-            case .extract:
+                action = .apps
+            case "extract":
                 if let name = parsed.given(.format) != nil ? "--format" : compact ? "--compact" : nil {
                     throw UsageError("'\(name)' goes with 'apps'")
                 }
-                guard let app else { throw UsageError("'extract' needs '--app <bundle_id>', the app whose preferences to copy") }
+                guard let selection = BackupInput.Selection(app: app, group: group) else {
+                    throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
+                }
                 guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
                 try BackupInput.refuseEmpty(app: app, group: group)
-                (self.app, self.output) = (app, output)
+                action = .extract(selection, output: output)
+            default:
+                // The parser refused any word that is not one of the argument's choices (`.backup`'s spec).
+                throw ParsedArguments.notAChoice(word, of: parsed.spec.arguments[0], ["apps", "extract"], then: nil)
             }
         }
     }
@@ -144,9 +159,9 @@ enum BackupCommand {
             case .apps:
                 return try apps(options.folder, passwordFile: options.passwordFile, format: options.format, compact: options.compact,
                                 limits: options.limits, io: io)
-            case .extract:
-                let input = BackupInput(folder: options.folder, app: options.app, group: options.group, passwordFile: options.passwordFile)
-                try extract(input, to: options.output, force: options.force, limits: options.limits, io: io)
+            case let .extract(selection, output):
+                let input = BackupInput(folder: options.folder, selection: selection, passwordFile: options.passwordFile)
+                try extract(input, to: output, force: options.force, limits: options.limits, io: io)
                 return .success
             }
         } catch {

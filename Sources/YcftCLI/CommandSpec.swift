@@ -226,7 +226,8 @@ extension CommandSpec {
             "(see 'ycft backup --help') instead of FILE.",
         ]),
         Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
-        Option(.group, "GROUP_ID", ["With --backup: that app group's preferences instead."]),
+        Option(.group, "GROUP_ID", ["With --backup: an app group's preferences instead (an",
+                                    "--app beside it must be in the backup)."]),
         passwordFile(["With --backup: an encrypted backup's password, the first line",
                       "of FILE ('-' reads standard input). (default: asked on the",
                       "terminal, not echoed)"]),
@@ -236,7 +237,7 @@ extension CommandSpec {
                                      Requirement(.passwordFile, needs: .backup)]
     /// `--password-file FILE`: an encrypted backup's password (never on the command line).
     static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
-    static let backupUsage = "FILE|- | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"
+    static let backupUsage = "FILE|- | --backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"
     static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
@@ -349,7 +350,7 @@ extension CommandSpec {
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
                 "[--allow-empty] PATH... |",
-                "--backup BACKUP --app BUNDLE_ID [--group GROUP_ID] [--password-file FILE]"],
+                "--backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
         options: [
@@ -641,7 +642,7 @@ extension CommandSpec {
         state or IntervalClient keys: the form the state is in, and its record count.
         'backup extract' copies one app's preferences (with --group, that app group's)
         out to FILE, for migrate, set and edit to work on. dump, status and verify read
-        them in place with --backup BACKUP --app BUNDLE_ID [--group GROUP_ID].
+        them in place with --backup BACKUP --app BUNDLE_ID (or --group GROUP_ID).
 
         A backup is evidence: ycft never writes into it. Manifest.db is read into memory
         and queried there (no journal or WAL file appears), and a file is opened only by
@@ -649,7 +650,7 @@ extension CommandSpec {
         by a path taken from the database, and never through a link.
         """,
         usage: ["apps|extract [--format FORMAT [--compact]]",
-                "[--app BUNDLE_ID [--group GROUP_ID] -o FILE|- [--force]]",
+                "[[--app BUNDLE_ID] [--group GROUP_ID] -o FILE|- [--force]]",
                 "[--password-file FILE] BACKUP"],
         arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
                              help: ["apps: list the apps with state; extract: copy one app's",
@@ -659,7 +660,8 @@ extension CommandSpec {
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["apps: text (default) or json."]),
             Option(.compact, ["apps: with --format json, JSON on one line."]),
             Option(.app, "BUNDLE_ID", ["extract: the app whose preferences to copy."]),
-            Option(.group, "GROUP_ID", ["extract: that app group's preferences instead."]),
+            Option(.group, "GROUP_ID", ["extract: an app group's preferences instead (an --app",
+                                        "beside it must be in the backup)."]),
             Option(.output, "FILE|-", completion: .file, [
                 "extract: where to write ('-' is standard output). A file",
                 "is replaced atomically, keeping its mode and owner; never",

@@ -196,6 +196,20 @@ import TestSupport
         #expect(try Backups.snapshot(wal) == before)
     }
 
+    /// `--group` alone finds the app group's container by its id: every reading command prints
+    /// what it prints with an `--app` of the backup beside it; a mistyped group is suggested.
+    @Test func aGroupIsFoundByItsIDAlone() throws {
+        let backup = try Backups.make()
+        for command in [["dump"], ["status", "--now", "2025-02-01T00:00:00Z"], ["verify"]] {
+            let alone = try run(command + ["--backup", backup.path, "--group", "group.com.example.shared"])
+            let withApp = try run(command + ["--backup", backup.path, "--app", "com.example.notes", "--group", "group.com.example.shared"])
+            #expect(alone.status == 0 && !(alone.stdout + Array(alone.stderr.utf8)).isEmpty, "\(command): \(alone.stderr)")
+            #expect(alone.stdout == withApp.stdout && alone.stderr == withApp.stderr && alone.status == withApp.status, "\(command)")
+        }
+        let mistyped = try run(["dump", "--backup", backup.path, "--group", "group.com.example.shred"])
+        #expect(mistyped.status == 2 && mistyped.stderr.hasSuffix("Did you mean '--group group.com.example.shared'?\n"), "\(mistyped.stderr)")
+    }
+
     /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
     /// space) is still the folder: Manifest.db is found, and no parameter is added.
     @Test func folderNamesAreNotURIs() throws {
@@ -319,10 +333,12 @@ import TestSupport
         let forced = try run(["backup", "extract", backup.path, "--app", "com.example.game", "--force", "-o", out.path])
         #expect(forced.status == 0 && forced.stderr.isEmpty, "\(forced.stderr)")
         #expect(try readBytes(out) == run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", "-"]).stdout)
-        // The group's, to standard output.
+        // The group's, to standard output, with the app or by the group's id alone.
         let group = try run(["backup", "extract", "--app", "com.example.notes", "--group", "group.com.example.shared", "-o", "-", backup.path])
         #expect(group.status == 0)
         #expect(group.stdout == (try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.xml.plist"))))
+        let groupAlone = try run(["backup", "extract", "--group", "group.com.example.shared", "-o", "-", backup.path])
+        #expect(groupAlone.status == 0 && groupAlone.stderr.isEmpty && groupAlone.stdout == group.stdout, "\(groupAlone.stderr)")
         // Never into the backup.
         let inside = backup.appendingPathComponent("3f/copy.plist").path
         let refused = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", inside])
@@ -411,7 +427,7 @@ import TestSupport
     @Test(arguments: [
         (["dump", "--app", "x", "a.plist"], "'--app' goes with '--backup'"),
         (["status", "--group", "g", "a.plist"], "'--group' goes with '--backup'"),
-        (["verify", "--backup", "B"], "'--backup' needs '--app <bundle_id>', the app whose preferences to read"),
+        (["verify", "--backup", "B"], "'--backup' needs '--app <bundle_id>' (the app whose preferences to read) or '--group <group_id>' (an app group's)"),
         (["dump", "--backup", "B", "--app", "x", "a.plist"],
          "Unexpected argument 'a.plist' (with '--backup', the app's preferences in the backup are read)"),
         (["backup", "apps"], "Missing expected argument 'BACKUP'"),
@@ -424,7 +440,7 @@ import TestSupport
         (["backup", "apps", "--app", "x", "B"], "'--app' goes with 'extract'"),
         (["backup", "apps", "-o", "x", "B"], "'--output' goes with 'extract'"),
         (["backup", "extract", "--format", "json", "--app", "x", "-o", "y", "B"], "'--format' goes with 'apps'"),
-        (["backup", "extract", "-o", "y", "B"], "'extract' needs '--app <bundle_id>', the app whose preferences to copy"),
+        (["backup", "extract", "-o", "y", "B"], "'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)"),
         (["backup", "extract", "--app", "x", "B"], "'extract' needs '-o <file|->', where to copy the preferences"),
         (["dump", "--backup", "B", "--app", ""], "The value for '--app <bundle_id>' is empty: give the app's bundle id"),
         (["status", "--backup", "B", "--app", "x", "--group", ""], "The value for '--group <group_id>' is empty: give the app group's id"),

@@ -52,7 +52,7 @@ import TestSupport
         let wide = help(["verify", "--help"], width: 100)
         #expect(wide.contains("""
         USAGE: ycft verify [--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...
-                           [--allow-empty] PATH... | --backup BACKUP --app BUNDLE_ID [--group GROUP_ID]
+                           [--allow-empty] PATH... | --backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID]
                            [--password-file FILE]
 
         ARGUMENTS:
