@@ -1,6 +1,7 @@
 package import FileErrors
 package import KeyedArchive
 package import PlistCore
+internal import SafeFiles
 
 /// Why a backup folder, or the file asked of it, cannot be read. Each case carries its cause;
 /// ``description`` is one line about the backup (the tool prefixes the folder:
@@ -12,6 +13,9 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     case oldFormat
     /// Neither `Manifest.db` nor `Manifest.mbdb`: not an iPhone backup folder.
     case noManifest
+    /// No `Manifest.db`, but folders that are device backups (the folder of all backups,
+    /// `MobileSync/Backup`, given for one of them): those backups, sorted by name.
+    case folderOfBackups([PhoneBackup.DeviceBackup])
     /// `Manifest.plist`, `Info.plist` or `Status.plist` cannot be read.
     case file(name: String, FileError)
     /// One of the property lists is larger than the input limit.
@@ -77,6 +81,10 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
         case .oldFormat:
             return "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)"
         case .noManifest: return "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)"
+        case let .folderOfBackups(backups):
+            let count = backups.count == 1 ? "one device backup" : "\(backups.count) device backups"
+            return "no Manifest.db: a folder of \(count), not a backup; give one of them as BACKUP:"
+                + backups.map { "\n  " + Self.line($0) }.joined()
         case let .file(name, error): return "\(name): \(error)"
         case let .tooLarge(name, limit): return "\(name): input is larger than the limit of \(limit) bytes"
         case let .plist(name, error): return "\(name): \(error)"
@@ -150,6 +158,22 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
                 return "decrypts to \(count) bytes with a valid padding, but its record in Manifest.db says \(expected); read as decrypted"
             }
         }
+    }
+
+    /// One device backup as ``folderOfBackups(_:)`` lists it: its folder, the device, its
+    /// iOS, the date and whether it is encrypted, each left out when not known.
+    private static func line(_ backup: PhoneBackup.DeviceBackup) -> String {
+        var parts = [PathBytes.displayed(backup.path, other: UntrustedText.escaped)]
+        if let name = backup.deviceName { parts.append(UntrustedText.quoted(name)) }
+        if let version = backup.productVersion { parts.append("iOS " + UntrustedText.escaped(version)) }
+        if let date = backup.date, let text = ExactTime.utcString(secondsSince2001: date) { parts.append("made " + text) }
+        switch backup.isEncrypted {
+        case true?: parts.append("encrypted")
+        case false?: parts.append("not encrypted")
+        case nil: break
+        }
+        if backup.isOld { parts.append("iOS 9 or earlier, not supported") }
+        return parts.joined(separator: ", ")
     }
 
     /// `"Library/Preferences/x.plist" of "AppDomain-x"`.

@@ -113,7 +113,10 @@ package struct PhoneBackup {
         let stored: [UInt8]?
         do { stored = try root.read("Manifest.db", limit: Self.maxManifestSize) } catch {
             guard case let .system(failure) = error.reason, failure.errno == ENOENT else { throw .file(name: "Manifest.db", error) }
-            throw Self.exists(root, "Manifest.mbdb") ? BackupError.oldFormat : .noManifest
+            if Self.exists(root, "Manifest.mbdb") { throw .oldFormat }
+            // The folder of all backups (MobileSync/Backup) given for one of them.
+            let inside = Self.deviceBackups(in: root, limits: limits)
+            throw inside.isEmpty ? BackupError.noManifest : .folderOfBackups(inside)
         }
         guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
         // A log that holds anything may hold rows the database does not have yet.
@@ -267,6 +270,44 @@ package struct PhoneBackup {
     private func opened() throws(BackupError) -> ManifestDatabase {
         guard let database else { throw .encrypted }
         return database
+    }
+
+    /// One device's backup in a folder of backups (what Finder keeps in
+    /// `~/Library/Application Support/MobileSync/Backup`): its folder's name and what its
+    /// `Info.plist` and `Manifest.plist` say of it, when they say it.
+    package struct DeviceBackup: Sendable, Equatable {
+        /// The backup's folder: the folder of backups as given, and its name there (the
+        /// device's UDID).
+        package let path: String
+        /// `Info.plist`'s `Device Name` and `Product Version`.
+        package let deviceName: String?
+        package let productVersion: String?
+        /// `Info.plist`'s `Last Backup Date`, in seconds since 2001.
+        package let date: Double?
+        /// `Manifest.plist`'s `IsEncrypted`; nil when it cannot be read.
+        package let isEncrypted: Bool?
+        /// Whether it is of iOS 9 or earlier (`Manifest.mbdb`), which ycft does not read.
+        package let isOld: Bool
+    }
+
+    /// The most entries of a folder looked at for device backups.
+    static let maxFolderEntries = 10_000
+
+    /// The device backups in `folder` (its folders holding `Manifest.db` or `Manifest.mbdb`),
+    /// sorted by name; what cannot be read of one is left nil.
+    private static func deviceBackups(in folder: ReadOnlyFolder, limits: PlistLimits) -> [DeviceBackup] {
+        guard let names = try? folder.names(limit: maxFolderEntries) else { return [] }
+        return names.sorted().compactMap { name in
+            guard folder.kind(of: name) == .directory, let inside = try? folder.folder(name) else { return nil }
+            let isOld = inside.kind(of: "Manifest.db") == nil && inside.kind(of: "Manifest.mbdb") == .regular
+            guard inside.kind(of: "Manifest.db") == .regular || isOld else { return nil }
+            let info = try? dictionary(inside, "Info.plist", limits: limits, required: false)
+            let manifest = try? dictionary(inside, "Manifest.plist", limits: limits, required: false)
+            let encrypted: Bool? = if case let .bool(flag)? = manifest?["IsEncrypted"] { flag } else { manifest.map { _ in false } }
+            let date: Double? = if case let .date(seconds)? = info?["Last Backup Date"] { seconds } else { nil }
+            return DeviceBackup(path: folder.path(of: name), deviceName: info?["Device Name"]?.stringValue,
+                                productVersion: info?["Product Version"]?.stringValue, date: date, isEncrypted: encrypted, isOld: isOld)
+        }
     }
 
     /// Whether `folder` holds anything under `name` (a link included).

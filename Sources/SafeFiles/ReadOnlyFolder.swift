@@ -47,6 +47,32 @@ package final class ReadOnlyFolder {
         return ReadOnlyFolder(path: path(of: name), fd: sub)
     }
 
+    /// The names in the folder (`.` and `..` left out), in the order the file system gives,
+    /// at most `limit` of them (the rest are not looked at).
+    /// - Throws: ``FileError`` (operation `.read`) with what `fdopendir` or `readdir` says.
+    package func names(limit: Int) throws(FileError) -> [String] {
+        let copy = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC)
+        guard copy >= 0 else { throw FileError(.read, path, .system(.current)) }
+        guard let stream = fdopendir(copy) else {
+            let failure = SystemError.current
+            close(copy)
+            throw FileError(.read, path, .system(failure))
+        }
+        let handle = DirectoryHandle(stream)
+        var names: [String] = []
+        while names.count < limit, let name = handle.next() { names.append(name) }
+        if let error = handle.error { throw FileError(.read, path, .system(error)) }
+        return names
+    }
+
+    /// What `name` in the folder is, without following a link (`fstatat`); nil when there is
+    /// nothing of that name (or it cannot be looked at).
+    package func kind(of name: String) -> FileKind? {
+        var info = stat()
+        guard fstatat(fd, PathBytes.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        return FileKind(mode: info.st_mode)
+    }
+
     /// Reads the regular file `name`, at most `limit` bytes: nil when it is larger.
     /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)``
     ///   with the kind found (`.symbolicLink`, `.fifo`, `.directory`...), or what `openat` or

@@ -210,6 +210,29 @@ import TestSupport
         #expect(mistyped.status == 2 && mistyped.stderr.hasSuffix("Did you mean '--group group.com.example.shared'?\n"), "\(mistyped.stderr)")
     }
 
+    /// The folder of all backups (`MobileSync/Backup`) given for one: the backups inside are
+    /// listed, with what each is, and how to pick one; other folders and files are passed over.
+    @Test func aFolderOfBackupsListsThem() throws {
+        let all = try TestPaths.temporaryDirectory().appendingPathComponent("MobileSync Backup")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: try Backups.make(), to: all.appendingPathComponent("00008030-001A2B3C4D5E802E"))
+        try FileManager.default.moveItem(at: try Backups.make(password: Backups.password), to: all.appendingPathComponent("00008101-000A"))
+        try FileManager.default.moveItem(at: try Backups.make("mbdb"), to: all.appendingPathComponent("0a1b2c"))
+        try FileManager.default.createDirectory(at: all.appendingPathComponent("not-a-backup"), withIntermediateDirectories: true)
+        try writeBytes(Array("x".utf8), to: all.appendingPathComponent(".DS_Store"))
+        let message = "ycft: \(all.path): no Manifest.db: a folder of 3 device backups, not a backup; give one of them as BACKUP:\n"
+            + "  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted\n"
+            + "  \(all.path)/00008101-000A, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, encrypted\n"
+            + "  \(all.path)/0a1b2c, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted, "
+            + "iOS 9 or earlier, not supported\n"
+        for command in [["backup", "apps", all.path], ["dump", "--backup", all.path, "--app", "com.example.notes"]] {
+            let result = try run(command)
+            #expect(result.status == 2 && result.stdout.isEmpty && result.stderr == message, "\(command): \(result.stderr)")
+        }
+        let empty = try run(["backup", "apps", all.appendingPathComponent("not-a-backup").path])
+        #expect(empty.status == 2 && empty.stderr.hasSuffix(": no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)\n"))
+    }
+
     /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
     /// space) is still the folder: Manifest.db is found, and no parameter is added.
     @Test func folderNamesAreNotURIs() throws {
