@@ -183,23 +183,41 @@ enum BackupCommand {
                       + "Manifest.db may not list every file", path: folder, io: io)
         }
         guard backup.isEncrypted else { return backup }
-        guard let password = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
-        // What iOS asks for takes seconds: say so on a terminal, where someone waits.
-        if let rounds = backup.keyDerivationRounds, rounds >= 1_000_000, io.stderrIsTerminal() {
-            io.writeStderr("ycft: \(Ycft.shown(folder)): deriving the backup's key from the password "
-                           + "(\(KeyBagError.grouped(rounds)) rounds of PBKDF2)...\n")
+        // A password typed at the prompt may be mistyped: asked again, up to three times in all,
+        // as sudo and ssh do; one typed again is known wrong without deriving its key again.
+        var tried: [[UInt8]] = []
+        while true {
+            guard let (password, typed) = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
+            do throws(BackupError) {
+                if tried.contains(password) { throw .wrongPassword }
+                // What iOS asks for takes seconds: say so on a terminal, where someone waits.
+                if let rounds = backup.keyDerivationRounds, rounds >= 1_000_000, io.stderrIsTerminal() {
+                    io.writeStderr("ycft: \(Ycft.shown(folder)): deriving the backup's key from the password "
+                                   + "(\(KeyBagError.grouped(rounds)) rounds of PBKDF2)...\n")
+                }
+                try backup.unlock(password)
+                return backup
+            } catch {
+                guard error == .wrongPassword, typed else { throw failure(error, folder: folder) }
+                tried.append(password)
+                guard tried.count < maxPasswordTries else {
+                    throw Ycft.Failure(.trouble, folder, "\(error.description), \(maxPasswordTries) times")
+                }
+                io.writeStderr("ycft: \(Ycft.shown(folder)): \(error.description); try again\n")
+            }
         }
-        do throws(BackupError) { try backup.unlock(password) } catch { throw failure(error, folder: folder) }
-        return backup
     }
 
+    /// How many passwords the prompt asks for before a wrong one ends the run.
+    static let maxPasswordTries = 3
+
     /// The password: the first line of `file` (without its line ending; `-` is standard input),
-    /// else the line typed at the terminal's prompt; nil when there is neither. `-` when
+    /// else the line typed at the terminal's prompt (`typed`); nil when there is neither. `-` when
     /// standard input is a terminal is the prompt: read from the terminal as a file, the
     /// password would be echoed, and only end of input would end it.
     /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
     ///   empty; `ycft: BACKUP: ...` when the terminal fails.
-    static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> [UInt8]? {
+    static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> (bytes: [UInt8], typed: Bool)? {
         if file == nil || file == "-" {
             // nil when standard input is not a terminal.
             let typed: [UInt8]?
@@ -210,7 +228,8 @@ enum BackupCommand {
             }
             // Enter alone, or end of input, is no password: said at once, not after deriving a key.
             if typed?.isEmpty == true { throw Ycft.Failure(.trouble, folder, "no password was typed") }
-            if typed != nil || file == nil { return typed }
+            if let typed { return (typed, true) }
+            if file == nil { return nil }
         }
         guard let file else { return nil }
         let bytes: [UInt8]
@@ -230,7 +249,7 @@ enum BackupCommand {
             throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
         }
         guard !line.isEmpty else { throw Ycft.Failure(.trouble, Ycft.display(file), "the first line is empty; it should hold the password") }
-        return Array(line)
+        return (Array(line), false)
     }
 
     /// A backup's file, read through the backup's folder (``PhoneBackup/contents(of:limit:)``:

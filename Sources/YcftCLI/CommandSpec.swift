@@ -633,8 +633,9 @@ extension CommandSpec {
         An encrypted backup needs its password: the first line of --password-file FILE
         (- is standard input), or, when standard input is a terminal (with - too), typed
         at a prompt (not echoed); never on the command line. Its keybag may ask for at most 50,000,000 rounds of
-        PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER); a wrong password is
-        one line, exit 2. Manifest.db and the preferences are decrypted in memory only;
+        PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER). A wrong password
+        typed at the prompt is asked again (three tries in all); from a file, it is one
+        line, exit 2. Manifest.db and the preferences are decrypted in memory only;
         'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing
         FILE its group or others may read or write, and a named pipe or device).
 

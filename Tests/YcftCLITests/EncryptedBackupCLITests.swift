@@ -426,14 +426,36 @@ struct PasswordAtThePrompt {
         try tmux.waitFor { $0.contains("$ echo after-the-prompt\nafter-the-prompt") }
     }
 
-    @Test func aWrongPasswordAtThePromptIsOneLine() throws {
+    /// A wrong password at the prompt is asked again, as sudo and ssh do, three tries in all
+    /// (the same one typed again counts, and is known wrong without deriving its key again).
+    @Test func aWrongPasswordAtThePromptIsAskedAgainThreeTimes() throws {
         let (tmux, backup) = try prompting("dump --backup BACKUP --app com.example.notes")
         defer { tmux.kill() }
-        try tmux.type("not it")
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        for (index, typed) in ["not it", "not it", "still not"].enumerated() {
+            try tmux.waitFor { $0.components(separatedBy: prompt).count == index + 2 }
+            try tmux.type(typed)
+        }
         let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
-        #expect(Tmux.exitStatus(screen) == 2 && !screen.contains("not it"), "\(screen)")
-        #expect(screen.contains("Password of the encrypted backup \(backup.path):\n"
-                                + "ycft: \(backup.path): wrong password (the backup's keybag did not open)\n"), "\(screen)")
+        #expect(Tmux.exitStatus(screen) == 2 && !screen.contains("not it") && !screen.contains("still not"), "\(screen)")
+        let again = "ycft: \(backup.path): wrong password (the backup's keybag did not open); try again\n"
+        #expect(screen.contains("\(prompt)\n\(again)\(prompt)\n\(again)\(prompt)\n"
+                                + "ycft: \(backup.path): wrong password (the backup's keybag did not open), 3 times\n"), "\(screen)")
+    }
+
+    /// A mistyped password, then the right one: the backup opens, exit 0.
+    @Test func theRightPasswordOnTheSecondTryOpensTheBackup() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        try tmux.type("not it")
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        try tmux.waitFor { $0.components(separatedBy: prompt).count == 3 }
+        try tmux.type(Backups.password)
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
+        #expect(screen.contains("\(prompt)\nycft: \(backup.path): wrong password (the backup's keybag did not open); try again\n\(prompt)\n"),
+                "\(screen)")
+        #expect(screen.contains("group  group.com.example.shared  defaults-archive  3") && !screen.contains(Backups.password), "\(screen)")
     }
 
     /// Enter alone is no password: said at once, before any key is derived.
