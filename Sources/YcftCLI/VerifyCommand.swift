@@ -20,6 +20,11 @@ enum VerifyCommand {
         var lines: [Int?] = []
         /// How long reading and checking the file took, in seconds (`junit`).
         var seconds: Double = 0
+
+        /// Whether no property list could be read from the file: it could not be opened or read
+        /// (``trouble``, exit 2), or its bytes are no readable property list (`plist-unreadable`,
+        /// exit 1). The summary's and the JSON report's one meaning of "unreadable".
+        var isUnreadable: Bool { !empty && (trouble != nil || findings.contains { $0.rule == .plistUnreadable }) }
     }
 
     struct Options {
@@ -135,13 +140,14 @@ enum VerifyCommand {
     }
 
     /// The run in one line on standard error, as migrate ends:
-    /// `ycft verify: 3 files: 2 passed, 1 failed, 0 unreadable (1 error, 0 warnings)`. A
-    /// directory with nothing to check is not a file (it was named already).
+    /// `ycft verify: 3 files: 2 passed, 1 failed, 0 unreadable (1 error, 0 warnings)`: each file
+    /// counted once, unreadable (``FileResult/isUnreadable``) before failed. A directory with
+    /// nothing to check is not a file (it was named already).
     static func summary(_ results: [FileResult], strict: Bool) -> String {
         func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
         let files = results.filter { !$0.empty }
-        let unreadable = files.filter { $0.trouble != nil }.count
-        let failed = files.filter { r in r.trouble == nil && r.findings.contains { $0.severity == .error || strict } }.count
+        let unreadable = files.filter(\.isUnreadable).count
+        let failed = files.filter { r in !r.isUnreadable && r.findings.contains { $0.severity == .error || strict } }.count
         let errors = files.reduce(0) { $0 + $1.findings.filter { $0.severity == .error }.count }
         let warnings = files.reduce(0) { $0 + $1.findings.count } - errors
         return "ycft verify: \(count(files.count, "file")): \(files.count - unreadable - failed) passed, \(failed) failed, "
@@ -158,7 +164,7 @@ enum VerifyCommand {
             let failed = result.trouble != nil || e > 0 || (strict && w > 0)
             return .object([
                 .init("file", .string(Ycft.reported(result.path))),
-                .init("status", .string(result.empty ? "empty" : result.trouble != nil ? "unreadable" : failed ? "fail" : "pass")),
+                .init("status", .string(result.empty ? "empty" : result.isUnreadable ? "unreadable" : failed ? "fail" : "pass")),
                 .init("error", result.trouble.map { .string($0) } ?? .null),
                 .init("errors", .integer(e)),
                 .init("warnings", .integer(w)),

@@ -136,7 +136,9 @@ package enum Ycft {
             return usage(UsageError("'\(name)' takes no value"), command: nil, io: io)
         default:
             guard let command = CommandSpec.named(first) else {
+                // `ycft version` is a spelling of `--version` (which `verify` is closer to).
                 let error: UsageError = first.hasPrefix("-") ? .unknown("option", first, among: topLevelOptions)
+                    : first == "version" ? UsageError("Unknown subcommand 'version'. Did you mean '--version'?")
                     : .unknown("subcommand", first, among: subcommandNames + ["help"])
                 return usage(error, command: nil, io: io)
             }

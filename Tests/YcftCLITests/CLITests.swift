@@ -168,6 +168,8 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
          "Error: Unexpected argument 'extract'\nUsage: ycft help [<subcommand>]\n  See 'ycft --help' for more information.\n"),
         // Did you mean: a close subcommand or long option is suggested, a distant one is not.
         (["verfy", "a"], "Error: Unknown subcommand 'verfy'. Did you mean 'verify'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
+        // `version` is closer to 'verify', but means the option.
+        (["version"], "Error: Unknown subcommand 'version'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["help", "mirgate"], "Error: Unknown subcommand 'mirgate'. Did you mean 'migrate'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--verison"], "Error: Unknown option '--verison'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects] [--key NAME] [--compact] FILE|- |\n                 --backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID]\n                 [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
