@@ -24,7 +24,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-swift build -c release --product ycft --static-swift-stdlib
+# The static Foundation library references mktemp(3), and the linker warns of that on every
+# link; ycft itself never calls it (its scratch files come from mkdtemp and O_TMPFILE). Said once,
+# in those words, instead of the linker's line; any other output is shown as it is.
+log="$(mktemp)"
+if ! swift build -c release --product ycft --static-swift-stdlib > "$log" 2>&1; then
+    cat "$log"
+    rm -f "$log"
+    exit 1
+fi
+grep -v "the use of .mktemp. is dangerous" "$log" || true
+if grep -q "the use of .mktemp. is dangerous" "$log"; then
+    echo "release.sh: the linker's warning about mktemp is about the static Foundation library; ycft never calls mktemp"
+fi
+rm -f "$log"
 binary="$(swift build -c release --product ycft --static-swift-stdlib --show-bin-path)/ycft"
 version="$("$binary" --version | awk '{print $2}')"
 arch="$(uname -m)"
@@ -95,6 +108,7 @@ Architecture: $deb_arch
 Maintainer: the ycft authors <ycft@users.noreply.github.com>
 Installed-Size: $installed_size
 Depends: libc6 (>= 2.35), libgcc-s1, libstdc++6 (>= 12), libplist3 (>= 2.2.0), libsqlite3-0 (>= 3.36), libssl3 | libssl3t64
+Recommends: bash-completion
 Section: utils
 Priority: optional
 Description: read, check, migrate and rewrite YCFirstTime state archives

@@ -82,7 +82,18 @@ enum Completions {
             out += "            esac\n"
             out += "            if [[ \"$cur\" == -* ]]; then\n"
             out += "                COMPREPLY=($(compgen -W \"\(flags)\" -- \"$cur\"))\n"
-            out += spec.arguments.contains(where: { $0.completion == .file }) ? "            else\n                _ycft_paths -f\n" : ""
+            if case let .choices(words)? = spec.arguments.first?.completion {
+                // An action word first (`backup apps|extract`), then the next argument's kind.
+                out += "            elif [ \"$COMP_CWORD\" -eq 2 ]; then\n"
+                out += "                COMPREPLY=($(compgen -W \"\(words.map(plain).joined(separator: " "))\" -- \"$cur\"))\n"
+                switch spec.arguments.dropFirst().first?.completion {
+                case .directory?: out += "            else\n                _ycft_paths -d\n"
+                case .file?: out += "            else\n                _ycft_paths -f\n"
+                default: break
+                }
+            } else if spec.arguments.contains(where: { $0.completion == .file }) {
+                out += "            else\n                _ycft_paths -f\n"
+            }
             out += "            fi\n            ;;\n"
         }
         out += """
@@ -155,7 +166,15 @@ enum Completions {
                 let body = zshQuoted("[\(zshEscaped(summary(option.help)))]\(action)")
                 out += names.count > 1 ? "                \(spelled)\(body) \\\n" : "                \(zshQuoted(spelled))\(body) \\\n"
             }
-            out += spec.arguments.contains(where: { $0.completion == .file }) ? "                '*:file:_files'\n            ;;\n" : "                '*:key: '\n            ;;\n"
+            if case let .choices(words)? = spec.arguments.first?.completion {
+                // An action word first (`backup apps|extract`), then the next argument's kind.
+                let next = spec.arguments.dropFirst().first
+                let action = next?.completion == .directory ? "_files -/" : next?.completion == .file ? "_files" : " "
+                out += "                \(zshQuoted("1:action:(" + words.map(plain).joined(separator: " ") + ")")) \\\n"
+                out += "                \(zshQuoted("2:" + (next.map { plain($0.name) } ?? "argument") + ":" + action))\n            ;;\n"
+            } else {
+                out += spec.arguments.contains(where: { $0.completion == .file }) ? "                '*:file:_files'\n            ;;\n" : "                '*:key: '\n            ;;\n"
+            }
         }
         out += """
             esac
@@ -190,7 +209,16 @@ enum Completions {
             let name = plain(spec.name)
             out += "complete -c ycft -n '__fish_use_subcommand' -a \(name) -d \(fishText(spec.abstract))\n"
             let condition = "-n '__fish_seen_subcommand_from \(name); and not __fish_seen_subcommand_from help'"
-            if spec.arguments.contains(where: { $0.completion == .file }) {
+            if case let .choices(words)? = spec.arguments.first?.completion {
+                // An action word first (`backup apps|extract`), then the next argument's kind.
+                let listed = words.map(plain).joined(separator: " ")
+                out += "complete -c ycft -n '__fish_seen_subcommand_from \(name); and not __fish_seen_subcommand_from \(listed) help' "
+                    + "-x -a '\(listed)'\n"
+                if spec.arguments.dropFirst().first?.completion == .directory {
+                    out += "complete -c ycft -n '__fish_seen_subcommand_from \(name); and __fish_seen_subcommand_from \(listed)' "
+                        + "-x -a '(__fish_complete_directories)'\n"
+                }
+            } else if spec.arguments.contains(where: { $0.completion == .file }) {
                 out += "complete -c ycft \(condition) -F\n"
             }
             for option in spec.options where !option.hidden {

@@ -70,6 +70,12 @@ enum Manual {
          "EDITOR=nano ycft edit Preferences.plist"),
         ("Build an archive from records, and put it into a defaults file:",
          "ycft pack \\-o YCFirstTime.archive state.json\n.br\nycft pack \\-\\-into Preferences.plist state.json"),
+        ("Answer a support question from a user's iPhone backup (the device's folder in "
+            + "~/Library/Application Support/MobileSync/Backup): the apps with state in it, then one app's gates:",
+         "ycft backup apps Backup/UDID\n.br\n"
+            + "ycft status \\-\\-gate rate.prompt=days:30 \\-\\-backup Backup/UDID \\-\\-app com.example.app"),
+        ("Copy that app's preferences out of the backup, to change them:",
+         "ycft backup extract Backup/UDID \\-\\-app com.example.app \\-o prefs.plist"),
     ]
 
     static func page(date: String) -> String {
@@ -144,6 +150,9 @@ enum Manual {
         .B COLUMNS
         The width help wraps to; when unset, the terminal's width, or 80 when standard output is
         not a terminal.
+        .TP
+        .B TZ
+        The time zone that \\fB\\-\\-time\\-zone local\\fR names (else \\fI/etc/localtime\\fR).
         .SH FILES
         .TP
         .I FILE.bak
@@ -167,7 +176,9 @@ enum Manual {
         .SH SEE ALSO
         .BR defaults (1),
         .BR plutil (1);
-        the README, docs/ and MIGRATING.md shipped with ycft; and
+        the README, docs/ and MIGRATING.md shipped with ycft, in
+        \\fI/usr/share/doc/ycft\\fR (the Debian package) or \\fI/usr/local/share/doc/ycft\\fR
+        (the archive); and
         .UR https://github.com/fabioknoedt/YCFirstTime
         the YCFirstTime library
         .UE .

@@ -137,7 +137,11 @@ import FirstTimeCore
         for rule in ContractRule.allCases {
             #expect(page.contains(".TP\n\\fB\(Manual.escape(rule.rawValue))\\fR (\(rule.spec.severity.rawValue))\n"), "\(rule)")
         }
-        for name in ["VISUAL", "EDITOR", "TMPDIR", "COLUMNS"] { #expect(page.contains(".B \(name)\n")) }
+        for name in ["VISUAL", "EDITOR", "TMPDIR", "COLUMNS", "TZ"] { #expect(page.contains(".B \(name)\n")) }
+        // The backup recipe, and where the installed documents are.
+        #expect(page.contains("\nycft backup apps Backup/UDID\n") && page.contains("\\-\\-backup Backup/UDID \\-\\-app com.example.app"))
+        #expect(page.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            .contains("\\fI/usr/share/doc/ycft\\fR (the Debian package) or \\fI/usr/local/share/doc/ycft\\fR (the archive)"))
         for file in ["FILE.bak", "FILE.bak.N", "$TMPDIR/ycft\\-edit\\-XXXXXX/records.json"] { #expect(page.contains(".I \(file)\n")) }
         // mandoc -T lint's style: no source line over 80 bytes outside a no-fill block.
         #expect(page.split(separator: "\n").allSatisfy { $0.utf8.count <= 80 || $0.hasPrefix("ycft ") })
