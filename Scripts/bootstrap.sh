@@ -59,6 +59,8 @@ fi
 python_missing=()
 python3 -c 'import cryptography' >/dev/null 2>&1 || python_missing+=(cryptography==48.0.0)
 python3 -c 'import iphone_backup_decrypt' >/dev/null 2>&1 || python_missing+=(iphone-backup-decrypt==0.11.2 pycryptodome==4.4.0)
+# The pre-commit hooks (.pre-commit-hooks.yaml) are tested with the real pre-commit.
+python3 -c 'import pre_commit' >/dev/null 2>&1 || python_missing+=(pre-commit==4.7.0)
 if [ ${#python_missing[@]} -gt 0 ]; then
     echo "bootstrap: installing ${python_missing[*]} (python3 -m pip)" >&2
     # A Debian python3 marks its packages as the system's (PEP 668): then into it all the same.

@@ -30,7 +30,7 @@ struct CommandSpec: Sendable {
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
             case output, outputFormat = "output-format", passwordFile = "password-file", plistFormat = "plist-format", quiet, raw, refs, report
-            case seconds, strict, timeZone = "time-zone", to
+            case seconds, skipStateless = "skip-stateless", strict, timeZone = "time-zone", to
 
             /// The long spelling (`--output`), which messages about the value use.
             var long: String { "--" + rawValue }
@@ -349,7 +349,7 @@ extension CommandSpec {
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] PATH... |",
+                "[--allow-empty] [--skip-stateless] PATH... |",
                 "--backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
@@ -367,6 +367,9 @@ extension CommandSpec {
                                                           "repeatable. (default: *.plist)"]),
             Option(.allowEmpty, ["Exit 0 when a directory holds nothing to check (by",
                                        "default that is trouble, exit 2: a wrong path)."]),
+            Option(.skipStateless, ["Pass over a property list that holds no YCFirstTime",
+                                    "state (an Info.plist) instead of failing it with",
+                                    "state-missing: for a hook that sees every *.plist."]),
             Option(.quiet, ["No summary line on standard error (findings and",
                                        "errors still print)."]),
         ] + fromBackup + [maxInputSize, help],
@@ -388,8 +391,8 @@ extension CommandSpec {
         EXIT STATUS:
           0  no errors (warnings allowed unless --strict)
           1  a finding fails
-          2  trouble: usage, an unreadable file or directory, a directory
-             with nothing to check (unless --allow-empty)
+          2  trouble: usage, a file or directory that cannot be read, a
+             directory with nothing to check (unless --allow-empty)
 
         """
     }

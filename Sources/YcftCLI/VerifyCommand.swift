@@ -16,6 +16,8 @@ enum VerifyCommand {
         let trouble: String?
         /// A directory operand with nothing to check (trouble, exit 2; not a file).
         var empty = false
+        /// A property list without YCFirstTime state, passed over (`--skip-stateless`).
+        var stateless = false
         /// The line of each finding in an XML file (`github` only; nil: none, see ``XMLPlistLines``).
         var lines: [Int?] = []
         /// How long reading and checking the file took, in seconds (`junit`).
@@ -25,6 +27,15 @@ enum VerifyCommand {
         /// (``trouble``, exit 2), or its bytes are no readable property list (`plist-unreadable`,
         /// exit 1). The summary's and the JSON report's one meaning of "unreadable".
         var isUnreadable: Bool { !empty && (trouble != nil || findings.contains { $0.rule == .plistUnreadable }) }
+
+        /// The outcome of a file whose one finding is `state-missing` (a property list that
+        /// holds no state), passed over: no finding, counted apart.
+        func passedOver() -> FileResult {
+            guard findings.count == 1, findings[0].rule == .stateMissing, trouble == nil else { return self }
+            var over = FileResult(path: path, findings: [], trouble: nil)
+            (over.stateless, over.seconds) = (true, seconds)
+            return over
+        }
     }
 
     struct Options {
@@ -36,6 +47,7 @@ enum VerifyCommand {
         let walk: FileWalk
         let compact: Bool
         let allowEmpty: Bool
+        let skipStateless: Bool
         let quiet: Bool
         /// The operands; with `--backup`, set to the file in the backup.
         var paths: [String]
@@ -44,7 +56,7 @@ enum VerifyCommand {
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, strict, key, limits) = (try parsed.choice(.format), parsed.flag(.strict), parsed.value(.key), parsed.limits)
             (walk, compact, allowEmpty, quiet) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.compact), parsed.flag(.allowEmpty), parsed.flag(.quiet))
-            (paths, backup) = (parsed.operands, try BackupInput(parsed))
+            (paths, backup, skipStateless) = (parsed.operands, try BackupInput(parsed), parsed.flag(.skipStateless))
             guard paths.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
         }
     }
@@ -99,7 +111,7 @@ enum VerifyCommand {
             }
             let elapsed = (clock.now - started).components
             result.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-            results.append(result)
+            results.append(options.skipStateless ? result.passedOver() : result)
         }
 
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || options.strict }
@@ -148,10 +160,12 @@ enum VerifyCommand {
         let files = results.filter { !$0.empty }
         let unreadable = files.filter(\.isUnreadable).count
         let failed = files.filter { r in !r.isUnreadable && r.findings.contains { $0.severity == .error || strict } }.count
+        let stateless = files.filter(\.stateless).count
         let errors = files.reduce(0) { $0 + $1.findings.filter { $0.severity == .error }.count }
         let warnings = files.reduce(0) { $0 + $1.findings.count } - errors
-        return "ycft verify: \(count(files.count, "file")): \(files.count - unreadable - failed) passed, \(failed) failed, "
-            + "\(unreadable) unreadable (\(count(errors, "error")), \(count(warnings, "warning")))\n"
+        return "ycft verify: \(count(files.count, "file")): \(files.count - unreadable - failed - stateless) passed, \(failed) failed, "
+            + "\(unreadable) unreadable\(stateless > 0 ? ", \(stateless) without state" : "") "
+            + "(\(count(errors, "error")), \(count(warnings, "warning")))\n"
     }
 
     static func json(_ results: [FileResult], strict: Bool) -> JSON {
@@ -164,7 +178,8 @@ enum VerifyCommand {
             let failed = result.trouble != nil || e > 0 || (strict && w > 0)
             return .object([
                 .init("file", .string(Ycft.reported(result.path))),
-                .init("status", .string(result.empty ? "empty" : result.isUnreadable ? "unreadable" : failed ? "fail" : "pass")),
+                .init("status", .string(result.empty ? "empty" : result.isUnreadable ? "unreadable" : result.stateless ? "stateless"
+                                        : failed ? "fail" : "pass")),
                 .init("error", result.trouble.map { .string($0) } ?? .null),
                 .init("errors", .integer(e)),
                 .init("warnings", .integer(w)),
@@ -218,7 +233,7 @@ enum VerifyCommand {
         }
         func line(_ finding: ContractFinding) -> String { "[\(finding.rule.rawValue)] \(finding.path): \(finding.message)" }
         func fails(_ finding: ContractFinding) -> Bool { finding.severity == .error || strict }
-        var suites = "", tests = 0, failures = 0, errors = 0, time = 0.0
+        var suites = "", tests = 0, failures = 0, errors = 0, skippedCount = 0, time = 0.0
         for result in results {
             let file = xml(Ycft.shown(result.path))
             var cases = ""
@@ -228,6 +243,10 @@ enum VerifyCommand {
                 let kind = result.empty ? "empty" : "unreadable"
                 cases += "    <testcase classname=\"\(file)\" name=\"\(result.empty ? "nothing to check" : kind)\">\n"
                 cases += "      <error message=\"\(xml(trouble))\" type=\"\(kind)\"/>\n"
+                cases += "    </testcase>\n"
+            } else if result.stateless {
+                cases += "    <testcase classname=\"\(file)\" name=\"contract\">\n"
+                cases += "      <skipped message=\"no YCFirstTime state\"/>\n"
                 cases += "    </testcase>\n"
             } else if result.findings.isEmpty {
                 cases += "    <testcase classname=\"\(file)\" name=\"contract\"/>\n"
@@ -243,15 +262,19 @@ enum VerifyCommand {
                 cases += "    </testcase>\n"
             }
             let troubled = result.trouble != nil ? 1 : 0
-            suites += "  <testsuite name=\"\(file)\" tests=\"\(count)\" failures=\"\(failing)\" errors=\"\(troubled)\" time=\"\(seconds(result.seconds))\">\n"
+            let skipped = result.stateless ? " skipped=\"1\"" : ""
+            suites += "  <testsuite name=\"\(file)\" tests=\"\(count)\" failures=\"\(failing)\" errors=\"\(troubled)\"\(skipped) "
+                + "time=\"\(seconds(result.seconds))\">\n"
             suites += cases + "  </testsuite>\n"
             tests += count
             failures += failing
             errors += troubled
+            skippedCount += result.stateless ? 1 : 0
             time += result.seconds
         }
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            + "<testsuites name=\"ycft verify\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\" time=\"\(seconds(time))\">\n"
+            + "<testsuites name=\"ycft verify\" tests=\"\(tests)\" failures=\"\(failures)\" errors=\"\(errors)\""
+            + (skippedCount > 0 ? " skipped=\"\(skippedCount)\"" : "") + " time=\"\(seconds(time))\">\n"
             + suites + "</testsuites>\n"
     }
 }

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Whether `python3` can import `pre_commit` (Scripts/bootstrap.sh installs it).
+enum PreCommit {
+    static let available: Bool = {
+        (try? runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import pre_commit"]))?.status == 0
+    }()
+}
+
+/// ycft where the work happens (docs/workflows.md), with the real programs.
+@Suite struct Workflows {
+    let ycft = TestPaths.executable("ycft")
+
+    /// A throwaway git repository holding a good archive, one that breaks the contract, one
+    /// with only a warning, and an Info.plist without state; each staged.
+    func repository() throws -> URL {
+        let repo = try TestPaths.temporaryDirectory().appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
+        let copies = [("good.plist", "Fixtures/valid/ycft/three-records.plist"), ("broken.plist", "Examples/TestData/linux-foundation.plist"),
+                      ("warned.plist", "Fixtures/valid/apple-order/no-shared-group.plist")]
+        for (name, source) in copies {
+            try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent(source), to: repo.appendingPathComponent(name))
+        }
+        let info = #"<plist version="1.0"><dict><key>CFBundleName</key><string>Notes</string></dict></plist>"# + "\n"
+        try writeBytes(Array(info.utf8), to: repo.appendingPathComponent("Info.plist"))
+        for arguments in [["init", "-q"], ["add", "."]] {
+            let git = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["git", "-C", repo.path] + arguments)
+            #expect(git.status == 0, "\(git.stderr)")
+        }
+        return repo
+    }
+
+    /// `pre-commit` in `repo`, with the built ycft first on PATH and a private cache.
+    func preCommit(_ arguments: [String], in repo: URL) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = ycft.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["PRE_COMMIT_HOME"] = repo.deletingLastPathComponent().appendingPathComponent("pre-commit-cache").path
+        let script = "cd \"$1\" && shift && exec python3 -m pre_commit \"$@\""
+        return try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", repo.path] + arguments, environment: environment)
+    }
+
+    /// The repository's hook, as pre-commit runs it (`try-repo`, the way to run a hook
+    /// repository without a config): a good archive and an Info.plist pass; a broken one fails
+    /// with its rule id; the warning passes.
+    @Test(.enabled(if: PreCommit.available, "the PyPI package pre-commit cannot be imported (Scripts/bootstrap.sh installs it)"))
+    func theHookRepositoryChecksStagedPropertyLists() throws {
+        let repo = try repository()
+        let root = TestPaths.packageRoot.path
+        let passing = try preCommit(["try-repo", root, "ycft-verify-system", "--files", "good.plist", "Info.plist", "warned.plist"], in: repo)
+        #expect(passing.status == 0, "\(passing.stdoutText)\(passing.stderr)")
+        #expect(passing.stdoutText.contains("ycft verify (YCFirstTime archive contract)....") && passing.stdoutText.contains("Passed\n"))
+        let failing = try preCommit(["try-repo", root, "ycft-verify-system", "--files", "good.plist", "broken.plist", "Info.plist"], in: repo)
+        #expect(failing.status == 1)
+        #expect(failing.stdoutText.contains("Failed\n- hook id: ycft-verify-system\n- exit code: 1\n\n"
+                                            + "broken.plist: error: [group-immutable] $objects[3]: sharedGroup is NSDictionary: "), "\(failing.stdoutText)")
+        #expect(failing.stdoutText.contains("ycft verify: 3 files: 1 passed, 1 failed, 0 unreadable, 1 without state (1 error, 0 warnings)\n"))
+    }
+
+    /// The local hook of docs/workflows.md, with `args: [--strict]`: a warning fails the commit.
+    @Test(.enabled(if: PreCommit.available, "the PyPI package pre-commit cannot be imported (Scripts/bootstrap.sh installs it)"))
+    func aLocalHookWithStrictFailsWarnings() throws {
+        let repo = try repository()
+        let config = """
+            repos:
+              - repo: local
+                hooks:
+                  - id: ycft-verify
+                    name: ycft verify
+                    entry: ycft verify --skip-stateless
+                    language: system
+                    files: \\.plist$
+                    args: [--strict]
+
+            """
+        try writeBytes(Array(config.utf8), to: repo.appendingPathComponent(".pre-commit-config.yaml"))
+        let warned = try preCommit(["run", "--files", "good.plist", "warned.plist", "Info.plist"], in: repo)
+        #expect(warned.status == 1)
+        #expect(warned.stdoutText.contains("warned.plist: warning: [group-missing] $objects[1]: no \"sharedGroup\": the archive records nothing\n"
+                                           + "ycft verify: 3 files: 1 passed, 1 failed, 0 unreadable, 1 without state (0 errors, 1 warning)\n"),
+                "\(warned.stdoutText)")
+        let good = try preCommit(["run", "--files", "good.plist", "Info.plist"], in: repo)
+        #expect(good.status == 0, "\(good.stdoutText)")
+    }
+
+    /// `verify --skip-stateless` in every format: the file without state is counted apart,
+    /// skipped in JUnit, `stateless` in JSON; a file that is no property list is not passed over.
+    @Test func skipStatelessInEveryFormat() throws {
+        let repo = try repository()
+        let (info, good) = (repo.appendingPathComponent("Info.plist").path, repo.appendingPathComponent("good.plist").path)
+        let text = try runProcess(ycft, ["verify", "--skip-stateless", good, info])
+        #expect(text.status == 0 && text.stderr == "ycft verify: 2 files: 1 passed, 0 failed, 0 unreadable, 1 without state (0 errors, 0 warnings)\n")
+        let without = try runProcess(ycft, ["verify", good, info])
+        #expect(without.status == 1 && without.stderr.contains("[state-missing]"))
+        let json = try runProcess(ycft, ["verify", "--skip-stateless", "--format", "json", "--compact", info])
+        #expect(json.stdoutText == #"{"formatVersion":1,"strict":false,"errors":0,"warnings":0,"files":[{"file":"\#(info)","status":"stateless","#
+                + #""error":null,"errors":0,"warnings":0,"findings":[]}]}"# + "\n")
+        let junit = try runProcess(ycft, ["verify", "--skip-stateless", "--format", "junit", info])
+        #expect(junit.stdoutText.contains("<testsuites name=\"ycft verify\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\" time=\""))
+        #expect(junit.stdoutText.contains("    <testcase classname=\"\(info)\" name=\"contract\">\n      <skipped message=\"no YCFirstTime state\"/>\n"))
+        let notes = repo.appendingPathComponent("README.md")
+        try writeBytes(Array("# Notes\n".utf8), to: notes)
+        let notAPlist = try runProcess(ycft, ["verify", "--skip-stateless", notes.path])
+        #expect(notAPlist.status == 1 && notAPlist.stderr.contains("[plist-unreadable]"))
+    }
+}
