@@ -74,6 +74,13 @@ enum StatusCommand {
             let ruleText = String(text[text.index(after: eq)...])
             guard let rule = GateRule(parsing: ruleText) else {
                 if ruleText.hasPrefix("every:") {
+                    // `week` was a unit of earlier versions (IntervalClient's weekly); no
+                    // Calendar.Component has that name, so a script that used it gets the one that does.
+                    let body = ruleText.dropFirst("every:".count)
+                    if body.hasSuffix("week"), case let count = body.dropLast("week".count), Int(count) != nil {
+                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': no Calendar.Component is called 'week'; "
+                                         + "did you mean 'every:\(count)weekOfYear' (or 'weekly' for every week)?")
+                    }
                     let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
                                      + "Calendar.Component: \(units)")

@@ -67,7 +67,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (["--gate", "k=every:1week"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
+        (["--gate", "k=every:1weeks"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
         (["--calendar", "Hebrew"], "'--calendar <id>': expected one of gregorian, buddhist"),
         (["--locale", "de_DE@calendar=foo"], "'--locale <id>': calendar 'foo' is not one of gregorian"),
         (["--locale", "xx_YY"], "'--locale <id>': expected a locale identifier Foundation knows"),
@@ -133,6 +133,20 @@ import TestSupport
         // --calendar names the calendar over the locale's keyword, as before.
         #expect(try answer(["--calendar", "gregorian", "--locale", "zh_CN@calendar=chinese"])
             .contains(#""nextEligibleUTC":"2025-02-01T09:00:00.123456Z""#))
+    }
+
+    /// `every:<n>week`, which earlier versions took, is refused with the unit that has a name
+    /// (issue 46, item 13), as `every:30d` is with `days:30`.
+    @Test func theOldWeekUnitNamesWeekOfYearAndWeekly() throws {
+        for (rule, count) in [("every:2week", "2"), ("every:1week", "1"), ("every:-3week", "-3")] {
+            let result = try status(["--gate", "k=\(rule)"])
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("Error: The value 'k=\(rule)' is invalid for '--gate <key=rule>': no Calendar.Component is "
+                                            + "called 'week'; did you mean 'every:\(count)weekOfYear' (or 'weekly' for every week)?\n"),
+                    "\(result.stderr)")
+        }
+        // What it suggests is accepted.
+        #expect(try status(["--gate", "onboarding.v1=every:2weekOfYear"]).status == 0)
     }
 
     /// Every help screen fits 80 columns (preformatted tables included).
