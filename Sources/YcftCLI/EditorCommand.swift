@@ -109,22 +109,26 @@ private struct EditSession {
             let edited = try read(directory, scratchPath)
             // Comment lines (the error of the last try) are not part of the document.
             let document = Array(edited.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                .filter { $0.first != UInt8(ascii: "#") }.joined(separator: [UInt8(ascii: "\n")]))
+                .filter { !EditSession.isComment($0) }.joined(separator: [UInt8(ascii: "\n")]))
             if document.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) || document == text { return nil }
             holdsEdit = true
-            let mistake: String
+            let mistake: FirstTimeError
             switch try EditSession.written(document, original, file) {
             case let .bytes(written):
                 try checkSignals()
                 return written
-            case let .mistake(message): mistake = message
+            case let .mistake(error): mistake = error
             }
-            // Saved again with the same mistake: give up, as kubectl edit does.
-            if lastMistake == document { throw .content("the edit still has an error: \(mistake); nothing was written") }
+            // Saved again with the same mistake: give up, as kubectl edit does (its line is
+            // the saved file's, which is kept).
+            if lastMistake == document {
+                throw .content("the edit still has an error: \(EditSession.shown(mistake, in: edited)); nothing was written")
+            }
             lastMistake = document
-            // Reopen with the mistake on top; saving it unchanged (or empty) cancels.
-            let note = "# ycft edit: \(mistake)\n# Fix it and save, or save an empty file to cancel.\n"
-            text = Array(note.utf8) + document
+            // Reopen with the mistake on top (its line is the reopened file's, the note's
+            // lines counted); saving it unchanged (or empty) cancels.
+            let shown = EditSession.shown(mistake, in: Array(EditSession.note("").utf8) + document)
+            text = Array(EditSession.note(shown).utf8) + document
             holdsEdit = false
         }
     }
@@ -133,20 +137,45 @@ private struct EditSession {
     /// the mistake to show on top when the editor opens again.
     private enum Written {
         case bytes([UInt8]?)
-        case mistake(String)
+        case mistake(FirstTimeError)
+    }
+
+    /// Whether a line of the edited file is a comment (the note on top), not the document's.
+    private static func isComment(_ line: ArraySlice<UInt8>) -> Bool { line.first == UInt8(ascii: "#") }
+
+    /// The comment lines on top of a file reopened after `mistake`.
+    private static func note(_ mistake: String) -> String {
+        "# ycft edit: \(mistake)\n# Fix it and save, or save an empty file to cancel.\n"
+    }
+
+    /// A mistake as the user reads it in `buffer`, the editor's text of which the document is
+    /// the lines that are not comments: a JSON error's line (the document's, as the parser
+    /// counts) is counted in `buffer`, comment lines included, as the editor numbers them.
+    private static func shown(_ mistake: FirstTimeError, in buffer: [UInt8]) -> String {
+        guard case var .json(error) = mistake else { return mistake.description }
+        var documentLines = 0
+        for (index, line) in buffer.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+        where !isComment(line) {
+            documentLines += 1
+            if documentLines == error.line {
+                error.line = index + 1
+                break
+            }
+        }
+        return FirstTimeError.json(error).description
     }
 
     private static func written(_ document: [UInt8], _ original: FirstTimeRecords, _ file: StateFile) throws(Stop) -> Written {
         let records: FirstTimeRecords
         do throws(FirstTimeError) { records = try RecordsFormat.records(fromJSON: document) } catch {
-            return .mistake(error.description)
+            return .mistake(error)
         }
         do throws(FirstTimeError) {
             return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             switch error {
-            case .intervalKeysHoldNoVersion, .intervalKeysHoldNoTimelessRecord: return .mistake(error.description)
+            case .intervalKeysHoldNoVersion, .intervalKeysHoldNoTimelessRecord: return .mistake(error)
             default: throw .content("\(error.description); nothing was written")
             }
         }

@@ -88,24 +88,43 @@ extension Ycft {
         /// The calendar's CLDR name (`gregorian`, `hebrew`, `islamic-civil`).
         static func name(of calendar: Calendar) -> String { "\(calendar.identifier)" }
 
+        /// The language codes Foundation has locale data for (`zh`, `sr`, `pa`, `en`).
+        static let languages = Set(Locale.availableIdentifiers.map { String($0.prefix { $0 != "_" }) })
+
+        /// The user's locale as `Locale(identifier:)` reads `text` on the device: every
+        /// identifier Foundation resolves to a language it has data for, whichever form a phone
+        /// reports (`zh_TW`, `zh-Hant-TW`, `sr_RS`, `zh_CN@calendar=chinese`,
+        /// `zh-TW-u-ca-chinese`), not only `Locale.availableIdentifiers` (which lists
+        /// `zh_Hant_TW`, not `zh_TW`). Refused: what resolves to no such language (`xx_YY`,
+        /// `nonsense`, empty), a region Foundation does not know (`de_DF`, whose week rules
+        /// would be the world's, not Germany's), and a calendar keyword Foundation does not
+        /// know (it would fall back to gregorian without a word).
+        /// - Throws: a usage error saying which part Foundation does not know.
+        static func locale(_ text: String) throws(UsageError) -> Locale {
+            let given = Locale(identifier: text)
+            func refused(_ why: String) -> UsageError { UsageError("The value '\(text)' is invalid for '--locale <id>': \(why)") }
+            guard let language = given.language.languageCode?.identifier, languages.contains(language) else {
+                throw refused("expected a locale identifier Foundation knows, like en_US, de_DE, zh_TW or he_IL@calendar=hebrew")
+            }
+            if let region = given.region, !region.isISORegion {
+                throw refused("region '\(region.identifier)' is not one Foundation knows (expected like US, DE, TW or 419)")
+            }
+            // The calendar keyword in ICU's form, whichever form was given (`-u-ca-` included).
+            let canonical = Locale.identifier(.icu, from: text)
+            if let range = canonical.firstRange(of: "calendar=") {
+                let named = String(canonical[range.upperBound...].prefix { $0 != ";" })
+                guard name(of: given.calendar) == named else {
+                    throw refused("calendar '\(named)' is not one of \(known.joined(separator: ", "))")
+                }
+            }
+            return given
+        }
+
         func calendar(in zone: TimeZone) throws(UsageError) -> Calendar {
             var calendar = Calendar(identifier: .gregorian)
             var userLocale: Locale?
             if let locale {
-                let base = String(locale.prefix { $0 != "@" })
-                guard Locale.availableIdentifiers.contains(base) else {
-                    throw UsageError("The value '\(locale)' is invalid for '--locale <id>': expected a locale identifier Foundation knows, "
-                                     + "like en_US, de_DE or he_IL@calendar=hebrew")
-                }
-                let given = Locale(identifier: locale)
-                // A calendar the locale names must be one Foundation knows (it would fall back
-                // to gregorian without a word).
-                if let range = locale.firstRange(of: "calendar=") {
-                    let named = String(locale[range.upperBound...].prefix { $0 != ";" })
-                    guard Self.name(of: given.calendar) == named else {
-                        throw UsageError("The value '\(locale)' is invalid for '--locale <id>': calendar '\(named)' is not one of \(Self.known.joined(separator: ", "))")
-                    }
-                }
+                let given = try Self.locale(locale)
                 userLocale = given
                 calendar = given.calendar
             }

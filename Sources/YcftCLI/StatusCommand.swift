@@ -74,6 +74,13 @@ enum StatusCommand {
             let ruleText = String(text[text.index(after: eq)...])
             guard let rule = GateRule(parsing: ruleText) else {
                 if ruleText.hasPrefix("every:") {
+                    // `week` was a unit of earlier versions (IntervalClient's weekly); no
+                    // Calendar.Component has that name, so a script that used it gets the one that does.
+                    let body = ruleText.dropFirst("every:".count)
+                    if body.hasSuffix("week"), case let count = body.dropLast("week".count), Int(count) != nil {
+                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': no Calendar.Component is called 'week'; "
+                                         + "did you mean 'every:\(count)weekOfYear' (or 'weekly' for every week)?")
+                    }
                     let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
                     throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': every:<n><unit> takes an integer n and a "
                                      + "Calendar.Component: \(units)")
@@ -90,6 +97,7 @@ enum StatusCommand {
         let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
         let calendar = try options.settings.calendar(in: zone)
         let instant = options.now ?? clock()
+        let shown = Shown(now: instant, nowText: options.nowText)
         do throws(Ycft.Failure) {
             var io = io
             if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
@@ -146,7 +154,7 @@ enum StatusCommand {
             if options.json {
                 let doc = JSON.object([
                     .init("formatVersion", .integer(1)),
-                    .init("now", options.nowText.map { .string($0) } ?? utc(instant)),
+                    .init("now", shown(instant).map { .string($0) } ?? .null),
                     .init("timeZone", .string(options.zoneName)),
                     .init("library", .string(options.library.rawValue)),
                     .init("calendar", .object([
@@ -178,13 +186,13 @@ enum StatusCommand {
                             .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
                             .init("wouldRun", .bool(decision.wouldRun)),
                             .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                            .init("nextEligibleUTC", decision.nextEligible.flatMap(ExactTime.utcStringRoundedUp).map { .string($0) } ?? .null),
+                            .init("nextEligibleUTC", decision.nextEligible.flatMap(shown.callAsFunction).map { .string($0) } ?? .null),
                         ])
                     })),
                 ])
                 io.writeStdout(doc.bytes(style: options.compact ? .compact : .pretty))
             } else {
-                var out = text(records: records, decisions: decisions, now: instant, nowText: options.nowText, zone: options.givenZone, zoneName: options.zoneName,
+                var out = text(records: records, decisions: decisions, now: shown, zone: options.givenZone, zoneName: options.zoneName,
                                appVersion: options.appVersion, library: options.library, calendar: options.settings.isDefault ? nil : calendar, judged: judged)
                 if noState {
                     out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(options.key))): every gate runs as on a fresh install\n"
@@ -220,6 +228,39 @@ enum StatusCommand {
         ExactTime.utcString(secondsSince2001: t).map { .string($0) } ?? .null
     }
 
+    /// How `status` writes the instants it judges: `now` (its line, the JSON's `now`) and each
+    /// next eligible moment (NEXT ELIGIBLE, `nextEligibleUTC`). One formatter, so that a gate
+    /// that runs now (its next eligible moment is `now`, the same double) is shown as `now`
+    /// is, to the digit. `now` is `--now` exactly as given (no double holds `.1234564`); any
+    /// other instant, the clock's reading included, is rounded up to the microsecond (never
+    /// before it, so asking again at the moment shown answers yes).
+    struct Shown {
+        /// The instant judged at: `--now`'s, or the clock's, read once.
+        let now: Double
+        /// `--now` in UTC exactly as given; nil for the clock.
+        let nowText: String?
+
+        /// The instant as ISO 8601 UTC; nil outside years 1-9999.
+        func callAsFunction(_ t: Double) -> String? {
+            if t == now, let nowText { return nowText }
+            return ExactTime.utcStringRoundedUp(secondsSince2001: t)
+        }
+
+        /// The instant for the text table: outside years 1-9999, what it is (`beyond year 9999`).
+        func text(_ t: Double) -> String { self(t) ?? ExactTime.utcText(secondsSince2001: t) }
+
+        /// The instant in `zone`, the very digits of ``callAsFunction(_:)`` moved by the zone's
+        /// whole-second offset (so the two texts of `now` are one instant to the digit).
+        func local(_ t: Double, _ zone: TimeZone) -> String {
+            guard let utc = self(t), let shown = ExactTime.parseUTC(utc) else { return StatusCommand.local(t, zone) }
+            let offset = zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(shown.seconds)))
+            guard let text = ExactTime.utcText(seconds: shown.seconds + Int64(offset), fraction: shown.fraction) else {
+                return StatusCommand.local(t, zone)
+            }
+            return String(text.dropLast()) + ExactTime.offsetSuffix(seconds: offset)
+        }
+    }
+
     /// `2025-01-01T10:00:00.123456+01:00` in `zone`; for an instant outside years 1-9999 what
     /// `ExactTime.utcText(secondsSince2001:)` says of it.
     static func local(_ t: Double, _ zone: TimeZone) -> String {
@@ -241,7 +282,7 @@ enum StatusCommand {
     }
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now: Double, nowText: String? = nil, zone: TimeZone?, zoneName: String, appVersion: String?, library: LibraryVersion = .v2,
+                     now instants: Shown, zone: TimeZone?, zoneName: String, appVersion: String?, library: LibraryVersion = .v2,
                      calendar: Calendar? = nil, judged: FirstTimeRecords? = nil) -> String {
         func table(_ rows: [[String]]) -> String {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -251,7 +292,8 @@ enum StatusCommand {
             }.joined(separator: "\n") + "\n"
         }
         // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
-        let shownNow = (nowText ?? ExactTime.utcText(secondsSince2001: now)) + (zone.map { " = " + local(now, $0) } ?? "")
+        let now = instants.now
+        let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
         var out = "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
             + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
         if let calendar {
@@ -286,7 +328,7 @@ enum StatusCommand {
             for (n, (gate, decision)) in decisions.enumerated() {
                 // A per-version gate that does not run now runs once the app's version changes.
                 let never = gate.rule == .perVersion ? "when the app version changes" : "never"
-                let next = decision.nextEligible.map { ExactTime.utcStringRoundedUp(secondsSince2001: $0) ?? ExactTime.utcText(secondsSince2001: $0) } ?? never
+                let next = decision.nextEligible.map(instants.text) ?? never
                 gateRows.append([shown(gate.key, records.count + n) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }

@@ -173,6 +173,34 @@ struct EditorFixture {
         #expect(try readBytes(f.file) == f.original)
     }
 
+    /// A JSON mistake is said at the line the editor shows it on (issue 46, item 18), not the
+    /// line of the document without its comment lines: in the reopened file below the note's
+    /// two lines, and in the kept file with the comment lines the user saved counted.
+    @Test func aJSONMistakeIsSaidAtTheLineTheEditorShowsItOn() throws {
+        let f = try EditorFixture()
+        let editor = try f.editor("ed.sh", """
+        if grep -q '^# ycft edit:' "$1"; then
+          cp "$1" "$D/reopened"; echo "$1" > "$D/path"
+          sed -i '3a # a comment of my own' "$1"
+        else
+          sed -i 's/"lastVersion" : "2.1.0"/"lastVersion" "2.1.0"/' "$1"
+        fi
+        """)
+        let result = try runProcess(f.ycft, ["edit", f.file.path], environment: f.env(editor))
+        #expect(result.status == 1)
+        let kept = String(f.note("path").dropLast())
+        // Line 8 of the document: line 10 below the note, line 11 with the comment added too.
+        #expect(result.stderr == "ycft: \(f.file.path): the edit still has an error: invalid JSON: expected ':' (at line 11, column 21); "
+                + "nothing was written\nycft: \(f.file.path): the edit is kept in \"\(kept)\"\n")
+        let broken = #"      "lastVersion" "2.1.0""#
+        let reopened = f.note("reopened").components(separatedBy: "\n")
+        #expect(reopened.first == "# ycft edit: invalid JSON: expected ':' (at line 10, column 21)")
+        #expect(reopened.count > 10 && reopened[9] == broken && Array(reopened[9].utf8)[20] == UInt8(ascii: "\""))
+        let saved = String(decoding: try readBytes(URL(fileURLWithPath: kept)), as: UTF8.self).components(separatedBy: "\n")
+        #expect(saved.count > 11 && saved[3] == "# a comment of my own" && saved[10] == broken)
+        #expect(try readBytes(f.file) == f.original)
+    }
+
     /// A failing or missing editor and a TMPDIR where nothing can be made are trouble (2),
     /// not a content problem (1); nothing is written, nothing is left.
     @Test func aFailingEditorOrAnUnusableTMPDIRIsTrouble() throws {
@@ -322,6 +350,30 @@ struct EditOnATerminal {
         #expect(Tmux.exitStatus(screen) == 0, "\(screen)")
         #expect(try readBytes(f.file) == f.expectedBytes(lastVersion: "9.9.9"))
         #expect(try f.leftovers() == [])
+    }
+
+    /// A JSON mistake saved in vi reopens vi with the mistake on top, at the line vi numbers
+    /// (issue 46, item 18: it said the line of the document without the note's two lines).
+    @Test func aJSONMistakeIsSaidAtTheLineViNumbers() throws {
+        let f = try EditorFixture()
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        try tmux.type("\(f.ycft.path) edit \(f.file.path); echo ycft-exit=$?")
+        try tmux.waitFor { $0.contains(#""lastVersion" : "2.1.0""#) }
+        try tmux.type(#":%s/"lastVersion" : "2.1.0"/"lastVersion" "2.1.0"/"#)
+        try tmux.type(":wq")
+        try tmux.waitFor { $0.contains("# ycft edit:") }
+        try tmux.type(":set number")
+        let reopened = try tmux.waitFor { $0.contains("  1 # ycft edit:") }
+        #expect(reopened.contains("  1 # ycft edit: invalid JSON: expected ':' (at line 10, column 21)\n"), "\(reopened)")
+        #expect(reopened.contains(#" 10       "lastVersion" "2.1.0""# + "\n"), "\(reopened)")
+        // Saved again as it is: the same line, in the file that is kept.
+        try tmux.type(":wq")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(screen.contains("ycft: \(f.file.path): the edit still has an error: invalid JSON: expected ':' (at line 10, column 21); "
+                                + "nothing was written\n"), "\(screen)")
+        #expect(Tmux.exitStatus(screen) == 1, "\(screen)")
+        #expect(try readBytes(f.file) == f.original)
     }
 
     /// SIGTERM to ycft while vi is open: vi gets it and ends, the scratch file goes, ycft ends

@@ -372,3 +372,98 @@ import TestSupport
         #expect(ExactTime.utcText(seconds: -1, fraction: "5") == "2000-12-31T23:59:59.500000Z")
     }
 }
+
+/// A gate that runs now is eligible at the `now` shown, to the digit, in the text and the JSON
+/// (issue 46, item 19): the clock's reading was shown rounded to the nearest microsecond and
+/// NEXT ELIGIBLE rounded up (1 µs apart in half the runs), and a `--now` with more digits than
+/// six was shown as given and NEXT ELIGIBLE rounded.
+@Suite struct ARunsNowGateIsEligibleAtTheNowShown {
+    let fixture = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist")
+    /// Three gates that run at any moment after 2025-01-01T10:00:00.123456Z, each by its own rule.
+    let gates = ["--app-version", "9.9", "--gate", "fresh=once", "--gate", "rate.prompt=per-version", "--gate", "onboarding.v1=hourly"]
+
+    /// The `now` shown (its UTC text, and its text in the zone when one is given) and each
+    /// gate's NEXT ELIGIBLE.
+    func text(_ arguments: [String]) throws -> (now: String, local: String?, next: [String]) {
+        let io = FakeIO(files: ["t.plist": try readBytes(fixture)])
+        #expect(io.run(["status"] + gates + arguments + ["t.plist"]) == 0, "\(io.stderr)")
+        let lines = io.stdoutText.split(separator: "\n")
+        let first = try #require(lines.first?.dropFirst("now ".count).split(separator: " "))
+        let next = lines.drop { !$0.hasPrefix("GATE ") }.dropFirst().map { String($0.split(separator: " ").last ?? "") }
+        #expect(next.count == 3, "\(io.stdoutText)")
+        #expect(lines.drop { !$0.hasPrefix("GATE ") }.dropFirst().allSatisfy { $0.contains("  yes  ") }, "\(io.stdoutText)")
+        return (String(first[0]), first[1] == "=" ? String(first[2]) : nil, next)
+    }
+
+    /// The JSON's `now` and each gate's `nextEligibleUTC` and `nextEligible`.
+    func json(_ arguments: [String]) throws -> (now: String, next: [String], seconds: [String]) {
+        let io = FakeIO(files: ["t.plist": try readBytes(fixture)])
+        #expect(io.run(["status", "--format", "json", "--compact"] + gates + arguments + ["t.plist"]) == 0, "\(io.stderr)")
+        let out = io.stdoutText
+        func values(_ name: String) -> [String] {
+            out.components(separatedBy: "\"\(name)\":").dropFirst().map { String($0.prefix { $0 != "," && $0 != "}" }) }
+        }
+        let now = try #require(values("now").first)
+        return (now, values("nextEligibleUTC"), values("nextEligible"))
+    }
+
+    @Test(arguments: [
+        ("2025-03-01T12:00:00.1234564Z", "2025-03-01T12:00:00.1234564Z"),
+        ("2025-03-01T12:00:00.1234566Z", "2025-03-01T12:00:00.1234566Z"),
+        ("2025-03-01T12:00:00.000000001Z", "2025-03-01T12:00:00.000000001Z"),
+        ("2025-03-01T13:00:00.99999999+01:00", "2025-03-01T12:00:00.99999999Z"),
+        ("2025-03-01T12:00:00.25Z", "2025-03-01T12:00:00.250000Z"),
+    ])
+    func withNowGiven(_ given: String, _ shown: String) throws {
+        let plain = try text(["--now", given])
+        #expect(plain.now == shown)
+        #expect(plain.next == [shown, shown, shown])
+        // In a zone, the same digits, moved by the zone's offset.
+        let zoned = try text(["--now", given, "--time-zone", "Europe/Paris"])
+        #expect(zoned.now == shown && zoned.next == [shown, shown, shown])
+        #expect(zoned.local == shown.replacingOccurrences(of: "T12:", with: "T13:").replacingOccurrences(of: "Z", with: "+01:00"))
+        let answer = try json(["--now", given])
+        #expect(answer.now == "\"\(shown)\"")
+        #expect(answer.next == Array(repeating: "\"\(shown)\"", count: 3))
+        // The instant judged is the double nearest to what was given.
+        let seconds = try #require(ExactTime.parseInstant(given))
+        #expect(answer.seconds.map { Double($0) } == Array(repeating: seconds, count: 3))
+    }
+
+    /// The clock's reading has digits beyond the microsecond: shown once, one way (rounded up,
+    /// as every next eligible moment is), wherever it appears. Forty runs each: the rounding to
+    /// the nearest used to differ in half of them.
+    @Test func withTheClock() throws {
+        for _ in 0..<40 {
+            let plain = try text([])
+            #expect(plain.next == [plain.now, plain.now, plain.now])
+            let zoned = try text(["--time-zone", "Asia/Tokyo"])
+            #expect(zoned.next == [zoned.now, zoned.now, zoned.now])
+            let local = try #require(zoned.local)
+            // The local text is the UTC one moved by +09:00: the same fraction, to the digit.
+            #expect(local.hasSuffix("+09:00") && local.dropLast(6).suffix(7) == zoned.now.dropLast().suffix(7), "\(zoned)")
+            let answer = try json([])
+            #expect(answer.next == [answer.now, answer.now, answer.now])
+            #expect(Set(answer.seconds).count == 1)
+        }
+    }
+
+    /// Through the built binary, six runs as in the report.
+    @Test func withTheClockThroughTheTool() throws {
+        let ycft = TestPaths.executable("ycft")
+        for format in ["text", "json"] {
+            for _ in 0..<6 {
+                let result = try runProcess(ycft, ["status", "--format", format, "--gate", "fresh=once", fixture.path])
+                #expect(result.status == 0)
+                let out = result.stdoutText
+                if format == "text" {
+                    let now = out.dropFirst("now ".count).prefix { $0 != " " }
+                    #expect(out.hasSuffix("fresh (never run)  once  yes       \(now)\n"), "\(out)")
+                } else {
+                    let now = try #require(out.components(separatedBy: #""now" : "#).dropFirst().first?.prefix { $0 != "," })
+                    #expect(out.contains(#""nextEligibleUTC" : \#(now)"#), "\(out)")
+                }
+            }
+        }
+    }
+}

@@ -67,10 +67,14 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (["--gate", "k=every:1week"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
+        (["--gate", "k=every:1weeks"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
         (["--calendar", "Hebrew"], "'--calendar <id>': expected one of gregorian, buddhist"),
         (["--locale", "de_DE@calendar=foo"], "'--locale <id>': calendar 'foo' is not one of gregorian"),
         (["--locale", "xx_YY"], "'--locale <id>': expected a locale identifier Foundation knows"),
+        (["--locale", "nonsense"], "'--locale <id>': expected a locale identifier Foundation knows"),
+        (["--locale", ""], "'--locale <id>': expected a locale identifier Foundation knows"),
+        (["--locale", "de_DF"], "'--locale <id>': region 'DF' is not one Foundation knows (expected like US, DE, TW or 419)"),
+        (["--locale", "zh-TW-u-ca-bogus"], "'--locale <id>': calendar 'bogus' is not one of gregorian"),
         (["--first-weekday", "9"], "'--first-weekday <n>': expected 1 ... 7 (1 is Sunday)"),
         (["--minimum-days-in-first-week", "0"], "'--minimum-days-in-first-week <n>': expected 1 ... 7 (days)"),
         (["--library", "3"], "'--library <version>': expected '2.x' or '1.x'"),
@@ -79,6 +83,70 @@ import TestSupport
         let result = try status(arguments)
         #expect(result.status == 2)
         #expect(result.stderr.hasPrefix("Error: The value '\(arguments[1])' is invalid for \(said)"), "\(result.stderr)")
+    }
+
+    /// Locale identifiers as phones report them (issue 46, item 12), which
+    /// `Locale.availableIdentifiers` does not list (it has `zh_Hant_TW`, not `zh_TW`): each is
+    /// the locale `Locale(identifier:)` makes of it, its calendar (the `@calendar=` or `-u-ca-`
+    /// keyword) and week rules, and the gates are due when Foundation's calendar says.
+    @Test(arguments: ["zh_TW", "zh_CN", "zh_CN@calendar=chinese", "zh_HK", "sr_RS", "pa_PK", "az_AZ", "zh-Hant-TW", "zh-TW-u-ca-chinese"])
+    func localesAsPhonesReportThem(_ id: String) throws {
+        let result = try status(["--locale", id, "--format", "json", "--compact",
+                                 "--gate", "onboarding.v1=monthly", "--gate", "onboarding.v1=every:1yearForWeekOfYear"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "")
+        var calendar = Locale(identifier: id).calendar
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        #expect(result.stdoutText.contains(#""calendar":{"identifier":"\#(calendar.identifier)","locale":"\#(id)","firstWeekday":"#
+                                           + #"\#(calendar.firstWeekday),"minimumDaysInFirstWeek":\#(calendar.minimumDaysInFirstWeek)}"#),
+                "\(result.stdoutText)")
+        // onboarding.v1 last ran 2025-01-01T09:00:00.123456Z; a gate due by now (2025-01-29)
+        // runs now (in the Chinese calendar, Foundation adds no yearForWeekOfYear).
+        let last = Date(timeIntervalSinceReferenceDate: 757_414_800.123456), now = 759_801_600.0
+        let expected = [Calendar.Component.month, .yearForWeekOfYear].map {
+            calendar.date(byAdding: $0, value: 1, to: last).map { Swift.max($0.timeIntervalSinceReferenceDate, now) }
+        }
+        let shown = result.stdoutText.components(separatedBy: #""nextEligible":"#).dropFirst()
+            .map { Double($0.prefix { $0 != "," }) }
+        #expect(shown == expected, "\(result.stdoutText)")
+    }
+
+    /// What the locale's calendar keyword names is the calendar used (Chinese months, not
+    /// Gregorian ones), as `--calendar` would make it; the week rules stay the locale's.
+    @Test func aLocalesCalendarKeywordIsTheCalendarUsed() throws {
+        func answer(_ options: [String]) throws -> String {
+            let result = try status(options + ["--format", "json", "--compact", "--gate", "onboarding.v1=monthly"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdoutText
+        }
+        let keyword = try answer(["--locale", "zh_CN@calendar=chinese"])
+        #expect(keyword.contains(#""calendar":{"identifier":"chinese","locale":"zh_CN@calendar=chinese","#))
+        // 2025-01-01 is the 2nd of the 12th Chinese month; the new year began 2025-01-29, so
+        // one month on is the 2nd of the 1st month, 2025-01-30, not 2025-02-01.
+        #expect(keyword.contains(#""nextEligibleUTC":"2025-01-30T09:00:00.123456Z""#), "\(keyword)")
+        let bcp47 = try answer(["--locale", "zh-CN-u-ca-chinese"])
+        let named = try answer(["--calendar", "chinese", "--locale", "zh_CN"])
+        for other in [bcp47, named] {
+            #expect(other.components(separatedBy: #""gates""#).last == keyword.components(separatedBy: #""gates""#).last)
+        }
+        #expect(try answer(["--locale", "zh_CN"]).contains(#""nextEligibleUTC":"2025-02-01T09:00:00.123456Z""#))
+        // --calendar names the calendar over the locale's keyword, as before.
+        #expect(try answer(["--calendar", "gregorian", "--locale", "zh_CN@calendar=chinese"])
+            .contains(#""nextEligibleUTC":"2025-02-01T09:00:00.123456Z""#))
+    }
+
+    /// `every:<n>week`, which earlier versions took, is refused with the unit that has a name
+    /// (issue 46, item 13), as `every:30d` is with `days:30`.
+    @Test func theOldWeekUnitNamesWeekOfYearAndWeekly() throws {
+        for (rule, count) in [("every:2week", "2"), ("every:1week", "1"), ("every:-3week", "-3")] {
+            let result = try status(["--gate", "k=\(rule)"])
+            #expect(result.status == 2)
+            #expect(result.stderr.hasPrefix("Error: The value 'k=\(rule)' is invalid for '--gate <key=rule>': no Calendar.Component is "
+                                            + "called 'week'; did you mean 'every:\(count)weekOfYear' (or 'weekly' for every week)?\n"),
+                    "\(result.stderr)")
+        }
+        // What it suggests is accepted.
+        #expect(try status(["--gate", "onboarding.v1=every:2weekOfYear"]).status == 0)
     }
 
     /// Every help screen fits 80 columns (preformatted tables included).
