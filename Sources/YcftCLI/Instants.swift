@@ -19,20 +19,72 @@ extension Ycft {
         /// The instant in UTC exactly as given (its fraction never rounded), or nil for `now`.
         let exactText: String?
 
-        /// Parses ISO 8601 with `Z` or an offset (`2025-01-01T10:00:00.5+01:00`) or `now`.
+        /// Parses ISO 8601 with `Z` or an offset (`2025-01-01T10:00:00.5+01:00`), or `now`; and
+        /// what people type to `date -d`: a space for the `T`, minutes without seconds
+        /// (`2025-03-01 10:00`), a date alone (`2025-02-01`, its midnight). A time without `Z`
+        /// or an offset is a wall-clock time in `zone` (UTC unless given).
         /// - Parameters:
         ///   - what: the option as usage errors name it (`--now <time>`).
         ///   - clock: the current time, for `now`.
+        ///   - zone: where a time without `Z` or an offset is read, and its name for errors.
+        ///   - zoneSaid: where such a time is read, as the usage error says it.
         ///   - also: what else the option takes, for the error (`seconds since 2001 with --seconds`).
-        /// - Throws: a usage error naming what is accepted.
-        static func parse(_ text: String, for what: String, clock: () -> Double, also: String? = nil) throws(UsageError) -> Instant {
+        /// - Throws: a usage error naming what is accepted, or a wall-clock time the zone skips.
+        static func parse(_ text: String, for what: String, clock: () -> Double, zone: (name: String, zone: TimeZone)? = nil,
+                          zoneSaid: String = "UTC", also: String? = nil) throws(UsageError) -> Instant {
             if text == "now" { return Instant(seconds: clock(), exactText: nil) }
-            guard let parsed = ExactTime.parseExactInstant(text) else {
-                throw UsageError("The value '\(text)' is invalid for '\(what)': expected ISO 8601 like 2025-01-01T09:00:00Z or "
-                                 + "2025-01-01T10:00:00+01:00, " + (also.map { "'now', or \($0)" } ?? "or 'now'"))
+            var parsed = ExactTime.parseExactInstant(text)
+            if parsed == nil { parsed = try wallClock(text, for: what, in: zone) }
+            guard let parsed else {
+                throw UsageError("The value '\(text)' is invalid for '\(what)': expected a time like 2025-01-01T09:00:00Z, "
+                                 + "2025-01-01T10:00+01:00, 2025-01-01 10:00 or 2025-01-01 (without Z or an offset: \(zoneSaid)), "
+                                 + (also.map { "'now', or \($0)" } ?? "or 'now'"))
             }
             return Instant(seconds: ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction),
                            exactText: ExactTime.utcText(seconds: parsed.seconds, fraction: parsed.fraction))
+        }
+
+        /// `YYYY-MM-DD`, or `YYYY-MM-DD` then `T` or a space and `HH:MM[:SS[.fraction]]`, with
+        /// `Z` or an offset or neither (then a wall-clock time in `zone`, UTC when nil): the
+        /// instant, exactly (whole seconds since 2001 and the fraction's digits); nil when `text`
+        /// is not of that form.
+        /// - Throws: a usage error for a wall-clock time `zone` skips (a spring-forward gap).
+        static func wallClock(_ text: String, for what: String,
+                              in zone: (name: String, zone: TimeZone)?) throws(UsageError) -> (seconds: Int64, fraction: String)? {
+            let utf8 = Array(text.utf8)
+            guard utf8.count >= 10 else { return nil }
+            var body = String(decoding: utf8.prefix(10), as: UTF8.self)
+            var rest = String(decoding: utf8.dropFirst(10), as: UTF8.self)
+            if rest.isEmpty {
+                rest = "T00:00:00"
+            } else {
+                guard rest.hasPrefix(" ") || rest.hasPrefix("T") else { return nil }
+                rest = "T" + rest.dropFirst()
+            }
+            // Minutes without seconds: `THH:MM`, then the zone or nothing.
+            let time = Array(rest.utf8)
+            if time.count >= 6, time[3] == UInt8(ascii: ":"), time.count == 6 || !(0x30...0x39).contains(time[6]) && time[6] != UInt8(ascii: ":") {
+                rest = String(decoding: time.prefix(6), as: UTF8.self) + ":00" + String(decoding: time.dropFirst(6), as: UTF8.self)
+            }
+            body += rest
+            // With its own zone: ISO 8601 as ycft reads it.
+            if let exact = ExactTime.parseExactInstant(body) { return exact }
+            guard let asUTC = ExactTime.parseExactInstant(body + "Z") else { return nil }
+            guard let zone else { return asUTC }
+            // The wall-clock time in the zone: the offset that maps some instant to it (the
+            // earlier of two in a fall-back hour, as `date -d` chooses); none in a skipped hour.
+            let wall = asUTC.seconds
+            let candidates = Set([wall - 14 * 3600, wall + 14 * 3600, wall].map { probe in
+                Int64(zone.zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(probe))))
+            }).sorted(by: >)
+            for offset in candidates {
+                let instant = wall - offset
+                if Int64(zone.zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(instant)))) == offset {
+                    return (instant, asUTC.fraction)
+                }
+            }
+            throw UsageError("The value '\(text)' is invalid for '\(what)': \(zone.name) skips that wall-clock time "
+                             + "(its clocks move forward then); give an offset or Z")
         }
     }
 

@@ -47,9 +47,12 @@ enum StatusCommand {
             (json, compact, key, limits) = (parsed.value(.format) == "json", parsed.flag(.compact), parsed.value(.key), parsed.limits)
             (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             let (nowText, zoneText, gateTexts) = (parsed.given(.now), parsed.given(.timeZone), parsed.all(.gate))
-            let instant = try nowText.map { (text: String) throws(UsageError) in try Ycft.Instant.parse(text, for: "--now <time>", clock: clock) }
-            (now, self.nowText) = (instant?.seconds, instant?.exactText)
             let zone = try zoneText.map { (text: String) throws(UsageError) in try Ycft.zone(text, for: "--time-zone <zone>") }
+            // A date alone, or a time without Z or an offset, is read in --time-zone.
+            let instant = try nowText.map { (text: String) throws(UsageError) in
+                try Ycft.Instant.parse(text, for: "--now <time>", clock: clock, zone: zone, zoneSaid: "in --time-zone, UTC by default")
+            }
+            (now, self.nowText) = (instant?.seconds, instant?.exactText)
             (zoneName, givenZone) = (zone?.name ?? "UTC", zone?.zone)
             let gates = try gateTexts.map(Self.gate)
             // Judged against no version, a per-version gate would say "yes" for the wrong reason.
@@ -323,7 +326,15 @@ enum StatusCommand {
         if quoting {
             out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
         }
-        if !decisions.isEmpty {
+        if decisions.isEmpty {
+            // The question status answers needs a gate: say how to ask it, with a key of the file.
+            // (A key the shell would take apart is not offered as the example.)
+            let plain = { (key: String) in !key.isEmpty && key.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
+                || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) } }
+            let example = records.map(\.key).first(where: plain) ?? "onboarding.v1"
+            out += "\nno --gate given: add --gate KEY=RULE to ask whether a gate runs now "
+                + "(like --gate \(example)=once, or days:30, per-version, daily; see ycft status --help)\n"
+        } else {
             var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
             for (n, (gate, decision)) in decisions.enumerated() {
                 // A per-version gate that does not run now runs once the app's version changes.

@@ -23,9 +23,10 @@ enum VerifyCommand {
         /// How long reading and checking the file took, in seconds (`junit`).
         var seconds: Double = 0
 
-        /// Whether no property list could be read from the file: it could not be opened or read
-        /// (``trouble``, exit 2), or its bytes are no readable property list (`plist-unreadable`,
-        /// exit 1). The summary's and the JSON report's one meaning of "unreadable".
+        /// Whether ycft could not read the file, or the property list in it that holds the state:
+        /// it could not be opened or read (``trouble``, exit 2), or its bytes, or the archive data
+        /// under the key, are no readable property list (`plist-unreadable`, exit 1). The
+        /// summary's and the JSON report's one meaning of "unreadable", the rule's own.
         var isUnreadable: Bool { !empty && (trouble != nil || findings.contains { $0.rule == .plistUnreadable }) }
 
         /// The outcome of a file whose one finding is `state-missing` (a property list that

@@ -83,4 +83,55 @@ import TestSupport
         #expect(!readme.contains("apt pulls in libplist3"), "README keeps its own list")
         #expect(readme.contains("apt pulls in what it depends on: docs/install.md"))
     }
+
+    /// Instants as `date -d` users type them: a date alone (its midnight), a space for the `T`,
+    /// minutes without seconds; without `Z` or an offset, in `--time-zone` (UTC by default) for
+    /// `status`, in UTC for `set`. A wall-clock time the zone skips is refused, one it repeats
+    /// is the earlier.
+    @Test(arguments: [
+        ("2025-02-01", nil, "now 2025-02-01T00:00:00.000000Z (UTC)"),
+        ("2025-02-01", "Europe/Paris", "now 2025-01-31T23:00:00.000000Z = 2025-02-01T00:00:00.000000+01:00 (Europe/Paris)"),
+        ("2025-02-01 10:00", "Europe/Paris", "now 2025-02-01T09:00:00.000000Z = 2025-02-01T10:00:00.000000+01:00 (Europe/Paris)"),
+        ("2025-02-01T10:00Z", "Europe/Paris", "now 2025-02-01T10:00:00.000000Z = 2025-02-01T11:00:00.000000+01:00 (Europe/Paris)"),
+        ("2025-02-01 10:00:30.5+01:00", nil, "now 2025-02-01T09:00:30.500000Z (UTC)"),
+        ("2025-07-01 10:00:30.25", "America/New_York",
+         "now 2025-07-01T14:00:30.250000Z = 2025-07-01T10:00:30.250000-04:00 (America/New_York)"),
+        ("2025-10-26 02:30", "Europe/Paris", "now 2025-10-26T00:30:00.000000Z = 2025-10-26T02:30:00.000000+02:00 (Europe/Paris)"),
+    ] as [(String, String?, String)])
+    func instantsAsPeopleTypeThem(_ given: String, _ zone: String?, _ shown: String) throws {
+        let file = TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist").path
+        let result = try runProcess(ycft, ["status", "--now", given] + (zone.map { ["--time-zone", $0] } ?? []) + [file])
+        #expect(result.status == 0 && result.stdoutText.hasPrefix(shown + ", app version none\n"), "\(result.stdoutText)\(result.stderr)")
+    }
+
+    @Test func instantsTheZoneSkipsOrThatAreNotDatesAreRefused() throws {
+        let file = TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist").path
+        let skipped = try runProcess(ycft, ["status", "--now", "2025-03-30 02:30", "--time-zone", "Europe/Paris", file])
+        #expect(skipped.status == 2 && skipped.stderr.hasPrefix("Error: The value '2025-03-30 02:30' is invalid for '--now <time>': "
+                                                                + "Europe/Paris skips that wall-clock time (its clocks move forward then); give an offset or Z\n"))
+        for text in ["2025-2-1", "2025-02-01 10", "2025-02-01x10:00", "2025-02-30"] {
+            let refused = try runProcess(ycft, ["status", "--now", text, file])
+            #expect(refused.status == 2 && refused.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': expected a time like "),
+                    "\(text): \(refused.stderr)")
+        }
+        let dir = try TestPaths.temporaryDirectory()
+        let prefs = dir.appendingPathComponent("p.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"), to: prefs)
+        let set = try runProcess(ycft, ["set", "--last-time", "2025-03-01 10:00", prefs.path, "tutorial"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let dump = try runProcess(ycft, ["dump", "--compact", prefs.path])
+        #expect(dump.stdoutText.contains(#""tutorial":{"lastTime":762516000.0,"lastTimeUTC":"2025-03-01T10:00:00.000000Z","lastVersion":null}"#),
+                "\(dump.stdoutText)")
+    }
+
+    /// `status` without `--gate` says how to ask whether a gate runs now, naming a key of the file.
+    @Test func statusWithoutAGateSaysHowToAsk() throws {
+        let file = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.plist").path
+        let result = try runProcess(ycft, ["status", "--now", "2025-02-01", file])
+        #expect(result.status == 0 && result.stdoutText.hasSuffix("\n\n" + noGateHint("onboarding.v1") + "\n"), "\(result.stdoutText)")
+        let asked = try runProcess(ycft, ["status", "--now", "2025-02-01", "--gate", "x=once", file])
+        #expect(!asked.stdoutText.contains("no --gate given"))
+        let json = try runProcess(ycft, ["status", "--format", "json", "--now", "2025-02-01", file])
+        #expect(!json.stdoutText.contains("no --gate given"))
+    }
 }

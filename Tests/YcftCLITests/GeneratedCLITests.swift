@@ -85,14 +85,17 @@ import FirstTimeCore
         let zsh = generate(["--generate-completion-script", "zsh"])
         #expect(zsh.contains("\n        'pack:Write records (JSON) as a legacy archive.'\n"))
         #expect(zsh.contains("\n        'reset:YCFirstTime'\\''s reset(), in place.'\n"))
-        #expect(zsh.contains("\n                '--now''[The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or '\\''now'\\'']:TIME: ' \\\n"))
-        #expect(zsh.contains("'[The recorded time: ISO 8601 with an offset (2025-01-01T10:00:00+01:00), '\\''now'\\'', or with --seconds exact seconds since 2001 (757414800.123456)]:TIME: '"))
+        #expect(zsh.contains("\n                '--now''[The moment to judge at, like 2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, "
+                             + "'\\''2025-01-01 10:00'\\'' or 2025-01-01 (a time without Z or offset is in --time-zone), or '\\''now'\\'']:TIME: ' \\\n"))
+        #expect(zsh.contains("'[The recorded time: ISO 8601 like 2025-01-01T10:00:00+01:00 ('\\''2025-01-01 10:00'\\'' and 2025-01-01 are UTC), "
+                             + "'\\''now'\\'', or with --seconds exact seconds since 2001 (757414800.123456)]:TIME: '"))
         // The value's placeholder is help's (OUT|-).
         #expect(zsh.contains("\n                '(-o --output)'{-o,--output}'[Where to write ('\\''-'\\'' and /dev/stdout are standard output, the default)]:OUT|-:_files' \\\n"))
         let fish = generate(["--generate-completion-script", "fish"])
         #expect(fish.contains("-a reset -d 'YCFirstTime\\'s reset(), in place.'\n"))
         #expect(fish.contains("-a pack -d 'Write records (JSON) as a legacy archive.'\n"))
-        #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or \\'now\\''\n"))
+        #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, "
+                              + "\\'2025-01-01 10:00\\' or 2025-01-01 (a time without Z or offset is in --time-zone), or \\'now\\''\n"))
         // `ycft help <TAB>` offers the subcommands.
         #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit backup' -a status -d 'Would each gate run now, and when next?'\n"))
         for shell in ["zsh", "fish"] where Self.installed(shell) {
@@ -110,7 +113,8 @@ import FirstTimeCore
                                     ["fish", "--no-config", "-c", "source $argv[1]; complete -C 'ycft help '; echo ==; complete -C 'ycft help reset '; echo ==; complete -C 'ycft status --no'",
                                      script.path], environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": dir.path])
         #expect(result.stdoutText == CommandSpec.all.sorted { $0.name < $1.name }.map { "\($0.name)\t\($0.abstract)\n" }.joined()
-                + "==\n==\n--now\tThe moment to judge at, like 2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or 'now'\n"
+                + "==\n==\n--now\tThe moment to judge at, like 2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, '2025-01-01 10:00' or 2025-01-01 "
+                + "(a time without Z or offset is in --time-zone), or 'now'\n"
                 + "--no-app-version\tThe app has no CFBundleShortVersionString\n",
                 "\(result.stdoutText)\(result.stderr)")
     }

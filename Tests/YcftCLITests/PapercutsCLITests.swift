@@ -184,12 +184,14 @@ import TestSupport
     @Test func instantsAreRefusedInOneWording() throws {
         let now = try runProcess(ycft, ["status", "--now", "yesterday", "x.plist"])
         #expect(now.status == 2)
-        #expect(now.stderr.hasPrefix("Error: The value 'yesterday' is invalid for '--now <time>': expected ISO 8601 like "
-                                     + "2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, or 'now'\n"))
+        #expect(now.stderr.hasPrefix("Error: The value 'yesterday' is invalid for '--now <time>': expected a time like "
+                                     + "2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, 2025-01-01 10:00 or 2025-01-01 (without Z or "
+                                     + "an offset: in --time-zone, UTC by default), or 'now'\n"), "\(now.stderr)")
         let set = try runProcess(ycft, ["set", "f.plist", "k", "--last-time", "yesterday"])
         #expect(set.status == 2)
-        #expect(set.stderr.hasPrefix("Error: The value 'yesterday' is invalid for '--last-time <time>': expected ISO 8601 like "
-                                     + "2025-01-01T09:00:00Z or 2025-01-01T10:00:00+01:00, 'now', or seconds since 2001 with --seconds\n"))
+        #expect(set.stderr.hasPrefix("Error: The value 'yesterday' is invalid for '--last-time <time>': expected a time like "
+                                     + "2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, 2025-01-01 10:00 or 2025-01-01 (without Z or "
+                                     + "an offset: UTC), 'now', or seconds since 2001 with --seconds\n"), "\(set.stderr)")
         let zone = try runProcess(ycft, ["status", "--time-zone", "Mars/Olympus", "x.plist"])
         #expect(zone.stderr.hasPrefix("Error: The value 'Mars/Olympus' is invalid for '--time-zone <zone>': expected an IANA name like Europe/Paris, or 'local'\n"))
     }

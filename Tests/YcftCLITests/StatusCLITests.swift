@@ -246,6 +246,8 @@ import TestSupport
             "to\u{200B}ur"  -             -                -
             (keys in quotes look like another key but are other characters: written out beyond ASCII)
 
+            \#(noGateHint("plain"))
+
             """#)
         // A gate named like a record but other characters is written out too (the same gate
         // as a record is not a look-alike); and a key holding quotes is quoted, so that it
@@ -345,7 +347,7 @@ import TestSupport
         let empty = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist"))
         let text = FakeIO(files: ["e.plist": empty])
         #expect(text.run(["status", "--now", given, "e.plist"]) == 0)
-        #expect(text.stdoutText == "now \(shown) (UTC), app version none\n\nno records\n")
+        #expect(text.stdoutText == "now \(shown) (UTC), app version none\n\nno records\n\n\(noGateHint("onboarding.v1"))\n")
         let json = FakeIO(files: ["e.plist": empty])
         #expect(json.run(["status", "--format", "json", "--compact", "--now", given, "e.plist"]) == 0)
         #expect(json.stdoutText.hasPrefix(#"{"formatVersion":1,"now":"\#(shown)","timeZone":"UTC","#))
@@ -356,7 +358,7 @@ import TestSupport
         let empty = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist"))
         let io = FakeIO(files: ["e.plist": empty])
         #expect(io.run(["status", "--now", "9999-12-31T23:59:59.5-01:00", "e.plist"]) == 0)
-        #expect(io.stdoutText == "now beyond year 9999 (UTC), app version none\n\nno records\n")
+        #expect(io.stdoutText == "now beyond year 9999 (UTC), app version none\n\nno records\n\n\(noGateHint("onboarding.v1"))\n")
     }
 
     @Test func exactParseAndText() throws {
@@ -466,4 +468,10 @@ import TestSupport
             }
         }
     }
+}
+
+/// The line `status` ends with when no `--gate` is given, its example naming `key`.
+func noGateHint(_ key: String) -> String {
+    "no --gate given: add --gate KEY=RULE to ask whether a gate runs now (like --gate \(key)=once, or days:30, per-version, daily; "
+        + "see ycft status --help)"
 }

@@ -89,7 +89,7 @@ import TestSupport
         #expect(dump.stderr == "ycft: \(file.path): \(said) (ycft dump --raw shows everything it holds)\n")
         let verify = try runProcess(ycft, ["verify", file.path])
         #expect(verify.stderr == "\(file.path): error: [plist-unreadable] file: \(said)\n"
-                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
+                + "ycft verify: 1 file: 0 passed, 0 failed, 1 unreadable (1 error, 0 warnings)\n")
         let migrate = try runProcess(ycft, ["migrate", "--dry-run", file.path])
         #expect(migrate.stderr.hasPrefix("ycft: \(file.path): \(said)\n"))
         // The device's unarchive fails on such data and it starts afresh: status says so.
