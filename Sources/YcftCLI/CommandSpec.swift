@@ -30,7 +30,7 @@ struct CommandSpec: Sendable {
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
             case output, outputFormat = "output-format", passwordFile = "password-file", plistFormat = "plist-format", quiet, raw, refs, report
-            case seconds, skipStateless = "skip-stateless", strict, timeZone = "time-zone", to
+            case seconds, skipStateless = "skip-stateless", strict, textconv, timeZone = "time-zone", to
 
             /// The long spelling (`--output`), which messages about the value use.
             var long: String { "--" + rawValue }
@@ -281,8 +281,13 @@ extension CommandSpec {
         {"$ref": uid}; layout problems are listed under "$warnings". A plist that is not an
         archive (a whole defaults file) is printed with the same mapping. --objects prints
         the flat $objects table with UIDs as {"$uid": n}.
+
+        --textconv is for git's diff.<driver>.textconv: every property list becomes stable,
+        readable text and the exit status is 0 whatever the file holds: the records of
+        an archive, a defaults file with its archive's records in place of the data, any
+        other plist as --raw prints it, and one line for what is no property list.
         """,
-        usage: ["[--raw [--refs] | --objects] [--key NAME] [--compact]", backupUsage],
+        usage: ["[--raw [--refs] | --objects | --textconv] [--key NAME] [--compact]", backupUsage],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."],
                              unlessGiven: .backup)],
         options: [
@@ -291,12 +296,14 @@ extension CommandSpec {
                                 "{\"$ref\": uid}; objects referenced more than once carry",
                                 "\"$uid\". Needed when shared objects would expand too far."]),
             Option(.objects, ["Print the flat $objects table, UIDs as {\"$uid\": n}."]),
+            Option(.textconv, ["For git diff: any file as readable text, exit 0 (see",
+                               "docs/workflows.md)."]),
             key(["The defaults key holding the archive. (default: YCFirstTime;",
                  "with --raw or --objects, show the archive under NAME",
                  "instead of the whole file)"]),
             Option(.compact, ["Print the JSON on one line."]),
         ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects], .both)],
+        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects, .textconv], .both)],
         requires: [Requirement(.refs, needs: .raw)] + fromBackupRequires)
 
     static let pack = CommandSpec(

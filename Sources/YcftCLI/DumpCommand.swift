@@ -8,7 +8,7 @@ import PlistCore
 /// `ycft dump`: the records of an archive or defaults file as JSON on standard output; with
 /// `--raw`, any archive's object graph (or any plist); with `--objects`, the flat object table.
 enum DumpCommand {
-    enum Mode { case records, raw, objects }
+    enum Mode { case records, raw, objects, textconv }
 
     struct Options {
         let mode: Mode
@@ -26,7 +26,7 @@ enum DumpCommand {
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             let (raw, objects) = (parsed.flag(.raw), parsed.flag(.objects))
-            mode = raw ? .raw : objects ? .objects : .records
+            mode = raw ? .raw : objects ? .objects : parsed.flag(.textconv) ? .textconv : .records
             (refs, key, compact, limits) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits)
             (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             stateKey = parsed.value(.key)
@@ -42,6 +42,9 @@ enum DumpCommand {
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let json: JSON
             switch options.mode {
+            case .textconv:
+                io.writeStdout(textconv(bytes, key: options.stateKey, limits: options.limits, compact: options.compact))
+                return .success
             case .records:
                 do {
                     let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).state()
@@ -101,6 +104,36 @@ enum DumpCommand {
         } catch {
             return error.report(io)
         }
+    }
+
+    /// `dump --textconv`: `bytes` as stable, readable text for git's diff, whatever they hold
+    /// (git shows a textconv that fails as an error): the records of an archive that holds
+    /// state; a dictionary (a defaults file) as `--raw` prints it, with the records in place
+    /// of the archive data under `key` where they read; any other property list as `--raw`
+    /// prints it (each shared object once where expanding would be too large); and one line
+    /// for bytes that are no property list, or no JSON can be made of.
+    static func textconv(_ bytes: [UInt8], key: String, limits: PlistLimits, compact: Bool) -> [UInt8] {
+        let style: JSON.Style = compact ? .compact : .pretty
+        let value: PlistValue
+        do { value = try LibPlist.read(bytes, limits: limits).value } catch {
+            return Array("(\(bytes.count) bytes, no property list ycft reads: \(error.description))\n".utf8)
+        }
+        let file = try? StateFile(bytes, key: key, limits: limits)
+        // An archive of its own: its records, as dump prints them.
+        if let file, file.defaults == nil, let state = try? file.state() { return RecordsFormat.json(state.records, style: style) }
+        let raw: JSON
+        do { raw = try ArchiveDump.raw(value, shared: .expand) } catch {
+            guard let shared = try? ArchiveDump.raw(value, shared: .references) else {
+                return Array("(a property list of \(bytes.count) bytes ycft cannot show as JSON: \(error.description))\n".utf8)
+            }
+            raw = shared
+        }
+        // A defaults file: the archive data under the key read as its records, every other key as it is.
+        guard let file, file.forms.contains(.defaultsArchive), case let .object(members) = raw,
+              let state = try? file.state(), let records = try? JSON.parse(RecordsFormat.json(state.records)) else {
+            return raw.bytes(style: style)
+        }
+        return JSON.object(members.map { $0.key == key ? JSON.Member($0.key, records) : $0 }).bytes(style: style)
     }
 
     /// For records JSON given to dump (`ycft dump state.json`): the command that was probably

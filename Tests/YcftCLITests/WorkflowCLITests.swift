@@ -104,4 +104,48 @@ enum PreCommit {
         let notAPlist = try runProcess(ycft, ["verify", "--skip-stateless", notes.path])
         #expect(notAPlist.status == 1 && notAPlist.stderr.contains("[plist-unreadable]"))
     }
+
+    /// `git` in `repo`, with an identity and no user configuration.
+    func git(_ arguments: [String], in repo: URL) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment
+        (environment["GIT_CONFIG_GLOBAL"], environment["GIT_CONFIG_NOSYSTEM"]) = ("/dev/null", "1")
+        (environment["GIT_AUTHOR_NAME"], environment["GIT_AUTHOR_EMAIL"]) = ("t", "t@example.com")
+        (environment["GIT_COMMITTER_NAME"], environment["GIT_COMMITTER_EMAIL"]) = ("t", "t@example.com")
+        return try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["git", "-C", repo.path] + arguments, environment: environment)
+    }
+
+    /// The textconv recipe of docs/workflows.md with the real git: a state file committed, one
+    /// record changed with `ycft set`, and `git diff` shows that record's line and nothing
+    /// else; a plist without state, and a file that is no property list, diff too (never a
+    /// textconv error).
+    @Test func gitDiffShowsTheRecordThatChanged() throws {
+        let repo = try TestPaths.temporaryDirectory().appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"),
+                                         to: repo.appendingPathComponent("Preferences.plist"))
+        let info = #"<plist version="1.0"><dict><key>CFBundleName</key><string>Notes</string></dict></plist>"# + "\n"
+        try writeBytes(Array(info.utf8), to: repo.appendingPathComponent("Info.plist"))
+        try writeBytes(Array("not a plist\n".utf8), to: repo.appendingPathComponent("broken.plist"))
+        try writeBytes(Array("*.plist diff=ycft\n".utf8), to: repo.appendingPathComponent(".gitattributes"))
+        for arguments in [["init", "-q"], ["config", "diff.ycft.textconv", "\(ycft.path) dump --textconv"], ["add", "."],
+                          ["commit", "-q", "-m", "state"]] {
+            let result = try git(arguments, in: repo)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        let set = try runProcess(ycft, ["set", "--last-version", "2.2.0", repo.appendingPathComponent("Preferences.plist").path, "onboarding.v1"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let diff = try git(["diff", "-U0", "--no-color", "--", "Preferences.plist"], in: repo)
+        #expect(diff.status == 0 && diff.stderr.isEmpty, "\(diff.stderr)")
+        let changed = diff.stdoutText.split(separator: "\n").filter { ($0.hasPrefix("-") || $0.hasPrefix("+")) && !$0.hasPrefix("---") && !$0.hasPrefix("+++") }
+        #expect(changed == [#"-        "lastVersion" : "2.1.0""#, #"+        "lastVersion" : "2.2.0""#], "\(diff.stdoutText)")
+        // The other files change too; each diffs as text, without an error.
+        try writeBytes(Array(info.replacingOccurrences(of: "Notes", with: "Notes Pro").utf8), to: repo.appendingPathComponent("Info.plist"))
+        try writeBytes(Array("still not a plist, longer\n".utf8), to: repo.appendingPathComponent("broken.plist"))
+        let others = try git(["diff", "-U0", "--no-color", "--", "Info.plist", "broken.plist"], in: repo)
+        #expect(others.status == 0 && others.stderr.isEmpty, "\(others.stderr)")
+        #expect(others.stdoutText.contains("-  \"CFBundleName\" : \"Notes\"\n+  \"CFBundleName\" : \"Notes Pro\"\n"), "\(others.stdoutText)")
+        #expect(others.stdoutText.contains("-(12 bytes, no property list ycft reads: not a property list (neither binary 'bplist00' nor XML))\n"
+                                           + "+(26 bytes, no property list ycft reads: not a property list (neither binary 'bplist00' nor XML))\n"),
+                "\(others.stdoutText)")
+    }
 }
