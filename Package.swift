@@ -83,6 +83,8 @@ let package = Package(
         ),
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
+        // An app's first read of its state, started with `ycft pack --launch-arguments`'s words.
+        .executableTarget(name: "launch-state-reader", dependencies: ["FirstTimeMigration", "FirstTimeCore"], path: "Tests/LaunchStateReader"),
 
         .target(name: "TestSupport", dependencies: ["CLibPlist", "Plist", "PlistCore", "FirstTimeArchive", "OrderedJSON", "SafeFiles"], path: "Tests/TestSupport"),
         .testTarget(name: "PlistTests", dependencies: ["Plist", "PlistCore", "TestSupport"]),
@@ -94,7 +96,7 @@ let package = Package(
             dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "TestSupport", "foundation-oracle"]
         ),
         .testTarget(name: "YcftCLITests", dependencies: ["YcftCLI", "TestSupport", "ycft", "SafeFiles", "FirstTimeArchive", "OrderedJSON",
-                                                         "PhoneBackup"]),
+                                                         "PhoneBackup", "launch-state-reader"]),
         .testTarget(name: "SafeFilesTests", dependencies: ["SafeFiles", "TestSupport"]),
         // The on-device library against the tool, in UserDefaults(suiteName:) domains.
         .testTarget(name: "FirstTimeMigrationTests",

@@ -154,8 +154,14 @@ extension FirstTimeMigration {
 
 extension UserDefaults: StateDomain {
     /// Every key the app can read (all search-list domains, as `object(forKey:)` searches them),
-    /// in UTF-8 order.
-    package var domainKeys: [String] { dictionaryRepresentation().keys.sorted(by: utf8Precedes) }
+    /// in UTF-8 order. Linux Foundation's `dictionaryRepresentation()` leaves out the volatile
+    /// domains (launch arguments, `NSArgumentDomain`), which `object(forKey:)` reads first: their
+    /// keys are added, so a state given as a launch argument is found there as on the device.
+    package var domainKeys: [String] {
+        var keys = Set(dictionaryRepresentation().keys)
+        for name in volatileDomainNames { keys.formUnion(volatileDomain(forName: name).keys) }
+        return keys.sorted(by: utf8Precedes)
+    }
 
     /// The value stored under `key`, as a property list. An object no property list can hold
     /// (none should be in `UserDefaults`) reads as its description, so it is never mistaken for state.

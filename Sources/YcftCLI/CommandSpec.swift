@@ -26,6 +26,7 @@ struct CommandSpec: Sendable {
             case allowEmpty = "allow-empty", app, appVersion = "app-version", backup, calendar, compact
             case dropVersions = "drop-versions", dryRun = "dry-run", firstWeekday = "first-weekday", force, format, gate
             case group, help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
+            case launchArguments = "launch-arguments"
             case lastVersion = "last-version", legacyDay = "legacy-day", library, locale, maxInputSize = "max-input-size"
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
@@ -314,8 +315,15 @@ extension CommandSpec {
         group, so YCFirstTime loads it and keeps every key on its next save. lastTime is
         used as given; when only lastTimeUTC is given it is parsed; when both are given
         and disagree beyond the precision of lastTimeUTC, pack refuses.
+
+        --launch-arguments prints the archive as launch arguments instead: -YCFirstTime
+        <hex> (old-style property-list data), which UserDefaults' argument domain reads as
+        the key's data for that run, ahead of what the app saved. 'shell' prints them for
+        a command line (xcrun simctl launch booted BUNDLE_ID ...), 'swift' as an array
+        literal for XCUIApplication().launchArguments.
         """,
-        usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE [--key NAME]] [--force] FILE.json|-"],
+        usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE |",
+                "--launch-arguments STYLE] [--key NAME] [--force] FILE.json|-"],
         arguments: [Argument(name: "FILE.json|-", completion: .file, help: ["The records ('-' reads standard input)."])],
         options: [
             Option(.plistFormat, "FORMAT", completion: .choices(["binary", "xml"]), default: "binary",
@@ -334,12 +342,17 @@ extension CommandSpec {
                 "YCFirstTime's archive, or the file holds the state in",
                 "another form (after migrate): use set or edit there.",
             ]),
-            key(["The defaults key for --into. (default: YCFirstTime)"]),
+            Option(.launchArguments, "STYLE", completion: .choices(["shell", "swift"]), [
+                "Print the archive as launch arguments that start an app",
+                "in this state for one run: shell (a command line's words)",
+                "or swift (an array for XCUIApplication().launchArguments).",
+            ]),
+            key(["The defaults key for --into and --launch-arguments.",
+                 "(default: YCFirstTime)"]),
             Option(.force, ["Replace OUT even when it is read-only."]),
             maxInputSize, help,
         ],
-        footer: { exitStatus }, exclusive: [Exclusive([.output, .into], .oneOf)],
-        requires: [Requirement(.key, needs: .into)])
+        footer: { exitStatus }, exclusive: [Exclusive([.output, .into, .launchArguments], .oneOf)])
 
     static let verify = CommandSpec(
         name: "verify", run: VerifyCommand.run, abstract: "Check archives against the YCFirstTime contract.",

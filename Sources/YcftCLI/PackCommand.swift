@@ -15,12 +15,18 @@ enum PackCommand {
         let into: String?
         /// `--key`, `--force` and `--max-input-size`, as the edit commands take them.
         let common: EditCommands.Common
+        /// `--launch-arguments`: print the archive as launch arguments in this style instead.
+        let launchArguments: LaunchArguments.Style?
         /// The records JSON (`-` is standard input).
         let path: String
 
         init(_ parsed: ParsedArguments) throws(UsageError) {
             (format, output, into) = (try parsed.choice(.plistFormat), parsed.value(.output), parsed.given(.into))
             (common, path) = (EditCommands.Common(parsed), parsed.operands[0])
+            launchArguments = parsed.given(.launchArguments) == nil ? nil : try parsed.choice(.launchArguments)
+            if parsed.given(.key) != nil, into == nil, launchArguments == nil {
+                throw UsageError("'--key' goes with '--into' or '--launch-arguments'")
+            }
         }
     }
 
@@ -55,6 +61,10 @@ enum PackCommand {
                 }
             }
             try checkReadable()
+            if let style = options.launchArguments {
+                io.writeStdout(Array(LaunchArguments.text(archive, key: options.common.key, style: style).utf8))
+                return .success
+            }
             try Ycft.refuseBinaryOnTerminal(archive, to: options.output, io: io)
             // `pack -o records.json records.json` would replace the records with their archive.
             if options.path != "-", !Ycft.isStandardOutput(options.output), let target = io.fileStatus(options.output), let source = io.fileStatus(options.path),
@@ -78,5 +88,48 @@ enum PackCommand {
         } catch {
             return error.report(io)
         }
+    }
+}
+
+/// Launch arguments that put an app in a state for one run: UserDefaults' argument domain
+/// (`NSArgumentDomain`) reads `-KEY VALUE` pairs from the process's arguments, a value in
+/// old-style property-list syntax as what it spells (`<62706c69...>` is data), and comes first
+/// in the search list, ahead of what the app saved (docs/workflows.md).
+enum LaunchArguments {
+    enum Style: String { case shell, swift }
+
+    /// `-KEY <hex>` for a shell's command line (each word quoted where the shell would take it
+    /// apart), or `["-KEY", "<hex>"]` as a Swift array literal; with a line feed.
+    static func text(_ data: [UInt8], key: String, style: Style) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        let value = "<" + String(decoding: data.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] }, as: UTF8.self) + ">"
+        switch style {
+        case .shell: return shellWord("-" + key) + " " + shellWord(value) + "\n"
+        case .swift: return "[" + swiftString("-" + key) + ", " + swiftString(value) + "]\n"
+        }
+    }
+
+    /// `word` as one shell word: as it is when every character is one the shell takes
+    /// literally, else in single quotes (`'` as `'\''`).
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.,:/=+@%".unicodeScalars.contains($0))
+        }
+        return plain ? word : "'" + word.replacingEach(["'": "'\\''"]) + "'"
+    }
+
+    /// `text` as a Swift string literal: `"` and `\` escaped, any other character that is not
+    /// printable ASCII as `\u{...}`.
+    static func swiftString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case " "..."~": out.unicodeScalars.append(scalar)
+            default: out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            }
+        }
+        return out + "\""
     }
 }

@@ -81,6 +81,7 @@ import TestSupport
     /// Every choice option refuses a word not in its list, naming the list, in every command.
     @Test(arguments: [
         ("pack", "--plist-format", "'--plist-format <format>': expected 'binary' or 'xml'"),
+        ("pack", "--launch-arguments", "'--launch-arguments <style>': expected 'shell' or 'swift'"),
         ("verify", "--format", "'--format <format>': expected 'text', 'json', 'github' or 'junit'"),
         ("migrate", "--to", "'--to <target>': expected 'records', 'interval' or 'legacy'"),
         ("migrate", "--plist-format", "'--plist-format <format>': expected 'same', 'binary' or 'xml'"),
@@ -98,7 +99,7 @@ import TestSupport
 
     /// The table above covers every choice option of every command.
     @Test func everyChoiceOptionIsInTheRefusalTable() {
-        let listed: Set<String> = ["pack --plist-format", "verify --format", "migrate --to", "migrate --plist-format",
+        let listed: Set<String> = ["pack --plist-format", "pack --launch-arguments", "verify --format", "migrate --to", "migrate --plist-format",
                                    "status --library", "status --format", "backup --format"]
         var choices = Set<String>()
         for spec in CommandSpec.all {
@@ -123,7 +124,7 @@ import TestSupport
         (["dump", "--max-input-size", "1ß", "a"],
          "The value '1ß' is invalid for '--max-input-size <size>': expected bytes, or a number with K, M or G"),
         (["migrate", "--output-format", "xml", "--dry-run", "a"], "'--output-format' is now '--plist-format same|binary|xml'"),
-        (["pack", "-o", "a.plist", "--into", "b.plist", "a.json"], "Use only one of '-o' and '--into'"),
+        (["pack", "-o", "a.plist", "--into", "b.plist", "a.json"], "Use only one of '-o', '--into' and '--launch-arguments'"),
         (["migrate", "--dry-run", "--in-place", "a"], "Use only one of '-o', '--in-place' and '--dry-run'"),
         (["migrate", "-o", "x", "--output", "y", "a"], "'--output' may be given only once"),
         (["migrate", "--dry-run", "--dry-run", "a"], "'--dry-run' may be given only once"),
@@ -138,7 +139,7 @@ import TestSupport
         (["pack", "--into=", "a.json"], "The value for '--into <defaults_file>' is empty: give a path"),
         (["dump", ""], "The argument 'FILE|-' is empty: give a path"),
         (["migrate", "--dry-run", "--include", "", "a"], "The value for '--include <glob>' is empty: give a glob"),
-        (["pack", "--key", "K", "a.json"], "'--key' goes with '--into'"),
+        (["pack", "--key", "K", "a.json"], "'--key' goes with '--into' or '--launch-arguments'"),
         (["set", "a", "k", "--seconds", "--no-last-time"], "'--seconds' goes with '--last-time'"),
         (["status", "--compact", "a"], "'--compact' goes with '--format json'"),
         (["verify", "--format", "junit", "--compact", "a"], "'--compact' goes with '--format json'"),

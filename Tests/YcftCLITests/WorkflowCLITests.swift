@@ -1,3 +1,4 @@
+import FirstTimeCore
 import Foundation
 import Testing
 import TestSupport
@@ -147,5 +148,55 @@ enum PreCommit {
         #expect(others.stdoutText.contains("-(12 bytes, no property list ycft reads: not a property list (neither binary 'bplist00' nor XML))\n"
                                            + "+(26 bytes, no property list ycft reads: not a property list (neither binary 'bplist00' nor XML))\n"),
                 "\(others.stdoutText)")
+    }
+
+    /// `launch-state-reader`'s lines for `records`: `record KEYHEX VERSIONHEX|- TIMEBITS|-`.
+    static func readerLines(_ records: FirstTimeRecords) -> String {
+        func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
+        return records.map { key, record in
+            "record \(hex(key)) \(record.lastVersion.map(hex) ?? "-") \(record.lastTime.map { String($0.bitPattern, radix: 16) } ?? "-")\n"
+        }.joined()
+    }
+
+    /// `pack --launch-arguments`, end to end: a Swift program started with the printed words
+    /// reads the records through `FirstTimeMigration`/`UserDefaults.standard` exactly (every
+    /// time's bits); under `--key`, under that key; the Swift form is the same two words. A save
+    /// during that run goes to the app's own domain, the argument still wins for the run, and the
+    /// next launch without it reads what was saved.
+    @Test func launchArgumentsStartAnAppInTheState() throws {
+        let reader = TestPaths.executable("launch-state-reader")
+        let json = TestPaths.fixtures.appendingPathComponent("valid/ycft/three-records.json")
+        let records = try RecordsFormat.records(fromJSON: try readBytes(json))
+        let home = try TestPaths.temporaryDirectory().appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        (environment["YCFT"], environment["READER"], environment["F"], environment["HOME"]) = (ycft.path, reader.path, json.path, home.path)
+        environment["XDG_CONFIG_HOME"] = nil
+        func launched(_ pack: String, _ extra: String = "") throws -> ProcessResult {
+            let script = "eval \"set -- $(\"$YCFT\" pack --launch-arguments shell \(pack) \"$F\")\" && exec \"$READER\" \(extra) \"$@\""
+            return try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment)
+        }
+        let read = try launched("")
+        #expect(read.status == 0 && read.stdoutText == Self.readerLines(records), "\(read.stdoutText)\(read.stderr)")
+        let other = try launched("--key App.FirstTime", "--key App.FirstTime")
+        #expect(other.status == 0 && other.stdoutText == Self.readerLines(records), "\(other.stdoutText)\(other.stderr)")
+        // The words themselves: the archive as old-style data, as shell words and as Swift.
+        let archive = try runProcess(ycft, ["pack", "-o", "-", json.path]).stdout
+        let data = "<" + archive.map { String(format: "%02x", $0) }.joined() + ">"
+        #expect(try runProcess(ycft, ["pack", "--launch-arguments", "shell", json.path]).stdoutText == "-YCFirstTime '\(data)'\n")
+        #expect(try runProcess(ycft, ["pack", "--launch-arguments", "swift", json.path]).stdoutText == "[\"-YCFirstTime\", \"\(data)\"]\n")
+        #expect(try runProcess(ycft, ["pack", "--launch-arguments", "swift", "--key", "say \"hi\"\\\u{E9}", json.path]).stdoutText
+                == "[\"-say \\\"hi\\\"\\\\\\u{E9}\", \"\(data)\"]\n")
+        #expect(try runProcess(ycft, ["pack", "--launch-arguments", "shell", "--key", "it's", json.path]).stdoutText
+                == "'-it'\\''s' '\(data)'\n")
+        // A save during the run: the app's own domain; the argument still wins for the run.
+        let saving = try launched("", "--save new.key")
+        #expect(saving.status == 0 && saving.stdoutText == Self.readerLines(records) + "saved\n" + Self.readerLines(records),
+                "\(saving.stdoutText)\(saving.stderr)")
+        var saved = records
+        saved["new.key"] = FirstTimeRecord(lastVersion: "9.9", lastTime: 0)
+        let next = try runProcess(reader, [], environment: environment)
+        #expect(next.stdoutText == Self.readerLines(try FirstTimeRecords(saved.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })),
+                "\(next.stdoutText)\(next.stderr)")
     }
 }
