@@ -194,9 +194,27 @@ public struct StateFile: Sendable {
     /// ```
     /// - Throws: ``FirstTimeError`` when the file, or its first form, holds something other
     ///   than YCFirstTime state.
-    public func heldState() throws(FirstTimeError) -> FirstTimeState? {
+    public func heldState() throws(FirstTimeError) -> FirstTimeState? { try state(asDevice: false) }
+
+    /// The state as the device reads it, for the commands that answer as the device would
+    /// (`dump`, `status`): ``heldState()``, or, where that throws for a value the app reads as
+    /// no state at all (a finding ``heldState()``'s error gives that is not fatal: a value under
+    /// the key that is not data, ``ContractRule/stateNotData``), the empty state the app starts
+    /// from, with that finding. Writers ask ``heldState()``, which refuses such a value.
+    /// - Throws: ``heldState()``'s error when the device would not read the file so.
+    package func deviceState() throws(FirstTimeError) -> FirstTimeState? { try state(asDevice: true) }
+
+    /// ``heldState()``, and with `asDevice` ``deviceState()``.
+    private func state(asDevice: Bool) throws(FirstTimeError) -> FirstTimeState? {
+        let primary = forms.first
         // No form: a dictionary with none of the state's keys (anything else is a bare archive).
-        guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { return nil }
+        guard let (form, decoded) = try StateForm.state(of: forms, read: { (form: StateForm) throws(FirstTimeError) in
+            do throws(FirstTimeError) { return try read(form) } catch {
+                let finding = error.finding
+                guard asDevice, form == primary, !finding.rule.isFatal else { throw error }
+                return ArchiveJudgement(records: FirstTimeRecords(), findings: [finding])
+            }
+        }) else { return nil }
         return FirstTimeState(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
     }
 

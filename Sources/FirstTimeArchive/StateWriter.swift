@@ -43,6 +43,19 @@ package enum StateWriter {
         }
     }
 
+    /// The state a write replaces: ``StateFile/heldState()``, which refuses a value under the key
+    /// that YCFirstTime reads no state from (``ContractRule/Rewrite/replacesOnlyForced``: a
+    /// value that is not data); with `force`, the empty state the app starts from there
+    /// (``StateFile/deviceState()``), whose finding the write then says it replaced, as the
+    /// app's next save replaces the value.
+    /// - Throws: ``StateFile/heldState()``'s error, unless `force` and it is such a value.
+    package static func held(_ file: StateFile, force: Bool) throws(FirstTimeError) -> FirstTimeState? {
+        do { return try file.heldState() } catch {
+            guard force, error.finding.rule.spec.rewrite == .replacesOnlyForced else { throw error }
+            return try file.deviceState()
+        }
+    }
+
     /// The file with `records` in place of its `state` (``StateFile/state()``), and what that
     /// drops; nil when the records are those `state` holds, bit for bit, so the file keeps its
     /// bytes (another program's object order, a copy in another form). The one answer to "does
@@ -80,12 +93,13 @@ package enum StateWriter {
     /// step), every other key keeps its place and value; written even when the records are
     /// those it holds. A defaults domain with no state yet gets the archive under
     /// ``StateFile/key``, after every other key, as YCFirstTime's first save puts it there.
+    /// With `force`, a value the app reads no state from is replaced (``held(_:force:)``).
     /// - Throws: ``StateFile/heldState()``'s error when the file (or its key) holds something
     ///   other than YCFirstTime state, or ``FirstTimeError/cannotHold(_:)``.
-    package static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
+    package static func write(_ records: FirstTimeRecords, into file: StateFile, force: Bool = false) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
-        let state = try file.heldState()
+        let state = try held(file, force: force)
         return try replace(with: records, in: file, before: state?.records ?? FirstTimeRecords())
     }
 
@@ -127,11 +141,10 @@ package enum StateWriter {
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
-    /// file holds under its own key (a `resets-all` finding: its unarchive fails and the app
-    /// starts afresh), or nil: when the error is of another kind (a value that is not data,
-    /// which the app never reads as its state), the file is a bare archive (which `reset` does
-    /// not replace unread), or the data is under a key named with `--key`
-    /// (``unreadable(_:in:)``).
+    /// file holds under its own key (a `resets-all` finding: its unarchive fails, or the value
+    /// is not data at all, and the app starts afresh), or nil: when the error is of another
+    /// kind, the file is a bare archive (which `reset` does not replace unread), or the data is
+    /// under a key named with `--key` (``unreadable(_:in:)``).
     package static func discardedUnread(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
         guard let finding = unreadable(error, in: file), [finding].resetsAll != nil else { return nil }
         return finding
@@ -161,15 +174,17 @@ package enum StateWriter {
     /// A defaults file with `archive` under the file's key (replacing the archive there, in
     /// place, or added at the end), and what the archive replaced held that records cannot
     /// carry.
+    /// With `force`, a value the app reads no state from (not data) is replaced, as its next
+    /// save replaces it (``held(_:force:)``).
     /// - Throws: ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain;
     ///   ``StateFile/heldState()``'s error when the key holds something other than YCFirstTime's
     ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
     ///   (after a migration), which an archive beside it would contradict.
-    package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
+    package static func put(_ archive: [UInt8], into file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite {
         guard var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)
         }
-        let state = try file.heldState()
+        let state = try held(file, force: force)
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             throw .archiveBesideState(form: other, key: file.key)
         }

@@ -56,6 +56,9 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case plistLimit = "plist-limit"
     /// A defaults file without YCFirstTime state: no archive, records or interval keys.
     case stateMissing = "state-missing"
+    /// The archive key holds a value that is not data (a dictionary, a string, a number):
+    /// `UserDefaults.data(forKey:)` is nil for it, so the app starts afresh.
+    case stateNotData = "state-not-data"
     /// Two forms of the state in one file differ, or a copy cannot be read; the first form is the state.
     case statesDisagree = "states-disagree"
     // The envelope.
@@ -115,13 +118,30 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// An `interval.<key>` value is not a number IntervalClient reads.
     case intervalValue = "interval-value"
 
+    /// What a write by ycft (`set`, `unset`, `edit`, `reset`, `pack --into`, a migration that
+    /// removes the archive) does with the part of the stored state a finding names.
+    package enum Rewrite: Sendable, Equatable {
+        /// Nothing to say: the records carry it, or the write repairs it.
+        case none
+        /// The write drops it, and says so (``FirstTimeState/dropped``).
+        case drops
+        /// It is not YCFirstTime state, and the app reads none from it: a write replaces it
+        /// (`set`, `pack --into`, as the app's next save does) or removes it (`reset`, as the
+        /// app's `reset()` does) only when forced, and says so.
+        case replacesOnlyForced
+
+        /// Whether a write of new records in place of the state says it (what
+        /// ``FirstTimeState/dropped`` lists).
+        package var isSaid: Bool { self != .none }
+    }
+
     /// Everything the contract says about one rule (the public properties below read it).
     package struct Spec: Sendable, Equatable {
         package var severity: Severity
         package var isFatal: Bool
         package var device: DeviceBehaviour
         package var summary: String
-        package var rewriteLoses: Bool
+        package var rewrite: Rewrite
     }
 
     /// How serious a finding of this rule is for `verify`.
@@ -136,13 +156,14 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// do not carry it (an unrelated root key, a record's unknown coder key), or the rewrite
     /// replaces it (a copy of the state that differs). `set`, `unset`, `edit`, `reset`,
     /// `pack --into` and a migration that removes the archive drop it, and say so
-    /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``).
-    public var rewriteLoses: Bool { spec.rewriteLoses }
+    /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``); a value under the archive key
+    /// that is not data (``stateNotData``) is replaced only when forced.
+    public var rewriteLoses: Bool { spec.rewrite == .drops || spec.rewrite == .replacesOnlyForced }
 
     /// The rule table: the only place a rule's properties are written.
     package var spec: Spec {
-        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewriteLoses: Bool = false) -> Spec {
-            Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewriteLoses: rewriteLoses)
+        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewrite: Rewrite = .none) -> Spec {
+            Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewrite: rewrite)
         }
         switch self {
         case .plistUnreadable:
@@ -153,9 +174,12 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .readsAsIs, "over ycft's safety bounds: input size, nesting depth, expanded node count")
         case .stateMissing:
             return rule(.error, fatal: true, .readsAsIs, "a defaults file without YCFirstTime state (no archive, records or interval keys)")
+        case .stateNotData:
+            return rule(.error, fatal: false, .resetsAll, "the archive key holds a value that is not data (a dictionary, string, number): UserDefaults.data(forKey:) is nil, so the app starts afresh",
+                        rewrite: .replacesOnlyForced)
         case .statesDisagree:
             return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys that name its records) and the copies differ",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .envelopeArchiver:
             return rule(.error, fatal: true, .resetsAll, "$archiver is not \"NSKeyedArchiver\"")
         case .envelopeVersion:
@@ -166,7 +190,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .resetsAll, "$objects is missing, not an array, or does not start with \"$null\"")
         case .envelopeExtraKey:
             return rule(.warning, fatal: false, .losesOnNextSave, "the envelope or $top holds a key NSKeyedArchiver does not write",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .uidDangling:
             return rule(.error, fatal: true, .resetsAll, "a UID points outside $objects")
         case .uidCycle:
@@ -176,7 +200,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .rootClass:
             return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
         case .rootExtraKey:
-            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewriteLoses: true)
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewrite: .drops)
         case .rootForeign:
             return rule(.error, fatal: true, .ignoresPart, "the root holds keys but no \"sharedGroup\": another program's dictionary, not YCFirstTime state")
         case .classNotAllowed:
@@ -199,7 +223,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.warning, fatal: false, .readsAsIs, "a $classes chain differs from Apple's or is missing")
         case .recordUnknownKey:
             return rule(.warning, fatal: false, .losesOnNextSave, "a record has a coder key other than lastVersion and lastTime",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .versionType:
             return rule(.error, fatal: true, .resetsAll, "lastVersion is not an NSString")
         case .timeType:

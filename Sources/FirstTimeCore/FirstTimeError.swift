@@ -206,8 +206,18 @@ extension FirstTimeError {
             return ContractFinding(Self.rule(reading: plistError), at: .file, plistError.description)
         case let .embeddedNotPlist(_, plistError):
             return ContractFinding(Self.rule(reading: plistError), at: .file, description)
-        case .keyNotFound, .notArchiveData, .notDefaults:
+        case .keyNotFound, .notDefaults:
             return ContractFinding(.stateMissing, at: .file, description)
+        case let .notArchiveData(key, found):
+            // What the app reads there: nothing (`UserDefaults.data(forKey:)` is nil for a value
+            // that is not data), so it starts afresh, and its next save replaces the value.
+            let device = "UserDefaults.data(forKey:) is nil for it, so the app starts afresh and its next save replaces it"
+            let what = "\(quoted(key)) holds \(Self.withArticle(found.typeName)), not archive data"
+            guard exactlyEqual(key, LegacyArchive.defaultsKey) else {
+                return ContractFinding(.stateNotData, at: .file, "\(what): \(quoted(key)) may be the wrong key (YCFirstTime's "
+                                       + "is \(quoted(LegacyArchive.defaultsKey))); an app that reads its archive there: \(device)")
+            }
+            return ContractFinding(.stateNotData, at: .file, "\(what): \(device)")
         case let .contract(finding):
             return finding
         case let .notStateArchive(_, cause), let .inFile(_, cause), let .notLoaded(cause):

@@ -29,12 +29,13 @@ public struct FirstTimeState: Sendable, Equatable {
 
     /// What any rewrite of this state by ycft drops (`StateWriter`: `set`, `unset`, `edit`,
     /// `reset`, `pack --into`): the findings of the parts the records do not carry
-    /// (``ContractRule/rewriteLoses``: an unrelated root key, a record's unknown coder
-    /// key, a copy in another form that differs and is replaced).
+    /// (``ContractRule/rewriteLoses``: an unrelated root key, a record's unknown coder key, a
+    /// copy in another form that differs and is replaced, a value under the key that is not
+    /// data, replaced when forced).
     ///
     /// ```swift
     /// let state = try StateFile(bytes).state()
     /// for finding in state.dropped { print("a write drops \(finding)") }
     /// ```
-    public var dropped: [ContractFinding] { findings.filter(\.rule.spec.rewriteLoses) }
+    public var dropped: [ContractFinding] { findings.filter { $0.rule.spec.rewrite.isSaid } }
 }

@@ -343,7 +343,7 @@ public enum Migration {
         plan.removals = options.keepSource ? [] : sources
         let archiveGoes = plan.removals.contains { exactlyEqual($0, options.key) }
             || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, options.key) }
-        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.spec.rewriteLoses) }
+        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.rewriteLoses) }
         return plan
     }
 }

@@ -51,7 +51,9 @@ enum PackCommand {
                 return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, options.common)
                     try checkReadable()
-                    return try EditCommands.judged { () throws(FirstTimeError) in try StateWriter.put(archive, into: file) }
+                    do throws(FirstTimeError) { return try StateWriter.put(archive, into: file, force: options.common.force) } catch {
+                        throw EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
+                    }
                 }
             }
             try checkReadable()

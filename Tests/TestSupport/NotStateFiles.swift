@@ -19,8 +19,8 @@ package struct NotStateFile: Sendable, CustomStringConvertible {
     /// key holds something else, `top level: the file is ..., not a defaults domain` otherwise.
     package var notDefaults: String? = nil
     /// The rule by which `status` says the device would discard the state (YCFirstTime's
-    /// unarchive of such data fails), or nil when the device would not read it as an archive at
-    /// all (a value that is not data) and `status` is refused.
+    /// unarchive of such data fails, or the value is not data at all), or nil when the device
+    /// reads it but it is not YCFirstTime state.
     package var deviceDiscards: String? = nil
     /// The rule `verify` reports when it is not ``deviceDiscards`` (the device reads the data,
     /// but it is not YCFirstTime state); nil for `state-missing` or the device's rule.
@@ -97,12 +97,6 @@ package enum NotStateFiles {
                                                                                            ("x", .integer(.signed(1)))]))),
                          key: nil, judgement: "$archiver: missing $archiver",
                          notDefaults: "top level: the file is a keyed archive, not a defaults domain", deviceDiscards: "envelope-archiver"),
-            NotStateFile(name: "--key naming a dictionary", bytes: preferences, key: "settings",
-                         judgement: #""settings" holds dictionary, expected archive data"#),
-            NotStateFile(name: "--key naming a string", bytes: preferences, key: "name",
-                         judgement: #""name" holds string, expected archive data"#),
-            NotStateFile(name: "--key naming a number", bytes: preferences, key: "count",
-                         judgement: #""count" holds integer, expected archive data"#),
             NotStateFile(name: "--key naming data that is not a plist", bytes: preferences, key: "blob",
                          judgement: #""blob" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#, deviceDiscards: "plist-unreadable"),
             NotStateFile(name: "--key naming another library's archive", bytes: preferences, key: "foreign",
@@ -110,12 +104,27 @@ package enum NotStateFiles {
             NotStateFile(name: "--key naming a plist that is no archive", bytes: preferences, key: "plist",
                          judgement: #""plist" holds data that is not a readable YCFirstTime archive: $archiver: missing $archiver"#,
                          deviceDiscards: "envelope-archiver"),
-            NotStateFile(name: "YCFirstTime holding a string", bytes: plist(.dictionary(PlistDictionary([
-                ("YCFirstTime", .string("x")), ("other", .bool(false)),
-            ]))), key: nil, judgement: #""YCFirstTime" holds string, expected archive data"#),
         ]
         return cases
     }()
+
+    /// A value under the archive key that is not data (a dictionary, a string, a number):
+    /// YCFirstTime reads no state from it (`UserDefaults.data(forKey:)` is nil), so the reading
+    /// commands answer with an empty state and the writers refuse it unless forced.
+    package static let notData: [NotStateFile] = [
+        NotStateFile(name: "YCFirstTime holding a dictionary", bytes: plist(.dictionary(PlistDictionary([
+            ("before", .string("kept")), ("YCFirstTime", .dictionary(PlistDictionary([("a", .bool(true))]))), ("after", .integer(.signed(1))),
+        ]))), key: nil, judgement: #""YCFirstTime" holds dictionary, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "YCFirstTime holding a string", bytes: plist(.dictionary(PlistDictionary([
+            ("YCFirstTime", .string("x")), ("other", .bool(false)),
+        ]))), key: nil, judgement: #""YCFirstTime" holds string, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a dictionary", bytes: preferences, key: "settings",
+                     judgement: #""settings" holds dictionary, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a string", bytes: preferences, key: "name",
+                     judgement: #""name" holds string, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a number", bytes: preferences, key: "count",
+                     judgement: #""count" holds integer, expected archive data"#, deviceDiscards: "state-not-data"),
+    ]
 
     /// A defaults domain without YCFirstTime state (`preferences` under the default key).
     package static let noState = preferences

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import FirstTimeCore
+import Plist
+import PlistCore
+import TestSupport
+
+/// Where the device reads a state ycft used to refuse (issue 46): a read answers as the device
+/// would, with a warning; a write refuses what it would lose or change unasked.
+enum DeviceAnswer {
+    static let ycft = TestPaths.executable("ycft")
+
+    /// `bytes` in a fresh directory as `f.plist`, with the records JSON `pack` reads beside it.
+    static func copy(_ bytes: [UInt8]) throws -> (file: URL, json: URL) {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("f.plist")
+        try writeBytes(bytes, to: file)
+        let json = dir.appendingPathComponent("r.json")
+        try writeBytes(RecordsFormat.json(records([("k", "1.0", 10)])), to: json)
+        return (file, json)
+    }
+
+    /// Runs `ycft ARGS` on a copy of `bytes` (FILE and JSON stand for the copies): the result,
+    /// the file's path, and its bytes after.
+    static func run(_ arguments: [String], on bytes: [UInt8],
+                    environment: [String: String]? = nil) throws -> (result: ProcessResult, path: String, after: [UInt8]) {
+        let (file, json) = try copy(bytes)
+        let result = try runProcess(ycft, arguments.map { $0 == "FILE" ? file.path : $0 == "JSON" ? json.path : $0 },
+                                    environment: environment)
+        return (result, file.path, try readBytes(file))
+    }
+
+    /// The records JSON of `ycft dump --compact` for no records.
+    static let noRecords = #"{"format":"ycfirsttime-records","formatVersion":1,"records":{}}"# + "\n"
+}
+
+/// A value under the archive key that is not data (issue 46, item 10). The app's
+/// `UserDefaults.data(forKey:)` is nil for it, so YCFirstTime starts afresh: `dump` and `status`
+/// answer that (no records, every gate runs), exit 0, with a warning naming the value's type
+/// (and, under `--key`, that the key may be the wrong one); `verify` reports the error rule
+/// `state-not-data` (the device discards the state, as for `root-immutable`). Writes refuse the
+/// value unless `--force`, where the app itself replaces it: `set`, `edit` and `pack --into` as
+/// its next save, `reset` as its `reset()`. `migrate` refuses it whatever the options: there is
+/// no state to move. All of these exited 1 with `"YCFirstTime" holds dictionary, expected
+/// archive data`, `--force` or not.
+@Suite struct NotDataThroughTheTool {
+    /// `YCFirstTime` holding a dictionary, between two other keys.
+    var sample: NotStateFile { NotStateFiles.notData[0] }
+    let finding = #"[state-not-data] "YCFirstTime" holds a dictionary, not archive data: "#
+        + "UserDefaults.data(forKey:) is nil for it, so the app starts afresh and its next save replaces it"
+
+    /// The finding's message for a case: the type named, and under `--key` the key doubted.
+    static func message(_ sample: NotStateFile) throws -> String {
+        let key = sample.key ?? "YCFirstTime"
+        let kind = try #require(try dictionary(sample.bytes)[key]).kind
+        let article = kind == .integer ? "an integer" : kind == .string ? "a string" : "a dictionary"
+        let device = "UserDefaults.data(forKey:) is nil for it, so the app starts afresh and its next save replaces it"
+        return sample.key == nil ? "\"\(key)\" holds \(article), not archive data: \(device)"
+            : "\"\(key)\" holds \(article), not archive data: \"\(key)\" may be the wrong key (YCFirstTime's is \"YCFirstTime\"); "
+                + "an app that reads its archive there: \(device)"
+    }
+
+    @Test(arguments: NotStateFiles.notData)
+    func dumpAndStatusAnswerAnEmptyStateWithAWarning(_ sample: NotStateFile) throws {
+        let said = "[state-not-data] " + (try Self.message(sample))
+        let dump = try DeviceAnswer.run(["dump", "--compact"] + sample.keyArguments + ["FILE"], on: sample.bytes)
+        #expect(dump.result.status == 0)
+        #expect(dump.result.stderr == "ycft: \(dump.path): warning: \(said)\n")
+        #expect(dump.result.stdoutText == DeviceAnswer.noRecords)
+        let status = try DeviceAnswer.run(["status", "--now", "2025-01-01T00:00:00Z", "--gate", "k=once"] + sample.keyArguments + ["FILE"],
+                                          on: sample.bytes)
+        #expect(status.result.status == 0)
+        #expect(status.result.stderr == "ycft: \(status.path): warning: \(said)\n")
+        // Under YCFirstTime's own key, reset --force removes it as the app's reset() does.
+        let removes = sample.key == nil ? "('ycft reset --force' removes it, as the app's reset() would)\n" : ""
+        #expect(status.result.stdoutText == """
+            now 2025-01-01T00:00:00.000000Z (UTC), app version none
+
+            no records
+
+            GATE           RULE  RUNS NOW  NEXT ELIGIBLE (UTC)
+            k (never run)  once  yes       2025-01-01T00:00:00.000000Z
+
+            YCFirstTime would discard this state (\(said)): every gate runs as on a fresh install
+
+            """ + removes)
+        let verify = try DeviceAnswer.run(["verify"] + sample.keyArguments + ["FILE"], on: sample.bytes)
+        #expect(verify.result.status == 1)
+        #expect(verify.result.stderr == "\(verify.path): error: [state-not-data] file: \(try Self.message(sample))\n"
+                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
+        for run in [dump, status, verify] { #expect(run.after == sample.bytes) }
+    }
+
+    @Test func statusInJSONSaysTheDeviceStartsAfresh() throws {
+        let status = try DeviceAnswer.run(["status", "--format", "json", "--compact", "--now", "2025-01-01T00:00:00Z", "FILE"], on: sample.bytes)
+        #expect(status.result.status == 0)
+        // JSON strings: the quotes in the message escaped.
+        let json = finding.replacingOccurrences(of: "\"", with: #"\""#)
+        #expect(status.result.stdoutText.contains(#""warnings":["\#(json)"],"noState":false,"deviceResetsAll":{"rule":"state-not-data","#
+                                                  + #""path":"file","message":"\#(json.dropFirst("[state-not-data] ".count))"},"records":[],"gates":[]}"#),
+                "\(status.result.stdoutText)")
+    }
+
+    @Test(arguments: NotStateFiles.notData)
+    func writesRefuseTheValueUnlessForced(_ sample: NotStateFile) throws {
+        let refusal = "\(try Self.message(sample)); --force replaces it, as that save does"
+        let editor = ProcessInfo.processInfo.environment.merging(["EDITOR": "true", "VISUAL": ""]) { $1 }
+        for (args, environment) in [(["set", "FILE", "k", "--last-version", "1"], nil), (["unset", "FILE", "k"], nil),
+                                    (["edit", "FILE"], editor), (["pack", "--into", "FILE", "JSON"], nil)] as [([String], [String: String]?)] {
+            let run = try DeviceAnswer.run(args + sample.keyArguments, on: sample.bytes, environment: environment)
+            #expect(run.result.status == 1, "\(args)")
+            #expect(run.result.stderr == "ycft: \(run.path): \(refusal)\n", "\(args)")
+            #expect(run.after == sample.bytes, "\(args)")
+        }
+        let reset = try DeviceAnswer.run(["reset", "FILE"] + sample.keyArguments, on: sample.bytes)
+        #expect(reset.result.status == 1)
+        // Under YCFirstTime's own key with what removes it; under --key it may be another program's.
+        let removes = sample.key == nil
+            ? ". YCFirstTime discards it on the device and its reset() removes the key whatever it holds, as 'ycft reset --force' does" : ""
+        #expect(reset.result.stderr == "ycft: \(reset.path): \(sample.judgement)\(removes)\n")
+        #expect(reset.after == sample.bytes)
+    }
+
+    /// `set --force`, `edit --force` and `pack --into --force` put the archive where the value
+    /// was, as the app's next save does, every other key kept, and say what they replaced.
+    @Test func forcedWritesReplaceTheValueAsTheAppsNextSaveDoes() throws {
+        let before = try dictionary(sample.bytes)
+        let script = try TestPaths.temporaryDirectory().appendingPathComponent("ed.sh")
+        try writeBytes(Array(#"printf '{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastVersion":"1.0","lastTime":10}}}' > "$1""#.utf8),
+                       to: script)
+        let editor = ProcessInfo.processInfo.environment.merging(["EDITOR": "sh '\(script.path)'", "VISUAL": ""]) { $1 }
+        let created = #"warning: created record "k": no record had that key; it has no lastTime, as none was given ('--last-time now' records a run now)"#
+        for (args, environment, records) in [
+            (["set", "--force", "FILE", "k", "--last-version", "1.0"], nil, records([("k", "1.0", nil)])),
+            (["edit", "--force", "FILE"], editor, records([("k", "1.0", 10)])),
+            (["pack", "--force", "--into", "FILE", "JSON"], nil, records([("k", "1.0", 10)])),
+        ] as [([String], [String: String]?, FirstTimeRecords)] {
+            let run = try DeviceAnswer.run(args, on: sample.bytes, environment: environment)
+            #expect(run.result.status == 0, "\(args): \(run.result.stderr)")
+            let more = args[0] == "set" ? "ycft: \(run.path): \(created)\n" : ""
+            #expect(run.result.stderr == "ycft: \(run.path): warning: replaced \(finding)\n" + more, "\(args)")
+            let after = try dictionary(run.after)
+            #expect(after.map(\.key) == before.map(\.key), "\(args)")
+            #expect(after["before"] == before["before"] && after["after"] == before["after"], "\(args)")
+            #expect(after["YCFirstTime"] == .data(try LegacyArchive.encode(records, format: .binary)), "\(args)")
+        }
+    }
+
+    /// `reset --force` removes the key, as the app's `reset()` does whatever the key holds;
+    /// under a key named with `--key` it may be another program's, and stays.
+    @Test func forcedResetRemovesTheValueUnderTheAppsOwnKeyOnly() throws {
+        let reset = try DeviceAnswer.run(["reset", "--force", "FILE"], on: sample.bytes)
+        #expect(reset.result.status == 0)
+        #expect(reset.result.stderr == "ycft: \(reset.path): warning: removed \"YCFirstTime\", which YCFirstTime discards unread (\(finding))\n")
+        #expect(try dictionary(reset.after).map(\.key) == ["before", "after"])
+        let named = NotStateFiles.notData[2]
+        let kept = try DeviceAnswer.run(["reset", "--force", "FILE"] + named.keyArguments, on: named.bytes)
+        #expect(kept.result.status == 1)
+        #expect(kept.result.stderr == "ycft: \(kept.path): \(named.judgement)\n")
+        #expect(kept.after == named.bytes)
+    }
+
+    /// There is no state to migrate, and the app never migrates such a value: refused, however asked.
+    @Test(arguments: NotStateFiles.notData)
+    func migrateRefusesIt(_ sample: NotStateFile) throws {
+        for target in [["--to", "records"], ["--to", "interval"], ["--to", "records", "--keep-source"], ["--to", "records", "--force"]] {
+            let run = try DeviceAnswer.run(["migrate", "--in-place", "--no-backup"] + target + sample.keyArguments + ["FILE"], on: sample.bytes)
+            #expect(run.result.status == 1, "\(target)")
+            #expect(run.result.stderr == "ycft: \(run.path): \(sample.judgement)\n"
+                    + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n", "\(target)")
+            #expect(run.after == sample.bytes)
+        }
+    }
+}
