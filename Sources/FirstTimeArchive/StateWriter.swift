@@ -74,7 +74,8 @@ package enum StateWriter {
                 if stored.bitPattern != time.bitPattern { rounded.append((key, time, stored)) }
             }
         }
-        return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
+        return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.said(writing: records),
+                       roundedTimes: rounded)
     }
 
     /// The rewrite for an edit of `held`, the file's state (``StateFile/heldState()``): as
@@ -136,8 +137,9 @@ package enum StateWriter {
             return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
         }
         guard let state else { return nil }
-        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
-        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: state.dropped)
+        let dropped = state.said(writing: nil)
+        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: dropped) }
+        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: dropped)
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
@@ -171,16 +173,16 @@ package enum StateWriter {
         file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
     }
 
-    /// A defaults file with `archive` under the file's key (replacing the archive there, in
-    /// place, or added at the end), and what the archive replaced held that records cannot
-    /// carry.
+    /// A defaults file with `archive`, the archive of `records`, under the file's key (replacing
+    /// the archive there, in place, or added at the end), and what the archive replaced held
+    /// that the records do not carry (``FirstTimeState/said(writing:)``).
     /// With `force`, a value the app reads no state from (not data) is replaced, as its next
     /// save replaces it (``held(_:force:)``).
     /// - Throws: ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain;
     ///   ``StateFile/heldState()``'s error when the key holds something other than YCFirstTime's
     ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
     ///   (after a migration), which an archive beside it would contradict.
-    package static func put(_ archive: [UInt8], into file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite {
+    package static func put(_ archive: [UInt8], of records: FirstTimeRecords, into file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite {
         guard var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)
         }
@@ -189,6 +191,6 @@ package enum StateWriter {
             throw .archiveBesideState(form: other, key: file.key)
         }
         domain[file.key] = .data(archive)
-        return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])
+        return Rewrite(bytes: try write(domain, file.format), dropped: state?.said(writing: records) ?? [])
     }
 }

@@ -23,6 +23,9 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
     case losesOnNextSave = "loses-on-next-save"
     /// It reads the state, but an interval gate misfires (never fires again, or always fires).
     case misfires
+    /// It reads the value as another type (an integer time as a double, as ycft shows it);
+    /// its next save writes it as YCFirstTime writes it.
+    case converts
     /// One gate runs as if it had never run.
     case gateRuns = "gate-runs"
     /// It discards all state: every gate runs as on a fresh install, and the next save
@@ -36,6 +39,7 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
         case .ignoresPart: return "reads the state, ignores this part (kept on the next save)"
         case .losesOnNextSave: return "reads the state; the next save loses this part"
         case .misfires: return "reads the state; an interval gate misfires"
+        case .converts: return "reads the value as a double, as ycft shows it; the next save writes a real"
         case .gateRuns: return "this gate runs as if it never ran"
         case .resetsAll: return "discards all state: every gate runs again"
         }
@@ -108,8 +112,11 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case recordUnknownKey = "record-unknown-key"
     /// `lastVersion` is not an `NSString`.
     case versionType = "version-type"
-    /// `lastTime` is not an `NSDate` with a real `NS.time`.
+    /// `lastTime` is not an `NSDate` with a number in `NS.time` that a double holds exactly.
     case timeType = "time-type"
+    /// `NS.time` is an integer (or missing), which both Foundations read as a double
+    /// (`decodeDouble(forKey:)`: `Double(n)`, 0.0 when missing).
+    case timeNotReal = "time-not-real"
     /// `NS.time` is NaN or infinite.
     case timeNonFinite = "time-non-finite"
     // The plain formats.
@@ -125,6 +132,9 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case none
         /// The write drops it, and says so (``FirstTimeState/dropped``).
         case drops
+        /// The write stores it as YCFirstTime writes it (an integer time as a real, the value
+        /// the app reads), and says so.
+        case converts
         /// It is not YCFirstTime state, and the app reads none from it: a write replaces it
         /// (`set`, `pack --into`, as the app's next save does) or removes it (`reset`, as the
         /// app's `reset()` does) only when forced, and says so.
@@ -227,7 +237,10 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .versionType:
             return rule(.error, fatal: true, .resetsAll, "lastVersion is not an NSString")
         case .timeType:
-            return rule(.error, fatal: true, .resetsAll, "lastTime is not an NSDate with a real NS.time")
+            return rule(.error, fatal: true, .resetsAll, "lastTime is not an NSDate whose NS.time is a number a double holds exactly")
+        case .timeNotReal:
+            return rule(.warning, fatal: false, .converts, "NS.time is an integer, or missing: both Foundations read it as a double (Double(n); 0.0 when missing)",
+                        rewrite: .converts)
         case .timeNonFinite:
             return rule(.error, fatal: false, .misfires, "NS.time is NaN or infinite")
         case .recordsFormat:
@@ -249,12 +262,27 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The rule's severity.
     public var severity: Severity { rule.severity }
+    /// The block key of the record the finding is about, when a write must know it (a time it
+    /// converts is said only for a record it still writes: ``FirstTimeState``); the message
+    /// names it too, so equality leaves it out.
+    package var record: String?
 
     /// Creates a finding.
     public init(_ rule: ContractRule, at path: ObjectPath, _ message: String) {
         self.rule = rule
         self.path = path
         self.message = message
+    }
+
+    /// A finding about the record under `record`.
+    package init(_ rule: ContractRule, at path: ObjectPath, _ message: String, record: String?) {
+        self.init(rule, at: path, message)
+        self.record = record
+    }
+
+    /// Equal when the rule, the path and the message are.
+    public static func == (a: ContractFinding, b: ContractFinding) -> Bool {
+        a.rule == b.rule && a.path == b.path && a.message == b.message
     }
 
     /// `error: [rule] path: message`.

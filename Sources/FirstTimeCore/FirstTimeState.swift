@@ -27,15 +27,28 @@ public struct FirstTimeState: Sendable, Equatable {
     /// The finding that makes the device discard all state, if any (then every gate runs).
     public var resetsAll: ContractFinding? { findings.resetsAll }
 
-    /// What any rewrite of this state by ycft drops (`StateWriter`: `set`, `unset`, `edit`,
-    /// `reset`, `pack --into`): the findings of the parts the records do not carry
+    /// What any rewrite of this state by ycft drops or changes (`StateWriter`: `set`, `unset`,
+    /// `edit`, `reset`, `pack --into`): the findings of the parts the records do not carry
     /// (``ContractRule/rewriteLoses``: an unrelated root key, a record's unknown coder key, a
     /// copy in another form that differs and is replaced, a value under the key that is not
-    /// data, replaced when forced).
+    /// data, replaced when forced), and of the values it writes in another form (an integer
+    /// time, written as the real the app reads) when the records are written back as they are.
     ///
     /// ```swift
     /// let state = try StateFile(bytes).state()
-    /// for finding in state.dropped { print("a write drops \(finding)") }
+    /// for finding in state.dropped { print("a write drops or changes \(finding)") }
     /// ```
-    public var dropped: [ContractFinding] { findings.filter { $0.rule.spec.rewrite.isSaid } }
+    public var dropped: [ContractFinding] { said(writing: records) }
+
+    /// What a write of `records` in place of this state says it drops or changes: the parts the
+    /// records do not carry, and a time it stores in YCFirstTime's own form only for a record
+    /// it still writes with that time (not one removed or given another time). Nil `records`:
+    /// the state is removed (`reset`), and only what it drops is said.
+    package func said(writing records: FirstTimeRecords?) -> [ContractFinding] {
+        findings.filter { finding in
+            guard finding.rule.spec.rewrite == .converts else { return finding.rule.spec.rewrite.isSaid }
+            guard let records, let key = finding.record, let time = self.records[key]?.lastTime else { return false }
+            return records[key]?.lastTime?.bitPattern == time.bitPattern
+        }
+    }
 }

@@ -213,9 +213,11 @@ public enum Migration {
         /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
         /// interval value that is not a number (left in place), ...
         public var findings: [ContractFinding] = []
-        /// What the migration loses: the parts of an archive it removes or replaces that the
-        /// records do not carry (an unrelated root key, a record's unknown coder key; see
-        /// ``ContractRule/rewriteLoses``). Empty when the archive stays (`keepSource`).
+        /// What the migration loses or changes: the parts of an archive it removes or replaces
+        /// that the records do not carry (an unrelated root key, a record's unknown coder key;
+        /// see ``ContractRule/rewriteLoses``), none when the archive stays (`keepSource`); and
+        /// the values it moves out of the archive in another form (an integer time, written as
+        /// the real the app reads), the archive kept or not.
         public var dropped: [ContractFinding] = []
         /// For a file (`DefaultsMigration.migrate`): its new bytes, when `.migrated`. Nil on the
         /// device, which writes into the domain itself.
@@ -343,7 +345,12 @@ public enum Migration {
         plan.removals = options.keepSource ? [] : sources
         let archiveGoes = plan.removals.contains { exactlyEqual($0, options.key) }
             || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, options.key) }
-        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.rewriteLoses) }
+        // Moved out of the archive, a value in another form than YCFirstTime writes is written as
+        // it writes it (an integer time as the real the app reads), whether the archive stays or not.
+        let archiveIsSource = sources.contains { exactlyEqual($0, options.key) }
+        plan.outcome.dropped = archiveFindings.filter { finding in
+            archiveGoes && finding.rule.rewriteLoses || archiveIsSource && finding.rule.spec.rewrite == .converts
+        }
         return plan
     }
 }

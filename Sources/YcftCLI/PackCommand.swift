@@ -28,9 +28,9 @@ enum PackCommand {
         let options = try Options(ParsedArguments(arguments, spec: .pack))
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.common.limits.maxInputSize)
-            let archive: [UInt8]
+            let archive: [UInt8], records: FirstTimeRecords
             do {
-                let records = try RecordsFormat.records(fromJSON: bytes)
+                records = try RecordsFormat.records(fromJSON: bytes)
                 archive = try LegacyArchive.encode(records, format: options.format)
             } catch {
                 // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
@@ -51,7 +51,7 @@ enum PackCommand {
                 return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, options.common)
                     try checkReadable()
-                    do throws(FirstTimeError) { return try StateWriter.put(archive, into: file, force: options.common.force) } catch {
+                    do throws(FirstTimeError) { return try StateWriter.put(archive, of: records, into: file, force: options.common.force) } catch {
                         throw EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
                     }
                 }

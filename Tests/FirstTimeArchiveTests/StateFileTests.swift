@@ -167,7 +167,7 @@ import FileErrors
         #expect(throws: error) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         var refused: FirstTimeError?
-        do { _ = try StateWriter.put(archive, into: file) } catch { refused = error }
+        do { _ = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file) } catch { refused = error }
         #expect(refused?.description == sample.defaultsJudgement)
         #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevelKind)))
         // verify judges it by the rule its error names.
@@ -202,7 +202,7 @@ import FileErrors
         #expect(throws: FirstTimeError.notArchiveData(key: key, found: held.kind)) { try StateWriter.held(file, force: false) }
         // Forced, the archive takes the value's place, every other key kept.
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        let put = try StateWriter.put(archive, into: file, force: true)
+        let put = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file, force: true)
         #expect(put.dropped == [finding])
         let after = try dictionary(put.bytes)
         #expect(after.map(\.key) == before.map(\.key))
@@ -224,7 +224,7 @@ import FileErrors
         #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try file.state() }
         #expect(try StateWriter.reset(file) == nil)
         let archive = try LegacyArchive.encode(sample, format: .binary)
-        let put = try StateWriter.put(archive, into: file)
+        let put = try StateWriter.put(archive, of: sample, into: file)
         #expect(put.dropped == [])
         #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "AppSettings", "YCFirstTime"])
         #expect(try StateFile(put.bytes).state().records == sample)

@@ -173,3 +173,121 @@ enum DeviceAnswer {
         }
     }
 }
+
+/// An integer `NS.time`, or an `NSDate` without it (issue 46, item 11). YCFirstTime's
+/// `NSDate(coder:)` reads `decodeDouble(forKey: "NS.time")`, which both Foundations answer with
+/// the number as a double (`Double(n)`; 0.0 for a missing key), so the record reads, exactly as
+/// that double, with the warning rule `time-not-real`; a write stores the real and says so,
+/// naming the record. An integer no double holds exactly stays refused (`time-type`). Every
+/// command used to refuse both (`time-type`, "device discards all state").
+@Suite struct IntegerTimeThroughTheTool {
+    /// Apple's layout of record `k` with `date` as its `NSDate` (object 7).
+    static func archive(_ date: PlistValue, format: PlistFormat = .binary) throws -> [UInt8] {
+        var objects = appleLayoutOneKey
+        objects[7] = date
+        return format == .binary ? AppleStyleBinaryWriter.write(archiveValue(objects)) : try PropertyList.write(archiveValue(objects), format: .xml)
+    }
+
+    static let integer = object([("NS.time", .integer(.signed(2))), ("$class", .uid(8))])
+    static let missing = object([("$class", .uid(8))])
+    static let integerFinding = #"[time-not-real] $objects[7].NS.time: record "k": NS.time is the integer 2, which YCFirstTime reads as "#
+        + "the double 2.0 (decodeDouble(forKey:)); a write stores that real"
+    static let missingFinding = #"[time-not-real] $objects[7]: record "k": NSDate has no NS.time, which YCFirstTime reads as 0.0 "#
+        + "(2001-01-01T00:00:00Z: decodeDouble(forKey:) of a missing key); a write stores that real"
+
+    /// Binary (read by the fast path over libplist's tree) and XML (the checked path) alike.
+    @Test(arguments: [PlistFormat.binary, .xml])
+    func readsAsTheDoubleTheDeviceReadsWithAWarning(_ format: PlistFormat) throws {
+        for (date, finding, time, utc) in [(Self.integer, Self.integerFinding, "2.0", "2001-01-01T00:00:02.000000Z"),
+                                           (Self.missing, Self.missingFinding, "0.0", "2001-01-01T00:00:00.000000Z")] {
+            let bytes = try Self.archive(date, format: format)
+            let dump = try DeviceAnswer.run(["dump", "--compact", "FILE"], on: bytes)
+            #expect(dump.result.status == 0, "\(finding)")
+            #expect(dump.result.stderr == "ycft: \(dump.path): warning: \(finding)\n")
+            #expect(dump.result.stdoutText == #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"k":{"lastTime":\#(time),"#
+                    + #""lastTimeUTC":"\#(utc)","lastVersion":"1.2.3"}}}"# + "\n")
+            let status = try DeviceAnswer.run(["status", "--now", "2001-01-02T00:00:00Z", "--gate", "k=days:1", "FILE"], on: bytes)
+            #expect(status.result.status == 0)
+            #expect(status.result.stderr == "ycft: \(status.path): warning: \(finding)\n")
+            let age = time == "2.0" ? "23h 59m 58s" : "1d 0h 0m"
+            let next = time == "2.0" ? "2001-01-02T00:00:02.000000Z" : "2001-01-02T00:00:00.000000Z"
+            let runs = time == "2.0" ? "no " : "yes"
+            #expect(status.result.stdoutText == """
+                now 2001-01-02T00:00:00.000000Z (UTC), app version none
+
+                KEY  LAST VERSION  LAST TIME (UTC)              AGE
+                k    1.2.3         \(utc)  \(age)
+
+                GATE  RULE                RUNS NOW  NEXT ELIGIBLE (UTC)
+                k     days:1 (86400.0 s)  \(runs)       \(next)
+
+                """)
+            let verify = try DeviceAnswer.run(["verify", "FILE"], on: bytes)
+            #expect(verify.result.status == 0)
+            #expect(verify.result.stderr == "\(verify.path): warning: \(finding)\n"
+                    + "ycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 1 warning)\n")
+            let strict = try DeviceAnswer.run(["verify", "--strict", "FILE"], on: bytes)
+            #expect(strict.result.status == 1)
+        }
+    }
+
+    /// `set` and `unset` of another record, `pack --into` of the same time and `migrate` store
+    /// the time as a real and say so, naming the record; a write that removes the record or
+    /// gives it another time does not convert it, and says nothing.
+    @Test func aWriteStoresTheRealAndSaysSo() throws {
+        let archive = try Self.archive(Self.integer)
+        let inDefaults = try PropertyList.write(.dictionary(PlistDictionary([("YCFirstTime", .data(archive)), ("other", .bool(true))])), format: .binary)
+        let converted = "warning: converted \(Self.integerFinding)"
+        let created = #"warning: created record "j": no record had that key (did you mean "k"?); it has no lastTime, as none was given ('--last-time now' records a run now)"#
+        let set = try DeviceAnswer.run(["set", "FILE", "j", "--last-version", "1"], on: archive)
+        #expect(set.result.status == 0)
+        #expect(set.result.stderr == "ycft: \(set.path): \(converted)\nycft: \(set.path): \(created)\n")
+        #expect(try ArchiveReader.read(set.after) == ArchiveJudgement(records: records([("j", "1", nil), ("k", "1.2.3", 2.0)])))
+        #expect(set.after == (try LegacyArchive.encode(records([("j", "1", nil), ("k", "1.2.3", 2.0)]), format: .binary)))
+        let version = try DeviceAnswer.run(["set", "FILE", "k", "--last-version", "9"], on: inDefaults)
+        #expect(version.result.status == 0)
+        #expect(version.result.stderr == "ycft: \(version.path): \(converted)\n")
+        #expect(try StateFile(version.after).state() == StateFile(try PropertyList.write(.dictionary(PlistDictionary([
+            ("YCFirstTime", .data(try LegacyArchive.encode(records([("k", "9", 2.0)]), format: .binary))), ("other", .bool(true)),
+        ])), format: .binary)).state())
+        for args in [["unset", "FILE", "k"], ["set", "FILE", "k", "--last-time", "2025-01-01T00:00:00Z"], ["reset", "FILE"]] {
+            let run = try DeviceAnswer.run(args, on: inDefaults)
+            #expect(run.result.status == 0, "\(args)")
+            #expect(run.result.stderr == "", "\(args)")
+        }
+        let json = try TestPaths.temporaryDirectory().appendingPathComponent("same.json")
+        try writeBytes(RecordsFormat.json(records([("k", "1.2.3", 2.0)])), to: json)
+        let pack = try DeviceAnswer.run(["pack", "--into", "FILE", json.path], on: inDefaults)
+        #expect(pack.result.status == 0)
+        #expect(pack.result.stderr == "ycft: \(pack.path): \(converted)\n")
+        let other = try DeviceAnswer.run(["pack", "--into", "FILE", "JSON"], on: inDefaults)
+        #expect(other.result.status == 0)
+        #expect(other.result.stderr == "")
+        for keep in [[], ["--keep-source"]] {
+            let migrate = try DeviceAnswer.run(["migrate", "--in-place", "--no-backup"] + keep + ["FILE"], on: inDefaults)
+            #expect(migrate.result.status == 0)
+            #expect(migrate.result.stderr == "ycft: \(migrate.path): warning: \(Self.integerFinding)\nycft: \(migrate.path): \(converted)\n"
+                    + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+            #expect(try dictionary(migrate.after)["YCFirstTime.records"] == RecordsFormat.plist(records([("k", "1.2.3", 2.0)])))
+        }
+        let dry = try DeviceAnswer.run(["migrate", "--dry-run", "FILE"], on: inDefaults)
+        #expect(dry.result.stderr.contains("ycft: \(dry.path): warning: would convert \(Self.integerFinding)\n"))
+    }
+
+    /// An integer no double holds exactly: refused by every command, as before, and said so.
+    @Test func anIntegerNoDoubleHoldsIsRefused() throws {
+        let bytes = try Self.archive(object([("NS.time", .integer(.signed(1 << 53 + 1))), ("$class", .uid(8))]))
+        let why = "$objects[7].NS.time: NS.time is the integer 9007199254740993, which no double holds exactly "
+            + "(YCFirstTime reads it rounded, as 9007199254740992.0)"
+        let dump = try DeviceAnswer.run(["dump", "FILE"], on: bytes)
+        #expect(dump.result.status == 1)
+        #expect(dump.result.stderr == "ycft: \(dump.path): \(why) (ycft dump --raw shows everything it holds)\n")
+        let verify = try DeviceAnswer.run(["verify", "FILE"], on: bytes)
+        #expect(verify.result.stderr == "\(verify.path): error: [time-type] \(why)\n"
+                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
+        let set = try DeviceAnswer.run(["set", "FILE", "j", "--last-version", "1"], on: bytes)
+        #expect(set.result.status == 1)
+        #expect(set.result.stderr == "ycft: \(set.path): \(why)\n")
+        #expect(set.after == bytes)
+    }
+}
