@@ -61,7 +61,8 @@ public struct StateFile: Sendable {
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
         source = StateSource(PlistDictionary(), key: key) { _ in nil }
-        if let decoded = ArchiveReader.fastRead(document) {
+        // An archive whose root holds other keys keeps its value: a write copies them (`rootEntries()`).
+        if let decoded = ArchiveReader.fastRead(document), !decoded.findings.contains(where: { $0.rule.spec.rewrite == .keeps }) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
@@ -287,6 +288,15 @@ public struct StateFile: Sendable {
         }
         let inner = try archiveData()
         do { return try LibPlist.keyedArchive(inner, limits: limits) } catch { throw embedded(.archive(error)) }
+    }
+
+    /// The entries of the archive's root besides `sharedGroup` (the bare archive's, or the one
+    /// under ``key``), which a write keeps beside the new group as YCFirstTime's save does
+    /// (`LegacyArchive.RootEntries`); nil when there are none.
+    /// - Throws: ``FirstTimeError`` when the archive cannot be read.
+    package func rootEntries() throws(FirstTimeError) -> LegacyArchive.RootEntries? {
+        guard let form = forms.first, form == .archive || form == .defaultsArchive else { return nil }
+        do throws(FirstTimeError) { return try LegacyArchive.RootEntries(checkedArchive(form)) } catch { throw embedded(error) }
     }
 
     /// A reading error of the archive a defaults file holds: a plist error is the embedded

@@ -1,6 +1,6 @@
 package import FirstTimeCore
 internal import Plist
-internal import PlistCore
+package import PlistCore
 
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
@@ -74,7 +74,7 @@ package enum StateWriter {
                 if stored.bitPattern != time.bitPattern { rounded.append((key, time, stored)) }
             }
         }
-        return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.said(writing: records),
+        return Rewrite(bytes: try replace(with: records, in: file, state: state), dropped: state.said(writing: records),
                        roundedTimes: rounded)
     }
 
@@ -101,13 +101,32 @@ package enum StateWriter {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
         let state = try held(file, force: force)
-        return try replace(with: records, in: file, before: state?.records ?? FirstTimeRecords())
+        return try replace(with: records, in: file, state: state)
     }
 
-    /// The file with the state (known to be there), `before`, replaced by `records`.
-    private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(FirstTimeError) -> [UInt8] {
-        if !file.isDefaults { return try LegacyArchive.encode(records, format: file.format) }
-        return try write(file.source.written(records, replacing: before), file.format)
+    /// The file with its state (known to be there, or none yet) replaced by `records`; the
+    /// archive keeps its root's other keys when the app would (``rootEntries(of:in:)``).
+    private static func replace(with records: FirstTimeRecords, in file: StateFile, state: FirstTimeState?) throws(FirstTimeError) -> [UInt8] {
+        let root = try rootEntries(of: state, in: file)
+        if !file.isDefaults { return try LegacyArchive.encode(records, keeping: root, format: file.format) }
+        return try write(file.source.written(records, replacing: state?.records ?? FirstTimeRecords(), keeping: root), file.format)
+    }
+
+    /// The other entries of the archive's root that a write of new records keeps beside the
+    /// group, as YCFirstTime's save archives its whole root again: those of `state`, the file's,
+    /// when the app reads it (`keepsRootEntries`; one the app discards starts afresh, and its
+    /// next save writes a new root without them).
+    private static func rootEntries(of state: FirstTimeState?, in file: StateFile) throws(FirstTimeError) -> LegacyArchive.RootEntries? {
+        state?.keepsRootEntries == true ? try file.rootEntries() : nil
+    }
+
+    /// The archive of `records` that ``put(_:of:into:force:)`` puts into `file` in `format`: the
+    /// other keys of the root of the archive there kept, as YCFirstTime's save keeps them.
+    /// - Throws: as ``put(_:of:into:force:)``, when the key holds something other than state.
+    package static func archive(of records: FirstTimeRecords, format: PlistFormat, for file: StateFile,
+                                force: Bool = false) throws(FirstTimeError) -> [UInt8] {
+        let state = file.isDefaults ? try held(file, force: force) : nil
+        return try LegacyArchive.encode(records, keeping: rootEntries(of: state, in: file), format: format)
     }
 
     static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
@@ -126,8 +145,12 @@ package enum StateWriter {
     /// `--key`, never (it may be another program's data).
     /// Only that key is removed then (``Rewrite/removedUnread``): which other keys copied what
     /// it held cannot be told, and `interval.*` keys beside it may be IntervalClient's own.
+    ///
+    /// A state that holds no record, only the root's other keys (`root-foreign`), is reset only
+    /// with `force`: that would remove only them (said in ``Rewrite/dropped``).
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
-    ///   nothing of it is ycft's to reset (unless `force`, as above).
+    ///   nothing of it is ycft's to reset (unless `force`, as above);
+    ///   ``FirstTimeError/onlyOtherData(_:)`` for a state of other keys only, unless `force`.
     package static func reset(_ file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite? {
         let state: FirstTimeState?
         do { state = try file.heldState() } catch {
@@ -137,6 +160,8 @@ package enum StateWriter {
             return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
         }
         guard let state else { return nil }
+        // Nothing of YCFirstTime's there, only other keys: removed only when forced (then said).
+        if !force, let other = state.findings.onlyOtherData(besides: state.records) { throw .onlyOtherData(other) }
         let dropped = state.said(writing: nil)
         if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: dropped) }
         return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: dropped)

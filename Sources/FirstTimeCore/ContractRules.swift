@@ -87,7 +87,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case rootClass = "root-class"
     /// The root has a key besides `sharedGroup`.
     case rootExtraKey = "root-extra-key"
-    /// The root is another program's dictionary (no `sharedGroup`), not YCFirstTime state.
+    /// The root holds keys but no `sharedGroup`: YCFirstTime reads no records from it (every
+    /// gate runs), and its next save adds the group beside those keys.
     case rootForeign = "root-foreign"
     /// An object of a class outside YCFirstTime's allowed list: the secure unarchive fails.
     case classNotAllowed = "class-not-allowed"
@@ -135,14 +136,21 @@ public enum ContractRule: String, Sendable, CaseIterable {
         /// The write stores it as YCFirstTime writes it (an integer time as a real, the value
         /// the app reads), and says so.
         case converts
+        /// A write of the records keeps it beside them, as YCFirstTime's save does (a root key:
+        /// the app archives its whole root again), unless the app discards the state, whose
+        /// next save starts from an empty root (then it drops it, and says so). Removing the
+        /// state (`reset`, a migration that removes the archive) drops it and says so; where
+        /// the state holds no record, only such parts, that is refused unless `reset --force`
+        /// (or the migration keeps the archive).
+        case keeps
         /// It is not YCFirstTime state, and the app reads none from it: a write replaces it
         /// (`set`, `pack --into`, as the app's next save does) or removes it (`reset`, as the
         /// app's `reset()` does) only when forced, and says so.
         case replacesOnlyForced
 
-        /// Whether a write of new records in place of the state says it (what
-        /// ``FirstTimeState/dropped`` lists).
-        package var isSaid: Bool { self != .none }
+        /// Whether removing the state (`reset`, a migration that removes or replaces the
+        /// archive) loses it, and says so.
+        package var isLostWhenRemoved: Bool { self == .drops || self == .replacesOnlyForced || self == .keeps }
     }
 
     /// Everything the contract says about one rule (the public properties below read it).
@@ -163,11 +171,12 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// What the rule means, for the README and `--help`.
     public var summary: String { spec.summary }
     /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's records
-    /// do not carry it (an unrelated root key, a record's unknown coder key), or the rewrite
-    /// replaces it (a copy of the state that differs). `set`, `unset`, `edit`, `reset`,
-    /// `pack --into` and a migration that removes the archive drop it, and say so
-    /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``); a value under the archive key
-    /// that is not data (``stateNotData``) is replaced only when forced.
+    /// do not carry it (a record's unknown coder key), or the rewrite replaces it (a copy of
+    /// the state that differs). `set`, `unset`, `edit`, `reset`, `pack --into` and a migration
+    /// that removes the archive drop it, and say so (`FirstTimeState/dropped`,
+    /// ``Migration/Outcome/dropped``); a value under the archive key that is not data
+    /// (``stateNotData``) is replaced only when forced. The root's other keys are not lost by a
+    /// rewrite, which keeps them as YCFirstTime's save does (``Spec/rewrite``).
     public var rewriteLoses: Bool { spec.rewrite == .drops || spec.rewrite == .replacesOnlyForced }
 
     /// The rule table: the only place a rule's properties are written.
@@ -210,9 +219,10 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .rootClass:
             return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
         case .rootExtraKey:
-            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewrite: .drops)
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewrite: .keeps)
         case .rootForeign:
-            return rule(.error, fatal: true, .ignoresPart, "the root holds keys but no \"sharedGroup\": another program's dictionary, not YCFirstTime state")
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds keys but no \"sharedGroup\": no records yet (every gate runs); the next save adds the group beside them",
+                        rewrite: .keeps)
         case .classNotAllowed:
             return rule(.error, fatal: false, .resetsAll, "an object of a class outside YCFirstTime's allowed list: the secure unarchive fails")
         case .groupMissing:
@@ -307,4 +317,17 @@ extension Collection where Element == ContractFinding {
     /// if let reset = state.findings.resetsAll { print("the app would start over: \(reset)") }
     /// ```
     public var resetsAll: ContractFinding? { first { $0.rule.spec.device == .resetsAll } }
+
+    /// Whether a write of new records keeps the parts ``ContractRule/Rewrite/keeps`` names (the
+    /// root's other keys) beside them: as YCFirstTime's next save does, when the app reads the
+    /// state (no ``resetsAll``), and when there are any.
+    package var keepsRootEntries: Bool { resetsAll == nil && contains { $0.rule.spec.rewrite == .keeps } }
+
+    /// The finding of what a state of `records` holds besides them, when it holds no record but
+    /// such parts (``ContractRule/Rewrite/keeps``: the root's other keys, another program's
+    /// data): removing it would remove only that (`reset` refuses it unless forced; a migration,
+    /// unless it keeps the archive). Nil when there is a record, or nothing else.
+    package func onlyOtherData(besides records: FirstTimeRecords) -> ContractFinding? {
+        records.count == 0 ? first { $0.rule.spec.rewrite == .keeps } : nil
+    }
 }

@@ -322,10 +322,15 @@ package struct ContractWalker {
             }
         }
         if groupUID == nil, !extraKeys.isEmpty {
+            // YCFirstTime reads such a root as no records and its next save adds the group
+            // beside the keys: one finding, not one a key; their values must be of classes the
+            // loader allows, as beside a group.
             let named = extraKeys.prefix(3).map { quoted($0.key) }.joined(separator: ", ") + (extraKeys.count > 3 ? ", ..." : "")
             let keys = extraKeys.count == 1 ? "1 key" : "\(extraKeys.count) keys"
-            try add(.rootForeign, rootPath, "the root dictionary holds \(keys) (\(named)) and no \"sharedGroup\": another program's data, not YCFirstTime state")
-            return nil
+            try add(.rootForeign, rootPath, "the root dictionary holds \(keys) (\(named)) and no \"sharedGroup\": "
+                    + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them")
+            for extra in extraKeys { try allowedClasses(extra.value, at: rootPath.key("NS.objects").index(extra.index)) }
+            return FirstTimeRecords()
         }
         for extra in extraKeys {
             try add(.rootExtraKey, rootPath, "root key \(quoted(extra.key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")

@@ -64,6 +64,10 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     /// Two keys of one dictionary are canonically equivalent (`"é"` composed and decomposed);
     /// this platform's Foundation keeps only one of them in `UserDefaults`.
     case equivalentKeys(String, String, at: ObjectPath)
+    /// The state holds no record, only what the finding names (the root's other keys: another
+    /// program's data, perhaps): removing it would remove only that, so a reset does it only
+    /// when forced.
+    case onlyOtherData(ContractFinding)
 
     /// A one-line message: `where: what`.
     public var description: String {
@@ -104,6 +108,8 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
         case let .equivalentKeys(earlier, key, at):
             return "\(at): keys \(quoted(earlier)) and \(quoted(key)) are canonically equivalent; "
                 + "this platform's Foundation keeps only one of them in UserDefaults"
+        case let .onlyOtherData(finding):
+            return "\(finding.located); resetting would remove only these keys"
         }
     }
 }
@@ -218,7 +224,7 @@ extension FirstTimeError {
                                        + "is \(quoted(LegacyArchive.defaultsKey))); an app that reads its archive there: \(device)")
             }
             return ContractFinding(.stateNotData, at: .file, "\(what): \(device)")
-        case let .contract(finding):
+        case let .contract(finding), let .onlyOtherData(finding):
             return finding
         case let .notStateArchive(_, cause), let .inFile(_, cause), let .notLoaded(cause):
             // The archive under the key (the store's file) breaks the rule its own error names.

@@ -194,8 +194,10 @@ enum EditCommands {
     /// it: `"YCFirstTime" holds data that is not a readable YCFirstTime archive: ... YCFirstTime
     /// discards it on the device and its reset() removes the key whatever it holds, as 'ycft
     /// reset --force' does`.
-    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so.
+    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so;
+    /// a state of other keys only, which `reset` removes only with `--force`, with that.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
+        if case .onlyOtherData = error { return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does") }
         if StateWriter.discardedUnread(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
         if StateWriter.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
         return Ycft.Failure(.content, nil, error.description)

@@ -39,7 +39,7 @@ enum PackCommand {
             }
             // Never write an archive that ycft itself would refuse to read with these limits
             // (many records: more values than the node ceiling of --max-input-size allows).
-            func checkReadable() throws(Ycft.Failure) {
+            func checkReadable(_ archive: [UInt8]) throws(Ycft.Failure) {
                 do throws(PlistError) { try PropertyList.checkReadable(archive, limits: options.common.limits) } catch {
                     throw Ycft.Failure(.content, Ycft.display(options.path),
                                        "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
@@ -50,13 +50,21 @@ enum PackCommand {
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, options.common)
-                    try checkReadable()
-                    do throws(FirstTimeError) { return try StateWriter.put(archive, of: records, into: file, force: options.common.force) } catch {
-                        throw EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
+                    func refusal(_ error: FirstTimeError) -> Ycft.Failure {
+                        EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
+                    }
+                    // The archive there keeps its root's other keys, as YCFirstTime's save does.
+                    let placed: [UInt8]
+                    do throws(FirstTimeError) {
+                        placed = try StateWriter.archive(of: records, format: options.format, for: file, force: options.common.force)
+                    } catch { throw refusal(error) }
+                    try checkReadable(placed)
+                    do throws(FirstTimeError) { return try StateWriter.put(placed, of: records, into: file, force: options.common.force) } catch {
+                        throw refusal(error)
                     }
                 }
             }
-            try checkReadable()
+            try checkReadable(archive)
             try Ycft.refuseBinaryOnTerminal(archive, to: options.output, io: io)
             // `pack -o records.json records.json` would replace the records with their archive.
             if options.path != "-", !Ycft.isStandardOutput(options.output), let target = io.fileStatus(options.output), let source = io.fileStatus(options.path),

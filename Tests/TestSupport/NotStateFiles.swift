@@ -22,11 +22,8 @@ package struct NotStateFile: Sendable, CustomStringConvertible {
     /// unarchive of such data fails, or the value is not data at all), or nil when the device
     /// reads it but it is not YCFirstTime state.
     package var deviceDiscards: String? = nil
-    /// The rule `verify` reports when it is not ``deviceDiscards`` (the device reads the data,
-    /// but it is not YCFirstTime state); nil for `state-missing` or the device's rule.
-    package var otherRule: String? = nil
     /// The rule `verify` reports, or nil for `state-missing`.
-    package var verifyRule: String? { otherRule ?? deviceDiscards }
+    package var verifyRule: String? { deviceDiscards }
 
     /// `--key KEY`, or nothing.
     package var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
@@ -82,13 +79,7 @@ package enum NotStateFiles {
                                       judgement: "top level: the top level is \(type), not an archive dictionary",
                                       notDefaults: "top level: the file is \(article), not a defaults domain", deviceDiscards: "envelope-objects"))
         }
-        let dictionary = #"$objects[1]: the root dictionary holds 2 keys ("theme", "lang") and no "sharedGroup": another program's data, not YCFirstTime state"#
         cases += [
-            NotStateFile(name: "another library's dictionary archive", bytes: foreignDictionary, key: nil, judgement: dictionary,
-                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", otherRule: "root-foreign"),
-            NotStateFile(name: "--key naming another library's dictionary archive", bytes: preferences, key: "AppSettings",
-                         judgement: #""AppSettings" holds data that is not a readable YCFirstTime archive: \#(dictionary)"#,
-                         otherRule: "root-foreign"),
             NotStateFile(name: "$archiver only", bytes: plist(.dictionary(PlistDictionary([("$archiver", .string("NSKeyedArchiver")),
                                                                                             ("x", .integer(.signed(1)))]))),
                          key: nil, judgement: "$version: missing $version",

@@ -291,3 +291,161 @@ enum DeviceAnswer {
         #expect(set.after == bytes)
     }
 }
+
+/// A root dictionary with keys but no `sharedGroup` (issue 46, item 9), which every command
+/// refused as the fatal rule `root-foreign`. YCFirstTime reads it as no records (every gate
+/// runs) and its next save adds the group beside the other keys, archiving the whole root
+/// again: `dump` and `status` answer that, exit 0, with a warning naming the keys; `verify`
+/// warns (fails under `--strict`); `set`, `unset` and `pack --into` keep the keys, exactly, and
+/// add the group; `reset`, which would remove only those keys, needs `--force` and names them;
+/// `migrate`, whose other forms have no place for them, refuses unless the archive stays.
+@Suite struct ForeignRootThroughTheTool {
+    /// Another library's settings archived as an NSMutableDictionary: `theme` and `lang`.
+    let archive = NotStateFiles.foreignDictionary
+    var inDefaults: [UInt8] {
+        get throws {
+            try PropertyList.write(.dictionary(PlistDictionary([("before", .string("kept")), ("YCFirstTime", .data(archive))])), format: .binary)
+        }
+    }
+    let finding = #"[root-foreign] $objects[1]: the root dictionary holds 2 keys ("theme", "lang") and no "sharedGroup": "#
+        + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them"
+
+    /// `ycft dump --raw --compact` of the archive: its root's entries, as JSON.
+    func raw(_ bytes: [UInt8], key: [String] = []) throws -> String {
+        let (file, _) = try DeviceAnswer.copy(bytes)
+        return try runProcess(DeviceAnswer.ycft, ["dump", "--raw", "--compact"] + key + [file.path]).stdoutText
+    }
+
+    @Test func dumpStatusAndVerifyAnswerNoRecordsWithAWarning() throws {
+        for bytes in [archive, try inDefaults] {
+            let dump = try DeviceAnswer.run(["dump", "--compact", "FILE"], on: bytes)
+            #expect(dump.result.status == 0)
+            #expect(dump.result.stderr == "ycft: \(dump.path): warning: \(finding)\n")
+            #expect(dump.result.stdoutText == DeviceAnswer.noRecords)
+            let status = try DeviceAnswer.run(["status", "--now", "2025-01-01T00:00:00Z", "--gate", "k=once", "FILE"], on: bytes)
+            #expect(status.result.status == 0)
+            #expect(status.result.stderr == "ycft: \(status.path): warning: \(finding)\n")
+            #expect(status.result.stdoutText == """
+                now 2025-01-01T00:00:00.000000Z (UTC), app version none
+
+                no records
+
+                GATE           RULE  RUNS NOW  NEXT ELIGIBLE (UTC)
+                k (never run)  once  yes       2025-01-01T00:00:00.000000Z
+
+                """)
+            let verify = try DeviceAnswer.run(["verify", "FILE"], on: bytes)
+            #expect(verify.result.status == 0)
+            #expect(verify.result.stderr == "\(verify.path): warning: \(finding)\n"
+                    + "ycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 1 warning)\n")
+            let strict = try DeviceAnswer.run(["verify", "--strict", "FILE"], on: bytes)
+            #expect(strict.result.status == 1)
+            #expect(strict.result.stderr == "\(strict.path): warning: \(finding)\n"
+                    + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (0 errors, 1 warning)\n")
+        }
+    }
+
+    /// The keys stay, in their order, with their values; the group goes after them.
+    @Test func setUnsetAndPackKeepTheKeysAndAddTheGroup() throws {
+        let theme = #"{"$archiver":"NSKeyedArchiver","$version":100000,"$top":{"root":{"$class":"NSMutableDictionary","entries":[["theme","dark"],["lang","en"],["sharedGroup","#
+        let set = try DeviceAnswer.run(["set", "FILE", "k", "--last-version", "1.0", "--last-time", "10", "--seconds"], on: archive)
+        #expect(set.result.status == 0)
+        #expect(set.result.stderr == "ycft: \(set.path): warning: created record \"k\": no record had that key\n")
+        let afterSet = try raw(set.after)
+        #expect(afterSet.hasPrefix(theme), "\(afterSet)")
+        #expect(try StateFile(set.after).state().records == records([("k", "1.0", 10)]))
+        // Another write keeps them again; removing the record keeps them and an empty group.
+        let unset = try DeviceAnswer.run(["unset", "FILE", "k"], on: set.after)
+        #expect(unset.result.status == 0)
+        #expect(unset.result.stderr == "")
+        #expect(try raw(unset.after) == theme + #"{"$class":"NSMutableDictionary","entries":[]}]]}}}"# + "\n")
+        let pack = try DeviceAnswer.run(["pack", "--into", "FILE", "JSON"], on: try inDefaults)
+        #expect(pack.result.status == 0)
+        #expect(pack.result.stderr == "")
+        #expect(try raw(pack.after, key: ["--key", "YCFirstTime"]).hasPrefix(theme))
+        #expect(try StateFile(pack.after).state().records == records([("k", "1.0", 10)]))
+        #expect(try dictionary(pack.after)["before"] == .string("kept"))
+        // unset of a record there is not: nothing to remove, as before.
+        let none = try DeviceAnswer.run(["unset", "FILE", "k"], on: archive)
+        #expect(none.result.status == 1)
+        #expect(none.result.stderr == "ycft: \(none.path): no record \"k\"; nothing was changed\n")
+    }
+
+    /// reset would remove only the keys: refused unless --force, which names them.
+    @Test func resetNeedsForceAndNamesTheKeys() throws {
+        let located = String(finding.dropFirst("[root-foreign] ".count))
+        for bytes in [archive, try inDefaults] {
+            let reset = try DeviceAnswer.run(["reset", "FILE"], on: bytes)
+            #expect(reset.result.status == 1)
+            #expect(reset.result.stderr == "ycft: \(reset.path): \(located); resetting would remove only these keys; "
+                    + "--force removes them, as the app's reset() does\n")
+            #expect(reset.after == bytes)
+            let forced = try DeviceAnswer.run(["reset", "--force", "FILE"], on: bytes)
+            #expect(forced.result.status == 0)
+            #expect(forced.result.stderr == "ycft: \(forced.path): warning: dropped \(finding)\n")
+        }
+        let forced = try DeviceAnswer.run(["reset", "--force", "FILE"], on: try inDefaults)
+        #expect(try dictionary(forced.after).map(\.key) == ["before"])
+    }
+
+    /// migrate has no place for the keys in the records or IntervalClient keys: refused unless
+    /// the archive stays (--keep-source), whatever the target.
+    @Test func migrateRefusesUnlessTheArchiveStays() throws {
+        let bytes = try inDefaults
+        let why = "YCFirstTime: \(finding.dropFirst("[root-foreign] ".count)); migrating would lose these keys, for which the plain "
+            + "records and IntervalClient keys have no place: keep the archive beside the new keys (--keep-source)"
+        for target in [["--to", "records"], ["--to", "interval"]] {
+            let run = try DeviceAnswer.run(["migrate", "--in-place", "--no-backup"] + target + ["FILE"], on: bytes)
+            #expect(run.result.status == 1, "\(target)")
+            #expect(run.result.stderr == "ycft: \(run.path): \(why)\nycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")
+            #expect(run.after == bytes)
+        }
+        let kept = try DeviceAnswer.run(["migrate", "--in-place", "--no-backup", "--keep-source", "FILE"], on: bytes)
+        #expect(kept.result.status == 0)
+        #expect(kept.result.stderr == "ycft: \(kept.path): warning: \(finding)\nycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try dictionary(kept.after)["YCFirstTime"] == .data(archive))
+        // A rollback that would replace the archive with the plain records' refuses too.
+        let beside = try PropertyList.write(.dictionary(PlistDictionary([
+            ("YCFirstTime", .data(archive)), ("YCFirstTime.records", RecordsFormat.plist(records([("k", "1.0", 10)]))),
+        ])), format: .binary)
+        let back = try DeviceAnswer.run(["migrate", "--in-place", "--no-backup", "--to", "legacy", "--force", "FILE"], on: beside)
+        #expect(back.result.status == 1)
+        #expect(back.result.stderr == "ycft: \(back.path): \(why)\nycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")
+        #expect(back.after == beside)
+    }
+
+    /// What the device's unarchive fails on keeps its rule: a root that is no dictionary is
+    /// refused (`root-class`), and a value of a class outside the loader's list beside the keys
+    /// makes the device discard the state (`class-not-allowed`, an error): a write needs
+    /// --force, and then drops the keys, as the app's next save writes a new root.
+    @Test func whatTheDevicesUnarchiveFailsOnKeepsItsRule() throws {
+        let array = NotStateFiles.foreignArchive
+        let dump = try DeviceAnswer.run(["dump", "FILE"], on: array)
+        #expect(dump.result.status == 1)
+        #expect(dump.result.stderr == "ycft: \(dump.path): $objects[1]: expected NSMutableDictionary (root), found NSArray "
+                + "(ycft dump --raw shows everything it holds)\n")
+        let bad = AppleStyleBinaryWriter.write(archiveValue([
+            .string("$null"), dictObject(keys: [2, 3], values: [4, 5], classUID: 6), .string("theme"), .string("obj"), .string("dark"),
+            object([("x", .uid(4)), ("$class", .uid(7))]), classObject(["NSMutableDictionary", "NSDictionary", "NSObject"]),
+            classObject(["MyClass", "NSObject"]),
+        ]))
+        let foreign = #"[root-foreign] $objects[1]: the root dictionary holds 2 keys ("theme", "obj") and no "sharedGroup": "#
+            + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them"
+        let notAllowed = "[class-not-allowed] $objects[5]: MyClass is not a class YCFirstTime's loader allows: its secure unarchive "
+            + "fails and the app resets all state"
+        let verify = try DeviceAnswer.run(["verify", "FILE"], on: bad)
+        #expect(verify.result.status == 1)
+        #expect(verify.result.stderr == "\(verify.path): warning: \(foreign)\n\(verify.path): error: \(notAllowed)\n"
+                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 1 warning)\n")
+        let status = try DeviceAnswer.run(["status", "--now", "2025-01-01T00:00:00Z", "FILE"], on: bad)
+        #expect(status.result.status == 0)
+        #expect(status.result.stdoutText.hasSuffix("\nYCFirstTime would discard this state (\(notAllowed)): every gate runs as on a fresh install\n"))
+        let set = try DeviceAnswer.run(["set", "FILE", "k", "--last-version", "1"], on: bad)
+        #expect(set.result.status == 1)
+        #expect(set.after == bad)
+        let forced = try DeviceAnswer.run(["set", "--force", "FILE", "k", "--last-version", "1"], on: bad)
+        #expect(forced.result.status == 0)
+        #expect(forced.result.stderr.hasPrefix("ycft: \(forced.path): warning: dropped \(foreign)\n"))
+        #expect(StateFile.verify(forced.after) == [])
+    }
+}
