@@ -176,7 +176,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// that removes the archive drop it, and say so (`FirstTimeState/dropped`,
     /// ``Migration/Outcome/dropped``); a value under the archive key that is not data
     /// (``stateNotData``) is replaced only when forced. The root's other keys are not lost by a
-    /// rewrite, which keeps them as YCFirstTime's save does (``Spec/rewrite``).
+    /// rewrite, which keeps them as YCFirstTime's save does (`ContractRule.Spec.rewrite`).
     public var rewriteLoses: Bool { spec.rewrite == .drops || spec.rewrite == .replacesOnlyForced }
 
     /// The rule table: the only place a rule's properties are written.
