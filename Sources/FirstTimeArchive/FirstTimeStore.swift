@@ -250,7 +250,7 @@ public final class FirstTimeStore: @unchecked Sendable {
         try save { (file: Snapshot) throws(FirstTimeError) in
             var next = file.groupReplacedOnSave ? FirstTimeRecords() : file.records
             next[key] = record
-            return (try file.source.written(next, replacing: file.records, newForm: newForm), next)
+            return (try file.source.written(next, replacing: file.records, newForm: newForm, keeping: file.root), next)
         }
     }
 
@@ -314,6 +314,10 @@ public final class FirstTimeStore: @unchecked Sendable {
         /// The stored group is an `NSDictionary`: YCFirstTime's next save replaces it with a new
         /// group holding only the saved key.
         var groupReplacedOnSave = false
+        /// The other keys of the archive's root, which YCFirstTime's save archives again beside
+        /// the group (`StateFile.rootEntries()`); nil when there are none, or when the library
+        /// starts afresh (its next save writes a new root).
+        var root: LegacyArchive.RootEntries?
         /// The file's plist format.
         var format: PlistFormat
 
@@ -335,7 +339,9 @@ public final class FirstTimeStore: @unchecked Sendable {
                 let file = try StateFile(input.bytes)
                 guard file.isDefaults else {
                     // A bare archive (what earlier versions of this store wrote): the domain holds it.
-                    records = try file.state().records
+                    let state = try file.state()
+                    records = state.records
+                    if state.keepsRootEntries { root = try file.rootEntries() }
                     source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
                     format = .binary
                     return
@@ -353,6 +359,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                         records = decoded.records
                         groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
                     }
+                    if decoded.findings.keepsRootEntries { root = try file.rootEntries() }
                 case .plainRecords?:
                     records = try file.read(.plainRecords).records
                 default:

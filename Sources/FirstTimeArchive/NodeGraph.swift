@@ -35,6 +35,9 @@ final class NodeGraph: ArchiveGraph {
     func string(_ node: ArchiveNode) -> String? { PlistAddress.string(node.handle) }
     func uid(_ node: ArchiveNode) -> UInt64? { PlistAddress.uid(node.handle) }
     func real(_ node: ArchiveNode) -> Double? { PlistAddress.real(node.handle) }
+    /// An integer of 1 to 8 bytes; nil for a 16-byte one (libplist keeps only its low half), which
+    /// the checked path then reads exactly.
+    func integer(_ node: ArchiveNode) -> PlistInteger? { PlistAddress.int64(node.handle).map { .signed($0) } }
     func items(_ node: ArchiveNode) -> [ArchiveNode]? { PlistAddress.items(node.handle)?.map(ArchiveNode.init) }
     func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? { PlistAddress.field(node.handle, key).map(ArchiveNode.init) }
     func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? {

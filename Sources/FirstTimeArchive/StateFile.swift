@@ -61,7 +61,8 @@ public struct StateFile: Sendable {
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
         source = StateSource(PlistDictionary(), key: key) { _ in nil }
-        if let decoded = ArchiveReader.fastRead(document) {
+        // An archive whose root holds other keys keeps its value: a write copies them (`rootEntries()`).
+        if let decoded = ArchiveReader.fastRead(document), !decoded.findings.contains(where: { $0.rule.spec.rewrite == .keeps }) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
             return
         }
@@ -194,9 +195,27 @@ public struct StateFile: Sendable {
     /// ```
     /// - Throws: ``FirstTimeError`` when the file, or its first form, holds something other
     ///   than YCFirstTime state.
-    public func heldState() throws(FirstTimeError) -> FirstTimeState? {
+    public func heldState() throws(FirstTimeError) -> FirstTimeState? { try state(asDevice: false) }
+
+    /// The state as the device reads it, for the commands that answer as the device would
+    /// (`dump`, `status`): ``heldState()``, or, where that throws for a value the app reads as
+    /// no state at all (a finding ``heldState()``'s error gives that is not fatal: a value under
+    /// the key that is not data, ``ContractRule/stateNotData``), the empty state the app starts
+    /// from, with that finding. Writers ask ``heldState()``, which refuses such a value.
+    /// - Throws: ``heldState()``'s error when the device would not read the file so.
+    package func deviceState() throws(FirstTimeError) -> FirstTimeState? { try state(asDevice: true) }
+
+    /// ``heldState()``, and with `asDevice` ``deviceState()``.
+    private func state(asDevice: Bool) throws(FirstTimeError) -> FirstTimeState? {
+        let primary = forms.first
         // No form: a dictionary with none of the state's keys (anything else is a bare archive).
-        guard let (form, decoded) = try StateForm.state(of: forms, read: read) else { return nil }
+        guard let (form, decoded) = try StateForm.state(of: forms, read: { (form: StateForm) throws(FirstTimeError) in
+            do throws(FirstTimeError) { return try read(form) } catch {
+                let finding = error.finding
+                guard asDevice, form == primary, !finding.rule.isFatal else { throw error }
+                return ArchiveJudgement(records: FirstTimeRecords(), findings: [finding])
+            }
+        }) else { return nil }
         return FirstTimeState(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
     }
 
@@ -269,6 +288,15 @@ public struct StateFile: Sendable {
         }
         let inner = try archiveData()
         do { return try LibPlist.keyedArchive(inner, limits: limits) } catch { throw embedded(.archive(error)) }
+    }
+
+    /// The entries of the archive's root besides `sharedGroup` (the bare archive's, or the one
+    /// under ``key``), which a write keeps beside the new group as YCFirstTime's save does
+    /// (`LegacyArchive.RootEntries`); nil when there are none.
+    /// - Throws: ``FirstTimeError`` when the archive cannot be read.
+    package func rootEntries() throws(FirstTimeError) -> LegacyArchive.RootEntries? {
+        guard let form = forms.first, form == .archive || form == .defaultsArchive else { return nil }
+        do throws(FirstTimeError) { return try LegacyArchive.RootEntries(checkedArchive(form)) } catch { throw embedded(error) }
     }
 
     /// A reading error of the archive a defaults file holds: a plist error is the embedded

@@ -1,6 +1,6 @@
 package import FirstTimeCore
 internal import Plist
-internal import PlistCore
+package import PlistCore
 
 /// Writes YCFirstTime state back into a file in the form the file already has: a bare archive
 /// stays an archive (in its plist format), a defaults file keeps the archive under its key (in
@@ -43,6 +43,19 @@ package enum StateWriter {
         }
     }
 
+    /// The state a write replaces: ``StateFile/heldState()``, which refuses a value under the key
+    /// that YCFirstTime reads no state from (``ContractRule/Rewrite/replacesOnlyForced``: a
+    /// value that is not data); with `force`, the empty state the app starts from there
+    /// (``StateFile/deviceState()``), whose finding the write then says it replaced, as the
+    /// app's next save replaces the value.
+    /// - Throws: ``StateFile/heldState()``'s error, unless `force` and it is such a value.
+    package static func held(_ file: StateFile, force: Bool) throws(FirstTimeError) -> FirstTimeState? {
+        do { return try file.heldState() } catch {
+            guard force, error.finding.rule.spec.rewrite == .replacesOnlyForced else { throw error }
+            return try file.deviceState()
+        }
+    }
+
     /// The file with `records` in place of its `state` (``StateFile/state()``), and what that
     /// drops; nil when the records are those `state` holds, bit for bit, so the file keeps its
     /// bytes (another program's object order, a copy in another form). The one answer to "does
@@ -61,7 +74,8 @@ package enum StateWriter {
                 if stored.bitPattern != time.bitPattern { rounded.append((key, time, stored)) }
             }
         }
-        return Rewrite(bytes: try replace(with: records, in: file, before: state.records), dropped: state.dropped, roundedTimes: rounded)
+        return Rewrite(bytes: try replace(with: records, in: file, state: state), dropped: state.said(writing: records),
+                       roundedTimes: rounded)
     }
 
     /// The rewrite for an edit of `held`, the file's state (``StateFile/heldState()``): as
@@ -80,19 +94,39 @@ package enum StateWriter {
     /// step), every other key keeps its place and value; written even when the records are
     /// those it holds. A defaults domain with no state yet gets the archive under
     /// ``StateFile/key``, after every other key, as YCFirstTime's first save puts it there.
+    /// With `force`, a value the app reads no state from is replaced (``held(_:force:)``).
     /// - Throws: ``StateFile/heldState()``'s error when the file (or its key) holds something
     ///   other than YCFirstTime state, or ``FirstTimeError/cannotHold(_:)``.
-    package static func write(_ records: FirstTimeRecords, into file: StateFile) throws(FirstTimeError) -> [UInt8] {
+    package static func write(_ records: FirstTimeRecords, into file: StateFile, force: Bool = false) throws(FirstTimeError) -> [UInt8] {
         // Only over state (or where none is yet): whatever else the file or the key holds is
         // not ycft's to replace, and the judge throws for it.
-        let state = try file.heldState()
-        return try replace(with: records, in: file, before: state?.records ?? FirstTimeRecords())
+        let state = try held(file, force: force)
+        return try replace(with: records, in: file, state: state)
     }
 
-    /// The file with the state (known to be there), `before`, replaced by `records`.
-    private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(FirstTimeError) -> [UInt8] {
-        if !file.isDefaults { return try LegacyArchive.encode(records, format: file.format) }
-        return try write(file.source.written(records, replacing: before), file.format)
+    /// The file with its state (known to be there, or none yet) replaced by `records`; the
+    /// archive keeps its root's other keys when the app would (``rootEntries(of:in:)``).
+    private static func replace(with records: FirstTimeRecords, in file: StateFile, state: FirstTimeState?) throws(FirstTimeError) -> [UInt8] {
+        let root = try rootEntries(of: state, in: file)
+        if !file.isDefaults { return try LegacyArchive.encode(records, keeping: root, format: file.format) }
+        return try write(file.source.written(records, replacing: state?.records ?? FirstTimeRecords(), keeping: root), file.format)
+    }
+
+    /// The other entries of the archive's root that a write of new records keeps beside the
+    /// group, as YCFirstTime's save archives its whole root again: those of `state`, the file's,
+    /// when the app reads it (`keepsRootEntries`; one the app discards starts afresh, and its
+    /// next save writes a new root without them).
+    private static func rootEntries(of state: FirstTimeState?, in file: StateFile) throws(FirstTimeError) -> LegacyArchive.RootEntries? {
+        state?.keepsRootEntries == true ? try file.rootEntries() : nil
+    }
+
+    /// The archive of `records` that ``put(_:of:into:force:)`` puts into `file` in `format`: the
+    /// other keys of the root of the archive there kept, as YCFirstTime's save keeps them.
+    /// - Throws: as ``put(_:of:into:force:)``, when the key holds something other than state.
+    package static func archive(of records: FirstTimeRecords, format: PlistFormat, for file: StateFile,
+                                force: Bool = false) throws(FirstTimeError) -> [UInt8] {
+        let state = file.isDefaults ? try held(file, force: force) : nil
+        return try LegacyArchive.encode(records, keeping: rootEntries(of: state, in: file), format: format)
     }
 
     static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
@@ -111,8 +145,12 @@ package enum StateWriter {
     /// `--key`, never (it may be another program's data).
     /// Only that key is removed then (``Rewrite/removedUnread``): which other keys copied what
     /// it held cannot be told, and `interval.*` keys beside it may be IntervalClient's own.
+    ///
+    /// A state that holds no record, only the root's other keys (`root-foreign`), is reset only
+    /// with `force`: that would remove only them (said in ``Rewrite/dropped``).
     /// - Throws: ``StateFile/heldState()``'s error when the file is not YCFirstTime state:
-    ///   nothing of it is ycft's to reset (unless `force`, as above).
+    ///   nothing of it is ycft's to reset (unless `force`, as above);
+    ///   ``FirstTimeError/onlyOtherData(_:)`` for a state of other keys only, unless `force`.
     package static func reset(_ file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite? {
         let state: FirstTimeState?
         do { state = try file.heldState() } catch {
@@ -122,16 +160,18 @@ package enum StateWriter {
             return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
         }
         guard let state else { return nil }
-        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
-        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: state.dropped)
+        // Nothing of YCFirstTime's there, only other keys: removed only when forced (then said).
+        if !force, let other = state.findings.onlyOtherData(besides: state.records) { throw .onlyOtherData(other) }
+        let dropped = state.said(writing: nil)
+        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: dropped) }
+        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: dropped)
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
-    /// file holds under its own key (a `resets-all` finding: its unarchive fails and the app
-    /// starts afresh), or nil: when the error is of another kind (a value that is not data,
-    /// which the app never reads as its state), the file is a bare archive (which `reset` does
-    /// not replace unread), or the data is under a key named with `--key`
-    /// (``unreadable(_:in:)``).
+    /// file holds under its own key (a `resets-all` finding: its unarchive fails, or the value
+    /// is not data at all, and the app starts afresh), or nil: when the error is of another
+    /// kind, the file is a bare archive (which `reset` does not replace unread), or the data is
+    /// under a key named with `--key` (``unreadable(_:in:)``).
     package static func discardedUnread(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
         guard let finding = unreadable(error, in: file), [finding].resetsAll != nil else { return nil }
         return finding
@@ -158,22 +198,24 @@ package enum StateWriter {
         file.forms.first == .plainRecords ? RecordsFormat.defaultsKey : file.key
     }
 
-    /// A defaults file with `archive` under the file's key (replacing the archive there, in
-    /// place, or added at the end), and what the archive replaced held that records cannot
-    /// carry.
+    /// A defaults file with `archive`, the archive of `records`, under the file's key (replacing
+    /// the archive there, in place, or added at the end), and what the archive replaced held
+    /// that the records do not carry (``FirstTimeState/said(writing:)``).
+    /// With `force`, a value the app reads no state from (not data) is replaced, as its next
+    /// save replaces it (``held(_:force:)``).
     /// - Throws: ``FirstTimeError/notDefaults(found:)`` when the file is not a defaults domain;
     ///   ``StateFile/heldState()``'s error when the key holds something other than YCFirstTime's
     ///   archive; ``FirstTimeError/cannotHold(_:)`` when the file holds the state in another form
     ///   (after a migration), which an archive beside it would contradict.
-    package static func put(_ archive: [UInt8], into file: StateFile) throws(FirstTimeError) -> Rewrite {
+    package static func put(_ archive: [UInt8], of records: FirstTimeRecords, into file: StateFile, force: Bool = false) throws(FirstTimeError) -> Rewrite {
         guard var domain = file.defaults else {
             throw .notDefaults(found: file.topLevelKind)
         }
-        let state = try file.heldState()
+        let state = try held(file, force: force)
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) {
             throw .archiveBesideState(form: other, key: file.key)
         }
         domain[file.key] = .data(archive)
-        return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])
+        return Rewrite(bytes: try write(domain, file.format), dropped: state?.said(writing: records) ?? [])
     }
 }

@@ -35,6 +35,9 @@ package protocol ArchiveGraph: AnyObject {
     func uid(_ node: ArchiveNode) -> UInt64?
     /// A real node's value.
     func real(_ node: ArchiveNode) -> Double?
+    /// An integer node's value, exactly; nil for anything else (or an integer the conformer
+    /// cannot read exactly, which then counts as no number).
+    func integer(_ node: ArchiveNode) -> PlistInteger?
     /// An array node's items.
     func items(_ node: ArchiveNode) -> [ArchiveNode]?
     /// A dictionary node's value for `key`.
@@ -106,6 +109,10 @@ package final class ResolvedGraph: ArchiveGraph {
     package func string(_ node: ArchiveNode) -> String? { value(node)?.stringValue }
     package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
     package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
+    package func integer(_ node: ArchiveNode) -> PlistInteger? {
+        if case let .integer(integer)? = value(node) { return integer }
+        return nil
+    }
     package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
     package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {
         value(node)?.dictionaryValue?[key].map { self.node($0) }

@@ -23,6 +23,9 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
     case losesOnNextSave = "loses-on-next-save"
     /// It reads the state, but an interval gate misfires (never fires again, or always fires).
     case misfires
+    /// It reads the value as another type (an integer time as a double, as ycft shows it);
+    /// its next save writes it as YCFirstTime writes it.
+    case converts
     /// One gate runs as if it had never run.
     case gateRuns = "gate-runs"
     /// It discards all state: every gate runs as on a fresh install, and the next save
@@ -36,6 +39,7 @@ public enum DeviceBehaviour: String, Sendable, Equatable, CaseIterable {
         case .ignoresPart: return "reads the state, ignores this part (kept on the next save)"
         case .losesOnNextSave: return "reads the state; the next save loses this part"
         case .misfires: return "reads the state; an interval gate misfires"
+        case .converts: return "reads the value as a double, as ycft shows it; the next save writes a real"
         case .gateRuns: return "this gate runs as if it never ran"
         case .resetsAll: return "discards all state: every gate runs again"
         }
@@ -56,6 +60,9 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case plistLimit = "plist-limit"
     /// A defaults file without YCFirstTime state: no archive, records or interval keys.
     case stateMissing = "state-missing"
+    /// The archive key holds a value that is not data (a dictionary, a string, a number):
+    /// `UserDefaults.data(forKey:)` is nil for it, so the app starts afresh.
+    case stateNotData = "state-not-data"
     /// Two forms of the state in one file differ, or a copy cannot be read; the first form is the state.
     case statesDisagree = "states-disagree"
     // The envelope.
@@ -80,7 +87,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case rootClass = "root-class"
     /// The root has a key besides `sharedGroup`.
     case rootExtraKey = "root-extra-key"
-    /// The root is another program's dictionary (no `sharedGroup`), not YCFirstTime state.
+    /// The root holds keys but no `sharedGroup`: YCFirstTime reads no records from it (every
+    /// gate runs), and its next save adds the group beside those keys.
     case rootForeign = "root-foreign"
     /// An object of a class outside YCFirstTime's allowed list: the secure unarchive fails.
     case classNotAllowed = "class-not-allowed"
@@ -105,8 +113,11 @@ public enum ContractRule: String, Sendable, CaseIterable {
     case recordUnknownKey = "record-unknown-key"
     /// `lastVersion` is not an `NSString`.
     case versionType = "version-type"
-    /// `lastTime` is not an `NSDate` with a real `NS.time`.
+    /// `lastTime` is not an `NSDate` with a number in `NS.time` that a double holds exactly.
     case timeType = "time-type"
+    /// `NS.time` is an integer (or missing), which both Foundations read as a double
+    /// (`decodeDouble(forKey:)`: `Double(n)`, 0.0 when missing).
+    case timeNotReal = "time-not-real"
     /// `NS.time` is NaN or infinite.
     case timeNonFinite = "time-non-finite"
     // The plain formats.
@@ -115,13 +126,40 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// An `interval.<key>` value is not a number IntervalClient reads.
     case intervalValue = "interval-value"
 
+    /// What a write by ycft (`set`, `unset`, `edit`, `reset`, `pack --into`, a migration that
+    /// removes the archive) does with the part of the stored state a finding names.
+    package enum Rewrite: Sendable, Equatable {
+        /// Nothing to say: the records carry it, or the write repairs it.
+        case none
+        /// The write drops it, and says so (``FirstTimeState/dropped``).
+        case drops
+        /// The write stores it as YCFirstTime writes it (an integer time as a real, the value
+        /// the app reads), and says so.
+        case converts
+        /// A write of the records keeps it beside them, as YCFirstTime's save does (a root key:
+        /// the app archives its whole root again), unless the app discards the state, whose
+        /// next save starts from an empty root (then it drops it, and says so). Removing the
+        /// state (`reset`, a migration that removes the archive) drops it and says so; where
+        /// the state holds no record, only such parts, that is refused unless `reset --force`
+        /// (or the migration keeps the archive).
+        case keeps
+        /// It is not YCFirstTime state, and the app reads none from it: a write replaces it
+        /// (`set`, `pack --into`, as the app's next save does) or removes it (`reset`, as the
+        /// app's `reset()` does) only when forced, and says so.
+        case replacesOnlyForced
+
+        /// Whether removing the state (`reset`, a migration that removes or replaces the
+        /// archive) loses it, and says so.
+        package var isLostWhenRemoved: Bool { self == .drops || self == .replacesOnlyForced || self == .keeps }
+    }
+
     /// Everything the contract says about one rule (the public properties below read it).
     package struct Spec: Sendable, Equatable {
         package var severity: Severity
         package var isFatal: Bool
         package var device: DeviceBehaviour
         package var summary: String
-        package var rewriteLoses: Bool
+        package var rewrite: Rewrite
     }
 
     /// How serious a finding of this rule is for `verify`.
@@ -133,16 +171,18 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// What the rule means, for the README and `--help`.
     public var summary: String { spec.summary }
     /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's records
-    /// do not carry it (an unrelated root key, a record's unknown coder key), or the rewrite
-    /// replaces it (a copy of the state that differs). `set`, `unset`, `edit`, `reset`,
-    /// `pack --into` and a migration that removes the archive drop it, and say so
-    /// (`FirstTimeState/dropped`, ``Migration/Outcome/dropped``).
-    public var rewriteLoses: Bool { spec.rewriteLoses }
+    /// do not carry it (a record's unknown coder key), or the rewrite replaces it (a copy of
+    /// the state that differs). `set`, `unset`, `edit`, `reset`, `pack --into` and a migration
+    /// that removes the archive drop it, and say so (`FirstTimeState/dropped`,
+    /// ``Migration/Outcome/dropped``); a value under the archive key that is not data
+    /// (``stateNotData``) is replaced only when forced. The root's other keys are not lost by a
+    /// rewrite, which keeps them as YCFirstTime's save does (`ContractRule.Spec.rewrite`).
+    public var rewriteLoses: Bool { spec.rewrite == .drops || spec.rewrite == .replacesOnlyForced }
 
     /// The rule table: the only place a rule's properties are written.
     package var spec: Spec {
-        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewriteLoses: Bool = false) -> Spec {
-            Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewriteLoses: rewriteLoses)
+        func rule(_ severity: Severity, fatal: Bool, _ device: DeviceBehaviour, _ summary: String, rewrite: Rewrite = .none) -> Spec {
+            Spec(severity: severity, isFatal: fatal, device: device, summary: summary, rewrite: rewrite)
         }
         switch self {
         case .plistUnreadable:
@@ -153,9 +193,12 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .readsAsIs, "over ycft's safety bounds: input size, nesting depth, expanded node count")
         case .stateMissing:
             return rule(.error, fatal: true, .readsAsIs, "a defaults file without YCFirstTime state (no archive, records or interval keys)")
+        case .stateNotData:
+            return rule(.error, fatal: false, .resetsAll, "the archive key holds a value that is not data (a dictionary, string, number): UserDefaults.data(forKey:) is nil, so the app starts afresh",
+                        rewrite: .replacesOnlyForced)
         case .statesDisagree:
             return rule(.error, fatal: false, .readsAsIs, "the file holds the state twice (archive, records, interval keys that name its records) and the copies differ",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .envelopeArchiver:
             return rule(.error, fatal: true, .resetsAll, "$archiver is not \"NSKeyedArchiver\"")
         case .envelopeVersion:
@@ -166,7 +209,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.error, fatal: true, .resetsAll, "$objects is missing, not an array, or does not start with \"$null\"")
         case .envelopeExtraKey:
             return rule(.warning, fatal: false, .losesOnNextSave, "the envelope or $top holds a key NSKeyedArchiver does not write",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .uidDangling:
             return rule(.error, fatal: true, .resetsAll, "a UID points outside $objects")
         case .uidCycle:
@@ -176,9 +219,10 @@ public enum ContractRule: String, Sendable, CaseIterable {
         case .rootClass:
             return rule(.error, fatal: true, .resetsAll, "the root is not a dictionary")
         case .rootExtraKey:
-            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewriteLoses: true)
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds a key other than \"sharedGroup\"", rewrite: .keeps)
         case .rootForeign:
-            return rule(.error, fatal: true, .ignoresPart, "the root holds keys but no \"sharedGroup\": another program's dictionary, not YCFirstTime state")
+            return rule(.warning, fatal: false, .ignoresPart, "the root holds keys but no \"sharedGroup\": no records yet (every gate runs); the next save adds the group beside them",
+                        rewrite: .keeps)
         case .classNotAllowed:
             return rule(.error, fatal: false, .resetsAll, "an object of a class outside YCFirstTime's allowed list: the secure unarchive fails")
         case .groupMissing:
@@ -199,11 +243,14 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.warning, fatal: false, .readsAsIs, "a $classes chain differs from Apple's or is missing")
         case .recordUnknownKey:
             return rule(.warning, fatal: false, .losesOnNextSave, "a record has a coder key other than lastVersion and lastTime",
-                        rewriteLoses: true)
+                        rewrite: .drops)
         case .versionType:
             return rule(.error, fatal: true, .resetsAll, "lastVersion is not an NSString")
         case .timeType:
-            return rule(.error, fatal: true, .resetsAll, "lastTime is not an NSDate with a real NS.time")
+            return rule(.error, fatal: true, .resetsAll, "lastTime is not an NSDate whose NS.time is a number a double holds exactly")
+        case .timeNotReal:
+            return rule(.warning, fatal: false, .converts, "NS.time is an integer, or missing: both Foundations read it as a double (Double(n); 0.0 when missing)",
+                        rewrite: .converts)
         case .timeNonFinite:
             return rule(.error, fatal: false, .misfires, "NS.time is NaN or infinite")
         case .recordsFormat:
@@ -225,12 +272,27 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// The rule's severity.
     public var severity: Severity { rule.severity }
+    /// The block key of the record the finding is about, when a write must know it (a time it
+    /// converts is said only for a record it still writes: ``FirstTimeState``); the message
+    /// names it too, so equality leaves it out.
+    package var record: String?
 
     /// Creates a finding.
     public init(_ rule: ContractRule, at path: ObjectPath, _ message: String) {
         self.rule = rule
         self.path = path
         self.message = message
+    }
+
+    /// A finding about the record under `record`.
+    package init(_ rule: ContractRule, at path: ObjectPath, _ message: String, record: String?) {
+        self.init(rule, at: path, message)
+        self.record = record
+    }
+
+    /// Equal when the rule, the path and the message are.
+    public static func == (a: ContractFinding, b: ContractFinding) -> Bool {
+        a.rule == b.rule && a.path == b.path && a.message == b.message
     }
 
     /// `error: [rule] path: message`.
@@ -255,4 +317,17 @@ extension Collection where Element == ContractFinding {
     /// if let reset = state.findings.resetsAll { print("the app would start over: \(reset)") }
     /// ```
     public var resetsAll: ContractFinding? { first { $0.rule.spec.device == .resetsAll } }
+
+    /// Whether a write of new records keeps the parts ``ContractRule/Rewrite/keeps`` names (the
+    /// root's other keys) beside them: as YCFirstTime's next save does, when the app reads the
+    /// state (no ``resetsAll``), and when there are any.
+    package var keepsRootEntries: Bool { resetsAll == nil && contains { $0.rule.spec.rewrite == .keeps } }
+
+    /// The finding of what a state of `records` holds besides them, when it holds no record but
+    /// such parts (``ContractRule/Rewrite/keeps``: the root's other keys, another program's
+    /// data): removing it would remove only that (`reset` refuses it unless forced; a migration,
+    /// unless it keeps the archive). Nil when there is a record, or nothing else.
+    package func onlyOtherData(besides records: FirstTimeRecords) -> ContractFinding? {
+        records.count == 0 ? first { $0.rule.spec.rewrite == .keeps } : nil
+    }
 }

@@ -107,8 +107,8 @@ package struct ContractWalker {
         return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
     }
 
-    mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String) throws(Stop) {
-        findings.append(ContractFinding(rule, at: path, message))
+    mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String, record: String? = nil) throws(Stop) {
+        findings.append(ContractFinding(rule, at: path, message, record: record))
         if rule.isFatal {
             fatal = true
             if mode == .decode { throw Stop() }
@@ -322,10 +322,15 @@ package struct ContractWalker {
             }
         }
         if groupUID == nil, !extraKeys.isEmpty {
+            // YCFirstTime reads such a root as no records and its next save adds the group
+            // beside the keys: one finding, not one a key; their values must be of classes the
+            // loader allows, as beside a group.
             let named = extraKeys.prefix(3).map { quoted($0.key) }.joined(separator: ", ") + (extraKeys.count > 3 ? ", ..." : "")
             let keys = extraKeys.count == 1 ? "1 key" : "\(extraKeys.count) keys"
-            try add(.rootForeign, rootPath, "the root dictionary holds \(keys) (\(named)) and no \"sharedGroup\": another program's data, not YCFirstTime state")
-            return nil
+            try add(.rootForeign, rootPath, "the root dictionary holds \(keys) (\(named)) and no \"sharedGroup\": "
+                    + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them")
+            for extra in extraKeys { try allowedClasses(extra.value, at: rootPath.key("NS.objects").index(extra.index)) }
+            return FirstTimeRecords()
         }
         for extra in extraKeys {
             try add(.rootExtraKey, rootPath, "root key \(quoted(extra.key)) is not \"sharedGroup\": YCFirstTime ignores it and keeps it")
@@ -395,7 +400,7 @@ package struct ContractWalker {
             known += 1
             if let ref = graph.uid(field) {
                 if ref != 0 {
-                    if let time = try time(ref, at: here().key(LegacyArchive.timeKey)) { record.lastTime = time } else { sound = false }
+                    if let time = try time(ref, at: here().key(LegacyArchive.timeKey), record: blockKey) { record.lastTime = time } else { sound = false }
                 }
             } else {
                 try add(.timeType, here().key(LegacyArchive.timeKey), "expected a UID, found \(graph.kind(field).typeName)")
@@ -411,20 +416,44 @@ package struct ContractWalker {
         return sound ? record : nil
     }
 
-    mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> Double? {
+    /// The time of the date at `uid`, as YCFirstTime's `NSDate(coder:)` reads it:
+    /// `decodeDouble(forKey: "NS.time")`, which both Foundations answer with the number as a
+    /// double (`Double(n)` for an integer) and 0.0 when the key is missing. Nil, with a finding,
+    /// for anything else, and for an integer no double holds exactly (`record` names the block
+    /// key, when it is a string).
+    mutating func time(_ uid: UInt64, at path: @autoclosure () -> ObjectPath, record blockKey: String? = nil) throws(Stop) -> Double? {
         guard let found = try resolve(uid, at: path()) else { return nil }
         guard let info = classInfo(found), info.isDate else {
             try add(.timeType, path(), "expected NSDate, found \(describe(found))")
             return nil
         }
         try checkChain(info, expected: LegacyArchive.dateChain)
+        let owner = blockKey.map { "record \(quoted($0)): " } ?? ""
         guard let field = graph.field(found, named: "NS.time") else {
-            try add(.timeType, .object(uid), "NSDate has no NS.time")
-            return nil
+            try add(.timeNotReal, .object(uid), "\(owner)NSDate has no NS.time, which YCFirstTime reads as 0.0 "
+                    + "(2001-01-01T00:00:00Z: decodeDouble(forKey:) of a missing key); a write stores that real", record: blockKey)
+            return 0.0
         }
         guard let seconds = graph.real(field) else {
-            try add(.timeType, ObjectPath.object(uid).key("NS.time"), "expected real, found \(graph.kind(field).typeName)")
-            return nil
+            let path = ObjectPath.object(uid).key("NS.time")
+            guard graph.kind(field) == .integer else {
+                try add(.timeType, path, "expected real, found \(graph.kind(field).typeName)")
+                return nil
+            }
+            // An integer: decodeDouble(forKey:) converts it, exactly when a double holds it.
+            guard case let .signed(integer)? = graph.integer(field) else {
+                try add(.timeType, path, "NS.time is a 16-byte integer, which ycft does not read as a time")
+                return nil
+            }
+            let converted = Double(integer)
+            guard Double(exactly: integer) != nil else {
+                try add(.timeType, path, "NS.time is the integer \(integer), which no double holds exactly "
+                        + "(YCFirstTime reads it rounded, as \(converted))")
+                return nil
+            }
+            try add(.timeNotReal, path, "\(owner)NS.time is the integer \(integer), which YCFirstTime reads as the double \(converted) "
+                    + "(decodeDouble(forKey:)); a write stores that real", record: blockKey)
+            return converted
         }
         if !seconds.isFinite {
             try add(.timeNonFinite, ObjectPath.object(uid).key("NS.time"),

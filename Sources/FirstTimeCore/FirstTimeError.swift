@@ -64,6 +64,10 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     /// Two keys of one dictionary are canonically equivalent (`"é"` composed and decomposed);
     /// this platform's Foundation keeps only one of them in `UserDefaults`.
     case equivalentKeys(String, String, at: ObjectPath)
+    /// The state holds no record, only what the finding names (the root's other keys: another
+    /// program's data, perhaps): removing it would remove only that, so a reset does it only
+    /// when forced.
+    case onlyOtherData(ContractFinding)
 
     /// A one-line message: `where: what`.
     public var description: String {
@@ -104,6 +108,8 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
         case let .equivalentKeys(earlier, key, at):
             return "\(at): keys \(quoted(earlier)) and \(quoted(key)) are canonically equivalent; "
                 + "this platform's Foundation keeps only one of them in UserDefaults"
+        case let .onlyOtherData(finding):
+            return "\(finding.located); resetting would remove only these keys"
         }
     }
 }
@@ -206,9 +212,19 @@ extension FirstTimeError {
             return ContractFinding(Self.rule(reading: plistError), at: .file, plistError.description)
         case let .embeddedNotPlist(_, plistError):
             return ContractFinding(Self.rule(reading: plistError), at: .file, description)
-        case .keyNotFound, .notArchiveData, .notDefaults:
+        case .keyNotFound, .notDefaults:
             return ContractFinding(.stateMissing, at: .file, description)
-        case let .contract(finding):
+        case let .notArchiveData(key, found):
+            // What the app reads there: nothing (`UserDefaults.data(forKey:)` is nil for a value
+            // that is not data), so it starts afresh, and its next save replaces the value.
+            let device = "UserDefaults.data(forKey:) is nil for it, so the app starts afresh and its next save replaces it"
+            let what = "\(quoted(key)) holds \(Self.withArticle(found.typeName)), not archive data"
+            guard exactlyEqual(key, LegacyArchive.defaultsKey) else {
+                return ContractFinding(.stateNotData, at: .file, "\(what): \(quoted(key)) may be the wrong key (YCFirstTime's "
+                                       + "is \(quoted(LegacyArchive.defaultsKey))); an app that reads its archive there: \(device)")
+            }
+            return ContractFinding(.stateNotData, at: .file, "\(what): \(device)")
+        case let .contract(finding), let .onlyOtherData(finding):
             return finding
         case let .notStateArchive(_, cause), let .inFile(_, cause), let .notLoaded(cause):
             // The archive under the key (the store's file) breaks the rule its own error names.

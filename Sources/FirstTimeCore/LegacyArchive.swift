@@ -39,10 +39,46 @@ public enum LegacyArchive {
     /// (in ``FirstTimeRecords`` order), then each record followed by its version string (equal
     /// versions share one object) and its `NSDate`. Class descriptors follow their first
     /// instance's children and are reused. Root and group are `NSMutableDictionary`.
-    package static func encode(_ records: FirstTimeRecords) -> PlistValue {
+    package static func encode(_ records: FirstTimeRecords) -> PlistValue { encode(records, keeping: nil) }
+
+    /// Encodes records as ``encode(_:)`` does, with the root's other entries `root` holds beside
+    /// the group (each key and value copied exactly, the group in its place or, where there was
+    /// none, after them), as YCFirstTime's save archives its whole root again.
+    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries?) -> PlistValue {
         var builder = KeyedArchiveBuilder()
-        let root = builder.reserve()
-        let groupKeyUID = builder.append(.string(groupKey))
+        let rootUID = builder.reserve()
+        guard let root else {
+            let groupKeyUID = builder.append(.string(groupKey))
+            let group = encodeGroup(records, into: &builder)
+            builder.fill(rootUID, with: dictionaryObject(keys: [groupKeyUID], values: [group], into: &builder))
+            return builder.archive(root: rootUID)
+        }
+        // A reference to the root from within an entry is to the new root.
+        var copied: [UInt64: UInt64] = [root.root: rootUID]
+        var keys: [UInt64] = [], values: [UInt64] = []
+        for entry in root.entries {
+            keys.append(entry.isGroup ? builder.append(.string(groupKey)) : builder.copy(entry.key, from: root.objects, copied: &copied))
+        }
+        if !root.hasGroup { keys.append(builder.append(.string(groupKey))) }
+        for entry in root.entries {
+            values.append(entry.isGroup ? encodeGroup(records, into: &builder) : builder.copy(entry.value, from: root.objects, copied: &copied))
+        }
+        if !root.hasGroup { values.append(encodeGroup(records, into: &builder)) }
+        builder.fill(rootUID, with: dictionaryObject(keys: keys, values: values, into: &builder))
+        return builder.archive(root: rootUID)
+    }
+
+    /// An `NSMutableDictionary` object of these keys and values.
+    private static func dictionaryObject(keys: [UInt64], values: [UInt64], into builder: inout KeyedArchiveBuilder) -> PlistValue {
+        .dictionary(PlistDictionary([
+            ("NS.keys", .array(keys.map { .uid($0) })),
+            ("NS.objects", .array(values.map { .uid($0) })),
+            ("$class", .uid(builder.classUID(mutableDictionaryClass, chain: mutableDictionaryChain))),
+        ]))
+    }
+
+    /// The group of `records` and everything in it, in pre-order; its UID.
+    private static func encodeGroup(_ records: FirstTimeRecords, into builder: inout KeyedArchiveBuilder) -> UInt64 {
         let group = builder.reserve()
         let keyUIDs = records.entries.map { builder.append(.string($0.key)) }
         var versionUIDsByBytes: [[UInt8]: UInt64] = [:]
@@ -76,25 +112,84 @@ public enum LegacyArchive {
                 ("$class", .uid(recordClassUID)),
             ])))
         }
-        let dictionaryClassUID = builder.classUID(mutableDictionaryClass, chain: mutableDictionaryChain)
-        builder.fill(group, with: .dictionary(PlistDictionary([
-            ("NS.keys", .array(keyUIDs.map { .uid($0) })),
-            ("NS.objects", .array(recordUIDs.map { .uid($0) })),
-            ("$class", .uid(dictionaryClassUID)),
-        ])))
-        builder.fill(root, with: .dictionary(PlistDictionary([
-            ("NS.keys", .array([.uid(groupKeyUID)])),
-            ("NS.objects", .array([.uid(group)])),
-            ("$class", .uid(dictionaryClassUID)),
-        ])))
-        return builder.archive(root: root)
+        builder.fill(group, with: dictionaryObject(keys: keyUIDs, values: recordUIDs, into: &builder))
+        return group
     }
 
     /// Encodes records to archive bytes.
     /// - Throws: ``FirstTimeError/plist(_:)`` when a key or version holds NUL (libplist stores
     ///   C strings) or, for XML, a character XML 1.0 cannot hold.
     public static func encode(_ records: FirstTimeRecords, format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        do { return try PropertyList.write(encode(records), format: format) } catch { throw .plist(error) }
+        try encode(records, keeping: nil, format: format)
+    }
+
+    /// Encodes records to archive bytes, with the root's other entries (``encode(_:keeping:)``).
+    /// - Throws: as ``encode(_:format:)``.
+    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries?, format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
+        do { return try PropertyList.write(encode(records, keeping: root), format: format) } catch { throw .plist(error) }
+    }
+}
+
+// MARK: The root's other entries
+
+extension LegacyArchive {
+    /// The entries of an archive's root besides `sharedGroup` (rules `root-extra-key` and
+    /// `root-foreign`), as the archive holds them: YCFirstTime reads the root as a whole and its
+    /// save archives the whole root again, so a write keeps them (``encode(_:keeping:)``).
+    package struct RootEntries: Sendable {
+        /// The archive's objects, which the entries reference.
+        let objects: [PlistValue]
+        /// The root's UID.
+        let root: UInt64
+        /// The root's entries in order, as the UIDs of their key and value; `isGroup` marks
+        /// `sharedGroup`'s.
+        let entries: [(key: UInt64, value: UInt64, isGroup: Bool)]
+        /// Whether one of them is the group.
+        var hasGroup: Bool { entries.contains(where: \.isGroup) }
+
+        /// The root's entries besides the group, from `archive`; nil when it has none (or no
+        /// dictionary root, which the contract walker refuses first).
+        /// - Throws: ``FirstTimeError/contract(_:)`` (`uid-dangling`) when an entry reaches a UID
+        ///   outside `$objects`: it could not be copied as it is.
+        package init?(_ archive: KeyedArchive) throws(FirstTimeError) {
+            let objects = archive.objects
+            func object(_ uid: UInt64?) -> PlistValue? { uid.flatMap { $0 < UInt64(objects.count) ? objects[Int($0)] : nil } }
+            guard let root = archive.top["root"]?.uidValue, let dictionary = object(root)?.dictionaryValue,
+                  let keys = dictionary["NS.keys"]?.arrayValue?.compactMap(\.uidValue),
+                  let values = dictionary["NS.objects"]?.arrayValue?.compactMap(\.uidValue), keys.count == values.count
+            else { return nil }
+            var entries: [(key: UInt64, value: UInt64, isGroup: Bool)] = []
+            var grouped = false
+            for (key, value) in zip(keys, values) {
+                // A key inline, or an NSString/NSMutableString object: the first "sharedGroup" is the group.
+                let name = object(key).flatMap { $0.stringValue ?? $0.dictionaryValue?["NS.string"]?.stringValue }
+                let isGroup = !grouped && name.map { exactlyEqual($0, groupKey) } == true
+                grouped = grouped || isGroup
+                entries.append((key, value, isGroup))
+            }
+            guard entries.contains(where: { !$0.isGroup }) else { return nil }
+            // Every UID the other entries reach must be an object: they are copied as they are.
+            var pending = entries.filter { !$0.isGroup }.flatMap { [$0.key, $0.value] }
+            var seen = Set<UInt64>()
+            while let uid = pending.popLast() {
+                guard uid != 0, seen.insert(uid).inserted else { continue }
+                guard let value = object(uid) else {
+                    throw .contract(ContractFinding(.uidDangling, at: .object(root), "UID \(uid) is outside $objects (\(objects.count) objects)"))
+                }
+                Self.uids(in: value, into: &pending)
+            }
+            (self.objects, self.root, self.entries) = (objects, root, entries)
+        }
+
+        /// Every UID in a value, at any depth.
+        private static func uids(in value: PlistValue, into found: inout [UInt64]) {
+            switch value {
+            case let .uid(uid): found.append(uid)
+            case let .array(items): for item in items { uids(in: item, into: &found) }
+            case let .dictionary(entries): for entry in entries { uids(in: entry.value, into: &found) }
+            default: break
+            }
+        }
     }
 }
 

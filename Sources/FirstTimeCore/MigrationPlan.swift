@@ -68,6 +68,10 @@ public enum Migration {
         /// A source key to remove is also set in another domain `removeObject(forKey:)` leaves
         /// alone, so the app would go on reading it.
         case setElsewhere(key: String, domain: OtherDomain)
+        /// The archive under `key`, which the migration would remove or replace, holds no
+        /// record, only what the finding names (its root's other keys): they have no place in
+        /// the other forms, so they would be lost; `keepSource` keeps the archive.
+        case onlyOtherData(key: String, ContractFinding)
 
         /// Why the state of `form` could not be read, as a migration reports it: errors of the
         /// archive under `key` name the key, unless their text already does.
@@ -123,6 +127,9 @@ public enum Migration {
             case let .setElsewhere(key, domain):
                 return "\(quoted(key)) is also set in \(domain), where removeObject(forKey:) does not remove it, "
                     + "so the app would go on reading it; remove it there first, or migrate with keepSource"
+            case let .onlyOtherData(key, finding):
+                return "\(key): \(finding.located); migrating would lose these keys, for which the plain records and IntervalClient "
+                    + "keys have no place: keep the archive beside the new keys"
             }
         }
     }
@@ -213,9 +220,11 @@ public enum Migration {
         /// ``ContractFinding/isNotable``): an unrelated root key, an `NSDictionary` root, an
         /// interval value that is not a number (left in place), ...
         public var findings: [ContractFinding] = []
-        /// What the migration loses: the parts of an archive it removes or replaces that the
-        /// records do not carry (an unrelated root key, a record's unknown coder key; see
-        /// ``ContractRule/rewriteLoses``). Empty when the archive stays (`keepSource`).
+        /// What the migration loses or changes: the parts of an archive it removes or replaces
+        /// that the records do not carry (an unrelated root key, a record's unknown coder key),
+        /// none when the archive stays (`keepSource`); and
+        /// the values it moves out of the archive in another form (an integer time, written as
+        /// the real the app reads), the archive kept or not.
         public var dropped: [ContractFinding] = []
         /// For a file (`DefaultsMigration.migrate`): its new bytes, when `.migrated`. Nil on the
         /// device, which writes into the domain itself.
@@ -255,18 +264,21 @@ public enum Migration {
     ///   - existing: the value a key holds now, or nil.
     ///   - read: the records (and findings) of one form, the archive key's too when the archive
     ///     is not the source; its error says why the state is unreadable.
-    /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``, or
-    ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off.
+    /// - Throws: ``Failure/unreadable(_:)`` from `read`, ``Failure/unwritable(_:)``,
+    ///   ``Failure/conflict(key:)`` when a target key holds other content and `force` is off, or
+    ///   ``Failure/onlyOtherData(key:_:)`` when the archive it removes or replaces holds only
+    ///   its root's other keys.
     package static func plan(forms: [StateForm], to target: Target, options: Options,
                             existing: (String) -> PlistValue?,
                             read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> Plan {
         var plan = Plan(outcome: Outcome(status: .migrated))
-        // The archive's findings, to say what removing or replacing it loses.
+        // The archive's findings and records, to say what removing or replacing it loses.
         var archiveFindings: [ContractFinding] = []
+        var archiveRecords = FirstTimeRecords()
         func records(_ form: StateForm) throws(Failure) -> FirstTimeRecords {
             let decoded = try read(form)
             plan.outcome.findings += decoded.findings
-            if form == .defaultsArchive { archiveFindings = decoded.findings }
+            if form == .defaultsArchive { (archiveFindings, archiveRecords) = (decoded.findings, decoded.records) }
             return decoded.records
         }
         var writes: [(key: String, value: PlistValue, same: (PlistValue) -> Bool)] = []
@@ -312,7 +324,7 @@ public enum Migration {
         case .legacy:
             // The archive key is the target: it holds YCFirstTime state, or nothing.
             let present = forms.contains(.defaultsArchive) ? try read(.defaultsArchive) : nil
-            archiveFindings = present?.findings ?? []
+            (archiveFindings, archiveRecords) = (present?.findings ?? [], present?.records ?? FirstTimeRecords())
             let state: FirstTimeRecords
             if forms.contains(.plainRecords) {
                 state = try records(.plainRecords)
@@ -343,7 +355,14 @@ public enum Migration {
         plan.removals = options.keepSource ? [] : sources
         let archiveGoes = plan.removals.contains { exactlyEqual($0, options.key) }
             || plan.writes.contains { $0.existing == .different && exactlyEqual($0.key, options.key) }
-        if archiveGoes { plan.outcome.dropped = archiveFindings.filter(\.rule.spec.rewriteLoses) }
+        // Moved out of the archive, a value in another form than YCFirstTime writes is written as
+        // it writes it (an integer time as the real the app reads), whether the archive stays or not.
+        let archiveIsSource = sources.contains { exactlyEqual($0, options.key) }
+        // An archive of the root's other keys only: removing it would lose only them.
+        if archiveGoes, let other = archiveFindings.onlyOtherData(besides: archiveRecords) { throw .onlyOtherData(key: options.key, other) }
+        plan.outcome.dropped = archiveFindings.filter { finding in
+            archiveGoes && finding.rule.spec.rewrite.isLostWhenRemoved || archiveIsSource && finding.rule.spec.rewrite == .converts
+        }
         return plan
     }
 }

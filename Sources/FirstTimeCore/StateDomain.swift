@@ -143,19 +143,20 @@ package struct StateSource<Domain: StateDomain> {
     /// The domain with `records` in place of `before` (the records it holds) in every form it
     /// holds, every other key in its place and value; a domain with no state yet gets them in
     /// `newForm` (an archive under ``key``, as YCFirstTime's first save puts it, or the plain
-    /// records).
+    /// records). The archive keeps `root`, the other entries of its root, as YCFirstTime's save
+    /// does (`LegacyArchive.encode(_:keeping:)`).
     /// - Throws: ``FirstTimeError/cannotHold(_:)`` when IntervalClient keys alone hold the state
     ///   and a record has a version or no time; what the domain's ``StateDomain/setPlistValues(_:)``
     ///   throws.
     package func written(_ records: FirstTimeRecords, replacing before: FirstTimeRecords,
-                        newForm: StateForm = .defaultsArchive) throws(FirstTimeError) -> Domain {
+                        newForm: StateForm = .defaultsArchive, keeping root: LegacyArchive.RootEntries? = nil) throws(FirstTimeError) -> Domain {
         var changes: [(key: String, value: PlistValue?)] = []
         if forms == [.intervalKeys] { try Self.checkIntervalOnly(records) }
         for form in forms.isEmpty ? [newForm] : forms {
             switch form {
             case .archive, .defaultsArchive:
                 let inner = forms.isEmpty ? nil : (try? archiveData()).flatMap { PropertyList.detectFormat($0) }
-                changes.append((key, .data(try LegacyArchive.encode(records, format: inner ?? .binary))))
+                changes.append((key, .data(try LegacyArchive.encode(records, keeping: root, format: inner ?? .binary))))
             case .plainRecords:
                 changes.append((RecordsFormat.defaultsKey, RecordsFormat.plist(records)))
             case .intervalKeys:

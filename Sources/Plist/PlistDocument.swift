@@ -247,6 +247,8 @@ package enum PlistAddress {
     package static func uid(_ address: UInt) -> UInt64? { node(address)?.uid }
     /// ``PlistNode/real``.
     package static func real(_ address: UInt) -> Double? { node(address)?.real }
+    /// ``PlistNode/int64``.
+    package static func int64(_ address: UInt) -> Int64? { node(address)?.int64 }
     /// ``PlistNode/dictionaryCount``.
     package static func dictionaryCount(_ address: UInt) -> Int { node(address)?.dictionaryCount ?? 0 }
     /// ``PlistNode/keys``.

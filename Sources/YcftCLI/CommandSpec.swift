@@ -257,9 +257,10 @@ extension CommandSpec {
     meanwhile, or if it is read-only (unless --force). A file or --key that holds
     anything but YCFirstTime state is refused (exit 1, nothing written); a defaults
     file with no state yet (a fresh install's, or after reset) is where the device
-    starts, and set creates the state in it as YCFirstTime's first save does. What a
-    write drops that the records cannot hold (a record's unknown coder key, an
-    unrelated root key) is said on standard error, one line each.
+    starts, and set creates the state in it as YCFirstTime's first save does. The
+    archive's other root keys are kept beside the records, as YCFirstTime's save keeps
+    them. What a write drops that the records cannot hold (a record's unknown coder
+    key) is said on standard error, one line each.
     """
 
     static let editOptions = [defaultKey, Option(.force, ["Replace FILE even when it is read-only, or holds a",

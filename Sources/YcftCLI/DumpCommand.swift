@@ -46,8 +46,11 @@ enum DumpCommand {
                 io.writeStdout(textconv(bytes, key: options.stateKey, limits: options.limits, compact: options.compact))
                 return .success
             case .records:
-                do {
-                    let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).state()
+                do throws(FirstTimeError) {
+                    // As the device reads it: a value the app reads no state from is an empty state, with a warning.
+                    guard let state = try StateFile(bytes, key: options.stateKey, limits: options.limits).deviceState() else {
+                        throw .keyNotFound(options.stateKey)
+                    }
                     Ycft.warn(state.findings, path: options.path, io: io)
                     // In pieces as it is made: no buffer of a large archive's whole text.
                     RecordsFormat.writeJSON(state.records, style: options.compact ? .compact : .pretty) { io.writeStdout($0) }

@@ -174,9 +174,11 @@ enum EditCommands {
     /// gate runs again on the device, and writing it back repaired would bring its records back.
     /// One a defaults file holds that the app discards unread has no records to change,
     /// `--force` or not (``refusal(_:in:)``).
+    /// A value under the key that YCFirstTime reads no state from (not data) is replaced only
+    /// with `--force`, as the app's next save replaces it (``StateWriter/held(_:force:)``).
     static func heldForEditing(_ file: StateFile, _ common: Common) throws(Ycft.Failure) -> FirstTimeState? {
         let held: FirstTimeState?
-        do throws(FirstTimeError) { held = try file.heldState() } catch { throw refusal(error, in: file) }
+        do throws(FirstTimeError) { held = try StateWriter.held(file, force: common.force) } catch { throw writeRefusal(error, in: file) }
         if let finding = held?.resetsAll, !common.force {
             throw Ycft.Failure(.content, nil, "YCFirstTime discards this state on the device ([\(finding.rule.rawValue)] \(finding.located)), "
                                + "so every gate runs again there; a change here would bring its records back. 'ycft reset' "
@@ -192,11 +194,24 @@ enum EditCommands {
     /// it: `"YCFirstTime" holds data that is not a readable YCFirstTime archive: ... YCFirstTime
     /// discards it on the device and its reset() removes the key whatever it holds, as 'ycft
     /// reset --force' does`.
-    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so.
+    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so;
+    /// a state of other keys only, which `reset` removes only with `--force`, with that.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
+        if case .onlyOtherData = error { return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does") }
         if StateWriter.discardedUnread(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
         if StateWriter.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
         return Ycft.Failure(.content, nil, error.description)
+    }
+
+    /// ``refusal(_:in:)`` for a write that puts records under the key (`set`, `unset`, `edit`,
+    /// `pack --into`): a value the app reads no state from, which such a write replaces with
+    /// `--force` (``StateWriter/held(_:force:)``), is said with the device's answer and that.
+    /// Any other error is `otherwise`'s.
+    static func writeRefusal(_ error: FirstTimeError, in file: StateFile,
+                             otherwise: (FirstTimeError, StateFile) -> Ycft.Failure = refusal) -> Ycft.Failure {
+        let finding = error.finding
+        guard finding.rule.spec.rewrite == .replacesOnlyForced else { return otherwise(error, file) }
+        return Ycft.Failure(.content, nil, "\(finding.located); --force replaces it, as that save does")
     }
 
     /// The end of ``refusal(_:in:)``'s message for data the app discards unread.

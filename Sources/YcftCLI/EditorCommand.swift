@@ -171,7 +171,9 @@ private struct EditSession {
             return .mistake(error)
         }
         do throws(FirstTimeError) {
-            return .bytes(records == original ? nil : try StateWriter.write(records, into: file))
+            // `force`: the state was judged before the editor opened (`heldForEditing`, which
+            // refuses a value the app reads no state from unless --force).
+            return .bytes(records == original ? nil : try StateWriter.write(records, into: file, force: true))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             switch error {

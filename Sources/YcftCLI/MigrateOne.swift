@@ -51,6 +51,7 @@ extension MigrateCommand {
             }
             if case .conflict = error { return fail(error.description + "; use --force to let the source win", trouble: false) }
             if case .intervalGate = error { return fail(error.description + ": migrate without --drop-versions", trouble: false) }
+            if case .onlyOtherData = error { return fail(error.description + " (--keep-source)", trouble: false) }
             return fail(error.description, trouble: false)
         }
         Ycft.warn(outcome.findings, path: job.path, io: io)

@@ -34,9 +34,9 @@ enum PackCommand {
         let options = try Options(ParsedArguments(arguments, spec: .pack))
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.common.limits.maxInputSize)
-            let archive: [UInt8]
+            let archive: [UInt8], records: FirstTimeRecords
             do {
-                let records = try RecordsFormat.records(fromJSON: bytes)
+                records = try RecordsFormat.records(fromJSON: bytes)
                 archive = try LegacyArchive.encode(records, format: options.format)
             } catch {
                 // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
@@ -45,7 +45,7 @@ enum PackCommand {
             }
             // Never write an archive that ycft itself would refuse to read with these limits
             // (many records: more values than the node ceiling of --max-input-size allows).
-            func checkReadable() throws(Ycft.Failure) {
+            func checkReadable(_ archive: [UInt8]) throws(Ycft.Failure) {
                 do throws(PlistError) { try PropertyList.checkReadable(archive, limits: options.common.limits) } catch {
                     throw Ycft.Failure(.content, Ycft.display(options.path),
                                        "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
@@ -56,11 +56,21 @@ enum PackCommand {
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
                     let file = try EditCommands.classified(bytes, options.common)
-                    try checkReadable()
-                    return try EditCommands.judged { () throws(FirstTimeError) in try StateWriter.put(archive, into: file) }
+                    func refusal(_ error: FirstTimeError) -> Ycft.Failure {
+                        EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
+                    }
+                    // The archive there keeps its root's other keys, as YCFirstTime's save does.
+                    let placed: [UInt8]
+                    do throws(FirstTimeError) {
+                        placed = try StateWriter.archive(of: records, format: options.format, for: file, force: options.common.force)
+                    } catch { throw refusal(error) }
+                    try checkReadable(placed)
+                    do throws(FirstTimeError) { return try StateWriter.put(placed, of: records, into: file, force: options.common.force) } catch {
+                        throw refusal(error)
+                    }
                 }
             }
-            try checkReadable()
+            try checkReadable(archive)
             if let style = options.launchArguments {
                 io.writeStdout(Array(LaunchArguments.text(archive, key: options.common.key, style: style).utf8))
                 return .success

@@ -233,9 +233,18 @@ package enum Ycft {
 
     /// What a write dropped that the records cannot carry (``FirstTimeState/dropped``,
     /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
-    /// path: message` (`would drop` for a dry run).
+    /// path: message` (`would drop` for a dry run); `replaced` for a value the app reads no
+    /// state from, which a forced write replaces, and `converted` for a value written in
+    /// YCFirstTime's own form (``ContractRule/Rewrite``).
     static func warnDropped(_ dropped: [ContractFinding], path: String, io: CommandIO, dryRun: Bool = false) {
-        for finding in dropped { warn("\(dryRun ? "would drop" : "dropped") [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io) }
+        for finding in dropped {
+            let verb = switch finding.rule.spec.rewrite {
+            case .replacesOnlyForced: dryRun ? "would replace" : "replaced"
+            case .converts: dryRun ? "would convert" : "converted"
+            default: dryRun ? "would drop" : "dropped"
+            }
+            warn("\(verb) [\(finding.rule.rawValue)] \(finding.located)", path: path, io: io)
+        }
     }
 
     /// What a defaults file without YCFirstTime state lacks, for `reset` and `status`:

@@ -241,6 +241,16 @@ enum FixtureCorpus {
                                       expectation: .records(nonFinite), reproducible: true,
                                       rules: ["time-non-finite", "time-non-finite"],
                                       make: { try LegacyArchive.encode(nonFinite, format: .binary) }))
+        // What both Foundations' decodeDouble(forKey: "NS.time") reads: an integer as Double(n),
+        // a missing key as 0.0; verify warns (time-not-real), a write stores the real.
+        list.append(FixtureDefinition(file: "invalid/time-not-real.plist", producer: "invalid",
+                                      purpose: "NS.time holds the integer 2: decodes as 2.0, as both Foundations read it (verify: warning)",
+                                      expectation: .records(records([("k", "1.2.3", 2.0)])), reproducible: true, rules: ["time-not-real"],
+                                      make: { apple(withObject(7, object([("NS.time", .integer(.signed(2))), ("$class", .uid(8))]))) }))
+        list.append(FixtureDefinition(file: "invalid/time-missing.plist", producer: "invalid",
+                                      purpose: "an NSDate without NS.time: decodes as 0.0, as both Foundations read it (verify: warning)",
+                                      expectation: .records(records([("k", "1.2.3", 0.0)])), reproducible: true, rules: ["time-not-real"],
+                                      make: { apple(withObject(7, object([("$class", .uid(8))]))) }))
         let oneKey = { try LegacyArchive.encode(one, format: .binary) }
         list += [
             invalid("truncated.plist", "an archive cut in half",
@@ -299,9 +309,10 @@ enum FixtureCorpus {
                     "$objects[5].lastVersion: expected NSString, found NSNumber", rule: "version-type") {
                 apple(withObject(6, .integer(.signed(123))))
             },
-            invalid("time-not-real.plist", "NS.time holds an integer",
-                    "$objects[7].NS.time: expected real, found integer", rule: "time-type") {
-                apple(withObject(7, object([("NS.time", .integer(.signed(2))), ("$class", .uid(8))])))
+            invalid("time-inexact-integer.plist", "NS.time holds 2^53+1, an integer no double holds exactly",
+                    "$objects[7].NS.time: NS.time is the integer 9007199254740993, which no double holds exactly "
+                        + "(YCFirstTime reads it rounded, as 9007199254740992.0)", rule: "time-type") {
+                apple(withObject(7, object([("NS.time", .integer(.signed(1 << 53 + 1))), ("$class", .uid(8))])))
             },
             invalid("nul-in-key.plist", "a block key with an embedded NUL (libplist would cut it to \"nul\")",
                     "string contains NUL (at object 0 > object 6 > object 23): libplist would change it silently", rule: "string-unrepresentable") {

@@ -155,15 +155,16 @@ import TestSupport
 
     /// YCFirstTime's loader takes any root NSMutableDictionary and reads `sharedGroup` from it:
     /// an unrelated root key beside `sharedGroup` decodes, with a finding (and keeps the
-    /// records beside it). A root with keys and no `sharedGroup` is another program's
-    /// dictionary: not state, on the fast path (binary) and the checked path (XML) alike.
+    /// records beside it). A root with keys and no `sharedGroup` reads as no records, with the
+    /// warning `root-foreign` (the app's next save adds the group beside them), on the fast path
+    /// (binary) and the checked path (XML) alike.
     @Test func unexpectedRootKeyDecodesWithAFinding() throws {
         for format in [PlistFormat.binary, .xml] {
             let bytes = try PropertyList.write(archiveValue(with(2, .string("otherGroup"))), format: format)
-            #expect(throws: FirstTimeError.self) { try ArchiveReader.read(bytes) }
-            do { _ = try ArchiveReader.read(bytes) } catch {
-                #expect(error.description == #"$objects[1]: the root dictionary holds 1 key ("otherGroup") and no "sharedGroup": another program's data, not YCFirstTime state"#)
-            }
+            #expect(try ArchiveReader.read(bytes) == ArchiveJudgement(records: FirstTimeRecords(), findings: [
+                ContractFinding(.rootForeign, at: .object(1), #"the root dictionary holds 1 key ("otherGroup") and no "sharedGroup": "#
+                                + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them"),
+            ]))
         }
         // Beside sharedGroup: a second root key whose value (a string) the loader allows.
         var objects = appleLayoutOneKey

@@ -213,7 +213,7 @@ func store(_ path: String, _ knobs: Knobs, plainRecords: PlistFormat? = nil) thr
     /// A file that is not YCFirstTime state, or whose `YCFirstTime` holds something else, is
     /// judged as every ycft command judges it (StateFile) and not opened: a store that opened
     /// `{"YCFirstTime": "x"}` as empty used to save an archive over the string.
-    @Test(arguments: NotStateFiles.all.filter { $0.key == nil })
+    @Test(arguments: (NotStateFiles.all + NotStateFiles.notData).filter { $0.key == nil })
     func whatIsNotStateIsNotOpened(_ sample: NotStateFile) throws {
         let file = try path()
         try writeBytes(sample.bytes, to: URL(fileURLWithPath: file))

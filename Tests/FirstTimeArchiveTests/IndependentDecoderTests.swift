@@ -49,6 +49,27 @@ let oracleSafeRecords = records([
         #expect(try ArchiveReader.decode(bytes) == oracleSafeRecords)
     }
 
+    /// `NSDate(coder:)` reads `decodeDouble(forKey: "NS.time")`: Linux Foundation answers an
+    /// integer with `Double(n)` (rounded when no double holds it) and a missing key with 0.0,
+    /// as ycft reads the first two (rule `time-not-real`, a warning) and says of the third
+    /// (`time-type`, refused).
+    @Test func readsAnIntegerOrMissingTimeAsYcftDoes() throws {
+        func archive(_ date: PlistValue) -> [UInt8] {
+            var objects = appleLayoutOneKey
+            objects[7] = date
+            return AppleStyleBinaryWriter.write(archiveValue(objects))
+        }
+        let integer = archive(object([("NS.time", .integer(.signed(2))), ("$class", .uid(8))]))
+        let missing = archive(object([("$class", .uid(8))]))
+        let inexact = archive(object([("NS.time", .integer(.signed(1 << 53 + 1))), ("$class", .uid(8))]))
+        #expect(try oracleDecode(integer).records == records([("k", "1.2.3", 2.0)]))
+        #expect(try ArchiveReader.decode(integer) == records([("k", "1.2.3", 2.0)]))
+        #expect(try oracleDecode(missing).records == records([("k", "1.2.3", 0.0)]))
+        #expect(try ArchiveReader.decode(missing) == records([("k", "1.2.3", 0.0)]))
+        #expect(try oracleDecode(inexact).records == records([("k", "1.2.3", 9_007_199_254_740_992.0)]))
+        #expect(throws: FirstTimeError.self) { try ArchiveReader.decode(inexact) }
+    }
+
     @Test func foreignArchiveRoundTripsThroughDumpAndPack() throws {
         // Produced by a decoder we did not write, through ycft's JSON, back to that decoder.
         let foreign = try oracleEncode(oracleSafeRecords)

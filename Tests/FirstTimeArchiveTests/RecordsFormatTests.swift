@@ -162,7 +162,7 @@ import TestSupport
                 == ContractFinding(.recordsFormat, at: .topLevel, "expected a string or null, found null"))
         // A store's error names its file and keeps its cause's rule.
         let inStore = FirstTimeError.inFile(path: "/p", .notLoaded(.inFile(path: "/p", .notArchiveData(key: "YCFirstTime", found: .string))))
-        #expect(inStore.finding.rule == .stateMissing)
+        #expect(inStore.finding.rule == .stateNotData)
         #expect(inStore.description == "/p: not saved: the file could not be read when the store opened "
                 + "(/p: \"YCFirstTime\" holds string, expected archive data)")
     }

@@ -140,8 +140,9 @@ import FileErrors
 
     /// The one judge: every file or key that is not YCFirstTime state is refused with the same
     /// typed error by reading (`heldState`, `state`) and by every writer (`write`, `reset`,
-    /// `put`), which write nothing.
-    @Test(arguments: NotStateFiles.all)
+    /// `put`), which write nothing. A value that is not data too: only the device's answer
+    /// (`deviceState`, below) and a forced write read it as the empty state the app starts from.
+    @Test(arguments: NotStateFiles.all + NotStateFiles.notData)
     func whatIsNotStateIsRefusedByTheJudgeAndEveryWriter(_ sample: NotStateFile) throws {
         let file = try StateFile(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
         var judged: FirstTimeError?
@@ -166,12 +167,55 @@ import FileErrors
         #expect(throws: error) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         var refused: FirstTimeError?
-        do { _ = try StateWriter.put(archive, into: file) } catch { refused = error }
+        do { _ = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file) } catch { refused = error }
         #expect(refused?.description == sample.defaultsJudgement)
         #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevelKind)))
         // verify judges it by the rule its error names.
         #expect(StateFile.verify(sample.bytes, key: sample.key ?? LegacyArchive.defaultsKey)
                 .contains { $0.severity == .error && $0.rule == error.finding.rule })
+    }
+
+    /// A value under the key that is not data: the device reads no state from it
+    /// (`UserDefaults.data(forKey:)` is nil) and starts afresh, so `deviceState` is the empty
+    /// state with the `state-not-data` finding (a `resets-all` error), and a write replaces the
+    /// value only when forced, saying so. `heldState`, `update` and the writers unforced refuse
+    /// it as before.
+    @Test(arguments: NotStateFiles.notData)
+    func aValueThatIsNotDataReadsAsNoStateAndIsReplacedOnlyWhenForced(_ sample: NotStateFile) throws {
+        let key = sample.key ?? LegacyArchive.defaultsKey
+        let file = try StateFile(sample.bytes, key: key)
+        let before = try dictionary(sample.bytes)
+        let held = try #require(before[key])
+        let article = held.kind == .integer ? "an integer" : held.kind == .string ? "a string" : "a dictionary"
+        let device = "UserDefaults.data(forKey:) is nil for it, so the app starts afresh and its next save replaces it"
+        let message = sample.key == nil ? "\"\(key)\" holds \(article), not archive data: \(device)"
+            : "\"\(key)\" holds \(article), not archive data: \"\(key)\" may be the wrong key (YCFirstTime's is \"YCFirstTime\"); "
+                + "an app that reads its archive there: \(device)"
+        let finding = ContractFinding(.stateNotData, at: .file, message)
+        #expect(try file.deviceState() == FirstTimeState(records: FirstTimeRecords(), form: .defaultsArchive, forms: [.defaultsArchive],
+                                                         findings: [finding]))
+        #expect(try file.deviceState()?.resetsAll == finding)
+        #expect(try file.deviceState()?.dropped == [finding])
+        #expect(StateFile.verify(sample.bytes, key: key) == [finding])
+        #expect(finding.severity == .error && !finding.rule.isFatal && finding.rule.device == .resetsAll)
+        #expect(try StateWriter.held(file, force: true) == file.deviceState())
+        #expect(throws: FirstTimeError.notArchiveData(key: key, found: held.kind)) { try StateWriter.held(file, force: false) }
+        // Forced, the archive takes the value's place, every other key kept.
+        let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
+        let put = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file, force: true)
+        #expect(put.dropped == [finding])
+        let after = try dictionary(put.bytes)
+        #expect(after.map(\.key) == before.map(\.key))
+        #expect(after[key] == .data(archive))
+        for entry in before where entry.key != key { #expect(after[entry.key] == entry.value) }
+        #expect(try StateWriter.write(records([("k", nil, 1)]), into: file, force: true) == put.bytes)
+        // The library's update has no force: it refuses, and writes nothing.
+        let path = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
+        try writeBytes(sample.bytes, to: path)
+        #expect(throws: FirstTimeError.inFile(path: path.path, .notArchiveData(key: key, found: held.kind))) {
+            try StateFile.update(at: path.path, key: key) { $0["k"] = FirstTimeRecord(lastTime: 1) }
+        }
+        #expect(try readBytes(path) == sample.bytes)
     }
 
     @Test func aDefaultsDomainWithoutStateHoldsNone() throws {
@@ -180,7 +224,7 @@ import FileErrors
         #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try file.state() }
         #expect(try StateWriter.reset(file) == nil)
         let archive = try LegacyArchive.encode(sample, format: .binary)
-        let put = try StateWriter.put(archive, into: file)
+        let put = try StateWriter.put(archive, of: sample, into: file)
         #expect(put.dropped == [])
         #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "AppSettings", "YCFirstTime"])
         #expect(try StateFile(put.bytes).state().records == sample)
@@ -204,7 +248,7 @@ import FileErrors
         #expect(try ArchiveReader.read(rewrite.bytes) == ArchiveJudgement(records: changed))
         #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
                                                                    dropped: [lost]))
-        #expect(ContractRule.allCases.filter(\.spec.rewriteLoses) == [.statesDisagree, .envelopeExtraKey, .rootExtraKey, .recordUnknownKey])
+        #expect(ContractRule.allCases.filter(\.rewriteLoses) == [.stateNotData, .statesDisagree, .envelopeExtraKey, .recordUnknownKey])
     }
 }
 

@@ -19,14 +19,11 @@ package struct NotStateFile: Sendable, CustomStringConvertible {
     /// key holds something else, `top level: the file is ..., not a defaults domain` otherwise.
     package var notDefaults: String? = nil
     /// The rule by which `status` says the device would discard the state (YCFirstTime's
-    /// unarchive of such data fails), or nil when the device would not read it as an archive at
-    /// all (a value that is not data) and `status` is refused.
+    /// unarchive of such data fails, or the value is not data at all), or nil when the device
+    /// reads it but it is not YCFirstTime state.
     package var deviceDiscards: String? = nil
-    /// The rule `verify` reports when it is not ``deviceDiscards`` (the device reads the data,
-    /// but it is not YCFirstTime state); nil for `state-missing` or the device's rule.
-    package var otherRule: String? = nil
     /// The rule `verify` reports, or nil for `state-missing`.
-    package var verifyRule: String? { otherRule ?? deviceDiscards }
+    package var verifyRule: String? { deviceDiscards }
 
     /// `--key KEY`, or nothing.
     package var keyArguments: [String] { key.map { ["--key", $0] } ?? [] }
@@ -82,13 +79,7 @@ package enum NotStateFiles {
                                       judgement: "top level: the top level is \(type), not an archive dictionary",
                                       notDefaults: "top level: the file is \(article), not a defaults domain", deviceDiscards: "envelope-objects"))
         }
-        let dictionary = #"$objects[1]: the root dictionary holds 2 keys ("theme", "lang") and no "sharedGroup": another program's data, not YCFirstTime state"#
         cases += [
-            NotStateFile(name: "another library's dictionary archive", bytes: foreignDictionary, key: nil, judgement: dictionary,
-                         notDefaults: "top level: the file is a keyed archive, not a defaults domain", otherRule: "root-foreign"),
-            NotStateFile(name: "--key naming another library's dictionary archive", bytes: preferences, key: "AppSettings",
-                         judgement: #""AppSettings" holds data that is not a readable YCFirstTime archive: \#(dictionary)"#,
-                         otherRule: "root-foreign"),
             NotStateFile(name: "$archiver only", bytes: plist(.dictionary(PlistDictionary([("$archiver", .string("NSKeyedArchiver")),
                                                                                             ("x", .integer(.signed(1)))]))),
                          key: nil, judgement: "$version: missing $version",
@@ -97,12 +88,6 @@ package enum NotStateFiles {
                                                                                            ("x", .integer(.signed(1)))]))),
                          key: nil, judgement: "$archiver: missing $archiver",
                          notDefaults: "top level: the file is a keyed archive, not a defaults domain", deviceDiscards: "envelope-archiver"),
-            NotStateFile(name: "--key naming a dictionary", bytes: preferences, key: "settings",
-                         judgement: #""settings" holds dictionary, expected archive data"#),
-            NotStateFile(name: "--key naming a string", bytes: preferences, key: "name",
-                         judgement: #""name" holds string, expected archive data"#),
-            NotStateFile(name: "--key naming a number", bytes: preferences, key: "count",
-                         judgement: #""count" holds integer, expected archive data"#),
             NotStateFile(name: "--key naming data that is not a plist", bytes: preferences, key: "blob",
                          judgement: #""blob" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#, deviceDiscards: "plist-unreadable"),
             NotStateFile(name: "--key naming another library's archive", bytes: preferences, key: "foreign",
@@ -110,12 +95,27 @@ package enum NotStateFiles {
             NotStateFile(name: "--key naming a plist that is no archive", bytes: preferences, key: "plist",
                          judgement: #""plist" holds data that is not a readable YCFirstTime archive: $archiver: missing $archiver"#,
                          deviceDiscards: "envelope-archiver"),
-            NotStateFile(name: "YCFirstTime holding a string", bytes: plist(.dictionary(PlistDictionary([
-                ("YCFirstTime", .string("x")), ("other", .bool(false)),
-            ]))), key: nil, judgement: #""YCFirstTime" holds string, expected archive data"#),
         ]
         return cases
     }()
+
+    /// A value under the archive key that is not data (a dictionary, a string, a number):
+    /// YCFirstTime reads no state from it (`UserDefaults.data(forKey:)` is nil), so the reading
+    /// commands answer with an empty state and the writers refuse it unless forced.
+    package static let notData: [NotStateFile] = [
+        NotStateFile(name: "YCFirstTime holding a dictionary", bytes: plist(.dictionary(PlistDictionary([
+            ("before", .string("kept")), ("YCFirstTime", .dictionary(PlistDictionary([("a", .bool(true))]))), ("after", .integer(.signed(1))),
+        ]))), key: nil, judgement: #""YCFirstTime" holds dictionary, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "YCFirstTime holding a string", bytes: plist(.dictionary(PlistDictionary([
+            ("YCFirstTime", .string("x")), ("other", .bool(false)),
+        ]))), key: nil, judgement: #""YCFirstTime" holds string, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a dictionary", bytes: preferences, key: "settings",
+                     judgement: #""settings" holds dictionary, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a string", bytes: preferences, key: "name",
+                     judgement: #""name" holds string, expected archive data"#, deviceDiscards: "state-not-data"),
+        NotStateFile(name: "--key naming a number", bytes: preferences, key: "count",
+                     judgement: #""count" holds integer, expected archive data"#, deviceDiscards: "state-not-data"),
+    ]
 
     /// A defaults domain without YCFirstTime state (`preferences` under the default key).
     package static let noState = preferences

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import FirstTimeArchive
 import FirstTimeCore
+import KeyedArchive
 import Plist
 import PlistCore
 import TestSupport
@@ -188,9 +189,10 @@ import TestSupport
     }
 }
 
-/// Every write that drops what the records cannot carry (an unrelated root key, a record's
-/// unknown coder key, a copy that differs) says so on standard error, one line each. `set` of
-/// another key used to drop record `k`'s `runCount` silently, although `dump` warned of it.
+/// Every write that drops what the records cannot carry (a record's unknown coder key, a copy
+/// that differs, the root's other keys where they go) says so on standard error, one line
+/// each. `set` of another key used to drop record `k`'s `runCount` silently, although `dump`
+/// warned of it.
 @Suite struct DroppedDataThroughTheTool {
     let ycft = TestPaths.executable("ycft")
     /// Apple's layout of one record `k`, with an extra coder key `runCount`.
@@ -278,13 +280,31 @@ import TestSupport
         #expect(added.stderr.isEmpty)
     }
 
-    @Test func anUnrelatedRootKeyIsSaidToBeDropped() throws {
+    /// An unrelated root key is kept by a write of the records, as YCFirstTime's save archives
+    /// its whole root again (it used to be dropped, with a warning); `reset`, which removes the
+    /// state, drops it and says so.
+    @Test func anUnrelatedRootKeyIsKeptByAWriteAndSaidToBeDroppedByReset() throws {
+        let note = "warning: [root-extra-key] $objects[1]: root key \"note\" is not \"sharedGroup\": YCFirstTime ignores it and keeps it"
         let file = try copy(rootExtra)
         let result = try runProcess(ycft, ["set", file.path, "k", "--no-last-time"])
         #expect(result.status == 0)
-        #expect(result.stderr == "ycft: \(file.path): warning: dropped [root-extra-key] $objects[1]: root key \"note\" "
+        #expect(result.stderr == "")
+        #expect(try readBytes(file) == LegacyArchive.encode(records([("k", "1.2.3", nil)]), keeping: rootEntries(rootExtra), format: .binary))
+        let dump = try runProcess(ycft, ["dump", "--raw", "--compact", file.path])
+        #expect(dump.stdoutText.contains(#""entries":[["sharedGroup",{"$class":"NSMutableDictionary","entries":[["k","#), "\(dump.stdoutText)")
+        #expect(dump.stdoutText.contains(#"}],["note","kept"]]}}}"#), "\(dump.stdoutText)")
+        let verify = try runProcess(ycft, ["verify", file.path])
+        #expect(verify.stderr == "\(file.path): \(note)\nycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 1 warning)\n")
+        let reset = try runProcess(ycft, ["reset", file.path])
+        #expect(reset.status == 0)
+        #expect(reset.stderr == "ycft: \(file.path): warning: dropped [root-extra-key] $objects[1]: root key \"note\" "
                 + "is not \"sharedGroup\": YCFirstTime ignores it and keeps it\n")
         #expect(try ArchiveReader.read(readBytes(file)).findings == [])
+    }
+
+    /// `LegacyArchive.RootEntries` of archive bytes.
+    func rootEntries(_ bytes: [UInt8]) throws -> LegacyArchive.RootEntries? {
+        try LegacyArchive.RootEntries(LibPlist.keyedArchive(bytes))
     }
 
     /// A copy of the state in another form that differs is replaced by the first form's

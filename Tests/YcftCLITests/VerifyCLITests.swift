@@ -182,8 +182,10 @@ import TestSupport
         var readme = try String(contentsOf: url, encoding: .utf8)
         let table = YcftCLI.Help.ruleTableMarkdown
         if ProcessInfo.processInfo.environment["UPDATE_README"] == "1",
-           let start = readme.range(of: "this copy equal to it.\n\n"), let end = readme.range(of: "\n## Where they show") {
-            readme.replaceSubrange(start.upperBound..<end.lowerBound, with: table)
+           let start = readme.range(of: "this copy equal to it.\n\n"),
+           // The table ends at the first blank line; the text after it stays.
+           let end = readme.range(of: "\n\n", range: start.upperBound..<readme.endIndex) {
+            readme.replaceSubrange(start.upperBound..<readme.index(after: end.lowerBound), with: table)
             try readme.write(to: url, atomically: true, encoding: .utf8)
         }
         #expect(readme.contains(table))
