@@ -142,11 +142,19 @@ package struct PhoneBackup {
     }
 
     /// A backup whose `Manifest.db` is `bytes` (as an encrypted one's is once decrypted, in
-    /// memory) and whose files are in `folder`, with no property lists: the fuzz harness's way
-    /// to the database reader.
-    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
-    package init(folder: String, manifestDatabase bytes: [UInt8], limits: PlistLimits = .default) throws(BackupError) {
-        (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, false)
+    /// memory) and whose files are in `folder`, with no property lists: the fuzz harnesses' way
+    /// to the database reader and the row decoding.
+    ///
+    /// With `encrypted`, the queries read each row's `file` record as an encrypted backup's do,
+    /// and ``decrypt(_:of:)`` decodes it (the `MBFile` archive, its `EncryptionKey` and `Size`)
+    /// as after an unlock; there is no keybag, so no class key: it then stops with
+    /// ``BackupError/noClassKey(_:of:)`` (or ``BackupError/wrappedKey(of:unwraps:)`` for a key
+    /// of the wrong length) before any decryption. No password, no libcrypto.
+    /// - Throws: ``BackupError/folder(_:)`` when `folder` cannot be opened,
+    ///   ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
+    package init(folder: String, manifestDatabase bytes: [UInt8], encrypted: Bool = false,
+                 limits: PlistLimits = .default) throws(BackupError) {
+        (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, encrypted)
         (keyBag, manifestKey, encryptedManifest, self.limits) = (nil, [], [], limits)
         do { root = try ReadOnlyFolder(folder) } catch { throw .folder(nil) }
         database = try Self.checked(ManifestDatabase(inMemory: bytes))

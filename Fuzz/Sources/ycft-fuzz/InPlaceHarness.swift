@@ -128,10 +128,13 @@ enum InPlaceHarness {
     /// The records a file holds, or nil when it holds no readable state.
     static func records(_ bytes: [UInt8]) -> FirstTimeRecords? { try? StateFile(bytes).state().records }
 
-    static func run(_ bytes: [UInt8]) {
+    /// Runs the six commands on `bytes`; the reach counts those that did their change
+    /// (`done`) and those that refused (`refused`).
+    static func run(_ bytes: [UInt8]) -> Reach {
         let before = try? StateFile(bytes)
         let beforeRecords = records(bytes)
         let beforeValue = try? LibPlist.read(bytes)
+        var done = 0, refused = 0
         for command in InPlaceCommand.all(existing: beforeRecords) {
             let files = MemoryFiles([path: bytes, "records.json": RecordsFormat.json(InPlaceCommand.packed)])
             let status = Ycft.run(command.arguments.map { $0 == "FILE" ? path : $0 }, io: files.io)
@@ -141,8 +144,10 @@ enum InPlaceHarness {
             if status != 0 {
                 // Refused: nothing written, the file as it was.
                 guard files.writes.isEmpty, after == bytes else { fatalError("\(context): refused but the file changed") }
+                refused += 1
                 continue
             }
+            done += 1
             // Done: the file holds exactly the asked change (or already held it: not written).
             guard files.writes.count <= 1 else { fatalError("\(context): wrote the file \(files.writes.count) times") }
             guard let beforeValue, let before else { fatalError("\(context): succeeded on a file it cannot read") }
@@ -196,5 +201,6 @@ enum InPlaceHarness {
                 guard a.value == b.value else { fatalError("\(context): the value of \(a.key) changed") }
             }
         }
+        return .subject(["done": done, "refused": refused])
     }
 }
