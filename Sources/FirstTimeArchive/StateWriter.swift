@@ -91,12 +91,23 @@ package enum StateWriter {
 
     /// The file with the state (known to be there), `before`, replaced by `records`.
     private static func replace(with records: FirstTimeRecords, in file: StateFile, before: FirstTimeRecords) throws(FirstTimeError) -> [UInt8] {
-        if !file.isDefaults { return try LegacyArchive.encode(records, format: file.format) }
-        return try write(file.source.written(records, replacing: before), file.format)
+        if !file.isDefaults { return try archive(records, like: file) }
+        return try write(file.source.written(records, replacing: before), like: file)
     }
 
-    static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
+    /// `records` as the bare archive `file` is: in its format, after its byte-order mark if it has one.
+    private static func archive(_ records: FirstTimeRecords, like file: StateFile) throws(FirstTimeError) -> [UInt8] {
+        PropertyList.marked(try LegacyArchive.encode(records, format: file.format), format: file.format, byteOrderMark: file.byteOrderMark)
+    }
+
+    /// `domain` as the defaults file `file` is: in its format, after its byte-order mark if it has one.
+    private static func write(_ domain: PlistDictionary, like file: StateFile) throws(FirstTimeError) -> [UInt8] {
+        try write(domain, file.format, byteOrderMark: file.byteOrderMark)
+    }
+
+    /// `domain` in `format`; XML after the UTF-8 byte-order mark when `byteOrderMark` (a file that had it).
+    static func write(_ domain: PlistDictionary, _ format: PlistFormat, byteOrderMark: Bool = false) throws(FirstTimeError) -> [UInt8] {
+        do { return try PropertyList.write(.dictionary(domain), format: format, byteOrderMark: byteOrderMark) } catch { throw .plist(error) }
     }
 
     /// The file after YCFirstTime's `reset()`: an empty archive for a bare archive, every form
@@ -119,11 +130,11 @@ package enum StateWriter {
             guard force, let unread = unreadable(error, in: file), var domain = file.defaults else { throw error }
             let key = stateKey(of: file)
             domain[key] = nil
-            return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
+            return Rewrite(bytes: try write(domain, like: file), removedUnread: (key, unread))
         }
         guard let state else { return nil }
-        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: state.dropped) }
-        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: state.dropped)
+        if !file.isDefaults { return Rewrite(bytes: try archive(FirstTimeRecords(), like: file), dropped: state.dropped) }
+        return Rewrite(bytes: try write(file.source.reset(state.records), like: file), dropped: state.dropped)
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
@@ -174,6 +185,6 @@ package enum StateWriter {
             throw .archiveBesideState(form: other, key: file.key)
         }
         domain[file.key] = .data(archive)
-        return Rewrite(bytes: try write(domain, file.format), dropped: state?.dropped ?? [])
+        return Rewrite(bytes: try write(domain, like: file), dropped: state?.dropped ?? [])
     }
 }

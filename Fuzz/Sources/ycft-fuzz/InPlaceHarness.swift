@@ -153,6 +153,9 @@ enum InPlaceHarness {
             guard let beforeValue, let before else { fatalError("\(context): succeeded on a file it cannot read") }
             guard let afterValue = try? LibPlist.read(after) else { fatalError("\(context): wrote a file it cannot read") }
             guard afterValue.format == beforeValue.format else { fatalError("\(context): the format changed") }
+            guard PropertyList.hasByteOrderMark(after) == PropertyList.hasByteOrderMark(bytes) else {
+                fatalError("\(context): the UTF-8 byte-order mark was not kept")
+            }
             let expected: FirstTimeRecords?
             switch command.arguments[0] {
             case "pack", "reset":
