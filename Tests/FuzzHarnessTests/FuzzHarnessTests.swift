@@ -1,5 +1,6 @@
 import Foundation
 import PhoneBackup
+import PlistCore
 import Testing
 import TestSupport
 @testable import ycft_fuzz
@@ -111,6 +112,16 @@ import TestSupport
             let preferences = try backup.preferences(of: .app("a"))
             #expect(throws: error) { try backup.decrypt([0], of: preferences) }
         }
+    }
+
+    /// The `in-place` harness's first finding of issue 46 was its own: it took a defaults file
+    /// without state for one no edit may succeed on, though `set` creates the state there as
+    /// YCFirstTime's first save does (`unset` of a record it does not hold is refused, the file
+    /// untouched).
+    @Test func inPlaceExpectsSetToCreateTheStateOfADefaultsFileWithoutIt() throws {
+        let defaults = try PropertyList.write(.dictionary(PlistDictionary([("Theme", .string("dark")), ("Count", .integer(.signed(3)))])),
+                                              format: .binary)
+        #expect(Harness.inPlace.run(defaults) == .subject(["done": 5, "refused": 1]))
     }
 
     /// The harnesses' backup folder is a real, empty, private folder.

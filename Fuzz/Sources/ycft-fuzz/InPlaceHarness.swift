@@ -132,7 +132,13 @@ enum InPlaceHarness {
     /// (`done`) and those that refused (`refused`).
     static func run(_ bytes: [UInt8]) -> Reach {
         let before = try? StateFile(bytes)
-        let beforeRecords = records(bytes)
+        // The records an edit starts from: the state's, or none in a defaults file that holds
+        // no state yet (whose first change creates it, as YCFirstTime's first save does: the
+        // one judge, `heldState`); nil when the file holds something else.
+        var beforeRecords: FirstTimeRecords?, heldNothing = false
+        if let before, let held = try? Optional(before.heldState()) {
+            (beforeRecords, heldNothing) = (held?.records ?? FirstTimeRecords(), held == nil)
+        }
         let beforeValue = try? LibPlist.read(bytes)
         var done = 0, refused = 0
         for command in InPlaceCommand.all(existing: beforeRecords) {
@@ -172,7 +178,8 @@ enum InPlaceHarness {
                 // (refused); unsetting their last record leaves no state, as the device has none.
                 let intervalOnly = before.forms == [.intervalKeys]
                 guard let state = try? afterFile?.state() else {
-                    guard intervalOnly, expected.count == 0 else {
+                    // No records left where there were none, or only IntervalClient keys.
+                    guard intervalOnly || heldNothing, expected.count == 0 else {
                         fatalError("\(context): no readable state afterwards")
                     }
                     continue
