@@ -98,7 +98,7 @@ package enum PropertyList {
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
         guard let format = detectFormat(bytes) else {
-            if let (encoding, marked) = foreignXMLEncoding(bytes) { throw .xmlNotUTF8(encoding, marked: marked) }
+            if let (encoding, marked) = foreignXMLEncoding(bytes) { throw encoding.error(marked: marked) }
             throw .unknownFormat
         }
         return format

@@ -80,18 +80,25 @@ import PlistCore
         let marks: [XMLTextEncoding: String] = [.utf16BigEndian: "FE FF", .utf16LittleEndian: "FF FE", .utf32BigEndian: "00 00 FE FF",
                                                 .utf32LittleEndian: "FF FE 00 00"]
         let marked = Self.encoded(Self.document, encoding, marked: true)
-        #expect(throws: PlistError.xmlNotUTF8(encoding, marked: true)) { try LibPlist.read(marked) }
-        #expect(PlistError.xmlNotUTF8(encoding, marked: true).description
+        #expect(throws: encoding.error(marked: true)) { try LibPlist.read(marked) }
+        #expect(encoding.error(marked: true).description
                 == "an XML property list in \(encoding.rawValue) (byte-order mark \(marks[encoding] ?? "?")): ycft reads XML property lists "
                 + "in UTF-8 only; convert it first (iconv -f \(encoding.rawValue) -t UTF-8)")
         // Without the mark, told by the NULs around the markup, as CoreFoundation tells it.
         let unmarked = Self.encoded(Self.document, encoding, marked: false)
-        #expect(throws: PlistError.xmlNotUTF8(encoding, marked: false)) { try LibPlist.read(unmarked) }
-        #expect(PlistError.xmlNotUTF8(encoding, marked: false).description
+        #expect(throws: encoding.error(marked: false)) { try LibPlist.read(unmarked) }
+        #expect(encoding.error(marked: false).description
                 == "an XML property list in \(encoding.rawValue) without a byte-order mark: ycft reads XML property lists "
                 + "in UTF-8 only; convert it first (iconv -f \(encoding.rawValue) -t UTF-8)")
         // Also through the pure binary reader (the on-device library's), which reads no XML.
-        #expect(throws: PlistError.xmlNotUTF8(encoding, marked: true)) { try BinaryPlistReader.read(marked) }
+        #expect(throws: encoding.error(marked: true)) { try BinaryPlistReader.read(marked) }
+    }
+
+    /// The error's values: the code unit's width and byte order, and whether a mark told them.
+    @Test func theErrorCarriesTheUnitsAndTheirOrder() {
+        #expect(XMLTextEncoding.utf16LittleEndian.error(marked: true) == .xmlNotUTF8(unitBits: 16, bigEndian: false, marked: true))
+        #expect(XMLTextEncoding.utf32BigEndian.error(marked: false) == .xmlNotUTF8(unitBits: 32, bigEndian: true, marked: false))
+        #expect(XMLTextEncoding(unitBits: 8, bigEndian: true) == nil)
     }
 
     /// A mark before something that is no XML property list is no property list: nothing is
