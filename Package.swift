@@ -78,9 +78,12 @@ let package = Package(
         // libFuzzer, so they keep up with the code; Scripts/fuzz.sh builds them with it.
         .executableTarget(
             name: "ycft-fuzz",
-            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "YcftCLI", "PhoneBackup"],
+            dependencies: ["FirstTimeArchive", "KeyedArchive", "Plist", "OrderedJSON", "SafeFiles", "YcftCLI", "PhoneBackup",
+                           "CSQLite"],
             path: "Fuzz/Sources/ycft-fuzz"
         ),
+        // Every harness reaches its subject on a valid seed (Fuzz/README.md).
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["ycft-fuzz", "TestSupport"]),
         // Test oracle: Linux Foundation's NSKeyedArchiver/NSKeyedUnarchiver, run as a child process.
         .executableTarget(name: "foundation-oracle", path: "Tests/FoundationOracle"),
         // An app's first read of its state, started with `ycft pack --launch-arguments`'s words.

@@ -2,9 +2,10 @@
 # Builds the libFuzzer harnesses (Fuzz/) and runs one for SECONDS, seeded from Fixtures/.
 #   Scripts/fuzz.sh TARGET SECONDS [extra libFuzzer options]
 # Targets: plist archive records verify pack-json defaults dump-raw xml-guard pure-read in-place
-# keybag manifest (ycft-fuzz prints the list); xml-guard uses the XML token dictionary
+# keybag manifest manifest-db (ycft-fuzz prints the list); xml-guard uses the XML token dictionary
 # Fuzz/xml.dict; in-place is seeded with the defaults fixtures and files the harness generates
-# (ycft-fuzz in-place-seeds DIR); keybag and manifest with what Scripts/make-backup.py makes.
+# (ycft-fuzz in-place-seeds DIR); keybag, manifest and manifest-db with what
+# Scripts/make-backup.py makes (manifest: its Manifest.db's rows, ycft-fuzz manifest-seeds).
 # The growing corpus lives in Fuzz/corpus/TARGET and crashes in Fuzz/artifacts/TARGET (both
 # ignored by git); turn every crash into a fixture under Fixtures/invalid/.
 # FUZZ_TIMEOUT (seconds, default 30) is the per-input limit, generous because instrumented
@@ -41,16 +42,24 @@ case "$target" in
         # Defaults files and archives (every form), and generated files with many unrelated keys.
         seeds=$(find Fixtures/valid Fixtures/invalid -name '*.plist')
         "$binary" in-place-seeds "$corpus" >&2 ;;
-    keybag|manifest)
-        # A generated encrypted backup's keybag; a generated Manifest.db (what an encrypted
-        # backup's decrypts to).
+    keybag)
+        # A generated encrypted backup's keybag.
         scratch=$(mktemp -d)
         python3 Scripts/make-backup.py "$scratch/backup" --password fuzz
         python3 -c 'import plistlib, sys; open(sys.argv[2], "wb").write(plistlib.load(open(sys.argv[1], "rb"))["BackupKeyBag"])' \
             "$scratch/backup/Manifest.plist" "$scratch/keybag"
+        seeds="$scratch/keybag" ;;
+    manifest|manifest-db)
+        # A generated Manifest.db (what an encrypted backup's decrypts to): its bytes for
+        # manifest-db, its rows (with the records' keys) for manifest.
+        scratch=$(mktemp -d)
         python3 Scripts/make-backup.py "$scratch/plain"
-        seeds="$scratch/keybag"
-        [ "$target" = keybag ] || seeds="$scratch/plain/Manifest.db" ;;
+        seeds="$scratch/plain/Manifest.db"
+        if [ "$target" = manifest ]; then
+            mkdir "$scratch/rows"
+            "$binary" manifest-seeds "$scratch/rows" "$scratch/plain/Manifest.db" >&2
+            seeds=$(find "$scratch/rows" -type f)
+        fi ;;
     *) seeds=$(find Fixtures -name '*.plist') ;;
 esac
 for seed in $seeds; do

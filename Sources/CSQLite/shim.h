@@ -23,6 +23,8 @@ typedef struct sqlite3_stmt sqlite3_stmt;
 #define YCFT_SQLITE_TEXT 3
 #define YCFT_SQLITE_BLOB 4
 #define YCFT_SQLITE_OPEN_READONLY 0x00000001
+#define YCFT_SQLITE_OPEN_READWRITE 0x00000002
+#define YCFT_SQLITE_OPEN_CREATE 0x00000004
 #define YCFT_SQLITE_DESERIALIZE_FREEONCLOSE 1
 #define YCFT_SQLITE_DESERIALIZE_READONLY 4
 #define YCFT_SQLITE_LIMIT_LENGTH 0
@@ -67,7 +69,9 @@ static inline ycft_sqlite_slot *_Nonnull ycft_sqlite_slot_storage(void) {
     return &slot;
 }
 
-static inline void ycft_sqlite_load(void) {
+/** The system SQLite, opened (RTLD_LOCAL); NULL when there is none. dlopen counts its opens:
+    every caller gets the one library. */
+static inline void *_Nullable ycft_sqlite_library(void) {
     static const char *const names[] = {
 #ifdef __APPLE__
         "/usr/lib/libsqlite3.dylib",
@@ -77,6 +81,11 @@ static inline void ycft_sqlite_load(void) {
     };
     void *handle = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && handle == NULL; i++) handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    return handle;
+}
+
+static inline void ycft_sqlite_load(void) {
+    void *handle = ycft_sqlite_library();
     if (handle == NULL) return;
     ycft_sqlite_api api;
 #define YCFT_LOAD(field) if ((*(void **)&api.field = dlsym(handle, "sqlite3_" #field)) == NULL) return
@@ -97,6 +106,55 @@ static inline const ycft_sqlite_api *_Nullable ycft_sqlite(void) {
     pthread_once(&once, ycft_sqlite_load);
     ycft_sqlite_slot *slot = ycft_sqlite_slot_storage();
     return slot->loaded ? &slot->api : NULL;
+}
+
+/** The calls that build a database, which the tool never makes (it only reads): for the fuzz
+    harness of Manifest.db's rows (Fuzz/), which writes fuzzed rows into a database in memory
+    and hands its bytes to the reader. Loaded on their first use, apart from ycft_sqlite's. */
+typedef struct ycft_sqlite_build_api {
+    int (* _Nonnull bind_int64)(sqlite3_stmt *_Nonnull statement, int index, int64_t value);
+    int (* _Nonnull bind_blob)(sqlite3_stmt *_Nonnull statement, int index, const void *_Nullable bytes, int length,
+                               void (* _Nullable destructor)(void *_Nullable));
+    int (* _Nonnull bind_null)(sqlite3_stmt *_Nonnull statement, int index);
+    int (* _Nonnull reset)(sqlite3_stmt *_Nonnull statement);
+    unsigned char *_Nullable (* _Nonnull serialize)(sqlite3 *_Nonnull db, const char *_Nonnull schema, int64_t *_Nullable size,
+                                                    unsigned flags);
+    void (* _Nonnull free)(void *_Nullable memory);
+} ycft_sqlite_build_api;
+
+typedef struct ycft_sqlite_build_slot {
+    ycft_sqlite_build_api api;
+    int loaded;
+} ycft_sqlite_build_slot;
+
+static inline ycft_sqlite_build_slot *_Nonnull ycft_sqlite_build_slot_storage(void) {
+    static ycft_sqlite_build_slot slot;
+    return &slot;
+}
+
+static inline void ycft_sqlite_build_load(void) {
+    void *handle = ycft_sqlite_library();
+    if (handle == NULL) return;
+    ycft_sqlite_build_api api;
+#define YCFT_LOAD(field) if ((*(void **)&api.field = dlsym(handle, "sqlite3_" #field)) == NULL) return
+    YCFT_LOAD(bind_int64); YCFT_LOAD(bind_blob); YCFT_LOAD(bind_null); YCFT_LOAD(reset); YCFT_LOAD(serialize); YCFT_LOAD(free);
+#undef YCFT_LOAD
+    ycft_sqlite_build_slot_storage()->api = api;
+    ycft_sqlite_build_slot_storage()->loaded = 1;
+}
+
+/** The building calls, loaded once; NULL when no SQLite could be loaded or it lacks one. */
+static inline const ycft_sqlite_build_api *_Nullable ycft_sqlite_build(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, ycft_sqlite_build_load);
+    ycft_sqlite_build_slot *slot = ycft_sqlite_build_slot_storage();
+    return slot->loaded ? &slot->api : NULL;
+}
+
+/** sqlite3_bind_blob with SQLITE_TRANSIENT: SQLite copies the bytes before returning. */
+static inline int ycft_sqlite_bind_blob_copied(const ycft_sqlite_build_api *_Nonnull api, sqlite3_stmt *_Nonnull statement, int index,
+                                               const void *_Nullable bytes, int length) {
+    return api->bind_blob(statement, index, bytes, length, (void (*)(void *))-1);
 }
 
 /** sqlite3_bind_text with SQLITE_TRANSIENT ((void (*)(void *))-1, which Swift cannot write):

@@ -91,7 +91,10 @@ public enum DefaultsMigration {
             outcome.status = .unchanged
             return outcome
         }
-        do { outcome.output = try PropertyList.write(.dictionary(result), format: format) } catch { throw .unwritablePlist(error) }
+        // An XML file after the UTF-8 byte-order mark keeps it (`StateFile.byteOrderMark`).
+        do { outcome.output = try PropertyList.write(.dictionary(result), format: format, byteOrderMark: file.byteOrderMark) } catch {
+            throw .unwritablePlist(error)
+        }
         return outcome
     }
 

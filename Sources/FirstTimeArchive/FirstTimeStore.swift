@@ -279,7 +279,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             let changed: (domain: PlistDictionary, records: FirstTimeRecords), output: [UInt8]
             do throws(FirstTimeError) {
                 changed = try change(next)
-                output = try StateWriter.write(changed.domain, next.format)
+                output = try StateWriter.write(changed.domain, next.format, byteOrderMark: next.byteOrderMark)
             } catch { throw .inFile(path: path, error) }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
@@ -320,6 +320,8 @@ public final class FirstTimeStore: @unchecked Sendable {
         var root: LegacyArchive.RootEntries?
         /// The file's plist format.
         var format: PlistFormat
+        /// Whether the file is XML after the UTF-8 byte-order mark, which a save keeps.
+        var byteOrderMark = false
 
         /// An empty domain (no file yet).
         init(_ format: PlistFormat) {
@@ -347,7 +349,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                     return
                 }
                 source = file.source.without(.intervalKeys)
-                format = file.format
+                (format, byteOrderMark) = (file.format, file.byteOrderMark)
                 switch source.forms.first {
                 case .defaultsArchive?:
                     let decoded = try file.read(.defaultsArchive)

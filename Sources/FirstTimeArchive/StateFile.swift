@@ -41,6 +41,10 @@ public struct StateFile: Sendable {
     private(set) var source: StateSource<PlistDictionary>
     /// The file's property-list format.
     public let format: PlistFormat
+    /// Whether the file is XML after the UTF-8 byte-order mark (`PropertyList.byteOrderMark`,
+    /// which CoreFoundation reads past): every rewrite of it in XML keeps the mark
+    /// (`StateWriter`, `DefaultsMigration`).
+    package let byteOrderMark: Bool
     /// The defaults key of the archive.
     public let key: String
     /// The bounds the file was read with.
@@ -57,6 +61,7 @@ public struct StateFile: Sendable {
     public init(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default) throws(FirstTimeError) {
         self.key = key
         self.limits = limits
+        byteOrderMark = PropertyList.hasByteOrderMark(bytes)
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.

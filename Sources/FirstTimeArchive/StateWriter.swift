@@ -108,8 +108,8 @@ package enum StateWriter {
     /// archive keeps its root's other keys when the app would (``rootEntries(of:in:)``).
     private static func replace(with records: FirstTimeRecords, in file: StateFile, state: FirstTimeState?) throws(FirstTimeError) -> [UInt8] {
         let root = try rootEntries(of: state, in: file)
-        if !file.isDefaults { return try LegacyArchive.encode(records, keeping: root, format: file.format) }
-        return try write(file.source.written(records, replacing: state?.records ?? FirstTimeRecords(), keeping: root), file.format)
+        if !file.isDefaults { return try archive(records, keeping: root, like: file) }
+        return try write(file.source.written(records, replacing: state?.records ?? FirstTimeRecords(), keeping: root), like: file)
     }
 
     /// The other entries of the archive's root that a write of new records keeps beside the
@@ -129,8 +129,21 @@ package enum StateWriter {
         return try LegacyArchive.encode(records, keeping: rootEntries(of: state, in: file), format: format)
     }
 
-    static func write(_ domain: PlistDictionary, _ format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        do { return try PropertyList.write(.dictionary(domain), format: format) } catch { throw .plist(error) }
+    /// `records` as the bare archive `file` is: in its format, after its byte-order mark if it has one.
+    private static func archive(_ records: FirstTimeRecords, keeping root: LegacyArchive.RootEntries? = nil,
+                                like file: StateFile) throws(FirstTimeError) -> [UInt8] {
+        PropertyList.marked(try LegacyArchive.encode(records, keeping: root, format: file.format), format: file.format,
+                            byteOrderMark: file.byteOrderMark)
+    }
+
+    /// `domain` as the defaults file `file` is: in its format, after its byte-order mark if it has one.
+    private static func write(_ domain: PlistDictionary, like file: StateFile) throws(FirstTimeError) -> [UInt8] {
+        try write(domain, file.format, byteOrderMark: file.byteOrderMark)
+    }
+
+    /// `domain` in `format`; XML after the UTF-8 byte-order mark when `byteOrderMark` (a file that had it).
+    static func write(_ domain: PlistDictionary, _ format: PlistFormat, byteOrderMark: Bool = false) throws(FirstTimeError) -> [UInt8] {
+        do { return try PropertyList.write(.dictionary(domain), format: format, byteOrderMark: byteOrderMark) } catch { throw .plist(error) }
     }
 
     /// The file after YCFirstTime's `reset()`: an empty archive for a bare archive, every form
@@ -157,14 +170,14 @@ package enum StateWriter {
             guard force, let unread = unreadable(error, in: file), var domain = file.defaults else { throw error }
             let key = stateKey(of: file)
             domain[key] = nil
-            return Rewrite(bytes: try write(domain, file.format), removedUnread: (key, unread))
+            return Rewrite(bytes: try write(domain, like: file), removedUnread: (key, unread))
         }
         guard let state else { return nil }
         // Nothing of YCFirstTime's there, only other keys: removed only when forced (then said).
         if !force, let other = state.findings.onlyOtherData(besides: state.records) { throw .onlyOtherData(other) }
         let dropped = state.said(writing: nil)
-        if !file.isDefaults { return Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: file.format), dropped: dropped) }
-        return Rewrite(bytes: try write(file.source.reset(state.records), file.format), dropped: dropped)
+        if !file.isDefaults { return Rewrite(bytes: try archive(FirstTimeRecords(), like: file), dropped: dropped) }
+        return Rewrite(bytes: try write(file.source.reset(state.records), like: file), dropped: dropped)
     }
 
     /// The finding by which YCFirstTime discards, unread, the state `error` says a defaults
@@ -216,6 +229,6 @@ package enum StateWriter {
             throw .archiveBesideState(form: other, key: file.key)
         }
         domain[file.key] = .data(archive)
-        return Rewrite(bytes: try write(domain, file.format), dropped: state?.said(writing: records) ?? [])
+        return Rewrite(bytes: try write(domain, like: file), dropped: state?.said(writing: records) ?? [])
     }
 }

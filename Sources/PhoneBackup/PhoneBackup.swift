@@ -150,11 +150,19 @@ package struct PhoneBackup {
     }
 
     /// A backup whose `Manifest.db` is `bytes` (as an encrypted one's is once decrypted, in
-    /// memory) and whose files are in `folder`, with no property lists: the fuzz harness's way
-    /// to the database reader.
-    /// - Throws: ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
-    package init(folder: String, manifestDatabase bytes: [UInt8], limits: PlistLimits = .default) throws(BackupError) {
-        (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, false)
+    /// memory) and whose files are in `folder`, with no property lists: the fuzz harnesses' way
+    /// to the database reader and the row decoding.
+    ///
+    /// With `encrypted`, the queries read each row's `file` record as an encrypted backup's do,
+    /// and ``decrypt(_:of:)`` decodes it (the `MBFile` archive, its `EncryptionKey` and `Size`)
+    /// as after an unlock; there is no keybag, so no class key: it then stops with
+    /// ``BackupError/noClassKey(_:of:)`` (or ``BackupError/wrappedKey(of:unwraps:)`` for a key
+    /// of the wrong length) before any decryption. No password, no libcrypto.
+    /// - Throws: ``BackupError/folder(_:)`` when `folder` cannot be opened,
+    ///   ``BackupError/database(code:message:)`` when SQLite refuses the bytes.
+    package init(folder: String, manifestDatabase bytes: [UInt8], encrypted: Bool = false,
+                 limits: PlistLimits = .default) throws(BackupError) {
+        (self.folder, deviceName, productVersion, snapshotState, isEncrypted) = (folder, nil, nil, nil, encrypted)
         (keyBag, manifestKey, encryptedManifest, self.limits) = (nil, [], [], limits)
         do { root = try ReadOnlyFolder(folder) } catch { throw .folder(nil) }
         database = try Self.checked(ManifestDatabase(inMemory: bytes))
@@ -383,7 +391,8 @@ package struct PhoneBackup {
         var ids: [String] = []
         try opened().rows("SELECT DISTINCT domain FROM Files WHERE substr(domain, 1, length(?1)) = ?1 ORDER BY domain",
                           [prefix]) { (row: ManifestDatabase.Row) throws(BackupError) in
-            if let domain = row.text(0) { ids.append(String(domain.dropFirst(prefix.count))) }
+            // By code points, as SQLite's substr and length count them.
+            if let domain = row.text(0) { ids.append(String(domain.unicodeScalars.dropFirst(prefix.unicodeScalars.count))) }
         }
         return ids
     }
@@ -403,8 +412,11 @@ package struct PhoneBackup {
             """
         try opened().rows(sql) { (row: ManifestDatabase.Row) throws(BackupError) in
             guard let domain = row.text(1) else { throw .column("domain", domain: "?", path: "?") }
-            let container: Container = domain.hasPrefix("AppDomainGroup-") ? .group(String(domain.dropFirst(15)))
-                : .app(String(domain.dropFirst(10)))
+            // By code points, as SQLite's substr counts them (a mark after the dash is part of
+            // the id, not of the prefix's last character).
+            let container: Container = domain.unicodeScalars.starts(with: "AppDomainGroup-".unicodeScalars)
+                ? .group(String(domain.unicodeScalars.dropFirst(15)))
+                : .app(String(domain.unicodeScalars.dropFirst(10)))
             let read = Row(fileID: row.text(0), flags: row.integer(2), record: isEncrypted ? row.blob(3) : nil)
             // Sorted by domain: a container's rows are next to each other.
             if found.last?.container == container { found[found.count - 1].rows.append(read) } else { found.append((container, [read])) }

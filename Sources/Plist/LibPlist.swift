@@ -40,12 +40,16 @@ package enum LibPlist {
     {
         let (format, needsExactReader) = try PropertyList.checkReadable(bytes, limits: limits)
         PlistTrees.freeKept()
+        // libplist 2.2.0 refuses XML after the UTF-8 byte-order mark, which CoreFoundation reads
+        // past: it is handed the bytes after the mark (the guard, which gives every position,
+        // read the whole file). What follows the mark is not empty: detectFormat found `<`.
+        let skip = format == .xml && bytes.starts(with: PropertyList.byteOrderMark) ? PropertyList.byteOrderMark.count : 0
         // `bytes` is not empty (checked), so `baseAddress` is not nil.
         let node: plist_t? = bytes.withUnsafeBytes { raw in
-            let start = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let start = (raw.baseAddress! + skip).assumingMemoryBound(to: CChar.self)
             switch format {
-            case .binary: return ycft_plist_from_bin(start, UInt32(raw.count))
-            case .xml: return ycft_plist_from_xml(start, UInt32(raw.count))
+            case .binary: return ycft_plist_from_bin(start, UInt32(raw.count - skip))
+            case .xml: return ycft_plist_from_xml(start, UInt32(raw.count - skip))
             }
         }
         guard let node else { throw .libplistRejected(format: format) }

@@ -15,6 +15,11 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     case inputTooLarge(size: Int, limit: Int)
     /// The bytes are neither a binary (`bplist00`) nor an XML property list.
     case unknownFormat
+    /// An XML property list in UTF-16 or UTF-32 (`unitBits` 16 or 32; most significant byte
+    /// first when `bigEndian`), told by its byte-order mark (`marked`) or by the NUL bytes
+    /// around its ASCII markup. CoreFoundation converts such a file to UTF-8 and reads it;
+    /// libplist, and so ycft, reads XML in UTF-8 only (with or without the UTF-8 mark).
+    case xmlNotUTF8(unitBits: Int, bigEndian: Bool, marked: Bool)
     /// A binary property list breaks the format; `offset` is where (a byte offset into the input).
     case malformedBinary(Defect, offset: Int)
     /// An XML property list is not well-formed or is not a plist: `at` is the key path of the
@@ -48,6 +53,13 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             return "input is \(size) bytes, over the limit of \(limit) bytes"
         case .unknownFormat:
             return "not a property list (neither binary 'bplist00' nor XML)"
+        case let .xmlNotUTF8(unitBits, bigEndian, marked):
+            let encoding = XMLTextEncoding(unitBits: unitBits, bigEndian: bigEndian)
+            let name = encoding?.rawValue ?? "\(unitBits)-bit units"
+            let told = marked ? "(byte-order mark \((encoding?.byteOrderMark ?? []).map { hex($0) }.joined(separator: " ")))"
+                : "without a byte-order mark"
+            return "an XML property list in \(name) \(told): ycft reads XML property lists in UTF-8 only; "
+                + "convert it first (iconv -f \(name) -t UTF-8)"
         case .malformedBinary(.uidTooLarge, let offset):
             // The guard's wording, which names no value (unlike a writer's).
             return "malformed binary plist: UID larger than 2^32-1 (at byte \(offset))"
@@ -351,6 +363,49 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A text encoding of an XML property list other than UTF-8, which CoreFoundation reads
+/// (converting it to UTF-8 first) and ycft does not: ``PlistError/xmlNotUTF8(unitBits:bigEndian:marked:)``.
+package enum XMLTextEncoding: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
+    /// UTF-16, most significant byte first (byte-order mark `FE FF`).
+    case utf16BigEndian = "UTF-16BE"
+    /// UTF-16, least significant byte first (byte-order mark `FF FE`).
+    case utf16LittleEndian = "UTF-16LE"
+    /// UTF-32, most significant byte first (byte-order mark `00 00 FE FF`).
+    case utf32BigEndian = "UTF-32BE"
+    /// UTF-32, least significant byte first (byte-order mark `FF FE 00 00`).
+    case utf32LittleEndian = "UTF-32LE"
+
+    /// The encoding's name as `iconv` takes it: `UTF-16LE`.
+    package var description: String { rawValue }
+
+    /// The encoding of code units of `unitBits` bits in that byte order, if it is one of these.
+    package init?(unitBits: Int, bigEndian: Bool) {
+        guard let found = Self.allCases.first(where: { $0.unitSize * 8 == unitBits && $0.isBigEndian == bigEndian }) else { return nil }
+        self = found
+    }
+
+    /// Bytes per code unit.
+    var unitSize: Int {
+        switch self {
+        case .utf16BigEndian, .utf16LittleEndian: return 2
+        case .utf32BigEndian, .utf32LittleEndian: return 4
+        }
+    }
+
+    var isBigEndian: Bool { self == .utf16BigEndian || self == .utf32BigEndian }
+
+    /// The error for an XML property list in this encoding.
+    package func error(marked: Bool) -> PlistError {
+        .xmlNotUTF8(unitBits: unitSize * 8, bigEndian: isBigEndian, marked: marked)
+    }
+
+    /// The encoding of U+FEFF at the start of a file, which says the encoding.
+    var byteOrderMark: [UInt8] {
+        let mark: [UInt8] = unitSize == 2 ? [0xFE, 0xFF] : [0x00, 0x00, 0xFE, 0xFF]
+        return isBigEndian ? mark : mark.reversed()
+    }
+}
+
 /// The two on-disk forms of a property list.
 public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomStringConvertible {
     /// Apple's binary form, starting with `bplist00`.
@@ -360,6 +415,12 @@ public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomString
 
     /// `binary` or `xml`.
     public var description: String { rawValue }
+}
+
+/// A byte as two uppercase hex digits: `FE`.
+private func hex(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
 }
 
 /// Quotes untrusted text for a message: ``UntrustedText/quoted(_:)``.

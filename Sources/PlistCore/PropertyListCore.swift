@@ -5,17 +5,55 @@
 package enum PropertyList {
     /// The format of `bytes`, or nil when they are not a property list.
     ///
-    /// Binary starts with `bplist`; XML starts (after an optional UTF-8 byte-order mark and
-    /// white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
+    /// Binary starts with `bplist`; XML starts (after an optional UTF-8 byte-order mark,
+    /// ``byteOrderMark``, and white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
     package static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
         if bytes.starts(with: "bplist".utf8) { return .binary }
         var rest = bytes[...]
-        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        if rest.starts(with: byteOrderMark) { rest = rest.dropFirst(byteOrderMark.count) }
         rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         for opening in ["<?xml", "<!DOCTYPE", "<plist"] where rest.starts(with: opening.utf8) {
             return .xml
         }
         return nil
+    }
+
+    /// The UTF-8 byte-order mark (`EF BB BF`), which some editors (Windows Notepad among them)
+    /// put before an XML property list. CoreFoundation's parser reads past it
+    /// (`CFPropertyList.c`'s `encodingForXMLData` finds it and the parse starts after it); ycft
+    /// reads past it too (libplist 2.2.0 refuses it, so it never sees it), and a file ycft
+    /// rewrites in XML keeps it (``write(_:format:byteOrderMark:)``).
+    package static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
+    /// Whether `bytes` are an XML property list that starts with ``byteOrderMark``.
+    package static func hasByteOrderMark(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: byteOrderMark) && detectFormat(bytes) == .xml
+    }
+
+    /// The encoding of an XML property list in UTF-16 or UTF-32, which CoreFoundation converts
+    /// and reads: told as CoreFoundation tells it, by a byte-order mark (UTF-32's checked before
+    /// UTF-16's, whose little-endian mark starts UTF-32's), else by the NUL bytes of ASCII
+    /// markup in that encoding (`<` `00`), and only when what follows opens an XML property
+    /// list as ``detectFormat(_:)`` asks; nil otherwise.
+    static func foreignXMLEncoding(_ bytes: [UInt8]) -> (encoding: XMLTextEncoding, marked: Bool)? {
+        let encodings: [XMLTextEncoding] = [.utf32BigEndian, .utf32LittleEndian, .utf16BigEndian, .utf16LittleEndian]
+        // The first code units as ASCII (as far as they are ASCII): enough for detectFormat.
+        func opensXML(_ text: ArraySlice<UInt8>, _ encoding: XMLTextEncoding) -> Bool {
+            var ascii: [UInt8] = []
+            var at = text.startIndex
+            while ascii.count < 64, at + encoding.unitSize <= text.endIndex {
+                let unit = text[at..<at + encoding.unitSize]
+                let ordered = encoding.isBigEndian ? Array(unit) : unit.reversed()
+                guard ordered.dropLast().allSatisfy({ $0 == 0 }), let last = ordered.last, last < 0x80 else { break }
+                ascii.append(last)
+                at += encoding.unitSize
+            }
+            return detectFormat(ascii) == .xml
+        }
+        if let marked = encodings.first(where: { bytes.starts(with: $0.byteOrderMark) }) {
+            return opensXML(bytes.dropFirst(marked.byteOrderMark.count), marked) ? (marked, true) : nil
+        }
+        return encodings.first { opensXML(bytes[...], $0) }.map { ($0, false) }
     }
 
     /// What the XML guard finds in an XML property list without handing it to libplist: the
@@ -59,7 +97,10 @@ package enum PropertyList {
         guard !bytes.isEmpty else { throw .empty }
         let maxSize = min(limits.maxInputSize, Int(UInt32.max))
         guard bytes.count <= maxSize else { throw .inputTooLarge(size: bytes.count, limit: maxSize) }
-        guard let format = detectFormat(bytes) else { throw .unknownFormat }
+        guard let format = detectFormat(bytes) else {
+            if let (encoding, marked) = foreignXMLEncoding(bytes) { throw encoding.error(marked: marked) }
+            throw .unknownFormat
+        }
         return format
     }
 
@@ -76,6 +117,19 @@ package enum PropertyList {
         case .binary:
             return try BinaryPlistWriter.write(value)
         }
+    }
+
+    /// ``write(_:format:)``, after ``byteOrderMark`` when `byteOrderMark` is true and the format
+    /// is XML (``marked(_:format:byteOrderMark:)``): how a file that had the mark is rewritten.
+    package static func write(_ value: PlistValue, format: PlistFormat, byteOrderMark: Bool) throws(PlistError) -> [UInt8] {
+        marked(try write(value, format: format), format: format, byteOrderMark: byteOrderMark)
+    }
+
+    /// Property-list bytes ycft wrote in `format`, as a file that starts with ``byteOrderMark``
+    /// (`byteOrderMark` true) is rewritten: XML after the mark, as the file had it (a rewrite
+    /// changes nothing it is not asked to); binary, which has no mark, as it is.
+    package static func marked(_ written: [UInt8], format: PlistFormat, byteOrderMark: Bool) -> [UInt8] {
+        byteOrderMark && format == .xml ? Self.byteOrderMark + written : written
     }
 }
 

@@ -97,7 +97,9 @@ struct XMLPlistScanner {
         var sawPlist = false, closedPlist = false, sawDeclaration = false
         var i = 0
         let n = bytes.count
-        if starts(with: [0xEF, 0xBB, 0xBF], at: 0) { i = 3 }  // a byte-order mark
+        // The UTF-8 byte-order mark, read past (libplist is handed the bytes after it); every
+        // offset and line still counts from the file's first byte.
+        if starts(with: PropertyList.byteOrderMark, at: 0) { i = PropertyList.byteOrderMark.count }
         let start = i
         func path() -> ObjectPath { Self.path(stack) }
         /// Records one value at the current place (a dict's value, an array's item, the plist's value).

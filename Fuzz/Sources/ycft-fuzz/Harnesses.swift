@@ -54,9 +54,16 @@ enum Harness: String, CaseIterable {
     /// accepts has its iteration counts within the bounds and each class once, and, when the
     /// counts are small, unlocks (with a wrong password) without a crash.
     case keybag
-    /// `PhoneBackup(folder:manifestDatabase:)` and its queries: a `Manifest.db` (as an encrypted
-    /// backup's is, decrypted in memory) read through SQLite without a crash or a hang.
+    /// `Manifest.db`'s rows, structured (``ManifestHarness``): the input decoded into rows of
+    /// `Files`, written by SQLite into a valid database in memory, and read as an encrypted
+    /// backup's (`PhoneBackup(folder:manifestDatabase:encrypted:)`): `allPreferences()`,
+    /// `preferences(of:)`, `ids(like:)` and each `MBFile` record up to its key. Every file is
+    /// named by a checked fileID; nothing decrypts without a key.
     case manifest
+    /// A `Manifest.db`'s raw bytes (as an encrypted backup's is, decrypted in memory) read through
+    /// SQLite and queried as `backup apps` and `--backup` do, without a crash or a hang (mostly
+    /// SQLite's own header checks: ``manifest`` reaches the rows).
+    case manifestDB = "manifest-db"
 
     /// Whether any dictionary in `value` holds two keys with the same exact bytes.
     static func hasDuplicateKeys(_ value: PlistValue) -> Bool {
@@ -87,44 +94,52 @@ enum Harness: String, CaseIterable {
         }
     }
 
-    func run(_ bytes: [UInt8]) {
+    /// Runs the harness on one input; fails (`fatalError`) when ycft breaks a promise.
+    /// - Returns: how far the input went (``Reach``).
+    func run(_ bytes: [UInt8]) -> Reach {
         switch self {
         case .plist:
-            if let read = try? LibPlist.read(bytes) {
-                // The guard alone refuses duplicate keys (the reader no longer checks again).
-                guard !Self.hasDuplicateKeys(read.value) else { fatalError("a dictionary read with two equal keys") }
-                // Whatever reads must write and read back to the same value (XML may refuse).
-                if let again = try? PropertyList.write(read.value, format: .binary) {
-                    guard let back = try? LibPlist.read(again), back.value == read.value else {
-                        fatalError("binary round trip changed a value")
-                    }
+            guard let read = try? LibPlist.read(bytes) else { return .early }
+            // The guard alone refuses duplicate keys (the reader no longer checks again).
+            guard !Self.hasDuplicateKeys(read.value) else { fatalError("a dictionary read with two equal keys") }
+            // Whatever reads must write and read back to the same value (XML may refuse).
+            var roundTrips = 0
+            if let again = try? PropertyList.write(read.value, format: .binary) {
+                guard let back = try? LibPlist.read(again), back.value == read.value else {
+                    fatalError("binary round trip changed a value")
                 }
+                roundTrips = 1
             }
+            return .subject(["values": Self.shape(read.value).values, "roundTrips": roundTrips])
         case .archive:
-            _ = try? LibPlist.keyedArchive(bytes)
+            guard let archive = try? LibPlist.keyedArchive(bytes) else { return .early }
+            return .subject(["objects": archive.objects.count])
         case .records:
-            if let records = try? ArchiveReader.decode(bytes) {
-                let encoded = try? LegacyArchive.encode(records, format: .binary)
-                guard let encoded, let back = try? ArchiveReader.decode(encoded), back == records else {
-                    fatalError("records did not survive encode and decode")
-                }
+            guard let records = try? ArchiveReader.decode(bytes) else { return .early }
+            let encoded = try? LegacyArchive.encode(records, format: .binary)
+            guard let encoded, let back = try? ArchiveReader.decode(encoded), back == records else {
+                fatalError("records did not survive encode and decode")
             }
+            return .subject(["records": records.count])
         case .verify:
-            _ = StateFile.verify(bytes)
+            return .subject(["findings": StateFile.verify(bytes).count])
         case .packJSON:
-            if let records = try? RecordsFormat.records(fromJSON: bytes) {
-                if let encoded = try? LegacyArchive.encode(records, format: .binary) {
-                    guard let back = try? ArchiveReader.decode(encoded), back == records else {
-                        fatalError("packed records did not decode to themselves")
-                    }
+            guard let records = try? RecordsFormat.records(fromJSON: bytes) else { return .early }
+            var encodes = 0
+            if let encoded = try? LegacyArchive.encode(records, format: .binary) {
+                guard let back = try? ArchiveReader.decode(encoded), back == records else {
+                    fatalError("packed records did not decode to themselves")
                 }
-                let text = RecordsFormat.jsonText(records)
-                guard let again = try? RecordsFormat.records(fromJSON: Array(text.utf8)), again == records else {
-                    fatalError("JSON form did not read back to the same records")
-                }
+                encodes = 1
             }
+            let text = RecordsFormat.jsonText(records)
+            guard let again = try? RecordsFormat.records(fromJSON: Array(text.utf8)), again == records else {
+                fatalError("JSON form did not read back to the same records")
+            }
+            return .subject(["records": records.count, "encodes": encodes])
         case .defaults:
-            _ = try? StateFile(bytes).state().records
+            guard let file = try? StateFile(bytes) else { return .early }
+            var migrated = 0
             for target in Migration.Target.allCases {
                 guard let outcome = try? DefaultsMigration.migrate(bytes, to: target) else { continue }
                 guard let output = outcome.output else { continue }
@@ -133,58 +148,100 @@ enum Harness: String, CaseIterable {
                     fatalError("a migrated file could not be migrated again")
                 }
                 guard again.status != .migrated else { fatalError("migration is not idempotent") }
+                migrated += 1
             }
+            return .subject(["records": (try? file.state().records.count) ?? -1, "migrated": migrated])
         case .dumpRaw:
-            guard let value = try? LibPlist.read(bytes).value else { return }
+            guard let value = try? LibPlist.read(bytes).value else { return .early }
+            var dumps = 0
             for mode in [ArchiveDump.SharedObjects.expand, .references] {
                 if let json = try? ArchiveDump.raw(value, shared: mode) {
                     let text = json.text()
                     guard (try? JSON.parse(Array(text.utf8), maxDepth: 100_000)) != nil else {
                         fatalError("dump --raw printed JSON that does not parse")
                     }
+                    dumps += 1
                 }
             }
-            _ = try? ArchiveDump.objects(value)
+            let objects = (try? ArchiveDump.objects(value)) == nil ? 0 : 1
+            return .subject(["rawDumps": dumps, "objectDumps": objects])
         case .xmlGuard:
-            guard let guarded = try? PropertyList.xmlShape(bytes) else { return }
-            guard let read = try? LibPlist.read(bytes) else { return }  // refused later: safe
+            guard let guarded = try? PropertyList.xmlShape(bytes) else { return .early }
+            guard let read = try? LibPlist.read(bytes) else { return .early }  // refused later: safe
             let built = Harness.shape(read.value)
             guard built.values == guarded.values, built.depth == guarded.depth else {
                 fatalError("the XML guard counted \(guarded) but libplist built \(built)")
             }
+            var rewritten = 0
             if let xml = try? PropertyList.write(read.value, format: .xml) {
                 guard let back = try? LibPlist.read(xml), back.value == read.value else {
                     fatalError("ycft's XML writer did not write back the value the guard accepted")
                 }
+                rewritten = 1
             }
+            return .subject(["values": guarded.values, "depth": guarded.depth, "rewritten": rewritten])
         case .pureRead:
-            guard PropertyList.detectFormat(bytes) == .binary else { return }
+            guard PropertyList.detectFormat(bytes) == .binary else { return .early }
             let pure = Result { () throws(FirstTimeError) in try LegacyArchive.read(binary: bytes) }
             let viaLibplist = Result { () throws(FirstTimeError) in try ArchiveReader.read(bytes) }
             switch (pure, viaLibplist) {
             case let (.success(a), .success(b)):
                 guard a == b else { fatalError("the pure reader and libplist read different records or findings") }
+                return .subject(["records": a.records.count])
             case let (.failure(a), .failure(b)):
                 guard a == b else { fatalError("the pure reader and libplist fail differently: \(a) / \(b)") }
+                return .subject(["refusedByBoth": 1])
             default:
                 fatalError("one reader accepts what the other refuses: pure \(pure), libplist \(viaLibplist)")
             }
         case .inPlace:
-            InPlaceHarness.run(bytes)
+            return InPlaceHarness.run(bytes)
         case .keybag:
-            guard let keyBag = try? KeyBag(bytes) else { return }
+            guard let keyBag = try? KeyBag(bytes) else { return .early }
             guard keyBag.dpic <= KeyBag.maxDPIC, keyBag.iterations <= KeyBag.maxITER,
                   Set(keyBag.classKeys.map(\.protectionClass)).count == keyBag.classKeys.count,
                   keyBag.classKeys.allSatisfy({ $0.wrappedKey.count == 40 }) else {
                 fatalError("the keybag reader accepted counts over its bounds, a class twice or a short key")
             }
-            if keyBag.dpic <= 1000, keyBag.iterations <= 1000 { _ = try? keyBag.unlock(Array("fuzz".utf8)) }
+            var unlocks = 0
+            if keyBag.dpic <= 1000, keyBag.iterations <= 1000 {
+                _ = try? keyBag.unlock(Array("fuzz".utf8))
+                unlocks = 1
+            }
+            return .subject(["classKeys": keyBag.classKeys.count, "unlocks": unlocks])
         case .manifest:
-            guard let backup = try? PhoneBackup(folder: "/nonexistent-ycft-fuzz", manifestDatabase: bytes) else { return }
-            _ = try? backup.allPreferences()
+            return ManifestHarness.run(bytes)
+        case .manifestDB:
+            guard let backup = try? PhoneBackup(folder: FuzzFolder.path, manifestDatabase: bytes) else { return .early }
+            var found = ["preferences": (try? backup.allPreferences().count) ?? -1, "ids": 0]
+            for kind in [PhoneBackup.Container.app(""), .group("")] {
+                if let ids = try? backup.ids(like: kind) { found["ids", default: 0] += ids.count }
+            }
             _ = try? backup.preferences(of: .app("com.example.notes"))
             _ = try? backup.preferences(of: .group("group.com.example.shared"))
+            return .subject(found)
         }
+    }
+}
+
+/// How far one input went in a harness: whether it reached the harness's subject (the code
+/// the harness is for), and what the subject found there, by name (records decoded,
+/// preferences listed). `FuzzHarnessTests` runs every harness on a valid seed and asserts it
+/// reached its subject with what the seed holds: a harness that returns early for every input
+/// (as `manifest` once did, opening a folder that did not exist: 28.6 million runs, 79
+/// features) fails a test instead of fuzzing nothing.
+struct Reach: Equatable, CustomStringConvertible {
+    /// What the subject found; nil when an earlier step refused the input.
+    var found: [String: Int]?
+
+    /// Refused before the subject (what most fuzzed inputs are, and no valid seed may be).
+    static let early = Reach(found: nil)
+    /// The subject ran and found this.
+    static func subject(_ found: [String: Int]) -> Reach { Reach(found: found) }
+
+    var description: String {
+        guard let found else { return "returned before its subject" }
+        return found.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 }
 
@@ -193,9 +250,15 @@ nonisolated(unsafe) var selected: Harness = .plist
 @_cdecl("ycft_fuzz_main")
 func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let names = Harness.allCases.map(\.rawValue).joined(separator: ", ")
+    let arguments = (0..<Int(argc)).map { argv[$0].map { String(cString: $0) } ?? "" }
     // `ycft-fuzz in-place-seeds DIR`: the generated seeds of the in-place harness.
-    if argc == 3, let name = argv[1].map({ String(cString: $0) }), name == "in-place-seeds", let directory = argv[2] {
-        print("wrote \(InPlaceSeeds.write(to: String(cString: directory))) seeds")
+    if arguments.count == 3, arguments[1] == "in-place-seeds" {
+        print("wrote \(InPlaceSeeds.write(to: arguments[2])) seeds")
+        return 0
+    }
+    // `ycft-fuzz manifest-seeds DIR MANIFEST.DB`: the manifest harness's rows, from a Manifest.db.
+    if arguments.count == 4, arguments[1] == "manifest-seeds" {
+        print("wrote \(ManifestSeeds.write(to: arguments[2], fromDatabaseAt: arguments[3])) seeds")
         return 0
     }
     guard argc >= 2, let name = argv[1].map({ String(cString: $0) }), let harness = Harness(rawValue: name) else {
@@ -211,7 +274,7 @@ func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<C
         var base = buffer.baseAddress
         return LLVMFuzzerRunDriver(&count, &base) { data, size in
             let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-            selected.run(bytes)
+            _ = selected.run(bytes)
             return 0
         }
     }

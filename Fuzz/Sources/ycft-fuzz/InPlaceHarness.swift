@@ -128,10 +128,19 @@ enum InPlaceHarness {
     /// The records a file holds, or nil when it holds no readable state.
     static func records(_ bytes: [UInt8]) -> FirstTimeRecords? { try? StateFile(bytes).state().records }
 
-    static func run(_ bytes: [UInt8]) {
+    /// Runs the six commands on `bytes`; the reach counts those that did their change
+    /// (`done`) and those that refused (`refused`).
+    static func run(_ bytes: [UInt8]) -> Reach {
         let before = try? StateFile(bytes)
-        let beforeRecords = records(bytes)
+        // The records an edit starts from: the state's, or none in a defaults file that holds
+        // no state yet (whose first change creates it, as YCFirstTime's first save does: the
+        // one judge, `heldState`); nil when the file holds something else.
+        var beforeRecords: FirstTimeRecords?, heldNothing = false
+        if let before, let held = try? Optional(before.heldState()) {
+            (beforeRecords, heldNothing) = (held?.records ?? FirstTimeRecords(), held == nil)
+        }
         let beforeValue = try? LibPlist.read(bytes)
+        var done = 0, refused = 0
         for command in InPlaceCommand.all(existing: beforeRecords) {
             let files = MemoryFiles([path: bytes, "records.json": RecordsFormat.json(InPlaceCommand.packed)])
             let status = Ycft.run(command.arguments.map { $0 == "FILE" ? path : $0 }, io: files.io)
@@ -141,13 +150,18 @@ enum InPlaceHarness {
             if status != 0 {
                 // Refused: nothing written, the file as it was.
                 guard files.writes.isEmpty, after == bytes else { fatalError("\(context): refused but the file changed") }
+                refused += 1
                 continue
             }
+            done += 1
             // Done: the file holds exactly the asked change (or already held it: not written).
             guard files.writes.count <= 1 else { fatalError("\(context): wrote the file \(files.writes.count) times") }
             guard let beforeValue, let before else { fatalError("\(context): succeeded on a file it cannot read") }
             guard let afterValue = try? LibPlist.read(after) else { fatalError("\(context): wrote a file it cannot read") }
             guard afterValue.format == beforeValue.format else { fatalError("\(context): the format changed") }
+            guard PropertyList.hasByteOrderMark(after) == PropertyList.hasByteOrderMark(bytes) else {
+                fatalError("\(context): the UTF-8 byte-order mark was not kept")
+            }
             let expected: FirstTimeRecords?
             switch command.arguments[0] {
             case "pack", "reset":
@@ -164,7 +178,8 @@ enum InPlaceHarness {
                 // (refused); unsetting their last record leaves no state, as the device has none.
                 let intervalOnly = before.forms == [.intervalKeys]
                 guard let state = try? afterFile?.state() else {
-                    guard intervalOnly, expected.count == 0 else {
+                    // No records left where there were none, or only IntervalClient keys.
+                    guard intervalOnly || heldNothing, expected.count == 0 else {
                         fatalError("\(context): no readable state afterwards")
                     }
                     continue
@@ -196,5 +211,6 @@ enum InPlaceHarness {
                 guard a.value == b.value else { fatalError("\(context): the value of \(a.key) changed") }
             }
         }
+        return .subject(["done": done, "refused": refused])
     }
 }

@@ -1,7 +1,8 @@
 // Seeds for the `in-place` harness: defaults files with many unrelated keys of every plist
 // type (16-byte integers, negative zero, NaN payloads, fractional dates, data, nested
 // containers, canonically equivalent keys) beside the YCFirstTime state in each of its forms,
-// binary and XML. `ycft-fuzz in-place-seeds DIR` writes them; Scripts/fuzz.sh calls it.
+// binary and XML (some after the UTF-8 byte-order mark). `ycft-fuzz in-place-seeds DIR` writes
+// them; Scripts/fuzz.sh calls it.
 
 import FirstTimeArchive
 import FirstTimeCore
@@ -101,6 +102,8 @@ enum InPlaceSeeds {
             let xmlSafe = entries.filter { (try? PropertyList.write(.dictionary(PlistDictionary([$0])), format: .xml)) != nil }
             if let xml = try? PropertyList.write(.dictionary(PlistDictionary(xmlSafe)), format: .xml) {
                 out.append(("generated-\(n)-archive.xml.plist", xml))
+                // After the UTF-8 byte-order mark, which every rewrite keeps.
+                if n % 4 == 0 { out.append(("generated-\(n)-archive.bom.xml.plist", PropertyList.byteOrderMark + xml)) }
             }
         }
         return out
