@@ -78,9 +78,10 @@ import TestSupport
         // The plain backup's records have no EncryptionKey: the rows are listed, no record decodes.
         #expect(Harness.manifest.run(try #require(seeds["backup-plain.rows"]))
                 == .subject(["rows": 12, "preferences": 7, "records": 0, "lookups": 7, "ids": 7]))
-        // The spoilt seed: the first row's fileID is a number (the listing refuses it), a record cut short.
-        #expect(Harness.manifest.run(try #require(seeds["spoilt.rows"]))
-                == .subject(["rows": 13, "preferences": 0, "listingRefused": 1, "records": 0, "lookups": 6, "ids": 7]))
+        // The spoilt seed: the first row's fileID is a number (that app alone is refused, as a
+        // read of it is: one judge), a record cut short.
+        let spoilt = Harness.manifest.run(try #require(seeds["spoilt.rows"]))
+        #expect(spoilt == .subject(["rows": 13, "preferences": 6, "records": 5, "lookups": 6, "ids": 7]), "\(spoilt)")
     }
 
     /// The input format: rows encode and decode to themselves; what is cut short is kept as far

@@ -121,7 +121,7 @@ import TestSupport
         #expect(verified.status == 1)
         #expect(verified.stdoutText == "")
         #expect(verified.stderr == "\(url.path): error: [plist-unreadable] file: \(why)\n"
-                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
+                + "ycft verify: 1 file: 0 passed, 0 failed, 1 unreadable (1 error, 0 warnings)\n")
         let migrated = try runProcess(ycft, ["migrate", "--in-place", url.path])
         #expect(migrated.status == 1)
         #expect(migrated.stderr.hasPrefix("ycft: \(url.path): \(why)\n"), "\(migrated.stderr)")
