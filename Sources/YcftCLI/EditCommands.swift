@@ -111,6 +111,8 @@ enum EditCommands {
         // A key removed unread (reset --force), and the state the file still holds in other keys.
         var removed: (key: String, finding: ContractFinding, left: [StateForm])?
         var intervals: [String] = []
+        // IntervalClient gates the reset kept, which the file then holds as its state.
+        var keptGates: [String] = []
         let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
             let file = try classified(bytes, common)
             let reset: StateWriter.Rewrite?
@@ -126,7 +128,20 @@ enum EditCommands {
                let after = (try? LibPlist.read(reset.bytes, limits: common.limits))?.value.dictionaryValue?.keyIndex() {
                 intervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && after[ExactKey($0)] == nil }
             }
+            // IntervalClient's own gates beside the state (no record's copy) stay, as every
+            // preference of the app does; alone, they are what the file then holds as state.
+            if let reset, removed == nil, let after = try? StateFile(reset.bytes, key: common.key, limits: common.limits),
+               let left = try? after.heldState(), left.form == .intervalKeys {
+                keptGates = left.records.map(\.key)
+            }
             return reset
+        }
+        if status == .success, !keptGates.isEmpty {
+            let shown = keptGates.prefix(5).map { UntrustedText.quoted(IntervalKey.prefix + $0) }.joined(separator: ", ")
+                + (keptGates.count > 5 ? " and \(keptGates.count - 5) more" : "")
+            Ycft.warn("kept \(shown), IntervalClient's own gate\(keptGates.count == 1 ? "" : "s") (no record's copy): the file now holds "
+                      + "IntervalClient state (\(keptGates.count) record\(keptGates.count == 1 ? "" : "s")); 'ycft reset' again removes "
+                      + "\(keptGates.count == 1 ? "it" : "them")", path: path, io: io)
         }
         if status == .success && nothing {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")

@@ -134,4 +134,36 @@ import TestSupport
         let json = try runProcess(ycft, ["status", "--format", "json", "--now", "2025-02-01", file])
         #expect(!json.stdoutText.contains("no --gate given"))
     }
+
+    /// The fuzzer's finding: `reset` of records beside IntervalClient keys, one of which copies
+    /// no record, keeps that gate (an app's own preference) and exited 0 without a word, and
+    /// the next dump showed it as the state. The reset now says what it kept and what the file
+    /// then holds; a second reset removes it, as for any IntervalClient state.
+    @Test func aResetSaysWhichIntervalGatesItKept() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let file = dir.appendingPathComponent("p.plist")
+        // Records {a}, their interval copy, and IntervalClient's own interval.b.
+        let xml = """
+            <plist version="1.0"><dict>
+            <key>Other</key><integer>1</integer>
+            <key>YCFirstTime.records</key><dict><key>format</key><string>ycfirsttime-records</string>
+            <key>formatVersion</key><integer>1</integer><key>records</key><dict>
+            <key>a</key><dict><key>lastTime</key><real>1</real></dict></dict></dict>
+            <key>interval.a</key><real>978307201</real>
+            <key>interval.b</key><real>978307300</real>
+            </dict></plist>
+
+            """
+        try writeBytes(Array(xml.utf8), to: file)
+        let raw = try runProcess(ycft, ["dump", "--raw", "--compact", file.path]).stdoutText
+        #expect(raw.contains(#""interval.a":978307201.0"#) && raw.contains(#""interval.b":978307300.0"#) && raw.contains("YCFirstTime.records"), "\(raw)")
+        let reset = try runProcess(ycft, ["reset", file.path])
+        #expect(reset.status == 0)
+        #expect(reset.stderr.contains("ycft: \(file.path): warning: kept \"interval.b\", IntervalClient's own gate (no record's copy): "
+                                      + "the file now holds IntervalClient state (1 record); 'ycft reset' again removes it\n"), "\(reset.stderr)")
+        let again = try runProcess(ycft, ["reset", file.path])
+        #expect(again.status == 0 && again.stderr == "ycft: \(file.path): warning: removed 1 interval.* number, read as IntervalClient gates: \"interval.b\"\n",
+                "\(again.stderr)")
+        #expect(try runProcess(ycft, ["dump", "--raw", "--compact", file.path]).stdoutText == #"{"Other":1}"# + "\n")
+    }
 }
