@@ -193,6 +193,7 @@ struct CommandSpec: Sendable {
         case "verify": return verify
         case "migrate": return migrate
         case "status": return status
+        case "diff": return diff
         case "set": return set
         case "unset": return unset
         case "reset": return reset
@@ -515,7 +516,17 @@ extension CommandSpec {
                 "[--max-input-size SIZE] \(backupUsage)"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
                              unlessGiven: .backup)],
-        options: [
+        options: judging + [
+            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
+            Option(.compact, ["With --format json, JSON on one line."]),
+            defaultKey,
+        ] + fromBackup + [maxInputSize, help],
+        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
+        requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
+
+    /// The options that say how gates are judged (`status`, `diff`): the app's version, the
+    /// moment, the zone, whose rules, the calendar, and the gates.
+    static let judging: [Option] = [
             Option(.appVersion, "VERSION", ["The running app's version (CFBundleShortVersionString);",
                                            "needed by per-version gates."]),
             Option(.noAppVersion, ["The app has no CFBundleShortVersionString."]),
@@ -564,12 +575,44 @@ extension CommandSpec {
                 "                isRepeatedDay add nothing (Foundation",
                 "                returns nil): runs every time",
             ]),
+    ]
+
+    static let diff = CommandSpec(
+        name: "diff", run: DiffCommand.run, abstract: "Compare two states as the device reads them.",
+        overview: "Compare two YCFirstTime states as the device reads them.",
+        discussion: """
+        A and B are anything 'ycft status' reads, in any form (an archive, a defaults file
+        holding one, plain records, interval.* keys; '-' is standard input, for one of
+        them: 'ycft backup extract ... -o -' gives a backup's). Each is read as the device
+        reads it (a state YCFirstTime discards is no records), and the records are compared:
+        added, removed, and changed versions or times (exactly: the double's every bit).
+        With --gate, the gates whose answer at --now differs are listed too. Prints
+        nothing when they are the same. A migration and its rollback, and the archive and
+        records forms of one state, compare equal.
+        """,
+        usage: ["[--gate KEY=RULE]... [--now TIME] [--time-zone ZONE]",
+                "[--app-version VERSION|--no-app-version] [--library VERSION] [--calendar ID]",
+                "[--locale ID] [--first-weekday N] [--minimum-days-in-first-week N]",
+                "[--format FORMAT [--compact]] [--key NAME] [--max-input-size SIZE] A B"],
+        arguments: [Argument(name: "A", completion: .file, help: ["The first state ('-' reads standard input)."]),
+                    Argument(name: "B", completion: .file, help: ["The second state ('-' reads standard input)."])],
+        options: judging + [
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
             Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey,
-        ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
-        requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
+            defaultKey, maxInputSize, help,
+        ],
+        footer: {
+            """
+            EXIT STATUS:
+              0  the same records (and gate answers)
+              1  they differ
+              2  trouble: usage, a file that cannot be read, or that holds no state
+                 ycft can read as the device would
+
+            """
+        },
+        exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
+        requires: [Requirement(.compact, needs: .format, "json")])
 
     static let set = CommandSpec(
         name: "set", run: EditCommands.set, abstract: "Set one record's version or time, in place.",
@@ -716,5 +759,5 @@ extension CommandSpec {
         requires: [Requirement(.compact, needs: .format, "json")])
 
     /// Every subcommand, in the order help lists them.
-    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, set, unset, reset, edit, backup]
+    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, diff, set, unset, reset, edit, backup]
 }

@@ -139,9 +139,9 @@ enum EditCommands {
         if status == .success, !keptGates.isEmpty {
             let shown = keptGates.prefix(5).map { UntrustedText.quoted(IntervalKey.prefix + $0) }.joined(separator: ", ")
                 + (keptGates.count > 5 ? " and \(keptGates.count - 5) more" : "")
-            Ycft.warn("kept \(shown), IntervalClient's own gate\(keptGates.count == 1 ? "" : "s") (no record's copy): the file now holds "
-                      + "IntervalClient state (\(keptGates.count) record\(keptGates.count == 1 ? "" : "s")); 'ycft reset' again removes "
-                      + "\(keptGates.count == 1 ? "it" : "them")", path: path, io: io)
+            Ycft.warn("kept \(shown), IntervalClient's own gate\(keptGates.count == 1 ? "" : "s") (no record's copy), as the app's "
+                      + "preferences are: the file now holds IntervalClient state (\(keptGates.count) record\(keptGates.count == 1 ? "" : "s"))",
+                      path: path, io: io)
         }
         if status == .success && nothing {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")

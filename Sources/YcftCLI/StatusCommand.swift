@@ -110,28 +110,12 @@ enum StatusCommand {
                 throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
             }
             // The device's answer: a state YCFirstTime would discard makes every gate run.
-            var records = FirstTimeRecords()
-            var findings: [ContractFinding] = []
-            var reset: ContractFinding?
-            // Whether that state cannot be read at all, in a defaults file: `reset --force` removes it.
-            var unread = false
-            // A defaults file with no state yet (a fresh install's, or after reset): every gate runs.
-            var noState = false
-            do throws(FirstTimeError) {
-                if let state = try file.heldState() {
-                    (records, findings, reset) = (state.records, state.findings, state.resetsAll)
-                } else {
-                    noState = true
-                }
-            } catch {
-                findings = [error.finding]
-                guard let resets = findings.resetsAll else {
-                    // An archive the app reads but ycft cannot: said as the edit commands say it.
-                    throw Ycft.Failure(.content, Ycft.display(options.path), EditCommands.refusal(error, in: file).message)
-                }
-                reset = resets
-                unread = StateWriter.discardedUnread(error, in: file) != nil
+            let load: StateFile.DeviceLoad
+            do { load = try file.deviceLoad() } catch {
+                // An archive the app reads but ycft cannot: said as the edit commands say it.
+                throw Ycft.Failure(.content, Ycft.display(options.path), EditCommands.refusal(error, in: file).message)
             }
+            let (records, findings, reset, unread, noState) = (load.held, load.findings, load.resetsAll, load.unread, load.noState)
             // What standard error says after `warning: `, line for line the JSON's `warnings`.
             var warnings = Ycft.warnings(findings)
             // A gate no record has is "never run" and runs now; named close to a record that
@@ -149,7 +133,7 @@ enum StatusCommand {
                 if !hint.isEmpty { warnings.append("no record \(UntrustedText.quoted(gate.key)) for --gate\(hint)") }
             }
             for warning in warnings { Ycft.warn(warning, path: options.path, io: io) }
-            let judged = reset == nil ? records : FirstTimeRecords()
+            let judged = load.records
             let decisions = options.gates.map { gate in
                 (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: options.appVersion,
                                        calendar: calendar, library: options.library))

@@ -103,6 +103,7 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
           migrate                 Move state in defaults files to the plain format and
                                   back.
           status                  Would each gate run now, and when next?
+          diff                    Compare two states as the device reads them.
           set                     Set one record's version or time, in place.
           unset                   Remove records, in place.
           reset                   YCFirstTime's reset(), in place.

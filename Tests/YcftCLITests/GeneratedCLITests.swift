@@ -97,7 +97,7 @@ import FirstTimeCore
         #expect(fish.contains(" -l now -x -d 'The moment to judge at, like 2025-01-01T09:00:00Z, 2025-01-01T10:00+01:00, "
                               + "\\'2025-01-01 10:00\\' or 2025-01-01 (a time without Z or offset is in --time-zone), or \\'now\\''\n"))
         // `ycft help <TAB>` offers the subcommands.
-        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status set unset reset edit backup' -a status -d 'Would each gate run now, and when next?'\n"))
+        #expect(fish.contains("complete -c ycft -n '__fish_seen_subcommand_from help; and not __fish_seen_subcommand_from dump pack verify migrate status diff set unset reset edit backup' -a status -d 'Would each gate run now, and when next?'\n"))
         for shell in ["zsh", "fish"] where Self.installed(shell) {
             try check(shell == "zsh" ? zsh : fish, with: shell)
         }

@@ -17,6 +17,7 @@ import TestSupport
         "verify": { _ = try VerifyCommand.Options($0) },
         "migrate": { _ = try MigrateCommand.Options($0) },
         "status": { _ = try StatusCommand.Options($0, clock: { 0 }) },
+        "diff": { _ = try StatusCommand.Options($0, clock: { 0 }) },
         "set": { _ = try EditCommands.SetOptions($0, clock: { 0 }) },
         "unset": { _ = EditCommands.Common($0) },
         "reset": { _ = EditCommands.Common($0) },
@@ -87,6 +88,8 @@ import TestSupport
         ("migrate", "--plist-format", "'--plist-format <format>': expected 'same', 'binary' or 'xml'"),
         ("status", "--library", "'--library <version>': expected '2.x' or '1.x'"),
         ("status", "--format", "'--format <format>': expected 'text' or 'json'"),
+        ("diff", "--library", "'--library <version>': expected '2.x' or '1.x'"),
+        ("diff", "--format", "'--format <format>': expected 'text' or 'json'"),
         ("backup", "--format", "'--format <format>': expected 'text' or 'json'"),
     ])
     func aChoiceNotInTheListIsRefusedWithTheList(_ command: String, _ option: String, _ said: String) throws {
@@ -99,7 +102,7 @@ import TestSupport
 
     /// The table above covers every choice option of every command.
     @Test func everyChoiceOptionIsInTheRefusalTable() {
-        let listed: Set<String> = ["pack --plist-format", "pack --launch-arguments", "verify --format", "migrate --to", "migrate --plist-format",
+        let listed: Set<String> = ["pack --plist-format", "pack --launch-arguments", "diff --library", "diff --format", "verify --format", "migrate --to", "migrate --plist-format",
                                    "status --library", "status --format", "backup --format"]
         var choices = Set<String>()
         for spec in CommandSpec.all {
@@ -230,6 +233,7 @@ import TestSupport
             "verify": [["verify", big]],
             "migrate": [["migrate", "--dry-run", big]],
             "status": [["status", big]],
+            "diff": [["diff", big, big]],
             "set": [["set", "--last-version", "1", big, "k"]],
             "unset": [["unset", big, "k"]],
             "reset": [["reset", big]],
@@ -257,7 +261,7 @@ import TestSupport
             #expect(CommandSpec.named(spec.name)?.name == spec.name)
             #expect(CommandSpec.named(spec.name)?.abstract == spec.abstract)
         }
-        #expect(CommandSpec.all.map(\.name) == ["dump", "pack", "verify", "migrate", "status", "set", "unset", "reset", "edit", "backup"])
+        #expect(CommandSpec.all.map(\.name) == ["dump", "pack", "verify", "migrate", "status", "diff", "set", "unset", "reset", "edit", "backup"])
         for word in ["help", "", "Dump", "dump ", "from-backup", "--help"] { #expect(CommandSpec.named(word) == nil, "\(word)") }
     }
 }
