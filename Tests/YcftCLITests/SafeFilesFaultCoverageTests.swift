@@ -148,6 +148,57 @@ struct SafeFilesUnderFaults {
         #expect(try readBytes(URL(fileURLWithPath: dir + "/prefs.plist.bak.1")) == readBytes(defaults))
     }
 
+    /// Where the file cannot be linked under the backup's name (EXDEV: no hard links there),
+    /// the backup is a copy: an earlier copy of the same bytes is reused, another file under the
+    /// name is kept (the next name is taken), and a copy that cannot be written stops the run
+    /// with the file as it was.
+    @Test func backupsWhereLinksFail() throws {
+        let same = try folder()
+        try FileManager.default.copyItem(atPath: defaults.path, toPath: same + "/prefs.plist.bak")
+        let reused = try run("link=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: same)
+        #expect(reused.status == 0 && reused.stderr == "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try names(same) == ["prefs.plist", "prefs.plist.bak"])
+        let other = try folder()
+        try writeBytes(Array("other".utf8), to: URL(fileURLWithPath: other + "/prefs.plist.bak"))
+        let next = try run("link=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: other)
+        #expect(next.status == 0)
+        #expect(next.stderr == "ycft: \(other)/prefs.plist: \(other)/prefs.plist.bak exists; the backup is \(other)/prefs.plist.bak.1\n"
+                + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+        #expect(try readBytes(URL(fileURLWithPath: other + "/prefs.plist.bak.1")) == readBytes(defaults))
+        let full = try folder()
+        let failed = try run("link=18@prefs.plist;write=28@ (deleted)", ["migrate", "--in-place", "{D}/prefs.plist"], in: full)
+        #expect(failed.status == 2)
+        #expect(failed.stderr == "ycft: \(full)/prefs.plist: cannot back up: No space left on device\n"
+                + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")
+        #expect(try names(full) == ["prefs.plist"] && readBytes(URL(fileURLWithPath: full + "/prefs.plist")) == readBytes(defaults))
+    }
+
+    /// A file read to be shown: its descriptor that cannot be looked at, before or after the
+    /// read (then it may have changed while it was read).
+    @Test(arguments: [("fstat=5@prefs.plist*1", "cannot read: Input/output error"),
+                      ("fstat=5@prefs.plist#1*1", "cannot read: it changed while ycft was reading it")])
+    func aFileReadWhoseStatusFails(_ spec: String, _ reason: String) throws {
+        let dir = try folder()
+        let result = try run(spec, ["dump", "{D}/prefs.plist"], in: dir)
+        #expect(result.status == 2 && result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: \(dir)/prefs.plist: \(reason)\n")
+    }
+
+    /// A file whose mode lets only its owner write is read-only to anyone else (`access(2)`
+    /// says no), even with a write bit set.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root and setpriv to run ycft as another user"))
+    func aFileOnlyItsOwnerMayWriteIsReadOnlyToOthers() throws {
+        let dir = try folder()
+        _ = chmod(dir, 0o755)
+        _ = chmod((dir as NSString).deletingLastPathComponent, 0o755)
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                    ["--reuid=65534", "--regid=65534", "--clear-groups", ycft.path, "set", dir + "/prefs.plist", "rate.prompt",
+                                     "--last-version", "3"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: \(dir)/prefs.plist: not replaced: it is read-only (mode 0644); use --force to replace it anyway\n")
+    }
+
     /// Extended attributes the original's descriptor will not give: a failure is named in a
     /// warning; one removed meanwhile (ENODATA) is skipped; a file system without attributes
     /// (ENOTSUP) has none to keep; a value that grows between the two calls (ERANGE) is asked
@@ -189,6 +240,10 @@ struct SafeFilesUnderFaults {
         let gone = try run("lstat=2@{D}/t/a.plist", ["verify", "{D}/t"], in: dir)
         #expect(gone.status == 0 && gone.stdout.isEmpty)
         #expect(gone.stderr == "ycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
+        let top = try run("readdir=5@{D}/t*1", ["verify", "{D}/t"], in: dir)
+        #expect(top.status == 2)
+        #expect(top.stderr == "ycft: \(dir)/t: cannot open the directory: Input/output error\n"
+                + "ycft verify: 1 file: 0 passed, 0 failed, 1 unreadable (0 errors, 0 warnings)\n")
         let refused = try run("lstat=13@{D}/t/a.plist", ["verify", "{D}/t"], in: dir)
         #expect(refused.status == 2)
         #expect(refused.stderr == "ycft: \(dir)/t: cannot open the directory: Permission denied\n"
