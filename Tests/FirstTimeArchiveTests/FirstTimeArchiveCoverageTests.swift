@@ -93,6 +93,16 @@ import TestSupport
                 == #""YCFirstTime" holds data that is not an archive: not a property list (neither binary 'bplist00' nor XML)"#)
     }
 
+    /// A string that is not UTF-8 in an XML archive passes the guard and libplist, and is
+    /// refused when the tree is read: by the file reader and the archive decoder alike.
+    @Test func aStringThatIsNotUTF8IsRefused() {
+        let bytes = Array(#"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>a</key><string>"#.utf8) + [0xFF]
+            + Array("</string></dict></plist>".utf8)
+        let expected = "string is not valid UTF-8 (at a): libplist would change it silently"
+        #expect(message { _ = try StateFile(bytes) } == expected)
+        #expect(message { _ = try ArchiveReader.decode(bytes) } == expected)
+    }
+
     /// IntervalClient keys that are the state itself (no other form) are all state keys.
     @Test func intervalKeysThatAreTheStateAreStateKeys() throws {
         let file = try StateFile(defaults([("interval.k", .string("1.0|2.5")), ("Theme", .string("dark"))]))

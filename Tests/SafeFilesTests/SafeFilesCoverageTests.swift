@@ -153,6 +153,23 @@ import Glibc
         #expect(try readBytes(URL(fileURLWithPath: dir + "/prefs.plist.bak")) == Array("someone else's".utf8))
     }
 
+    /// Every backup name up to `.99` taken by other files: no backup, and nothing written.
+    @Test func everyBackupNameTaken() throws {
+        let dir = try scratch()
+        try put("old", dir + "/prefs.plist")
+        try put("other", dir + "/prefs.plist.bak")
+        for n in 1..<100 { try put("other", dir + "/prefs.plist.bak.\(n)") }
+        #expect(message { try SafeFile.keepBackup(of: dir + "/prefs.plist", expected: try status(dir + "/prefs.plist"), suffix: ".bak",
+                                                  bytes: Array("old".utf8)) }
+                == "\(dir)/prefs.plist: cannot back up: every backup name up to .99 is taken")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).count == 101)
+    }
+
+    /// Standard error by its descriptor name is a stream: written to, never replaced.
+    @Test func standardErrorIsAStream() throws {
+        #expect(try SafeFile.write([], to: "/dev/stderr") == .streamed("/dev/stderr"))
+    }
+
     /// A backup made in this run goes when the replace it guarded failed, while its name still
     /// holds the very file it linked.
     @Test func aBackupOfTheFileReadIsDiscarded() throws {
