@@ -35,6 +35,19 @@ import TestSupport
                 == "YCFirstTime.records.records.k: expected a dictionary, found string")
     }
 
+    @Test func aMemberOfAnotherKindOrUnknown() {
+        #expect(json(#"{"format": {}, "formatVersion": 1, "records": {}}"#) == "format: expected a string, found object")
+        #expect(plist([("format", .string("ycfirsttime-records")), ("formatVersion", .integer(.signed(1))),
+                       ("records", .dictionary(PlistDictionary([("k", .dictionary(PlistDictionary([("lastRun", .real(1))])))])))])
+                == #"YCFirstTime.records.records.k: unknown member "lastRun""#)
+    }
+
+    @Test func recordsWithARepeatedKeyAreRefused() {
+        #expect(throws: FirstTimeError.duplicateKey("k", at: .key("records"))) {
+            try FirstTimeRecords([(key: "k", record: FirstTimeRecord()), (key: "k", record: FirstTimeRecord(lastVersion: "1"))])
+        }
+    }
+
     @Test func descriptionsOfPublicValues() throws {
         #expect(FirstTimeRecord(lastVersion: "1.0", lastTime: 2.5).description == #"lastVersion="1.0", lastTime=2.5"#)
         #expect(FirstTimeRecord().description == "lastVersion=nil, lastTime=nil")

@@ -17,6 +17,13 @@ import TestSupport
         #expect(String(decoding: xml, as: UTF8.self).contains("<string>a\tb\nc</string>"))
     }
 
+    /// A key holding NUL cannot be written to a binary property list (libplist would cut it).
+    @Test func aKeyWithNULIsNotWritten() {
+        #expect(throws: PlistError.unwritable(.containsNUL(inKey: true), at: .key("a\u{0}b"))) {
+            try PropertyList.write(.dictionary(PlistDictionary([("a\u{0}b", .bool(true))])), format: .binary)
+        }
+    }
+
     @Test func aDateIsNamedAsADate() {
         #expect(PlistValue.date(0).kind == .date)
         #expect(PlistKind.date.typeName == "date")
