@@ -114,11 +114,13 @@ package func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8]
 }
 
 /// `environment`, for a child given an environment of its own instead of this process's, with
-/// `LLVM_PROFILE_FILE` passed on when this process has it (`Scripts/coverage.sh` sets it to an
-/// absolute pattern): an instrumented child without it writes `default.profraw` into its working
-/// folder, where tests look at what a command left. In an ordinary run, `environment` itself.
-package func childEnvironment(_ environment: [String: String]) -> [String: String] {
-    guard let profile = ProcessInfo.processInfo.environment["LLVM_PROFILE_FILE"], environment["LLVM_PROFILE_FILE"] == nil else {
+/// `LLVM_PROFILE_FILE` passed on when `parent` (this process's) has it (`Scripts/coverage.sh`
+/// sets it to an absolute pattern): an instrumented child without it writes `default.profraw`
+/// into its working folder, where tests look at what a command left. In an ordinary run,
+/// `environment` itself.
+package func childEnvironment(_ environment: [String: String],
+                              from parent: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    guard let profile = parent["LLVM_PROFILE_FILE"], environment["LLVM_PROFILE_FILE"] == nil else {
         return environment
     }
     return environment.merging(["LLVM_PROFILE_FILE": profile]) { $1 }
