@@ -75,6 +75,8 @@ public enum DefaultsMigration {
         if !placed { entries += fresh.map { ($0.key, $0.value) } }
         let result = PlistDictionary(entries)
         let same: Bool
+        // unreachable: no migration target both removes a key and writes it back (MigrationPlan), so `fresh` and
+        // `removed` never share a key
         if fresh.contains(where: { removed.contains($0.key) }) {
             // A key both removed and written back (no target does this today): compare the files.
             diff(original, result, into: &outcome)
@@ -98,6 +100,7 @@ public enum DefaultsMigration {
         return outcome
     }
 
+    // unreachable: called only from the branch above, which no migration target reaches
     private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Migration.Outcome) {
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }

@@ -325,6 +325,8 @@ public final class FirstTimeStore: @unchecked Sendable {
 
         /// An empty domain (no file yet).
         init(_ format: PlistFormat) {
+            // unreachable: the reader of nested archives is asked only for a key the domain holds, and this domain is
+            // empty
             source = StateSource(PlistDictionary()) { _ in nil }
             records = FirstTimeRecords()
             self.format = format

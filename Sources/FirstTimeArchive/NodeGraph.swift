@@ -44,5 +44,7 @@ final class NodeGraph: ArchiveGraph {
         PlistAddress.field(node.handle, literal: key).map(ArchiveNode.init)
     }
     func fieldCount(_ node: ArchiveNode) -> Int { PlistAddress.dictionaryCount(node.handle) }
+    // unreachable: the walker lists the fields only of a node classInfo found to be an instance, a dictionary, which
+    // always has keys
     func fieldKeys(_ node: ArchiveNode) -> [String] { PlistAddress.keys(node.handle) ?? [] }
 }

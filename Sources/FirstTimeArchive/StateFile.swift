@@ -65,6 +65,7 @@ public struct StateFile: Sendable {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
+        // unreachable: the reader of nested archives is asked only for a key the domain holds, and this domain is empty
         source = StateSource(PlistDictionary(), key: key) { _ in nil }
         // An archive whose root holds other keys keeps its value: a write copies them (`rootEntries()`).
         if let decoded = ArchiveReader.fastRead(document), !decoded.findings.contains(where: { $0.rule.spec.rewrite == .keeps }) {
@@ -307,6 +308,8 @@ public struct StateFile: Sendable {
     /// A reading error of the archive a defaults file holds: a plist error is the embedded
     /// data's, and says under which key.
     private func embedded(_ error: FirstTimeError) -> FirstTimeError {
+        // unreachable: embedded(_:) wraps errors of a defaults file's archive only, and a defaults file's forms never
+        // start with .archive
         forms.first == .archive ? error : error.embedded(under: key)
     }
 

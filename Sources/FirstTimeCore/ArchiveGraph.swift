@@ -118,6 +118,8 @@ package final class ResolvedGraph: ArchiveGraph {
         value(node)?.dictionaryValue?[key].map { self.node($0) }
     }
     package func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? { field(node, key.description) }
+    // unreachable: (both lines) the walker counts and lists the fields only of a node classInfo found to be an
+    // instance, a dictionary
     package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
     package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }

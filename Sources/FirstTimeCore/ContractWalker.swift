@@ -369,6 +369,8 @@ package struct ContractWalker {
             try add(.uidCycle, path(), "record UID \(uid) points back to the \(uid == root ? "root" : "group") that contains it")
             return nil
         }
+        // unreachable: pairs(_:uid:) checked every UID of NS.objects against the object count, so resolve finds the
+        // record
         guard let found = try resolve(uid, at: path()) else { return nil }
         func here() -> ObjectPath { .object(uid) }
         guard uid != 0, let info = classInfo(found) else {
@@ -480,6 +482,7 @@ package struct ContractWalker {
                 continue
             }
             for key in graph.fieldKeys(found) where key != "$class" {
+                // unreachable: the key was just listed by fieldKeys of the same node
                 guard let field = graph.field(found, key) else { continue }
                 if let ref = graph.uid(field) { pending.append((ref, ObjectPath.object(uid).key(key))) }
                 for (i, item) in (graph.items(field) ?? []).enumerated() {

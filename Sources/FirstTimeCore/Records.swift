@@ -170,16 +170,21 @@ struct KeyOrder {
         for i in 0..<count { total += entries[i].key.utf8.count }
         starts.reserveCapacity(count + 1)
         bytes = [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+            // unreachable: the capacity is at least 8 bytes, so the buffer has an address
             guard let base = buffer.baseAddress else { return }
             var at = 0
             // `total` counted every key's bytes, so each fits where it goes.
             func copy(_ utf8: UnsafeBufferPointer<UInt8>) {
+                // unreachable: `total` counted every key's bytes, and a non-empty key's UTF-8 has an address (an empty
+                // one copies nothing)
                 guard let source = utf8.baseAddress, at + utf8.count <= total else { return }
                 (base + at).initialize(from: source, count: utf8.count)
                 at += utf8.count
             }
             for i in 0..<count {
                 // In place when the string has its UTF-8 at hand, as a native string does.
+                // unreachable: a native String always has contiguous UTF-8 (no bridged strings on Linux); kept for
+                // NSString-backed keys on Apple platforms
                 if entries[i].key.utf8.withContiguousStorageIfAvailable(copy) == nil {
                     var key = entries[i].key
                     key.withUTF8(copy)
@@ -219,6 +224,7 @@ struct KeyOrder {
     private func withKeys<R>(otherwise: R, _ body: (UnsafeRawPointer, UnsafeBufferPointer<Int>) -> R) -> R {
         bytes.withUnsafeBytes { raw in
             starts.withUnsafeBufferPointer { starts in
+                // unreachable: the key bytes end with 8 spare bytes, so the buffer is never empty
                 guard let base = raw.baseAddress else { return otherwise }
                 return body(base, starts)
             }

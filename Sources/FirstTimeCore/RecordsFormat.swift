@@ -23,6 +23,7 @@ package enum RecordsFormat {
         case let t? where t.isNaN: return .string("NaN")
         case let t? where t.isInfinite: return .string(t < 0 ? "-Infinity" : "Infinity")
         // Finite here (the two cases above took NaN and the infinities), so never nil.
+        // unreachable: a finite Double always has a JSON number (the cases above took NaN and the infinities)
         case let t?: return JSON.number(t) ?? .string(t.description)
         }
     }

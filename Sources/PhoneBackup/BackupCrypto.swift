@@ -86,6 +86,7 @@ enum BackupCrypto {
             return crypto.decrypt_init_ex(context, type, nil, key.baseAddress, nil)
         }
         guard initialised == 1 else { throw .failed(call: "EVP_DecryptInit_ex") }
+        // unreachable: inputs are at most Manifest.db's limit (512 MiB) or --max-input-size, below 2^31 bytes
         guard let inputCount = Int32(exactly: input.count) else { return nil }
         var output = [UInt8](repeating: 0, count: capacity)
         var written: Int32 = 0

@@ -90,6 +90,7 @@ final class ManifestDatabase {
             if step == YCFT_SQLITE_DONE { return }
             guard step == YCFT_SQLITE_ROW else { throw failure(step) }
             try row(Row(sqlite: sqlite, statement: statement))
+        // unreachable: the end of `while true`, which only returns or throws
         }
     }
 

@@ -90,6 +90,8 @@ package struct PhoneBackup {
         package let path: String
         /// In an encrypted backup, the row's `file` record (an `MBFile` archive), which holds the
         /// file's key; nil in an unencrypted one.
+        // unreachable: every Preferences is made with its row's record (nil in an unencrypted backup); the default is
+        // never used
         package var record: [UInt8]? = nil
 
         /// `xx/<fileID>`, as messages name the file.
@@ -124,6 +126,7 @@ package struct PhoneBackup {
            log.identity.size > 0 {
             throw .writeAheadLog(bytes: Int(clamping: log.identity.size))
         }
+        // unreachable: dictionary(_:_:limits:required:) with `required` throws rather than answer nil
         guard let manifest = try Self.dictionary(root, "Manifest.plist", limits: limits, required: true) else { throw .noManifest }
         switch manifest["IsEncrypted"] {
         case .bool(true)?: isEncrypted = true
@@ -181,6 +184,7 @@ package struct PhoneBackup {
         // take minutes and gigabytes a row): Files' columns are stored values.
         var generated: String?
         try database.rows("SELECT name FROM pragma_table_xinfo('Files') WHERE hidden != 0 LIMIT 1") {
+            // unreachable: pragma_table_xinfo's name column is never NULL
             (row: ManifestDatabase.Row) throws(BackupError) in generated = row.text(0) ?? ""
         }
         if let generated {
@@ -334,6 +338,7 @@ package struct PhoneBackup {
             case let .unsupportedKind(kind): throw .notRegularFile(fileID: preferences.fileID, kind)
             case let .system(failure): throw .missingFile(fileID: preferences.fileID, domain: preferences.container.domain,
                                                           path: preferences.container.preferencesPath, failure)
+            // unreachable: ReadOnlyFolder's read and folder throw only .unsupportedKind or .system
             default: throw .file(name: preferences.shortName, error)
             }
         }
@@ -411,6 +416,8 @@ package struct PhoneBackup {
             ORDER BY domain
             """
         try opened().rows(sql) { (row: ManifestDatabase.Row) throws(BackupError) in
+            // unreachable: the WHERE clause compares substr(domain, ...) with text, which a NULL, number or blob domain
+            // never equals
             guard let domain = row.text(1) else { throw .column("domain", domain: "?", path: "?") }
             // By code points, as SQLite's substr counts them (a mark after the dash is part of
             // the id, not of the prefix's last character).

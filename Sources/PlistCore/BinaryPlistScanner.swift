@@ -176,6 +176,7 @@ package struct BinaryPlistScanner {
                     let b = bytes[i]
                     if b == 0 { throw PlistError.unrepresentableString(.containsNUL(inKey: false), at: path()) }
                     if b >= 0x80 { throw PlistError.unrepresentableString(.notASCII(b), at: path()) }
+                // unreachable: plainASCII found a byte that is NUL or not ASCII, so the loop throws before it ends
                 }
             }
             return Object(kind: .scalar, payload: start, count: n)
@@ -186,6 +187,8 @@ package struct BinaryPlistScanner {
             // by the pure-read fuzzer; CoreFoundation itself writes "" as an ASCII string).
             if n == 0 { throw fail(.emptyUTF16String, start) }
             let (byteCount, overflow) = n.multipliedReportingOverflow(by: 2)
+            // unreachable: length(nibble:after:) keeps n at most the file's size (below 2^32), so n times 2 cannot
+            // overflow
             guard !overflow else { throw fail(.lengthOverflows(.string), start) }
             try needs(payload + byteCount)
             // Unit by unit only when some unit is NUL or a surrogate, to name the first bad one
@@ -220,12 +223,14 @@ package struct BinaryPlistScanner {
         case 0xA:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (refBytes, overflow) = n.multipliedReportingOverflow(by: refSize)
+            // unreachable: n is at most the file's size (below 2^32) and refSize at most 8: no overflow
             guard !overflow else { throw fail(.lengthOverflows(.array), start) }
             try needs(payload + refBytes)
             return Object(kind: .array, payload: payload, count: n)
         case 0xD:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (refBytes, overflow) = n.multipliedReportingOverflow(by: 2 * refSize)
+            // unreachable: n is at most the file's size (below 2^32) and 2 * refSize at most 16: no overflow
             guard !overflow else { throw fail(.lengthOverflows(.dictionary), start) }
             try needs(payload + refBytes)
             return Object(kind: .dict, payload: payload, count: n)
@@ -339,6 +344,7 @@ package struct BinaryPlistScanner {
     /// libplist keeps both entries of a dictionary that repeats a key; CoreFoundation keeps one.
     /// Either way a value would be lost or ambiguous, so a repeated key is an error.
     private func checkDuplicateKeys(_ dict: Object, index: Int, objects: ObjectTable) throws(PlistError) {
+        // unreachable: checkKeys(_:index:objects:checked:), the only caller, passes dictionaries of two or more keys
         guard dict.count > 1 else { return }
         func ref(_ i: Int) -> UInt64 { readUInt(at: dict.payload + i * refSize, size: refSize) }
         // A reference out of range is reported by the walk, before any duplicate; after this
@@ -418,6 +424,7 @@ package struct BinaryPlistScanner {
 
         /// Whether the `length` reference bytes at `start` are those of a list already checked.
         func contains(_ start: Int, _ length: Int, in bytes: UnsafeRawBufferPointer) -> Bool {
+            // unreachable: the input is at least 41 bytes (header and trailer), so its buffer has an address
             guard let base = bytes.baseAddress else { return false }
             for extent in extents where extent.length == length && (extent.start == start || memcmp(base + extent.start, base + start, length) == 0) {
                 return true

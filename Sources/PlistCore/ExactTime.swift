@@ -87,6 +87,7 @@ package enum ExactTime {
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
         var text = shortest
         return text.withUTF8 { bytes -> Int64? in
+            // unreachable: `shortest` is a finite Double's description: never empty
             guard let first = bytes.first else { return nil }
             let negative = first == UInt8(ascii: "-")
             var mantissa: UInt64 = 0
@@ -97,14 +98,18 @@ package enum ExactTime {
                 if c == UInt8(ascii: ".") {
                     inFraction = true
                 } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+                    // unreachable: a Double's description has a whole number after its 'e'
                     exponent = Int(String(decoding: bytes[(i + 1)...], as: UTF8.self)) ?? 0
                     break
                 } else {
                     let digit = c &- UInt8(ascii: "0")
+                    // unreachable: a finite Double's description holds only digits, '-', '.' and 'e' before its
+                    // exponent
                     guard digit <= 9 else { return nil }
                     // Leading zeros add nothing; a shortest text has at most 17 other digits.
                     let (times10, o1) = mantissa.multipliedReportingOverflow(by: 10)
                     let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+                    // unreachable: a shortest round-trip text has at most 17 significant digits, below 2^64
                     guard !o1, !o2 else { return nil }
                     mantissa = sum
                     if inFraction { fractionDigits += 1 }
@@ -213,10 +218,12 @@ package enum ExactTime {
         if fraction.isEmpty { return Double(seconds) }
         guard let f = fractionValue(fraction) else { return .nan }
         // A well-formed decimal always parses (out-of-range values become infinity, not nil).
+        // unreachable: a well-formed decimal always parses (out-of-range values become infinity, not nil)
         if seconds >= 0 || f == 0 { return Double("\(seconds).\(fraction)") ?? .nan }
         // seconds + 0.fraction for negative seconds: -((|seconds| - 1) + (10^n - fraction) / 10^n).
         let complement = String(pow10(fraction.utf8.count) - f)
         let digits = String(repeating: "0", count: fraction.utf8.count - complement.utf8.count) + complement
+        // unreachable: a well-formed decimal always parses (out-of-range values become infinity, not nil)
         return Double("-\(seconds.magnitude - 1).\(digits)") ?? .nan
     }
 

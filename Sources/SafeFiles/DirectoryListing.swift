@@ -109,6 +109,7 @@ final class DirectoryHandle {
             }
             if name == "." || name == ".." { continue }
             return name
+        // unreachable: the end of `while true`, which only returns
         }
     }
 }

@@ -110,6 +110,7 @@ package enum PathBytes {
                     out += other(String(run))
                     run = String.UnicodeScalarView()
                 }
+                // unreachable: only bytes 0x80 and above are escaped (those below are ASCII, always valid UTF-8)
                 out += "\\x" + (byte < 0x10 ? "0" : "") + String(byte, radix: 16)
             } else {
                 run.append(scalar)
@@ -121,6 +122,7 @@ package enum PathBytes {
 
     private static func escape(_ byte: UInt8) -> Unicode.Scalar {
         // U+10FF00 + byte is a valid scalar for every byte (at most U+10FFFF).
+        // unreachable: U+10FF00 + a byte is at most U+10FFFF, always a valid scalar
         Unicode.Scalar(base + UInt32(byte)) ?? "\u{FFFD}"
     }
 

@@ -231,6 +231,7 @@ package enum SafeFile {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
             guard errno == EWOULDBLOCK, attempt < 19 else { return false }
             usleep(5_000)
+        // unreachable: the loop returns at its 20th attempt (attempt < 19 fails)
         }
         return false
     }
@@ -884,6 +885,8 @@ private final class Temporary {
                let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
                let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
                 return value
+            // unreachable: Linux shows Umask in /proc/self/status since 4.7; the fallback is for older kernels and
+            // other systems
             }
         }
         let mask = umask(0o022)
@@ -940,6 +943,7 @@ package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expec
         var failure: SystemError?
         out = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             count = 0
+            // unreachable: the capacity is at least 1, so the buffer has an address
             guard let base = buffer.baseAddress else { return }
             while count < buffer.count {
                 let n = read(fd, base + count, buffer.count - count)

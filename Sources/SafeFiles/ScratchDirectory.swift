@@ -33,6 +33,7 @@ package final class ScratchDirectory {
         var template = PathBytes.cString("\(base == "/" ? "" : base)/\(prefix)XXXXXX")
         let made = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.flatMap { mkdtemp($0) } }
         guard made != nil else { throw FileError(.write, parent, .system(.current)) }
+        // unreachable: the template is never empty, so its buffer has an address
         let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { PathBytes.decode(cString: $0) } ?? "" }
         let fd = open(PathBytes.cString(path), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else {

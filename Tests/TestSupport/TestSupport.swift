@@ -93,7 +93,7 @@ package func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8]
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
-    if let environment { process.environment = environment }
+    if let environment { process.environment = childEnvironment(environment) }
     let inputFile = try TestPaths.temporaryDirectory().appendingPathComponent("stdin")
     try writeBytes(stdin, to: inputFile)
     let input = try FileHandle(forReadingFrom: inputFile)
@@ -111,6 +111,19 @@ package func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8]
     while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
     let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
     return ProcessResult(status: status, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// `environment`, for a child given an environment of its own instead of this process's, with
+/// `LLVM_PROFILE_FILE` passed on when `parent` (this process's) has it (`Scripts/coverage.sh`
+/// sets it to an absolute pattern): an instrumented child without it writes `default.profraw`
+/// into its working folder, where tests look at what a command left. In an ordinary run,
+/// `environment` itself.
+package func childEnvironment(_ environment: [String: String],
+                              from parent: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
+    guard let profile = parent["LLVM_PROFILE_FILE"], environment["LLVM_PROFILE_FILE"] == nil else {
+        return environment
+    }
+    return environment.merging(["LLVM_PROFILE_FILE": profile]) { $1 }
 }
 
 /// Reads a file's bytes.

@@ -186,9 +186,9 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         process.currentDirectoryURL = directory
-        process.environment = ["PATH": TestPaths.productsDirectory.path + ":/usr/bin:/bin", "HOME": directory.path,
-                               "TZ": "UTC", "LC_ALL": "C.UTF-8", "NO_COLOR": "1",
-                               "TMPDIR": FileManager.default.temporaryDirectory.path]
+        process.environment = childEnvironment(["PATH": TestPaths.productsDirectory.path + ":/usr/bin:/bin", "HOME": directory.path,
+                                                "TZ": "UTC", "LC_ALL": "C.UTF-8", "NO_COLOR": "1",
+                                                "TMPDIR": FileManager.default.temporaryDirectory.path])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
