@@ -82,8 +82,8 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             return "an iOS 9 or earlier backup (Manifest.mbdb) is not supported; ycft reads backups of iOS 10 and later (Manifest.db)"
         case .noManifest: return "no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)"
         case let .folderOfBackups(backups):
-            let count = backups.count == 1 ? "one device backup" : "\(backups.count) device backups"
-            return "no Manifest.db: a folder of \(count), not a backup; give one of them as BACKUP:"
+            let count = backups.count == 1 ? "a device backup" : "\(backups.count) device backups"
+            return "no Manifest.db: not a backup but a folder holding \(count); give \(backups.count == 1 ? "it" : "one of them") as BACKUP:"
                 + backups.map { "\n  " + Self.line($0) }.joined()
         case let .file(name, error): return "\(name): \(error)"
         case let .tooLarge(name, limit): return "\(name): input is larger than the limit of \(limit) bytes"

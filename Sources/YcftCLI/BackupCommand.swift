@@ -89,6 +89,13 @@ struct BackupInput {
             case let (.notListed(_, _, domainListed: false), .app(app)): ("--app", .app(app))
             default: nil
             }
+            // An app's id given as the group (or a group's as the app): the other option.
+            if let (option, mistyped) = asked {
+                let other: (option: String, container: PhoneBackup.Container) = option == "--group" ? ("--app", .app(mistyped.id)) : ("--group", .group(mistyped.id))
+                if (try? backup.lists(other.container)) == true {
+                    throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(other.option) \(UntrustedText.escaped(mistyped.id))'?")
+                }
+            }
             guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
                   let near = Suggestion.closest(to: mistyped.id, among: ids, within: 2) else { throw failure }
             throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
@@ -188,6 +195,13 @@ enum BackupCommand {
         var tried: [[UInt8]] = []
         while true {
             guard let (password, typed) = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
+            // Enter alone (or end of input) is a try without a password, said at once.
+            if typed, password.isEmpty {
+                tried.append(password)
+                guard tried.count < maxPasswordTries else { throw Ycft.Failure(.trouble, folder, "no password was typed") }
+                io.writeStderr("ycft: \(Ycft.shown(folder)): no password was typed; try again\n")
+                continue
+            }
             do throws(BackupError) {
                 if tried.contains(password) { throw .wrongPassword }
                 // What iOS asks for takes seconds: say so on a terminal, where someone waits.
@@ -226,8 +240,7 @@ enum BackupCommand {
             } catch {
                 throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
             }
-            // Enter alone, or end of input, is no password: said at once, not after deriving a key.
-            if typed?.isEmpty == true { throw Ycft.Failure(.trouble, folder, "no password was typed") }
+            // Enter alone, or end of input, is no password: the caller asks again, deriving nothing.
             if let typed { return (typed, true) }
             if file == nil { return nil }
         }
@@ -400,6 +413,20 @@ enum BackupCommand {
         // 0600 and refuses a pipe, a device, or a file whose mode lets others in (it would be kept).
         let options = SafeFile.WriteOptions(expected: expected, replaceReadOnly: force, confidential: encrypted)
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
+    }
+
+    /// Whether `path` is an iPhone backup folder itself (it holds `Manifest.db` and
+    /// `Manifest.plist`), given where a file or a folder of files belongs.
+    static func isBackupFolder(_ path: String, io: CommandIO) -> Bool {
+        let inside = { (name: String) in path.hasSuffix("/") ? path + name : path + "/" + name }
+        return io.fileStatus(inside("Manifest.db")) != nil && io.fileStatus(inside("Manifest.plist")) != nil
+    }
+
+    /// What to say of an iPhone backup folder given as a file or a folder of files.
+    static func backupFolderHint(_ path: String) -> String {
+        let shown = Ycft.shown(path)
+        return "an iPhone backup, whose files have hashed names: 'ycft backup apps \(shown)' lists the apps with state, "
+            + "'--backup \(shown) --app ID' reads one, 'ycft backup extract' copies one out"
     }
 
     /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``): the one check

@@ -320,9 +320,10 @@ extension CommandSpec {
 
         --launch-arguments prints the archive as launch arguments instead: -YCFirstTime
         <hex> (old-style property-list data), which UserDefaults' argument domain reads as
-        the key's data for that run, ahead of what the app saved. 'shell' prints them for
-        a command line (xcrun simctl launch booted BUNDLE_ID ...), 'swift' as an array
-        literal for XCUIApplication().launchArguments.
+        the key's data for that run, ahead of what the app saved. 'shell' prints them quoted
+        for a command line (paste them, or eval "xcrun simctl launch booted BUNDLE_ID
+        $(ycft pack --launch-arguments shell FILE.json)"), 'swift' as an array literal for
+        XCUIApplication().launchArguments.
         """,
         usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE |",
                 "--launch-arguments STYLE] [--key NAME] [--force] FILE.json|-"],
@@ -697,14 +698,15 @@ extension CommandSpec {
         discussion: """
         BACKUP is the folder Finder, iTunes or idevicebackup2 writes for a device (named
         after its UDID, holding Manifest.db), of iOS 10 or later; those of iOS 9 and earlier
-        (Manifest.mbdb) are not supported.
+        (Manifest.mbdb) are not supported. Given the folder of all backups
+        (MobileSync/Backup), ycft lists the device backups in it to pick one from.
 
         An encrypted backup needs its password: the first line of --password-file FILE
         (- is standard input), or, when standard input is a terminal (with - too), typed
         at a prompt (not echoed); never on the command line. Its keybag may ask for at most 50,000,000 rounds of
         PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER). A wrong password
         typed at the prompt is asked again (three tries in all); from a file, it is one
-        line, exit 2. Manifest.db and the preferences are decrypted in memory only;
+        line, exit 2. Manifest.db and the preferences are decrypted in memory only, and
         'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing
         FILE its group or others may read or write, and a named pipe or device).
 

@@ -54,6 +54,11 @@ struct FileWalk {
             case .regular:
                 add(operand, mirror: Self.mirrored(operand), fileOperand: true, status: status)
             case .directory:
+                // An iPhone backup's files have hashed names and no state of their own to check.
+                if BackupCommand.isBackupFolder(operand, io: io) {
+                    result.problems.append((operand, BackupCommand.backupFolderHint(operand)))
+                    continue
+                }
                 let listing: DirectoryListing
                 do throws(SystemError) { listing = try io.listFiles(operand) } catch {
                     result.problems.append((operand, Self.unreadableMessage(error)))

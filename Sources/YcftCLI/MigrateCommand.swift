@@ -56,6 +56,12 @@ enum MigrateCommand {
             }
             if backupGiven || noBackup, !inPlace { throw UsageError("'--backup' and '--no-backup' go with '--in-place'") }
             if backupGiven && backup.isEmpty { throw UsageError("'--backup' needs a non-empty suffix") }
+            // `--backup` names an iPhone backup on dump, status and verify; here it is the suffix
+            // of the saved original. A path (or a folder's name) given here was meant as the former.
+            if backupGiven, backup.contains("/") || FileStatus.of(backup).map({ $0.kind == .directory }) == .success(true) {
+                throw UsageError("'--backup \(backup)' on migrate is the suffix of each saved original (like .bak), not a folder; "
+                                 + "an iPhone backup is read with 'ycft backup extract BACKUP --app ID -o FILE' and migrated as that file")
+            }
             if paths.contains("-") { throw UsageError("migrate works on files; '-' (standard input) is not supported") }
             self.migration = migration
         }

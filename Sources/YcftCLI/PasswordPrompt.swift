@@ -29,7 +29,15 @@ enum PasswordPrompt {
         // tcsetattr as before, by SIGTTOU's default action.
         var stops = ForegroundEditor.catchStops()
         defer { stops.restore() }
-        streams.standardError.write(Array(prompt.utf8))
+        // The prompt goes where the person typing sees it: standard error when that is the
+        // terminal, else the terminal itself (`2>err.txt` must not hide it), as sudo does.
+        let tty = isatty(2) != 0 ? -1 : open("/dev/tty", O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        defer { if tty >= 0 { close(tty) } }
+        func say(_ text: String) {
+            guard tty >= 0 else { return streams.standardError.write(Array(text.utf8)) }
+            _ = Array(text.utf8).withUnsafeBytes { write(tty, $0.baseAddress, $0.count) }
+        }
+        say(prompt)
         var line: [UInt8] = []
         var failure: SystemError?
         var byte: UInt8 = 0
@@ -46,7 +54,7 @@ enum PasswordPrompt {
                 guard let stop = ForegroundEditor.suspendSignal else { continue }
                 // Stopped: the terminal as it was, then as the signal would have stopped ycft.
                 saved.restore()
-                streams.standardError.write(Array("\n".utf8))
+                say("\n")
                 ForegroundEditor.suspend(by: stop)
                 // Continued: echo off again (from the background, SIGTTOU stops ycft again).
                 while tcsetattr(0, TCSAFLUSH, &quiet) != 0 {
@@ -55,7 +63,7 @@ enum PasswordPrompt {
                     if let again = ForegroundEditor.suspendSignal { ForegroundEditor.suspend(by: again) }
                 }
                 line = []
-                streams.standardError.write(Array(prompt.utf8))
+                say(prompt)
             } else {
                 failure = SystemError.current
                 break
@@ -64,7 +72,7 @@ enum PasswordPrompt {
         stops.restore()
         saved.restore()
         // The Return typed was not echoed either: end the prompt's line.
-        streams.standardError.write(Array("\n".utf8))
+        say("\n")
         if let signal = ForegroundEditor.stopSignal {
             handlers.restore()
             ForegroundEditor.endBy(signal)

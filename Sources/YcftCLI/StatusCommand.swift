@@ -80,8 +80,9 @@ enum StatusCommand {
                     // `week` was a unit of earlier versions (IntervalClient's weekly); no
                     // Calendar.Component has that name, so a script that used it gets the one that does.
                     let body = ruleText.dropFirst("every:".count)
-                    if body.hasSuffix("week"), case let count = body.dropLast("week".count), Int(count) != nil {
-                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': no Calendar.Component is called 'week'; "
+                    let unit = body.hasSuffix("weeks") ? "weeks" : "week"
+                    if body.hasSuffix(unit), case let count = body.dropLast(unit.count), Int(count) != nil {
+                        throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': no Calendar.Component is called '\(unit)'; "
                                          + "did you mean 'every:\(count)weekOfYear' (or 'weekly' for every week)?")
                     }
                     let units = CalendarInterval.Unit.allCases.map(\.rawValue).joined(separator: ", ")
@@ -284,7 +285,9 @@ enum StatusCommand {
         var out = "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
             + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
         if let calendar {
-            out += "calendar \(Ycft.CalendarSettings.name(of: calendar)), first weekday \(calendar.firstWeekday), "
+            // The locale as Foundation resolved it (`zh_TW` is `zh_TW`; its calendar and week rules follow).
+            let locale = calendar.locale.flatMap { $0.identifier.isEmpty ? nil : ", locale \(UntrustedText.escaped($0.identifier))" } ?? ""
+            out += "calendar \(Ycft.CalendarSettings.name(of: calendar))\(locale), first weekday \(calendar.firstWeekday), "
                 + "minimum days in first week \(calendar.minimumDaysInFirstWeek)\n"
         }
         out += "\n"

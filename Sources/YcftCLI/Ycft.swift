@@ -176,6 +176,10 @@ package enum Ycft {
         do {
             bytes = path == "-" ? try io.readStdin(limit, false) : try io.readFile(path, limit, false).bytes
         } catch {
+            // A backup folder given as a file: how its files are read.
+            if path != "-", BackupCommand.isBackupFolder(path, io: io) {
+                throw Failure(.trouble, display(path), error.description + ": " + BackupCommand.backupFolderHint(path))
+            }
             throw Failure(.trouble, display(path), error.description)
         }
         guard bytes.count <= limit else {

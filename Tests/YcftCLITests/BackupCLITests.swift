@@ -220,7 +220,7 @@ import TestSupport
         try FileManager.default.moveItem(at: try Backups.make("mbdb"), to: all.appendingPathComponent("0a1b2c"))
         try FileManager.default.createDirectory(at: all.appendingPathComponent("not-a-backup"), withIntermediateDirectories: true)
         try writeBytes(Array("x".utf8), to: all.appendingPathComponent(".DS_Store"))
-        let message = "ycft: \(all.path): no Manifest.db: a folder of 3 device backups, not a backup; give one of them as BACKUP:\n"
+        let message = "ycft: \(all.path): no Manifest.db: not a backup but a folder holding 3 device backups; give one of them as BACKUP:\n"
             + "  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted\n"
             + "  \(all.path)/00008101-000A, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, encrypted\n"
             + "  \(all.path)/0a1b2c, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted, "

@@ -462,10 +462,31 @@ struct PasswordAtThePrompt {
     @Test func enterAloneAtThePromptIsNoPassword() throws {
         let (tmux, backup) = try prompting("backup apps BACKUP")
         defer { tmux.kill() }
-        try tmux.run(["send-keys", "-t", "edit", "Enter"])
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        for tries in 1...3 {
+            try tmux.waitFor { $0.components(separatedBy: prompt).count == tries + 1 }
+            try tmux.run(["send-keys", "-t", "edit", "Enter"])
+        }
         let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
         #expect(Tmux.exitStatus(screen) == 2, "\(screen)")
-        #expect(screen.contains("Password of the encrypted backup \(backup.path):\nycft: \(backup.path): no password was typed\n"), "\(screen)")
+        let again = "ycft: \(backup.path): no password was typed; try again\n"
+        #expect(screen.contains("\(prompt)\n\(again)\(prompt)\n\(again)\(prompt)\nycft: \(backup.path): no password was typed\n"), "\(screen)")
+    }
+
+    /// With standard error sent to a file, the prompt still shows on the terminal (as sudo's
+    /// does), and nothing of it lands in the file.
+    @Test func thePromptShowsOnTheTerminalWhenStandardErrorIsRedirected() throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        let log = f.dir.appendingPathComponent("err.txt")
+        try tmux.type("\(f.ycft.path) backup apps \(backup.path) > /dev/null 2> \(log.path); echo ycft-exit=$?")
+        try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        try tmux.type(Backups.password)
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 0 && !screen.contains(Backups.password), "\(screen)")
+        #expect(try readBytes(log).isEmpty)
     }
 
     @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {

@@ -166,4 +166,36 @@ import TestSupport
                 "\(again.stderr)")
         #expect(try runProcess(ycft, ["dump", "--raw", "--compact", file.path]).stdoutText == #"{"Other":1}"# + "\n")
     }
+
+    /// What a new user tried on the second day: an iPhone backup folder given to the commands
+    /// that take files or folders of files gets how to read it (not "3 without state", exit 0);
+    /// `migrate --backup Backup` (the suffix option, taken for the iPhone backup) is refused;
+    /// an app's id given as --group (and a group's as --app) is pointed to the other option;
+    /// `every:2weeks` gets the hint `every:2week` gets; status names the locale it judged with.
+    @Test func secondDayPapercuts() throws {
+        let backup = try Backups.make()
+        let hint = "an iPhone backup, whose files have hashed names: 'ycft backup apps \(backup.path)' lists the apps with state, "
+            + "'--backup \(backup.path) --app ID' reads one, 'ycft backup extract' copies one out"
+        let verify = try runProcess(ycft, ["verify", "--skip-stateless", backup.path])
+        #expect(verify.status == 2 && verify.stderr.hasPrefix("ycft: \(backup.path): \(hint)\n"), "\(verify.stderr)")
+        let migrate = try runProcess(ycft, ["migrate", "--dry-run", backup.path])
+        #expect(migrate.status == 2 && migrate.stderr.hasPrefix("ycft: \(backup.path): \(hint)\n"), "\(migrate.stderr)")
+        let dump = try runProcess(ycft, ["dump", backup.path])
+        #expect(dump.status == 2 && dump.stderr == "ycft: \(backup.path): cannot read: Is a directory: \(hint)\n", "\(dump.stderr)")
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"), to: file)
+        let suffix = try runProcess(ycft, ["migrate", "--in-place", "--backup", backup.path, file.path])
+        #expect(suffix.status == 2 && suffix.stderr.hasPrefix("Error: '--backup \(backup.path)' on migrate is the suffix of each saved original "
+                                                              + "(like .bak), not a folder; "), "\(suffix.stderr)")
+        #expect(try readBytes(file) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist")))
+        let group = try runProcess(ycft, ["backup", "extract", backup.path, "--group", "com.example.notes", "-o", "-"])
+        #expect(group.status == 2 && group.stderr.hasSuffix(". Did you mean '--app com.example.notes'?\n"), "\(group.stderr)")
+        let app = try runProcess(ycft, ["dump", "--backup", backup.path, "--app", "group.com.example.shared"])
+        #expect(app.status == 2 && app.stderr.hasSuffix(". Did you mean '--group group.com.example.shared'?\n"), "\(app.stderr)")
+        let weeks = try runProcess(ycft, ["status", "--gate", "x=every:2weeks", file.path])
+        #expect(weeks.stderr.hasPrefix("Error: The value 'x=every:2weeks' is invalid for '--gate <key=rule>': no Calendar.Component is called "
+                                       + "'weeks'; did you mean 'every:2weekOfYear' (or 'weekly' for every week)?\n"), "\(weeks.stderr)")
+        let locale = try runProcess(ycft, ["status", "--now", "2025-02-01", "--locale", "zh_TW", file.path])
+        #expect(locale.stdoutText.contains("\ncalendar gregorian, locale zh_TW, first weekday 1, minimum days in first week 1\n"), "\(locale.stdoutText)")
+    }
 }

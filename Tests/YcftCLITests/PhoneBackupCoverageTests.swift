@@ -89,12 +89,12 @@ import Glibc
         let all = first.deletingLastPathComponent()
         try FileManager.default.moveItem(at: first, to: all.appendingPathComponent("a"))
         try python("p = b + '/a/Manifest.plist'\nm = plistlib.load(open(p, 'rb'))\ndel m['IsEncrypted']\nplistlib.dump(m, open(p, 'wb'))", all)
-        #expect(message { _ = try PhoneBackup(all.path) } == "no Manifest.db: a folder of one device backup, not a backup; give one of them as BACKUP:\n"
+        #expect(message { _ = try PhoneBackup(all.path) } == "no Manifest.db: not a backup but a folder holding a device backup; give it as BACKUP:\n"
                 + "  \(all.path)/a, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted")
         try FileManager.default.createDirectory(at: all.appendingPathComponent("b"), withIntermediateDirectories: true)
         try writeBytes([], to: all.appendingPathComponent("b/Manifest.db"))
         try writeBytes(Array("garbage".utf8), to: all.appendingPathComponent("b/Manifest.plist"))
-        #expect(message { _ = try PhoneBackup(all.path) } == "no Manifest.db: a folder of 2 device backups, not a backup; give one of them as BACKUP:\n"
+        #expect(message { _ = try PhoneBackup(all.path) } == "no Manifest.db: not a backup but a folder holding 2 device backups; give one of them as BACKUP:\n"
                 + "  \(all.path)/a, \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted\n  \(all.path)/b")
     }
 

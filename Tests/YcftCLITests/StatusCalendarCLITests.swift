@@ -67,7 +67,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        (["--gate", "k=every:1weeks"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
+        (["--gate", "k=every:1fortnight"], "'--gate <key=rule>': every:<n><unit> takes an integer n and a Calendar.Component: era, year"),
         (["--calendar", "Hebrew"], "'--calendar <id>': expected one of gregorian, buddhist"),
         (["--locale", "de_DE@calendar=foo"], "'--locale <id>': calendar 'foo' is not one of gregorian"),
         (["--locale", "xx_YY"], "'--locale <id>': expected a locale identifier Foundation knows"),
