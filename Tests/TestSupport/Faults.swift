@@ -18,6 +18,15 @@ package enum Faults {
     /// The library, nil when there is no C compiler.
     package static let library: URL? = preloadLibrary("faults", code: code)
 
+    /// Whether the faults reach a child `ycft`: there is a library, and the child is not built
+    /// with AddressSanitizer (Scripts/sanitize.sh), whose own interceptors of the same libc
+    /// calls stand in front of a preloaded library's.
+    package static let available = library != nil && ProcessInfo.processInfo.environment["YCFT_SANITIZER"] == nil
+
+    /// Why ``available`` is false, for a skipped test's note.
+    package static let unavailable = library == nil ? "no C compiler (cc) to build the LD_PRELOAD library"
+        : "under AddressSanitizer, whose interceptors stand in front of an LD_PRELOAD library's"
+
     /// This process's environment with the library preloaded and `spec` in `YCFT_TEST_FAULTS`.
     package static func environment(_ spec: String, _ extra: [String: String] = [:]) throws -> [String: String] {
         guard let library else { throw CocoaError(.featureUnsupported) }

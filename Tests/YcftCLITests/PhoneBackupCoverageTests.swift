@@ -191,7 +191,7 @@ import Glibc
 
 /// SQLite and libcrypto calls that fail, and a backup folder that cannot be looked at (``Faults``):
 /// one line naming the backup and what failed.
-@Suite(.enabled(if: Faults.library != nil, "no C compiler (cc) to build the LD_PRELOAD library"))
+@Suite(.enabled(if: Faults.available, Comment(rawValue: Faults.unavailable)))
 struct PhoneBackupUnderFaults {
     let ycft = TestPaths.executable("ycft")
 

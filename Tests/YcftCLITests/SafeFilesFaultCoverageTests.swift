@@ -18,7 +18,7 @@ import Glibc
 /// a directory that cannot be listed. Every failure is one line naming the file and the
 /// system's reason, the file is as it was, and nothing is left behind; a fallback writes the
 /// file all the same.
-@Suite(.enabled(if: Faults.library != nil, "no C compiler (cc) to build the LD_PRELOAD library"))
+@Suite(.enabled(if: Faults.available, Comment(rawValue: Faults.unavailable)))
 struct SafeFilesUnderFaults {
     let ycft = TestPaths.executable("ycft")
     let defaults = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
