@@ -7,9 +7,10 @@
 # writes default.profraw into its working folder), merges the profiles with the toolchain's
 # llvm-profdata and prints, from llvm-cov over the test bundle and the ycft executable:
 # region coverage per module for the modules that read and write, their total, the package
-# total (Sources/), and the lowest files of those modules. Regions marked `// unreachable:` in
-# Sources are counted per module. Exits non-zero when the build or a test fails (the table is
-# printed all the same when there are profiles).
+# total (Sources/), and the lowest files of those modules. The marks `// unreachable:` (no input
+# reaches the region) and `// untested:` (reachable, but only through a race or a machine the
+# tests cannot stage) in Sources are counted per module. Exits non-zero when the build or a
+# test fails (the table is printed all the same when there are profiles).
 #
 # Usage: Scripts/coverage.sh [swift test options, e.g. --filter NAME]
 # The merged profile stays in .build/coverage/coverage.profdata, to look at a file's regions:
@@ -60,15 +61,15 @@ for data in json.load(open(summary))["data"]:
         files[relative] = (regions["count"], regions["count"] - regions["covered"])
 
 def percent(count, missed): return 100.0 * (count - missed) / count if count else 100.0
-def unreachable(paths): return sum(len(re.findall(r"// unreachable:", (root / p).read_text())) for p in paths)
+def marks(paths, mark): return sum(len(re.findall(mark, (root / p).read_text())) for p in paths)
 def row(name, paths):
     count = sum(files[p][0] for p in paths); missed = sum(files[p][1] for p in paths)
-    return f"| {name} | {count} | {missed} | {percent(count, missed):.1f}% | {unreachable(paths)} |"
+    return f"| {name} | {count} | {missed} | {percent(count, missed):.1f}% | {marks(paths, '// unreachable:')} | {marks(paths, '// untested:')} |"
 
 ours = [p for p in files if p.parts[1] in modules]
 print(f"\nRegion coverage: {profiles} profiles, build and tests took {seconds} s\n")
-print("| module | regions | missed | covered | `// unreachable:` |")
-print("|---|---:|---:|---:|---:|")
+print("| module | regions | missed | covered | `// unreachable:` | `// untested:` |")
+print("|---|---:|---:|---:|---:|---:|")
 for module in modules:
     print(row(module, [p for p in ours if p.parts[1] == module]))
 print(row("**the six**", ours))

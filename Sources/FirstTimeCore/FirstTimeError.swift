@@ -236,6 +236,7 @@ extension FirstTimeError {
         case let .json(jsonError):
             return ContractFinding(.recordsFormat, at: .file, jsonError.description)
         case let .archive(archiveError):
+            // unreachable: `?? .file`: only `.plist` has no path, and `.archive(.plist)` is the first case above
             let path = archiveError.path ?? .file
             let rule: ContractRule = switch path.components.first {
             case .key("$archiver")?: .envelopeArchiver

@@ -94,6 +94,7 @@ public struct CalendarInterval: Sendable, Equatable, CustomStringConvertible {
     /// `hourly`, `daily`, ... for the presets, else `every:<n><unit>`.
     public var description: String {
         if let preset = Self.presets.first(where: { $0.interval == self }) { return preset.name }
+        // unreachable: `?? component`: every Calendar.Component of this Foundation has a Unit
         return "every:\(value)\(unit?.rawValue ?? "\(component)")"
     }
 

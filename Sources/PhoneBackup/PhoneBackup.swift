@@ -442,6 +442,7 @@ package struct PhoneBackup {
         guard fileID.utf8.count == 40, fileID.utf8.allSatisfy(hex.contains) else {
             throw .badFileID(fileID, domain: container.domain, path: container.preferencesPath)
         }
+        // untested: a backup at `/` needs Manifest.db in the test machine's root folder
         let path = (folder == "/" ? "" : folder) + "/" + fileID.prefix(2) + "/" + fileID
         return Preferences(container: container, fileID: fileID, path: path, record: record)
     }

@@ -64,6 +64,7 @@ package struct BinaryPlistScanner {
         guard size >= 8 + 1 + 32 else { throw fail(.tooShortForTrailer, size) }
         // Every reader checks the size first (PropertyListCore.checkedFormat); the object table
         // keeps offsets in 32 bits.
+        // untested: needs a binary property list over 4 GiB in memory (with a --max-input-size that large)
         guard size <= Int(UInt32.max) else { throw .inputTooLarge(size: size, limit: Int(UInt32.max)) }
         let trailer = size - 32
         offsetIntSize = Int(bytes[trailer + 6])

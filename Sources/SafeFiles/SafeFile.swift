@@ -298,10 +298,12 @@ package enum SafeFile {
             close(fd)
             throw FileError(.read, path, .system(error))
         }
+        // untested: a race, the name replaced by a file of another kind between the stat and the open
         guard opened.kind == .regular else {
             close(fd)
             throw FileError(.inPlace, path, .notRegularFile(opened.kind))
         }
+        // untested: a race, the name replaced by another regular file between the stat and the open
         guard opened.identity.sameFile(as: seen.identity) else {
             close(fd)
             throw FileError(.read, path, .changedWhileReading)
@@ -363,6 +365,7 @@ package enum SafeFile {
                 return descriptorNumber(baseName(current))
             }
             guard case let .success(status) = FileStatus.of(current, followLinks: false), status.kind == .symbolicLink,
+                  // untested: a race, the link removed or replaced between the lstat and the readlink
                   let text = linkText(current) else { return nil }
             current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
         }
@@ -507,10 +510,12 @@ package enum SafeFile {
         if status.kind == .symbolicLink {
             guard let resolved = realPath(path) else {
                 let failure = SystemError.current
+                // untested: a race, `?? "?"` when the dangling link is removed between realpath and readlink
                 if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
                 throw FileError(.write, path, .system(failure))
             }
             target = resolved
+            // untested: a race, the lstat fails only when the path realpath resolved is removed in between
             do { status = try FileStatus.of(target, followLinks: false).get() } catch { throw FileError(.write, target, .system(error)) }
         }
         switch status.kind {
@@ -841,6 +846,7 @@ private final class Temporary {
     /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).
     private func holdsThisFile(_ path: String) -> Bool {
         guard case let .success(own) = FileStatus.of(descriptor: fd),
+              // untested: a race, the temporary's name is gone only when another process removed it
               case let .success(named) = FileStatus.of(path, followLinks: false) else { return false }
         return named.identity.sameFile(as: own.identity)
     }
