@@ -103,11 +103,9 @@ enum DiffCommand {
     /// A time as the text shows it: UTC to the microsecond and the exact number, or `none`.
     static func time(_ value: Double?) -> String {
         guard let value else { return "none" }
-        return "\(ExactTime.utcText(secondsSince2001: value)) (\(exact(value)))"
+        return "\(ExactTime.utcText(secondsSince2001: value)) (\(Ycft.exactTime(value)))"
     }
 
-    /// A time as the records format writes it, exactly (`757414800.123456`).
-    static func exact(_ value: Double) -> String { String(RecordsFormat.timeJSON(value).text(style: .compact).prefix { $0 != "\n" }) }
 
     static func text(_ a: Side, _ b: Side, _ changes: [Change], _ gates: [(StatusCommand.Gate, GateDecision, GateDecision)],
                      now: StatusCommand.Shown) -> String {

@@ -276,11 +276,9 @@ enum EditCommands {
             return error.report(io)
         }
         Ycft.warnDropped(dropped, path: path, io: io)
-        // The exact number as the records format writes it (JSON's compact text ends with a newline).
-        func exact(_ time: Double) -> String { String(RecordsFormat.timeJSON(time).text(style: .compact).prefix { $0 != "\n" }) }
         for (key, given, stored) in rounded {
             Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
-                      + "\(exact(given)) as \(exact(stored)), its nearest value", path: path, io: io)
+                      + "\(Ycft.exactTime(given)) as \(Ycft.exactTime(stored)), its nearest value", path: path, io: io)
         }
         return .success
     }

@@ -315,10 +315,8 @@ enum StatusCommand {
         }
         if decisions.isEmpty {
             // The question status answers needs a gate: say how to ask it, with a key of the file.
-            // (A key the shell would take apart is not offered as the example.)
-            let plain = { (key: String) in !key.isEmpty && key.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic
-                || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) } }
-            let example = records.map(\.key).first(where: plain) ?? "onboarding.v1"
+            // (A key the shell would take apart, or that holds `=`, is not offered as the example.)
+            let example = records.map(\.key).first { !$0.contains("=") && LaunchArguments.shellWord($0) == $0 } ?? "onboarding.v1"
             out += "\nno --gate given: add --gate KEY=RULE to ask whether a gate runs now "
                 + "(like --gate \(example)=once, or days:30, per-version, daily; see ycft status --help)\n"
         } else {

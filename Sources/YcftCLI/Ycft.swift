@@ -211,6 +211,12 @@ package enum Ycft {
         throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE\(plistFormatHint), or redirect")
     }
 
+    /// A time as the records format writes it, exactly (`757414800.123456`; JSON's compact
+    /// text ends with a newline, left out).
+    static func exactTime(_ value: Double) -> String {
+        String(RecordsFormat.timeJSON(value).text(style: .compact).prefix { $0 != "\n" })
+    }
+
     static func isStandardOutput(_ path: String) -> Bool { path == "-" || path == "/dev/stdout" }
 
     /// How a path from the command line or a directory walk appears in human-readable output:
