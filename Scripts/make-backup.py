@@ -87,6 +87,10 @@ def plist_bytes(value, fmt=plistlib.FMT_BINARY):
 
 
 def source(path):
+    # The tests point EXAMPLES_COPY at a copy of Examples/ as committed, so a clone whose
+    # Examples/ was tried (README's "Try it" rewrites files there) still makes the same backup.
+    if path.startswith("Examples/") and os.environ.get("EXAMPLES_COPY"):
+        path = os.path.join(os.environ["EXAMPLES_COPY"], path[len("Examples/"):])
     with open(os.path.join(ROOT, path), "rb") as f:
         return f.read()
 

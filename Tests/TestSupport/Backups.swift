@@ -17,7 +17,8 @@ package enum Backups {
         let folder = try TestPaths.temporaryDirectory().appendingPathComponent("Backup")
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
                                     ["python3", generator.path, folder.path] + (variant.map { ["--variant", $0] } ?? [])
-                                        + (password.map { ["--password", $0] } ?? []))
+                                        + (password.map { ["--password", $0] } ?? []),
+                                    environment: ProcessInfo.processInfo.environment.merging(["EXAMPLES_COPY": TestPaths.examples.path]) { $1 })
         guard result.status == 0 else { throw GeneratorFailed(description: "make-backup.py \(variant ?? ""): \(result.stderr)") }
         return folder
     }

@@ -32,6 +32,29 @@ package enum TestPaths {
         productsDirectory.appendingPathComponent(name)
     }
 
+    /// `Examples/` as committed (git's index), copied once per test process, so trying the
+    /// examples in a clone, as the README invites (`ycft migrate --in-place` rewrites
+    /// `Examples/exported`), cannot change what the tests read. Outside a git checkout (a source
+    /// tarball) it is `Examples/` itself.
+    package static let examples: URL = {
+        let source = packageRoot.appendingPathComponent("Examples")
+        guard let scratch = try? temporaryDirectory() else { return source }
+        let git = URL(fileURLWithPath: "/usr/bin/env")
+        guard let listed = try? runProcess(git, ["git", "-C", packageRoot.path, "ls-files", "-z", "--", "Examples"]),
+              listed.status == 0, !listed.stdout.isEmpty,
+              let copied = try? runProcess(git, ["git", "-C", packageRoot.path, "checkout-index", "-z", "--stdin",
+                                                 "--prefix=\(scratch.path)/"], stdin: listed.stdout),
+              copied.status == 0 else { return source }
+        return scratch.appendingPathComponent("Examples")
+    }()
+
+    /// A file of the package by its path from the root, with `Examples/…` read from
+    /// ``examples`` (as committed).
+    package static func committed(_ path: String) -> URL {
+        path.hasPrefix("Examples/") ? examples.appendingPathComponent(String(path.dropFirst("Examples/".count)))
+                                    : packageRoot.appendingPathComponent(path)
+    }
+
     /// A fresh temporary directory, inside this test process's own directory (see
     /// ``TestScratch``), which is removed when the process exits.
     package static func temporaryDirectory() throws -> URL {
@@ -160,3 +183,44 @@ package func junitTimesHidden(_ xml: String) -> String? {
     guard !times.isEmpty, times.allSatisfy({ $0.output.1.wholeMatch(of: /[0-9]+(\.[0-9]+)?/) != nil }) else { return nil }
     return xml.replacing(/\ time="[^"]*"/, with: " time=\"…\"")
 }
+
+/// Running `ycft` as a user without privileges, for the checks that only hold for one (root
+/// reads and writes any file, whatever its mode): directly when the tests are not root; as
+/// root, through util-linux's `setpriv` as nobody (uid 65534).
+package enum Unprivileged {
+    /// The words to put before the command, or nil when it cannot be done here: as root
+    /// without `setpriv`, or with a `ycft` binary that nobody cannot reach (a folder above it
+    /// closed to others). Tests gate on it with `.enabled(if: Unprivileged.prefix != nil, "…")`.
+    package static let prefix: [String]? = {
+        if geteuid() != 0 { return [] }
+        let tools = ["/usr/bin/setpriv", "/bin/setpriv"]
+        guard let tool = tools.first(where: { (path: String) in access(path, X_OK) == 0 }),
+              othersCanRun(TestPaths.executable("ycft").path) else { return nil }
+        return [tool, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    }()
+
+    /// Whether a user who is neither owner nor in the group can execute `path`: every folder
+    /// above it searchable by others, and the file executable by them.
+    static func othersCanRun(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & 0o001 != 0 else { return false }
+        var folder = (path as NSString).deletingLastPathComponent
+        while !folder.isEmpty {
+            guard stat(folder, &info) == 0, info.st_mode & 0o001 != 0 else { return false }
+            if folder == "/" { break }
+            folder = (folder as NSString).deletingLastPathComponent
+        }
+        return true
+    }
+}
+
+@_silgen_name("setxattr") private func probeSetxattr(_ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
+                                                     _ value: UnsafeRawPointer?, _ size: Int, _ flags: Int32) -> Int32
+
+/// Whether the scratch folder's file system takes `user.*` extended attributes (tmpfs before
+/// Linux 6.6 does not), for the tests of keeping them: they are skipped, and say so, where not.
+package let userAttributesWork: Bool = {
+    guard let file = try? TestPaths.temporaryDirectory().appendingPathComponent("probe"),
+          (try? writeBytes([], to: file)) != nil else { return false }
+    return probeSetxattr(file.path, "user.probe", [UInt8(1)], 1, 0) == 0
+}()

@@ -64,7 +64,7 @@ import TestSupport
         }
         if let source = preferences.source {
             // The copy in the backup is the fixture: dump prints the same records for both.
-            let original = try run(["dump", TestPaths.packageRoot.appendingPathComponent(source).path])
+            let original = try run(["dump", TestPaths.committed(source).path])
             #expect(try run(["dump", "--backup", backup.path] + preferences.selection).stdout == original.stdout)
             #expect(original.status == 0)
         }
@@ -330,7 +330,7 @@ import TestSupport
         let out = try TestPaths.temporaryDirectory().appendingPathComponent("notes.plist")
         let extract = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
         #expect(extract.status == 0 && extract.stderr.isEmpty && extract.stdout.isEmpty, "\(extract.stderr)")
-        #expect(try readBytes(out) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")))
+        #expect(try readBytes(out) == readBytes(TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist")))
         let set = try run(["set", "--last-version", "9.0", out.path, "onboarding.v1"])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(String(decoding: try run(["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "9.0""#))
@@ -352,7 +352,7 @@ import TestSupport
         #expect(overEdit.status == 0 && overEdit.stderr.isEmpty, "\(overEdit.stderr)")
         let unchanged = try run(["backup", "extract", backup.path, "--app", "com.example.notes", "-o", out.path])
         #expect(unchanged.status == 0 && unchanged.stderr.isEmpty, "\(unchanged.stderr)")
-        #expect(try readBytes(out) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")))
+        #expect(try readBytes(out) == readBytes(TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist")))
         let forced = try run(["backup", "extract", backup.path, "--app", "com.example.game", "--force", "-o", out.path])
         #expect(forced.status == 0 && forced.stderr.isEmpty, "\(forced.stderr)")
         #expect(try readBytes(out) == run(["backup", "extract", backup.path, "--app", "com.example.game", "-o", "-"]).stdout)

@@ -17,7 +17,7 @@ import TestSupport
     func folder() throws -> URL {
         let dir = try TestPaths.temporaryDirectory().appendingPathComponent("diff")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"),
+        try FileManager.default.copyItem(at: TestPaths.examples.appendingPathComponent("Preferences.plist"),
                                          to: dir.appendingPathComponent("a.plist"))
         return dir
     }

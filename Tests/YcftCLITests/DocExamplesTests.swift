@@ -50,7 +50,7 @@ import TestSupport
         guard !sessions.isEmpty else { return }
 
         let scratch = try TestPaths.temporaryDirectory()
-        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Examples"),
+        try FileManager.default.copyItem(at: TestPaths.examples,
                                          to: scratch.appendingPathComponent("Examples"))
         try FileManager.default.copyItem(at: TestPaths.fixtures, to: scratch.appendingPathComponent("Fixtures"))
         let cwd = scratch.appendingPathComponent("Examples")
@@ -87,7 +87,7 @@ import TestSupport
     @Test func examplesAreWhatMakeWrites() throws {
         let scratch = try TestPaths.temporaryDirectory()
         let examples = scratch.appendingPathComponent("Examples")
-        try FileManager.default.copyItem(at: Self.root.appendingPathComponent("Examples"), to: examples)
+        try FileManager.default.copyItem(at: TestPaths.examples, to: examples)
         try FileManager.default.copyItem(at: TestPaths.fixtures, to: scratch.appendingPathComponent("Fixtures"))
         // make.sh writes Backup/ with the backup generator, which reads Examples/ and Fixtures/ beside it.
         try FileManager.default.createDirectory(at: scratch.appendingPathComponent("Scripts"), withIntermediateDirectories: true)
@@ -95,7 +95,7 @@ import TestSupport
         let made = try runProcess(URL(fileURLWithPath: "/bin/bash"), [examples.appendingPathComponent("make.sh").path],
                                   environment: ["PATH": "/usr/bin:/bin", "YCFT": TestPaths.executable("ycft").path])
         #expect(made.status == 0, "make.sh: \(made.stderr)")
-        let committed = try Self.files(under: Self.root.appendingPathComponent("Examples"))
+        let committed = try Self.files(under: TestPaths.examples)
         #expect(committed.count > 5)
         #expect(try Self.files(under: examples) == committed, "Examples/ differs from what Examples/make.sh writes: run it and commit")
     }
@@ -104,7 +104,7 @@ import TestSupport
     /// a heading of that file.
     @Test(arguments: documents + ["Fuzz/README.md"]) func itsLinksResolve(document: String) throws {
         let url = Self.root.appendingPathComponent(document)
-        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try #require(FileManager.default.fileExists(atPath: url.path), "\(document): no such file")
         let text = try String(contentsOf: url, encoding: .utf8)
         let prose = Self.outsideBlocks(text)
         let links = prose.matches(of: /\]\(([^)\s]+)\)/).map { String($0.output.1) }

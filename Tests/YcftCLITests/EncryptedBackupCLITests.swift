@@ -31,7 +31,7 @@ import TestSupport
             #expect(stderr == direct.stderr, "\(command)")
         }
         if let source = preferences.source {
-            let original = try run(["dump", TestPaths.packageRoot.appendingPathComponent(source).path])
+            let original = try run(["dump", TestPaths.committed(source).path])
             let dump = try run(["dump", "--backup", encrypted.path, "--app", preferences.app, "--password-file", password.path]
                                + (preferences.group.map { ["--group", $0] } ?? []))
             #expect(dump.stdout == original.stdout && dump.status == 0 && original.status == 0, "\(dump.stderr)")
@@ -75,13 +75,13 @@ import TestSupport
     /// from every command; the other apps are read without one.
     @Test func aSizeOffFromTheRecordIsAWarning() throws {
         let (encrypted, password) = (try Backups.make("size-off", password: Backups.password), try Backups.passwordFile())
-        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        let fixture = try readBytes(TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist"))
         let warning = "ycft: \(encrypted.path): warning: 3f/3fec9de91317d194d5629328de2dbf76f86012ba: decrypts to \(fixture.count) bytes "
             + "with a valid padding, but its record in Manifest.db says \(fixture.count + 1); read as decrypted\n"
         let extract = try run(["backup", "extract", "--app", "com.example.notes", "-o", "-", "--password-file", password.path, encrypted.path])
         #expect(extract.status == 0 && extract.stdout == fixture && extract.stderr == warning, "\(extract.stderr)")
         let dump = try run(["dump", "--backup", encrypted.path, "--app", "com.example.notes", "--password-file", password.path])
-        let direct = try run(["dump", TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist").path])
+        let direct = try run(["dump", TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist").path])
         #expect(dump.status == 0 && dump.stdout == direct.stdout && dump.stderr == warning, "\(dump.stderr)")
         let apps = try run(["backup", "apps", "--password-file", password.path, encrypted.path])
         #expect(apps.status == 0 && apps.stderr == warning && apps.stdoutText.contains("app    com.example.notes "), "\(apps.stderr)")
@@ -211,7 +211,7 @@ import TestSupport
         let before = try Backups.snapshot(encrypted)
         let dir = try TestPaths.temporaryDirectory()
         let (secret, open) = (dir.appendingPathComponent("secret.plist"), dir.appendingPathComponent("open.plist"))
-        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        let fixture = try readBytes(TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist"))
         let extracted = try run(["backup", "extract", "--app", "com.example.notes", "-o", secret.path, "--password-file", password.path,
                                  encrypted.path])
         #expect(extracted.status == 0 && extracted.stderr.isEmpty, "\(extracted.stderr)")
@@ -286,7 +286,7 @@ import TestSupport
         // Standard output is where the user asked for the bytes.
         let streamed = try run(["backup", "extract", "--app", "com.example.notes", "-o", "-", "--password-file", password.path,
                                 encrypted.path])
-        let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"))
+        let fixture = try readBytes(TestPaths.examples.appendingPathComponent("exported/com.example.notes.plist"))
         #expect(streamed.status == 0 && streamed.stdout == fixture)
         // The unencrypted backup's copy streams into the pipe, as any output of ycft does.
         let open = try run(["backup", "extract", "--app", "com.example.notes", "-o", fifo.path, plain.path])
@@ -327,7 +327,7 @@ import TestSupport
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.count == sources.count)
         for (preferences, line) in zip(sources, lines) {
-            let fixture = try readBytes(TestPaths.packageRoot.appendingPathComponent(preferences.source ?? ""))
+            let fixture = try readBytes(TestPaths.committed(preferences.source ?? ""))
             #expect(line == fixture.map { String(format: "%02x", $0) }.joined(), "\(preferences)")
         }
     }

@@ -27,7 +27,7 @@ import TestSupport
         #expect(statuses == ["unreadable", "unreadable"], "\(json.stdoutText)")
     }
 
-    /// `ycft backup <TAB>` offers the actions, then folders for BACKUP, in bash and fish (zsh's
+    /// `ycft backup <TAB>` offers the actions, then folders for BACKUP, in bash (zsh's
     /// script says the same, `'1:action:(apps extract)' '2:BACKUP:_files -/'`).
     @Test func backupActionsComplete() throws {
         let dir = try TestPaths.temporaryDirectory()
@@ -48,7 +48,14 @@ import TestSupport
                 + "ycft backup extract --app x Ba|BackupDir\n", "\(result.stdoutText)\(result.stderr)")
         let zsh = try runProcess(ycft, ["--generate-completion-script", "zsh"]).stdoutText
         #expect(zsh.contains("                '1:action:(apps extract)' \\\n                '2:BACKUP:_files -/'\n"))
-        guard GeneratedFromTheSpec.installed("fish") else { return }
+    }
+
+    /// fish completes `ycft backup ` the same way, where fish is installed.
+    @Test(.enabled(if: GeneratedFromTheSpec.installed("fish"), "fish is not installed"))
+    func backupActionsCompleteInFish() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("BackupDir"), withIntermediateDirectories: true)
+        try writeBytes([], to: dir.appendingPathComponent("Backup.txt"))
         let fishScript = dir.appendingPathComponent("ycft.fish")
         try writeBytes(try runProcess(ycft, ["--generate-completion-script", "fish"]).stdout, to: fishScript)
         let fish = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
@@ -116,7 +123,7 @@ import TestSupport
         }
         let dir = try TestPaths.temporaryDirectory()
         let prefs = dir.appendingPathComponent("p.plist")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"), to: prefs)
+        try FileManager.default.copyItem(at: TestPaths.examples.appendingPathComponent("Preferences.plist"), to: prefs)
         let set = try runProcess(ycft, ["set", "--last-time", "2025-03-01 10:00", prefs.path, "tutorial"])
         #expect(set.status == 0, "\(set.stderr)")
         let dump = try runProcess(ycft, ["dump", "--compact", prefs.path])
@@ -183,11 +190,11 @@ import TestSupport
         let dump = try runProcess(ycft, ["dump", backup.path])
         #expect(dump.status == 2 && dump.stderr == "ycft: \(backup.path): cannot read: Is a directory: \(hint)\n", "\(dump.stderr)")
         let file = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"), to: file)
+        try FileManager.default.copyItem(at: TestPaths.examples.appendingPathComponent("Preferences.plist"), to: file)
         let suffix = try runProcess(ycft, ["migrate", "--in-place", "--backup", backup.path, file.path])
         #expect(suffix.status == 2 && suffix.stderr.hasPrefix("Error: '--backup \(backup.path)' on migrate is the suffix of each saved original "
                                                               + "(like .bak), not a folder; "), "\(suffix.stderr)")
-        #expect(try readBytes(file) == readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist")))
+        #expect(try readBytes(file) == readBytes(TestPaths.examples.appendingPathComponent("Preferences.plist")))
         let group = try runProcess(ycft, ["backup", "extract", backup.path, "--group", "com.example.notes", "-o", "-"])
         #expect(group.status == 2 && group.stderr.hasSuffix(". Did you mean '--app com.example.notes'?\n"), "\(group.stderr)")
         let app = try runProcess(ycft, ["dump", "--backup", backup.path, "--app", "group.com.example.shared"])

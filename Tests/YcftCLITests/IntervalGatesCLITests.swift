@@ -16,7 +16,7 @@ import TestSupport
     /// The example's preferences (archive of onboarding.v1, rate.prompt, whats-new) and an
     /// IntervalClient gate of the app's own.
     static func preferences() throws -> PlistDictionary {
-        let bytes = try readBytes(TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"))
+        let bytes = try readBytes(TestPaths.examples.appendingPathComponent("Preferences.plist"))
         guard case var .dictionary(domain) = try LibPlist.read(bytes).value else { throw CocoaError(.fileReadCorruptFile) }
         domain[gate.key] = gate.value
         return domain

@@ -10,7 +10,7 @@ import TestSupport
 /// change, unless `--force` (`StateFile.preferencesLost` decides, for `pack` and `migrate`).
 @Suite struct OutputOverPreferences {
     let ycft = TestPaths.executable("ycft")
-    static let examples = TestPaths.packageRoot.appendingPathComponent("Examples")
+    static let examples = TestPaths.examples
 
     func copy(_ name: String, as target: String, in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent(target)

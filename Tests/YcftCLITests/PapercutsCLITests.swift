@@ -10,7 +10,7 @@ import TestSupport
     func exported() throws -> URL {
         let dir = try TestPaths.temporaryDirectory()
         let copy = dir.appendingPathComponent("exported")
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/exported"), to: copy)
+        try FileManager.default.copyItem(at: TestPaths.examples.appendingPathComponent("exported"), to: copy)
         return copy
     }
 

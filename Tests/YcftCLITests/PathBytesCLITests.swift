@@ -198,19 +198,9 @@ import Glibc
         #expect(fake.stdoutText == "t/a.plist: would migrate 3 records: +\"YCFirstTime.records\" -\"YCFirstTime\"\n")
     }
 
-    /// How to run the binary as an unprivileged user: directly when we are not root; as root,
-    /// through util-linux's `setpriv` as nobody (root reads any directory, whatever its mode).
-    static var unprivileged: [String]? {
-        if geteuid() != 0 { return [] }
-        for tool in ["/usr/bin/setpriv", "/bin/setpriv"] where access(tool, X_OK) == 0 {
-            return [tool, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
-        }
-        return nil
-    }
-
-    @Test(.enabled(if: unprivileged != nil, "as root, needs setpriv to drop privileges"))
+    @Test(.enabled(if: Unprivileged.prefix != nil, "as root, needs setpriv and a ycft binary that nobody (uid 65534) can reach"))
     func anUnreadableSubdirectoryOnDiskIsNamedAndTheRestIsChecked() throws {
-        guard let prefix = Self.unprivileged else { return }
+        let prefix = try #require(Unprivileged.prefix)
         let dir = try TestPaths.temporaryDirectory().path
         // nobody must reach the scratch directory and the binary.
         _ = chmod(dir, 0o755)

@@ -22,7 +22,7 @@ enum PreCommit {
         let copies = [("good.plist", "Fixtures/valid/ycft/three-records.plist"), ("broken.plist", "Examples/TestData/linux-foundation.plist"),
                       ("warned.plist", "Fixtures/valid/apple-order/no-shared-group.plist")]
         for (name, source) in copies {
-            try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent(source), to: repo.appendingPathComponent(name))
+            try FileManager.default.copyItem(at: TestPaths.committed(source), to: repo.appendingPathComponent(name))
         }
         let info = #"<plist version="1.0"><dict><key>CFBundleName</key><string>Notes</string></dict></plist>"# + "\n"
         try writeBytes(Array(info.utf8), to: repo.appendingPathComponent("Info.plist"))
@@ -122,7 +122,7 @@ enum PreCommit {
     @Test func gitDiffShowsTheRecordThatChanged() throws {
         let repo = try TestPaths.temporaryDirectory().appendingPathComponent("app")
         try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/Preferences.plist"),
+        try FileManager.default.copyItem(at: TestPaths.examples.appendingPathComponent("Preferences.plist"),
                                          to: repo.appendingPathComponent("Preferences.plist"))
         let info = #"<plist version="1.0"><dict><key>CFBundleName</key><string>Notes</string></dict></plist>"# + "\n"
         try writeBytes(Array(info.utf8), to: repo.appendingPathComponent("Info.plist"))
