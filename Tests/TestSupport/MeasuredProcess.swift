@@ -21,6 +21,9 @@ package struct MeasuredResult: Sendable {
     package var maxRSSKiB: Int
     /// Wall-clock seconds.
     package var seconds: Double
+    /// CPU seconds, user and system, of the program and what it waited for: unlike wall time,
+    /// barely moved by other work on the machine.
+    package var cpuSeconds: Double
 }
 
 /// Where a child's standard output or error goes in ``runSpawned(_:_:stdin:stdout:stderr:environment:)``.
@@ -104,7 +107,9 @@ package func runMeasured(_ executable: URL, _ arguments: [String], stdin: [UInt8
             code = 128 + signal
         }
     }
-    return MeasuredResult(status: code, stdout: run.stdout, stderr: run.stderr, maxRSSKiB: peak, seconds: run.seconds)
+    let cpu = [run.usage.ru_utime, run.usage.ru_stime].reduce(0.0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
+    return MeasuredResult(status: code, stdout: run.stdout, stderr: run.stderr, maxRSSKiB: peak, seconds: run.seconds,
+                          cpuSeconds: cpu)
 }
 
 /// Runs an executable with its standard output and error as given (closed, a device, captured)
