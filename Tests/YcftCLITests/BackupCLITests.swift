@@ -233,6 +233,56 @@ import TestSupport
         #expect(empty.status == 2 && empty.stderr.hasSuffix(": no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)\n"))
     }
 
+    /// A symbolic link in the folder of backups to a backup folder elsewhere (one moved to
+    /// another disk and linked back) is a device backup: listed by its link's path, which opens
+    /// it as BACKUP. A link to anything else (a file, nothing) is passed over as other entries
+    /// are. Before, a linked backup was not listed: alone, the folder was "not an iPhone backup".
+    @Test func aLinkedBackupInAFolderOfBackupsIsListed() throws {
+        let all = try TestPaths.temporaryDirectory().appendingPathComponent("MobileSync Backup")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        let linked = all.appendingPathComponent("00008101-000A")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: try Backups.make())
+        try FileManager.default.createSymbolicLink(atPath: all.appendingPathComponent("dangling").path, withDestinationPath: "/nonexistent")
+        try writeBytes(Array("x".utf8), to: all.appendingPathComponent(".DS_Store"))
+        try FileManager.default.createSymbolicLink(atPath: all.appendingPathComponent("to-a-file").path, withDestinationPath: ".DS_Store")
+        let line = "  \(linked.path), \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted\n"
+        let alone = try run(["backup", "apps", all.path])
+        #expect(alone.status == 2 && alone.stdout.isEmpty
+                && alone.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding a device backup; give it as BACKUP:\n"
+                + line, "\(alone.stderr)")
+        try FileManager.default.moveItem(at: try Backups.make(), to: all.appendingPathComponent("00008030-001A2B3C4D5E802E"))
+        let both = try run(["dump", "--backup", all.path, "--app", "com.example.notes"])
+        #expect(both.status == 2 && both.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding 2 device backups; "
+                + "give one of them as BACKUP:\n  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, "
+                + "made 2026-11-30T09:00:00.000000Z, not encrypted\n" + line, "\(both.stderr)")
+        let listed = try run(["backup", "apps", linked.path])
+        #expect(listed.status == 0 && listed.stdoutText.contains("group  group.com.example.shared  defaults-archive  3\n"), "\(listed.stderr)")
+    }
+
+    /// A folder of more entries than ycft looks through for device backups
+    /// (`PhoneBackup.maxFolderEntries`) says so, naming the limit; at the limit, its backups
+    /// are listed. Before, the entries past the limit were not looked at, and the answer
+    /// depended on the order the file system gave them in: a backup listed or not.
+    @Test func aFolderOverTheEntryLimitSaysSo() throws {
+        let all = try TestPaths.temporaryDirectory().appendingPathComponent("many")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: try Backups.make(), to: all.appendingPathComponent("00008030-001A2B3C4D5E802E"))
+        for i in 1..<PhoneBackup.maxFolderEntries {
+            #expect(FileManager.default.createFile(atPath: all.appendingPathComponent("f\(i)").path, contents: nil))
+        }
+        let atTheLimit = try run(["backup", "apps", all.path])
+        #expect(atTheLimit.status == 2 && atTheLimit.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding a device "
+                + "backup; give it as BACKUP:\n  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, "
+                + "made 2026-11-30T09:00:00.000000Z, not encrypted\n", "\(atTheLimit.stderr)")
+        #expect(FileManager.default.createFile(atPath: all.appendingPathComponent("one-more").path, contents: nil))
+        for command in [["backup", "apps", all.path], ["dump", "--backup", all.path, "--app", "com.example.notes"]] {
+            let over = try run(command)
+            #expect(over.status == 2 && over.stdout.isEmpty
+                    && over.stderr == "ycft: \(all.path): no Manifest.db, and more than 10000 entries, more than ycft looks through for "
+                    + "device backups: give one backup's folder (named after the device's UDID) as BACKUP\n", "\(command): \(over.stderr)")
+        }
+    }
+
     /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
     /// space) is still the folder: Manifest.db is found, and no parameter is added.
     @Test func folderNamesAreNotURIs() throws {
