@@ -57,9 +57,20 @@ package struct PhoneBackup {
 
     /// Where an app keeps its standard preferences (what `UserDefaults.standard` persists), or an
     /// app group the suite it shares.
+    ///
+    /// Two containers are the same when their ids are the same bytes, as `Manifest.db` (SQLite's
+    /// `=`) and the phone's file system tell them apart: `com.café.app` composed (NFC) and
+    /// decomposed (NFD) are two apps, although Swift's `==` takes the two strings as equal.
     package enum Container: Sendable, Equatable {
         case app(String)
         case group(String)
+
+        package static func == (a: Container, b: Container) -> Bool {
+            switch (a, b) {
+            case let (.app(x), .app(y)), let (.group(x), .group(y)): return exactlyEqual(x, y)
+            default: return false
+            }
+        }
 
         /// The bundle id or group id.
         package var id: String {

@@ -283,6 +283,48 @@ import TestSupport
         }
     }
 
+    /// Two bundle ids that differ only in Unicode normalisation (`com.café.app` composed and
+    /// decomposed) are two apps, as Manifest.db (SQLite's `=`) and the phone's file system tell
+    /// them apart: `backup apps` lists both, written out so that the rows differ, and `dump
+    /// --backup --app` reads each by its bytes. Before, `backup apps` took the two as one app
+    /// "listed more than once" while `dump` read each.
+    @Test func idsThatDifferOnlyInNormalisationAreTwoApps() throws {
+        let (composed, decomposed) = ("com.caf\u{E9}.app", "com.cafe\u{301}.app")
+        let backup = try Backups.make("unicode-twins")
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 0 && apps.stderr.isEmpty, "\(apps.stderr)")
+        #expect(apps.stdoutText == """
+            Support iPhone, iOS 17.5.1
+            KIND   ID                        FORM              RECORDS
+            app    "com.cafe\\u{301}.app"     plain-records     2
+            app    "com.caf\\u{E9}.app"       defaults-archive  3
+            app    com.example.game          plain-records     2
+            app    com.example.habits        interval-keys     2
+            app    com.example.notes         defaults-archive  3
+            app    com.example.weather       defaults-archive  2
+            group  group.com.example.shared  defaults-archive  3
+            (ids in quotes look like another id but are other characters: written out beyond ASCII)
+
+            """, "\(apps.stdoutText)")
+        let json = try run(["backup", "apps", "--format", "json", "--compact", backup.path])
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])["apps"] as? [[String: Any]]
+        #expect(ids?.prefix(2).compactMap { ($0["id"] as? String).map { Array($0.utf8) } } == [Array(decomposed.utf8), Array(composed.utf8)])
+        // Each id reads its own app's preferences, as the list says.
+        let notes = try run(["dump", "--compact", "--backup", backup.path, "--app", "com.example.notes"])
+        let game = try run(["dump", "--compact", "--backup", backup.path, "--app", "com.example.game"])
+        let first = try run(["dump", "--compact", "--backup", backup.path, "--app", composed])
+        let second = try run(["dump", "--compact", "--backup", backup.path, "--app", decomposed])
+        #expect(first.status == 0 && first.stdout == notes.stdout && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(second.status == 0 && second.stdout == game.stdout && second.stderr.isEmpty, "\(second.stderr)")
+        // Typed in the other form, an id is not the app: the message says what the backup has.
+        let one = try Backups.make("unicode-nfd")
+        let other = try run(["dump", "--backup", one.path, "--app", composed])
+        #expect(other.status == 2 && other.stderr == "ycft: \(one.path): Manifest.db lists no \"Library/Preferences/\(composed).plist\" of "
+                + "\"AppDomain-\(composed)\" (no file of \"AppDomain-\(composed)\" at all; 'ycft backup apps' lists the apps with state). "
+                + "The backup has \"com.cafe\\u{301}.app\", which looks the same but is other characters (this is \"com.caf\\u{E9}.app\"): "
+                + "ids are matched byte for byte, as on the phone\n", "\(other.stderr)")
+    }
+
     /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
     /// space) is still the folder: Manifest.db is found, and no parameter is added.
     @Test func folderNamesAreNotURIs() throws {
