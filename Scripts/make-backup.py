@@ -63,6 +63,9 @@ VARIANTS = {
     "hostile-id": "one more app, whose bundle id holds a line feed and an escape, listed without its file",
     "wal": "Manifest.db in WAL mode (its header's bytes 18 and 19 are 2), its log folded in and gone",
     "wal-log": "Manifest.db in WAL mode with its Manifest.db-wal beside it, holding one more row not yet folded in",
+    "unicode-twins": "two more apps whose bundle ids differ only in Unicode normalisation: com.caf\u00e9.app composed "
+                     "(NFC, com.example.notes's preferences) and decomposed (NFD, com.example.game's)",
+    "unicode-nfd": "one more app, com.caf\u00e9.app decomposed (NFD, com.example.game's preferences)",
 }
 
 # With --password: spoilt in one way.
@@ -308,6 +311,21 @@ def make(out, variant=None, password=None):
         evil = "com.example.evil\nycft: all clear\x1b[2J"
         domain, relative_path = "AppDomain-" + evil, "Library/Preferences/" + evil + ".plist"
         rows.append((file_id(domain, relative_path), domain, relative_path, 1, mbfile(relative_path, 0, 0o100644)))
+    if variant in ("unicode-twins", "unicode-nfd"):
+        twins = [("com.cafe\u0301.app", "Examples/exported/team-b/com.example.game.plist")]
+        if variant == "unicode-twins":
+            twins.insert(0, ("com.caf\u00e9.app", "Examples/exported/com.example.notes.plist"))
+        for app, path in twins:
+            domain, relative_path, data = "AppDomain-" + app, "Library/Preferences/" + app + ".plist", source(path)
+            fid = file_id(domain, relative_path)
+            stored, encryption_key = data, None
+            if crypt:
+                file_key = fixed(f"file {fid}")
+                stored, encryption_key = crypt.encrypt(file_key, data), crypt.stored_key(FILE_CLASS, file_key)
+            os.makedirs(os.path.join(out, fid[:2]), exist_ok=True)
+            with open(os.path.join(out, fid[:2], fid), "wb") as f:
+                f.write(stored)
+            rows.append((fid, domain, relative_path, 1, mbfile(relative_path, len(data), 0o100644, encryption_key)))
     if variant == "huge-row":
         rows.append(("f" * 40, "AppDomain-com.example.huge", "L" * (2 << 20), 1, b""))
     rows.sort(key=lambda row: str(row[0]))

@@ -16,6 +16,9 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No `Manifest.db`, but folders that are device backups (the folder of all backups,
     /// `MobileSync/Backup`, given for one of them): those backups, sorted by name.
     case folderOfBackups([PhoneBackup.DeviceBackup])
+    /// No `Manifest.db`, and more entries than ycft looks through for device backups
+    /// (``PhoneBackup/maxFolderEntries``): whether it is a folder of backups is not known.
+    case tooManyEntries(limit: Int)
     /// `Manifest.plist`, `Info.plist` or `Status.plist` cannot be read.
     case file(name: String, FileError)
     /// One of the property lists is larger than the input limit.
@@ -85,6 +88,9 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             let count = backups.count == 1 ? "a device backup" : "\(backups.count) device backups"
             return "no Manifest.db: not a backup but a folder holding \(count); give \(backups.count == 1 ? "it" : "one of them") as BACKUP:"
                 + backups.map { "\n  " + Self.line($0) }.joined()
+        case let .tooManyEntries(limit):
+            return "no Manifest.db, and more than \(limit) entries, more than ycft looks through for device backups: "
+                + "give one backup's folder (named after the device's UDID) as BACKUP"
         case let .file(name, error): return "\(name): \(error)"
         case let .tooLarge(name, limit): return "\(name): input is larger than the limit of \(limit) bytes"
         case let .plist(name, error): return "\(name): \(error)"

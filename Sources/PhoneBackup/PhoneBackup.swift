@@ -57,9 +57,20 @@ package struct PhoneBackup {
 
     /// Where an app keeps its standard preferences (what `UserDefaults.standard` persists), or an
     /// app group the suite it shares.
+    ///
+    /// Two containers are the same when their ids are the same bytes, as `Manifest.db` (SQLite's
+    /// `=`) and the phone's file system tell them apart: `com.café.app` composed (NFC) and
+    /// decomposed (NFD) are two apps, although Swift's `==` takes the two strings as equal.
     package enum Container: Sendable, Equatable {
         case app(String)
         case group(String)
+
+        package static func == (a: Container, b: Container) -> Bool {
+            switch (a, b) {
+            case let (.app(x), .app(y)), let (.group(x), .group(y)): return exactlyEqual(x, y)
+            default: return false
+            }
+        }
 
         /// The bundle id or group id.
         package var id: String {
@@ -117,7 +128,7 @@ package struct PhoneBackup {
             guard case let .system(failure) = error.reason, failure.errno == ENOENT else { throw .file(name: "Manifest.db", error) }
             if Self.exists(root, "Manifest.mbdb") { throw .oldFormat }
             // The folder of all backups (MobileSync/Backup) given for one of them.
-            let inside = Self.deviceBackups(in: root, limits: limits)
+            let inside = try Self.deviceBackups(in: root, limits: limits)
             throw inside.isEmpty ? BackupError.noManifest : .folderOfBackups(inside)
         }
         guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
@@ -303,14 +314,21 @@ package struct PhoneBackup {
     }
 
     /// The most entries of a folder looked at for device backups.
-    static let maxFolderEntries = 10_000
+    package static let maxFolderEntries = 10_000
 
-    /// The device backups in `folder` (its folders holding `Manifest.db` or `Manifest.mbdb`),
-    /// sorted by name; what cannot be read of one is left nil.
-    private static func deviceBackups(in folder: ReadOnlyFolder, limits: PlistLimits) -> [DeviceBackup] {
-        guard let names = try? folder.names(limit: maxFolderEntries) else { return [] }
+    /// The device backups in `folder` (its folders holding `Manifest.db` or `Manifest.mbdb`, and
+    /// its symbolic links to such folders: a backup moved to another disk and linked back is
+    /// one, and its link's path opens it as BACKUP), sorted by name; what cannot be read of one
+    /// is left nil.
+    /// - Throws: ``BackupError/tooManyEntries(limit:)`` when the folder holds more than
+    ///   ``maxFolderEntries`` entries (none is looked at: a count of some would be wrong).
+    private static func deviceBackups(in folder: ReadOnlyFolder, limits: PlistLimits) throws(BackupError) -> [DeviceBackup] {
+        guard let names = try? folder.names(limit: maxFolderEntries + 1) else { return [] }
+        if names.count > maxFolderEntries { throw .tooManyEntries(limit: maxFolderEntries) }
         return names.sorted().compactMap { name in
-            guard folder.kind(of: name) == .directory, let inside = try? folder.folder(name) else { return nil }
+            let kind = folder.kind(of: name)
+            guard kind == .directory || kind == .symbolicLink,
+                  let inside = try? folder.folder(name, followingLink: kind == .symbolicLink) else { return nil }
             let isOld = inside.kind(of: "Manifest.db") == nil && inside.kind(of: "Manifest.mbdb") == .regular
             guard inside.kind(of: "Manifest.db") == .regular || isOld else { return nil }
             let info = try? dictionary(inside, "Info.plist", limits: limits, required: false)

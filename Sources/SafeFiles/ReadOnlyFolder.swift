@@ -38,11 +38,14 @@ package final class ReadOnlyFolder {
     /// The path of `name` in the folder, as messages show it.
     package func path(of name: String) -> String { path == "/" ? "/" + name : path + "/" + name }
 
-    /// The folder `name` in this one, itself a folder and not a link to one.
+    /// The folder `name` in this one, itself a folder and not a link to one; with
+    /// `followingLink`, a link to a folder too (the folder it leads to, wherever it is: for
+    /// what a user named by linking it there, never for a file a backup lists).
     /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)``
     ///   with the kind found, or what `openat` says (`ENOENT`).
-    package func folder(_ name: String) throws(FileError) -> ReadOnlyFolder {
-        let sub = openat(fd, PathBytes.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+    package func folder(_ name: String, followingLink: Bool = false) throws(FileError) -> ReadOnlyFolder {
+        let flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
+        let sub = openat(fd, PathBytes.cString(name), flags)
         guard sub >= 0 else { throw Self.openFailure(name, in: fd, shownAs: path(of: name), expected: .directory) }
         return ReadOnlyFolder(path: path(of: name), fd: sub)
     }

@@ -241,16 +241,22 @@ package enum SafeFile {
     ///
     /// With `lock`, the file is read to be changed in place (only a regular file, see
     /// `openForChange(_:)`) under an exclusive `flock`, held until ``InputFile/release()`` or
-    /// the value's end: two ycft processes never work on one file at once. Without `lock`,
-    /// pipes, devices and `/dev/stdin` are read as streams.
+    /// the value's end: two ycft processes never work on one file at once. With `regularOnly`,
+    /// only a regular file is read, and anything else is refused by its kind before it is
+    /// opened (`openRegular(_:refusing:)`: a named pipe is never waited on, a device never
+    /// read). Without either, pipes, devices and `/dev/stdin` are read as streams.
     /// - Throws: ``FileError`` (``FileError/Reason/locked`` when another process holds the lock;
     ///   with `lock`, ``FileError/Reason/notRegularFile(_:)`` and
-    ///   ``FileError/Reason/descriptorName`` for what is not changed in place).
-    package static func read(_ path: String, limit: Int, lock: Bool = false) throws(FileError) -> InputFile {
+    ///   ``FileError/Reason/descriptorName`` for what is not changed in place; with
+    ///   `regularOnly`, ``FileError/Reason/unsupportedKind(_:)`` or
+    ///   ``FileError/Reason/isDirectory`` for what is not a regular file).
+    package static func read(_ path: String, limit: Int, lock: Bool = false, regularOnly: Bool = false) throws(FileError) -> InputFile {
         let fd: Int32
         let before: FileStatus
         if lock {
             (fd, before) = try openForChange(path)
+        } else if regularOnly {
+            (fd, before) = try openRegular(path) { FileError(.read, path, .unsupportedKind($0)) }
         } else {
             fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
@@ -278,19 +284,28 @@ package enum SafeFile {
 
     /// Opens a file that is to be changed in place, for reading, refusing what is not a regular
     /// file (a descriptor name, then whatever `stat(2)` does not call regular) before opening
-    /// it. The open is non-blocking and `fstat(2)` checks it got the file `stat` saw, so a pipe
-    /// put in its place meanwhile is refused, not waited on. Links are followed, as the writer
-    /// follows them.
+    /// it, as ``openRegular(_:refusing:)`` opens it. Links are followed, as the writer follows them.
     /// - Returns: the open descriptor (the caller closes it) and its status.
     /// - Throws: ``FileError`` with operation ``FileError/Operation/inPlace`` and reason
     ///   ``FileError/Reason/descriptorName`` or ``FileError/Reason/notRegularFile(_:)``;
     ///   ``FileError/Reason/isDirectory`` for a directory; the system error of `stat` or `open`.
     static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
         if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
+        return try openRegular(path) { FileError(.inPlace, path, .notRegularFile($0)) }
+    }
+
+    /// Opens a regular file for reading, refusing anything else before opening it: a directory
+    /// (``FileError/Reason/isDirectory``), else `refusal` of the kind `stat(2)` gives. The open
+    /// is non-blocking and `fstat(2)` checks it got the file `stat` saw, so a pipe put in its
+    /// place meanwhile is refused, not waited on. Links are followed.
+    /// - Returns: the open descriptor (the caller closes it) and its status.
+    /// - Throws: ``FileError``: `refusal`'s, ``FileError/Reason/isDirectory``, the system error of
+    ///   `stat` or `open`, or ``FileError/Reason/changedWhileReading``.
+    static func openRegular(_ path: String, refusing refusal: (FileKind) -> FileError) throws(FileError) -> (Int32, FileStatus) {
         let seen: FileStatus
         do { seen = try FileStatus.of(path).get() } catch { throw FileError(.read, path, .system(error)) }
         if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
-        guard seen.kind == .regular else { throw FileError(.inPlace, path, .notRegularFile(seen.kind)) }
+        guard seen.kind == .regular else { throw refusal(seen.kind) }
         let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
         let opened: FileStatus
@@ -301,7 +316,7 @@ package enum SafeFile {
         // untested: a race, the name replaced by a file of another kind between the stat and the open
         guard opened.kind == .regular else {
             close(fd)
-            throw FileError(.inPlace, path, .notRegularFile(opened.kind))
+            throw refusal(opened.kind)
         }
         // untested: a race, the name replaced by another regular file between the stat and the open
         guard opened.identity.sameFile(as: seen.identity) else {

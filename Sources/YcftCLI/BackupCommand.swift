@@ -98,6 +98,13 @@ struct BackupInput {
             }
             guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
                   let near = Suggestion.closest(to: mistyped.id, among: ids, within: 2) else { throw failure }
+            // The same text in another Unicode normalisation (`==` says equal; the bytes differ):
+            // "did you mean" the id that was typed would show nothing.
+            if near == mistyped.id {
+                throw Ycft.Failure(failure.exit, failure.file, failure.message + ". The backup has \(UntrustedText.spelledOut(near)), "
+                                   + "which looks the same but is other characters (this is \(UntrustedText.spelledOut(mistyped.id))): "
+                                   + "ids are matched byte for byte, as on the phone")
+            }
             throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
         }
         let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits, io: io)
@@ -336,13 +343,20 @@ enum BackupCommand {
             if listed.isEmpty {
                 io.writeStderr("ycft: \(Ycft.shown(folder)): no app or app group holds YCFirstTime state or IntervalClient keys\n")
             } else {
-                let rows = [["KIND", "ID", "FORM", "RECORDS"]] + listed.map {
-                    [kind($0.preferences.container), UntrustedText.escaped($0.preferences.container.id), $0.form.rawValue, String($0.records)]
+                // Ids that look like another (one composed, one decomposed) are written out, in
+                // quotes, so that two rows differ; then an id that holds a quote is quoted too.
+                let alike = Suggestion.lookAlike(listed.map(\.preferences.container.id))
+                let quoting = alike.contains(true)
+                let rows = [["KIND", "ID", "FORM", "RECORDS"]] + listed.enumerated().map { i, app in
+                    let id = app.preferences.container.id
+                    let shown = alike[i] || quoting && id.contains("\"") ? UntrustedText.spelledOut(id) : UntrustedText.escaped(id)
+                    return [kind(app.preferences.container), shown, app.form.rawValue, String(app.records)]
                 }
                 let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
                 for row in rows {
                     text += (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[3] + "\n"
                 }
+                if quoting { text += "(ids in quotes look like another id but are other characters: written out beyond ASCII)\n" }
             }
             Ycft.writeText(text, to: io)
         case .json:

@@ -288,7 +288,9 @@ extension CommandSpec {
         --textconv is for git's diff.<driver>.textconv: every property list becomes stable,
         readable text and the exit status is 0 whatever the file holds: the records of
         an archive, a defaults file with its archive's records in place of the data, any
-        other plist as --raw prints it, and one line for what is no property list.
+        other plist as --raw prints it, and one line for a file not shown: no property
+        list, over --max-input-size, unreadable, or not a regular file (a named pipe or
+        a device is never opened).
         """,
         usage: ["[--raw [--refs] | --objects | --textconv] [--key NAME] [--compact]", backupUsage],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."],

@@ -1,3 +1,4 @@
+import FileErrors
 import FirstTimeArchive
 import FirstTimeCore
 import KeyedArchive
@@ -37,6 +38,11 @@ enum DumpCommand {
         var options = try Options(ParsedArguments(arguments, spec: .dump))
         do throws(Ycft.Failure) {
             var io = io
+            // git shows a textconv that fails as an error: a file it cannot show is a line too.
+            if options.mode == .textconv, options.backup == nil {
+                io.writeStdout(textconv(path: options.path, key: options.stateKey, limits: options.limits, compact: options.compact, io: io))
+                return .success
+            }
             if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let file = Ycft.display(options.path)
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
@@ -107,6 +113,38 @@ enum DumpCommand {
         } catch {
             return error.report(io)
         }
+    }
+
+    /// `dump --textconv FILE`: the file's bytes as ``textconv(_:key:limits:compact:)`` shows
+    /// them, or one line for a file it does not read: one larger than `--max-input-size` (its
+    /// size), what is not a regular file (refused by its kind before it is opened: a named pipe
+    /// would keep git waiting for a writer, a device may never end), a file that cannot be read.
+    /// Standard input (`-`) is read as a stream. The line does not name the file: git gives a
+    /// temporary file's name for an older version, which would differ on every run.
+    static func textconv(path: String, key: String, limits: PlistLimits, compact: Bool, io: CommandIO) -> [UInt8] {
+        let limit = limits.maxInputSize
+        let bytes: [UInt8]
+        var size: Int64?
+        do throws(FileError) {
+            if path == "-" {
+                bytes = try io.readStdin(limit, false)
+            } else {
+                let file = try io.readRegularFile(path, limit)
+                (bytes, size) = (file.bytes, file.status?.identity.size)
+            }
+        } catch {
+            let line = switch error.reason {
+            case let .unsupportedKind(kind): "(\(kind.phrase), not shown: only a regular file is read)"
+            case .isDirectory: "(a directory, not shown: only a regular file is read)"
+            default: "(not shown: \(error.description))"
+            }
+            return Array((line + "\n").utf8)
+        }
+        guard bytes.count <= limit else {
+            let what = if let size, size > Int64(limit) { "\(size) bytes" } else { "more than \(limit) bytes" }
+            return Array("(\(what), not shown: over --max-input-size, \(limit) bytes)\n".utf8)
+        }
+        return textconv(bytes, key: key, limits: limits, compact: compact)
     }
 
     /// `dump --textconv`: `bytes` as stable, readable text for git's diff, whatever they hold

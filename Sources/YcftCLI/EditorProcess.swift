@@ -60,6 +60,38 @@ enum ForegroundEditor {
         setHandler(signal, onStop)
     }
 
+    /// The signals whose default action is not to end the process (or that no handler can
+    /// catch): the job-control stops, SIGCONT, and those ignored by default.
+    static let notEnding: Set<Int32> = [SIGKILL, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT, SIGCHLD, SIGURG, SIGWINCH]
+
+    /// Handlers, until ``Handlers/restore()``, for every other signal that would end the
+    /// process by its default action (SIGUSR1, SIGALRM, SIGPIPE, SIGXCPU, the real-time
+    /// signals, ...; ``handled`` left to ``catchSignals(restart:)``, and a signal with a handler
+    /// or ignored left alone): each puts `terminal`'s settings back, then ends the process by
+    /// the signal's default action, as it would have ended without the handler. The password
+    /// prompt's echo is so never left off by a signal.
+    static func catchEndings(restoring terminal: TerminalSettings) -> Handlers {
+        // Set before any handler can read it, never while one may run.
+        endingTerminal = terminal
+        var previous: [(Int32, sigaction)] = []
+        for signal in 1..<Int32(NSIG) where !handled.contains(signal) && !notEnding.contains(signal) {
+            // Only a signal whose action is the default: an ignored one must stay ignored.
+            var current = sigaction()
+            guard sigaction(signal, nil, &current) == 0, isDefault(current) else { continue }
+            if let old = setHandler(signal, onEnding) { previous.append((signal, old)) }
+        }
+        return Handlers(previous: previous)
+    }
+
+    /// Whether `action` is `SIG_DFL` (a null handler: no handler, not ignored).
+    private static func isDefault(_ action: sigaction) -> Bool {
+        #if canImport(Glibc)
+        return action.__sigaction_handler.sa_handler == nil
+        #else
+        return action.__sigaction_u.__sa_handler == nil
+        #endif
+    }
+
     /// The first stopping signal received since ``catchSignals()``, or nil.
     static var stopSignal: Int32? {
         let signal = SignalState.pending.load(ordering: .sequentiallyConsistent)
@@ -82,10 +114,11 @@ enum ForegroundEditor {
         return Handlers(previous: previous)
     }
 
-    /// Installs `handler` for `signal` (no signals masked while it runs): the one `sigaction`
-    /// call of this file. Returns the action it replaced, nil when `sigaction` failed.
+    /// Installs `handler` for `signal` (no signals masked while it runs): the one call of this
+    /// file that sets a handler (async-signal-safe: `sigaction` only). Returns the action it
+    /// replaced, nil when `sigaction` failed.
     @discardableResult
-    private static func setHandler(_ signal: Int32, _ handler: (@convention(c) (Int32) -> Void)?, flags: Int32 = 0) -> sigaction? {
+    fileprivate static func setHandler(_ signal: Int32, _ handler: (@convention(c) (Int32) -> Void)?, flags: Int32 = 0) -> sigaction? {
         var action = sigaction()
         #if canImport(Glibc)
         action.__sigaction_handler.sa_handler = handler
@@ -223,6 +256,27 @@ private enum SignalState {
 /// The job-control handler: async-signal-safe (an atomic store only).
 private func onStop(_ signal: Int32) {
     SignalState.suspended.store(signal, ordering: .sequentiallyConsistent)
+}
+
+/// The terminal ``onEnding(_:)`` puts back: set by ``ForegroundEditor/catchEndings(restoring:)``
+/// before the handlers are installed, only read by them.
+nonisolated(unsafe) private var endingTerminal: TerminalSettings?
+
+/// The handler of ``ForegroundEditor/catchEndings(restoring:)``: async-signal-safe
+/// (`tcgetpgrp`, `getpgrp`, `tcsetattr`, `sigaction`, `sigprocmask` and `raise` only). Puts the
+/// terminal back, then raises the signal again with its default action, unblocked: the process
+/// ends by it.
+private func onEnding(_ signal: Int32) {
+    if let terminal = endingTerminal, tcgetpgrp(terminal.fd) == getpgrp() {
+        var settings = terminal.settings
+        _ = tcsetattr(terminal.fd, TCSANOW, &settings)
+    }
+    ForegroundEditor.setHandler(signal, SIG_DFL)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signal)
+    sigprocmask(SIG_UNBLOCK, &set, nil)
+    raise(signal)
 }
 
 /// The handler: async-signal-safe (atomics and `kill` only).

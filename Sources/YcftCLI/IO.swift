@@ -24,6 +24,10 @@ package struct CommandIO: Sendable {
     /// in place) holds its advisory lock and refuses at once what is not a regular file
     /// (`SafeFile/read(_:limit:lock:)`).
     package var readFile: @Sendable (_ path: String, _ limit: Int, _ lock: Bool) throws(FileError) -> InputFile
+    /// Reads a regular file (at most `limit + 1` bytes) with its status, refusing anything else
+    /// by its kind before opening it (`SafeFile/read(_:limit:lock:regularOnly:)`): a named pipe
+    /// is never waited on. In memory, ``readFile`` (every file there is regular).
+    package var readRegularFile: @Sendable (_ path: String, _ limit: Int) throws(FileError) -> InputFile
     /// The one file writer (`SafeFile/write(_:to:options:beforeSwap:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
@@ -77,6 +81,7 @@ package struct CommandIO: Sendable {
         (self.writeStdout, self.writeStderr, self.readStdin, self.readFile) = (writeStdout, writeStderr, readStdin, readFile)
         (self.writeFile, self.keepBackup, self.stdoutIsTerminal) = (writeFile, keepBackup, stdoutIsTerminal)
         self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
+        self.readRegularFile = { path, limit throws(FileError) in try readFile(path, limit, false) }
     }
 
     /// The real process: its standard streams (``StandardStreams/shared``) and file system.
@@ -129,6 +134,7 @@ package struct CommandIO: Sendable {
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
+        io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
         io.makeDirectory = { path in try makeDirectories(path) }
         io.checkReplaceable = { path, read, options throws(FileError) in

@@ -8,7 +8,9 @@ import Darwin
 /// The password of an encrypted backup, typed on the terminal: the prompt on standard error,
 /// the line read from standard input with echo off (termios), the terminal's settings put back on
 /// every way out. SIGINT, SIGQUIT, SIGTERM and SIGHUP interrupt the read: the settings are put
-/// back, then ycft ends by that signal, as it would have without the prompt. Ctrl-Z (and the
+/// back, then ycft ends by that signal, as it would have without the prompt. Every other signal
+/// that would end ycft (SIGUSR1, SIGALRM, ...) puts them back in its handler, then ends it
+/// (``ForegroundEditor/catchEndings(restoring:)``). Ctrl-Z (and the
 /// other job-control stops) puts the settings back and stops ycft; once continued, echo is
 /// turned off again and the prompt asked again (the terminal dropped the line typed so far).
 enum PasswordPrompt {
@@ -24,6 +26,9 @@ enum PasswordPrompt {
         quiet.c_lflag &= ~tcflag_t(ECHO)
         var handlers = ForegroundEditor.catchSignals(restart: false)
         defer { handlers.restore() }
+        // Any other signal that ends ycft (SIGUSR1, SIGALRM, ...) puts the terminal back first.
+        var endings = ForegroundEditor.catchEndings(restoring: saved)
+        defer { endings.restore() }
         guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else { throw SystemError.current }
         // Caught only once echo is off: a ycft started in the background stops at the first
         // tcsetattr as before, by SIGTTOU's default action.

@@ -233,6 +233,98 @@ import TestSupport
         #expect(empty.status == 2 && empty.stderr.hasSuffix(": no Manifest.db: not an iPhone backup folder (the folder named after the device's UDID)\n"))
     }
 
+    /// A symbolic link in the folder of backups to a backup folder elsewhere (one moved to
+    /// another disk and linked back) is a device backup: listed by its link's path, which opens
+    /// it as BACKUP. A link to anything else (a file, nothing) is passed over as other entries
+    /// are. Before, a linked backup was not listed: alone, the folder was "not an iPhone backup".
+    @Test func aLinkedBackupInAFolderOfBackupsIsListed() throws {
+        let all = try TestPaths.temporaryDirectory().appendingPathComponent("MobileSync Backup")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        let linked = all.appendingPathComponent("00008101-000A")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: try Backups.make())
+        try FileManager.default.createSymbolicLink(atPath: all.appendingPathComponent("dangling").path, withDestinationPath: "/nonexistent")
+        try writeBytes(Array("x".utf8), to: all.appendingPathComponent(".DS_Store"))
+        try FileManager.default.createSymbolicLink(atPath: all.appendingPathComponent("to-a-file").path, withDestinationPath: ".DS_Store")
+        let line = "  \(linked.path), \"Support iPhone\", iOS 17.5.1, made 2026-11-30T09:00:00.000000Z, not encrypted\n"
+        let alone = try run(["backup", "apps", all.path])
+        #expect(alone.status == 2 && alone.stdout.isEmpty
+                && alone.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding a device backup; give it as BACKUP:\n"
+                + line, "\(alone.stderr)")
+        try FileManager.default.moveItem(at: try Backups.make(), to: all.appendingPathComponent("00008030-001A2B3C4D5E802E"))
+        let both = try run(["dump", "--backup", all.path, "--app", "com.example.notes"])
+        #expect(both.status == 2 && both.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding 2 device backups; "
+                + "give one of them as BACKUP:\n  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, "
+                + "made 2026-11-30T09:00:00.000000Z, not encrypted\n" + line, "\(both.stderr)")
+        let listed = try run(["backup", "apps", linked.path])
+        #expect(listed.status == 0 && listed.stdoutText.contains("group  group.com.example.shared  defaults-archive  3\n"), "\(listed.stderr)")
+    }
+
+    /// A folder of more entries than ycft looks through for device backups
+    /// (`PhoneBackup.maxFolderEntries`) says so, naming the limit; at the limit, its backups
+    /// are listed. Before, the entries past the limit were not looked at, and the answer
+    /// depended on the order the file system gave them in: a backup listed or not.
+    @Test func aFolderOverTheEntryLimitSaysSo() throws {
+        let all = try TestPaths.temporaryDirectory().appendingPathComponent("many")
+        try FileManager.default.createDirectory(at: all, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: try Backups.make(), to: all.appendingPathComponent("00008030-001A2B3C4D5E802E"))
+        for i in 1..<PhoneBackup.maxFolderEntries {
+            #expect(FileManager.default.createFile(atPath: all.appendingPathComponent("f\(i)").path, contents: nil))
+        }
+        let atTheLimit = try run(["backup", "apps", all.path])
+        #expect(atTheLimit.status == 2 && atTheLimit.stderr == "ycft: \(all.path): no Manifest.db: not a backup but a folder holding a device "
+                + "backup; give it as BACKUP:\n  \(all.path)/00008030-001A2B3C4D5E802E, \"Support iPhone\", iOS 17.5.1, "
+                + "made 2026-11-30T09:00:00.000000Z, not encrypted\n", "\(atTheLimit.stderr)")
+        #expect(FileManager.default.createFile(atPath: all.appendingPathComponent("one-more").path, contents: nil))
+        for command in [["backup", "apps", all.path], ["dump", "--backup", all.path, "--app", "com.example.notes"]] {
+            let over = try run(command)
+            #expect(over.status == 2 && over.stdout.isEmpty
+                    && over.stderr == "ycft: \(all.path): no Manifest.db, and more than 10000 entries, more than ycft looks through for "
+                    + "device backups: give one backup's folder (named after the device's UDID) as BACKUP\n", "\(command): \(over.stderr)")
+        }
+    }
+
+    /// Two bundle ids that differ only in Unicode normalisation (`com.café.app` composed and
+    /// decomposed) are two apps, as Manifest.db (SQLite's `=`) and the phone's file system tell
+    /// them apart: `backup apps` lists both, written out so that the rows differ, and `dump
+    /// --backup --app` reads each by its bytes. Before, `backup apps` took the two as one app
+    /// "listed more than once" while `dump` read each.
+    @Test func idsThatDifferOnlyInNormalisationAreTwoApps() throws {
+        let (composed, decomposed) = ("com.caf\u{E9}.app", "com.cafe\u{301}.app")
+        let backup = try Backups.make("unicode-twins")
+        let apps = try run(["backup", "apps", backup.path])
+        #expect(apps.status == 0 && apps.stderr.isEmpty, "\(apps.stderr)")
+        #expect(apps.stdoutText == """
+            Support iPhone, iOS 17.5.1
+            KIND   ID                        FORM              RECORDS
+            app    "com.cafe\\u{301}.app"     plain-records     2
+            app    "com.caf\\u{E9}.app"       defaults-archive  3
+            app    com.example.game          plain-records     2
+            app    com.example.habits        interval-keys     2
+            app    com.example.notes         defaults-archive  3
+            app    com.example.weather       defaults-archive  2
+            group  group.com.example.shared  defaults-archive  3
+            (ids in quotes look like another id but are other characters: written out beyond ASCII)
+
+            """, "\(apps.stdoutText)")
+        let json = try run(["backup", "apps", "--format", "json", "--compact", backup.path])
+        let ids = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [String: Any])["apps"] as? [[String: Any]]
+        #expect(ids?.prefix(2).compactMap { ($0["id"] as? String).map { Array($0.utf8) } } == [Array(decomposed.utf8), Array(composed.utf8)])
+        // Each id reads its own app's preferences, as the list says.
+        let notes = try run(["dump", "--compact", "--backup", backup.path, "--app", "com.example.notes"])
+        let game = try run(["dump", "--compact", "--backup", backup.path, "--app", "com.example.game"])
+        let first = try run(["dump", "--compact", "--backup", backup.path, "--app", composed])
+        let second = try run(["dump", "--compact", "--backup", backup.path, "--app", decomposed])
+        #expect(first.status == 0 && first.stdout == notes.stdout && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(second.status == 0 && second.stdout == game.stdout && second.stderr.isEmpty, "\(second.stderr)")
+        // Typed in the other form, an id is not the app: the message says what the backup has.
+        let one = try Backups.make("unicode-nfd")
+        let other = try run(["dump", "--backup", one.path, "--app", composed])
+        #expect(other.status == 2 && other.stderr == "ycft: \(one.path): Manifest.db lists no \"Library/Preferences/\(composed).plist\" of "
+                + "\"AppDomain-\(composed)\" (no file of \"AppDomain-\(composed)\" at all; 'ycft backup apps' lists the apps with state). "
+                + "The backup has \"com.cafe\\u{301}.app\", which looks the same but is other characters (this is \"com.caf\\u{E9}.app\"): "
+                + "ids are matched byte for byte, as on the phone\n", "\(other.stderr)")
+    }
+
     /// A folder name with the characters a `file:` URI gives meaning to (`?`, `#`, `%`, a
     /// space) is still the folder: Manifest.db is found, and no parameter is added.
     @Test func folderNamesAreNotURIs() throws {

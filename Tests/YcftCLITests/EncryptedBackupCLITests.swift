@@ -489,6 +489,35 @@ struct PasswordAtThePrompt {
         #expect(try readBytes(log).isEmpty)
     }
 
+    /// SIGUSR1 or SIGALRM at the prompt (any signal whose default action ends ycft) ends it by
+    /// that signal with the terminal's settings put back: `stty -a` run next by the same `sh`
+    /// (which, unlike an interactive bash, does not put the terminal back itself) shows `echo`.
+    /// Before, it showed `-echo`: the typed text of the next command was invisible.
+    @Test(arguments: [SIGUSR1, SIGALRM])
+    func anotherEndingSignalAtThePromptPutsTheTerminalBack(_ signal: Int32) throws {
+        let f = try EditorFixture()
+        let backup = try Backups.make(password: Backups.password)
+        let tmux = try Tmux(f)
+        defer { tmux.kill() }
+        let script = f.dir.appendingPathComponent("prompt.sh")
+        try writeBytes(Array(#"""
+            "$1" backup apps "$2"
+            echo "ycft-exit=$?"
+            stty -a | tr ' ;' '\n\n' | grep -x -e echo -e -echo | sed 's/^/stty: /'
+
+            """#.utf8), to: script)
+        try tmux.type("sh \(script.path) \(f.ycft.path) \(backup.path)")
+        try tmux.waitFor { $0.contains("Password of the encrypted backup \(backup.path):") }
+        let group = try #require(try tmux.foregroundGroup())
+        let ycft = try #require(processes(inGroup: group).first { pid in
+            (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) == "ycft\n"
+        })
+        #expect(kill(ycft, signal) == 0)
+        let screen = try tmux.waitFor { $0.contains("stty: ") }
+        #expect(Tmux.exitStatus(screen) == 128 + Int(signal), "\(screen)")
+        #expect(screen.contains("\nstty: echo\n"), "\(screen)")
+    }
+
     @Test func ctrlCAtThePromptEndsYcftAndPutsTheTerminalBack() throws {
         let (tmux, _) = try prompting("backup apps BACKUP")
         defer { tmux.kill() }

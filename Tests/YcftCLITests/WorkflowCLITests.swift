@@ -150,6 +150,58 @@ enum PreCommit {
                 "\(others.stdoutText)")
     }
 
+    /// A file over `--max-input-size` in the textconv recipe, with the real git: each side of
+    /// the diff is one line with its size, and `git diff` succeeds (before, the textconv's exit
+    /// status 1 made git fail: `fatal: unable to read files to diff`).
+    @Test func gitDiffOfAFileOverTheLimitIsALine() throws {
+        let repo = try TestPaths.temporaryDirectory().appendingPathComponent("app")
+        try FileManager.default.createDirectory(at: repo, withIntermediateDirectories: true)
+        let big = repo.appendingPathComponent("big.plist")
+        try writeBytes([UInt8](repeating: 0x61, count: 3000), to: big)
+        try writeBytes(Array("*.plist diff=ycft\n".utf8), to: repo.appendingPathComponent(".gitattributes"))
+        for arguments in [["init", "-q"], ["config", "diff.ycft.textconv", "\(ycft.path) dump --textconv --max-input-size 2048"],
+                          ["add", "."], ["commit", "-q", "-m", "big"]] {
+            let result = try git(arguments, in: repo)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        try writeBytes([UInt8](repeating: 0x62, count: 4000), to: big)
+        let diff = try git(["diff", "-U0", "--no-color", "--", "big.plist"], in: repo)
+        #expect(diff.status == 0 && diff.stderr.isEmpty, "\(diff.stderr)")
+        #expect(diff.stdoutText.hasSuffix("@@ -1 +1 @@\n-(3000 bytes, not shown: over --max-input-size, 2048 bytes)\n"
+                                          + "+(4000 bytes, not shown: over --max-input-size, 2048 bytes)\n"), "\(diff.stdoutText)")
+    }
+
+    /// `dump --textconv` on what it does not read: one line on standard output, nothing on
+    /// standard error, exit 0. A named pipe and a device are refused by their kind, never
+    /// opened: with no writer, opening the pipe waited for ever (the time bound makes that a
+    /// failure, exit 137, not a hang of the suite), and `/dev/zero` was read to the limit, exit 1.
+    @Test func textconvOfWhatItDoesNotReadIsALine() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let fifo = dir.appendingPathComponent("pipe.plist")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let big = dir.appendingPathComponent("big.plist")
+        try writeBytes([UInt8](repeating: 0x61, count: 1001), to: big)
+        let cases: [([String], [UInt8], String)] = [
+            ([fifo.path], [], "(a named pipe, not shown: only a regular file is read)\n"),
+            (["/dev/zero"], [], "(a character device, not shown: only a regular file is read)\n"),
+            ([dir.path], [], "(a directory, not shown: only a regular file is read)\n"),
+            ([dir.appendingPathComponent("gone.plist").path], [], "(not shown: cannot read: No such file or directory)\n"),
+            (["--max-input-size", "1000", big.path], [], "(1001 bytes, not shown: over --max-input-size, 1000 bytes)\n"),
+            (["--max-input-size", "1000", "-"], [UInt8](repeating: 0x61, count: 1001),
+             "(more than 1000 bytes, not shown: over --max-input-size, 1000 bytes)\n"),
+        ]
+        for (arguments, stdin, line) in cases {
+            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["timeout", "-s", "KILL", "20", ycft.path, "dump", "--textconv"] + arguments,
+                                        stdin: stdin)
+            #expect(result.status == 0 && result.stdoutText == line && result.stderr.isEmpty, "\(arguments): \(result.status) \(result.stdoutText)\(result.stderr)")
+        }
+        // Within the limit, and from standard input, the file is shown as before.
+        let small = try runProcess(ycft, ["dump", "--textconv", "--max-input-size", "1001", big.path])
+        #expect(small.status == 0 && small.stdoutText.hasPrefix("(1001 bytes, no property list ycft reads: "), "\(small.stdoutText)")
+        let piped = try runProcess(ycft, ["dump", "--textconv", "-"], stdin: Array("plain\n".utf8))
+        #expect(piped.status == 0 && piped.stdoutText.hasPrefix("(6 bytes, no property list ycft reads: "), "\(piped.stdoutText)")
+    }
+
     /// `launch-state-reader`'s lines for `records`: `record KEYHEX VERSIONHEX|- TIMEBITS|-`.
     static func readerLines(_ records: FirstTimeRecords) -> String {
         func hex(_ text: String) -> String { text.utf8.map { String(format: "%02x", $0) }.joined() }
