@@ -45,3 +45,15 @@ import TestSupport
         #expect(text.stderr.hasPrefix("TestData/broken.plist: error: ["))
     }
 }
+
+/// The README is the first screen, not the manual (issue 47): at most 200 lines, counted as
+/// `wc -l` counts them. Detail goes to a page under docs/ that the README links to.
+@Suite struct ReadmeLength {
+    static let limit = 200
+
+    @Test func theReadmeIsAtMostTwoHundredLines() throws {
+        let readme = try readBytes(TestPaths.packageRoot.appendingPathComponent("README.md"))
+        let lines = readme.filter { $0 == UInt8(ascii: "\n") }.count
+        #expect(lines <= Self.limit, "README.md has \(lines) lines, more than \(Self.limit): move detail to docs/")
+    }
+}
