@@ -96,8 +96,9 @@ package struct CommandIO: Sendable {
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
                 // Standard output and error stay on their one output path, whichever name reaches
-                // them; any other descriptor name (/dev/stdin, /dev/fd/3) is refused here, at once.
-                switch try SafeFile.standardStream(forOutput: path) {
+                // them; any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for
+                // secret bytes, is refused here, at once.
+                switch try SafeFile.standardStream(forOutput: path, confidential: options.confidential) {
                 case 1?:
                     streams.standardOutput.write(bytes)
                     return .streamed(path)
@@ -120,7 +121,9 @@ package struct CommandIO: Sendable {
         let writeThrough = io.writeFile
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
-            if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            if try SafeFile.standardStream(forOutput: path, confidential: options.confidential) != nil {
+                return .done(try writeThrough(path, bytes, options))
+            }
             try BackupCommand.refuseInsideBackup(path, .write)
             return try SafeFile.stage(bytes, to: path, options: options)
         }

@@ -194,10 +194,16 @@ package enum Ycft {
         var message = error.description
         if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
         if case .insideBackup = error.reason { message += " (copy the file out with 'ycft backup extract' and work on the copy)" }
-        if case let .notPrivate(kind, _) = error.reason {
-            message += kind == .regular ? "; decrypted preferences go only to a new file (made 0600), over one only its owner may read "
+        switch error.reason {
+        case .notPrivate(.regular, _):
+            message += "; decrypted preferences go only to a new file (made 0600), over one only its owner may read "
                 + "or write (chmod 600 it first), or to standard output (-o -)"
-                : "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
+        case .notOwned:
+            message += "; decrypted preferences go only to a new file (made 0600), over one of your own that only you may "
+                + "read or write, or to standard output (-o -)"
+        case .notPrivate, .descriptorNotPrivate:
+            message += "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
+        default: break
         }
         return Failure(.trouble, display(error.path), message)
     }
