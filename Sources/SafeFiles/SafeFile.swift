@@ -362,6 +362,20 @@ package enum SafeFile {
         throw FileError(.write, path, .descriptorName)
     }
 
+    /// Whether `path` (a link followed) is a terminal device (`/dev/tty`, `/dev/pts/3`,
+    /// `/dev/console`): a character device that `isatty(3)` calls a terminal. Only a character
+    /// device is opened to ask its driver, write-only with `O_NOCTTY` (it never becomes the
+    /// controlling terminal) and `O_NONBLOCK` (the open never waits), and closed at once. A
+    /// descriptor name is not asked here (``standardStream(forOutput:confidential:)`` says
+    /// which stream it is); false when the device cannot be opened.
+    package static func isTerminalDevice(_ path: String) -> Bool {
+        guard !namesDescriptor(path), case let .success(status) = FileStatus.of(path), status.kind == .characterDevice else { return false }
+        let fd = open(PathBytes.cString(path), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return isatty(fd) != 0
+    }
+
     /// The descriptor of this process that `path` (or the link chain it starts) names, or nil
     /// when it names none or another process's.
     static func ownDescriptorNumber(_ path: String) -> Int32? {

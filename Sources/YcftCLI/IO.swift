@@ -48,6 +48,9 @@ package struct CommandIO: Sendable {
     /// (as swift-argument-parser measures it).
     package var terminalWidth: @Sendable () -> Int = { 80 }
     package var stderrIsTerminal: @Sendable () -> Bool = { false }
+    /// Whether a path that is not a descriptor name is a terminal device (`/dev/tty`,
+    /// `/dev/pts/3`, a link to one: `SafeFile/isTerminalDevice(_:)`); in memory, never.
+    package var isTerminalDevice: @Sendable (_ path: String) -> Bool = { _ in false }
     /// The status of a path, following links; nil when it does not exist.
     package var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
     /// Every regular file below a directory, as paths relative to it, sorted, and the
@@ -130,6 +133,7 @@ package struct CommandIO: Sendable {
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
+        io.isTerminalDevice = { path in SafeFile.isTerminalDevice(path) }
         io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }

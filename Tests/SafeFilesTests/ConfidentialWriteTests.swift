@@ -7,6 +7,11 @@ import TestSupport
 import Glibc
 #endif
 
+// <stdlib.h>'s pseudo-terminal calls, which Glibc's Swift module leaves out (they need _XOPEN_SOURCE).
+@_silgen_name("posix_openpt") private func sysPosixOpenpt(_ flags: Int32) -> Int32
+@_silgen_name("unlockpt") private func sysUnlockpt(_ fd: Int32) -> Int32
+@_silgen_name("ptsname_r") private func sysPtsnameR(_ fd: Int32, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int32
+
 /// A POSIX ACL as Linux stores it in `system.posix_acl_access` that grants nothing beyond the
 /// mode 0600: owner rw, user `uid` rw, group none, mask none (so `uid`'s entry is masked off),
 /// others none.
@@ -104,5 +109,26 @@ func aclMaskedOff(user uid: UInt32) -> [UInt8] {
         }
         #expect(try SafeFile.standardStream(forOutput: "/dev/stderr") == 2)
         #expect(try SafeFile.standardStream(forOutput: dir.appendingPathComponent("file").path, confidential: true) == nil)
+    }
+
+    /// A terminal is told by asking its driver; a device that is not one, a file, a missing path
+    /// and a descriptor name (the stream decides) are not asked as devices.
+    @Test func aTerminalDeviceIsToldByItsDriver() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        for path in ["/dev/null", "/dev/zero", dir.path, dir.appendingPathComponent("missing").path, "/dev/stderr", "/proc/self/fd/0"] {
+            #expect(!SafeFile.isTerminalDevice(path), "\(path)")
+        }
+        // A pseudo-terminal of this process's own: its other end is a terminal.
+        let master = sysPosixOpenpt(O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        try #require(sysUnlockpt(master) == 0)
+        var buffer = [CChar](repeating: 0, count: 64)
+        try #require(sysPtsnameR(master, &buffer, buffer.count) == 0)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(SafeFile.isTerminalDevice(name), "\(name)")
+        let link = dir.appendingPathComponent("tty-link").path
+        #expect(symlink(name, link) == 0)
+        #expect(SafeFile.isTerminalDevice(link))
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// Where `backup extract` of an encrypted backup may put the decrypted preferences, against an
 /// attacker's findings: over another user's file run as root (it kept that owner), and through
 /// `/dev/stderr`, `/dev/fd/2` or `/proc/self/fd/2` (into whatever standard error was: a log, a
-/// pipe, a terminal).
+/// pipe, a terminal). And binary output to a terminal named by `-o`, which `pack` let through.
 @Suite(.serialized) struct ConfidentialOutputsThroughTheTool {
     let ycft = TestPaths.executable("ycft")
     let fixture = TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")
@@ -86,5 +86,46 @@ import Glibc
                              in: dir, backup: encrypted, plain: plain, password: password)
         #expect(open.status == 0 && open.stdout == bytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["err-link", "err.log"])
+    }
+
+    /// Runs `command` (bash) on a pseudo-terminal (util-linux's `script`): what the terminal
+    /// shows, and the exit status.
+    func onTerminal(_ command: String, in dir: URL) throws -> (status: Int32, screen: String) {
+        var env = ProcessInfo.processInfo.environment
+        env["YCFT"] = ycft.path
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", "cd '\(dir.path)' && " + command, "/dev/null"],
+                                    environment: env)
+        return (result.status, result.stdoutText.replacingOccurrences(of: "\r\n", with: "\n"))
+    }
+
+    /// `pack -o /dev/stderr` (or any name of a terminal) with standard output elsewhere wrote the
+    /// binary archive to the terminal: the guard looked at standard output only. It now asks
+    /// what `-o` resolves to: on a terminal refused as on standard output, exit 2; into a pipe
+    /// written, as to standard output when it is a pipe; XML reaches the terminal.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "needs util-linux's script"))
+    func binaryToATerminalNamedByOutputIsRefused() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let defaults = TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist")
+        let dumped = try runProcess(ycft, ["dump", defaults.path])
+        try writeBytes(dumped.stdout, to: dir.appendingPathComponent("r.json"))
+        let archive = try runProcess(ycft, ["pack", dir.appendingPathComponent("r.json").path]).stdout
+        #expect(symlink("/dev/tty", dir.appendingPathComponent("tty-link").path) == 0)
+        let refusal = "ycft: refusing to write a binary property list to a terminal; use -o FILE, --plist-format xml, or redirect\n"
+        for target in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2", "\"$(tty)\"", "/dev/tty", "tty-link"] {
+            let (status, screen) = try onTerminal("\"$YCFT\" pack -o \(target) r.json > out.bin", in: dir)
+            #expect(status == 2 && screen == refusal, "\(target): \(screen)")
+            #expect(try readBytes(dir.appendingPathComponent("out.bin")).isEmpty, "\(target)")
+            let xml = try onTerminal("\"$YCFT\" pack --plist-format xml -o \(target) r.json > out.bin", in: dir)
+            #expect(xml.status == 0 && xml.screen.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"), "\(target): \(xml.screen)")
+        }
+        // Standard error a pipe: written into it, as standard output is when it is a pipe.
+        for target in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"] {
+            let piped = try runProcess(URL(fileURLWithPath: "/bin/bash"),
+                                       ["-c", "cd \"$1\" && \"$2\" pack -o \(target) r.json 2>&1 >/dev/null", "bash", dir.path, ycft.path])
+            #expect(piped.status == 0 && piped.stdout == archive, "\(target)")
+        }
+        // migrate's progress shares the terminal: the refusal comes first, no archive after it.
+        let migrate = try onTerminal("\"$YCFT\" migrate -o /dev/stderr '\(defaults.path)' > out.bin", in: dir)
+        #expect(migrate.status == 2 && migrate.screen.hasPrefix(refusal) && !migrate.screen.contains("bplist"), "\(migrate.screen)")
     }
 }
