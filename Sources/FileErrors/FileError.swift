@@ -44,6 +44,14 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// named pipe or a device (`kind`), or a regular file whose `permissions` give its group
         /// or others any access, which its replacement would keep.
         case notPrivate(FileKind, permissions: UInt32)
+        /// Secret bytes and a regular file that another user (`owner`) owns, not the process's
+        /// effective user (`user`): the replacement would keep its owner (root gives it back),
+        /// who could then read them whatever the mode.
+        case notOwned(owner: UInt32, user: UInt32)
+        /// Secret bytes and an output named through an open descriptor (`/dev/stderr`,
+        /// `/dev/fd/N`, `/proc/self/fd/N`, or a link to one): whatever it is open on (a terminal,
+        /// a pipe into a logger, a log file) was opened before ycft ran, for others to read.
+        case descriptorNotPrivate
     }
 
     /// The operation that failed.
@@ -99,6 +107,11 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation.rawValue): it is \(kind.phrase), which anyone who may open it would read decrypted bytes from"
         case let .notPrivate(_, permissions):
             return "not replaced: its mode \(Self.octal(permissions)) lets \(Self.others(permissions)), and the replacement would keep that mode"
+        case let .notOwned(owner, user):
+            return "not replaced: it belongs to uid \(owner), not to uid \(user) that ycft runs as, and the replacement would keep that owner"
+        case .descriptorNotPrivate:
+            return "\(operation.rawValue): it names an open descriptor (a terminal, a pipe or a log file others may read), "
+                + "not a file by its own path"
         }
     }
 

@@ -27,6 +27,12 @@ enum FileAttributes {
     /// the mode's group bits (the ACL mask).
     static let accessACL = "system.posix_acl_access"
 
+    /// Whether an attribute can grant access to the file: one of Linux's `system.` namespace,
+    /// where file systems keep access control lists (`system.posix_acl_access`,
+    /// `system.nfs4_acl`, `system.richacl`, `system.cifs_acl`, ...). `user.*` attributes are
+    /// data; `security.*` labels (SELinux, Smack) only ever restrict what the mode allows.
+    static func grantsAccess(_ name: String) -> Bool { name.hasPrefix("system.") }
+
     /// Makes the attributes of the open file `destination` those of `source`, a regular file
     /// (a resolved path, no link) whose status was `status`: every attribute of the original
     /// that the process can read is set on the destination (unless it holds that value already),
@@ -36,8 +42,12 @@ enum FileAttributes {
     ///
     /// Attributes the process cannot see (`trusted.*` without `CAP_SYS_ADMIN`) cannot be copied
     /// nor reported. A file system without extended attributes has none to copy.
+    ///
+    /// With `grantingAccess` false, attributes that grant access (``grantsAccess(_:)``: ACLs)
+    /// are neither copied nor reported, and one the destination has is left to the caller
+    /// (``removeAccessGrants(from:)``).
     /// - Returns: the attributes that could not be kept, in the original's order.
-    static func copy(from source: String, status: FileStatus, to destination: Int32) -> [AttributeNotKept] {
+    static func copy(from source: String, status: FileStatus, to destination: Int32, grantingAccess: Bool = true) -> [AttributeNotKept] {
         #if os(Linux)
         // The original's own descriptor where it can be opened (reads no data: O_NONBLOCK on a
         // regular file only spares a wait if it was swapped for a pipe); else its path.
@@ -58,7 +68,7 @@ enum FileAttributes {
             if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return [] }
             return [AttributeNotKept(name: "*", error: error)]
         }
-        for name in names {
+        for name in names where grantingAccess || !grantsAccess(name) {
             let value: [UInt8]
             switch getValue(original, name) {
             case let .success(v): value = v
@@ -72,7 +82,7 @@ enum FileAttributes {
             if rc != 0 { notKept.append(AttributeNotKept(name: name, error: .current)) }
         }
         // A new file inherits its directory's default ACL; the original had none (or lost it).
-        if !names.contains(accessACL), case .success = getValue(.descriptor(destination), accessACL) {
+        if grantingAccess, !names.contains(accessACL), case .success = getValue(.descriptor(destination), accessACL) {
             // untested: fremovexattr of the ACL just read from the new file fails only on a file system that refuses
             // to remove what it reported (none to test on)
             if linuxFremovexattr(destination, accessACL) != 0 { notKept.append(AttributeNotKept(name: accessACL, error: .current)) }
@@ -80,6 +90,28 @@ enum FileAttributes {
         return notKept
         #else
         return []
+        #endif
+    }
+
+    /// Removes every attribute that grants access (``grantsAccess(_:)``) from the open file
+    /// `fd`: a new file holding secret bytes keeps none, not even the ACL it inherited from its
+    /// directory's default ACL. A file system without extended attributes has none to remove.
+    /// - Throws: ``SystemError`` when the attributes cannot be listed or one cannot be removed.
+    static func removeAccessGrants(from fd: Int32) throws(SystemError) {
+        #if os(Linux)
+        let names: [String]
+        switch listNames(.descriptor(fd)) {
+        case let .success(list): names = list
+        case let .failure(error):
+            if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return }
+            // untested: flistxattr of a file ycft just created fails only on a failing file system
+            throw error
+        }
+        for name in names where grantsAccess(name) {
+            // untested: removing an attribute just listed on ycft's own new file fails only on a
+            // file system that refuses to remove what it reported (none to test on)
+            if linuxFremovexattr(fd, name) != 0 && errno != ENODATA { throw .current }
+        }
         #endif
     }
 

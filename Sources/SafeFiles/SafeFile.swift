@@ -16,7 +16,7 @@ import Darwin
 /// | a regular file that is not the one that was read (``WriteOptions/expected``) | refused: another program changed it, also when it put its version in place in the instant before the swap (on Linux the new file is swapped in with `RENAME_EXCHANGE` and swapped back if what came out is not the file read; see `Temporary/replace(expected:exchange:)` for the fallback's limit) |
 /// | a symbolic link | the file it points to is written by these rules; the link stays a link. A link to nothing is refused |
 /// | a named pipe or character device (`/dev/null`, a terminal) | written to as a stream, never replaced |
-/// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor |
+/// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor (refused for secret bytes, ``WriteOptions/confidential``) |
 /// | any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`, `/proc/self/fd/0`, a link to one) | refused (``FileError/Reason/descriptorName``): the file behind it is never replaced |
 /// | a directory, socket or block device | refused |
 ///
@@ -53,11 +53,16 @@ package enum SafeFile {
         package var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         package var mayReplace: Bool
-        /// The bytes are secret (a decrypted backup's file): they go only to standard output or
-        /// error, to a new file made `0600`, or over a regular file no one but its owner may
-        /// read or write (its mode is kept); a named pipe, a device, or a regular file whose mode
-        /// lets its group or others in is refused (``FileError/Reason/notPrivate(_:permissions:)``),
-        /// where the decision is made, so nothing swapped in meanwhile receives them.
+        /// The bytes are secret (a decrypted backup's file): they go only to a new file made
+        /// `0600`, or over a regular file that the process's effective user owns and no one else
+        /// may read or write (its mode is kept), in either case without an ACL. Refused, where
+        /// the decision is made so that nothing swapped in meanwhile receives them: a named pipe,
+        /// a device, or a regular file whose mode lets its group or others in
+        /// (``FileError/Reason/notPrivate(_:permissions:)``); a file another user owns
+        /// (``FileError/Reason/notOwned(owner:user:)``); and any descriptor name, standard output
+        /// and error included (``FileError/Reason/descriptorNotPrivate``; see
+        /// ``standardStream(forOutput:confidential:)``). Standard output is the caller's to offer
+        /// by its own name (`-`).
         package var confidential: Bool
         /// A new file takes the extended attributes and ACLs of this regular file (a resolved
         /// path and its status): a backup made as a copy keeps what a hard link would.
@@ -353,13 +358,37 @@ package enum SafeFile {
     /// standard output and error (by any such name, or a link to one) are written as streams;
     /// any other descriptor name is refused, because the file behind it would be replaced
     /// (`ycft pack -o /dev/stdin r.json < v.plist` would replace v.plist). Nothing is opened.
+    ///
+    /// Secret bytes (`confidential`, ``WriteOptions/confidential``) go to no descriptor name at
+    /// all. `/dev/stderr` is a link to `/proc/self/fd/2`, which the kernel resolves to whatever
+    /// the descriptor is open on: a terminal (`/dev/pts/3`) others may be watching, a pipe
+    /// (`pipe:[N]`) into a logger, or a log file another user reads; this process did not open
+    /// it and cannot tell who reads it. So `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N` and a
+    /// link to one are refused for them, standard output's names too: a caller that offers
+    /// standard output for secret bytes does so by its own name (`-`), not through this.
     /// - Returns: 1 or 2 for standard output or standard error; nil when `path` names no descriptor.
     /// - Throws: ``FileError`` with operation ``FileError/Operation/write`` and reason
-    ///   ``FileError/Reason/descriptorName`` for any other descriptor name.
-    package static func standardStream(forOutput path: String) throws(FileError) -> Int32? {
+    ///   ``FileError/Reason/descriptorNotPrivate`` for any descriptor name when `confidential`,
+    ///   else ``FileError/Reason/descriptorName`` for any but standard output and error.
+    package static func standardStream(forOutput path: String, confidential: Bool = false) throws(FileError) -> Int32? {
         guard namesDescriptor(path) else { return nil }
+        if confidential { throw FileError(.write, path, .descriptorNotPrivate) }
         if let fd = ownDescriptorNumber(path), fd == 1 || fd == 2 { return fd }
         throw FileError(.write, path, .descriptorName)
+    }
+
+    /// Whether `path` (a link followed) is a terminal device (`/dev/tty`, `/dev/pts/3`,
+    /// `/dev/console`): a character device that `isatty(3)` calls a terminal. Only a character
+    /// device is opened to ask its driver, write-only with `O_NOCTTY` (it never becomes the
+    /// controlling terminal) and `O_NONBLOCK` (the open never waits), and closed at once. A
+    /// descriptor name is not asked here (``standardStream(forOutput:confidential:)`` says
+    /// which stream it is); false when the device cannot be opened.
+    package static func isTerminalDevice(_ path: String) -> Bool {
+        guard !namesDescriptor(path), case let .success(status) = FileStatus.of(path), status.kind == .characterDevice else { return false }
+        let fd = open(PathBytes.cString(path), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return isatty(fd) != 0
     }
 
     /// The descriptor of this process that `path` (or the link chain it starts) names, or nil
@@ -457,15 +486,22 @@ package enum SafeFile {
                                            options: WriteOptions) throws(FileError) -> PendingWrite {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
-        // The mode the replacement keeps is this one: checked on the same status.
-        if options.confidential, status.permissions & 0o077 != 0 {
-            throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions))
+        // The owner and mode the replacement keeps are these: checked on the same status.
+        if options.confidential {
+            // Root gives the replacement back to the file's owner, who would read the secret.
+            let user = UInt32(geteuid())
+            if status.owner != user { throw FileError(.write, target, .notOwned(owner: status.owner, user: user)) }
+            if status.permissions & 0o077 != 0 { throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions)) }
         }
         try checkReplaceable(target, status: status, options: options)
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original.
-        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd)
+        // Secret bytes get no ACL (nor any other attribute that grants access) from the target:
+        // the attributes are read by path, later than the status the privacy check read, so an
+        // ACL set in between (`setfacl -m u:1002:r`) would be copied unchecked.
+        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd, grantingAccess: !options.confidential)
+        if options.confidential { try temporary.dropAccessGrants() }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
                             notKept: notKept)
@@ -483,7 +519,11 @@ package enum SafeFile {
             try temporary.setPermissions(options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions)
         }
         // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
-        if let original = options.attributesFrom { _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd) }
+        if let original = options.attributesFrom {
+            _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd, grantingAccess: !options.confidential)
+        }
+        // Secret bytes: not the ACL the directory's default ACL gave the new file either.
+        if options.confidential { try temporary.dropAccessGrants() }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
     }
@@ -508,7 +548,7 @@ package enum SafeFile {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
         // stream, a pipe or a device put in its place, and not to a new file where it was removed.
-        if let fd = try standardStream(forOutput: path) {
+        if let fd = try standardStream(forOutput: path, confidential: options.confidential) {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
@@ -756,6 +796,12 @@ private final class Temporary {
 
     func write(_ bytes: [UInt8]) throws(FileError) {
         do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+    }
+
+    /// Removes every attribute that grants access (``FileAttributes/grantsAccess(_:)``: an ACL
+    /// inherited from the directory's default ACL) from the file, for secret bytes.
+    func dropAccessGrants() throws(FileError) {
+        do { try FileAttributes.removeAccessGrants(from: fd) } catch { throw FileError(.write, target, .system(error)) }
     }
 
     func flush() throws(FileError) {

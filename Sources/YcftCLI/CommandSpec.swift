@@ -709,8 +709,10 @@ extension CommandSpec {
         PBKDF2-SHA256 (DPIC) and 10,000,000 of PBKDF2-SHA1 (ITER). A wrong password
         typed at the prompt is asked again (three tries in all); from a file, it is one
         line, exit 2. Manifest.db and the preferences are decrypted in memory only, and
-        'extract -o FILE' writes a new FILE with mode 0600 (and refuses an existing
-        FILE its group or others may read or write, and a named pipe or device).
+        'extract -o FILE' writes a new FILE with mode 0600 and no ACL (and refuses an
+        existing FILE another user owns or its group or others may read or write, a
+        named pipe or device, and /dev/stderr or any other descriptor name; standard
+        output is -o -), --force or not.
 
         'backup apps' lists the apps and app groups whose preferences hold YCFirstTime
         state or IntervalClient keys: the form the state is in, and its record count.

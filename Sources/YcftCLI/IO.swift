@@ -52,6 +52,9 @@ package struct CommandIO: Sendable {
     /// (as swift-argument-parser measures it).
     package var terminalWidth: @Sendable () -> Int = { 80 }
     package var stderrIsTerminal: @Sendable () -> Bool = { false }
+    /// Whether a path that is not a descriptor name is a terminal device (`/dev/tty`,
+    /// `/dev/pts/3`, a link to one: `SafeFile/isTerminalDevice(_:)`); in memory, never.
+    package var isTerminalDevice: @Sendable (_ path: String) -> Bool = { _ in false }
     /// The status of a path, following links; nil when it does not exist.
     package var fileStatus: @Sendable (_ path: String) -> FileStatus? = { _ in nil }
     /// Every regular file below a directory, as paths relative to it, sorted, and the
@@ -101,8 +104,9 @@ package struct CommandIO: Sendable {
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
                 // Standard output and error stay on their one output path, whichever name reaches
-                // them; any other descriptor name (/dev/stdin, /dev/fd/3) is refused here, at once.
-                switch try SafeFile.standardStream(forOutput: path) {
+                // them; any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for
+                // secret bytes, is refused here, at once.
+                switch try SafeFile.standardStream(forOutput: path, confidential: options.confidential) {
                 case 1?:
                     streams.standardOutput.write(bytes)
                     return .streamed(path)
@@ -125,13 +129,16 @@ package struct CommandIO: Sendable {
         let writeThrough = io.writeFile
         io.stageFile = { path, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
-            if try SafeFile.standardStream(forOutput: path) != nil { return .done(try writeThrough(path, bytes, options)) }
+            if try SafeFile.standardStream(forOutput: path, confidential: options.confidential) != nil {
+                return .done(try writeThrough(path, bytes, options))
+            }
             try BackupCommand.refuseInsideBackup(path, .write)
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
+        io.isTerminalDevice = { path in SafeFile.isTerminalDevice(path) }
         io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }

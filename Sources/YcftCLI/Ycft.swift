@@ -194,21 +194,42 @@ package enum Ycft {
         var message = error.description
         if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
         if case .insideBackup = error.reason { message += " (copy the file out with 'ycft backup extract' and work on the copy)" }
-        if case let .notPrivate(kind, _) = error.reason {
-            message += kind == .regular ? "; decrypted preferences go only to a new file (made 0600), over one only its owner may read "
+        switch error.reason {
+        case .notPrivate(.regular, _):
+            message += "; decrypted preferences go only to a new file (made 0600), over one only its owner may read "
                 + "or write (chmod 600 it first), or to standard output (-o -)"
-                : "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
+        case .notOwned:
+            message += "; decrypted preferences go only to a new file (made 0600), over one of your own that only you may "
+                + "read or write, or to standard output (-o -)"
+        case .notPrivate, .descriptorNotPrivate:
+            message += "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
+        default: break
         }
         return Failure(.trouble, display(error.path), message)
     }
 
-    /// The one rule for binary output on a terminal (`pack`, `migrate -o -`): a binary property
-    /// list is not written to standard output when that is a terminal.
+    /// The one rule for binary output on a terminal (`pack`, `migrate -o`, `backup extract`): a
+    /// binary property list is not written to a terminal, whatever the output resolves to
+    /// (``outputIsTerminal(_:io:)``); to a pipe or a file it is.
     /// - Throws: trouble (exit 2) when `bytes` are a binary plist bound for a terminal.
     static func refuseBinaryOnTerminal(_ bytes: [UInt8], to output: String, io: CommandIO, plistFormatHint: String = ", --plist-format xml") throws(Failure) {
-        guard output == "-" || SafeFile.descriptorPath(output) == 1, PropertyList.detectFormat(bytes) == .binary,
-              io.stdoutIsTerminal() else { return }
+        guard PropertyList.detectFormat(bytes) == .binary, outputIsTerminal(output, io: io) else { return }
         throw Failure(.trouble, nil, "refusing to write a binary property list to a terminal; use -o FILE\(plistFormatHint), or redirect")
+    }
+
+    /// Whether the output `-o OUTPUT` is a terminal: `-` is standard output; a descriptor name
+    /// (`/dev/stderr`, `/dev/fd/1`, `/proc/self/fd/2`, a link to one) is the stream the writer
+    /// sends it to (``SafeFile/standardStream(forOutput:confidential:)``); any other path is a
+    /// terminal when it names a terminal device (`/dev/tty`, `/dev/pts/3`, a link to one).
+    static func outputIsTerminal(_ output: String, io: CommandIO) -> Bool {
+        if output == "-" { return io.stdoutIsTerminal() }
+        guard SafeFile.namesDescriptor(output) else { return io.isTerminalDevice(output) }
+        switch try? SafeFile.standardStream(forOutput: output) {
+        case 1?: return io.stdoutIsTerminal()
+        case 2?: return io.stderrIsTerminal()
+        // The writer refuses it (/dev/stdin, /dev/fd/3): not opened here, its refusal follows.
+        default: return false
+        }
     }
 
     /// A time as the records format writes it, exactly (`757414800.123456`; JSON's compact
