@@ -141,6 +141,18 @@ import TestSupport
         ("wal-log", "Manifest.db-wal (20632 bytes) beside Manifest.db may hold changes the database does not have yet, and ycft reads "
             + #"no write-ahead log; fold it in on a copy of the backup ('sqlite3 COPY/Manifest.db "PRAGMA wal_checkpoint(TRUNCATE)"') "#
             + "and read the copy", ""),
+        // A log or journal behind a link is never ignored: ycft cannot tell what it holds.
+        ("wal-link", "Manifest.db-wal beside Manifest.db is a symbolic link, not a regular file: ycft follows no link in a backup "
+            + "and cannot tell whether it holds changes Manifest.db does not have; on a copy of the backup, put the file itself in "
+            + "its place (or remove it if it is no log) and read the copy", ""),
+        // A transaction cut short: some of its pages are in Manifest.db, the journal holds them as they were.
+        ("journal", "Manifest.db-journal (13832 bytes) beside Manifest.db is the journal of a transaction that did not finish: "
+            + "Manifest.db may hold changes that were never committed, and ycft rolls no journal back; roll it back on a copy of "
+            + #"the backup (sqlite3 does when it opens the database: 'sqlite3 COPY/Manifest.db "PRAGMA quick_check"') and read the copy"#,
+         ""),
+        ("journal-link", "Manifest.db-journal beside Manifest.db is a symbolic link, not a regular file: ycft follows no link in a "
+            + "backup and cannot tell whether it holds changes Manifest.db does not have; on a copy of the backup, put the file "
+            + "itself in its place (or remove it if it is no journal) and read the copy", ""),
         // An app id from Manifest.db is escaped where it names the app, as in the quotes: no
         // line of its own, no control sequence.
         ("hostile-id", nil, #"com.example.evil\nycft: all clear\u{1B}[2J: b3/b3af861be3522c9292e965d2f407d8ca65c41245 ("#
@@ -194,6 +206,32 @@ import TestSupport
         #expect(emptyLog.status == 0 && emptyLog.stderr.isEmpty, "\(emptyLog.stderr)")
         try FileManager.default.removeItem(at: wal.appendingPathComponent("Manifest.db-wal"))
         #expect(try Backups.snapshot(wal) == before)
+    }
+
+    /// A hot journal's advice works: a copy of the backup opened once by sqlite3 has its
+    /// transaction rolled back, and reads as the backup did before it began. A journal whose
+    /// header is zeroed (what `journal_mode=PERSIST` leaves after a commit) holds no
+    /// transaction: the backup reads as it is, the journal left in place.
+    @Test func aJournalIsRolledBackOnACopyAndAColdOneIsNone() throws {
+        let (hot, cold, plain) = (try Backups.make("journal"), try Backups.make("journal-cold"), try Backups.make())
+        let before = try Backups.snapshot(cold)
+        #expect(try readBytes(cold.appendingPathComponent("Manifest.db-journal")).prefix(28).allSatisfy { $0 == 0 })
+        let rolledBack = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('PRAGMA quick_check').fetchone()[0])",
+            hot.appendingPathComponent("Manifest.db").path])
+        #expect(rolledBack.stdoutText == "ok\n", "\(rolledBack.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: hot.appendingPathComponent("Manifest.db-journal").path))
+        for backup in [hot, cold] {
+            let swap = { (text: String) in text.replacingOccurrences(of: backup.path, with: plain.path) }
+            for command in [["backup", "apps", "--format", "json", backup.path],
+                            ["dump", "--backup", backup.path, "--app", "com.example.notes"]] {
+                let read = try run(command)
+                let direct = try run(command.map { $0 == backup.path ? plain.path : $0 })
+                #expect(read.status == 0 && read.stderr.isEmpty, "\(command): \(read.stderr)")
+                #expect(swap(read.stdoutText) == direct.stdoutText, "\(command)")
+            }
+        }
+        #expect(try Backups.snapshot(cold) == before)
     }
 
     /// `--group` alone finds the app group's container by its id: every reading command prints
