@@ -572,3 +572,70 @@ import TestSupport
         #expect(try Backups.snapshot(backup) == before)
     }
 }
+
+/// Every command that writes refuses a path inside any iPhone backup folder, not only one of
+/// iOS 10 and later (the rule is the writer's, `BackupFolderGuard`): exit 2, the one line, and
+/// not a byte of the folder changed; a folder with only an Info.plist (an Xcode project's) is
+/// written into as any other.
+@Suite struct WritesStayOutOfEveryBackup {
+    let ycft = TestPaths.executable("ycft")
+
+    /// An iOS 9 backup (`Manifest.mbdb`), and one with only `Manifest.plist` and `Status.plist`
+    /// (a backup being written: no manifest database yet).
+    @Test(arguments: ["mbdb", "plists-only"])
+    func everyWriteIsRefused(_ kind: String) throws {
+        let backup = try Backups.make(kind == "mbdb" ? "mbdb" : "no-manifest")
+        if kind == "plists-only" { try FileManager.default.removeItem(at: backup.appendingPathComponent("Info.plist")) }
+        let before = try Backups.snapshot(backup)
+        let readable = try Backups.make()
+        let file = BackupThroughTheTool.preferences[0].path(in: backup)
+        let input = try TestPaths.temporaryDirectory().appendingPathComponent("in.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"),
+                                         to: input)
+        let json = TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path
+        func refusal(_ path: String, _ operation: String = "cannot write", hint: Bool = true) -> String {
+            "ycft: \(path): \(operation): it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into"
+                + (hint ? " (copy the file out with 'ycft backup extract' and work on the copy)" : "") + "\n"
+        }
+        let failed = "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n"
+        // migrate -o mirrors an absolute input's folders below OUT: the first folder it would make is refused.
+        let mirrored = input.deletingLastPathComponent().path
+        let cases: [([String], String)] = [
+            (["set", "--last-version", "9", file, "onboarding.v1"], refusal(file)),
+            (["edit", file], refusal(file)),
+            (["migrate", "--in-place", file], refusal(file, "cannot back up") + failed),
+            (["migrate", "--in-place", "--no-backup", file], refusal(file) + failed),
+            (["migrate", "-o", backup.path, input.path], refusal(backup.path + mirrored) + failed),
+            (["migrate", "-o", backup.path + "/new", input.path], refusal(backup.path + "/new") + failed),
+            (["migrate", "-o", backup.path + "/new/", input.path], refusal(backup.path + "/new" + mirrored) + failed),
+            (["pack", "-o", backup.path + "/new.plist", json], refusal(backup.path + "/new.plist")),
+            (["backup", "extract", readable.path, "--app", "com.example.notes", "-o", backup.path + "/copy.plist"],
+             refusal(backup.path + "/copy.plist", hint: false)),
+        ]
+        // An editor that would change the file, were it opened.
+        let environment = ProcessInfo.processInfo.environment.merging(["EDITOR": "sh -c 'echo >> \"$1\"' sh", "VISUAL": ""]) { $1 }
+        for (arguments, said) in cases {
+            let result = try runProcess(ycft, arguments, environment: environment)
+            #expect(result.status == 2, "\(kind) \(arguments)")
+            #expect(result.stderr == said, "\(kind) \(arguments)")
+            #expect(result.stdout.isEmpty, "\(kind) \(arguments)")
+        }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func aFolderWithAnInfoPlistIsNoBackup() throws {
+        let project = try TestPaths.temporaryDirectory().appendingPathComponent("App")
+        try FileManager.default.createDirectory(at: project, withIntermediateDirectories: false)
+        try Data(#"<plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.app</string></dict></plist>"#.utf8)
+            .write(to: project.appendingPathComponent("Info.plist"))
+        let packed = project.appendingPathComponent("packed.plist")
+        let pack = try runProcess(ycft, ["pack", "-o", packed.path, TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path])
+        #expect(pack.status == 0 && pack.stderr.isEmpty, "\(pack.stderr)")
+        #expect(FileManager.default.fileExists(atPath: packed.path))
+        let out = project.appendingPathComponent("state.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"), to: out)
+        let set = try runProcess(ycft, ["set", "--last-version", "2.0", out.path, "onboarding.v1"])
+        #expect(set.status == 0 && set.stderr.isEmpty, "\(set.stderr)")
+        #expect(String(decoding: try runProcess(ycft, ["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "2.0""#))
+    }
+}
