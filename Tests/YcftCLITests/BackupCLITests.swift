@@ -609,6 +609,10 @@ import TestSupport
             (["migrate", "-o", backup.path + "/new", input.path], refusal(backup.path + "/new") + failed),
             (["migrate", "-o", backup.path + "/new/", input.path], refusal(backup.path + "/new" + mirrored) + failed),
             (["pack", "-o", backup.path + "/new.plist", json], refusal(backup.path + "/new.plist")),
+            // The report, refused before any work.
+            (["migrate", "--dry-run", "--report", backup.path + "/report.json", input.path],
+             "ycft: --report \(backup.path)/report.json: cannot write: it is inside the iPhone backup \"\(backup.path)\", "
+                + "which ycft never writes into; nothing was migrated\n"),
             (["backup", "extract", readable.path, "--app", "com.example.notes", "-o", backup.path + "/copy.plist"],
              refusal(backup.path + "/copy.plist", hint: false)),
         ]
