@@ -66,6 +66,12 @@ VARIANTS = {
     "unicode-twins": "two more apps whose bundle ids differ only in Unicode normalisation: com.caf\u00e9.app composed "
                      "(NFC, com.example.notes's preferences) and decomposed (NFD, com.example.game's)",
     "unicode-nfd": "one more app, com.caf\u00e9.app decomposed (NFD, com.example.game's preferences)",
+    "wal-link": "as wal-log, but Manifest.db-wal is a symbolic link to the log, kept beside the backup folder",
+    "journal": "a transaction interrupted after some of its pages reached Manifest.db: a hot Manifest.db-journal beside it "
+               "(its header intact), holding the pages as they were",
+    "journal-link": "as journal, but Manifest.db-journal is a symbolic link to the journal, kept beside the backup folder",
+    "journal-cold": "a Manifest.db-journal whose header is zeroed, as journal_mode=PERSIST leaves one after a commit: "
+                    "nothing to roll back",
 }
 
 # With --password: spoilt in one way.
@@ -236,9 +242,38 @@ def write_database(path, rows, variant):
         db.executemany("INSERT INTO Files VALUES (?, ?, ?, ?, ?)", rows)
     db.commit()
     db.execute("VACUUM")
-    if variant in ("wal", "wal-log"):
+    if variant in ("wal", "wal-log", "wal-link"):
         db.execute("PRAGMA journal_mode=WAL")
-    if variant == "wal-log":
+    if variant == "journal-cold":
+        # journal_mode=PERSIST keeps the journal after a commit and zeroes its header: the pages
+        # it holds are no transaction to roll back (the update changes no value).
+        db.execute("PRAGMA journal_mode=PERSIST")
+        db.execute("UPDATE Files SET flags = flags")
+        db.commit()
+        db.close()
+        return
+    if variant in ("journal", "journal-link"):
+        # A writer stopped mid-transaction: with a one-page cache, SQLite writes the journal (the
+        # pages as they were, its header first) and then spills changed pages into the database
+        # itself. The two files are copied while the transaction is open.
+        db.isolation_level = None
+        db.execute("PRAGMA cache_size=1")
+        db.execute("BEGIN")
+        db.execute("UPDATE Files SET relativePath = relativePath || '.uncommitted'")
+        scratch = tempfile.mkdtemp()
+        try:
+            for suffix in ("", "-journal"):
+                shutil.copyfile(path + suffix, os.path.join(scratch, "copy" + suffix))
+            db.execute("ROLLBACK")
+            db.close()
+            for suffix in ("", "-journal"):
+                shutil.copyfile(os.path.join(scratch, "copy" + suffix), path + suffix)
+        finally:
+            shutil.rmtree(scratch)
+        if variant == "journal-link":
+            link_from_beside(path + "-journal")
+        return
+    if variant in ("wal-log", "wal-link"):
         # A writer that has not checkpointed yet: the row is in the log only. The two files are
         # copied while it is open (closing would fold the log in and remove it).
         db.execute("PRAGMA wal_autocheckpoint=0")
@@ -256,8 +291,19 @@ def write_database(path, rows, variant):
                 os.remove(path + "-shm")
         finally:
             shutil.rmtree(scratch)
+        if variant == "wal-link":
+            link_from_beside(path + "-wal")
         return
     db.close()
+
+
+def link_from_beside(path):
+    """Moves the file at path out of the backup folder, beside it (FOLDER-NAME), and leaves a
+    symbolic link to it in its place."""
+    folder = os.path.dirname(path)
+    beside = folder + "-" + os.path.basename(path)
+    os.replace(path, beside)
+    os.symlink(beside, path)
 
 
 def make(out, variant=None, password=None):

@@ -37,8 +37,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// or an output is a descriptor name other than standard output and standard error
         /// (`SafeFile/standardStream(forOutput:)`).
         case descriptorName
-        /// The file to write lies inside an iPhone backup folder (`folder`: the one holding
-        /// `Manifest.db` and `Manifest.plist`), which is evidence the tool only reads.
+        /// The file to write lies inside an iPhone backup folder (`folder`: the folder that
+        /// holds `Manifest.db`, `Manifest.mbdb`, or two of `Manifest.plist`, `Status.plist` and
+        /// `Info.plist`; SafeFiles' `BackupFolderGuard` decides), which is evidence ycft only reads.
         case insideBackup(folder: String)
         /// Secret bytes (a decrypted backup's file) and a target others could read them from: a
         /// named pipe or a device (`kind`), or a regular file whose `permissions` give its group

@@ -60,6 +60,15 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `Manifest.db-wal` beside `Manifest.db` holds `bytes`: changes the database may not have
     /// yet, which ycft does not read (it reads `Manifest.db` alone, from memory).
     case writeAheadLog(bytes: Int)
+    /// `Manifest.db-journal` beside `Manifest.db` holds `bytes` and starts with SQLite's journal
+    /// header: a hot journal, left by a transaction that did not finish, whose changes
+    /// `Manifest.db` may hold and which SQLite would roll back on its next open; ycft rolls
+    /// nothing back (it reads `Manifest.db` alone, from memory).
+    case hotJournal(bytes: Int)
+    /// `Manifest.db-wal` or `Manifest.db-journal` (`name`) is not a regular file but a link, a
+    /// pipe or a folder (`kind`): ycft follows no link in a backup, so cannot tell whether it
+    /// holds changes `Manifest.db` lacks.
+    case logNotRegular(name: String, FileKind)
     /// A `Files` column holds a value of the wrong type (a number where the fileID belongs).
     case column(String, domain: String, path: String)
     /// No row for the file; `domainListed` says whether the domain has any rows at all.
@@ -119,6 +128,15 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Manifest.db-wal (\(bytes) bytes) beside Manifest.db may hold changes the database does not have yet, and ycft "
                 + "reads no write-ahead log; fold it in on a copy of the backup ('sqlite3 COPY/Manifest.db \"PRAGMA "
                 + "wal_checkpoint(TRUNCATE)\"') and read the copy"
+        case let .hotJournal(bytes):
+            return "Manifest.db-journal (\(bytes) bytes) beside Manifest.db is the journal of a transaction that did not finish: "
+                + "Manifest.db may hold changes that were never committed, and ycft rolls no journal back; roll it back on a copy "
+                + "of the backup (sqlite3 does when it opens the database: 'sqlite3 COPY/Manifest.db \"PRAGMA quick_check\"') "
+                + "and read the copy"
+        case let .logNotRegular(name, kind):
+            return "\(name) beside Manifest.db is \(kind.phrase), not a regular file: ycft follows no link in a backup and "
+                + "cannot tell whether it holds changes Manifest.db does not have; on a copy of the backup, put the file "
+                + "itself in its place (or remove it if it is no \(name == "Manifest.db-wal" ? "log" : "journal")) and read the copy"
         case let .column(column, domain, path):
             return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
         case let .notListed(domain, path, true): return "Manifest.db lists no \(Self.named(domain, path))"

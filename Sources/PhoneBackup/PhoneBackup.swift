@@ -132,11 +132,7 @@ package struct PhoneBackup {
             throw inside.isEmpty ? BackupError.noManifest : .folderOfBackups(inside)
         }
         guard let stored else { throw .tooLarge(name: "Manifest.db", limit: Self.maxManifestSize) }
-        // A log that holds anything may hold rows the database does not have yet.
-        if case let .success(log) = FileStatus.of(root.path(of: "Manifest.db-wal"), followLinks: false), log.kind == .regular,
-           log.identity.size > 0 {
-            throw .writeAheadLog(bytes: Int(clamping: log.identity.size))
-        }
+        try Self.refuseUnfinishedChanges(root)
         // unreachable: dictionary(_:_:limits:required:) with `required` throws rather than answer nil
         guard let manifest = try Self.dictionary(root, "Manifest.plist", limits: limits, required: true) else { throw .noManifest }
         switch manifest["IsEncrypted"] {
@@ -337,6 +333,37 @@ package struct PhoneBackup {
             let date: Double? = if case let .date(seconds)? = info?["Last Backup Date"] { seconds } else { nil }
             return DeviceBackup(path: folder.path(of: name), deviceName: info?["Device Name"]?.stringValue,
                                 productVersion: info?["Product Version"]?.stringValue, date: date, isEncrypted: encrypted, isOld: isOld)
+        }
+    }
+
+    /// The first bytes of a rollback journal that SQLite plays back (its header's magic): a
+    /// journal without them (zeroed by `journal_mode=PERSIST`, cut short) is no transaction to roll back.
+    static let journalMagic: [UInt8] = [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]
+
+    /// Refuses a `Manifest.db` whose content is not all in it, which ycft (reading the file
+    /// alone, from memory) would read wrong: a non-empty write-ahead log beside it
+    /// (`Manifest.db-wal`: rows the database does not have yet), or a hot rollback journal
+    /// (`Manifest.db-journal`, non-empty and starting with SQLite's journal header: a
+    /// transaction that did not finish, whose changes may be in the database and are to be
+    /// rolled back). Either name holding a link, a pipe or a folder is refused too: ycft
+    /// follows no link in a backup, and cannot tell what it holds. Looked at through the
+    /// folder's descriptor; only a journal's header is read.
+    /// - Throws: ``BackupError/writeAheadLog(bytes:)``, ``BackupError/hotJournal(bytes:)``,
+    ///   ``BackupError/logNotRegular(name:_:)``, or ``BackupError/file(name:_:)`` when one
+    ///   cannot be looked at.
+    private static func refuseUnfinishedChanges(_ root: ReadOnlyFolder) throws(BackupError) {
+        for name in ["Manifest.db-wal", "Manifest.db-journal"] {
+            let (size, head): (Int64, [UInt8])
+            do { (size, head) = try root.head(name, count: journalMagic.count) } catch {
+                switch error.reason {
+                case let .system(failure) where failure.errno == ENOENT: continue
+                case let .unsupportedKind(kind): throw .logNotRegular(name: name, kind)
+                default: throw .file(name: name, error)
+                }
+            }
+            guard size > 0 else { continue }
+            if name == "Manifest.db-wal" { throw .writeAheadLog(bytes: Int(clamping: size)) }
+            if head == journalMagic { throw .hotJournal(bytes: Int(clamping: size)) }
         }
     }
 

@@ -84,20 +84,52 @@ package final class ReadOnlyFolder {
         try Self.read(name, in: fd, shownAs: path(of: name), limit: limit)
     }
 
+    /// The size of the regular file `name` and its first `count` bytes (all of them when it is
+    /// shorter): a file's header, read without reading the rest (a journal as large as its
+    /// database).
+    /// - Throws: ``FileError`` as ``read(_:limit:)`` throws it.
+    package func head(_ name: String, count: Int) throws(FileError) -> (size: Int64, bytes: [UInt8]) {
+        let (file, size) = try Self.openRegular(name, in: fd, shownAs: path(of: name))
+        defer { close(file) }
+        do {
+            let bytes = try readAll(file, limit: max(count, 0), expectedSize: Int(clamping: min(size, Int64(max(count, 0)))))
+            return (size, Array(bytes.prefix(count)))
+        } catch {
+            throw FileError(.read, path(of: name), .system(error))
+        }
+    }
+
     /// Reads the regular file `name` in the folder open as `directory` (see ``read(_:limit:)``);
     /// `target` is its path in messages.
     static func read(_ name: String, in directory: Int32, shownAs target: String, limit: Int) throws(FileError) -> [UInt8]? {
+        let (file, size) = try openRegular(name, in: directory, shownAs: target)
+        defer { close(file) }
+        guard size >= 0, UInt64(size) <= UInt64(max(limit, 0)) else { return nil }
+        let bytes: [UInt8]
+        do { bytes = try readAll(file, limit: limit, expectedSize: Int(clamping: size)) } catch { throw FileError(.read, target, .system(error)) }
+        return bytes.count > limit ? nil : bytes
+    }
+
+    /// Opens the regular file `name` in the folder open as `directory`, no link followed and no
+    /// pipe waited on.
+    /// - Returns: the descriptor (the caller closes it) and the file's size.
+    /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)`` for
+    ///   what is not a regular file, or what `openat` or `fstat` says.
+    private static func openRegular(_ name: String, in directory: Int32, shownAs target: String) throws(FileError) -> (Int32, Int64) {
         let file = openat(directory, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard file >= 0 else { throw openFailure(name, in: directory, shownAs: target, expected: .regular) }
-        defer { close(file) }
         var info = stat()
-        guard fstat(file, &info) == 0 else { throw FileError(.read, target, .system(.current)) }
+        guard fstat(file, &info) == 0 else {
+            let failure = SystemError.current
+            close(file)
+            throw FileError(.read, target, .system(failure))
+        }
         let kind = FileKind(mode: info.st_mode)
-        guard kind == .regular else { throw FileError(.read, target, .unsupportedKind(kind)) }
-        guard info.st_size >= 0, UInt64(info.st_size) <= UInt64(max(limit, 0)) else { return nil }
-        let bytes: [UInt8]
-        do { bytes = try readAll(file, limit: limit, expectedSize: Int(clamping: info.st_size)) } catch { throw FileError(.read, target, .system(error)) }
-        return bytes.count > limit ? nil : bytes
+        guard kind == .regular else {
+            close(file)
+            throw FileError(.read, target, .unsupportedKind(kind))
+        }
+        return (file, Int64(info.st_size))
     }
 
     /// Why `name` did not open: its kind when it is there but not the `expected` kind (a link

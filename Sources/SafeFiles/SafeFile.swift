@@ -19,6 +19,7 @@ import Darwin
 /// | this process's standard output or error by a descriptor name (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`, a link to one) | written to that descriptor (refused for secret bytes, ``WriteOptions/confidential``) |
 /// | any other descriptor name (`/dev/stdin`, `/dev/fd/0`, `/dev/fd/3`, `/proc/self/fd/0`, a link to one) | refused (``FileError/Reason/descriptorName``): the file behind it is never replaced |
 /// | a directory, socket or block device | refused |
+/// | anything inside an iPhone backup folder (``BackupFolderGuard``), also through a link | refused (``FileError/Reason/insideBackup(folder:)``), nothing created or opened; so is a backup of a file there |
 ///
 /// Changing a file in place starts with ``read(_:limit:lock:)`` with `lock`, which accepts only a
 /// regular file (or a link to one) named by its own path: a pipe, device, socket or descriptor
@@ -67,12 +68,18 @@ package enum SafeFile {
         /// A new file takes the extended attributes and ACLs of this regular file (a resolved
         /// path and its status): a backup made as a copy keeps what a hard link would.
         var attributesFrom: (path: String, status: FileStatus)?
+        /// Where the answers of the iPhone-backup rule are kept (the rule itself is not an
+        /// option: every write refuses a path inside a backup). A new guard for each write by
+        /// default; a batch gives all its writes one, so each folder is asked about once.
+        package var backupGuard: BackupFolderGuard
+
 
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
         package init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
                     newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true,
-                    confidential: Bool = false) {
+                    confidential: Bool = false, backupGuard: BackupFolderGuard = BackupFolderGuard()) {
             self.expected = expected
+            self.backupGuard = backupGuard
             self.confidential = confidential
             self.replaceReadOnly = replaceReadOnly
             self.newFilePermissions = newFilePermissions
@@ -174,9 +181,13 @@ package enum SafeFile {
     /// - Parameters:
     ///   - expected: the file that was read; the backup is refused if `path` is no longer it.
     ///   - bytes: the file's content, for the copy and for recognising an existing backup.
+    ///   - backupGuard: where the iPhone-backup rule's answers are kept (a batch's one guard).
     /// - Returns: the backup's path, and whether it was there already.
-    /// - Throws: ``FileError``; no backup exists then (unless one was reused).
-    package static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8]) throws(FileError) -> Backup {
+    /// - Throws: ``FileError``; no backup exists then (unless one was reused). Inside an iPhone
+    ///   backup: ``FileError/Reason/insideBackup(folder:)``, before anything is made.
+    package static func keepBackup(of path: String, expected: FileStatus, suffix: String, bytes: [UInt8],
+                                   backupGuard: BackupFolderGuard = BackupFolderGuard()) throws(FileError) -> Backup {
+        try backupGuard.refuse(path, .backup)
         let source = realPath(path) ?? path
         for n in 0..<100 {
             let candidate = n == 0 ? path + suffix : "\(path)\(suffix).\(n)"
@@ -193,8 +204,8 @@ package enum SafeFile {
                 if holdsOriginal(candidate, expected: expected, bytes: bytes) { return Backup(path: candidate, reused: true) }
                 continue
             case EXDEV, EPERM, EMLINK, ENOTSUP, EOPNOTSUPP, ENOSYS:
-                var options = WriteOptions(newFilePermissions: expected.permissions,
-                                           newFileOwner: (expected.owner, expected.group), syncDirectory: false, mayReplace: false)
+                var options = WriteOptions(newFilePermissions: expected.permissions, newFileOwner: (expected.owner, expected.group),
+                                           syncDirectory: false, mayReplace: false, backupGuard: backupGuard)
                 options.attributesFrom = (source, expected)
                 do {
                     try write(bytes, to: candidate, options: options)
@@ -472,11 +483,19 @@ package enum SafeFile {
     // MARK: - Replacing and creating
 
     /// Whether the regular file at `target` (with `status`, as read) may be replaced with
-    /// `options`: the one rule ``write(_:to:options:beforeSwap:)`` applies, for a caller that must know
+    /// `options`: the rules ``write(_:to:options:beforeSwap:)`` applies, for a caller that must know
     /// before it does work the user would lose (`ycft edit` asks before opening the editor).
-    /// - Throws: ``FileError`` (``FileError/Reason/readOnly(permissions:)`` when it is read-only,
-    ///   or `access(2)` refuses, and `options.replaceReadOnly` is false).
+    /// - Throws: ``FileError``: ``FileError/Reason/insideBackup(folder:)`` inside an iPhone
+    ///   backup; ``FileError/Reason/readOnly(permissions:)`` when it is read-only, or `access(2)`
+    ///   refuses, and `options.replaceReadOnly` is false.
     package static func checkReplaceable(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
+        try options.backupGuard.refuse(target, .write)
+        try checkWritePermission(target, status: status, options: options)
+    }
+
+    /// The permission half of ``checkReplaceable(_:status:options:)`` (the writer has asked the
+    /// backup rule already).
+    private static func checkWritePermission(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
         if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
             throw FileError(.write, target, .readOnly(permissions: status.permissions))
         }
@@ -493,7 +512,7 @@ package enum SafeFile {
             if status.owner != user { throw FileError(.write, target, .notOwned(owner: status.owner, user: user)) }
             if status.permissions & 0o077 != 0 { throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions)) }
         }
-        try checkReplaceable(target, status: status, options: options)
+        try checkWritePermission(target, status: status, options: options)
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original.
@@ -553,6 +572,8 @@ package enum SafeFile {
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }
+        // Nothing inside an iPhone backup: not a new file, not a replacement, not a pipe there.
+        try options.backupGuard.refuse(path, .write)
         var target = path
         var status: FileStatus
         switch FileStatus.of(path, followLinks: false) {

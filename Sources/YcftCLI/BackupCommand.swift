@@ -395,7 +395,8 @@ enum BackupCommand {
         let (path, io, encrypted) = try input.open(limits: limits, io: io)
         if !Ycft.isStandardOutput(output) {
             do throws(FileError) {
-                try refuseInsideBackup(output, .write)
+                // Refused before the backup is read (and a password asked for), as the writer would.
+                try BackupFolderGuard().refuse(output, .write)
                 // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds
                 // no Manifest.db of its own: compared by device and inode with the backup's folders.
                 if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
@@ -429,11 +430,11 @@ enum BackupCommand {
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
-    /// Whether `path` is an iPhone backup folder itself (it holds `Manifest.db` and
-    /// `Manifest.plist`), given where a file or a folder of files belongs.
+    /// Whether `path` is an iPhone backup folder itself (by the writer's rule,
+    /// `BackupFolderGuard/marksBackup(_:)`), given where a file or a folder of files belongs.
     static func isBackupFolder(_ path: String, io: CommandIO) -> Bool {
         let inside = { (name: String) in path.hasSuffix("/") ? path + name : path + "/" + name }
-        return io.fileStatus(inside("Manifest.db")) != nil && io.fileStatus(inside("Manifest.plist")) != nil
+        return BackupFolderGuard.marksBackup { io.fileStatus(inside($0)) != nil }
     }
 
     /// What to say of an iPhone backup folder given as a file or a folder of files.
@@ -441,15 +442,6 @@ enum BackupCommand {
         let shown = Ycft.shown(path)
         return "an iPhone backup, whose files have hashed names: 'ycft backup apps \(shown)' lists the apps with state, "
             + "'--backup \(shown) --app ID' reads one, 'ycft backup extract' copies one out"
-    }
-
-    /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``): the one check
-    /// every write of the tool makes (the live ``CommandIO``'s writes, staged writes and backups
-    /// of a file), so no command, `set` and `migrate --in-place` of a file of a backup included,
-    /// changes one.
-    /// - Throws: ``FileError`` with reason `.insideBackup`.
-    static func refuseInsideBackup(_ path: String, _ operation: FileError.Operation) throws(FileError) {
-        if let folder = folder(holding: path) { throw FileError(operation, path, .insideBackup(folder: folder)) }
     }
 
     /// Whether `status` is the backup `folder` itself or one of its two-digit folders (by device
@@ -463,29 +455,5 @@ enum BackupCommand {
             }
             return false
         }
-    }
-
-    /// The iPhone backup folder a file to be written at `path` would be in: the first folder
-    /// above it that holds `Manifest.db` and `Manifest.plist`, looked for first as the path is
-    /// spelled (so messages name the folder as the user did), then as the writer would reach it
-    /// (the file itself resolved when it exists, since the writer follows a link to the file it
-    /// names; else its folder). By the folder's contents, so a bind mount or any other spelling
-    /// of the path is found too. Nil when there is none.
-    static func folder(holding path: String) -> String? {
-        func search(from start: String) -> String? {
-            var above = start
-            while true {
-                let inside = { (name: String) in above == "/" ? "/" + name : above + "/" + name }
-                if case .success = FileStatus.of(inside("Manifest.db"), followLinks: false),
-                   case .success = FileStatus.of(inside("Manifest.plist"), followLinks: false) {
-                    return above
-                }
-                let next = SafeFile.directory(of: above)
-                if next == above { return nil }
-                above = next
-            }
-        }
-        if let found = search(from: SafeFile.directory(of: path)) { return found }
-        return (SafeFile.realPath(path).map(SafeFile.directory(of:)) ?? SafeFile.realPath(SafeFile.directory(of: path))).flatMap(search(from:))
     }
 }

@@ -720,10 +720,14 @@ extension CommandSpec {
         out to FILE, for migrate, set and edit to work on. dump, status and verify read
         them in place with --backup BACKUP --app BUNDLE_ID (or --group GROUP_ID).
 
-        A backup is evidence: ycft never writes into it. Manifest.db is read into memory
-        and queried there (no journal or WAL file appears), and a file is opened only by
-        its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>, never
-        by a path taken from the database, and never through a link.
+        A backup is evidence: ycft never writes into it, nor into any folder holding
+        Manifest.db or Manifest.mbdb, or two of Manifest.plist, Status.plist and
+        Info.plist (an Info.plist alone is no backup). Manifest.db is read into memory
+        and queried there (no journal or WAL file appears); a non-empty Manifest.db-wal
+        or a hot Manifest.db-journal beside it (changes ycft would misread), or a link in
+        their place, is refused, with how to settle it on a copy. A file is opened only
+        by its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>,
+        never by a path taken from the database, and never through a link.
         """,
         usage: ["apps|extract [--format FORMAT [--compact]]",
                 "[[--app BUNDLE_ID] [--group GROUP_ID] -o FILE|- [--force]]",

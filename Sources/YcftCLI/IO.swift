@@ -92,6 +92,9 @@ package struct CommandIO: Sendable {
 
     /// The real file system with the given streams.
     package static func live(_ streams: StandardStreams) -> CommandIO {
+        // The writer refuses every path inside an iPhone backup; one guard for the run, so each
+        // folder is asked about once however many files go into it.
+        let backups = BackupFolderGuard()
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
@@ -114,15 +117,15 @@ package struct CommandIO: Sendable {
                     streams.standardError.write(bytes)
                     return .streamed(path)
                 default:
-                    try BackupCommand.refuseInsideBackup(path, .write)
+                    var options = options
+                    options.backupGuard = backups
                     let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
                     if let warning = CommandIO.replacementWarnings(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
             },
             keepBackup: { path, read, suffix, bytes throws(FileError) in
-                try BackupCommand.refuseInsideBackup(path, .backup)
-                return try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes)
+                try SafeFile.keepBackup(of: path, expected: read, suffix: suffix, bytes: bytes, backupGuard: backups)
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
@@ -132,7 +135,8 @@ package struct CommandIO: Sendable {
             if try SafeFile.standardStream(forOutput: path, confidential: options.confidential) != nil {
                 return .done(try writeThrough(path, bytes, options))
             }
-            try BackupCommand.refuseInsideBackup(path, .write)
+            var options = options
+            options.backupGuard = backups
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
@@ -143,13 +147,18 @@ package struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
-        io.makeDirectory = { path in try makeDirectories(path) }
+        io.makeDirectory = { path in
+            // No folder is made inside a backup either (`migrate -o BACKUP/new`).
+            try backups.refuse(path, .write)
+            try makeDirectories(path)
+        }
         io.checkReplaceable = { path, read, options throws(FileError) in
             // What the writer refuses, asked before the work: a file of a backup too.
-            try BackupCommand.refuseInsideBackup(path, .write)
+            var options = options
+            options.backupGuard = backups
             try SafeFile.checkReplaceable(path, status: read, options: options)
         }
-        io.checkWritable = { path throws(FileError) in try checkWritableLive(path) }
+        io.checkWritable = { path throws(FileError) in try checkWritableLive(path, backups: backups) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
@@ -203,14 +212,16 @@ func makeDirectories(_ path: String) throws(SystemError) {
 }
 
 /// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:beforeSwap:)`` with default
-/// options would refuse, found without writing. Standard output and error are always writable.
+/// options would refuse, found without writing (a path inside an iPhone backup too, asked of
+/// `backups`). Standard output and error are always writable.
 /// - Throws: ``FileError`` as the writer would throw it.
-func checkWritableLive(_ path: String) throws(FileError) {
+func checkWritableLive(_ path: String, backups: BackupFolderGuard = BackupFolderGuard()) throws(FileError) {
     // Descriptor names: the writer's own rule (standard output or error, else refused).
     if SafeFile.namesDescriptor(path) {
         _ = try SafeFile.standardStream(forOutput: path)
         return
     }
+    try backups.refuse(path, .write)
     switch FileStatus.of(path) {
     case let .success(status):
         switch status.kind {

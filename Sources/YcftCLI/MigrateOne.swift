@@ -107,7 +107,10 @@ extension MigrateCommand {
                 guard let path = job.output else { return (report, nil) }
                 let slash = path.lastIndex(of: "/")
                 if let slash, slash != path.startIndex {
-                    do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch {
+                    do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch let error as FileError {
+                        // The folder would be inside an iPhone backup: said as the writer says it.
+                        return fail(Ycft.failure(error).message, path: error.path, trouble: true)
+                    } catch {
                         return fail("cannot create the directory: \(error)", path: path, trouble: true)
                     }
                 }

@@ -141,6 +141,18 @@ import TestSupport
         ("wal-log", "Manifest.db-wal (20632 bytes) beside Manifest.db may hold changes the database does not have yet, and ycft reads "
             + #"no write-ahead log; fold it in on a copy of the backup ('sqlite3 COPY/Manifest.db "PRAGMA wal_checkpoint(TRUNCATE)"') "#
             + "and read the copy", ""),
+        // A log or journal behind a link is never ignored: ycft cannot tell what it holds.
+        ("wal-link", "Manifest.db-wal beside Manifest.db is a symbolic link, not a regular file: ycft follows no link in a backup "
+            + "and cannot tell whether it holds changes Manifest.db does not have; on a copy of the backup, put the file itself in "
+            + "its place (or remove it if it is no log) and read the copy", ""),
+        // A transaction cut short: some of its pages are in Manifest.db, the journal holds them as they were.
+        ("journal", "Manifest.db-journal (13832 bytes) beside Manifest.db is the journal of a transaction that did not finish: "
+            + "Manifest.db may hold changes that were never committed, and ycft rolls no journal back; roll it back on a copy of "
+            + #"the backup (sqlite3 does when it opens the database: 'sqlite3 COPY/Manifest.db "PRAGMA quick_check"') and read the copy"#,
+         ""),
+        ("journal-link", "Manifest.db-journal beside Manifest.db is a symbolic link, not a regular file: ycft follows no link in a "
+            + "backup and cannot tell whether it holds changes Manifest.db does not have; on a copy of the backup, put the file "
+            + "itself in its place (or remove it if it is no journal) and read the copy", ""),
         // An app id from Manifest.db is escaped where it names the app, as in the quotes: no
         // line of its own, no control sequence.
         ("hostile-id", nil, #"com.example.evil\nycft: all clear\u{1B}[2J: b3/b3af861be3522c9292e965d2f407d8ca65c41245 ("#
@@ -194,6 +206,32 @@ import TestSupport
         #expect(emptyLog.status == 0 && emptyLog.stderr.isEmpty, "\(emptyLog.stderr)")
         try FileManager.default.removeItem(at: wal.appendingPathComponent("Manifest.db-wal"))
         #expect(try Backups.snapshot(wal) == before)
+    }
+
+    /// A hot journal's advice works: a copy of the backup opened once by sqlite3 has its
+    /// transaction rolled back, and reads as the backup did before it began. A journal whose
+    /// header is zeroed (what `journal_mode=PERSIST` leaves after a commit) holds no
+    /// transaction: the backup reads as it is, the journal left in place.
+    @Test func aJournalIsRolledBackOnACopyAndAColdOneIsNone() throws {
+        let (hot, cold, plain) = (try Backups.make("journal"), try Backups.make("journal-cold"), try Backups.make())
+        let before = try Backups.snapshot(cold)
+        #expect(try readBytes(cold.appendingPathComponent("Manifest.db-journal")).prefix(28).allSatisfy { $0 == 0 })
+        let rolledBack = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute('PRAGMA quick_check').fetchone()[0])",
+            hot.appendingPathComponent("Manifest.db").path])
+        #expect(rolledBack.stdoutText == "ok\n", "\(rolledBack.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: hot.appendingPathComponent("Manifest.db-journal").path))
+        for backup in [hot, cold] {
+            let swap = { (text: String) in text.replacingOccurrences(of: backup.path, with: plain.path) }
+            for command in [["backup", "apps", "--format", "json", backup.path],
+                            ["dump", "--backup", backup.path, "--app", "com.example.notes"]] {
+                let read = try run(command)
+                let direct = try run(command.map { $0 == backup.path ? plain.path : $0 })
+                #expect(read.status == 0 && read.stderr.isEmpty, "\(command): \(read.stderr)")
+                #expect(swap(read.stdoutText) == direct.stdoutText, "\(command)")
+            }
+        }
+        #expect(try Backups.snapshot(cold) == before)
     }
 
     /// `--group` alone finds the app group's container by its id: every reading command prints
@@ -624,5 +662,76 @@ import TestSupport
         #expect(sub.stderr.hasSuffix("copy.plist: cannot write: it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into\n"),
                 "\(sub.stderr)")
         #expect(try Backups.snapshot(backup) == before)
+    }
+}
+
+/// Every command that writes refuses a path inside any iPhone backup folder, not only one of
+/// iOS 10 and later (the rule is the writer's, `BackupFolderGuard`): exit 2, the one line, and
+/// not a byte of the folder changed; a folder with only an Info.plist (an Xcode project's) is
+/// written into as any other.
+@Suite struct WritesStayOutOfEveryBackup {
+    let ycft = TestPaths.executable("ycft")
+
+    /// An iOS 9 backup (`Manifest.mbdb`), and one with only `Manifest.plist` and `Status.plist`
+    /// (a backup being written: no manifest database yet).
+    @Test(arguments: ["mbdb", "plists-only"])
+    func everyWriteIsRefused(_ kind: String) throws {
+        let backup = try Backups.make(kind == "mbdb" ? "mbdb" : "no-manifest")
+        if kind == "plists-only" { try FileManager.default.removeItem(at: backup.appendingPathComponent("Info.plist")) }
+        let before = try Backups.snapshot(backup)
+        let readable = try Backups.make()
+        let file = BackupThroughTheTool.preferences[0].path(in: backup)
+        let input = try TestPaths.temporaryDirectory().appendingPathComponent("in.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"),
+                                         to: input)
+        let json = TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path
+        func refusal(_ path: String, _ operation: String = "cannot write", hint: Bool = true) -> String {
+            "ycft: \(path): \(operation): it is inside the iPhone backup \"\(backup.path)\", which ycft never writes into"
+                + (hint ? " (copy the file out with 'ycft backup extract' and work on the copy)" : "") + "\n"
+        }
+        let failed = "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n"
+        // migrate -o mirrors an absolute input's folders below OUT: the first folder it would make is refused.
+        let mirrored = input.deletingLastPathComponent().path
+        let cases: [([String], String)] = [
+            (["set", "--last-version", "9", file, "onboarding.v1"], refusal(file)),
+            (["edit", file], refusal(file)),
+            (["migrate", "--in-place", file], refusal(file, "cannot back up") + failed),
+            (["migrate", "--in-place", "--no-backup", file], refusal(file) + failed),
+            (["migrate", "-o", backup.path, input.path], refusal(backup.path + mirrored) + failed),
+            (["migrate", "-o", backup.path + "/new", input.path], refusal(backup.path + "/new") + failed),
+            (["migrate", "-o", backup.path + "/new/", input.path], refusal(backup.path + "/new" + mirrored) + failed),
+            (["pack", "-o", backup.path + "/new.plist", json], refusal(backup.path + "/new.plist")),
+            // The report, refused before any work.
+            (["migrate", "--dry-run", "--report", backup.path + "/report.json", input.path],
+             "ycft: --report \(backup.path)/report.json: cannot write: it is inside the iPhone backup \"\(backup.path)\", "
+                + "which ycft never writes into; nothing was migrated\n"),
+            (["backup", "extract", readable.path, "--app", "com.example.notes", "-o", backup.path + "/copy.plist"],
+             refusal(backup.path + "/copy.plist", hint: false)),
+        ]
+        // An editor that would change the file, were it opened.
+        let environment = ProcessInfo.processInfo.environment.merging(["EDITOR": "sh -c 'echo >> \"$1\"' sh", "VISUAL": ""]) { $1 }
+        for (arguments, said) in cases {
+            let result = try runProcess(ycft, arguments, environment: environment)
+            #expect(result.status == 2, "\(kind) \(arguments)")
+            #expect(result.stderr == said, "\(kind) \(arguments)")
+            #expect(result.stdout.isEmpty, "\(kind) \(arguments)")
+        }
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
+    @Test func aFolderWithAnInfoPlistIsNoBackup() throws {
+        let project = try TestPaths.temporaryDirectory().appendingPathComponent("App")
+        try FileManager.default.createDirectory(at: project, withIntermediateDirectories: false)
+        try Data(#"<plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.app</string></dict></plist>"#.utf8)
+            .write(to: project.appendingPathComponent("Info.plist"))
+        let packed = project.appendingPathComponent("packed.plist")
+        let pack = try runProcess(ycft, ["pack", "-o", packed.path, TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path])
+        #expect(pack.status == 0 && pack.stderr.isEmpty, "\(pack.stderr)")
+        #expect(FileManager.default.fileExists(atPath: packed.path))
+        let out = project.appendingPathComponent("state.plist")
+        try FileManager.default.copyItem(at: TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist"), to: out)
+        let set = try runProcess(ycft, ["set", "--last-version", "2.0", out.path, "onboarding.v1"])
+        #expect(set.status == 0 && set.stderr.isEmpty, "\(set.stderr)")
+        #expect(String(decoding: try runProcess(ycft, ["dump", out.path]).stdout, as: UTF8.self).contains(#""lastVersion" : "2.0""#))
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import SafeFiles
+import FileErrors
+import TestSupport
+
+/// The one rule "never write inside an iPhone backup", as the writer asks it: which folders are
+/// backups, which paths are inside one (spelled, through links, not made yet), and that a
+/// guard asks about each folder once.
+@Suite struct BackupFolderGuardTests {
+    /// A fresh folder holding an empty entry of each name.
+    func folder(holding names: [String]) throws -> String {
+        let folder = try TestPaths.temporaryDirectory().appendingPathComponent("Folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        for name in names { try Data().write(to: folder.appendingPathComponent(name)) }
+        return folder.path
+    }
+
+    /// Every combination of the five names, and the verdict: Manifest.db or Manifest.mbdb
+    /// alone, or two of the three property lists.
+    @Test(arguments: [
+        ([], false),
+        (["Info.plist"], false),
+        (["Manifest.plist"], false),
+        (["Status.plist"], false),
+        (["Manifest.db"], true),
+        (["Manifest.mbdb"], true),
+        (["Manifest.plist", "Status.plist"], true),
+        (["Manifest.plist", "Info.plist"], true),
+        (["Status.plist", "Info.plist"], true),
+        (["Manifest.mbdb", "Manifest.plist", "Status.plist", "Info.plist"], true),
+        (["Manifest.db", "Manifest.plist", "Status.plist", "Info.plist"], true),
+        // An Xcode project's folder: an Info.plist among sources.
+        (["Info.plist", "AppDelegate.swift", "Assets.xcassets", "Manifest.json"], false),
+    ] as [([String], Bool)])
+    func whatMarksABackupFolder(_ names: [String], _ isBackup: Bool) throws {
+        #expect(BackupFolderGuard.marksBackup { names.contains($0) } == isBackup, "\(names)")
+        let folder = try folder(holding: names)
+        #expect(BackupFolderGuard.isBackupFolder(folder) == isBackup, "\(names)")
+        let inside = folder + "/00/file.plist"
+        #expect(BackupFolderGuard().folder(holding: inside) == (isBackup ? folder : nil), "\(names)")
+    }
+
+    /// The marks are entries of any kind: a link named Manifest.db counts, even one to nothing.
+    @Test func aMarkIsAnyEntryOfThatName() throws {
+        let folder = try folder(holding: [])
+        try FileManager.default.createSymbolicLink(atPath: folder + "/Manifest.mbdb", withDestinationPath: "/nonexistent")
+        #expect(BackupFolderGuard.isBackupFolder(folder))
+    }
+
+    /// Refused with the path as given and the folder as the path spells it; a folder still to
+    /// be made inside a backup counts as inside; a link outside to a file inside is refused, and
+    /// a link inside to a file outside too (the path names a file of the backup).
+    @Test func pathsInsideABackupAreRefusedHoweverTheyReachIt() throws {
+        let backup = try folder(holding: ["Manifest.mbdb"])
+        try FileManager.default.createDirectory(atPath: backup + "/3f", withIntermediateDirectories: false)
+        let file = backup + "/3f/file.plist"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let backups = BackupFolderGuard()
+        #expect(throws: FileError(.write, file, .insideBackup(folder: backup))) { try backups.refuse(file, .write) }
+        #expect(throws: FileError(.backup, backup + "/new/deeper/x", .insideBackup(folder: backup))) {
+            try backups.refuse(backup + "/new/deeper/x", .backup)
+        }
+        // Spelled through `..`: the folder as the path spells it.
+        let roundabout = backup + "/3f/../3f/file.plist"
+        #expect(backups.folder(holding: roundabout) == backup + "/3f/..")
+        // A link from outside to the file inside: the backup by its own path.
+        let outside = try TestPaths.temporaryDirectory()
+        try FileManager.default.createSymbolicLink(atPath: outside.path + "/link.plist", withDestinationPath: file)
+        #expect(backups.folder(holding: outside.path + "/link.plist") == SafeFile.realPath(backup))
+        // A link inside the backup to a file outside.
+        try Data().write(to: outside.appendingPathComponent("target.plist"))
+        try FileManager.default.createSymbolicLink(atPath: backup + "/3f/out.plist", withDestinationPath: outside.path + "/target.plist")
+        #expect(backups.folder(holding: backup + "/3f/out.plist") == backup)
+        // Beside the backup, and through a link to a folder outside: not inside.
+        #expect(backups.folder(holding: outside.path + "/file.plist") == nil)
+        #expect(backups.folder(holding: SafeFile.directory(of: backup) + "/beside.plist") == nil)
+        #expect(backups.folder(holding: "/nonexistent-ycft-folder/x/y.plist") == nil)
+    }
+
+    /// A folder asked about is not asked again by the same guard: a run sees the answer it
+    /// started with; a new guard looks again.
+    @Test func aGuardAsksAboutEachFolderOnce() throws {
+        let folder = try folder(holding: ["Info.plist"])
+        let file = folder + "/state.plist"
+        let backups = BackupFolderGuard()
+        #expect(backups.folder(holding: file) == nil)
+        try Data().write(to: URL(fileURLWithPath: folder + "/Manifest.db"))
+        #expect(backups.folder(holding: file) == nil)
+        #expect(BackupFolderGuard().folder(holding: file) == folder)
+        // A folder below it, new to the guard, finds the answer kept for the one above it.
+        try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: false)
+        #expect(backups.folder(holding: folder + "/sub/x.plist") == nil)
+        #expect(BackupFolderGuard().folder(holding: folder + "/sub/x.plist") == folder)
+    }
+
+    /// The writer itself refuses: a new file, a replacement, a stream, a backup of a file, and
+    /// the check before work; nothing is made.
+    @Test func theWriterRefusesEveryWayIn() throws {
+        let backup = try folder(holding: ["Manifest.plist", "Status.plist"])
+        let existing = backup + "/state.plist"
+        try Data("old".utf8).write(to: URL(fileURLWithPath: existing))
+        let before = try FileManager.default.contentsOfDirectory(atPath: backup).sorted()
+        let new = backup + "/new.plist"
+        #expect(throws: FileError(.write, new, .insideBackup(folder: backup))) { try SafeFile.write(Array("x".utf8), to: new) }
+        #expect(throws: FileError(.write, existing, .insideBackup(folder: backup))) {
+            try SafeFile.write(Array("x".utf8), to: existing)
+        }
+        #expect(throws: FileError(.write, new, .insideBackup(folder: backup))) { try SafeFile.stage(Array("x".utf8), to: new) }
+        let status = try FileStatus.of(existing).get()
+        #expect(throws: FileError(.write, existing, .insideBackup(folder: backup))) {
+            try SafeFile.checkReplaceable(existing, status: status, options: .init())
+        }
+        #expect(throws: FileError(.backup, existing, .insideBackup(folder: backup))) {
+            try SafeFile.keepBackup(of: existing, expected: status, suffix: ".bak", bytes: Array("old".utf8))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: existing)) == Data("old".utf8))
+    }
+}
