@@ -118,7 +118,8 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// `NS.time` is an integer (or missing), which both Foundations read as a double
     /// (`decodeDouble(forKey:)`: `Double(n)`, 0.0 when missing).
     case timeNotReal = "time-not-real"
-    /// `NS.time` is NaN or infinite.
+    /// A stored time is NaN or infinite: the archive's `NS.time`, a plain record's `lastTime`,
+    /// an `interval.<key>` number (``nonFiniteTime(_:named:at:record:)``, for every form).
     case timeNonFinite = "time-non-finite"
     // The plain formats.
     /// `YCFirstTime.records` breaks the records format (header, types, values).
@@ -252,12 +253,28 @@ public enum ContractRule: String, Sendable, CaseIterable {
             return rule(.warning, fatal: false, .converts, "NS.time is an integer, or missing: both Foundations read it as a double (Double(n); 0.0 when missing)",
                         rewrite: .converts)
         case .timeNonFinite:
-            return rule(.error, fatal: false, .misfires, "NS.time is NaN or infinite")
+            return rule(.error, fatal: false, .misfires, "a time is NaN or infinite (NS.time, a plain record's lastTime, an interval.<key> value)")
         case .recordsFormat:
             return rule(.error, fatal: true, .resetsAll, "YCFirstTime.records breaks the records format (header, types, values)")
         case .intervalValue:
             return rule(.error, fatal: false, .gateRuns, "an interval.<key> value is not a number IntervalClient reads")
         }
+    }
+}
+
+extension ContractRule {
+    /// The one judgement of a stored time's value, which every form of the state asks of each
+    /// time it holds (the archive's `NS.time`, a plain record's `lastTime`, an `interval.<key>`
+    /// number, as seconds since 2001): a ``timeNonFinite`` finding for NaN or an infinity, nil
+    /// for a finite time.
+    /// - Parameters:
+    ///   - subject: what holds the time, as the message names it (`NS.time`, `lastTime`).
+    ///   - path: where it is.
+    ///   - record: the block key of its record, when known.
+    package static func nonFiniteTime(_ seconds: Double, named subject: String, at path: ObjectPath, record: String?) -> ContractFinding? {
+        guard !seconds.isFinite else { return nil }
+        return ContractFinding(.timeNonFinite, at: path, "\(subject) is \(seconds): interval gates misfire "
+                               + "(YCFirstTime 2.x's days: rule never fires again for NaN and +infinity, always for -infinity)", record: record)
     }
 }
 

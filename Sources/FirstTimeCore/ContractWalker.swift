@@ -457,9 +457,8 @@ package struct ContractWalker {
                     + "(decodeDouble(forKey:)); a write stores that real", record: blockKey)
             return converted
         }
-        if !seconds.isFinite {
-            try add(.timeNonFinite, ObjectPath.object(uid).key("NS.time"),
-                    "NS.time is \(seconds): interval gates misfire (YCFirstTime 2.x's days: rule never fires again for NaN and +infinity, always for -infinity)")
+        if let finding = ContractRule.nonFiniteTime(seconds, named: "NS.time", at: ObjectPath.object(uid).key("NS.time"), record: blockKey) {
+            try add(finding.rule, finding.path, finding.message, record: finding.record)
         }
         return seconds
     }

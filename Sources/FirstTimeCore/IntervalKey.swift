@@ -25,9 +25,10 @@ package enum IntervalKey {
         }
     }
 
-    /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), and an
+    /// The records IntervalClient keys hold (every `interval.*` entry; versions nil), an
     /// ``ContractRule/intervalValue`` finding for each value IntervalClient cannot read (its
-    /// gate runs as if it never ran; the value is not state).
+    /// gate runs as if it never ran; the value is not state), and a
+    /// ``ContractRule/timeNonFinite`` finding for each NaN or infinite time.
     ///
     /// - Parameters:
     ///   - copyOf: the records of the form the keys copy (`StateSource.forms` decides when); only
@@ -45,7 +46,9 @@ package enum IntervalKey {
                                                 "holds \(stored.typeName), not a number IntervalClient can read: its gate runs as if it never ran"))
                 continue
             }
-            records.append((String(name.dropFirst(prefix.count)), FirstTimeRecord(lastVersion: nil, lastTime: seconds - epochOffset)))
+            let block = String(name.dropFirst(prefix.count)), time = seconds - epochOffset
+            if let finding = ContractRule.nonFiniteTime(time, named: "the value", at: .key(name), record: block) { findings.append(finding) }
+            records.append((block, FirstTimeRecord(lastVersion: nil, lastTime: time)))
         }
         return ArchiveJudgement(records: try FirstTimeRecords(records), findings: findings)
     }

@@ -265,6 +265,20 @@ package enum RecordsFormat {
     }
 }
 
+extension RecordsFormat {
+    /// The property-list form as the contract judges it (the plain-records form of a defaults
+    /// file): its records (``records(fromPlist:at:)``), and a ``ContractRule/timeNonFinite``
+    /// finding for each `lastTime` that is NaN or infinite.
+    /// - Throws: what ``records(fromPlist:at:)`` throws.
+    package static func judged(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> ArchiveJudgement {
+        let records = try records(fromPlist: value, at: base)
+        let findings = records.compactMap { key, record in
+            record.lastTime.flatMap { ContractRule.nonFiniteTime($0, named: "lastTime", at: base.key("records").key(key).key("lastTime"), record: key) }
+        }
+        return ArchiveJudgement(records: records, findings: findings)
+    }
+}
+
 extension FirstTimeRecords {
     /// Reads records in the plain format's JSON form, exactly as `ycft pack` reads it: unknown
     /// members, repeated keys and a wrong `format` or `formatVersion` are refused, never dropped.

@@ -132,7 +132,7 @@ package struct StateSource<Domain: StateDomain> {
             do { bytes = try archiveData() } catch { throw failure(error) }
             return try archive(bytes)
         case .plainRecords:
-            do { return ArchiveJudgement(records: try Self.plainRecords(domain)) } catch { throw failure(error) }
+            do { return try Self.plainJudgement(domain) } catch { throw failure(error) }
         case .intervalKeys:
             do { return try IntervalKey.read(domain.plistEntries(withPrefix: IntervalKey.prefix), copyOf: intervalCopyOf) } catch {
                 throw failure(error)
@@ -229,8 +229,12 @@ package struct StateSource<Domain: StateDomain> {
     }
 
     private static func plainRecords(_ domain: Domain) throws(FirstTimeError) -> FirstTimeRecords {
+        try plainJudgement(domain).records
+    }
+
+    private static func plainJudgement(_ domain: Domain) throws(FirstTimeError) -> ArchiveJudgement {
         guard let stored = domain.plistValue(forKey: RecordsFormat.defaultsKey) else { throw .keyNotFound(RecordsFormat.defaultsKey) }
-        return try RecordsFormat.records(fromPlist: stored)
+        return try RecordsFormat.judged(fromPlist: stored)
     }
 }
 

@@ -138,21 +138,104 @@ package enum ExactTime {
         }
     }
 
+    /// Why a text is not an instant ``utcInstant(_:)`` and ``exactInstant(_:)`` read: not of
+    /// their form at all, or one of the near misses a message names.
+    package enum InstantDefect: Error, Equatable, Sendable, CustomStringConvertible {
+        /// Not `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset, or a date or time that
+        /// does not exist (month 13, February 30, hour 24).
+        case malformed
+        /// Second 60 (`23:59:60`), a leap second: seconds since 2001 (`NSDate`'s, as POSIX
+        /// time) do not count leap seconds, so no time is that second.
+        case leapSecond
+        /// More than nine digits after the point (the count): the fraction is read to the nanosecond.
+        case fractionDigits(Int)
+
+        /// What is wrong, for a message after the text: `second 60 is a leap second, ...`.
+        package var description: String {
+            switch self {
+            case .malformed: return "not a time like 2025-01-01T09:00:00Z"
+            case .leapSecond:
+                return "second 60 is a leap second, which times since 2001 do not count (NSDate, like POSIX time, has no leap seconds); "
+                    + "give second 59 or the next minute"
+            case let .fractionDigits(count): return "it has \(count) digits after the decimal point; ycft reads at most 9 (nanoseconds)"
+            }
+        }
+    }
+
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC, up to nine fractional digits).
     /// - Returns: the instant as whole seconds since 2001 and the fraction's digits, or nil.
-    package static func parseUTC(_ text: String) -> (seconds: Int64, fraction: String)? {
-        guard text.hasSuffix("Z"), text.utf8.count >= 20 else { return nil }
+    package static func parseUTC(_ text: String) -> (seconds: Int64, fraction: String)? { try? utcInstant(text) }
+
+    /// ``parseUTC(_:)``, saying why a text is not such an instant.
+    /// - Throws: ``InstantDefect``: a leap second, more than nine fractional digits, or `.malformed`.
+    package static func utcInstant(_ text: String) throws(InstantDefect) -> (seconds: Int64, fraction: String) {
+        guard text.hasSuffix("Z"), text.utf8.count >= 20 else { throw .malformed }
         let body = text.dropLast()
         let main = body.prefix(19)
-        guard let seconds = CivilTime.parseISODateTime(main) else { return nil }
+        guard let seconds = CivilTime.parseISODateTime(main) else {
+            // A time that reads once its second 60 is 59: a leap second.
+            let leap = main.hasSuffix(":60") && CivilTime.parseISODateTime(main.dropLast(2) + "59") != nil
+            throw leap ? .leapSecond : .malformed
+        }
         var fraction = ""
         let rest = body.dropFirst(19)
         if !rest.isEmpty {
-            guard rest.first == ".", rest.count >= 2, rest.count <= 10 else { return nil }
+            guard rest.first == ".", rest.count >= 2 else { throw .malformed }
             fraction = String(rest.dropFirst())
-            guard fractionValue(fraction) != nil else { return nil }
+            guard fraction.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { throw .malformed }
+            guard fraction.utf8.count <= 9 else { throw .fractionDigits(fraction.utf8.count) }
         }
         return (seconds, fraction)
+    }
+
+    /// Why a decimal number of seconds is not one a double holds (``seconds(decimal:)``).
+    package enum DecimalDefect: Error, Equatable, Sendable, CustomStringConvertible {
+        /// Not a decimal number (`nan`, `inf`, `0x10`, `1e5e5`).
+        case notDecimal
+        /// Beyond the largest double: it would read as an infinity.
+        case overflow
+        /// Not zero, but nearer to zero than the smallest double: it would read as 0.
+        case underflow
+        /// Below the smallest normal double (2.2250738585072014e-308): a subnormal double,
+        /// which holds fewer significant digits than any other.
+        case subnormal
+
+        /// What is wrong, for a message after the text.
+        package var description: String {
+            switch self {
+            case .notDecimal: return "expected a finite decimal number of seconds since 2001"
+            case .overflow: return "it is too large for a double, which would read it as infinity"
+            case .underflow: return "it is not zero but too small for a double, which would read it as 0"
+            case .subnormal:
+                return "it is below the smallest normal double (\(Double.leastNormalMagnitude)), where a double holds fewer significant digits"
+            }
+        }
+    }
+
+    /// A decimal number of seconds (`757414800.123456`, `-1.5e3`, digits with an optional
+    /// sign, point and exponent) as the nearest double, refused where that double does not
+    /// stand for it: an infinity for a number too large, 0 for one not zero but too small, a
+    /// subnormal (all of whose digits a double no longer keeps).
+    ///
+    /// ```swift
+    /// try ExactTime.seconds(decimal: "757414800.123456")   // 757414800.123456
+    /// try ExactTime.seconds(decimal: "1e-400")             // throws .underflow
+    /// ```
+    /// - Throws: ``DecimalDefect``.
+    package static func seconds(decimal text: String) throws(DecimalDefect) -> Double {
+        let utf8 = text.utf8
+        // Not nan, inf or 0x10 (which Double reads as hexadecimal): digits, sign, point, exponent.
+        guard utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || Array("+-.eE".utf8).contains($0) }),
+              utf8.contains(where: { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = Double(text) else {
+            throw .notDecimal
+        }
+        if value.isInfinite { throw .overflow }
+        // Zero only when every digit before the exponent is zero.
+        let mantissa = utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        let zero = mantissa.allSatisfy { $0 < UInt8(ascii: "1") || $0 > UInt8(ascii: "9") }
+        if value == 0 && !zero { throw .underflow }
+        if value.isSubnormal { throw .subnormal }
+        return value
     }
 
     /// Parses ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset `±HH:MM` to the
@@ -173,20 +256,24 @@ package enum ExactTime {
     /// ```swift
     /// ExactTime.parseExactInstant("2025-01-01T10:00:00.5+01:00")  // (757_414_800, "5")
     /// ```
-    package static func parseExactInstant(_ text: String) -> (seconds: Int64, fraction: String)? {
-        if let parsed = parseUTC(text) { return parsed }
-        guard text.utf8.count >= 25 else { return nil }
+    package static func parseExactInstant(_ text: String) -> (seconds: Int64, fraction: String)? { try? exactInstant(text) }
+
+    /// ``parseExactInstant(_:)``, saying why a text is not such an instant.
+    /// - Throws: ``InstantDefect``: a leap second, more than nine fractional digits, or `.malformed`.
+    package static func exactInstant(_ text: String) throws(InstantDefect) -> (seconds: Int64, fraction: String) {
+        do throws(InstantDefect) { return try utcInstant(text) } catch where error != .malformed { throw error } catch {}
+        guard text.utf8.count >= 25 else { throw .malformed }
         let zonePart = text.suffix(6)
         let sign: Int64
         switch zonePart.first {
         case "+": sign = 1
         case "-": sign = -1
-        default: return nil
+        default: throw .malformed
         }
         let parts = zonePart.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].utf8.count == 2, parts[1].utf8.count == 2,
-              let h = Int64(parts[0]), let m = Int64(parts[1]), h >= 0, m >= 0, h < 24, m < 60,
-              let parsed = parseUTC(String(text.dropLast(6)) + "Z") else { return nil }
+              let h = Int64(parts[0]), let m = Int64(parts[1]), h >= 0, m >= 0, h < 24, m < 60 else { throw .malformed }
+        let parsed = try utcInstant(String(text.dropLast(6)) + "Z")
         return (parsed.seconds - sign * (h * 3600 + m * 60), parsed.fraction)
     }
 

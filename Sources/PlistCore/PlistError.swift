@@ -20,6 +20,13 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     /// around its ASCII markup. CoreFoundation converts such a file to UTF-8 and reads it;
     /// libplist, and so ycft, reads XML in UTF-8 only (with or without the UTF-8 mark).
     case xmlNotUTF8(unitBits: Int, bigEndian: Bool, marked: Bool)
+    /// An XML property list whose declaration names an encoding other than UTF-8
+    /// (`encoding="ISO-8859-1"`), as CoreFoundation finds it (``XMLPlistScanner/declaredEncoding(_:)``):
+    /// CoreFoundation converts such a file from the encodings it knows and refuses the others;
+    /// libplist would read its bytes as UTF-8, so ycft refuses it. `name` is the declared name,
+    /// each byte a character as CoreFoundation reads it (ISO Latin 1), at most 64 of them
+    /// (`truncated` when there were more).
+    case xmlDeclaredEncoding(name: String, truncated: Bool)
     /// A binary property list breaks the format; `offset` is where (a byte offset into the input).
     case malformedBinary(Defect, offset: Int)
     /// An XML property list is not well-formed or is not a plist: `at` is the key path of the
@@ -60,6 +67,12 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
                 : "without a byte-order mark"
             return "an XML property list in \(name) \(told): ycft reads XML property lists in UTF-8 only; "
                 + "convert it first (iconv -f \(name) -t UTF-8)"
+        case let .xmlDeclaredEncoding(name, truncated):
+            let said = "an XML property list declared in encoding \(quoted(name))\(truncated ? "..." : ""): "
+                + "ycft reads XML property lists in UTF-8 only"
+            // The command only for a name XML allows (`[A-Za-z] ([A-Za-z0-9._] | '-')*`): one word for a shell.
+            guard !truncated, XMLPlistScanner.isEncodingName(name) else { return said }
+            return said + "; convert it first (iconv -f \(name) -t UTF-8) and declare encoding=\"UTF-8\""
         case .malformedBinary(.uidTooLarge, let offset):
             // The guard's wording, which names no value (unlike a writer's).
             return "malformed binary plist: UID larger than 2^32-1 (at byte \(offset))"

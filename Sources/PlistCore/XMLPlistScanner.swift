@@ -5,7 +5,9 @@
 /// `12abc` as 12, a malformed date as 1970, bad base64 as empty data), keeps one of two equal
 /// keys and ignores a second `<plist>`. This scanner reads the document as the strict grammar
 /// docs/safety.md lists (one `<plist>`, alternating `<key>` and value, exact numbers, dates and
-/// base64, no NUL or other entities) and refuses each of those, naming the key path.
+/// base64, no NUL or other entities) and refuses each of those, naming the key path. It refuses
+/// a declared encoding other than UTF-8 (``declaredEncoding(_:)``), which CoreFoundation converts
+/// from and libplist would read as UTF-8.
 ///
 /// It also bounds nesting (``PlistLimits/maxDepth``) and counts the values libplist will build.
 struct XMLPlistScanner {
@@ -166,6 +168,11 @@ struct XMLPlistScanner {
                 }
                 sawDeclaration = true
                 i = try endOfMarkup(from: i + 2, terminator: Token.instructionEnd, start: i)
+                // After a byte-order mark CoreFoundation reads UTF-8 whatever the declaration says.
+                if start == 0, let name = Self.declaredEncoding(bytes) {
+                    let shown = name.prefix(64).map { Character(Unicode.Scalar($0)) }
+                    throw PlistError.xmlDeclaredEncoding(name: String(shown), truncated: name.count > 64)
+                }
                 continue
             }
             if second == UInt8(ascii: "!") && starts(with: Token.doctype, at: i) {
@@ -263,6 +270,70 @@ struct XMLPlistScanner {
         }
         guard closedPlist else { throw fail(sawPlist ? .unterminated(element: "plist") : .noPlist, n) }
         return summary
+    }
+
+    /// The encoding the XML declaration at the start of `bytes` names, when it is not UTF-8; nil
+    /// when there is none or it names UTF-8 (``namesUTF8(_:)``). Found as CoreFoundation finds
+    /// it (`encodingForXMLData` in `CFPropertyList.c`), byte for byte: only when the file starts
+    /// with `<?xml` (a byte-order mark before it means UTF-8, and the declaration is not read);
+    /// the first `encoding=` (exactly that, no space before the `=`) before any `?` or `>`;
+    /// then a quote, `"` or `'`, and the name up to the same quote. Anything else, a space
+    /// around the `=` included, declares nothing: CoreFoundation reads UTF-8.
+    static func declaredEncoding(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
+        let opening = Array("<?xml".utf8), key = Array("encoding=".utf8)
+        guard bytes.count >= opening.count, bytes.prefix(opening.count).elementsEqual(opening) else { return nil }
+        var i = opening.count
+        while true {
+            guard i < bytes.count, bytes[i] != UInt8(ascii: "?"), bytes[i] != UInt8(ascii: ">") else { return nil }
+            if i + key.count <= bytes.count, bytes[i..<(i + key.count)].elementsEqual(key) { break }
+            i += 1
+        }
+        i += key.count
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") || bytes[i] == UInt8(ascii: "'") else { return nil }
+        let quote = bytes[i]
+        guard let end = bytes[(i + 1)...].firstIndex(of: quote) else { return nil }
+        let name = Array(bytes[(i + 1)..<end])
+        return namesUTF8(name) ? nil : name
+    }
+
+    /// Whether a declared encoding name is UTF-8 to CoreFoundation: `utf-8` in any case (its own
+    /// test), or a name its lookup of IANA names (`CFStringConvertIANACharSetNameToEncoding`,
+    /// through ICU's alias table) takes for UTF-8 as ICU compares names: case, every character
+    /// but ASCII letters and digits, and a zero that starts a number ignored (`UTF8`, `utf_8`,
+    /// `utf-08`). UTF-8's other aliases (`unicode-1-1-utf-8`, `cp1208`) are refused: a clear
+    /// refusal, never a misreading.
+    static func namesUTF8(_ name: [UInt8]) -> Bool {
+        var compared: [UInt8] = []
+        var afterDigit = false
+        for (i, b) in name.enumerated() {
+            switch b {
+            case UInt8(ascii: "0"):
+                let next = i + 1 < name.count ? name[i + 1] : 0
+                if !afterDigit && next >= UInt8(ascii: "0") && next <= UInt8(ascii: "9") { continue }
+                compared.append(b)
+            case UInt8(ascii: "1")...UInt8(ascii: "9"):
+                afterDigit = true
+                compared.append(b)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                afterDigit = false
+                compared.append(b | 0x20)
+            default:
+                afterDigit = false
+            }
+        }
+        return compared == Array("utf8".utf8)
+    }
+
+    /// Whether `name` is an encoding name as XML 1.0 spells one (`EncName`:
+    /// `[A-Za-z] ([A-Za-z0-9._] | '-')*`), which a message may offer to a shell as it is.
+    package static func isEncodingName(_ name: String) -> Bool {
+        let utf8 = Array(name.utf8)
+        guard let first = utf8.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z") else { return false }
+        return utf8.allSatisfy { b in
+            let letter = (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
+            return letter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || b == UInt8(ascii: ".") || b == UInt8(ascii: "_")
+                || b == UInt8(ascii: "-")
+        }
     }
 
     /// The key path of the current place, for messages: `key.sub[3]`, or `top level`.

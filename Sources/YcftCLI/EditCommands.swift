@@ -43,18 +43,23 @@ enum EditCommands {
             case .none: lastTime = .none
             case .some(nil): lastTime = .some(nil)
             case let .some(text?) where seconds && text != "now":
-                // A finite decimal number, as the records JSON holds: not nan, inf, 1e400 (which
-                // Double reads as infinity) or 0x10 (which it reads as hexadecimal).
-                let decimal = text.unicodeScalars.allSatisfy { "0123456789.eE+-".unicodeScalars.contains($0) }
-                    && text.unicodeScalars.contains { ("0"..."9").contains($0) }
-                guard decimal, let value = Double(text), value.isFinite else {
-                    throw UsageError("The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal number "
-                                     + "of seconds since 2001 (with --seconds)")
+                // A decimal number a double holds: not nan, inf or 0x10, nor one a double reads
+                // as infinity, as 0 or as a subnormal.
+                do throws(ExactTime.DecimalDefect) { lastTime = .some(try ExactTime.seconds(decimal: text)) } catch {
+                    throw UsageError("The value '\(text)' is invalid for '--last-time <time>': \(error)"
+                                     + (error == .notDecimal ? " (with --seconds)" : ""))
                 }
-                lastTime = .some(value)
             case let .some(text?):
-                lastTime = .some(try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock,
-                                                        also: "seconds since 2001 with --seconds").seconds)
+                let instant = try Ycft.Instant.parse(text, for: "--last-time <time>", clock: clock, also: "seconds since 2001 with --seconds")
+                // Stored, the time must read back as the instant given: a nearest double outside
+                // years 1-9999 (9999-12-31T23:59:59.999999999Z rounds to year 10000) has no UTC
+                // text, and dump would show none.
+                guard ExactTime.utcString(secondsSince2001: instant.seconds) != nil else {
+                    throw UsageError("The value '\(text)' is invalid for '--last-time <time>': its nearest double is \(instant.seconds) "
+                                     + "seconds since 2001, \(ExactTime.utcText(secondsSince2001: instant.seconds)) in UTC, where ycft "
+                                     + "shows no time (--seconds stores a number as given)")
+                }
+                lastTime = .some(instant.seconds)
             }
         }
     }

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Plist
 import PlistCore
+import SafeFiles
 
 extension Ycft {
     /// The current time in seconds since 2001: what `now` means to every command.
@@ -29,12 +30,17 @@ extension Ycft {
         ///   - zone: where a time without `Z` or an offset is read, and its name for errors.
         ///   - zoneSaid: where such a time is read, as the usage error says it.
         ///   - also: what else the option takes, for the error (`seconds since 2001 with --seconds`).
-        /// - Throws: a usage error naming what is accepted, or a wall-clock time the zone skips.
+        /// - Throws: a usage error naming what is accepted, or saying what is wrong with a time
+        ///   of that form (a leap second, more than nine fractional digits:
+        ///   ``PlistCore/ExactTime/InstantDefect``), or a wall-clock time the zone skips.
         static func parse(_ text: String, for what: String, clock: () -> Double, zone: (name: String, zone: TimeZone)? = nil,
                           zoneSaid: String = "UTC", also: String? = nil) throws(UsageError) -> Instant {
             if text == "now" { return Instant(seconds: clock(), exactText: nil) }
-            var parsed = ExactTime.parseExactInstant(text)
-            if parsed == nil { parsed = try wallClock(text, for: what, in: zone) }
+            var parsed: (seconds: Int64, fraction: String)?
+            do throws(ExactTime.InstantDefect) { parsed = try ExactTime.exactInstant(text) } catch {
+                guard error == .malformed else { throw refused(text, for: what, error) }
+                parsed = try wallClock(text, for: what, in: zone)
+            }
             guard let parsed else {
                 throw UsageError("The value '\(text)' is invalid for '\(what)': expected a time like 2025-01-01T09:00:00Z, "
                                  + "2025-01-01T10:00+01:00, 2025-01-01 10:00 or 2025-01-01 (without Z or an offset: \(zoneSaid)), "
@@ -44,11 +50,17 @@ extension Ycft {
                            exactText: ExactTime.utcText(seconds: parsed.seconds, fraction: parsed.fraction))
         }
 
+        /// The usage error for a time of the right form that is no instant ycft reads.
+        static func refused(_ text: String, for what: String, _ defect: ExactTime.InstantDefect) -> UsageError {
+            UsageError("The value '\(text)' is invalid for '\(what)': \(defect)")
+        }
+
         /// `YYYY-MM-DD`, or `YYYY-MM-DD` then `T` or a space and `HH:MM[:SS[.fraction]]`, with
         /// `Z` or an offset or neither (then a wall-clock time in `zone`, UTC when nil): the
         /// instant, exactly (whole seconds since 2001 and the fraction's digits); nil when `text`
         /// is not of that form.
-        /// - Throws: a usage error for a wall-clock time `zone` skips (a spring-forward gap).
+        /// - Throws: a usage error for a time of that form that is no instant (``refused(_:for:_:)``),
+        ///   or for a wall-clock time `zone` skips (a spring-forward gap).
         static func wallClock(_ text: String, for what: String,
                               in zone: (name: String, zone: TimeZone)?) throws(UsageError) -> (seconds: Int64, fraction: String)? {
             let utf8 = Array(text.utf8)
@@ -67,9 +79,15 @@ extension Ycft {
                 rest = String(decoding: time.prefix(6), as: UTF8.self) + ":00" + String(decoding: time.dropFirst(6), as: UTF8.self)
             }
             body += rest
-            // With its own zone: ISO 8601 as ycft reads it.
-            if let exact = ExactTime.parseExactInstant(body) { return exact }
-            guard let asUTC = ExactTime.parseExactInstant(body + "Z") else { return nil }
+            // With its own zone: ISO 8601 as ycft reads it; without, read as UTC first.
+            let asUTC: (seconds: Int64, fraction: String)
+            do throws(ExactTime.InstantDefect) { return try ExactTime.exactInstant(body) } catch {
+                guard error == .malformed else { throw refused(text, for: what, error) }
+            }
+            do throws(ExactTime.InstantDefect) { asUTC = try ExactTime.exactInstant(body + "Z") } catch {
+                guard error == .malformed else { throw refused(text, for: what, error) }
+                return nil
+            }
             guard let zone else { return asUTC }
             // The wall-clock time in the zone: the offset that maps some instant to it (the
             // earlier of two in a fall-back hour, as `date -d` chooses); none in a skipped hour.
@@ -99,16 +117,25 @@ extension Ycft {
                 let zone = TimeZone.current
                 return (zone.identifier, zone)
             }
-            // TZ as the C library reads it: an optional leading ':', a zone name or a path into
-            // the zone database; empty is UTC. Foundation reads only a bare name and falls back
-            // to UTC without a word for the rest, so ycft reads them itself, and refuses what it
-            // cannot (a POSIX rule such as XYZ-3:30) rather than judge in the wrong zone.
+            // TZ as the C library reads it: an optional leading ':', a zone name or a path to a
+            // zone file (`:/etc/localtime`, a link to the system's zone); empty is UTC.
+            // Foundation reads only a bare name and falls back to UTC without a word for the
+            // rest, so ycft reads them itself: a path by the name of the file it leads to in
+            // the zone database. What it cannot read (a POSIX rule such as XYZ-3:30, a copied
+            // zone file) is refused rather than judged in the wrong zone.
             var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
-            if let database = name.firstRange(of: "zoneinfo/") { name = String(name[database.upperBound...]) }
+            let path = name.hasPrefix("/")
+            if path, let resolved = SafeFile.realPath(name) { name = resolved }
+            let database = name.firstRange(of: "zoneinfo/")
+            if let database { name = String(name[database.upperBound...]) }
             if name.isEmpty { name = "UTC" }
             guard let zone = TimeZone(identifier: name) else {
-                throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which is not a zone name ycft can read "
-                                 + "(like Europe/Paris, :Europe/Paris or /usr/share/zoneinfo/Europe/Paris); name the zone instead")
+                let why = path && database == nil
+                    ? "a path that leads to no file of the zone database (\(name)), so ycft cannot name its zone"
+                    : "not a zone name ycft can read"
+                throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which is \(why) "
+                                 + "(like Europe/Paris, :Europe/Paris, :/etc/localtime when it links into the zone database, "
+                                 + "or /usr/share/zoneinfo/Europe/Paris); name the zone instead")
             }
             return (name, zone)
         }

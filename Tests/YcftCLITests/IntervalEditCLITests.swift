@@ -150,17 +150,49 @@ import FileErrors
         let file = dir.appendingPathComponent("p.plist")
         let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
         try writeBytes(bytes, to: file)
-        for text in ["nan", "inf", "-inf", "1e400", "0x10", "", "."] {
+        for text in ["nan", "inf", "-inf", "0x10", "", "."] {
             let result = try runProcess(ycft, ["set", file.path, "k", "--seconds", "--last-time=\(text)"])
             #expect(result.status == 2, "\(text)")
             #expect(result.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--last-time <time>': expected a finite decimal "
                                             + "number of seconds since 2001 (with --seconds)\n"), "\(result.stderr)")
             #expect(try readBytes(file) == bytes)
         }
-        for (text, value) in [("-0.0", -0.0), ("1e3", 1000.0), ("757414800.5", 757414800.5)] {
+        for (text, value) in [("-0.0", -0.0), ("1e3", 1000.0), ("757414800.5", 757414800.5), ("0e-400", 0.0),
+                              ("2.2250738585072014e-308", Double.leastNormalMagnitude)] {
             let result = try runProcess(ycft, ["set", file.path, "k", "--seconds", "--last-time", text])
             #expect(result.status == 0, "\(text): \(result.stderr)")
             #expect(try StateFile(try readBytes(file)).state().records["k"]?.lastTime?.bitPattern == value.bitPattern, "\(text)")
         }
     }
+
+    /// A decimal number a double does not stand for is refused saying why: beyond the largest
+    /// double (infinity), not zero but nearer zero than the least double (0: `1e-400` was
+    /// stored as 0.0 without a word), or a subnormal, which keeps fewer digits.
+    @Test(arguments: [
+        ("1e400", "it is too large for a double, which would read it as infinity"),
+        ("-1e400", "it is too large for a double, which would read it as infinity"),
+        ("1e-400", "it is not zero but too small for a double, which would read it as 0"),
+        ("-0.1e-330", "it is not zero but too small for a double, which would read it as 0"),
+        ("1e-310", "it is below the smallest normal double (2.2250738585072014e-308), where a double holds fewer significant digits"),
+        ("5e-324", "it is below the smallest normal double (2.2250738585072014e-308), where a double holds fewer significant digits"),
+    ])
+    func numbersADoubleDoesNotHoldAreRefusedSayingWhy(_ text: String, _ why: String) throws {
+        let file = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        try writeBytes(bytes, to: file)
+        let result = try runProcess(ycft, ["set", file.path, "k", "--seconds", "--last-time", text])
+        #expect(result.status == 2)
+        #expect(result.stdoutText == "")
+        #expect(result.stderr == "Error: The value '\(text)' is invalid for '--last-time <time>': \(why)\n" + setUsage)
+        #expect(try readBytes(file) == bytes)
+    }
 }
+
+/// `ycft set`'s usage lines after a usage error.
+let setUsage = """
+    Usage: ycft set [--last-version VERSION | --no-last-version]
+                    [--last-time TIME [--seconds] | --no-last-time] [--key NAME]
+                    [--force] FILE KEY
+      See 'ycft set --help' for more information.
+
+    """

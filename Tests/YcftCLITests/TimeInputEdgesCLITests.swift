@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import FirstTimeArchive
+import SafeFiles
+import TestSupport
+
+/// Times given on the command line at the edges of what ycft reads, through the real binary:
+/// each refused saying what is wrong (not "expected a time like ..."), or read as the C
+/// library reads it.
+@Suite struct TimeInputEdges {
+    let ycft = TestPaths.executable("ycft")
+
+    func prefs() throws -> (url: URL, bytes: [UInt8]) {
+        let url = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
+        let bytes = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
+        try writeBytes(bytes, to: url)
+        return (url, bytes)
+    }
+
+    static let leap = "second 60 is a leap second, which times since 2001 do not count (NSDate, like POSIX time, has no leap seconds); "
+        + "give second 59 or the next minute"
+
+    /// A leap second and a tenth fractional digit, in every spelling `--last-time` and `--now` take.
+    @Test(arguments: [
+        ("2016-12-31T23:59:60Z", leap),
+        ("2016-12-31 23:59:60", leap),
+        ("2017-01-01T00:59:60+01:00", leap),
+        ("2016-12-31T23:59:60.5Z", leap),
+        ("2025-01-01T09:00:00.1234567891Z", "it has 10 digits after the decimal point; ycft reads at most 9 (nanoseconds)"),
+        ("2025-01-01 10:00:00.123456789012+01:00", "it has 12 digits after the decimal point; ycft reads at most 9 (nanoseconds)"),
+    ])
+    func refusedSayingWhatIsWrong(_ text: String, _ why: String) throws {
+        let (url, bytes) = try prefs()
+        let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", text])
+        #expect(set.status == 2)
+        #expect(set.stdoutText == "")
+        #expect(set.stderr == "Error: The value '\(text)' is invalid for '--last-time <time>': \(why)\n" + setUsage)
+        #expect(try readBytes(url) == bytes)
+        let status = try runProcess(ycft, ["status", "--now", text, url.path])
+        #expect(status.status == 2)
+        #expect(status.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': \(why)\nUsage: ycft status "), "\(status.stderr)")
+    }
+
+    /// 9999-12-31T23:59:59.999999999Z has no double in its year: the nearest is 252423993600,
+    /// the first second of year 10000, which `dump` showed with `"lastTimeUTC": null`. `set`
+    /// refuses it, as any time whose nearest double is outside years 1-9999; `--seconds` stores
+    /// that number when it is meant, and `dump` shows what was stored.
+    @Test func aTimeWhoseDoubleLeavesYear9999IsRefused() throws {
+        let (url, bytes) = try prefs()
+        for (text, stored, when) in [("9999-12-31T23:59:59.999999999Z", "252423993600.0", "beyond year 9999"),
+                                     ("9999-12-31T23:59:59.5-01:00", "252423997199.5", "beyond year 9999"),
+                                     ("0001-01-01T00:00:00+00:01", "-63113904060.0", "before year 1")] {
+            let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", text])
+            #expect(set.status == 2)
+            #expect(set.stderr == "Error: The value '\(text)' is invalid for '--last-time <time>': its nearest double is \(stored) "
+                    + "seconds since 2001, \(when) in UTC, where ycft shows no time (--seconds stores a number as given)\n" + setUsage)
+            #expect(try readBytes(url) == bytes)
+        }
+        // The last instants that stay in year 9999, and what dump shows of them.
+        for (text, lastTime, utc) in [("9999-12-31T23:59:59.99998Z", "252423993599.99997", "9999-12-31T23:59:59.999970Z"),
+                                      ("9999-12-31T23:59:59Z", "252423993599.0", "9999-12-31T23:59:59.000000Z")] {
+            let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", text])
+            #expect(set.status == 0, "\(set.stderr)")
+            let dumped = try runProcess(ycft, ["dump", "--compact", url.path])
+            #expect(dumped.stdoutText.contains(#""k":{"lastTime":\#(lastTime),"lastTimeUTC":"\#(utc)","lastVersion":null}"#), "\(dumped.stdoutText)")
+        }
+    }
+
+    /// `TZ=:/etc/localtime` (a leading colon: a file, as POSIX and glibc read it) is the zone
+    /// the file links to in the zone database, with or without the colon; a file that is no
+    /// link into the database (a copy) is refused naming where it leads.
+    @Test func aTZPathIsTheZoneItLinksTo() throws {
+        let (url, _) = try prefs()
+        let dir = try TestPaths.temporaryDirectory()
+        let link = dir.appendingPathComponent("localtime"), copy = dir.appendingPathComponent("copied")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/usr/share/zoneinfo/Europe/Paris")
+        try writeBytes(try readBytes(URL(fileURLWithPath: "/usr/share/zoneinfo/Asia/Tokyo")), to: copy)
+        var environment = ProcessInfo.processInfo.environment
+        var cases = [(":" + link.path, "2025-03-30T13:30:00.000000+02:00 (Europe/Paris)"),
+                     (link.path, "2025-03-30T13:30:00.000000+02:00 (Europe/Paris)")]
+        // The system's own zone file, when it is a link into the database (this machine's).
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/etc/localtime"),
+           let name = target.components(separatedBy: "zoneinfo/").last, target.contains("zoneinfo/"),
+           let zone = TimeZone(identifier: name), zone.secondsFromGMT() == 0 {
+            cases.append((":/etc/localtime", "2025-03-30T11:30:00.000000Z (\(name))"))
+        }
+        for (tz, shown) in cases {
+            environment["TZ"] = tz
+            let result = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", url.path], environment: environment)
+            #expect(result.status == 0, "\(tz): \(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 2025-03-30T11:30:00.000000Z = \(shown), app version none\n"), "\(tz): \(result.stdoutText)")
+        }
+        environment["TZ"] = ":" + copy.path
+        let resolved = SafeFile.realPath(copy.path) ?? copy.path
+        let refused = try runProcess(ycft, ["status", "--time-zone", "local", url.path], environment: environment)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: The value 'local' is invalid for '--time-zone <zone>': TZ is ':\(copy.path)', which is a path "
+                                         + "that leads to no file of the zone database (\(resolved)), so ycft cannot name its zone (like "
+                                         + "Europe/Paris, :Europe/Paris, :/etc/localtime when it links into the zone database, or "
+                                         + "/usr/share/zoneinfo/Europe/Paris); name the zone instead\nUsage: ycft status "), "\(refused.stderr)")
+    }
+}
