@@ -94,8 +94,18 @@ struct Colour: Sendable, Equatable {
     static func json(_ json: [UInt8]) -> [UInt8] {
         let (quote, backslash, colon) = (UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: ":"))
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
-        func isPunctuation(_ byte: UInt8) -> Bool { Array("{}[],:".utf8).contains(byte) }
-        func isNumber(_ byte: UInt8) -> Bool { Array("0123456789+-.eE".utf8).contains(byte) }
+        func isPunctuation(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: ","), colon: true
+            default: false
+            }
+        }
+        func isNumber(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): true
+            default: false
+            }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(json.count * 2)
         var i = 0
