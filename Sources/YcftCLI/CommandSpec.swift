@@ -23,7 +23,7 @@ struct CommandSpec: Sendable {
         /// misspelled option does not compile. Spelled `--` and the raw value; a few also have a
         /// short alias.
         enum Name: String, Sendable, CaseIterable {
-            case allowEmpty = "allow-empty", app, appVersion = "app-version", backup, calendar, compact
+            case allowEmpty = "allow-empty", app, appVersion = "app-version", backup, calendar, color, compact
             case dropVersions = "drop-versions", dryRun = "dry-run", firstWeekday = "first-weekday", force, format, gate
             case group, help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
             case launchArguments = "launch-arguments"
@@ -217,6 +217,12 @@ extension CommandSpec {
     static let maxInputSize = Option(.maxInputSize, "SIZE", kind: .size, default: "32M", [
         "Refuse inputs larger than SIZE bytes (K, M, G allowed).", "(default: 32M)",
     ])
+    /// `--color WHEN`: the one option, of every command that colours (``Colour``).
+    static let color = Option(.color, "WHEN", completion: .choices(Colour.When.allCases.map(\.rawValue)), default: Colour.When.auto.rawValue, [
+        "When to colour: auto (default) on a terminal, unless",
+        "NO_COLOR is set or TERM is dumb; always, also into a pipe",
+        "or file (for less -R); never.",
+    ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
 
@@ -292,7 +298,7 @@ extension CommandSpec {
         list, over --max-input-size, unreadable, or not a regular file (a named pipe or
         a device is never opened).
         """,
-        usage: ["[--raw [--refs] | --objects | --textconv] [--key NAME] [--compact]", backupUsage],
+        usage: ["[--raw [--refs] | --objects | --textconv] [--key NAME] [--compact] [--color WHEN]", backupUsage],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."],
                              unlessGiven: .backup)],
         options: [
@@ -307,6 +313,7 @@ extension CommandSpec {
                  "with --raw or --objects, show the archive under NAME",
                  "instead of the whole file)"]),
             Option(.compact, ["Print the JSON on one line."]),
+            color,
         ] + fromBackup + [maxInputSize, help],
         footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects, .textconv], .both)],
         requires: [Requirement(.refs, needs: .raw)] + fromBackupRequires)
@@ -374,7 +381,7 @@ extension CommandSpec {
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
         usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] [--skip-stateless] PATH... |",
+                "[--allow-empty] [--skip-stateless] [--color WHEN] PATH... |",
                 "--backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
@@ -397,6 +404,7 @@ extension CommandSpec {
                                     "state-missing: for a hook that sees every *.plist."]),
             Option(.quiet, ["No summary line on standard error (findings and",
                                        "errors still print)."]),
+            color,
         ] + fromBackup + [maxInputSize, help],
         footer: { verifyFooter }, requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
@@ -515,14 +523,14 @@ extension CommandSpec {
         usage: ["[--app-version VERSION|--no-app-version] [--now TIME] [--time-zone ZONE]",
                 "[--library VERSION] [--calendar ID] [--locale ID] [--first-weekday N]",
                 "[--minimum-days-in-first-week N]",
-                "[--gate KEY=RULE]... [--format FORMAT [--compact]] [--key NAME]",
+                "[--gate KEY=RULE]... [--format FORMAT [--compact]] [--key NAME] [--color WHEN]",
                 "[--max-input-size SIZE] \(backupUsage)"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
                              unlessGiven: .backup)],
         options: judging + [
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
             Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey,
+            defaultKey, color,
         ] + fromBackup + [maxInputSize, help],
         footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
         requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)

@@ -20,6 +20,8 @@ enum DumpCommand {
         /// The key the records are read under: `--key`, else the spec's default.
         let stateKey: String
         let compact: Bool
+        /// `--color`: the JSON in colour (never `--textconv`'s, which is git's to colour).
+        let colour: Colour.When
         let limits: PlistLimits
         /// The input (`-` is standard input); with `--backup`, set to the file in the backup.
         var path: String
@@ -30,7 +32,7 @@ enum DumpCommand {
             mode = raw ? .raw : objects ? .objects : parsed.flag(.textconv) ? .textconv : .records
             (refs, key, compact, limits) = (parsed.flag(.refs), parsed.given(.key), parsed.flag(.compact), parsed.limits)
             (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
-            stateKey = parsed.value(.key)
+            (stateKey, colour) = (parsed.value(.key), try parsed.choice(.color))
         }
     }
 
@@ -43,6 +45,7 @@ enum DumpCommand {
                 io.writeStdout(textconv(path: options.path, key: options.stateKey, limits: options.limits, compact: options.compact, io: io))
                 return .success
             }
+            io.colour = Colour(options.colour, io: io)
             if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let file = Ycft.display(options.path)
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
@@ -58,8 +61,13 @@ enum DumpCommand {
                         throw .keyNotFound(options.stateKey)
                     }
                     Ycft.warn(state.findings, path: options.path, io: io)
-                    // In pieces as it is made: no buffer of a large archive's whole text.
-                    RecordsFormat.writeJSON(state.records, style: options.compact ? .compact : .pretty) { io.writeStdout($0) }
+                    // In pieces as it is made: no buffer of a large archive's whole text (in colour, one).
+                    let style: JSON.Style = options.compact ? .compact : .pretty
+                    if io.colour.stdout {
+                        Ycft.writeJSON(RecordsFormat.json(state.records, style: style), io: io)
+                    } else {
+                        RecordsFormat.writeJSON(state.records, style: style) { io.writeStdout($0) }
+                    }
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
@@ -108,7 +116,7 @@ enum DumpCommand {
                 }
                 for warning in ArchiveDump.warnings(in: json) { Ycft.warn(warning, path: options.path, io: io) }
             }
-            io.writeStdout(json.bytes(style: options.compact ? .compact : .pretty))
+            Ycft.writeJSON(json.bytes(style: options.compact ? .compact : .pretty), io: io)
             return .success
         } catch {
             return error.report(io)

@@ -72,6 +72,12 @@ package struct CommandIO: Sendable {
     package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> [UInt8]? = { _ in nil }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
+    /// An environment variable's value; nil when it is unset (in memory, every one is).
+    package var environment: @Sendable (_ name: String) -> String? = { _ in nil }
+    /// Which streams are coloured (``Colour``): set by a command that has `--color`, read by
+    /// the writers of styled text (``Ycft/writeText(_:to:)-(StyledText,_)``,
+    /// ``Ycft/writeStderr(_:io:)``, ``Ycft/writeJSON(_:io:)``); off for every other command.
+    var colour = Colour.off
 
     /// Creates an IO from closures (files in memory: `writeFile` and `keepBackup` as given).
     package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
@@ -162,6 +168,7 @@ package struct CommandIO: Sendable {
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
+        io.environment = { name in getenv(name).map { String(cString: $0) } }
         return io
     }
 

@@ -151,6 +151,13 @@ enum Manual {
         The width help wraps to; when unset, the terminal's width, or 80 when standard output is
         not a terminal.
         .TP
+        .B NO_COLOR
+        When set to anything but the empty string, \\fB\\-\\-color auto\\fR (the default) colours
+        nothing (no\\-color.org); \\fB\\-\\-color always\\fR still colours.
+        .TP
+        .B TERM
+        When unset, empty or \\fBdumb\\fR, \\fB\\-\\-color auto\\fR colours nothing.
+        .TP
         .B TZ
         The time zone that \\fB\\-\\-time\\-zone local\\fR names (else \\fI/etc/localtime\\fR).
         .SH FILES

@@ -30,6 +30,9 @@ enum StatusCommand {
         let gates: [Gate]
         let json: Bool
         let compact: Bool
+        /// `--color`: RUNS NOW, the JSON and the warnings in colour (`diff`, which has no
+        /// `--color`, never).
+        let colour: Colour.When
         let key: String
         let limits: PlistLimits
         /// The input; with `--backup`, set to the file in the backup.
@@ -45,6 +48,7 @@ enum StatusCommand {
                                                  firstWeekday: parsed.number(.firstWeekday),
                                                  minimumDaysInFirstWeek: parsed.number(.minimumDaysInFirstWeek))
             (json, compact, key, limits) = (parsed.value(.format) == "json", parsed.flag(.compact), parsed.value(.key), parsed.limits)
+            colour = try parsed.spec.option(CommandSpec.Option.Name.color.long) == nil ? .never : parsed.choice(.color)
             (backup, path) = (try BackupInput(parsed), parsed.operands.first ?? "")
             let (nowText, zoneText, gateTexts) = (parsed.given(.now), parsed.given(.timeZone), parsed.all(.gate))
             let zone = try zoneText.map { (text: String) throws(UsageError) in try Ycft.zone(text, for: "--time-zone <zone>") }
@@ -104,6 +108,7 @@ enum StatusCommand {
         let shown = Shown(now: instant, nowText: options.nowText)
         do throws(Ycft.Failure) {
             var io = io
+            io.colour = Colour(options.colour, io: io)
             if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
             let file: StateFile
@@ -178,7 +183,7 @@ enum StatusCommand {
                         ])
                     })),
                 ])
-                io.writeStdout(doc.bytes(style: options.compact ? .compact : .pretty))
+                Ycft.writeJSON(doc.bytes(style: options.compact ? .compact : .pretty), io: io)
             } else {
                 var out = text(records: records, decisions: decisions, now: shown, zone: options.givenZone, zoneName: options.zoneName,
                                appVersion: options.appVersion, library: options.library, calendar: options.settings.isDefault ? nil : calendar, judged: judged)
@@ -271,18 +276,27 @@ enum StatusCommand {
 
     static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
                      now instants: Shown, zone: TimeZone?, zoneName: String, appVersion: String?, library: LibraryVersion = .v2,
-                     calendar: Calendar? = nil, judged: FirstTimeRecords? = nil) -> String {
-        func table(_ rows: [[String]]) -> String {
+                     calendar: Calendar? = nil, judged: FirstTimeRecords? = nil) -> StyledText {
+        // Cells padded to their column's width, two spaces apart; a cell of a column in
+        // `styles` is in the style it names for its text.
+        func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
             let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-            return rows.map { row in
-                row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padded(to: widths[i]) }
-                    .joined(separator: "  ")
-            }.joined(separator: "\n") + "\n"
+            var out = StyledText()
+            for (r, row) in rows.enumerated() {
+                for (i, cell) in row.enumerated() {
+                    out += i == 0 ? "" : "  "
+                    out.append(cell, r == 0 ? nil : styles[i]?[cell])
+                    out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
+                }
+                out += "\n"
+            }
+            return out
         }
         // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
         let now = instants.now
         let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
-        var out = "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
+        var out = StyledText()
+        out += "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
             + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
         if let calendar {
             // The locale as Foundation resolved it (`zh_TW` is `zh_TW`; its calendar and week rules follow).
@@ -309,7 +323,7 @@ enum StatusCommand {
             row.append(t.map { age(now - $0) } ?? "-")
             rows.append(row)
         }
-        out += records.count == 0 ? "no records\n" : table(rows)
+        out += records.count == 0 ? StyledText("no records\n") : table(rows)
         if quoting {
             out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
         }
@@ -328,7 +342,8 @@ enum StatusCommand {
                 gateRows.append([shown(gate.key, records.count + n) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
                                  decision.wouldRun ? "yes" : "no", next])
             }
-            out += "\n" + table(gateRows)
+            out += "\n"
+            out += table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
             // Below the table, so the RULE column stays narrow.
             var noted: [String] = []
             for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {

@@ -50,6 +50,8 @@ enum VerifyCommand {
         let allowEmpty: Bool
         let skipStateless: Bool
         let quiet: Bool
+        /// `--color`: the text format's severities and the JSON in colour (github and junit never).
+        let colour: Colour.When
         /// The operands; with `--backup`, set to the file in the backup.
         var paths: [String]
         let backup: BackupInput?
@@ -58,6 +60,7 @@ enum VerifyCommand {
             (format, strict, key, limits) = (try parsed.choice(.format), parsed.flag(.strict), parsed.value(.key), parsed.limits)
             (walk, compact, allowEmpty, quiet) = (FileWalk(includes: parsed.all(.include)), parsed.flag(.compact), parsed.flag(.allowEmpty), parsed.flag(.quiet))
             (paths, backup, skipStateless) = (parsed.operands, try BackupInput(parsed), parsed.flag(.skipStateless))
+            colour = try parsed.choice(.color)
             guard paths.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
         }
     }
@@ -65,6 +68,7 @@ enum VerifyCommand {
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         var options = try Options(ParsedArguments(arguments, spec: .verify))
         var io = io
+        io.colour = Colour(options.colour, io: io)
         if let backup = options.backup {
             do throws(Ycft.Failure) {
                 let opened = try backup.open(limits: options.limits, io: io)
@@ -122,11 +126,14 @@ enum VerifyCommand {
         case .text:
             for result in results {
                 for finding in result.findings {
-                    io.writeStderr("\(Ycft.shown(result.path)): \(finding.severity.rawValue): [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n")
+                    var line = StyledText("\(Ycft.shown(result.path)): ")
+                    line.append(finding.severity.rawValue, Colour.Style(finding.severity))
+                    line += ": [\(finding.rule.rawValue)] \(finding.path): \(finding.message)\n"
+                    Ycft.writeStderr(line, io: io)
                 }
             }
         case .json:
-            io.writeStdout(json(results, strict: options.strict).bytes(style: options.compact ? .compact : .pretty))
+            Ycft.writeJSON(json(results, strict: options.strict).bytes(style: options.compact ? .compact : .pretty), io: io)
         case .github:
             var out = ""
             for result in results {

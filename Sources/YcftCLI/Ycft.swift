@@ -69,20 +69,52 @@ package enum Ycft {
 
     /// `io` with a standard error writer that cannot put a control character on the terminal:
     /// every write goes through ``UntrustedText/sanitized(_:)``, except the whole-write
-    /// sequences of ``TerminalControl``.
+    /// sequences of ``TerminalControl`` and of the colour palette (``Colour/isSequence(_:)``).
     static func terminalSafe(_ io: CommandIO) -> CommandIO {
         var safe = io
         let write = io.writeStderr
         safe.writeStderr = { text in
-            write(text == TerminalControl.lineStart || text == TerminalControl.clearLine ? text : UntrustedText.sanitized(text))
+            let own = text == TerminalControl.lineStart || text == TerminalControl.clearLine || Colour.isSequence(text)
+            write(own ? text : UntrustedText.sanitized(text))
         }
         return safe
     }
 
     /// Writes terminal-facing text to standard output (`status`'s table, `verify`'s GitHub and
-    /// JUnit reports, `migrate`'s listing) through ``UntrustedText/sanitized(_:)``.
+    /// JUnit reports, `migrate`'s listing) through ``UntrustedText/sanitized(_:)``. Never in
+    /// colour: styled text is ``writeText(_:to:)-(StyledText,_)``'s.
     static func writeText(_ text: String, to io: CommandIO) {
         io.writeStdout(Array(UntrustedText.sanitized(text).utf8))
+    }
+
+    /// Writes styled text to standard output as ``writeText(_:to:)-(String,_)`` writes its
+    /// plain text; in colour when standard output is (``CommandIO/colour``), each piece
+    /// sanitized before its style's sequences are put around it.
+    static func writeText(_ text: StyledText, to io: CommandIO) {
+        guard io.colour.stdout else { return writeText(text.plain, to: io) }
+        io.writeStdout(Array(text.painted(UntrustedText.sanitized).utf8))
+    }
+
+    /// Writes styled text to standard error: its plain text in one write, or in colour when
+    /// standard error is (``CommandIO/colour``), piece by piece with each style's sequences
+    /// as writes of their own (which ``terminalSafe(_:)`` passes; every other write it sanitizes).
+    static func writeStderr(_ text: StyledText, io: CommandIO) {
+        guard io.colour.stderr else { return io.writeStderr(text.plain) }
+        for piece in text.pieces {
+            guard let style = piece.style else {
+                io.writeStderr(piece.text)
+                continue
+            }
+            io.writeStderr(style.sequence)
+            io.writeStderr(piece.text)
+            io.writeStderr(Colour.reset)
+        }
+    }
+
+    /// Writes JSON text to standard output, in jq's colours when standard output is coloured
+    /// (``Colour/json(_:)``).
+    static func writeJSON(_ json: [UInt8], io: CommandIO) {
+        io.writeStdout(io.colour.stdout ? Colour.json(json) : json)
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
@@ -288,9 +320,13 @@ package enum Ycft {
 
     /// One warning line on stderr, `ycft: FILE: warning: TEXT`. TEXT is a message, whose values
     /// from the file were escaped where it was built (escaping it again would show `\\u{1B}`):
-    /// it passes ``UntrustedText/sanitized(_:)`` only.
+    /// it passes ``UntrustedText/sanitized(_:)`` only. `warning` is in its colour when standard
+    /// error is coloured.
     static func warn(_ text: String, path: String, io: CommandIO) {
-        io.writeStderr("ycft: \(shown(path)): warning: \(UntrustedText.sanitized(text))\n")
+        var line = StyledText("ycft: \(shown(path)): ")
+        line.append("warning", .warning)
+        line += ": \(UntrustedText.sanitized(text))\n"
+        writeStderr(line, io: io)
     }
 
     /// How a path appears in messages and reports (`-` is `<stdin>`).

@@ -19,12 +19,18 @@ final class FakeIO: @unchecked Sendable {
     let terminal: Bool
     /// The terminal's width, as `COLUMNS` or the terminal would say it.
     let width: Int
+    /// Whether standard error is a terminal.
+    let stderrTerminal: Bool
+    /// The environment variables the command sees (none by default).
+    let environment: [String: String]
 
-    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], terminal: Bool = false, width: Int = 80) {
+    init(files: [String: [UInt8]] = [:], stdin: [UInt8] = [], terminal: Bool = false, width: Int = 80,
+         stderrTerminal: Bool = false, environment: [String: String] = [:]) {
         self.files = files
         self.stdin = stdin
         self.terminal = terminal
         self.width = width
+        (self.stderrTerminal, self.environment) = (stderrTerminal, environment)
     }
 
     var stdout: [UInt8] { lock.withLock { _stdout } }
@@ -53,6 +59,8 @@ final class FakeIO: @unchecked Sendable {
             },
             stdoutIsTerminal: { self.terminal })
         io.terminalWidth = { self.width }
+        io.stderrIsTerminal = { self.stderrTerminal }
+        io.environment = { self.environment[$0] }
         return io
     }
 
@@ -152,10 +160,10 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
     @Test(arguments: [
         (["frobnicate"], "Error: Unknown subcommand 'frobnicate'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--frob"], "Error: Unknown option '--frob'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
-        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "a", "--key"], "Error: Missing value for '--key <name>'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump"], "Error: Missing expected argument 'FILE|-'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "b"], "Error: Unexpected argument 'b'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--nope", "a"], "Error: Unknown option '--nope'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "a", "--key"], "Error: Missing value for '--key <name>'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["pack", "--plist-format", "json", "a"], "Error: The value 'json' is invalid for '--plist-format <format>': expected 'binary' or 'xml'\nUsage: ycft pack [--plist-format FORMAT]\n                 [-o OUT|- | --into DEFAULTS_FILE | --launch-arguments STYLE]\n                 [--key NAME] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["pack", "--format", "xml", "a"], "Error: '--format' is now '--plist-format binary|xml' ('--format' names report formats elsewhere)\nUsage: ycft pack [--plist-format FORMAT]\n                 [-o OUT|- | --into DEFAULTS_FILE | --launch-arguments STYLE]\n                 [--key NAME] [--force] FILE.json|-\n  See 'ycft pack --help' for more information.\n"),
         (["help", "nope"], "Error: Unknown subcommand 'nope'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
@@ -173,10 +181,10 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["version"], "Error: Unknown subcommand 'version'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["help", "mirgate"], "Error: Unknown subcommand 'mirgate'. Did you mean 'migrate'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--verison"], "Error: Unknown option '--verison'. Did you mean '--version'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
-        (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "-raw", "a"], "Error: Unknown option '-raw'. Did you mean '--raw'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
-        (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--compat", "a"], "Error: Unknown option '--compat'. Did you mean '--compact'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--kye=x", "a"], "Error: Unknown option '--kye'. Did you mean '--key'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "-raw", "a"], "Error: Unknown option '-raw'. Did you mean '--raw'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--x", "a"], "Error: Unknown option '--x'\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["sat", "a"], "Error: Unknown subcommand 'sat'. Did you mean 'set'?\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["foo"], "Error: Unknown subcommand 'foo'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         (["--generate-completion-script", "bash", "--generate-manual"],
@@ -189,7 +197,7 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         (["--generate-completion-script", "csh"],
          "Error: The value 'csh' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'\nUsage: ycft <subcommand>\n  See 'ycft --help' for more information.\n"),
         // A word cut short is the option it begins; --force only for a near-certain typo.
-        (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] FILE|- | --backup BACKUP [--app BUNDLE_ID]\n                 [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
+        (["dump", "--obj", "a"], "Error: Unknown option '--obj'. Did you mean '--objects'?\nUsage: ycft dump [--raw [--refs] | --objects | --textconv] [--key NAME]\n                 [--compact] [--color WHEN] FILE|- | --backup BACKUP\n                 [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]\n  See 'ycft dump --help' for more information.\n"),
         (["reset", "--format", "a"], "Error: Unknown option '--format'\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
         (["reset", "--forse", "a"], "Error: Unknown option '--forse'. Did you mean '--force'?\nUsage: ycft reset [--key NAME] [--force] FILE\n  See 'ycft reset --help' for more information.\n"),
         // An empty --key or --include (`--key "$KEY"` with KEY unset) is refused, however given.

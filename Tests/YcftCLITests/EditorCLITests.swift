@@ -407,7 +407,10 @@ struct Tmux {
     let executable: URL
     let environment: [String: String]
 
-    init(_ f: EditorFixture) throws {
+    init(_ f: EditorFixture) throws { try self.init(in: f.dir, temporary: f.temporary) }
+
+    /// A shell whose home is `dir/home` and whose TMPDIR is `temporary`.
+    init(in dir: URL, temporary: URL) throws {
         executable = URL(fileURLWithPath: try #require(Tmux.tmux))
         // Short: a socket path has at most 107 bytes.
         socket = TestScratch.root.appendingPathComponent("tmux-\(UUID().uuidString.prefix(8))").path
@@ -415,9 +418,9 @@ struct Tmux {
         environment["TMUX"] = nil
         environment["TMUX_PANE"] = nil
         self.environment = environment
-        let home = f.dir.appendingPathComponent("home")
+        let home = dir.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let shell = "env HOME='\(home.path)' TMPDIR='\(f.temporary.path)' TERM=screen EDITOR=vi VISUAL= PS1='$ ' "
+        let shell = "env HOME='\(home.path)' TMPDIR='\(temporary.path)' TERM=screen EDITOR=vi VISUAL= PS1='$ ' "
             + "bash --norc --noprofile -i"
         let started = try run(["-f", "/dev/null", "new-session", "-d", "-s", "edit", "-x", "300", "-y", "40", shell])
         #expect(started.status == 0, "\(started.stderr)")
@@ -452,13 +455,14 @@ struct Tmux {
         try run(["send-keys", "-t", "edit", "Enter"])
     }
 
-    /// The screen's text, once `done` holds for it (polled; at most 30 s).
+    /// The screen's text, once `done` holds for it (polled; at most 30 s); with `escapes`, with
+    /// the sequences of its colours and attributes as tmux writes them (`capture-pane -e`).
     @discardableResult
-    func waitFor(_ done: (String) -> Bool) throws -> String {
+    func waitFor(escapes: Bool = false, _ done: (String) -> Bool) throws -> String {
         var screen = "", problem = ""
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let capture = try run(["capture-pane", "-p", "-t", "edit"])
+            let capture = try run(["capture-pane", "-p"] + (escapes ? ["-e"] : []) + ["-t", "edit"])
             screen = capture.stdoutText
             problem = capture.status == 0 ? "" : "capture-pane exited with \(capture.status): \(capture.stderr)"
             if done(screen) { return screen }

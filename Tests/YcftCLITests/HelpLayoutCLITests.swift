@@ -52,8 +52,8 @@ import TestSupport
         let wide = help(["verify", "--help"], width: 100)
         #expect(wide.contains("""
         USAGE: ycft verify [--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...
-                           [--allow-empty] [--skip-stateless] PATH... | --backup BACKUP [--app BUNDLE_ID]
-                           [--group GROUP_ID] [--password-file FILE]
+                           [--allow-empty] [--skip-stateless] [--color WHEN] PATH... | --backup BACKUP
+                           [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]
 
         ARGUMENTS:
           PATH...                 Archives, defaults files or directories ('-' reads standard input).

@@ -91,6 +91,9 @@ import TestSupport
         ("diff", "--library", "'--library <version>': expected '2.x' or '1.x'"),
         ("diff", "--format", "'--format <format>': expected 'text' or 'json'"),
         ("backup", "--format", "'--format <format>': expected 'text' or 'json'"),
+        ("dump", "--color", "'--color <when>': expected 'auto', 'always' or 'never'"),
+        ("status", "--color", "'--color <when>': expected 'auto', 'always' or 'never'"),
+        ("verify", "--color", "'--color <when>': expected 'auto', 'always' or 'never'"),
     ])
     func aChoiceNotInTheListIsRefusedWithTheList(_ command: String, _ option: String, _ said: String) throws {
         let spec = try #require(CommandSpec.all.first { $0.name == command })
@@ -103,7 +106,7 @@ import TestSupport
     /// The table above covers every choice option of every command.
     @Test func everyChoiceOptionIsInTheRefusalTable() {
         let listed: Set<String> = ["pack --plist-format", "pack --launch-arguments", "diff --library", "diff --format", "verify --format", "migrate --to", "migrate --plist-format",
-                                   "status --library", "status --format", "backup --format"]
+                                   "status --library", "status --format", "backup --format", "dump --color", "status --color", "verify --color"]
         var choices = Set<String>()
         for spec in CommandSpec.all {
             for option in spec.options {
