@@ -136,17 +136,24 @@ package func runProcess(_ executable: URL, _ arguments: [String], stdin: [UInt8]
     return ProcessResult(status: status, stdout: Array(outData), stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// The variables of an instrumented run that a child keeps even when a test gives it an
+/// environment of its own: `LLVM_PROFILE_FILE` (`Scripts/coverage.sh` sets it to an absolute
+/// pattern; without it an instrumented child writes `default.profraw` into its working folder,
+/// where tests look at what a command left), and `ASAN_OPTIONS` and `SWIFT_BACKTRACE`
+/// (`Scripts/sanitize.sh` sets them: without them a child that AddressSanitizer stopped started
+/// Swift's backtracer, which kept the test's pipes open and hung the run until CI's time ran out).
+package let instrumentationVariables = ["LLVM_PROFILE_FILE", "ASAN_OPTIONS", "SWIFT_BACKTRACE"]
+
 /// `environment`, for a child given an environment of its own instead of this process's, with
-/// `LLVM_PROFILE_FILE` passed on when `parent` (this process's) has it (`Scripts/coverage.sh`
-/// sets it to an absolute pattern): an instrumented child without it writes `default.profraw`
-/// into its working folder, where tests look at what a command left. In an ordinary run,
-/// `environment` itself.
+/// each of ``instrumentationVariables`` that `parent` (this process's) has and `environment`
+/// does not set. In an ordinary run, `environment` itself.
 package func childEnvironment(_ environment: [String: String],
                               from parent: [String: String] = ProcessInfo.processInfo.environment) -> [String: String] {
-    guard let profile = parent["LLVM_PROFILE_FILE"], environment["LLVM_PROFILE_FILE"] == nil else {
-        return environment
+    var child = environment
+    for name in instrumentationVariables where child[name] == nil {
+        if let value = parent[name] { child[name] = value }
     }
-    return environment.merging(["LLVM_PROFILE_FILE": profile]) { $1 }
+    return child
 }
 
 /// Reads a file's bytes.

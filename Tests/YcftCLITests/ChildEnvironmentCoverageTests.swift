@@ -2,7 +2,8 @@ import Testing
 import TestSupport
 
 /// A child given an environment of its own still writes its coverage profile where
-/// `Scripts/coverage.sh` asked (`LLVM_PROFILE_FILE`), and nothing changes in an ordinary run.
+/// `Scripts/coverage.sh` asked (`LLVM_PROFILE_FILE`), and keeps `Scripts/sanitize.sh`'s
+/// `ASAN_OPTIONS` and `SWIFT_BACKTRACE`; nothing changes in an ordinary run.
 @Suite struct ChildEnvironmentForCoverage {
     @Test func theProfilePatternIsPassedOnOnlyWhenSet() {
         let pattern = "/work/.build/coverage/profiles/%p-%m.profraw"
@@ -13,5 +14,8 @@ import TestSupport
         // A child given a pattern of its own keeps it.
         #expect(childEnvironment(["LLVM_PROFILE_FILE": "/elsewhere/%p.profraw"], from: ["LLVM_PROFILE_FILE": pattern])
                 == ["LLVM_PROFILE_FILE": "/elsewhere/%p.profraw"])
+        let sanitizer = ["ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "SWIFT_BACKTRACE": "enable=no", "TMPDIR": "/tmp"]
+        #expect(childEnvironment(["HOME": "/h"], from: sanitizer)
+                == ["HOME": "/h", "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "SWIFT_BACKTRACE": "enable=no"])
     }
 }

@@ -129,11 +129,7 @@ import FileErrors
         defer { closedir(stream) }
         var left: [String] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
-                    PathBytes.decode(cString: $0)
-                }
-            }
+            let name = DirectoryHandle.name(of: entry)
             if name != "." && name != ".." { left.append(name) }
         }
         #expect(left.isEmpty, "\(left)")
