@@ -96,6 +96,13 @@ final class ParsedArguments {
             if let value = given.last(where: { $0.name == requirement.needs })?.text, requirement.value == nil || requirement.value == value { continue }
             throw UsageError("'\(requirement.option.long)' goes with '\(requirement.needs.long)\(requirement.value.map { " " + $0 } ?? "")'")
         }
+        // An action takes its own options (`backup apps --force` is refused, naming `extract`).
+        if let word = operands.first, let action = spec.actions.first(where: { $0.name == word }) {
+            for value in given where value.name != .help && !action.options.contains(value.name) {
+                let others = spec.actions.filter { $0.options.contains(value.name) }.map { "'\($0.name)'" }
+                throw UsageError("'\(value.name.long)' goes with \(others.joined(separator: " or "))")
+            }
+        }
     }
 
     func flag(_ name: CommandSpec.Option.Name) -> Bool { values(name) != nil }

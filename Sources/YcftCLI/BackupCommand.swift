@@ -145,14 +145,10 @@ enum BackupCommand {
             (force, folder, passwordFile) = (parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
             let word = parsed.operands[0]
             switch word {
+            // The parser refused an option of the other action (the spec's actions).
             case "apps":
-                let given = [(app, "--app"), (group, "--group"), (output, "--output"), (force ? "" : nil, "--force")]
-                if let (_, name) = given.first(where: { $0.0 != nil }) { throw UsageError("'\(name)' goes with 'extract'") }
                 action = .apps
             case "extract":
-                if let name = parsed.given(.format) != nil ? "--format" : compact ? "--compact" : nil {
-                    throw UsageError("'\(name)' goes with 'apps'")
-                }
                 guard let selection = BackupInput.Selection(app: app, group: group) else {
                     throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
                 }

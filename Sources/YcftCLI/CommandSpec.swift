@@ -128,8 +128,13 @@ struct CommandSpec: Sendable {
 
         let names: [Option.Name]
         let wording: Wording
+        /// Whether one of them must be given (the usage shows `(A | B)`); the command says
+        /// what is missing in its own words.
+        let required: Bool
 
-        init(_ names: [Option.Name], _ wording: Wording = .later) { (self.names, self.wording) = (names, wording) }
+        init(_ names: [Option.Name], _ wording: Wording = .later, required: Bool = false) {
+            (self.names, self.wording, self.required) = (names, wording, required)
+        }
     }
 
     /// An option that means something only with another one, or with one of its values:
@@ -141,6 +146,16 @@ struct CommandSpec: Sendable {
         let value: String?
 
         init(_ option: Option.Name, needs: Option.Name, _ value: String? = nil) { (self.option, self.needs, self.value) = (option, needs, value) }
+    }
+
+    /// What a command's first argument chooses (`backup apps|extract`): each action takes its
+    /// own options, and the usage has a line for each.
+    struct Action: Sendable {
+        let name: String
+        /// The options it takes, in the spec's order (`--help` is every action's).
+        let options: [Option.Name]
+        /// Those of them it needs (shown without brackets; the command says what is missing).
+        var required: [Option.Name] = []
     }
 
     struct Argument: Sendable {
@@ -170,18 +185,24 @@ struct CommandSpec: Sendable {
     let overview: String
     /// Paragraphs after the overview (may be empty).
     let discussion: String
-    /// The usage, in pieces: one line in errors, wrapped in help.
-    let usage: [String]
+    /// The usage: a line for the command (one for each of its ``actions``), each in pieces
+    /// (bracketed groups) that wrapping keeps whole where it can, made from the options, their
+    /// exclusive groups and requirements, and the arguments (``Usage``), so it cannot leave an
+    /// option out or show one the command does not take.
+    var usage: [[String]] { Usage(self).lines }
     let arguments: [Argument]
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS), made only when help is shown: verify's
     /// lays out the whole rule table, which no other use of the spec needs.
-    let footer: @Sendable () -> String
+    /// Given the width help wraps to; ``Help/table(_:width:)`` wraps its tables' rows.
+    let footer: @Sendable (_ width: Int) -> String
     var exclusive: [Exclusive] = []
     var requires: [Requirement] = []
+    /// The actions the first argument chooses between, if it does (``Action``).
+    var actions: [Action] = []
 
-    /// The usage on one line, as errors print it.
-    var usageLine: String { "ycft \(name) " + usage.joined(separator: " ") }
+    /// The usage unwrapped, a line for each action: `ycft NAME ...`.
+    var usageLine: String { usage.map { "ycft \(name) " + $0.joined(separator: " ") }.joined(separator: "\n") }
 
     /// Only that command's spec is made: a process runs one command, and making all ten
     /// (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md). Every
@@ -205,6 +226,71 @@ struct CommandSpec: Sendable {
 
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
+}
+
+/// A command's usage made from its ``CommandSpec``: each option in the spec's order as
+/// `[--name VALUE]` (`[--include GLOB]...` when it repeats), an option that goes with another
+/// inside that one's brackets (`[--format FORMAT [--compact]]`), the options of an exclusive
+/// group as one `[A | B]` (`(A | B)` when one is needed) where its first one stands, `--help`
+/// left out, then the arguments, an option that stands for one beside it (`FILE|- | --backup
+/// BACKUP [--app BUNDLE_ID]`). With ``CommandSpec/actions``, a line for each, of its options.
+struct Usage {
+    let lines: [[String]]
+
+    init(_ spec: CommandSpec) {
+        let shown = spec.options.filter { !$0.hidden && $0.name != .help }
+        guard !spec.actions.isEmpty else {
+            lines = [Self.line(spec, shown, arguments: spec.arguments, required: [])]
+            return
+        }
+        // The first argument is the action's name; the rest follow it.
+        lines = spec.actions.map { action in
+            [action.name] + Self.line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
+                                      required: action.required)
+        }
+    }
+
+    private static func line(_ spec: CommandSpec, _ options: [CommandSpec.Option], arguments: [CommandSpec.Argument],
+                             required: [CommandSpec.Option.Name]) -> [String] {
+        let names = options.map(\.name)
+        // Under another option: one that goes with an option shown here.
+        func inside(_ name: CommandSpec.Option.Name) -> [CommandSpec.Option] {
+            options.filter { option in spec.requires.contains { $0.option == option.name && $0.needs == name } }
+        }
+        let nested = Set(options.filter { option in spec.requires.contains { $0.option == option.name && names.contains($0.needs) } }.map(\.name))
+        let standing = Set(arguments.compactMap(\.unlessGiven))
+        func token(_ option: CommandSpec.Option) -> String {
+            let spelling = option.name == .output ? "-o" : option.name.long
+            let head = spelling + (option.value.map { " " + $0 } ?? "")
+            let within = groups(inside(option.name), optional: true)
+            return ([head] + within).joined(separator: " ")
+        }
+        // Options as groups: exclusive ones together where the first stands.
+        func groups(_ list: [CommandSpec.Option], optional: Bool) -> [String] {
+            var out: [String] = []
+            var done: Set<CommandSpec.Option.Name> = []
+            for option in list where !done.contains(option.name) {
+                if let group = spec.exclusive.first(where: { $0.names.contains(option.name) }) {
+                    let members = list.filter { group.names.contains($0.name) }
+                    done.formUnion(members.map(\.name))
+                    let body = members.map(token).joined(separator: " | ")
+                    out.append(group.required ? "(\(body))" : optional ? "[\(body)]" : body)
+                } else {
+                    done.insert(option.name)
+                    let body = token(option)
+                    out.append(required.contains(option.name) || !optional ? body : "[\(body)]" + (option.repeats ? "..." : ""))
+                }
+            }
+            return out
+        }
+        let top = options.filter { !nested.contains($0.name) && !standing.contains($0.name) }
+        // An option in place of an argument, and those inside it, as groups of their own.
+        let operands = arguments.flatMap { argument in
+            guard let name = argument.unlessGiven, let option = options.first(where: { $0.name == name }) else { return [argument.name] }
+            return [argument.name, "|", option.name.long + (option.value.map { " " + $0 } ?? "")] + groups(inside(name), optional: true)
+        }
+        return groups(top, optional: true) + operands
+    }
 }
 
 // MARK: The commands
@@ -245,7 +331,6 @@ extension CommandSpec {
                                      Requirement(.passwordFile, needs: .backup)]
     /// `--password-file FILE`: an encrypted backup's password (never on the command line).
     static func passwordFile(_ help: [String]) -> Option { Option(.passwordFile, "FILE", completion: .file, help) }
-    static let backupUsage = "FILE|- | --backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"
     static func include(_ help: [String]) -> Option { Option(.include, "GLOB", anyBytes: true, repeats: true, default: "*.plist", help) }
 
     static let exitStatus = """
@@ -298,7 +383,6 @@ extension CommandSpec {
         list, over --max-input-size, unreadable, or not a regular file (a named pipe or
         a device is never opened).
         """,
-        usage: ["[--raw [--refs] | --objects | --textconv] [--key NAME] [--compact] [--color WHEN]", backupUsage],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive, defaults file or plist ('-' reads standard input)."],
                              unlessGiven: .backup)],
         options: [
@@ -315,7 +399,7 @@ extension CommandSpec {
             Option(.compact, ["Print the JSON on one line."]),
             color,
         ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.raw, .objects, .textconv], .both)],
+        footer: { _ in exitStatus }, exclusive: [Exclusive([.raw, .objects, .textconv], .both)],
         requires: [Requirement(.refs, needs: .raw)] + fromBackupRequires)
 
     static let pack = CommandSpec(
@@ -334,8 +418,6 @@ extension CommandSpec {
         $(ycft pack --launch-arguments shell FILE.json)"), 'swift' as an array literal for
         XCUIApplication().launchArguments.
         """,
-        usage: ["[--plist-format FORMAT] [-o OUT|- | --into DEFAULTS_FILE |",
-                "--launch-arguments STYLE] [--key NAME] [--force] FILE.json|-"],
         arguments: [Argument(name: "FILE.json|-", completion: .file, help: ["The records ('-' reads standard input)."])],
         options: [
             Option(.plistFormat, "FORMAT", completion: .choices(["binary", "xml"]), default: "binary",
@@ -364,7 +446,7 @@ extension CommandSpec {
             Option(.force, ["Replace OUT even when it is read-only."]),
             maxInputSize, help,
         ],
-        footer: { exitStatus }, exclusive: [Exclusive([.output, .into, .launchArguments], .oneOf)])
+        footer: { _ in exitStatus }, exclusive: [Exclusive([.output, .into, .launchArguments], .oneOf)])
 
     static let verify = CommandSpec(
         name: "verify", run: VerifyCommand.run, abstract: "Check archives against the YCFirstTime contract.",
@@ -380,9 +462,6 @@ extension CommandSpec {
         directory that cannot be read, or that holds nothing to check (empty, no file
         matching, only links), is trouble (exit 2) unless --allow-empty accepts the latter.
         """,
-        usage: ["[--format FORMAT [--compact]] [--strict] [--key NAME] [--include GLOB]...",
-                "[--allow-empty] [--skip-stateless] [--color WHEN] PATH... |",
-                "--backup BACKUP [--app BUNDLE_ID] [--group GROUP_ID] [--password-file FILE]"],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Archives, defaults files or directories ('-' reads",
                                                                         "standard input)."], unlessGiven: .backup)],
         options: [
@@ -406,15 +485,16 @@ extension CommandSpec {
                                        "errors still print)."]),
             color,
         ] + fromBackup + [maxInputSize, help],
-        footer: { verifyFooter }, requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
+        footer: { verifyFooter(width: $0) }, requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
     /// The rules (from the rule table) and verify's exit statuses.
-    static var verifyFooter: String {
-        // Laid out to fit 80 columns: the id on its line, the meaning and the device below it.
+    static func verifyFooter(width: Int) -> String {
+        // The id on its line, the meaning and the device below it, wrapped to the width.
+        let room = max(width - 6, 20)
         let rules = ContractRule.allCases.map { rule in
             let lines = ["  \(rule.rawValue) (\(rule.severity.rawValue))"]
-                + Help.wrap(rule.summary, width: 74).map { "      " + $0 }
-                + Help.wrap("device: " + rule.spec.device.summary, width: 74).map { "      " + $0 }
+                + Help.wrap(rule.summary, width: room).map { "      " + $0 }
+                + Help.wrap("device: " + rule.spec.device.summary, width: room).map { "      " + $0 }
             return lines.joined(separator: "\n")
         }.joined(separator: "\n")
         return """
@@ -446,11 +526,6 @@ extension CommandSpec {
         replaced atomically, keeping mode and owner; a file another program changed while
         ycft worked on it is not replaced (it fails); one bad file never stops the rest.
         """,
-        usage: ["[--to TARGET]",
-                "(-o OUT | --in-place [--backup SUFFIX|--no-backup] | --dry-run)",
-                "[--keep-source] [--force] [--drop-versions] [--key NAME]",
-                "[--include GLOB]... [--allow-empty] [--jobs N] [--report FILE|- [--compact]]",
-                "[--plist-format FORMAT] PATH..."],
         arguments: [Argument(name: "PATH...", completion: .file, help: ["Defaults files or directories."])],
         options: [
             Option(.to, "TARGET", completion: .choices(["records", "interval", "legacy"]), default: "records", [
@@ -496,7 +571,7 @@ extension CommandSpec {
             Option(.outputFormat, "FORMAT", kind: .renamed("'--plist-format same|binary|xml'")),
             maxInputSize, help,
         ],
-        footer: {
+        footer: { _ in
             """
             EXIT STATUS:
               0  nothing failed
@@ -506,8 +581,9 @@ extension CommandSpec {
 
             """
         },
-        exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf), Exclusive([.backup, .noBackup], .both)],
-        requires: [Requirement(.compact, needs: .report), Requirement(.dropVersions, needs: .to, "interval")])
+        exclusive: [Exclusive([.output, .inPlace, .dryRun], .oneOf, required: true), Exclusive([.backup, .noBackup], .both)],
+        requires: [Requirement(.compact, needs: .report), Requirement(.dropVersions, needs: .to, "interval"),
+                   Requirement(.backup, needs: .inPlace), Requirement(.noBackup, needs: .inPlace)])
 
     static let status = CommandSpec(
         name: "status", run: StatusCommand.run, abstract: "Would each gate run now, and when next?",
@@ -520,11 +596,6 @@ extension CommandSpec {
         the output says why; so does a defaults file with no state yet (a fresh install's,
         or after reset).
         """,
-        usage: ["[--app-version VERSION|--no-app-version] [--now TIME] [--time-zone ZONE]",
-                "[--library VERSION] [--calendar ID] [--locale ID] [--first-weekday N]",
-                "[--minimum-days-in-first-week N]",
-                "[--gate KEY=RULE]... [--format FORMAT [--compact]] [--key NAME] [--color WHEN]",
-                "[--max-input-size SIZE] \(backupUsage)"],
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
                              unlessGiven: .backup)],
         options: judging + [
@@ -532,7 +603,7 @@ extension CommandSpec {
             Option(.compact, ["With --format json, JSON on one line."]),
             defaultKey, color,
         ] + fromBackup + [maxInputSize, help],
-        footer: { exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
+        footer: { _ in exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
         requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
     /// The options that say how gates are judged (`status`, `diff`): the app's version, the
@@ -572,7 +643,8 @@ extension CommandSpec {
                 "                days <= 0 is once; a record without",
                 "                a time never runs again; runs at",
                 "                the boundary",
-                "  hourly, daily, weekly, monthly, yearly",
+                "  hourly, daily, weekly,",
+                "  monthly, yearly",
                 "  every:<n><unit>",
                 "                IntervalClient's calendar rules",
                 "                (every:1day is a calendar day, not",
@@ -601,10 +673,6 @@ extension CommandSpec {
         nothing when they are the same. A migration and its rollback, and the archive and
         records forms of one state, compare equal.
         """,
-        usage: ["[--gate KEY=RULE]... [--now TIME] [--time-zone ZONE]",
-                "[--app-version VERSION|--no-app-version] [--library VERSION] [--calendar ID]",
-                "[--locale ID] [--first-weekday N] [--minimum-days-in-first-week N]",
-                "[--format FORMAT [--compact]] [--key NAME] [--max-input-size SIZE] A B"],
         arguments: [Argument(name: "A", completion: .file, help: ["The first state ('-' reads standard input)."]),
                     Argument(name: "B", completion: .file, help: ["The second state ('-' reads standard input)."])],
         options: judging + [
@@ -612,7 +680,7 @@ extension CommandSpec {
             Option(.compact, ["With --format json, JSON on one line."]),
             defaultKey, maxInputSize, help,
         ],
-        footer: {
+        footer: { _ in
             """
             EXIT STATUS:
               0  the same records (and gate answers)
@@ -629,8 +697,6 @@ extension CommandSpec {
         name: "set", run: EditCommands.set, abstract: "Set one record's version or time, in place.",
         overview: "Set one record's version or time, in place.",
         discussion: editWriting,
-        usage: ["[--last-version VERSION | --no-last-version] [--last-time TIME [--seconds] | --no-last-time]",
-                "[--key NAME] [--force] FILE KEY"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY", completion: .none, help: ["The block key (created when no record has it,", "and said on standard error)."])],
         options: [
@@ -642,15 +708,15 @@ extension CommandSpec {
             Option(.noLastTime, ["No recorded time (nil)."]),
             Option(.seconds, ["--last-time is seconds since 2001."]),
         ] + editOptions,
-        footer: { exitStatus }, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])],
+        footer: { _ in exitStatus }, exclusive: [Exclusive([.lastVersion, .noLastVersion]), Exclusive([.lastTime, .noLastTime])],
         requires: [Requirement(.seconds, needs: .lastTime)])
 
     static let unset = CommandSpec(
         name: "unset", run: EditCommands.unset, abstract: "Remove records, in place.", overview: "Remove records, in place.",
-        discussion: editWriting, usage: ["[--key NAME] [--force] FILE KEY..."],
+        discussion: editWriting,
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."]),
                     Argument(name: "KEY...", completion: .none, help: ["The block keys to remove."])],
-        options: editOptions, footer: { exitStatus })
+        options: editOptions, footer: { _ in exitStatus })
 
     static let reset = CommandSpec(
         name: "reset", run: EditCommands.reset, abstract: "YCFirstTime's reset(), in place.", overview: "YCFirstTime's reset(), in place.",
@@ -665,9 +731,8 @@ extension CommandSpec {
 
         \(editWriting)
         """,
-        usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
-        options: editOptions, footer: { exitStatus })
+        options: editOptions, footer: { _ in exitStatus })
 
     static let edit = CommandSpec(
         name: "edit", run: EditCommands.edit, abstract: "Edit the records in $VISUAL or $EDITOR, in place.",
@@ -688,10 +753,9 @@ extension CommandSpec {
 
         \(editWriting)
         """,
-        usage: ["[--key NAME] [--force] FILE"],
         arguments: [Argument(name: "FILE", completion: .file, help: ["The file to change."])],
         options: editOptions,
-        footer: {
+        footer: { _ in
             """
             EXIT STATUS:
               0  success, or nothing to write
@@ -737,9 +801,6 @@ extension CommandSpec {
         by its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>,
         never by a path taken from the database, and never through a link.
         """,
-        usage: ["apps|extract [--format FORMAT [--compact]]",
-                "[[--app BUNDLE_ID] [--group GROUP_ID] -o FILE|- [--force]]",
-                "[--password-file FILE] BACKUP"],
         arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
                              help: ["apps: list the apps with state; extract: copy one app's",
                                     "preferences out."]),
@@ -763,7 +824,7 @@ extension CommandSpec {
                           "not echoed)"]),
             maxInputSize, help,
         ],
-        footer: {
+        footer: { _ in
             """
             EXIT STATUS:
               0  success
@@ -774,7 +835,9 @@ extension CommandSpec {
 
             """
         },
-        requires: [Requirement(.compact, needs: .format, "json")])
+        requires: [Requirement(.compact, needs: .format, "json")],
+        actions: [Action(name: "apps", options: [.format, .compact, .passwordFile, .maxInputSize]),
+                  Action(name: "extract", options: [.app, .group, .output, .force, .passwordFile, .maxInputSize], required: [.output])])
 
     /// Every subcommand, in the order help lists them.
     static let all: [CommandSpec] = [dump, pack, verify, migrate, status, diff, set, unset, reset, edit, backup]

@@ -26,7 +26,7 @@ enum Help {
         SUBCOMMANDS:
         \(commands.joined(separator: "\n"))
 
-        \(CommandSpec.exitStatus)
+        \(table(CommandSpec.exitStatus, width: width))
           See 'ycft help <subcommand>' for detailed help.
 
         """
@@ -59,15 +59,19 @@ enum Help {
     static func reflow(_ lines: [String], width: Int) -> [String] {
         var out: [String] = []
         var paragraph: [String] = []
+        var table: [String] = []
         func flush() {
             if !paragraph.isEmpty { out += wrap(paragraph.joined(separator: " "), width: width) }
             paragraph = []
+            if !table.isEmpty { out += Help.table(table.joined(separator: "\n"), width: width, joinIndented: true).split(separator: "\n").map(String.init) }
+            table = []
         }
         for line in lines {
             if line.hasPrefix(" ") {
-                flush()
-                out.append(line)
+                if !paragraph.isEmpty { flush() }
+                table.append(line)
             } else {
+                if !table.isEmpty { flush() }
                 paragraph.append(line)
                 if line.hasSuffix(";") { flush() }
             }
@@ -81,6 +85,51 @@ enum Help {
         text.components(separatedBy: "\n\n").map { paragraph in
             reflow(paragraph.split(separator: "\n").map(String.init), width: width).joined(separator: "\n")
         }.joined(separator: "\n\n")
+    }
+
+    /// A footer's tables rewrapped to `width`: a row `  CODE  TEXT` (`  2  trouble: ...`), and
+    /// the lines under it indented to its TEXT, are one item, wrapped with its TEXT's indent;
+    /// with `joinIndented`, so are the lines indented alike under a line kept as it is (the
+    /// text of `  every:<n><unit>` in `--gate`'s help); every other line is kept.
+    static func table(_ text: String, width: Int, joinIndented: Bool = false) -> String {
+        var out: [String] = []
+        var item: (head: String, words: String)?
+        func flush() {
+            guard let (head, words) = item else { return }
+            item = nil
+            let code = head.drop { $0 == " " }
+            // Too narrow for the text beside its code: the code on its line, the text under it.
+            if width - head.count < 16, !code.isEmpty {
+                let indent = String(repeating: " ", count: head.count - code.count + 4)
+                out.append(String(head.prefix { $0 == " " }) + code.prefix { $0 != " " })
+                out += wrap(words, width: max(width - indent.count, 12)).map { indent + $0 }
+                return
+            }
+            // An indented paragraph too narrow at its indent: indented less.
+            let start = width - head.count < 16 && code.isEmpty ? String(head.prefix(6)) : head
+            let lines = wrap(words, width: max(width - start.count, 12))
+            out += lines.enumerated().map { index, line in (index == 0 ? start : String(repeating: " ", count: start.count)) + line }
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            let spaces = line.prefix { $0 == " " }.count
+            if let (head, words) = item, spaces == head.count {
+                item = (head, words + " " + line.dropFirst(spaces))
+                continue
+            }
+            flush()
+            // `  CODE  TEXT`: two spaces, a word, two spaces or more, the text.
+            let code = line.dropFirst(2).prefix { $0 != " " }
+            let gap = line.dropFirst(2 + code.count).prefix { $0 == " " }.count
+            if spaces == 2, !code.isEmpty, gap >= 2, line.count > 2 + code.count + gap {
+                item = (String(line.prefix(2 + code.count + gap)), String(line.dropFirst(2 + code.count + gap)))
+            } else if joinIndented, spaces > 2 {
+                item = (String(line.prefix(spaces)), String(line.dropFirst(spaces)))
+            } else {
+                out.append(line)
+            }
+        }
+        flush()
+        return out.joined(separator: "\n")
     }
 
     /// A help row: the label in a 24-column gutter, the text from column 27 wrapped to
@@ -104,30 +153,30 @@ enum Help {
         option.names.joined(separator: ", ") + (option.value.map { " " + $0 } ?? "")
     }
 
-    /// The usage wrapped to `width` after `head`, continuation lines under the first word; a
-    /// bracketed group breaks only when it cannot fit on a line of its own.
-    static func usage(_ spec: CommandSpec, head: String, width: Int) -> String {
-        var groups: [String] = []
-        var depth = 0
-        for word in spec.usage.joined(separator: " ").split(separator: " ") {
-            if depth > 0, let last = groups.popLast() { groups.append(last + " " + word) } else { groups.append(String(word)) }
-            depth += word.filter { "[(".contains($0) }.count - word.filter { "])".contains($0) }.count
-        }
-        let room = max(width - head.count, 20)
-        let words = groups.flatMap { $0.count > room ? $0.split(separator: " ").map(String.init) : [$0] }
-        return head + wrap(words: words, width: room).joined(separator: "\n" + String(repeating: " ", count: head.count))
+    /// The usage wrapped to `width`: `label` (`USAGE: `) and `ycft NAME ` before each line (an
+    /// action's line under the first), continuation lines under its first word; a bracketed
+    /// group breaks only when it cannot fit on a line of its own.
+    static func usage(_ spec: CommandSpec, label: String, width: Int) -> String {
+        let command = "ycft \(spec.name) "
+        let indent = String(repeating: " ", count: label.count)
+        return spec.usage.enumerated().map { index, groups in
+            let start = (index == 0 ? label : indent) + command
+            let room = max(width - start.count, 20)
+            let words = groups.flatMap { $0.count > room ? $0.split(separator: " ").map(String.init) : [$0] }
+            return start + wrap(words: words, width: room).joined(separator: "\n" + String(repeating: " ", count: start.count))
+        }.joined(separator: "\n")
     }
 
     /// `ycft CMD --help`, wrapped to `width` columns.
     static func text(_ spec: CommandSpec, width: Int = defaultWidth) -> String {
         var out = wrap("OVERVIEW: \(spec.overview)", width: width).joined(separator: "\n") + "\n\n"
         if !spec.discussion.isEmpty { out += paragraphs(spec.discussion, width: width) + "\n\n" }
-        out += usage(spec, head: "USAGE: ycft \(spec.name) ", width: width) + "\n\n"
+        out += usage(spec, label: "USAGE: ", width: width) + "\n\n"
         if !spec.arguments.isEmpty {
             out += "ARGUMENTS:\n" + spec.arguments.map { row($0.name, $0.help, width: width) }.joined(separator: "\n") + "\n\n"
         }
         out += "OPTIONS:\n" + spec.options.filter { !$0.hidden }.map { row(label($0), $0.help, width: width) }.joined(separator: "\n") + "\n\n"
-        let footer = spec.footer()
+        let footer = table(spec.footer(width), width: width)
         out += footer
         return footer.isEmpty ? String(out.dropLast()) : out
     }

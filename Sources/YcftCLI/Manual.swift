@@ -113,7 +113,7 @@ enum Manual {
         """
         for spec in CommandSpec.all {
             out += ".SS \"\(escape("ycft " + spec.name))\"\n"
-            out += ".B \(escape("ycft " + spec.name))\n" + escape(spec.usage.joined(separator: " ")) + "\n.PP\n"
+            out += spec.usage.map { ".B \(escape("ycft " + spec.name))\n" + escape($0.joined(separator: " ")) + "\n" }.joined(separator: ".br\n") + ".PP\n"
             out += escape(spec.overview) + "\n"
             if !spec.discussion.isEmpty { out += ".PP\n" + paragraph(spec.discussion) + "\n" }
             for argument in spec.arguments {

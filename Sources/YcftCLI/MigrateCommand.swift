@@ -54,7 +54,6 @@ enum MigrateCommand {
             } else {
                 throw UsageError("Say where results go: '-o OUT', '--in-place' or '--dry-run'")
             }
-            if backupGiven || noBackup, !inPlace { throw UsageError("'--backup' and '--no-backup' go with '--in-place'") }
             if backupGiven && backup.isEmpty { throw UsageError("'--backup' needs a non-empty suffix") }
             // `--backup` names an iPhone backup on dump, status and verify; here it is the suffix
             // of the saved original. A path (or a folder's name) given here was meant as the former.

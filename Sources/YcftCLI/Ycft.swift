@@ -194,7 +194,7 @@ package enum Ycft {
     private static func usage(_ error: UsageError, command: CommandSpec?, usageLine: String? = nil, io: CommandIO) -> Int32 {
         // The command's usage wrapped to the terminal as help wraps it (status's is 300 columns long).
         let usage = usageLine.map { "Usage: " + $0 }
-            ?? command.map { Help.usage($0, head: "Usage: ycft \($0.name) ", width: io.terminalWidth()) }
+            ?? command.map { Help.usage($0, label: "Usage: ", width: io.terminalWidth()) }
             ?? "Usage: ycft <subcommand>"
         let helpHint = command.map { "ycft \($0.name) --help" } ?? "ycft --help"
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.

@@ -238,7 +238,7 @@ import FirstTimeCore
         // The usage is the spec's, wrapped to the width (80 here) as help wraps it.
         let usage = fake.stderr.split(separator: "\n").dropFirst().prefix { !$0.hasPrefix("  See") }
         #expect(usage.allSatisfy { $0.count <= 80 }, "\(usage)")
-        func words(_ text: String) -> String { text.split(separator: " ").joined(separator: " ") }
+        func words(_ text: String) -> String { text.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
         #expect(words(usage.joined(separator: " ")) == words("Usage: " + spec.usageLine))
     }
 }

@@ -188,7 +188,7 @@ import FileErrors
 let setUsage = """
     Usage: ycft set [--last-version VERSION | --no-last-version]
                     [--last-time TIME [--seconds] | --no-last-time] [--key NAME]
-                    [--force] FILE KEY
+                    [--force] [--max-input-size SIZE] FILE KEY
       See 'ycft set --help' for more information.
 
     """

@@ -26,10 +26,13 @@ import TestSupport
     ]
 
     /// Operands each command accepts (by the spec's argument names).
-    static func operands(_ spec: CommandSpec) -> [String] {
+    static func operands(_ spec: CommandSpec, for option: CommandSpec.Option.Name? = nil) -> [String] {
         spec.arguments.map { argument in
-            // An argument of fixed words (`backup`'s action) takes one of them: the parser refuses others.
-            if case let .choices(words) = argument.completion, let first = words.first { return first }
+            // An argument of fixed words (`backup`'s action) takes one of them: the parser refuses
+            // others, and an action takes only its options (the first action that takes `option`).
+            if case let .choices(words) = argument.completion, let first = words.first {
+                return spec.actions.first { action in option.map(action.options.contains) ?? false }?.name ?? first
+            }
             return argument.name.hasPrefix("KEY") ? "k" : "in.plist"
         }
     }
@@ -64,7 +67,7 @@ import TestSupport
                         [requirement.needs.long] + (requirement.value.map { [$0] }
                             ?? (spec.option(requirement.needs.long)?.takesValue == true ? ["x"] : []))
                     }
-                    let arguments = [spelling] + value + needed + Self.operands(spec)
+                    let arguments = [spelling] + value + needed + Self.operands(spec, for: option.name)
                     let parsed = try ParsedArguments(arguments, spec: spec)
                     do { try take(parsed) } catch let error as UsageError {
                         // The command may refuse a combination or a text, never a choice its spec offers.

@@ -97,7 +97,7 @@ import Glibc
         let usage = """
             Usage: ycft set [--last-version VERSION | --no-last-version]
                             [--last-time TIME [--seconds] | --no-last-time] [--key NAME]
-                            [--force] FILE KEY
+                            [--force] [--max-input-size SIZE] FILE KEY
               See 'ycft set --help' for more information.
 
             """
