@@ -41,6 +41,10 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
         /// holds `Manifest.db`, `Manifest.mbdb`, or two of `Manifest.plist`, `Status.plist` and
         /// `Info.plist`; SafeFiles' `BackupFolderGuard` decides), which is evidence ycft only reads.
         case insideBackup(folder: String)
+        /// Whether the file lies inside an iPhone backup folder could not be told: a folder
+        /// above it could not be looked at (`error`: a path longer than `PATH_MAX`, a folder
+        /// that cannot be searched). Refused: ycft writes nowhere it cannot check.
+        case backupUnknown(SystemError)
         /// Secret bytes (a decrypted backup's file) and a target others could read them from: a
         /// named pipe or a device (`kind`), or a regular file whose `permissions` give its group
         /// or others any access, which its replacement would keep.
@@ -104,6 +108,9 @@ public struct FileError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation.rawValue): it names an open descriptor (standard input or output), not a file; give the file's own path"
         case let .insideBackup(folder):
             return "\(operation.rawValue): it is inside the iPhone backup \"\(folder)\", which ycft never writes into"
+        case let .backupUnknown(error):
+            return "\(operation.rawValue): cannot tell whether it is inside an iPhone backup, which ycft never writes into "
+                + "(a folder above it cannot be looked at: \(error))"
         case let .notPrivate(kind, _) where kind != .regular:
             return "\(operation.rawValue): it is \(kind.phrase), which anyone who may open it would read decrypted bytes from"
         case let .notPrivate(_, permissions):

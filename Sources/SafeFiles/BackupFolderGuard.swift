@@ -77,7 +77,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
     }
 
     /// Whether the folder at `path` is an iPhone backup folder by ``marksBackup(_:)``, its
-    /// entries looked at without following links.
+    /// entries looked at without following links (false when it cannot be looked at).
     package static func isBackupFolder(_ path: String) -> Bool {
         marksBackup { name in
             if case .success = FileStatus.of(path == "/" ? "/" + name : path + "/" + name, followLinks: false) { return true }
@@ -85,63 +85,176 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
     }
 
-    /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``).
-    /// - Throws: ``FileError`` with `operation`, `path` and reason ``FileError/Reason/insideBackup(folder:)``.
+    /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
+    /// cannot be looked at for another reason than its absence is the error.
+    private static func isBackupFolder(descriptor fd: Int32) -> Result<Bool, SystemError> {
+        var failure: SystemError?
+        let answer = marksBackup { name in
+            var status = stat()
+            if fstatat(fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 { return true }
+            if errno != ENOENT, failure == nil { failure = .current }
+            return false
+        }
+        if let failure, !answer { return .failure(failure) }
+        return .success(answer)
+    }
+
+    /// Refuses a write to `path` inside an iPhone backup (``folder(holding:)``), and one whose
+    /// folders ycft cannot look at: it writes nowhere it cannot check.
+    /// - Throws: ``FileError`` with `operation`, `path` and reason ``FileError/Reason/insideBackup(folder:)``
+    ///   or ``FileError/Reason/backupUnknown(_:)``.
     package func refuse(_ path: String, _ operation: FileError.Operation) throws(FileError) {
-        if let folder = folder(holding: path) { throw FileError(operation, path, .insideBackup(folder: folder)) }
+        switch answer(path) {
+        case .outside: return
+        case let .inside(folder): throw FileError(operation, path, .insideBackup(folder: folder))
+        case let .unknown(error): throw FileError(operation, path, .backupUnknown(error))
+        }
     }
 
     /// The iPhone backup folder a file written at `path` would be in, named as `path` spells it
-    /// where one of the folders above it is that folder; nil when there is none. The folders
-    /// looked at: those above `path` as spelled, then, when `path` is a symbolic link, those
-    /// above the file it names (the writer follows it). A folder that does not exist yet counts
-    /// as the nearest one above it that does (`mkdir -p` would make it there).
+    /// where one of the folders above it is that folder; nil when there is none, or when the
+    /// folders cannot be looked at (``refuse(_:_:)`` refuses that too).
     package func folder(holding path: String) -> String? {
-        let spelled = SafeFile.directory(of: path)
-        if let found = backup(above: spelled) { return Self.named(found, spelled) }
-        guard case let .success(status) = FileStatus.of(path, followLinks: false), status.kind == .symbolicLink,
-              let resolved = SafeFile.realPath(path) else { return nil }
-        let target = SafeFile.directory(of: resolved)
-        return backup(above: target).map { Self.named($0, target) }
+        if case let .inside(folder) = answer(path) { return folder }
+        return nil
     }
 
-    /// The backup folder at or above `directory` (or the nearest folder above it that exists).
-    private func backup(above directory: String) -> Found? {
+    /// Where a write at a path lands, as far as backups go.
+    private enum Answer {
+        case outside
+        case inside(String)
+        /// A folder above could not be looked at (a path longer than `PATH_MAX`, a folder
+        /// that cannot be searched).
+        case unknown(SystemError)
+    }
+
+    /// The folders looked at: those above `path` as spelled, then, when `path` is a symbolic
+    /// link, those above the file it names (the writer follows it). A folder that does not exist
+    /// yet counts as the nearest one above it that does, as `mkdir -p` would make it there (so
+    /// `new/../B/sub` is `B/sub`).
+    private func answer(_ path: String) -> Answer {
+        let spelled = SafeFile.directory(of: path)
+        switch backup(above: spelled) {
+        case let .success(found?): return .inside(Self.named(found, spelled))
+        case let .failure(error): return .unknown(error)
+        case .success(nil): break
+        }
+        guard case let .success(status) = FileStatus.of(path, followLinks: false), status.kind == .symbolicLink else { return .outside }
+        guard let resolved = SafeFile.realPath(path) else {
+            // A link to nothing, or a loop of links: the writer refuses to write through it.
+            // One that cannot be resolved for another reason cannot be checked.
+            return errno == ENOENT || errno == ELOOP ? .outside : .unknown(.current)
+        }
+        let target = SafeFile.directory(of: resolved)
+        switch backup(above: target) {
+        case let .success(found?): return .inside(Self.named(found, target))
+        case let .failure(error): return .unknown(error)
+        case .success(nil): return .outside
+        }
+    }
+
+    /// The backup folder at or above `directory` (or the nearest folder above it that exists),
+    /// walked up by descriptors (`..` from each folder, as the kernel reaches it: no path is
+    /// resolved, so a path longer than `PATH_MAX` is walked too).
+    private func backup(above directory: String) -> Result<Found?, SystemError> {
         var existing = directory
+        var missing: [String] = []
         var status: FileStatus
         while true {
-            if case let .success(seen) = FileStatus.of(existing) {
+            switch FileStatus.of(existing) {
+            case let .success(seen) where seen.kind != .directory:
+                // A file where a folder is needed: nothing is written below it (the writer
+                // fails there); its folder is the one to judge.
+                let parent = SafeFile.directory(of: existing)
+                if parent == existing { return .success(nil) }
+                existing = parent
+                continue
+            case let .success(seen):
                 status = seen
-                break
+            case let .failure(error) where error.errno == ENOENT || error.errno == ENOTDIR:
+                let parent = SafeFile.directory(of: existing)
+                if parent == existing { return .success(nil) }
+                missing.insert(existing.lastIndex(of: "/").map { String(existing[existing.index(after: $0)...]) } ?? existing, at: 0)
+                existing = parent
+                continue
+            case let .failure(error):
+                return .failure(error)
             }
-            let parent = SafeFile.directory(of: existing)
-            if parent == existing { return nil }
-            existing = parent
+            break
         }
+        // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
+        if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
         let key = SpelledFolder(path: existing, inode: FileIdentity.Inode(status.identity))
-        if let known = locked({ above[key] }) { return known }
-        // The folders above, as the kernel reaches them: from the path with every link resolved.
-        var found: Found?
-        if var current = SafeFile.realPath(existing) {
-            while true {
-                guard case let .success(seen) = FileStatus.of(current) else { break }
-                let inode = FileIdentity.Inode(seen.identity)
-                let isBackup = locked({ marked[inode] }) ?? {
-                    let answer = Self.isBackupFolder(current)
-                    locked { marked[inode] = answer }
-                    return answer
-                }()
-                if isBackup {
-                    found = Found(path: current, inode: inode)
-                    break
-                }
-                let parent = SafeFile.directory(of: current)
-                if parent == current { break }
-                current = parent
-            }
+        if let known = locked({ above[key] }) { return .success(known) }
+        let found: Found?
+        switch walk(from: existing) {
+        case let .success(answer): found = answer
+        case let .failure(error): return .failure(error)
         }
         locked { above[key] = .some(found) }
-        return found
+        return .success(found)
+    }
+
+    /// `existing` and the folders still to make below it with each `name/..` taken out and
+    /// each `.` left out; nil when no `..` climbs above `existing` (it is the answer as it is).
+    private static func folded(_ existing: String, _ missing: [String]) -> String? {
+        var kept: [String] = []
+        var climbs = 0
+        for name in missing where name != "." && !name.isEmpty {
+            if name == ".." {
+                if kept.isEmpty { climbs += 1 } else { kept.removeLast() }
+            } else {
+                kept.append(name)
+            }
+        }
+        let base = ([existing] + Array(repeating: "..", count: climbs)).joined(separator: "/")
+        return kept.isEmpty ? base : base + "/" + kept.joined(separator: "/")
+    }
+
+    /// From the folder at `start` up to the root: the first backup folder.
+    private func walk(from start: String) -> Result<Found?, SystemError> {
+        #if os(Linux)
+        // O_PATH (Linux's value; Glibc's Swift module leaves the constant out): a folder that can
+        // be searched but not read is walked too.
+        let flags: Int32 = 0o10_000_000 | O_DIRECTORY | O_CLOEXEC
+        #else
+        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+        #endif
+        var fd = open(PathBytes.cString(start), flags)
+        guard fd >= 0 else { return .failure(.current) }
+        defer { close(fd) }
+        var levels = 0
+        var previous: FileIdentity.Inode?
+        while true {
+            let seen: FileStatus
+            switch FileStatus.of(descriptor: fd) {
+            case let .success(status): seen = status
+            case let .failure(error): return .failure(error)
+            }
+            let inode = FileIdentity.Inode(seen.identity)
+            // `..` of the root is the root.
+            if inode == previous { return .success(nil) }
+            let isBackup: Bool
+            if let known = locked({ marked[inode] }) {
+                isBackup = known
+            } else {
+                switch Self.isBackupFolder(descriptor: fd) {
+                case let .success(answer): isBackup = answer
+                case let .failure(error): return .failure(error)
+                }
+                locked { marked[inode] = isBackup }
+            }
+            if isBackup {
+                let climbed = ([start] + Array(repeating: "..", count: levels)).joined(separator: "/")
+                return .success(Found(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
+            }
+            let parent = openat(fd, "..", flags)
+            guard parent >= 0 else { return .failure(.current) }
+            close(fd)
+            fd = parent
+            previous = inode
+            levels += 1
+        }
     }
 
     /// `found` as the path's folders spell it: the first of `directory` and the folders above

@@ -27,6 +27,8 @@ package final class ScratchDirectory {
     /// Makes a new private directory in `parent`: `mkdtemp(3)` of `PARENT/PREFIXXXXXXX`.
     /// - Throws: ``FileError`` (operation `.write`, path `parent`) from `mkdtemp` or `open`.
     package static func make(in parent: String, prefix: String) throws(FileError) -> ScratchDirectory {
+        // Never in an iPhone backup (a TMPDIR inside one), even for a while.
+        try BackupFolderGuard().refuse((parent.hasSuffix("/") ? parent : parent + "/") + prefix, .write)
         var base = parent
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
         // Through PathBytes: a TMPDIR that is not UTF-8 keeps its own bytes.
