@@ -655,7 +655,7 @@ package enum SafeFile {
         return PathBytes.decode(cString: resolved)
     }
 
-    static func linkText(_ path: String) -> String? {
+    package static func linkText(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink(PathBytes.cString(path), &buffer, buffer.count - 1)
         guard n >= 0 else { return nil }

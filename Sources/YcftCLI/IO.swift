@@ -240,7 +240,11 @@ func checkWritableLive(_ path: String, backups: BackupFolderGuard = BackupFolder
             }
         default: throw FileError(.write, path, .unsupportedKind(status.kind))
         }
-    case let .failure(error) where error.errno == ENOENT: break
+    case let .failure(error) where error.errno == ENOENT:
+        // A link to nothing: the writer refuses to write through it.
+        if case let .success(link) = FileStatus.of(path, followLinks: false), link.kind == .symbolicLink {
+            throw FileError(.write, path, .danglingLink(target: SafeFile.linkText(path) ?? "?"))
+        }
     case let .failure(error): throw FileError(.write, path, .system(error))
     }
     // The replacement or new file is made in the path's directory.

@@ -73,6 +73,21 @@ import TestSupport
         #expect(try snapshot(dir) == before, "nothing migrated, no backup made")
     }
 
+    /// A report at a link to nothing, which the writer refuses to write through: refused before
+    /// anything is migrated. Before, the check passed it (the link's folder exists), the files
+    /// were migrated with their backups made, and the report failed at the end.
+    @Test func aReportAtADanglingLinkIsRefusedBeforeAnyWrite() throws {
+        let dir = try exported()
+        let report = dir.deletingLastPathComponent().appendingPathComponent("report.json")
+        #expect(symlink("/nonexistent-ycft-dir/r.json", report.path) == 0)
+        let before = try snapshot(dir)
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--report", report.path, dir.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: --report \(report.path): cannot write: it is a symbolic link to \"/nonexistent-ycft-dir/r.json\", "
+                + "which does not exist; nothing was migrated\n", "\(result.stderr)")
+        #expect(try snapshot(dir) == before)
+    }
+
     @Test func aReadOnlyReportIsRefusedBeforeAnyWrite() throws {
         let dir = try exported()
         let report = dir.deletingLastPathComponent().appendingPathComponent("report.json")
