@@ -473,6 +473,19 @@ struct PasswordAtThePrompt {
         #expect(screen.contains("\(prompt)\n\(again)\(prompt)\n\(again)\(prompt)\nycft: \(backup.path): no password was typed\n"), "\(screen)")
     }
 
+    /// Ctrl-D at the prompt with nothing typed gives no password: ycft ends at once, one line,
+    /// exit 2, not asked again (as sudo). Before, it counted as a try and asked twice more.
+    @Test func ctrlDAtThePromptCancelsAtOnce() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        try tmux.run(["send-keys", "-t", "edit", "C-d"])
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 2, "\(screen)")
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        #expect(screen.contains("\(prompt)\nycft: \(backup.path): no password was given\nycft-exit=2"), "\(screen)")
+        #expect(screen.components(separatedBy: prompt).count == 2, "\(screen)")
+    }
+
     /// With standard error sent to a file, the prompt still shows on the terminal (as sudo's
     /// does), and nothing of it lands in the file.
     @Test func thePromptShowsOnTheTerminalWhenStandardErrorIsRedirected() throws {
