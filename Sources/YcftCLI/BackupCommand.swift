@@ -419,6 +419,11 @@ enum BackupCommand {
             io.writeStdout(bytes)
             return
         }
+        // Decrypted bytes go only to a file only its owner may read, with or without --force:
+        // that refusal first, or --force would only lead to it.
+        if encrypted {
+            do throws(FileError) { try SafeFile.checkPrivate(output) } catch { throw Ycft.failure(error) }
+        }
         // An existing FILE whose bytes are not the copy's (another app's preferences, or this
         // app's copy edited since it was extracted) is not replaced unasked.
         var expected: FileIdentity?
