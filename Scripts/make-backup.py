@@ -9,7 +9,8 @@ The layout is a real backup's: OUT/Manifest.db (SQLite: Files(fileID, domain, re
 flags, file) and Properties(key, value)), Manifest.plist, Info.plist, Status.plist, and each
 file at OUT/<fileID[0:2]>/<fileID>, fileID = SHA-1 of "<domain>-<relativePath>" in lowercase
 hex. Each Files row's `file` is an NSKeyedArchiver archive of an MBFile, as in a real backup.
-Facts and sources: /work/shared/reference/backup-format.md (iphone_backup_decrypt, iOSbackup).
+The format as ycft reads it: docs/commands.md ("ycft backup"), and Sources/PhoneBackup, which
+reads what this writes; independent readers of the same format: iphone_backup_decrypt, iOSbackup.
 
 The apps: com.example.notes, com.example.weather (an XML preferences file) and com.example.game
 (migrated: YCFirstTime.records) hold YCFirstTime state; com.example.habits only IntervalClient

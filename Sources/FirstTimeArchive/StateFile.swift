@@ -176,6 +176,13 @@ public struct StateFile: Sendable {
     /// `KeyedArchive.isEnvelope(_:)`, broken or not), else the value's kind.
     package var topLevelKind: PlistKind { value?.kind ?? .dictionary }
 
+    /// Whether the file cannot hold YCFirstTime state whatever its values say: a defaults domain
+    /// with none of the state's keys (no ``forms``), or a property list whose top level is no
+    /// dictionary (an array, a string), which is neither an archive nor a defaults domain. What
+    /// `verify --skip-stateless` passes over; a dictionary with an envelope key is an archive,
+    /// broken or not, and is judged as one.
+    package var holdsNoState: Bool { forms.isEmpty || topLevelKind != .dictionary }
+
     /// The defaults domain's keys and values (nil for a bare archive).
     package var defaults: PlistDictionary? {
         guard isDefaults, case let .dictionary(file)? = value else { return nil }
@@ -340,7 +347,7 @@ extension StateFile {
     /// ```
     public static func verify(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
                              limits: PlistLimits = .default) -> [ContractFinding] {
-        verifyPlaced(bytes, key: key, limits: limits).map(\.finding)
+        verifyPlaced(bytes, key: key, limits: limits).placed.map(\.finding)
     }
 
     /// A finding, and which document its path is a path of.
@@ -352,15 +359,18 @@ extension StateFile {
         package var archiveKey: String?
     }
 
-    /// ``verify(_:key:limits:)``'s findings, each placed (for `verify`'s line numbers).
+    /// ``verify(_:key:limits:)``'s findings, each placed (for `verify`'s line numbers), and
+    /// whether the bytes are a property list that holds no state (``holdsNoState``; false for
+    /// bytes that are no readable property list).
     package static func verifyPlaced(_ bytes: [UInt8], key: String = LegacyArchive.defaultsKey,
-                                   limits: PlistLimits = .default) -> [Placed] {
+                                   limits: PlistLimits = .default) -> (placed: [Placed], holdsNoState: Bool) {
         do {
-            return try StateFile(bytes, key: key, limits: limits).checkForms().map { form, finding in
+            let file = try StateFile(bytes, key: key, limits: limits)
+            return (file.checkForms().map { form, finding in
                 Placed(finding: finding, archiveKey: form == .defaultsArchive ? key : nil)
-            }
+            }, file.holdsNoState)
         } catch {
-            return [Placed(finding: error.finding, archiveKey: nil)]
+            return ([Placed(finding: error.finding, archiveKey: nil)], false)
         }
     }
 }

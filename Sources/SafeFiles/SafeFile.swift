@@ -493,6 +493,38 @@ package enum SafeFile {
         try checkWritePermission(target, status: status, options: options)
     }
 
+    /// The rule for secret bytes (``WriteOptions/confidential``) on an existing `target` the
+    /// writer would write through (`status`, not followed): a regular file must be this user's
+    /// and let no one else in (the replacement keeps its owner and mode); a pipe or a device is
+    /// refused (anyone who may open it would receive them).
+    /// - Throws: ``FileError/Reason/notOwned(owner:user:)``, ``FileError/Reason/notPrivate(_:permissions:)``.
+    private static func checkPrivate(_ target: String, status: FileStatus) throws(FileError) {
+        switch status.kind {
+        case .regular:
+            // Root gives the replacement back to the file's owner, who would read the secret.
+            let user = UInt32(geteuid())
+            if status.owner != user { throw FileError(.write, target, .notOwned(owner: status.owner, user: user)) }
+            if status.permissions & 0o077 != 0 { throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions)) }
+        case .fifo, .characterDevice:
+            throw FileError(.write, target, .notPrivate(status.kind, permissions: status.permissions))
+        case .directory, .symbolicLink, .blockDevice, .socket, .other:
+            break
+        }
+    }
+
+    /// Whether secret bytes may be written to `path` (``WriteOptions/confidential``), asked
+    /// before the work whose result they are, so that this refusal comes before any other a
+    /// caller makes (`backup extract -o FILE` over a file others may read): a descriptor name
+    /// (``standardStream(forOutput:confidential:)``), or an existing file, through a link as the
+    /// writer follows it, that ``write(_:to:options:beforeSwap:)`` would refuse for them. A path
+    /// that does not exist yet passes (the writer creates it 0600); the writer asks again.
+    /// - Throws: ``FileError`` with the writer's reason.
+    package static func checkPrivate(_ path: String) throws(FileError) {
+        _ = try standardStream(forOutput: path, confidential: true)
+        guard case let .success(status) = FileStatus.of(path) else { return }
+        try checkPrivate(realPath(path) ?? path, status: status)
+    }
+
     /// The permission half of ``checkReplaceable(_:status:options:)`` (the writer has asked the
     /// backup rule already).
     private static func checkWritePermission(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
@@ -506,12 +538,7 @@ package enum SafeFile {
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
         // The owner and mode the replacement keeps are these: checked on the same status.
-        if options.confidential {
-            // Root gives the replacement back to the file's owner, who would read the secret.
-            let user = UInt32(geteuid())
-            if status.owner != user { throw FileError(.write, target, .notOwned(owner: status.owner, user: user)) }
-            if status.permissions & 0o077 != 0 { throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions)) }
-        }
+        if options.confidential { try checkPrivate(target, status: status) }
         try checkWritePermission(target, status: status, options: options)
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
@@ -598,8 +625,7 @@ package enum SafeFile {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
-            // Anyone who may open the pipe or device would receive secret bytes.
-            if options.confidential { throw FileError(.write, target, .notPrivate(status.kind, permissions: status.permissions)) }
+            if options.confidential { try checkPrivate(target, status: status) }
             let fd = open(PathBytes.cString(target), O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }
             defer { close(fd) }

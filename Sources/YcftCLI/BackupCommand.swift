@@ -198,7 +198,7 @@ enum BackupCommand {
         var tried: [[UInt8]] = []
         while true {
             guard let (password, typed) = try password(passwordFile, folder: folder, io: io) else { throw failure(.encrypted, folder: folder) }
-            // Enter alone (or end of input) is a try without a password, said at once.
+            // Enter alone is a try without a password, said at once.
             if typed, password.isEmpty {
                 tried.append(password)
                 guard tried.count < maxPasswordTries else { throw Ycft.Failure(.trouble, folder, "no password was typed") }
@@ -233,18 +233,24 @@ enum BackupCommand {
     /// standard input is a terminal is the prompt: read from the terminal as a file, the
     /// password would be echoed, and only end of input would end it.
     /// - Throws: `ycft: FILE: ...` for a password file that cannot be read or whose first line is
-    ///   empty; `ycft: BACKUP: ...` when the terminal fails.
+    ///   empty; `ycft: BACKUP: ...` when the terminal fails or end of input is typed at the
+    ///   prompt (`no password was given`).
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> (bytes: [UInt8], typed: Bool)? {
         if file == nil || file == "-" {
             // nil when standard input is not a terminal.
-            let typed: [UInt8]?
+            let answer: PasswordPrompt.Answer?
             do {
-                typed = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
+                answer = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
             } catch {
                 throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
             }
-            // Enter alone, or end of input, is no password: the caller asks again, deriving nothing.
-            if let typed { return (typed, true) }
+            switch answer {
+            // Enter alone is no password: the caller asks again, deriving nothing.
+            case let .line(typed)?: return (typed, true)
+            // End of input (Ctrl-D) with nothing typed: the person gives none, and is not asked again (as sudo).
+            case .endOfInput?: throw Ycft.Failure(.trouble, folder, "no password was given")
+            case nil: break
+            }
             if file == nil { return nil }
         }
         guard let file else { return nil }
@@ -408,6 +414,11 @@ enum BackupCommand {
         if Ycft.isStandardOutput(output) {
             io.writeStdout(bytes)
             return
+        }
+        // Decrypted bytes go only to a file only its owner may read, with or without --force:
+        // that refusal first, or --force would only lead to it.
+        if encrypted {
+            do throws(FileError) { try SafeFile.checkPrivate(output) } catch { throw Ycft.failure(error) }
         }
         // An existing FILE whose bytes are not the copy's (another app's preferences, or this
         // app's copy edited since it was extracted) is not replaced unasked.

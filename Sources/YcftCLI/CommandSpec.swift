@@ -306,8 +306,8 @@ extension CommandSpec {
     /// `--color WHEN`: the one option, of every command that colours (``Colour``).
     static let color = Option(.color, "WHEN", completion: .choices(Colour.When.allCases.map(\.rawValue)), default: Colour.When.auto.rawValue, [
         "When to colour: auto (default) on a terminal, unless",
-        "NO_COLOR is set or TERM is dumb; always, also into a pipe",
-        "or file (for less -R); never.",
+        "NO_COLOR is set to a non-empty value or TERM is dumb;",
+        "always, also into a pipe or file (for less -R); never.",
     ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])

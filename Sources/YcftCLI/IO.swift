@@ -67,9 +67,9 @@ package struct CommandIO: Sendable {
     package var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
     package var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
-    /// Asks for a password on the terminal, `prompt` first, the typed line not echoed; nil
-    /// when standard input is not a terminal (in memory, never).
-    package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> [UInt8]? = { _ in nil }
+    /// Asks for a password on the terminal, `prompt` first, the typed line not echoed (or end
+    /// of input with nothing typed); nil when standard input is not a terminal (in memory, never).
+    package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> PasswordPrompt.Answer? = { _ in nil }
     /// What went wrong with standard output and standard error so far (checked at the end of a run).
     package var streamFailures: @Sendable () -> StreamFailures = { StreamFailures() }
     /// An environment variable's value; nil when it is unset (in memory, every one is).

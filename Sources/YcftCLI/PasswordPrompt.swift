@@ -13,14 +13,22 @@ import Darwin
 /// (``ForegroundEditor/catchEndings(restoring:)``). Ctrl-Z (and the
 /// other job-control stops) puts the settings back and stops ycft; once continued, echo is
 /// turned off again and the prompt asked again (the terminal dropped the line typed so far).
-enum PasswordPrompt {
+package enum PasswordPrompt {
     /// The longest line read; a longer one is refused rather than kept growing.
     static let maxLength = 4096
+
+    /// What was typed at the prompt.
+    package enum Answer: Equatable, Sendable {
+        /// The line (Enter alone: empty), without its line end.
+        case line([UInt8])
+        /// End of input (Ctrl-D) with nothing typed: the person gives no password, as sudo reads it.
+        case endOfInput
+    }
 
     /// Asks once. Returns nil when standard input is not a terminal.
     /// - Throws: ``SystemError`` when the terminal cannot be set or read, or the line is longer
     ///   than ``maxLength`` (`E2BIG`).
-    static func ask(_ prompt: String, streams: StandardStreams) throws(SystemError) -> [UInt8]? {
+    static func ask(_ prompt: String, streams: StandardStreams) throws(SystemError) -> Answer? {
         guard isatty(0) != 0, let saved = TerminalSettings.save(), saved.fd == 0 else { return nil }
         var quiet = saved.settings
         quiet.c_lflag &= ~tcflag_t(ECHO)
@@ -46,6 +54,7 @@ enum PasswordPrompt {
         var line: [UInt8] = []
         var failure: SystemError?
         var byte: UInt8 = 0
+        var ended = false
         reading: while true {
             let count = read(0, &byte, 1)
             if count == 1 {
@@ -53,6 +62,7 @@ enum PasswordPrompt {
                 guard line.count < maxLength else { failure = SystemError(errno: E2BIG); break }
                 line.append(byte)
             } else if count == 0 {
+                ended = line.isEmpty
                 break
             } else if errno == EINTR {
                 if ForegroundEditor.stopSignal != nil { break }
@@ -83,7 +93,8 @@ enum PasswordPrompt {
             ForegroundEditor.endBy(signal)
         }
         if let failure { throw failure }
+        if ended { return .endOfInput }
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
-        return line
+        return .line(line)
     }
 }

@@ -29,10 +29,14 @@ enum VerifyCommand {
         /// summary's and the JSON report's one meaning of "unreadable", the rule's own.
         var isUnreadable: Bool { !empty && (trouble != nil || findings.contains { $0.rule == .plistUnreadable }) }
 
-        /// The outcome of a file whose one finding is `state-missing` (a property list that
-        /// holds no state), passed over: no finding, counted apart.
+        /// Whether the file is a property list that holds no state (`StateFile`'s judgement:
+        /// a defaults domain without the state's keys, a top level that is no dictionary).
+        var holdsNoState = false
+
+        /// The outcome of a property list that holds no state (``holdsNoState``), passed over:
+        /// no finding, counted apart.
         func passedOver() -> FileResult {
-            guard findings.count == 1, findings[0].rule == .stateMissing, trouble == nil else { return self }
+            guard holdsNoState, trouble == nil else { return self }
             var over = FileResult(path: path, findings: [], trouble: nil)
             (over.stateless, over.seconds) = (true, seconds)
             return over
@@ -96,8 +100,9 @@ enum VerifyCommand {
             var result: FileResult
             do throws(Ycft.Failure) {
                 let bytes = try Ycft.readInput(path, io: io, limit: options.limits.maxInputSize)
-                let placed = StateFile.verifyPlaced(bytes, key: options.key, limits: options.limits)
+                let (placed, holdsNoState) = StateFile.verifyPlaced(bytes, key: options.key, limits: options.limits)
                 result = FileResult(path: Ycft.display(path), findings: placed.map(\.finding), trouble: nil)
+                result.holdsNoState = holdsNoState
                 if options.format == .github {
                     // An archive held as data under a key has no lines of its own: the data's element stands for its paths.
                     let located = placed.map { $0.finding.path.isFile ? ObjectPath.file : $0.archiveKey.map { ObjectPath.key($0) } ?? $0.finding.path }

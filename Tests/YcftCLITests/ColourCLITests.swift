@@ -231,7 +231,10 @@ func withoutSGR(_ text: String) -> String { String(decoding: withoutSGR(Array(te
         }
         let bash = try #require(Completions.script(for: "bash"))
         #expect(bash.components(separatedBy: #"--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;"#).count == 4)
+        // An empty NO_COLOR does not turn colour off (no-color.org): the help and the manual say so.
+        #expect(YcftCLI.Help.text(try #require(CommandSpec.named("status"))).contains("NO_COLOR is set to a non-empty value"))
         let manual = Manual.page(date: "2026-01-01")
+        #expect(manual.contains("NO_COLOR is set to a non\\-empty value or TERM is dumb;"))
         #expect(manual.contains(".B NO_COLOR\n"))
         #expect(manual.contains("\\fB\\-\\-color\\fR \\fIWHEN\\fR"))
     }

@@ -119,6 +119,25 @@ import TestSupport
         }
     }
 
+    /// A pre-commit `rev:` in the documents is a commit's full hash: ycft has no release tags,
+    /// and pre-commit fails on a tag that does not exist (`pathspec 'v0.1.0' did not match`).
+    @Test(arguments: documents) func aHookRevisionIsACommit(document: String) throws {
+        let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
+        for match in text.matches(of: /\n\s*rev:\s*(\S+)/) {
+            #expect(String(match.output.1).wholeMatch(of: /[0-9a-f]{40}/) != nil, "\(document): rev: \(match.output.1) is no commit hash")
+        }
+    }
+
+    /// What the repository's documents and scripts name as their sources is in the repository:
+    /// no path of the machine they were written on (`/work/shared/reference/...`).
+    @Test func sourcesNamedAreInTheRepository() throws {
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("Scripts").path)
+        for file in Self.documents + scripts.sorted().map({ "Scripts/" + $0 }) {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            #expect(!text.contains("/work/"), "\(file) names a path outside the repository")
+        }
+    }
+
     // MARK: - The convention
 
     struct DocError: Error, CustomStringConvertible { var description: String }

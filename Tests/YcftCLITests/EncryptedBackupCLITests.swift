@@ -255,6 +255,25 @@ import TestSupport
         #expect(try Backups.snapshot(encrypted) == before)
     }
 
+    /// Over an existing file that differs from the backup's and that others may read, the
+    /// privacy refusal (which --force does not lift) comes first, not the difference (which
+    /// --force would, only to meet the privacy refusal). Before, the difference was said.
+    @Test func extractOverADifferentFileOthersMayReadSaysItsModeFirst() throws {
+        let (encrypted, password) = (try Backups.make(password: Backups.password), try Backups.passwordFile())
+        let empty = try TestPaths.temporaryDirectory().appendingPathComponent("empty.plist")
+        try writeBytes([], to: empty)
+        #expect(chmod(empty.path, 0o644) == 0)
+        for force in [[], ["--force"]] {
+            let refused = try run(["backup", "extract", "--app", "com.example.notes", "-o", empty.path, "--password-file", password.path]
+                                  + force + [encrypted.path])
+            #expect(refused.status == 2)
+            #expect(refused.stderr == "ycft: \(empty.path): not replaced: its mode 0644 lets its group read it and others read it, and the "
+                    + "replacement would keep that mode; decrypted preferences go only to a new file (made 0600), over one only its owner "
+                    + "may read or write (chmod 600 it first), or to standard output (-o -)\n", "\(force)")
+            #expect(try readBytes(empty) == [])
+        }
+    }
+
     /// Decrypted bytes never go into a named pipe or a device that `-o` names (directly or
     /// through a link): another user may hold it open. Refused before a byte is written, exit 2;
     /// an unencrypted backup's copy, which was never secret, still streams into a pipe.
@@ -471,6 +490,19 @@ struct PasswordAtThePrompt {
         #expect(Tmux.exitStatus(screen) == 2, "\(screen)")
         let again = "ycft: \(backup.path): no password was typed; try again\n"
         #expect(screen.contains("\(prompt)\n\(again)\(prompt)\n\(again)\(prompt)\nycft: \(backup.path): no password was typed\n"), "\(screen)")
+    }
+
+    /// Ctrl-D at the prompt with nothing typed gives no password: ycft ends at once, one line,
+    /// exit 2, not asked again (as sudo). Before, it counted as a try and asked twice more.
+    @Test func ctrlDAtThePromptCancelsAtOnce() throws {
+        let (tmux, backup) = try prompting("backup apps BACKUP")
+        defer { tmux.kill() }
+        try tmux.run(["send-keys", "-t", "edit", "C-d"])
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        #expect(Tmux.exitStatus(screen) == 2, "\(screen)")
+        let prompt = "Password of the encrypted backup \(backup.path):"
+        #expect(screen.contains("\(prompt)\nycft: \(backup.path): no password was given\nycft-exit=2"), "\(screen)")
+        #expect(screen.components(separatedBy: prompt).count == 2, "\(screen)")
     }
 
     /// With standard error sent to a file, the prompt still shows on the terminal (as sudo's

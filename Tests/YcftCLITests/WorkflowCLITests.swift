@@ -106,6 +106,33 @@ enum PreCommit {
         #expect(notAPlist.status == 1 && notAPlist.stderr.contains("[plist-unreadable]"))
     }
 
+    /// `verify --skip-stateless` passes over a property list whose top level is no dictionary
+    /// (it can hold no state; without the flag it fails as the archive it is not). A dictionary
+    /// with an envelope key is an archive, broken or not, and a lone `interval.*` key that
+    /// holds a string is IntervalClient's gate that runs as if it never ran: both still fail.
+    @Test func skipStatelessPassesOverATopLevelThatIsNoDictionary() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let files = [("list.plist", #"<plist version="1.0"><array><string>a</string></array></plist>"#),
+                     ("name.plist", #"<plist version="1.0"><string>hello</string></plist>"#),
+                     ("objects.plist", #"<plist version="1.0"><dict><key>$objects</key><string>x</string></dict></plist>"#),
+                     ("config.plist", #"<plist version="1.0"><dict><key>interval.refresh</key><string>5m</string></dict></plist>"#)]
+        for (name, text) in files { try writeBytes(Array((text + "\n").utf8), to: dir.appendingPathComponent(name)) }
+        let (list, name) = (dir.appendingPathComponent("list.plist").path, dir.appendingPathComponent("name.plist").path)
+        let passed = try runProcess(ycft, ["verify", "--skip-stateless", list, name])
+        #expect(passed.status == 0)
+        #expect(passed.stderr == "ycft verify: 2 files: 0 passed, 0 failed, 0 unreadable, 2 without state (0 errors, 0 warnings)\n")
+        let without = try runProcess(ycft, ["verify", list])
+        #expect(without.status == 1)
+        #expect(without.stderr == "\(list): error: [envelope-objects] top level: the top level is array, not an archive dictionary\n"
+                + "ycft verify: 1 file: 0 passed, 1 failed, 0 unreadable (1 error, 0 warnings)\n")
+        let (objects, config) = (dir.appendingPathComponent("objects.plist").path, dir.appendingPathComponent("config.plist").path)
+        let judged = try runProcess(ycft, ["verify", "--skip-stateless", objects, config])
+        #expect(judged.status == 1)
+        #expect(judged.stderr == "\(objects): error: [envelope-archiver] $archiver: missing $archiver\n"
+                + "\(config): error: [interval-value] interval.refresh: holds string, not a number IntervalClient can read: its gate runs as if it never ran\n"
+                + "ycft verify: 2 files: 0 passed, 2 failed, 0 unreadable (2 errors, 0 warnings)\n")
+    }
+
     /// `git` in `repo`, with an identity and no user configuration.
     func git(_ arguments: [String], in repo: URL) throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
