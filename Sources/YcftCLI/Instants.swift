@@ -108,30 +108,49 @@ extension Ycft {
 
     /// A time zone from the command line: an IANA name, or `local` for the system's zone
     /// (`TZ`, else `/etc/localtime`), named by its identifier.
+    /// - Parameters:
+    ///   - zoneDirectory: where the C library looks up a `TZ` that is no path (its `TZDIR`).
     /// - Returns: the zone's name as shown (`local` resolved) and the zone.
-    /// - Throws: a usage error for a name Foundation does not know.
+    /// - Throws: a usage error for a name Foundation does not know, for a `GMT±N`/`UTC±N` name
+    ///   (Foundation and the zone database read its sign the opposite ways), and for a `TZ` the
+    ///   C library reads as a POSIX rule.
     static func zone(_ text: String, for what: String,
-                     tz: String? = ProcessInfo.processInfo.environment["TZ"]) throws(UsageError) -> (name: String, zone: TimeZone) {
+                     tz: String? = ProcessInfo.processInfo.environment["TZ"],
+                     zoneDirectory: String = "/usr/share/zoneinfo") throws(UsageError) -> (name: String, zone: TimeZone) {
         if text == "local" {
             guard let tz else {
                 let zone = TimeZone.current
                 return (zone.identifier, zone)
             }
-            // TZ as the C library reads it: an optional leading ':', a zone name or a path to a
-            // zone file (`:/etc/localtime`, a link to the system's zone); empty is UTC.
-            // Foundation reads only a bare name and falls back to UTC without a word for the
-            // rest, so ycft reads them itself: a path by the name of the file it leads to in
-            // the zone database. What it cannot read (a POSIX rule such as XYZ-3:30, a copied
-            // zone file) is refused rather than judged in the wrong zone.
+            // TZ as glibc reads it: an optional leading ':', then the zone file of that name
+            // (a path, or a name in the zone database); empty is UTC. What names no file is a
+            // POSIX rule (`XYZ-3:30`, `GMT+1`, whose offsets are west of UTC: GMT+1 is -01:00).
+            // Foundation reads only a bare name, falls back to UTC without a word for the rest,
+            // and reads `GMT+1` as +01:00; so ycft reads TZ itself: a path by the name of the
+            // file it leads to in the zone database, and no POSIX rule (refused rather than
+            // judged in the wrong zone).
             var name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            if name.isEmpty { return ("UTC", TimeZone.gmt) }
             let path = name.hasPrefix("/")
-            if path, let resolved = SafeFile.realPath(name) { name = resolved }
-            let database = name.firstRange(of: "zoneinfo/")
-            if let database { name = String(name[database.upperBound...]) }
-            if name.isEmpty { name = "UTC" }
-            guard let zone = TimeZone(identifier: name) else {
+            let file = path ? name : zoneDirectory + "/" + name
+            guard let resolved = SafeFile.realPath(file) else {
+                // What the C library makes of a simple rule, and the zone database's name for it.
+                let rule = posixOffset(name).map { offset in
+                    let shown = ExactTime.offsetSuffix(seconds: offset)
+                    let other = ExactTime.offsetSuffix(seconds: -offset)
+                    return (" (\(name) is \(shown) there: POSIX offsets are west of UTC)",
+                            [etcName(offset).map { "\($0) for \(shown)" }, etcName(-offset).map { "\($0) for \(other)" }].compactMap { $0 })
+                }
+                throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which "
+                                 + (path ? "leads to no file" : "names no file of the zone database")
+                                 + ", so the C library reads it as a POSIX rule\(rule?.0 ?? ""), which ycft does not read; "
+                                 + "name the zone instead (like \(((rule?.1 ?? []) + ["Europe/Paris", ":Europe/Paris", "/usr/share/zoneinfo/Europe/Paris"]).joined(separator: ", ")))")
+            }
+            let database = path ? resolved.firstRange(of: "zoneinfo/") : nil
+            if path, let database { name = String(resolved[database.upperBound...]) }
+            guard let zone = TimeZone(identifier: name), foundationOffset(name) == nil else {
                 let why = path && database == nil
-                    ? "a path that leads to no file of the zone database (\(name)), so ycft cannot name its zone"
+                    ? "a path that leads to no file of the zone database (\(resolved)), so ycft cannot name its zone"
                     : "not a zone name ycft can read"
                 throw UsageError("The value 'local' is invalid for '\(what)': TZ is '\(tz)', which is \(why) "
                                  + "(like Europe/Paris, :Europe/Paris, :/etc/localtime when it links into the zone database, "
@@ -139,10 +158,46 @@ extension Ycft {
             }
             return (name, zone)
         }
+        if let offset = foundationOffset(text) {
+            let east = ExactTime.offsetSuffix(seconds: offset)
+            throw UsageError("The value '\(text)' is invalid for '\(what)': Foundation reads it as \(east), POSIX TZ as "
+                             + "\(ExactTime.offsetSuffix(seconds: -offset)) (the zone database's Etc/GMT±N are POSIX's); give an IANA name "
+                             + "like Europe/Paris\(etcName(offset).map { ", or \($0) for \(east)" } ?? "")")
+        }
         guard let zone = TimeZone(identifier: text) else {
             throw UsageError("The value '\(text)' is invalid for '\(what)': expected an IANA name like Europe/Paris, or 'local'")
         }
         return (text, zone)
+    }
+
+    /// The offset east of UTC, in seconds, Foundation reads from a `GMT±…`/`UTC±…` name that is
+    /// not UTC (`GMT+1`, `UTC-03:30`: +01:00, -03:30); nil for any other name. The zone
+    /// database's `Etc/GMT+1` and POSIX TZ read the sign the other way (-01:00), so such a name
+    /// means two zones; an Apple device reports IANA names as its zone, never this form.
+    static func foundationOffset(_ name: String) -> Int? {
+        guard name.hasPrefix("GMT+") || name.hasPrefix("GMT-") || name.hasPrefix("UTC+") || name.hasPrefix("UTC-"),
+              let offset = TimeZone(identifier: name)?.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: 0)),
+              offset != 0 else { return nil }
+        return offset
+    }
+
+    /// The zone database's name for a whole-hour offset east of UTC (`Etc/GMT-1` for +01:00),
+    /// where it has one (-12 to +14 hours).
+    static func etcName(_ offset: Int) -> String? {
+        guard offset % 3600 == 0, (-12...14).contains(offset / 3600) else { return nil }
+        let hours = -offset / 3600
+        return "Etc/GMT" + (hours < 0 ? "\(hours)" : "+\(hours)")
+    }
+
+    /// The offset east of UTC, in seconds, a simple POSIX rule `NAME±H[H]` without daylight
+    /// time means (`GMT+1`: -3600, offsets in POSIX rules being west of UTC); nil for others.
+    static func posixOffset(_ rule: String) -> Int? {
+        let name = rule.prefix { $0.isASCII && $0.isLetter }
+        let rest = rule.dropFirst(name.count)
+        guard name.count >= 3, let sign = rest.first, sign == "+" || sign == "-",
+              rest.count <= 3, let hours = Int(rest.dropFirst()), rest.dropFirst().allSatisfy(\.isASCII),
+              (0...24).contains(hours) else { return nil }
+        return (sign == "+" ? -1 : 1) * hours * 3600
     }
 
     /// The calendar IntervalClient computes with, as `status` is told it: the device's

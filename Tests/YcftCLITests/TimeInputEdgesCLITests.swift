@@ -99,4 +99,47 @@ import TestSupport
                                          + "Europe/Paris, :Europe/Paris, :/etc/localtime when it links into the zone database, or "
                                          + "/usr/share/zoneinfo/Europe/Paris); name the zone instead\nUsage: ycft status "), "\(refused.stderr)")
     }
+
+    /// `TZ=GMT+1` names no zone file, so the C library reads it as a POSIX rule, where offsets
+    /// are west of UTC (`TZ=GMT+1 date +%z` is -0100); Foundation would read +01:00. Refused,
+    /// naming the zone database's names for both readings; a name the database has
+    /// (`GMT+0`, `Etc/GMT-1`) is that zone.
+    @Test func aPOSIXRuleInTZIsRefusedWithTheNamesOfItsZones() throws {
+        let (url, _) = try prefs()
+        var environment = ProcessInfo.processInfo.environment
+        for (tz, said) in [("GMT+1", "GMT+1 is -01:00 there: POSIX offsets are west of UTC), which ycft does not read; name the zone "
+                            + "instead (like Etc/GMT+1 for -01:00, Etc/GMT-1 for +01:00, "),
+                           (":UTC-5", "UTC-5 is +05:00 there: POSIX offsets are west of UTC), which ycft does not read; name the zone "
+                            + "instead (like Etc/GMT-5 for +05:00, Etc/GMT+5 for -05:00, ")] {
+            environment["TZ"] = tz
+            let refused = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", url.path], environment: environment)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.hasPrefix("Error: The value 'local' is invalid for '--time-zone <zone>': TZ is '\(tz)', which names no file "
+                                             + "of the zone database, so the C library reads it as a POSIX rule (\(said)Europe/Paris, "
+                                             + ":Europe/Paris, /usr/share/zoneinfo/Europe/Paris)\nUsage: ycft status "), "\(refused.stderr)")
+        }
+        for (tz, shown) in [("GMT+0", "2025-03-30T11:30:00.000000Z (GMT+0)"),
+                            ("Etc/GMT-1", "2025-03-30T12:30:00.000000+01:00 (Etc/GMT-1)"),
+                            (":Etc/GMT+1", "2025-03-30T10:30:00.000000-01:00 (Etc/GMT+1)")] {
+            environment["TZ"] = tz
+            let result = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", url.path], environment: environment)
+            #expect(result.status == 0, "\(tz): \(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 2025-03-30T11:30:00.000000Z = \(shown), app version none\n"), "\(tz): \(result.stdoutText)")
+        }
+    }
+
+    /// `--time-zone GMT+1`: Foundation reads +01:00, POSIX TZ and the zone database's
+    /// `Etc/GMT+1` -01:00. An Apple device reports an IANA name as its zone, never this form,
+    /// so it is refused with the name of the zone Foundation would have meant.
+    @Test(arguments: [("GMT+1", "+01:00", "-01:00", ", or Etc/GMT-1 for +01:00"),
+                      ("UTC-5", "-05:00", "+05:00", ", or Etc/GMT+5 for -05:00"),
+                      ("GMT+05:30", "+05:30", "-05:30", "")])
+    func aGMTOffsetNameIsRefused(_ zone: String, _ foundation: String, _ posix: String, _ hint: String) throws {
+        let (url, _) = try prefs()
+        let refused = try runProcess(ycft, ["status", "--time-zone", zone, url.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: The value '\(zone)' is invalid for '--time-zone <zone>': Foundation reads it as \(foundation), "
+                                         + "POSIX TZ as \(posix) (the zone database's Etc/GMT±N are POSIX's); give an IANA name like "
+                                         + "Europe/Paris\(hint)\nUsage: ycft status "), "\(refused.stderr)")
+    }
 }
