@@ -32,7 +32,7 @@ extension Ycft {
         ///   - also: what else the option takes, for the error (`seconds since 2001 with --seconds`).
         /// - Throws: a usage error naming what is accepted, or saying what is wrong with a time
         ///   of that form (a leap second, more than nine fractional digits:
-        ///   ``PlistCore/ExactTime/InstantDefect``), or a wall-clock time the zone skips.
+        ///   ``PlistCore/ExactTime/InstantDefect``), or a wall-clock time the zone skips or repeats.
         static func parse(_ text: String, for what: String, clock: () -> Double, zone: (name: String, zone: TimeZone)? = nil,
                           zoneSaid: String = "UTC", also: String? = nil) throws(UsageError) -> Instant {
             if text == "now" { return Instant(seconds: clock(), exactText: nil) }
@@ -60,7 +60,8 @@ extension Ycft {
         /// instant, exactly (whole seconds since 2001 and the fraction's digits); nil when `text`
         /// is not of that form.
         /// - Throws: a usage error for a time of that form that is no instant (``refused(_:for:_:)``),
-        ///   or for a wall-clock time `zone` skips (a spring-forward gap).
+        ///   or for a wall-clock time `zone` skips (a spring-forward gap) or
+        ///   repeats (when its clocks move back).
         static func wallClock(_ text: String, for what: String,
                               in zone: (name: String, zone: TimeZone)?) throws(UsageError) -> (seconds: Int64, fraction: String)? {
             let utf8 = Array(text.utf8)
@@ -89,17 +90,20 @@ extension Ycft {
                 return nil
             }
             guard let zone else { return asUTC }
-            // The wall-clock time in the zone: the offset that maps some instant to it (the
-            // earlier of two in a fall-back hour, as `date -d` chooses); none in a skipped hour.
+            // The wall-clock time in the zone: the instant some offset of the zone maps to it;
+            // none in a skipped hour, two in a repeated one (when the clocks move back), where
+            // `date -d` picks one without a word and a gate would be judged an hour off.
             let wall = asUTC.seconds
             let candidates = Set([wall - 14 * 3600, wall + 14 * 3600, wall].map { probe in
                 Int64(zone.zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(probe))))
-            }).sorted(by: >)
-            for offset in candidates {
-                let instant = wall - offset
-                if Int64(zone.zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(instant)))) == offset {
-                    return (instant, asUTC.fraction)
-                }
+            })
+            let instants = candidates.map { wall - $0 }.filter { instant in
+                Int64(zone.zone.secondsFromGMT(for: Date(timeIntervalSinceReferenceDate: Double(instant)))) == wall - instant
+            }
+            if instants.count == 1, let instant = instants.first { return (instant, asUTC.fraction) }
+            if instants.count > 1 {
+                throw UsageError("The value '\(text)' is invalid for '\(what)': that wall-clock time happens twice in \(zone.name) "
+                                 + "(its clocks move back then); give an offset or Z")
             }
             throw UsageError("The value '\(text)' is invalid for '\(what)': \(zone.name) skips that wall-clock time "
                              + "(its clocks move forward then); give an offset or Z")
