@@ -36,10 +36,15 @@ extension Ycft {
         static func parse(_ text: String, for what: String, clock: () -> Double, zone: (name: String, zone: TimeZone)? = nil,
                           zoneSaid: String = "UTC", also: String? = nil) throws(UsageError) -> Instant {
             if text == "now" { return Instant(seconds: clock(), exactText: nil) }
+            if let edge = [text.first, text.last].firstIndex(where: { $0?.isWhitespace == true }) {
+                throw UsageError("The value '\(text)' is invalid for '\(what)': it \(edge == 0 ? "begins" : "ends") with a space; "
+                                 + "give the time alone")
+            }
+            let written = canonical(text)
             var parsed: (seconds: Int64, fraction: String)?
-            do throws(ExactTime.InstantDefect) { parsed = try ExactTime.exactInstant(text) } catch {
+            do throws(ExactTime.InstantDefect) { parsed = try ExactTime.exactInstant(written) } catch {
                 guard error == .malformed else { throw refused(text, for: what, error) }
-                parsed = try wallClock(text, for: what, in: zone)
+                parsed = try wallClock(written, as: text, for: what, in: zone)
             }
             guard let parsed else {
                 throw UsageError("The value '\(text)' is invalid for '\(what)': expected a time like 2025-01-01T09:00:00Z, "
@@ -48,6 +53,27 @@ extension Ycft {
             }
             return Instant(seconds: ExactTime.secondsSince2001(seconds: parsed.seconds, fraction: parsed.fraction),
                            exactText: ExactTime.utcText(seconds: parsed.seconds, fraction: parsed.fraction))
+        }
+
+        /// `text` as ISO 8601 spells it where `date` and git spell it otherwise: a comma for the
+        /// decimal point (`date -Ins`: `11:57:29,770033253`), an offset without its colon
+        /// (`date +%FT%T%z`: `+0000`), a space before the offset (`git log --format=%ci`:
+        /// `2026-12-07 11:50:53 +0000`). The fraction's digits are kept as they are.
+        static func canonical(_ text: String) -> String {
+            var bytes = Array(text.utf8)
+            func digits(_ range: Range<Int>) -> Bool { range.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) } }
+            func sign(_ i: Int) -> Bool { bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") }
+            // The comma after the seconds of `YYYY-MM-DD?HH:MM:SS`.
+            if bytes.count > 20, bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ",") { bytes[19] = UInt8(ascii: ".") }
+            // An offset at the end, after the time (`HH:MM` at least): `±HHMM`, then the space before it.
+            let end = bytes.count
+            if end >= 21, sign(end - 5), digits(end - 4..<end) { bytes.insert(UInt8(ascii: ":"), at: end - 2) }
+            let start = bytes.count - 6
+            if start > 16, sign(start), bytes[start + 3] == UInt8(ascii: ":"), digits(start + 1..<start + 3),
+               bytes[start - 1] == UInt8(ascii: " ") {
+                bytes.remove(at: start - 1)
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         /// The usage error for a time of the right form that is no instant ycft reads.
@@ -59,10 +85,11 @@ extension Ycft {
         /// `Z` or an offset or neither (then a wall-clock time in `zone`, UTC when nil): the
         /// instant, exactly (whole seconds since 2001 and the fraction's digits); nil when `text`
         /// is not of that form.
+        /// `given` is the text as given, for errors.
         /// - Throws: a usage error for a time of that form that is no instant (``refused(_:for:_:)``),
         ///   or for a wall-clock time `zone` skips (a spring-forward gap) or
         ///   repeats (when its clocks move back).
-        static func wallClock(_ text: String, for what: String,
+        static func wallClock(_ text: String, as given: String, for what: String,
                               in zone: (name: String, zone: TimeZone)?) throws(UsageError) -> (seconds: Int64, fraction: String)? {
             let utf8 = Array(text.utf8)
             guard utf8.count >= 10 else { return nil }
@@ -83,10 +110,10 @@ extension Ycft {
             // With its own zone: ISO 8601 as ycft reads it; without, read as UTC first.
             let asUTC: (seconds: Int64, fraction: String)
             do throws(ExactTime.InstantDefect) { return try ExactTime.exactInstant(body) } catch {
-                guard error == .malformed else { throw refused(text, for: what, error) }
+                guard error == .malformed else { throw refused(given, for: what, error) }
             }
             do throws(ExactTime.InstantDefect) { asUTC = try ExactTime.exactInstant(body + "Z") } catch {
-                guard error == .malformed else { throw refused(text, for: what, error) }
+                guard error == .malformed else { throw refused(given, for: what, error) }
                 return nil
             }
             guard let zone else { return asUTC }
@@ -102,10 +129,10 @@ extension Ycft {
             }
             if instants.count == 1, let instant = instants.first { return (instant, asUTC.fraction) }
             if instants.count > 1 {
-                throw UsageError("The value '\(text)' is invalid for '\(what)': that wall-clock time happens twice in \(zone.name) "
+                throw UsageError("The value '\(given)' is invalid for '\(what)': that wall-clock time happens twice in \(zone.name) "
                                  + "(its clocks move back then); give an offset or Z")
             }
-            throw UsageError("The value '\(text)' is invalid for '\(what)': \(zone.name) skips that wall-clock time "
+            throw UsageError("The value '\(given)' is invalid for '\(what)': \(zone.name) skips that wall-clock time "
                              + "(its clocks move forward then); give an offset or Z")
         }
     }

@@ -142,4 +142,53 @@ import TestSupport
                                          + "POSIX TZ as \(posix) (the zone database's Etc/GMT±N are POSIX's); give an IANA name like "
                                          + "Europe/Paris\(hint)\nUsage: ycft status "), "\(refused.stderr)")
     }
+
+    /// What `date` and git print, read as the ISO 8601 they stand for, to the digit: a basic
+    /// offset (`date +%FT%T%z`), a comma for the decimal point (`date -Ins`), a space before
+    /// the offset (`git log --format=%ci`).
+    @Test(arguments: [
+        ("2026-12-07T11:57:29+0000", "2026-12-07T11:57:29Z"),
+        ("2026-12-07T12:57:29+0100", "2026-12-07T12:57:29+01:00"),
+        ("2026-12-07T11:57:29,770033253+00:00", "2026-12-07T11:57:29.770033253+00:00"),
+        ("2026-12-07T11:57:29,1Z", "2026-12-07T11:57:29.1Z"),
+        ("2026-12-07 11:50:53 +0000", "2026-12-07T11:50:53Z"),
+        ("2026-12-07 06:50:53 -0500", "2026-12-07T06:50:53-05:00"),
+        ("2026-12-07 12:50 +01:00", "2026-12-07T12:50:00+01:00"),
+        ("2026-12-07 12:50:53,25 +0100", "2026-12-07T12:50:53.25+01:00"),
+    ])
+    func theSpellingsOfDateAndGitAreRead(_ text: String, _ iso: String) throws {
+        let (url, _) = try prefs()
+        var dumped: [String] = []
+        for given in [text, iso] {
+            let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", given])
+            #expect(set.status == 0, "\(given): \(set.stderr)")
+            dumped.append(try runProcess(ycft, ["dump", "--compact", url.path]).stdoutText)
+            let status = try runProcess(ycft, ["status", "--now", given, url.path])
+            #expect(status.status == 0, "\(given): \(status.stderr)")
+            dumped.append(String(status.stdoutText.prefix { $0 != "," }))
+        }
+        #expect(dumped[0] == dumped[2] && dumped[1] == dumped[3], "\(dumped)")
+        #expect(dumped[0].contains(#""k":{"lastTime":"#), "\(dumped[0])")
+    }
+
+    /// A date or time that does not exist is refused naming the field; spaces around a time too.
+    @Test(arguments: [
+        ("2025-02-30", "February 2025 has 28 days"),
+        ("2024-02-30 10:00", "February 2024 has 29 days"),
+        ("2025-13-01", "there is no month 13"),
+        ("2025-02-01T24:00:00Z", "there is no hour 24 (hours run 00 to 23)"),
+        ("2025-02-01 10:60 +0100", "there is no minute 60 (minutes run 00 to 59)"),
+        (" 2025-02-01", "it begins with a space; give the time alone"),
+        ("2025-02-01T10:00:00Z ", "it ends with a space; give the time alone"),
+    ])
+    func impossibleDatesAreRefusedNamingTheField(_ text: String, _ why: String) throws {
+        let (url, bytes) = try prefs()
+        let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", text])
+        #expect(set.status == 2)
+        #expect(set.stderr == "Error: The value '\(text)' is invalid for '--last-time <time>': \(why)\n" + setUsage)
+        #expect(try readBytes(url) == bytes)
+        let status = try runProcess(ycft, ["status", "--now", text, "--time-zone", "Europe/Paris", url.path])
+        #expect(status.status == 2)
+        #expect(status.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': \(why)\nUsage: ycft status "), "\(status.stderr)")
+    }
 }
