@@ -321,12 +321,14 @@ package enum ExactTime {
         return "\(whole.prefix(20))\(digits)Z"
     }
 
-    /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.
+    /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`, with its
+    /// seconds when it has any (`+00:09:21`, Paris's local mean time before 1891), so the local
+    /// time shown and its offset are the instant to the second.
     package static func offsetSuffix(seconds offset: Int) -> String {
         guard offset != 0 else { return "Z" }
-        let minutes = offset.magnitude / 60
+        let seconds = offset.magnitude % 60, minutes = offset.magnitude / 60
         func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60) + (seconds == 0 ? "" : ":" + two(seconds))
     }
 
     /// The double nearest to a parsed UTC instant (correctly rounded from its decimal value).

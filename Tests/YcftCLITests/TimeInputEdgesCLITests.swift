@@ -191,4 +191,16 @@ import TestSupport
         #expect(status.status == 2)
         #expect(status.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': \(why)\nUsage: ycft status "), "\(status.stderr)")
     }
+
+    /// Before 1891 Paris kept its local mean time, +00:09:21: the local time is shown with the
+    /// offset's seconds, so the two texts of `now` are one instant (not `+00:09`, 21 seconds off).
+    @Test func anOffsetWithSecondsIsShownWithThem() throws {
+        let (url, _) = try prefs()
+        for (zone, shown) in [("Europe/Paris", "1850-06-01T12:09:21.000000+00:09:21"),
+                              ("America/New_York", "1850-06-01T07:03:58.000000-04:56:02")] {
+            let result = try runProcess(ycft, ["status", "--now", "1850-06-01T12:00:00Z", "--time-zone", zone, url.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 1850-06-01T12:00:00.000000Z = \(shown) (\(zone)), app version none\n"), "\(result.stdoutText)")
+        }
+    }
 }
