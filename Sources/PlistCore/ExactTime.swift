@@ -141,14 +141,16 @@ package enum ExactTime {
     /// Why a text is not an instant ``utcInstant(_:)`` and ``exactInstant(_:)`` read: not of
     /// their form at all, or one of the near misses a message names.
     package enum InstantDefect: Error, Equatable, Sendable, CustomStringConvertible {
-        /// Not `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset, or a date or time that
-        /// does not exist (month 13, February 30, hour 24).
+        /// Not `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset.
         case malformed
         /// Second 60 (`23:59:60`), a leap second: seconds since 2001 (`NSDate`'s, as POSIX
         /// time) do not count leap seconds, so no time is that second.
         case leapSecond
         /// More than nine digits after the point (the count): the fraction is read to the nanosecond.
         case fractionDigits(Int)
+        /// A date or time of the right form that does not exist, and why (`February 2025 has 28
+        /// days`, `there is no month 13`, `there is no hour 24 (hours run 00 to 23)`).
+        case impossible(String)
 
         /// What is wrong, for a message after the text: `second 60 is a leap second, ...`.
         package var description: String {
@@ -158,6 +160,7 @@ package enum ExactTime {
                 return "second 60 is a leap second, which times since 2001 do not count (NSDate, like POSIX time, has no leap seconds); "
                     + "give second 59 or the next minute"
             case let .fractionDigits(count): return "it has \(count) digits after the decimal point; ycft reads at most 9 (nanoseconds)"
+            case let .impossible(why): return why
             }
         }
     }
@@ -175,7 +178,8 @@ package enum ExactTime {
         guard let seconds = CivilTime.parseISODateTime(main) else {
             // A time that reads once its second 60 is 59: a leap second.
             let leap = main.hasSuffix(":60") && CivilTime.parseISODateTime(main.dropLast(2) + "59") != nil
-            throw leap ? .leapSecond : .malformed
+            if leap { throw .leapSecond }
+            throw impossibility(main).map { .impossible($0) } ?? .malformed
         }
         var fraction = ""
         let rest = body.dropFirst(19)
@@ -186,6 +190,34 @@ package enum ExactTime {
             guard fraction.utf8.count <= 9 else { throw .fractionDigits(fraction.utf8.count) }
         }
         return (seconds, fraction)
+    }
+
+    /// Why `YYYY-MM-DDTHH:MM:SS`, digits where its digits go, is no date and time (the first
+    /// field out of range, named); nil when it is not of that form or is one.
+    private static func impossibility(_ main: Substring) -> String? {
+        let chars = Array(main.utf8)
+        guard chars.count == 19 else { return nil }
+        var fields: [Int64] = []
+        for range in [0..<4, 5..<7, 8..<10, 11..<13, 14..<16, 17..<19] {
+            var value: Int64 = 0
+            for i in range {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(chars[i]) else { return nil }
+                value = value * 10 + Int64(chars[i] - UInt8(ascii: "0"))
+            }
+            fields.append(value)
+        }
+        let (year, month, day, hour, minute, second) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                      "November", "December"]
+        if year == 0 { return "there is no year 0 (ycft reads years 1 to 9999)" }
+        guard (1...12).contains(month) else { return "there is no month \(month)" }
+        let days = CivilTime.daysIn(year: year, month: month)
+        if day == 0 { return "there is no day 0" }
+        if day > days { return "\(months[Int(month) - 1]) \(year) has \(days) days" }
+        if hour > 23 { return "there is no hour \(hour) (hours run 00 to 23)" }
+        if minute > 59 { return "there is no minute \(minute) (minutes run 00 to 59)" }
+        if second > 60 { return "there is no second \(second) (seconds run 00 to 59)" }
+        return nil
     }
 
     /// Why a decimal number of seconds is not one a double holds (``seconds(decimal:)``).
@@ -289,12 +321,14 @@ package enum ExactTime {
         return "\(whole.prefix(20))\(digits)Z"
     }
 
-    /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`.
+    /// The ISO 8601 suffix of a UTC offset: `Z` for zero, else `+HH:MM` / `-HH:MM`, with its
+    /// seconds when it has any (`+00:09:21`, Paris's local mean time before 1891), so the local
+    /// time shown and its offset are the instant to the second.
     package static func offsetSuffix(seconds offset: Int) -> String {
         guard offset != 0 else { return "Z" }
-        let minutes = offset.magnitude / 60
+        let seconds = offset.magnitude % 60, minutes = offset.magnitude / 60
         func two(_ n: UInt) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60)
+        return (offset < 0 ? "-" : "+") + two(minutes / 60) + ":" + two(minutes % 60) + (seconds == 0 ? "" : ":" + two(seconds))
     }
 
     /// The double nearest to a parsed UTC instant (correctly rounded from its decimal value).

@@ -93,8 +93,7 @@ import TestSupport
 
     /// Instants as `date -d` users type them: a date alone (its midnight), a space for the `T`,
     /// minutes without seconds; without `Z` or an offset, in `--time-zone` (UTC by default) for
-    /// `status`, in UTC for `set`. A wall-clock time the zone skips is refused, one it repeats
-    /// is the earlier.
+    /// `status`, in UTC for `set`. A wall-clock time the zone skips or repeats is refused.
     @Test(arguments: [
         ("2025-02-01", nil, "now 2025-02-01T00:00:00.000000Z (UTC)"),
         ("2025-02-01", "Europe/Paris", "now 2025-01-31T23:00:00.000000Z = 2025-02-01T00:00:00.000000+01:00 (Europe/Paris)"),
@@ -103,7 +102,8 @@ import TestSupport
         ("2025-02-01 10:00:30.5+01:00", nil, "now 2025-02-01T09:00:30.500000Z (UTC)"),
         ("2025-07-01 10:00:30.25", "America/New_York",
          "now 2025-07-01T14:00:30.250000Z = 2025-07-01T10:00:30.250000-04:00 (America/New_York)"),
-        ("2025-10-26 02:30", "Europe/Paris", "now 2025-10-26T00:30:00.000000Z = 2025-10-26T02:30:00.000000+02:00 (Europe/Paris)"),
+        ("2025-10-26 02:30+01:00", "Europe/Paris", "now 2025-10-26T01:30:00.000000Z = 2025-10-26T02:30:00.000000+01:00 (Europe/Paris)"),
+        ("2025-10-26 03:30", "Europe/Paris", "now 2025-10-26T02:30:00.000000Z = 2025-10-26T03:30:00.000000+01:00 (Europe/Paris)"),
     ] as [(String, String?, String)])
     func instantsAsPeopleTypeThem(_ given: String, _ zone: String?, _ shown: String) throws {
         let file = TestPaths.fixtures.appendingPathComponent("valid/ycft/empty.plist").path
@@ -116,7 +116,11 @@ import TestSupport
         let skipped = try runProcess(ycft, ["status", "--now", "2025-03-30 02:30", "--time-zone", "Europe/Paris", file])
         #expect(skipped.status == 2 && skipped.stderr.hasPrefix("Error: The value '2025-03-30 02:30' is invalid for '--now <time>': "
                                                                 + "Europe/Paris skips that wall-clock time (its clocks move forward then); give an offset or Z\n"))
-        for text in ["2025-2-1", "2025-02-01 10", "2025-02-01x10:00", "2025-02-30"] {
+        let repeated = try runProcess(ycft, ["status", "--now", "2025-10-26 02:30", "--time-zone", "Europe/Paris", file])
+        #expect(repeated.status == 2 && repeated.stderr.hasPrefix("Error: The value '2025-10-26 02:30' is invalid for '--now <time>': "
+                                                                  + "that wall-clock time happens twice in Europe/Paris (its clocks move back "
+                                                                  + "then); give an offset or Z\n"), "\(repeated.stderr)")
+        for text in ["2025-2-1", "2025-02-01 10", "2025-02-01x10:00"] {
             let refused = try runProcess(ycft, ["status", "--now", text, file])
             #expect(refused.status == 2 && refused.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': expected a time like "),
                     "\(text): \(refused.stderr)")

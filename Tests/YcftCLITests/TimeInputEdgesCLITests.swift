@@ -99,4 +99,108 @@ import TestSupport
                                          + "Europe/Paris, :Europe/Paris, :/etc/localtime when it links into the zone database, or "
                                          + "/usr/share/zoneinfo/Europe/Paris); name the zone instead\nUsage: ycft status "), "\(refused.stderr)")
     }
+
+    /// `TZ=GMT+1` names no zone file, so the C library reads it as a POSIX rule, where offsets
+    /// are west of UTC (`TZ=GMT+1 date +%z` is -0100); Foundation would read +01:00. Refused,
+    /// naming the zone database's names for both readings; a name the database has
+    /// (`GMT+0`, `Etc/GMT-1`) is that zone.
+    @Test func aPOSIXRuleInTZIsRefusedWithTheNamesOfItsZones() throws {
+        let (url, _) = try prefs()
+        var environment = ProcessInfo.processInfo.environment
+        for (tz, said) in [("GMT+1", "GMT+1 is -01:00 there: POSIX offsets are west of UTC), which ycft does not read; name the zone "
+                            + "instead (like Etc/GMT+1 for -01:00, Etc/GMT-1 for +01:00, "),
+                           (":UTC-5", "UTC-5 is +05:00 there: POSIX offsets are west of UTC), which ycft does not read; name the zone "
+                            + "instead (like Etc/GMT-5 for +05:00, Etc/GMT+5 for -05:00, ")] {
+            environment["TZ"] = tz
+            let refused = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", url.path], environment: environment)
+            #expect(refused.status == 2)
+            #expect(refused.stderr.hasPrefix("Error: The value 'local' is invalid for '--time-zone <zone>': TZ is '\(tz)', which names no file "
+                                             + "of the zone database, so the C library reads it as a POSIX rule (\(said)Europe/Paris, "
+                                             + ":Europe/Paris, /usr/share/zoneinfo/Europe/Paris)\nUsage: ycft status "), "\(refused.stderr)")
+        }
+        for (tz, shown) in [("GMT+0", "2025-03-30T11:30:00.000000Z (GMT+0)"),
+                            ("Etc/GMT-1", "2025-03-30T12:30:00.000000+01:00 (Etc/GMT-1)"),
+                            (":Etc/GMT+1", "2025-03-30T10:30:00.000000-01:00 (Etc/GMT+1)")] {
+            environment["TZ"] = tz
+            let result = try runProcess(ycft, ["status", "--now", "2025-03-30T11:30:00Z", "--time-zone", "local", url.path], environment: environment)
+            #expect(result.status == 0, "\(tz): \(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 2025-03-30T11:30:00.000000Z = \(shown), app version none\n"), "\(tz): \(result.stdoutText)")
+        }
+    }
+
+    /// `--time-zone GMT+1`: Foundation reads +01:00, POSIX TZ and the zone database's
+    /// `Etc/GMT+1` -01:00. An Apple device reports an IANA name as its zone, never this form,
+    /// so it is refused with the name of the zone Foundation would have meant.
+    @Test(arguments: [("GMT+1", "+01:00", "-01:00", ", or Etc/GMT-1 for +01:00"),
+                      ("UTC-5", "-05:00", "+05:00", ", or Etc/GMT+5 for -05:00"),
+                      ("GMT+05:30", "+05:30", "-05:30", "")])
+    func aGMTOffsetNameIsRefused(_ zone: String, _ foundation: String, _ posix: String, _ hint: String) throws {
+        let (url, _) = try prefs()
+        let refused = try runProcess(ycft, ["status", "--time-zone", zone, url.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.hasPrefix("Error: The value '\(zone)' is invalid for '--time-zone <zone>': Foundation reads it as \(foundation), "
+                                         + "POSIX TZ as \(posix) (the zone database's Etc/GMT±N are POSIX's); give an IANA name like "
+                                         + "Europe/Paris\(hint)\nUsage: ycft status "), "\(refused.stderr)")
+    }
+
+    /// What `date` and git print, read as the ISO 8601 they stand for, to the digit: a basic
+    /// offset (`date +%FT%T%z`), a comma for the decimal point (`date -Ins`), a space before
+    /// the offset (`git log --format=%ci`).
+    @Test(arguments: [
+        ("2026-12-07T11:57:29+0000", "2026-12-07T11:57:29Z"),
+        ("2026-12-07T12:57:29+0100", "2026-12-07T12:57:29+01:00"),
+        ("2026-12-07T11:57:29,770033253+00:00", "2026-12-07T11:57:29.770033253+00:00"),
+        ("2026-12-07T11:57:29,1Z", "2026-12-07T11:57:29.1Z"),
+        ("2026-12-07 11:50:53 +0000", "2026-12-07T11:50:53Z"),
+        ("2026-12-07 06:50:53 -0500", "2026-12-07T06:50:53-05:00"),
+        ("2026-12-07 12:50 +01:00", "2026-12-07T12:50:00+01:00"),
+        ("2026-12-07 12:50:53,25 +0100", "2026-12-07T12:50:53.25+01:00"),
+    ])
+    func theSpellingsOfDateAndGitAreRead(_ text: String, _ iso: String) throws {
+        let (url, _) = try prefs()
+        var dumped: [String] = []
+        for given in [text, iso] {
+            let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", given])
+            #expect(set.status == 0, "\(given): \(set.stderr)")
+            dumped.append(try runProcess(ycft, ["dump", "--compact", url.path]).stdoutText)
+            let status = try runProcess(ycft, ["status", "--now", given, url.path])
+            #expect(status.status == 0, "\(given): \(status.stderr)")
+            dumped.append(String(status.stdoutText.prefix { $0 != "," }))
+        }
+        #expect(dumped[0] == dumped[2] && dumped[1] == dumped[3], "\(dumped)")
+        #expect(dumped[0].contains(#""k":{"lastTime":"#), "\(dumped[0])")
+    }
+
+    /// A date or time that does not exist is refused naming the field; spaces around a time too.
+    @Test(arguments: [
+        ("2025-02-30", "February 2025 has 28 days"),
+        ("2024-02-30 10:00", "February 2024 has 29 days"),
+        ("2025-13-01", "there is no month 13"),
+        ("2025-02-01T24:00:00Z", "there is no hour 24 (hours run 00 to 23)"),
+        ("2025-02-01 10:60 +0100", "there is no minute 60 (minutes run 00 to 59)"),
+        (" 2025-02-01", "it begins with a space; give the time alone"),
+        ("2025-02-01T10:00:00Z ", "it ends with a space; give the time alone"),
+    ])
+    func impossibleDatesAreRefusedNamingTheField(_ text: String, _ why: String) throws {
+        let (url, bytes) = try prefs()
+        let set = try runProcess(ycft, ["set", url.path, "k", "--last-time", text])
+        #expect(set.status == 2)
+        #expect(set.stderr == "Error: The value '\(text)' is invalid for '--last-time <time>': \(why)\n" + setUsage)
+        #expect(try readBytes(url) == bytes)
+        let status = try runProcess(ycft, ["status", "--now", text, "--time-zone", "Europe/Paris", url.path])
+        #expect(status.status == 2)
+        #expect(status.stderr.hasPrefix("Error: The value '\(text)' is invalid for '--now <time>': \(why)\nUsage: ycft status "), "\(status.stderr)")
+    }
+
+    /// Before 1891 Paris kept its local mean time, +00:09:21: the local time is shown with the
+    /// offset's seconds, so the two texts of `now` are one instant (not `+00:09`, 21 seconds off).
+    @Test func anOffsetWithSecondsIsShownWithThem() throws {
+        let (url, _) = try prefs()
+        for (zone, shown) in [("Europe/Paris", "1850-06-01T12:09:21.000000+00:09:21"),
+                              ("America/New_York", "1850-06-01T07:03:58.000000-04:56:02")] {
+            let result = try runProcess(ycft, ["status", "--now", "1850-06-01T12:00:00Z", "--time-zone", zone, url.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdoutText.hasPrefix("now 1850-06-01T12:00:00.000000Z = \(shown) (\(zone)), app version none\n"), "\(result.stdoutText)")
+        }
+    }
 }
