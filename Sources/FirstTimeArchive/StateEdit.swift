@@ -3,22 +3,14 @@ internal import Plist
 package import PlistCore
 package import SafeFiles
 
-/// The one write of YCFirstTime state, and the one place that says what a write may do and
-/// what it must say: `ycft set`, `unset`, `reset`, `edit` and `pack --into`,
-/// ``StateFile/update(at:key:limits:_:)`` and `FirstTimeStore`'s save all come here. A change
-/// (``Change``) of a file read as ``StateFile`` gives the file's new bytes, in the form the
-/// file already has (a bare archive stays an archive in its plist format, a defaults file keeps
-/// every other key in place, a migrated file keeps `YCFirstTime.records`, IntervalClient keys
-/// stay numbers), and a ``Report`` of everything a caller must say; the command layer only
-/// turns the report into words and exit codes.
-///
-/// The rules: only YCFirstTime state is replaced (``StateFile/heldState()`` judges; anything
-/// else under the key is refused); a state the device discards is not edited unless forced
-/// (``Options/refusesDiscarded``); a value the app reads no state from (not data) is replaced
-/// only when forced, as the app's next save replaces it; a reset removes what the app's
-/// `reset()` removes. Every write goes through ``cycle(_:read:options:change:write:)`` and
-/// `SafeFile`, which refuses a path inside an iPhone backup (`BackupFolderGuard`: not an
-/// option; a caller gives its writes one guard for a run in `SafeFile.WriteOptions`).
+/// The one write of YCFirstTime state and the one place that says what a write may do and must
+/// say (`ycft set`, `unset`, `reset`, `edit`, `pack --into`, ``StateFile/update(at:key:limits:_:)``,
+/// `FirstTimeStore`'s save): a ``Change`` of a ``StateFile`` gives its new bytes in the file's own
+/// form, every other key in place, and a ``Report`` that callers only turn into words. Only
+/// YCFirstTime state is replaced (``StateFile/heldState()`` judges); what the device discards, or
+/// reads no state from, is replaced only when forced. Every write goes through
+/// ``cycle(_:read:options:change:write:)`` and `SafeFile`, which refuses a path inside an iPhone
+/// backup (a run's one `BackupFolderGuard` is given in `SafeFile.WriteOptions`).
 ///
 /// ```swift
 /// let edit = StateEdit(try StateFile(bytes))
@@ -29,11 +21,9 @@ package import SafeFiles
 package struct StateEdit {
     /// What a write does to the state.
     package enum Change: Sendable {
-        /// The state's records replaced by these; a defaults file with no state yet gets them
-        /// as YCFirstTime's first save puts them (the archive under the key).
+        /// The state's records replaced by these (where there is none yet, as the app's first save puts them).
         case records(FirstTimeRecords)
-        /// YCFirstTime's `reset()`: an empty archive for a bare archive; every form of the state
-        /// removed from a defaults file (`StateSource.reset(_:)`).
+        /// YCFirstTime's `reset()`: a bare archive emptied, every form of the state removed from a defaults file.
         case reset
         /// An archive of the records (``archive(of:format:)``) put under the key of a defaults
         /// file (`pack --into`), in place, or added after every other key.
@@ -43,13 +33,10 @@ package struct StateEdit {
     /// What a write may do.
     package struct Options: Sendable {
         /// Replace what is refused otherwise: a state the device discards, a value under the key
-        /// that is not data, data under the key the app discards unread (by ``Change/reset``), a
-        /// state of the root's other keys only (by ``Change/reset``), a read-only file.
+        /// that is not data, a reset of unread data or of the root's other keys only.
         package var force: Bool
-        /// Refuse to change the records of a state YCFirstTime discards on the device (a
-        /// non-fatal `resets-all` finding, such as an NSDictionary root), unless ``force``:
-        /// every gate runs again there, and the state written back repaired would bring its
-        /// records back (``FirstTimeError/discarded(_:)``).
+        /// Refuse to change the records of a state YCFirstTime discards on the device (an
+        /// NSDictionary root): repaired, its records would come back (``FirstTimeError/discarded(_:)``).
         package var refusesDiscarded: Bool
 
         /// The options: nothing forced, a discarded state refused.
@@ -58,35 +45,27 @@ package struct StateEdit {
         }
     }
 
-    /// What a write did, for the caller to say: its bytes, and each thing it did that the user
-    /// did not ask for in so many words.
+    /// What a write did: its bytes, and each thing it did that the user did not ask for.
     package struct Report: Sendable, Equatable {
         /// The file's new bytes.
         package var bytes: [UInt8]
-        /// What the state held that the new bytes do not, besides records: an unrelated root
-        /// key, a record's unknown coder key, a copy in another form that differed
-        /// (``FirstTimeState/said(writing:)``).
+        /// What the state held that the new bytes do not, besides records (``FirstTimeState/said(writing:)``).
         package var dropped: [ContractFinding] = []
-        /// The records whose new time the file's form holds only to its nearest value
-        /// (IntervalClient keys count from 1970: `IntervalKey.storedTime(_:)`), with the time
-        /// given and the time stored, in key order.
+        /// The new times IntervalClient keys hold only to their nearest value (`IntervalKey.storedTime(_:)`).
         package var roundedTimes: [(key: String, given: Double, stored: Double)] = []
-        /// The key a forced reset removed whole, with the finding by which the app discards (or
-        /// ycft cannot read) what it held, and the forms of the state left in other keys.
+        /// The key a forced reset removed unread, why, and the forms of the state left in other keys.
         package var removedUnread: (key: String, finding: ContractFinding, left: [StateForm])?
-        /// The `interval.*` keys a reset removed from a file whose only state they were: every
-        /// one is read as an IntervalClient gate (an app's own `interval.volume` too).
+        /// The `interval.*` keys a reset removed where they were the only state (an app's own too).
         package var removedIntervals: [String] = []
-        /// IntervalClient's own gates a reset kept beside the state (no record's copy), which
-        /// the file then holds as its state.
+        /// IntervalClient's own gates a reset kept (no record's copy), now the file's state.
         package var keptGates: [String] = []
         /// Whether the write created the state in a defaults file that held none.
         package var created = false
 
         /// A report of these bytes and parts (the rest none).
         package init(bytes: [UInt8], dropped: [ContractFinding] = [], roundedTimes: [(key: String, given: Double, stored: Double)] = [],
-                     created: Bool = false) {
-            (self.bytes, self.dropped, self.roundedTimes, self.created) = (bytes, dropped, roundedTimes, created)
+                     removedUnread: (key: String, finding: ContractFinding, left: [StateForm])? = nil, created: Bool = false) {
+            (self.bytes, self.dropped, self.roundedTimes, self.removedUnread, self.created) = (bytes, dropped, roundedTimes, removedUnread, created)
         }
 
         /// Equal when every part is (times compared bit for bit).
@@ -101,10 +80,8 @@ package struct StateEdit {
         }
     }
 
-    /// The file written.
-    package let file: StateFile
-    /// What the write may do.
-    package let options: Options
+    /// The file written, and what the write may do.
+    package let file: StateFile, options: Options
     /// ``StateFile/heldState()``'s answer, asked once.
     private let held: Result<FirstTimeState?, FirstTimeError>
 
@@ -114,10 +91,8 @@ package struct StateEdit {
         do throws(FirstTimeError) { held = .success(try file.heldState()) } catch { held = .failure(error) }
     }
 
-    /// The state a change of records starts from (nil: none yet): ``StateFile/heldState()``;
-    /// with ``Options/force``, for a value the app reads no state from (not data), the empty
-    /// state the app starts from there (``StateFile/deviceState()``), whose finding the write
-    /// then says it replaced.
+    /// The state a change of records starts from (nil: none yet): ``StateFile/heldState()``, or
+    /// forced, for a value that is not data, the app's empty one (``StateFile/deviceState()``).
     /// - Throws: ``StateFile/heldState()``'s error; ``FirstTimeError/discarded(_:)`` for a state
     ///   the device discards when ``Options/refusesDiscarded`` and not ``Options/force``.
     package func state() throws(FirstTimeError) -> FirstTimeState? {
@@ -132,13 +107,10 @@ package struct StateEdit {
         return state
     }
 
-    /// The file after `change`, and what to say of it; nil when nothing changes (the records
-    /// are those the state holds, bit for bit, so the file keeps its bytes; a reset of a
-    /// defaults file with no state).
-    /// - Throws: ``FirstTimeError``: the refusals of ``state()`` (and, for a reset, of
-    ///   ``Options``), ``FirstTimeError/cannotHold(_:)`` for records the file's form cannot
-    ///   hold, ``FirstTimeError/notDefaults(found:)`` and
-    ///   ``FirstTimeError/archiveBesideState(form:key:)`` for an archive put where it cannot go.
+    /// The file after `change`, and what to say of it; nil when nothing changes (the records the
+    /// state holds, bit for bit, so the file keeps its bytes; a reset where there is no state).
+    /// - Throws: ``FirstTimeError``: the refusals of ``state()`` and ``Options``, records the
+    ///   file's form cannot hold, an archive put where it cannot go.
     package func apply(_ change: Change) throws(FirstTimeError) -> Report? {
         switch change {
         case let .records(records): return try rewrite(records)
@@ -176,19 +148,15 @@ package struct StateEdit {
         return try written(file.source.written(records, replacing: state?.records ?? FirstTimeRecords(), keeping: root))
     }
 
-    /// The other entries of the archive's root that a write keeps beside the group, as
-    /// YCFirstTime's save archives its whole root again: those of `state` when the app reads it
-    /// (one the app discards starts afresh, and its next save writes a new root without them).
+    /// The root's other entries a write keeps beside the group, as the app's save does: those of
+    /// a state the app reads (one it discards starts afresh, with a new root).
     private func rootEntries(of state: FirstTimeState?) throws(FirstTimeError) -> LegacyArchive.RootEntries? {
         state?.keepsRootEntries == true ? try file.rootEntries() : nil
     }
 
-    /// ``Change/reset``. A defaults file whose `YCFirstTime` key holds data YCFirstTime discards
-    /// unread, or an archive ycft cannot read (``unreadable(_:in:)``), is reset only with
-    /// ``Options/force``, as the app's `reset()` removes the key whatever it holds; under a key
-    /// named with `--key`, never (it may be another program's data). Only that key is removed
-    /// then: which other keys copied what it held cannot be told. A state of the root's other
-    /// keys only is reset only when forced (``FirstTimeError/onlyOtherData(_:)``).
+    /// ``Change/reset``. Data under `YCFirstTime` ycft cannot read (``unreadable(_:in:)``) goes only
+    /// when forced, that key alone, as the app's `reset()` removes it; so does a state of the
+    /// root's other keys only (``FirstTimeError/onlyOtherData(_:)``).
     private func reset() throws(FirstTimeError) -> Report? {
         let state: FirstTimeState?
         switch held {
@@ -198,26 +166,19 @@ package struct StateEdit {
             let key = Self.stateKey(of: file)
             domain[key] = nil
             let bytes = try written(domain)
-            let left = (try? StateFile(bytes, key: file.key, limits: file.limits))?.forms ?? []
-            var report = Report(bytes: bytes)
-            report.removedUnread = (key, finding, left)
-            return report
+            return Report(bytes: bytes, removedUnread: (key, finding, (try? StateFile(bytes, key: file.key, limits: file.limits))?.forms ?? []))
         }
         guard let state else { return nil }
         if !options.force, let other = state.findings.onlyOtherData(besides: state.records) { throw .onlyOtherData(other) }
         let dropped = state.said(writing: nil)
-        guard let before = file.defaults else {
-            let empty = try LegacyArchive.encode(FirstTimeRecords(), format: file.format)
-            return Report(bytes: PropertyList.marked(empty, format: file.format, byteOrderMark: file.byteOrderMark), dropped: dropped)
-        }
+        guard let before = file.defaults else { return Report(bytes: try replace(with: FirstTimeRecords(), state: nil), dropped: dropped) }
         let after = try file.source.reset(state.records)
         var report = Report(bytes: try written(after), dropped: dropped)
-        let remaining = after.keyIndex()
         if file.forms.first == .intervalKeys {
+            let remaining = after.keyIndex()
             report.removedIntervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && remaining[ExactKey($0)] == nil }
         }
-        // IntervalClient's own gates beside the state (no record's copy) stay, as every
-        // preference of the app does; alone, they are what the file then holds as state.
+        // IntervalClient's own gates (no record's copy) stay, as the app's preferences do.
         let left = StateSource(after, key: file.key) { _ in nil }
         if left.forms.first == .intervalKeys, let gates = try? left.read(.intervalKeys, failure: { (error: FirstTimeError) in error }, archive: {
             (_: [UInt8]) throws(FirstTimeError) in ArchiveJudgement(records: FirstTimeRecords())
@@ -243,11 +204,9 @@ package struct StateEdit {
         return Report(bytes: try written(domain), dropped: state?.said(writing: records) ?? [], created: state == nil)
     }
 
-    /// The finding by which a defaults file holds, under `YCFirstTime` (or
-    /// `YCFirstTime.records`), data ycft cannot read as the state and a forced reset removes:
-    /// what the app discards unread, and an archive the app reads but ycft does not (a string
-    /// libplist would change, a file beyond ycft's bounds); nil otherwise. Under a key named
-    /// with `--key` such data may be another program's, readable to it: nothing is removed.
+    /// The finding by which a defaults file holds under `YCFirstTime` (or `YCFirstTime.records`;
+    /// never another key, maybe another program's) data a forced reset removes: what the app
+    /// discards unread, or an archive it reads but ycft cannot (a string libplist would change).
     package static func unreadable(_ error: FirstTimeError, in file: StateFile) -> ContractFinding? {
         let key = stateKey(of: file)
         guard file.isDefaults, exactlyEqual(key, LegacyArchive.defaultsKey) || exactlyEqual(key, RecordsFormat.defaultsKey) else { return nil }
@@ -279,11 +238,9 @@ package struct StateEdit {
         do { return try PropertyList.write(.dictionary(domain), format: format, byteOrderMark: byteOrderMark) } catch { throw .plist(error) }
     }
 
-    /// The one read–change–write cycle of every change to a state file (the tool's, `update`'s
-    /// and the store's): `read` reads the file under its lock, held until the cycle ends;
-    /// `options` may refuse the input and gives the write's options; `change` makes the new
-    /// bytes from the bytes read (nil, or the same bytes: nothing is written); `write` replaces
-    /// the file only while it is still the one read (`expected` is the identity read).
+    /// The one read–change–write cycle of every state file write: `read` reads under a lock held
+    /// to the end; `options` may refuse the input; `change` makes the new bytes (nil or the same:
+    /// nothing is written); `write` replaces the file only while it is still the one read.
     /// - Returns: whether the file was written.
     /// - Throws: what the closures throw; nothing is written then.
     package static func cycle<Failure: Error>(

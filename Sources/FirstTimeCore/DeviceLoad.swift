@@ -1,12 +1,7 @@
-/// What YCFirstTime (or IntervalClient) loads from a domain's state on the device: the one
-/// answer, decided from values, that `status`, `diff`, `FirstTimeStore`, the edit path
-/// (`StateFile.deviceState()`) and `FirstTimeMigration.records(in:)` ask.
-///
-/// The app reads the first form of the state (``StateForm/state(of:asDevice:read:)``). A value
-/// under the archive key that is not data is no state to it (`UserDefaults.data(forKey:)` is
-/// nil): it starts afresh, and its next save replaces the value. A state its unarchive rejects,
-/// or that breaks a rule by which it discards everything (a `resets-all` finding), is read as
-/// no records: every gate runs.
+/// What YCFirstTime (or IntervalClient) loads from a domain's state on the device, decided from
+/// values: the one answer `status`, `diff`, `FirstTimeStore`, the edit path and
+/// `FirstTimeMigration.records(in:)` ask. A value under the key that is not data is no state
+/// (`UserDefaults.data(forKey:)` is nil); a state with a `resets-all` finding is no records.
 ///
 /// ```swift
 /// let load = try DeviceLoad(reading: { try file.heldState() })
@@ -28,11 +23,9 @@ package struct DeviceLoad: Sendable, Equatable {
         (self.held, self.findings, self.noState, self.unread) = (held, findings, noState, unread)
     }
 
-    /// What the app loads from the state `read` gives (nil: none yet), or from none when `read`
-    /// throws an error whose finding makes the app start afresh; `unread` says whether such an
-    /// error is data a forced reset removes.
-    /// - Throws: `read`'s error when the app reads the state but ycft cannot (a string libplist
-    ///   would change, an archive beyond ycft's bounds): no answer would be the device's.
+    /// What the app loads from the state `read` gives (nil: none yet), or none when `read` throws
+    /// an error by which the app starts afresh (`unread`: one a forced reset removes).
+    /// - Throws: `read`'s error when the app reads the state but ycft cannot.
     package init(reading read: () throws(FirstTimeError) -> FirstTimeState?,
                  unread: (FirstTimeError) -> Bool = { _ in false }) throws(FirstTimeError) {
         do {
@@ -52,9 +45,8 @@ package struct DeviceLoad: Sendable, Equatable {
     /// The records the app's gates see: ``held``, or none when the app starts afresh.
     package var records: FirstTimeRecords { resetsAll == nil ? held : FirstTimeRecords() }
 
-    /// How the app reads a form that ycft's reader refuses with `finding`: one that does not
-    /// stop reading (a value under the key that is not data, ``ContractRule/stateNotData``) is
-    /// the empty state the app starts from, with that finding; nil for a fatal one.
+    /// How the app reads a form ycft refuses with a finding that does not stop it (a value that is
+    /// not data, ``ContractRule/stateNotData``): the empty state, with it; nil for a fatal one.
     package static func judgement(refused finding: ContractFinding) -> ArchiveJudgement? {
         finding.rule.isFatal ? nil : ArchiveJudgement(records: FirstTimeRecords(), findings: [finding])
     }

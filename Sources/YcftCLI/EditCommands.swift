@@ -156,14 +156,9 @@ enum EditCommands {
         do { return try edit.state() } catch { throw writeRefusal(error, in: edit.file) }
     }
 
-    /// Why an edit command cannot change the state of `file` (`error`, from ``StateEdit``),
-    /// exit 1. For data under a defaults file's key that YCFirstTime discards unread
-    /// (``StateEdit/discardsUnread(_:in:)``: a record of another class, a time that is not a
-    /// date, data that is no archive), with what removes it: `"YCFirstTime" holds data that is
-    /// not a readable YCFirstTime archive: ... YCFirstTime discards it on the device and its
-    /// reset() removes the key whatever it holds, as 'ycft reset --force' does`.
-    /// An archive the app reads but ycft cannot (``StateEdit/unreadable(_:in:)``) is said so;
-    /// a state of other keys only, or one the device discards, with what `--force` does.
+    /// Why an edit command cannot change the state of `file` (`error`, from ``StateEdit``), exit
+    /// 1, with what removes or replaces it: data the app discards unread or ycft cannot read
+    /// (``StateEdit/unreadable(_:in:)``), a state of other keys only, one the device discards.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
         switch error {
         case .onlyOtherData: return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does")
@@ -241,13 +236,11 @@ enum EditCommands {
             Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
                       + "\(Ycft.exactTime(given)) as \(Ycft.exactTime(stored)), its nearest value", path: path, io: io)
         }
-        let gates = report.keptGates
-        if !gates.isEmpty {
+        if case let gates = report.keptGates, !gates.isEmpty {
             Ycft.warn("kept \(listed(gates.map { IntervalKey.prefix + $0 })), IntervalClient's own gate\(plural(gates.count)) (no record's copy), as the app's "
                       + "preferences are: the file now holds IntervalClient state (\(gates.count) record\(plural(gates.count)))", path: path, io: io)
         }
-        let intervals = report.removedIntervals
-        if !intervals.isEmpty {
+        if case let intervals = report.removedIntervals, !intervals.isEmpty {
             Ycft.warn("removed \(intervals.count) \(IntervalKey.prefix)* number\(plural(intervals.count)), read as IntervalClient gates: \(listed(intervals))",
                       path: path, io: io)
         }
@@ -255,8 +248,7 @@ enum EditCommands {
             let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"
             Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which \(why) "
                       + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
-            // Other keys that hold the state stay: whether they copied what was removed (or are
-            // IntervalClient's own) cannot be told from what could not be read.
+            // Other keys that hold the state stay: whether they copied what was removed cannot be told.
             let names = removed.left.map { $0 == .plainRecords ? "\"\(RecordsFormat.defaultsKey)\"" : "\"\(IntervalKey.prefix)*\"" }
             if !names.isEmpty {
                 Ycft.warn("the state in \(names.joined(separator: " and ")) stays: whether it copied what was removed cannot be "
