@@ -95,7 +95,7 @@ public struct StateFile: Sendable {
     /// one read. Nothing is written when `change` throws. A defaults file with no state yet
     /// starts with no records, and a first record creates the archive under `key`, as
     /// YCFirstTime's first save does (`ycft set` does the same). Every rule of `ycft set`
-    /// applies (``StateEdit``): a state the device discards is not changed.
+    /// applies (`StateEdit`): a state the device discards is not changed.
     /// - Returns: whether the file was written.
     /// - Throws: ``FirstTimeError/inFile(path:_:)`` with `path` and the cause: the file cannot
     ///   be read, holds no readable state, holds one the device discards
