@@ -31,7 +31,7 @@ internal import Synchronization
 ///
 /// **Thread safety.** A gate holds the store's recursive lock from its decision through its
 /// block to its save, so racing threads run a key's block once and a block may call the store
-/// again. Every save is ycft's read-change-write cycle (``StateFile``'s), so a save by another
+/// again. Every save is ycft's read-change-write cycle (every ycft write's), so a save by another
 /// store or process is kept, not overwritten. (`@unchecked Sendable`: the state sits behind a
 /// recursive lock, since a block runs under the lock and Synchronization.Mutex is not recursive.)
 public final class FirstTimeStore: @unchecked Sendable {
@@ -263,14 +263,14 @@ public final class FirstTimeStore: @unchecked Sendable {
         }
     }
 
-    /// Saves a change through the tool's one read-change-write cycle (``StateFile``'s): the file
+    /// Saves a change through the tool's one read-change-write cycle (`StateEdit`'s): the file
     /// is read again under its lock, `change` makes the new domain and records from what it
     /// holds now, and the file is replaced only while it is still the one read; then memory
     /// holds what was saved. Nothing changes, on disk or in memory, when this throws.
     private func save(_ change: (Snapshot) throws(FirstTimeError) -> (domain: PlistDictionary, records: FirstTimeRecords)) throws(FirstTimeError) {
         if let loadError { throw .inFile(path: path, .notLoaded(loadError)) }
         var status: FileStatus?, saved: Snapshot?
-        _ = try StateFile.cycle(path, read: { (path: String) throws(FirstTimeError) in
+        _ = try StateEdit.cycle(path, read: { (path: String) throws(FirstTimeError) in
             let input = try Self.read(path, lock: true)
             status = input.status
             return input
@@ -279,7 +279,7 @@ public final class FirstTimeStore: @unchecked Sendable {
             let changed: (domain: PlistDictionary, records: FirstTimeRecords), output: [UInt8]
             do throws(FirstTimeError) {
                 changed = try change(next)
-                output = try StateWriter.write(changed.domain, next.format, byteOrderMark: next.byteOrderMark)
+                output = try StateEdit.bytes(of: changed.domain, next.format, byteOrderMark: next.byteOrderMark)
             } catch { throw .inFile(path: path, error) }
             // What was saved, as a new store would load it: no group left to replace.
             next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
@@ -344,7 +344,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                 guard file.isDefaults else {
                     // A bare archive (what earlier versions of this store wrote): the domain holds it.
                     let state = try file.state()
-                    records = state.records
+                    records = DeviceLoad(held: state.records, findings: state.findings).records
                     if state.keepsRootEntries { root = try file.rootEntries() }
                     source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
                     format = .binary
@@ -359,10 +359,9 @@ public final class FirstTimeStore: @unchecked Sendable {
                     // root, a class outside its list) is an empty one, replaced on the next save;
                     // an NSDictionary group is read, but the next save starts a new group holding
                     // only the saved key (`as? NSMutableDictionary ?? NSMutableDictionary()`).
-                    if decoded.findings.resetsAll == nil {
-                        records = decoded.records
-                        groupReplacedOnSave = decoded.findings.contains { $0.rule == .groupImmutable }
-                    }
+                    let load = DeviceLoad(held: decoded.records, findings: decoded.findings)
+                    records = load.records
+                    groupReplacedOnSave = load.resetsAll == nil && decoded.findings.contains { $0.rule == .groupImmutable }
                     if decoded.findings.keepsRootEntries { root = try file.rootEntries() }
                 case .plainRecords?:
                     records = try file.read(.plainRecords).records

@@ -2,7 +2,7 @@ public import FirstTimeCore
 internal import KeyedArchive
 internal import Plist
 public import PlistCore
-package import SafeFiles
+internal import SafeFiles
 internal import FileErrors
 
 /// What a file holds: the one answer to "what kind of file is this?". Every command and every
@@ -13,11 +13,11 @@ internal import FileErrors
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
 /// Whether it holds YCFirstTime state is ``heldState()``'s answer, which every writer
-/// (`StateWriter`) asks too.
+/// (`StateEdit`) asks too.
 ///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
-/// ``init(_:key:limits:)`` and `StateWriter.write(_:into:)`.
+/// ``init(_:key:limits:)`` and `StateEdit`.
 ///
 /// ```swift
 /// let file = try StateFile(contentsOf: "Preferences/com.example.app.plist")
@@ -43,7 +43,7 @@ public struct StateFile: Sendable {
     public let format: PlistFormat
     /// Whether the file is XML after the UTF-8 byte-order mark (`PropertyList.byteOrderMark`,
     /// which CoreFoundation reads past): every rewrite of it in XML keeps the mark
-    /// (`StateWriter`, `DefaultsMigration`).
+    /// (`StateEdit`, `DefaultsMigration`).
     package let byteOrderMark: Bool
     /// The defaults key of the archive.
     public let key: String
@@ -94,11 +94,13 @@ public struct StateFile: Sendable {
     /// atomically through `SafeFile` only if the records changed and the file is still the
     /// one read. Nothing is written when `change` throws. A defaults file with no state yet
     /// starts with no records, and a first record creates the archive under `key`, as
-    /// YCFirstTime's first save does (`ycft set` does the same).
+    /// YCFirstTime's first save does (`ycft set` does the same). Every rule of `ycft set`
+    /// applies (`StateEdit`): a state the device discards is not changed.
     /// - Returns: whether the file was written.
     /// - Throws: ``FirstTimeError/inFile(path:_:)`` with `path` and the cause: the file cannot
-    ///   be read, holds no readable state, cannot hold the new state, or cannot be replaced
-    ///   (``FirstTimeError/file(_:)``); what `change` throws, as it is.
+    ///   be read, holds no readable state, holds one the device discards
+    ///   (``FirstTimeError/discarded(_:)``), cannot hold the new state, or cannot be replaced
+    ///   (``FirstTimeError/file(_:)``, inside an iPhone backup too); what `change` throws, as it is.
     @discardableResult
     public static func update(at path: String, key: String = LegacyArchive.defaultsKey, limits: PlistLimits = .default,
                               _ change: (inout FirstTimeRecords) throws(FirstTimeError) -> Void) throws(FirstTimeError) -> Bool {
@@ -130,42 +132,20 @@ public struct StateFile: Sendable {
                                                _ change: (inout FirstTimeRecords) throws(Failure) -> Void) throws(Failure) -> Bool {
         // Every error of the cycle's own names the file, as an app logs it.
         func failed(_ error: FirstTimeError) -> Failure { failure(.inFile(path: path, error)) }
-        return try cycle(path, read: { (path: String) throws(Failure) in
+        return try StateEdit.cycle(path, read: { (path: String) throws(Failure) in
             do throws(FileError) { return try SafeFile.read(path, limit: limits.maxInputSize, lock: true) } catch { throw failed(.file(error)) }
         }, change: { (bytes: [UInt8]) throws(Failure) in
-            let file: StateFile, held: FirstTimeState?
+            let edit: StateEdit, held: FirstTimeState?
             do throws(FirstTimeError) {
-                file = try StateFile(bytes, key: key, limits: limits)
-                held = try file.heldState()
+                edit = StateEdit(try StateFile(bytes, key: key, limits: limits))
+                held = try edit.state()
             } catch { throw failed(error) }
             var records = held?.records ?? FirstTimeRecords()
             try change(&records)
-            do throws(FirstTimeError) { return try StateWriter.edit(records, of: held, in: file)?.bytes } catch { throw failed(error) }
+            do throws(FirstTimeError) { return try edit.apply(.records(records))?.bytes } catch { throw failed(error) }
         }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Failure) in
             do throws(FileError) { _ = try SafeFile.write(bytes, to: path, options: options) } catch { throw failed(.file(error)) }
         })
-    }
-
-    /// The one read–change–write cycle of every change to a state file (the tool's and the
-    /// store's too): `read` reads the file under its lock, held until the cycle ends; `options` may refuse the
-    /// input and gives the write's options; `change` makes the new bytes from the bytes read
-    /// (nil, or the same bytes: nothing is written); `write` replaces the file only while it is
-    /// still the one read (`expected` is the identity read).
-    /// - Returns: whether the file was written.
-    /// - Throws: what the closures throw; nothing is written then.
-    package static func cycle<Failure: Error>(
-        _ path: String, read: (String) throws(Failure) -> InputFile,
-        options: (InputFile) throws(Failure) -> SafeFile.WriteOptions = { _ in SafeFile.WriteOptions() },
-        change: ([UInt8]) throws(Failure) -> [UInt8]?,
-        write: (String, [UInt8], SafeFile.WriteOptions) throws(Failure) -> Void
-    ) throws(Failure) -> Bool {
-        let input = try read(path)
-        defer { input.release() }
-        var writeOptions = try options(input)
-        writeOptions.expected = input.status?.identity
-        guard let output = try change(input.bytes), output != input.bytes else { return false }
-        try write(path, output, writeOptions)
-        return true
     }
 
     /// Whether the file is a defaults domain (not a bare archive).
@@ -218,16 +198,18 @@ public struct StateFile: Sendable {
     /// - Throws: ``heldState()``'s error when the device would not read the file so.
     package func deviceState() throws(FirstTimeError) -> FirstTimeState? { try state(asDevice: true) }
 
+    /// What the app loads from this file (``DeviceLoad``, the one answer): `status` and `diff`
+    /// judge gates against it.
+    /// - Throws: the error of a state the app reads but ycft cannot.
+    package func deviceLoad() throws(FirstTimeError) -> DeviceLoad {
+        try DeviceLoad(reading: heldState, unread: { StateEdit.discardsUnread($0, in: self) })
+    }
+
     /// ``heldState()``, and with `asDevice` ``deviceState()``.
     private func state(asDevice: Bool) throws(FirstTimeError) -> FirstTimeState? {
-        let primary = forms.first
         // No form: a dictionary with none of the state's keys (anything else is a bare archive).
-        guard let (form, decoded) = try StateForm.state(of: forms, read: { (form: StateForm) throws(FirstTimeError) in
-            do throws(FirstTimeError) { return try read(form) } catch {
-                let finding = error.finding
-                guard asDevice, form == primary, !finding.rule.isFatal else { throw error }
-                return ArchiveJudgement(records: FirstTimeRecords(), findings: [finding])
-            }
+        guard let (form, decoded) = try StateForm.state(of: forms, asDevice: asDevice ? { $0.finding } : nil, read: {
+            (form: StateForm) throws(FirstTimeError) in try read(form)
         }) else { return nil }
         return FirstTimeState(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
     }

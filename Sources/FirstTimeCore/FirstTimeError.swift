@@ -68,6 +68,10 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
     /// program's data, perhaps): removing it would remove only that, so a reset does it only
     /// when forced.
     case onlyOtherData(ContractFinding)
+    /// YCFirstTime discards this state on the device (the finding says why: an NSDictionary
+    /// root, a class outside its list), so every gate runs again there; a change of its records
+    /// written back repaired would bring them back, so it is made only when forced.
+    case discarded(ContractFinding)
 
     /// A one-line message: `where: what`.
     public var description: String {
@@ -110,6 +114,9 @@ public indirect enum FirstTimeError: Error, Equatable, Sendable, CustomStringCon
                 + "this platform's Foundation keeps only one of them in UserDefaults"
         case let .onlyOtherData(finding):
             return "\(finding.located); resetting would remove only these keys"
+        case let .discarded(finding):
+            return "YCFirstTime discards this state on the device ([\(finding.rule.rawValue)] \(finding.located)), so every gate "
+                + "runs again there; a change here would bring its records back"
         }
     }
 }
@@ -224,7 +231,7 @@ extension FirstTimeError {
                                        + "is \(quoted(LegacyArchive.defaultsKey))); an app that reads its archive there: \(device)")
             }
             return ContractFinding(.stateNotData, at: .file, "\(what): \(device)")
-        case let .contract(finding), let .onlyOtherData(finding):
+        case let .contract(finding), let .onlyOtherData(finding), let .discarded(finding):
             return finding
         case let .notStateArchive(_, cause), let .inFile(_, cause), let .notLoaded(cause):
             // The archive under the key (the store's file) breaks the rule its own error names.

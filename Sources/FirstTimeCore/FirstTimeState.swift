@@ -27,7 +27,7 @@ public struct FirstTimeState: Sendable, Equatable {
     /// The finding that makes the device discard all state, if any (then every gate runs).
     public var resetsAll: ContractFinding? { findings.resetsAll }
 
-    /// What any rewrite of this state by ycft drops or changes (`StateWriter`: `set`, `unset`,
+    /// What any rewrite of this state by ycft drops or changes (`StateEdit`: `set`, `unset`,
     /// `edit`, `pack --into`): the findings of the parts the records do not carry
     /// (``ContractRule/rewriteLoses``: a record's unknown coder key, a copy in another form that
     /// differs and is replaced, a value under the key that is not data, replaced when forced;

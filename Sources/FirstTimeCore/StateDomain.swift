@@ -59,7 +59,7 @@ extension PlistDictionary: StateDomain {
 
 /// The YCFirstTime state in a ``StateDomain``: which forms it holds (``StateForm``), each form's
 /// records, and the domain with new records in every form it holds. The one reading and
-/// writing of the forms, for the tool's files (`StateFile`, `StateWriter`), the store and the
+/// writing of the forms, for the tool's files (`StateFile`, `StateEdit`), the store and the
 /// on-device `FirstTimeMigration`; the archive itself is decoded by the caller's reader.
 package struct StateSource<Domain: StateDomain> {
     package let domain: Domain

@@ -17,12 +17,18 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable, CustomStringCo
     /// The state a domain holding `forms` gives its app: the first form's records and findings,
     /// and a ``ContractRule/statesDisagree`` finding for each copy in another form that differs
     /// or cannot be read (a write replaces it, so every writer says so). Nil when `forms` is
-    /// empty.
+    /// empty. With `asDevice` (an error's finding), the first form read as the app reads it
+    /// where ycft's reader refuses it with a finding that does not stop the app
+    /// (``DeviceLoad/judgement(refused:)``).
     /// - Throws: what `read` throws for the first form.
-    package static func state<Failure: Error>(of forms: [StateForm],
+    package static func state<Failure: Error>(of forms: [StateForm], asDevice: ((Failure) -> ContractFinding?)? = nil,
                                              read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> (form: StateForm, decoded: ArchiveJudgement)? {
         guard let primary = forms.first else { return nil }
-        var first = try read(primary)
+        var first: ArchiveJudgement
+        do { first = try read(primary) } catch {
+            guard let finding = asDevice?(error), let loaded = DeviceLoad.judgement(refused: finding) else { throw error }
+            first = loaded
+        }
         for form in forms.dropFirst() {
             let copy: ArchiveJudgement
             do { copy = try read(form) } catch {

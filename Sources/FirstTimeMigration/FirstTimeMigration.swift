@@ -32,12 +32,22 @@ package import PlistCore
 public enum FirstTimeMigration {
     /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
     /// records, or IntervalClient keys (versions nil).
-    /// Nil when the domain holds none (a fresh install), as `StateFile.heldState()` answers
-    /// for a file.
+    /// Nil when the domain holds none (a fresh install). A value under the archive key that is
+    /// not data is what the app reads there: no records (`UserDefaults.data(forKey:)` is nil),
+    /// with a ``ContractRule/stateNotData`` finding.
+    ///
+    /// ```swift
+    /// UserDefaults.standard.set("oops", forKey: "YCFirstTime")
+    /// let state = try FirstTimeMigration.records(in: .standard)   // no records; state?.resetsAll?.rule == .stateNotData
+    /// ```
     /// - Throws: ``Migration/Failure/unreadable(_:archiveKey:)`` when the first form cannot be read.
     public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> FirstTimeState? {
         let source = Self.source(defaults, options)
-        guard let (form, decoded) = try StateForm.state(of: source.forms, read: { (form: StateForm) throws(Migration.Failure) in
+        let device = { (failure: Migration.Failure) -> ContractFinding? in
+            if case let .unreadable(error, _) = failure { return error.finding }
+            return nil
+        }
+        guard let (form, decoded) = try StateForm.state(of: source.forms, asDevice: device, read: { (form: StateForm) throws(Migration.Failure) in
             try read(form, of: source, options)
         }) else { return nil }
         return FirstTimeState(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)

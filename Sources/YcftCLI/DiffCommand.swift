@@ -9,7 +9,7 @@ import OrderedJSON
 import Plist
 import PlistCore
 
-/// `ycft diff A B`: two states compared as the device reads them (`StateFile.deviceLoad()`,
+/// `ycft diff A B`: two states compared as the device reads them (`DeviceLoad`,
 /// the answer `status` judges with): records added, removed and changed, and with `--gate`
 /// the gates whose answer differs. Exit 0 when the same, 1 when they differ, 2 on trouble, as
 /// `diff` and `cmp` do.
@@ -17,7 +17,7 @@ enum DiffCommand {
     /// One side: its name as given, what the device loads, and the form the state is in.
     struct Side {
         let path: String
-        let load: StateFile.DeviceLoad
+        let load: DeviceLoad
         /// The form the state is in (`defaults-archive`, `records-json`, ...); nil for no state.
         let form: String?
     }
@@ -68,14 +68,14 @@ enum DiffCommand {
         let bytes = try Ycft.readInput(path, io: io, limit: options.limits.maxInputSize)
         // Records in their JSON form (what dump prints, what pack reads): read as they are.
         if PropertyList.detectFormat(bytes) == nil, let records = try? RecordsFormat.records(fromJSON: bytes) {
-            return Side(path: path, load: StateFile.DeviceLoad(held: records, findings: [], resetsAll: nil, unread: false, noState: false),
+            return Side(path: path, load: DeviceLoad(held: records),
                         form: "records-json")
         }
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
             throw Ycft.Failure(.trouble, Ycft.display(path), error.description)
         }
-        let load: StateFile.DeviceLoad
+        let load: DeviceLoad
         do { load = try file.deviceLoad() } catch { throw Ycft.Failure(.trouble, Ycft.display(path), EditCommands.refusal(error, in: file).message) }
         // The finding by which the device discards the state is said once, with what it means here.
         Ycft.warn(load.findings.filter { $0 != load.resetsAll }, path: path, io: io)

@@ -113,74 +113,29 @@ enum EditCommands {
         let common = try Common(ParsedArguments(arguments, spec: .reset))
         let path = common.operands[0]
         var nothing = false
-        // A key removed unread (reset --force), and the state the file still holds in other keys.
-        var removed: (key: String, finding: ContractFinding, left: [StateForm])?
-        var intervals: [String] = []
-        // IntervalClient gates the reset kept, which the file then holds as its state.
-        var keptGates: [String] = []
-        let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-            let file = try classified(bytes, common)
-            let reset: StateWriter.Rewrite?
-            do throws(FirstTimeError) { reset = try StateWriter.reset(file, force: common.force) } catch { throw refusal(error, in: file) }
-            nothing = reset == nil
-            if let reset, let (key, finding) = reset.removedUnread {
-                let left = (try? StateFile(reset.bytes, key: common.key, limits: common.limits))?.forms ?? []
-                removed = (key, finding, left)
-            }
-            // A file whose only state is interval.* numbers: every one of them is read as an
-            // IntervalClient gate, and an app's own `interval.volume` would be too; say which went.
-            if let reset, file.forms.first == .intervalKeys, let before = file.defaults,
-               let after = (try? LibPlist.read(reset.bytes, limits: common.limits))?.value.dictionaryValue?.keyIndex() {
-                intervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && after[ExactKey($0)] == nil }
-            }
-            // IntervalClient's own gates beside the state (no record's copy) stay, as every
-            // preference of the app does; alone, they are what the file then holds as state.
-            if let reset, removed == nil, let after = try? StateFile(reset.bytes, key: common.key, limits: common.limits),
-               let left = try? after.heldState(), left.form == .intervalKeys {
-                keptGates = left.records.map(\.key)
-            }
-            return reset
-        }
-        if status == .success, !keptGates.isEmpty {
-            let shown = keptGates.prefix(5).map { UntrustedText.quoted(IntervalKey.prefix + $0) }.joined(separator: ", ")
-                + (keptGates.count > 5 ? " and \(keptGates.count - 5) more" : "")
-            Ycft.warn("kept \(shown), IntervalClient's own gate\(keptGates.count == 1 ? "" : "s") (no record's copy), as the app's "
-                      + "preferences are: the file now holds IntervalClient state (\(keptGates.count) record\(keptGates.count == 1 ? "" : "s"))",
-                      path: path, io: io)
+        let status = rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateEdit.Report? in
+            let edit = try editing(bytes, common)
+            do throws(FirstTimeError) {
+                let report = try edit.apply(.reset)
+                nothing = report == nil
+                return report
+            } catch { throw refusal(error, in: edit.file) }
         }
         if status == .success && nothing {
             io.writeStderr("ycft: \(Ycft.shown(path)): no YCFirstTime state to reset (\(Ycft.noStateKeys(common.key))); nothing was changed\n")
-        }
-        if status == .success, !intervals.isEmpty {
-            let shown = intervals.prefix(5).map(UntrustedText.quoted).joined(separator: ", ") + (intervals.count > 5 ? " and \(intervals.count - 5) more" : "")
-            Ycft.warn("removed \(intervals.count) \(IntervalKey.prefix)* number\(intervals.count == 1 ? "" : "s"), read as IntervalClient gates: \(shown)",
-                      path: path, io: io)
-        }
-        if status == .success, let removed {
-            let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"
-            Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which \(why) "
-                      + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
-            // Other keys that hold the state stay: whether they copied what was removed (or are
-            // IntervalClient's own) cannot be told from what could not be read.
-            let names = removed.left.map { $0 == .plainRecords ? "\"\(RecordsFormat.defaultsKey)\"" : "\"\(IntervalKey.prefix)*\"" }
-            if !names.isEmpty {
-                Ycft.warn("the state in \(names.joined(separator: " and ")) stays: whether it copied what was removed cannot be "
-                          + "told; 'ycft status' answers from it now, and 'ycft reset' again removes it", path: path, io: io)
-            }
         }
         return status
     }
 
     /// Reads the records of `path`, changes them, and writes them back in the file's form
-    /// (`StateWriter.rewrite(_:changedFrom:into:)`); a change that refuses leaves the file alone, exit 1.
+    /// (``StateEdit``); a change that refuses leaves the file alone, exit 1.
     private static func edit(_ path: String, _ common: Common, _ io: CommandIO,
                              _ change: (inout FirstTimeRecords) throws(Ycft.Failure) -> Void) throws(UsageError) -> Ycft.Exit {
-        rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-            let file = try classified(bytes, common)
-            let held = try heldForEditing(file, common)
-            var records = held?.records ?? FirstTimeRecords()
+        rewriteState(path, common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateEdit.Report? in
+            let edit = try editing(bytes, common)
+            var records = try held(edit)?.records ?? FirstTimeRecords()
             try change(&records)
-            return try judged { () throws(FirstTimeError) in try StateWriter.edit(records, of: held, in: file) }
+            return try judged { () throws(FirstTimeError) in try edit.apply(.records(records)) }
         }
     }
 
@@ -189,43 +144,35 @@ enum EditCommands {
         do { return try body() } catch { throw Ycft.Failure(.content, nil, error.description) }
     }
 
-    /// The state an edit changes. One the app discards on its next launch (a non-fatal
-    /// `resets-all` finding, such as an NSDictionary root) is refused unless `--force`: every
-    /// gate runs again on the device, and writing it back repaired would bring its records back.
-    /// One a defaults file holds that the app discards unread has no records to change,
-    /// `--force` or not (``refusal(_:in:)``).
-    /// A value under the key that YCFirstTime reads no state from (not data) is replaced only
-    /// with `--force`, as the app's next save replaces it (``StateWriter/held(_:force:)``).
-    static func heldForEditing(_ file: StateFile, _ common: Common) throws(Ycft.Failure) -> FirstTimeState? {
-        let held: FirstTimeState?
-        do throws(FirstTimeError) { held = try StateWriter.held(file, force: common.force) } catch { throw writeRefusal(error, in: file) }
-        if let finding = held?.resetsAll, !common.force {
-            throw Ycft.Failure(.content, nil, "YCFirstTime discards this state on the device ([\(finding.rule.rawValue)] \(finding.located)), "
-                               + "so every gate runs again there; a change here would bring its records back. 'ycft reset' "
-                               + "starts afresh as the app does; --force changes it anyway")
-        }
-        return held
+    /// The write of an edited file's bytes (``StateFile``, ``StateEdit``) with the options given.
+    static func editing(_ bytes: [UInt8], _ common: Common, refusesDiscarded: Bool = true) throws(Ycft.Failure) -> StateEdit {
+        let file = try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
+        return StateEdit(file, options: StateEdit.Options(force: common.force, refusesDiscarded: refusesDiscarded))
     }
 
-    /// Why an edit command cannot read the state of `file` (`error`, from
-    /// ``StateFile/heldState()``), exit 1. For data under a defaults file's key that
-    /// YCFirstTime discards unread (``StateWriter/discardedUnread(_:in:)``: a record of
-    /// another class, a time that is not a date, data that is no archive), with what removes
-    /// it: `"YCFirstTime" holds data that is not a readable YCFirstTime archive: ... YCFirstTime
-    /// discards it on the device and its reset() removes the key whatever it holds, as 'ycft
-    /// reset --force' does`.
-    /// An archive the app reads but ycft cannot (``StateWriter/unreadable(_:in:)``) is said so;
-    /// a state of other keys only, which `reset` removes only with `--force`, with that.
+    /// The state an edit of records starts from (``StateEdit/state()``), its refusal said
+    /// (``writeRefusal(_:in:otherwise:)``).
+    static func held(_ edit: StateEdit) throws(Ycft.Failure) -> FirstTimeState? {
+        do { return try edit.state() } catch { throw writeRefusal(error, in: edit.file) }
+    }
+
+    /// Why an edit command cannot change the state of `file` (`error`, from ``StateEdit``), exit
+    /// 1, with what removes or replaces it: data the app discards unread or ycft cannot read
+    /// (``StateEdit/unreadable(_:in:)``), a state of other keys only, one the device discards.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
-        if case .onlyOtherData = error { return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does") }
-        if StateWriter.discardedUnread(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
-        if StateWriter.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
+        switch error {
+        case .onlyOtherData: return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does")
+        case .discarded: return Ycft.Failure(.content, nil, "\(error.description). 'ycft reset' starts afresh as the app does; --force changes it anyway")
+        default: break
+        }
+        if StateEdit.discardsUnread(error, in: file) { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
+        if StateEdit.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
         return Ycft.Failure(.content, nil, error.description)
     }
 
     /// ``refusal(_:in:)`` for a write that puts records under the key (`set`, `unset`, `edit`,
     /// `pack --into`): a value the app reads no state from, which such a write replaces with
-    /// `--force` (``StateWriter/held(_:force:)``), is said with the device's answer and that.
+    /// `--force` (``StateEdit/state()``), is said with the device's answer and that.
     /// Any other error is `otherwise`'s.
     static func writeRefusal(_ error: FirstTimeError, in file: StateFile,
                              otherwise: (FirstTimeError, StateFile) -> Ycft.Failure = refusal) -> Ycft.Failure {
@@ -239,25 +186,19 @@ enum EditCommands {
     /// The end of ``refusal(_:in:)``'s message for an archive the app reads but ycft cannot.
     static let unreadByYcft = "ycft cannot change it; YCFirstTime's reset() removes the key whatever it holds, as 'ycft reset --force' does"
 
-    /// What the bytes of an edited file hold (``StateFile``).
-    static func classified(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateFile {
-        try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
-    }
-
-    /// The edit commands' use of the one read-change-write cycle (``StateFile``'s, which the
+    /// The edit commands' use of the one read-change-write cycle (``StateEdit``'s, which the
     /// library's `update` and the store use too): the file is locked from read to replace and
     /// replaced only while it is still the file read; a change that gives nil (or the same bytes)
-    /// writes nothing; after a write, what it dropped is said on standard error, one line each.
+    /// writes nothing; after a write, the report is said on standard error, one line each.
     /// With `checkFirst`, a file the write would refuse (read-only without `--force`) is refused
     /// before `change` runs: `ycft edit` must not let the user work on an edit that cannot land.
     static func rewriteState(_ path: String, _ common: Common, _ io: CommandIO, checkFirst: Bool = false,
-                             _ change: ([UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite?) -> Ycft.Exit {
-        var dropped: [ContractFinding] = []
-        var rounded: [(key: String, given: Double, stored: Double)] = []
+                             _ change: ([UInt8]) throws(Ycft.Failure) -> StateEdit.Report?) -> Ycft.Exit {
+        var report: StateEdit.Report?
         do throws(Ycft.Failure) {
             guard path != "-" else { throw Ycft.Failure(.trouble, nil, "'-' (standard input) cannot be edited in place; give a file") }
             let limit = common.limits.maxInputSize
-            _ = try StateFile.cycle(path, read: { (path: String) throws(Ycft.Failure) in
+            _ = try StateEdit.cycle(path, read: { (path: String) throws(Ycft.Failure) in
                 do throws(FileError) { return try io.readFile(path, limit, true) } catch { throw Ycft.failure(error) }
             }, options: { (input: InputFile) throws(Ycft.Failure) in
                 guard input.bytes.count <= limit else {
@@ -269,10 +210,10 @@ enum EditCommands {
                 }
                 return options
             }, change: { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
-                let rewritten: StateWriter.Rewrite?
+                let rewritten: StateEdit.Report?
                 do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
                 guard let rewritten, rewritten.bytes != bytes else { return nil }
-                (dropped, rounded) = (rewritten.dropped, rewritten.roundedTimes)
+                report = rewritten
                 return rewritten.bytes
             }, write: { (path: String, bytes: [UInt8], options: SafeFile.WriteOptions) throws(Ycft.Failure) in
                 do throws(FileError) { _ = try io.writeFile(path, bytes, options) } catch { throw Ycft.failure(error) }
@@ -280,11 +221,39 @@ enum EditCommands {
         } catch {
             return error.report(io)
         }
-        Ycft.warnDropped(dropped, path: path, io: io)
-        for (key, given, stored) in rounded {
+        if let report { say(report, path: path, io: io) }
+        return .success
+    }
+
+    /// A write's report on standard error, one line each.
+    private static func say(_ report: StateEdit.Report, path: String, io: CommandIO) {
+        func listed(_ names: [String]) -> String {
+            names.prefix(5).map(UntrustedText.quoted).joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+        }
+        func plural(_ count: Int) -> String { count == 1 ? "" : "s" }
+        Ycft.warnDropped(report.dropped, path: path, io: io)
+        for (key, given, stored) in report.roundedTimes {
             Ycft.warn("\(UntrustedText.quoted(IntervalKey.prefix + key)) counts seconds since 1970 and holds the time "
                       + "\(Ycft.exactTime(given)) as \(Ycft.exactTime(stored)), its nearest value", path: path, io: io)
         }
-        return .success
+        if case let gates = report.keptGates, !gates.isEmpty {
+            Ycft.warn("kept \(listed(gates.map { IntervalKey.prefix + $0 })), IntervalClient's own gate\(plural(gates.count)) (no record's copy), as the app's "
+                      + "preferences are: the file now holds IntervalClient state (\(gates.count) record\(plural(gates.count)))", path: path, io: io)
+        }
+        if case let intervals = report.removedIntervals, !intervals.isEmpty {
+            Ycft.warn("removed \(intervals.count) \(IntervalKey.prefix)* number\(plural(intervals.count)), read as IntervalClient gates: \(listed(intervals))",
+                      path: path, io: io)
+        }
+        if let removed = report.removedUnread {
+            let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"
+            Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which \(why) "
+                      + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
+            // Other keys that hold the state stay: whether they copied what was removed cannot be told.
+            let names = removed.left.map { $0 == .plainRecords ? "\"\(RecordsFormat.defaultsKey)\"" : "\"\(IntervalKey.prefix)*\"" }
+            if !names.isEmpty {
+                Ycft.warn("the state in \(names.joined(separator: " and ")) stays: whether it copied what was removed cannot be "
+                          + "told; 'ycft status' answers from it now, and 'ycft reset' again removes it", path: path, io: io)
+            }
+        }
     }
 }

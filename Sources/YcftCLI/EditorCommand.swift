@@ -14,7 +14,8 @@ import FileErrors
 extension EditCommands {
     /// `ycft edit FILE`, like `crontab -e` and `kubectl edit` (`CommandSpec.edit` says what the
     /// user sees): the editor (``ForegroundEditor``) works on a scratch file (``ScratchDirectory``);
-    /// FILE is touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``).
+    /// FILE is touched only by the final checked replace (``rewriteState(_:_:_:checkFirst:_:)``)
+    /// of what ``StateEdit`` makes of the edited records, said as `set` says it.
     static func edit(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let common = try Common(ParsedArguments(arguments, spec: .edit))
         let path = common.operands[0]
@@ -25,14 +26,11 @@ extension EditCommands {
         let temporary = variable("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var session = EditSession(editor: editor, temporaryDirectory: temporary, limit: common.limits.maxInputSize)
         // A file the edit could not be written to is refused before the editor opens.
-        let status = rewriteState(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
+        let status = rewriteState(path, common, io, checkFirst: true) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateEdit.Report? in
             // A defaults file with no state yet opens as no records, and the edit creates the
-            // state, as `ycft set` does (the library's one judge: heldState). What a write
-            // drops is the state's, judged once here.
-            let file = try classified(bytes, common)
-            let held = try heldForEditing(file, common)
-            let output = try session.run(file, held?.records ?? FirstTimeRecords(), unchanged: bytes)
-            return StateWriter.Rewrite(bytes: output, dropped: held?.dropped ?? [])
+            // state, as `ycft set` does: the one write (StateEdit) judges and writes.
+            let edit = try editing(bytes, common)
+            return try session.run(edit, try held(edit)?.records ?? FirstTimeRecords())
         }
         return session.finish(status, path: path, io: io)
     }
@@ -67,15 +65,15 @@ private struct EditSession {
     /// The scratch file holds the user's edit, which is not in FILE unless `rewriteState` wrote it.
     var holdsEdit = false
 
-    /// The edit: the bytes to write, or `unchanged` when nothing is to be written (cancelled, or
+    /// The edit: the write's report, or nil when nothing is to be written (cancelled, or
     /// stopped by trouble or a signal, which ``finish(_:path:io:)`` reports).
     /// - Throws: a content problem, reported by `rewriteState` (exit 1).
-    mutating func run(_ file: StateFile, _ original: FirstTimeRecords, unchanged: [UInt8]) throws(Ycft.Failure) -> [UInt8] {
+    mutating func run(_ edit: StateEdit, _ original: FirstTimeRecords) throws(Ycft.Failure) -> StateEdit.Report? {
         handlers = ForegroundEditor.catchSignals()
         do throws(Stop) {
-            guard let edited = try loop(file, original) else {
+            guard let edited = try loop(edit, original) else {
                 end = .cancelled
-                return unchanged
+                return nil
             }
             end = .changed
             holdsEdit = true
@@ -83,12 +81,12 @@ private struct EditSession {
         } catch {
             if case let .content(message) = error { throw Ycft.Failure(.content, nil, message) }
             end = .stopped(error)
-            return unchanged
+            return nil
         }
     }
 
-    /// Opens the editor until a valid edit is saved: its bytes, or nil when nothing changed.
-    private mutating func loop(_ file: StateFile, _ original: FirstTimeRecords) throws(Stop) -> [UInt8]? {
+    /// Opens the editor until a valid edit is saved: its write, or nil when nothing changed.
+    private mutating func loop(_ edit: StateEdit, _ original: FirstTimeRecords) throws(Stop) -> StateEdit.Report? {
         try checkSignals()
         let directory: ScratchDirectory
         do { directory = try ScratchDirectory.make(in: temporaryDirectory, prefix: "ycft-edit-") } catch {
@@ -113,7 +111,7 @@ private struct EditSession {
             if document.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }) || document == text { return nil }
             holdsEdit = true
             let mistake: FirstTimeError
-            switch try EditSession.written(document, original, file) {
+            switch try EditSession.written(document, original, edit) {
             case let .bytes(written):
                 try checkSignals()
                 return written
@@ -133,10 +131,10 @@ private struct EditSession {
         }
     }
 
-    /// What a saved document makes of the file: its new bytes (nil: every record as it was), or
+    /// What a saved document makes of the file: its write (nil: every record as it was), or
     /// the mistake to show on top when the editor opens again.
     private enum Written {
-        case bytes([UInt8]?)
+        case bytes(StateEdit.Report?)
         case mistake(FirstTimeError)
     }
 
@@ -165,15 +163,14 @@ private struct EditSession {
         return FirstTimeError.json(error).description
     }
 
-    private static func written(_ document: [UInt8], _ original: FirstTimeRecords, _ file: StateFile) throws(Stop) -> Written {
+    private static func written(_ document: [UInt8], _ original: FirstTimeRecords, _ edit: StateEdit) throws(Stop) -> Written {
         let records: FirstTimeRecords
         do throws(FirstTimeError) { records = try RecordsFormat.records(fromJSON: document) } catch {
             return .mistake(error)
         }
         do throws(FirstTimeError) {
-            // `force`: the state was judged before the editor opened (`heldForEditing`, which
-            // refuses a value the app reads no state from unless --force).
-            return .bytes(records == original ? nil : try StateWriter.write(records, into: file, force: true))
+            // The state was judged before the editor opened (`held`, with the same options).
+            return .bytes(records == original ? nil : try edit.apply(.records(records)))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             switch error {

@@ -54,20 +54,17 @@ enum PackCommand {
             if let into = options.into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
-                return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateWriter.Rewrite? in
-                    let file = try EditCommands.classified(bytes, options.common)
+                return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateEdit.Report? in
+                    // A state the device discards is not refused here: the archive replaces it whole.
+                    let edit = try EditCommands.editing(bytes, options.common, refusesDiscarded: false)
                     func refusal(_ error: FirstTimeError) -> Ycft.Failure {
-                        EditCommands.writeRefusal(error, in: file) { error, _ in Ycft.Failure(.content, nil, error.description) }
+                        EditCommands.writeRefusal(error, in: edit.file) { error, _ in Ycft.Failure(.content, nil, error.description) }
                     }
                     // The archive there keeps its root's other keys, as YCFirstTime's save does.
                     let placed: [UInt8]
-                    do throws(FirstTimeError) {
-                        placed = try StateWriter.archive(of: records, format: options.format, for: file, force: options.common.force)
-                    } catch { throw refusal(error) }
+                    do throws(FirstTimeError) { placed = try edit.archive(of: records, format: options.format) } catch { throw refusal(error) }
                     try checkReadable(placed)
-                    do throws(FirstTimeError) { return try StateWriter.put(placed, of: records, into: file, force: options.common.force) } catch {
-                        throw refusal(error)
-                    }
+                    do throws(FirstTimeError) { return try edit.apply(.put(placed, of: records)) } catch { throw refusal(error) }
                 }
             }
             try checkReadable(archive)

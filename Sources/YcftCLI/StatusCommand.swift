@@ -116,7 +116,7 @@ enum StatusCommand {
                 throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
             }
             // The device's answer: a state YCFirstTime would discard makes every gate run.
-            let load: StateFile.DeviceLoad
+            let load: DeviceLoad
             do { load = try file.deviceLoad() } catch {
                 // An archive the app reads but ycft cannot: said as the edit commands say it.
                 throw Ycft.Failure(.content, Ycft.display(options.path), EditCommands.refusal(error, in: file).message)

@@ -7,7 +7,7 @@ import PlistCore
 import TestSupport
 
 /// Every writer of a file's state keeps the UTF-8 byte-order mark an XML file starts with: the
-/// library's `StateFile.update` and `FirstTimeStore`, `DefaultsMigration`, and `StateWriter`
+/// library's `StateFile.update` and `FirstTimeStore`, `DefaultsMigration`, and `StateEdit`
 /// for a bare archive. A write changes nothing it is not asked to.
 @Suite struct ByteOrderMarkStateTests {
     static let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -65,7 +65,7 @@ import TestSupport
         var records = FirstTimeRecords()
         records["k"] = FirstTimeRecord(lastVersion: "1", lastTime: 2.5)
         let archive = try LegacyArchive.encode(records, format: .xml)
-        let reset = try #require(try StateWriter.reset(StateFile(Self.mark + archive)))
+        let reset = try #require(try StateEdit(StateFile(Self.mark + archive)).apply(.reset))
         #expect(reset.bytes == Self.mark + (try LegacyArchive.encode(FirstTimeRecords(), format: .xml)))
     }
 }

@@ -112,8 +112,8 @@ import TestSupport
 
     /// Rewrites compare their rounded times bit for bit: -0.0 is not 0.0.
     @Test func rewritesCompareRoundedTimesByBits() {
-        let a = StateWriter.Rewrite(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: 0.0)])
-        #expect(a == StateWriter.Rewrite(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: 0.0)]))
-        #expect(a != StateWriter.Rewrite(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: -0.0)]))
+        let a = StateEdit.Report(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: 0.0)])
+        #expect(a == StateEdit.Report(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: 0.0)]))
+        #expect(a != StateEdit.Report(bytes: [1], roundedTimes: [(key: "k", given: 1.25, stored: -0.0)]))
     }
 }

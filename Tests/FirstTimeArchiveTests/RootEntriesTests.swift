@@ -66,7 +66,7 @@ import TestSupport
         #expect(state.keepsRootEntries)
         #expect(state.dropped == [])
         let written = records([("k", "1.0", 757_414_800.5)])
-        let rewrite = try #require(try StateWriter.rewrite(written, changedFrom: state, into: file))
+        let rewrite = try #require(try StateEdit(file).apply(.records(written)))
         #expect(rewrite.dropped == [])
         let before = try Self.rootEntries(bytes), after = try Self.rootEntries(rewrite.bytes)
         // The other entries in their order, then the group YCFirstTime's save adds.
@@ -85,7 +85,7 @@ import TestSupport
         #expect(again.records == written)
         #expect(again.findings.map(\.rule) == [.rootExtraKey, .rootExtraKey, .rootExtraKey, .rootExtraKey])
         // A second write keeps them as they are, the group in its place.
-        let second = try #require(try StateWriter.rewrite(records([("k", "2.0", 1)]), changedFrom: again, into: StateFile(rewrite.bytes)))
+        let second = try #require(try StateEdit(StateFile(rewrite.bytes)).apply(.records(records([("k", "2.0", 1)]))))
         let third = try Self.rootEntries(second.bytes)
         #expect(third.count == after.count)
         for (old, new) in zip(after.dropLast(), third.dropLast()) { #expect(old.key == new.key && old.value == new.value) }
@@ -96,7 +96,7 @@ import TestSupport
         let bytes = AppleStyleBinaryWriter.write(archiveValue(Self.foreignRoot))
         let file = try StateFile(bytes)
         let written = records([("k", "1.0", 757_414_800.5)])
-        let rewrite = try #require(try StateWriter.rewrite(written, changedFrom: file.state(), into: file))
+        let rewrite = try #require(try StateEdit(file).apply(.records(written)))
         let decoded = try oracleDecode(rewrite.bytes)
         #expect(decoded.records == written)
         #expect(decoded.root == "NSMutableDictionary")
@@ -107,7 +107,7 @@ import TestSupport
         let objects: [PlistValue] = [.string("$null"), dictObject(keys: [2], values: [1], classUID: 3), .string("self"), classObject(Self.dictChain)]
         let bytes = try PropertyList.write(archiveValue(objects), format: .binary)
         let file = try StateFile(bytes)
-        let rewrite = try #require(try StateWriter.rewrite(records([("k", nil, 1)]), changedFrom: file.state(), into: file))
+        let rewrite = try #require(try StateEdit(file).apply(.records(records([("k", nil, 1)]))))
         let archive = try LibPlist.keyedArchive(rewrite.bytes)
         let root = try #require(archive.top["root"]?.uidValue)
         #expect(archive.objects[Int(root)].dictionaryValue?["NS.objects"]?.arrayValue?.first == .uid(root))
@@ -125,7 +125,7 @@ import TestSupport
         let state = try file.state()
         #expect(state.findings.map(\.rule) == [.rootImmutable, .rootExtraKey])
         #expect(!state.keepsRootEntries)
-        let rewrite = try #require(try StateWriter.rewrite(records([("k", nil, 1)]), changedFrom: state, into: file))
+        let rewrite = try #require(try StateEdit(file, options: .init(refusesDiscarded: false)).apply(.records(records([("k", nil, 1)]))))
         #expect(rewrite.dropped.map(\.rule) == [.rootExtraKey])
         #expect(try Self.rootEntries(rewrite.bytes).map(\.key) == [.string("sharedGroup")])
     }
@@ -136,8 +136,8 @@ import TestSupport
         let bytes = try PropertyList.write(archiveValue(Self.foreignRoot), format: .binary)
         let file = try StateFile(bytes)
         let finding = try #require(try file.state().findings.first)
-        #expect(throws: FirstTimeError.onlyOtherData(finding)) { try StateWriter.reset(file) }
-        let reset = try #require(try StateWriter.reset(file, force: true))
+        #expect(throws: FirstTimeError.onlyOtherData(finding)) { try StateEdit(file).apply(.reset) }
+        let reset = try #require(try StateEdit(file, options: .init(force: true)).apply(.reset))
         #expect(reset.dropped == [finding])
         #expect(reset.bytes == (try LegacyArchive.encode(FirstTimeRecords(), format: .binary)))
     }

@@ -150,24 +150,24 @@ import FileErrors
         let error = try #require(judged)
         #expect(error.description == sample.judgement)
         #expect(throws: error) { try file.state() }
-        #expect(throws: error) { try StateWriter.reset(file) }
+        #expect(throws: error) { try StateEdit(file).apply(.reset) }
         // With force, data the device discards unread goes from a defaults file as YCFirstTime's
         // reset() removes its key, under YCFirstTime's own key only (under --key it may be
         // another program's); the rest of the file stays. Anything else is still refused.
         if file.isDefaults, sample.key == nil, sample.deviceDiscards != nil {
-            let reset = try #require(try StateWriter.reset(file, force: true))
+            let reset = try #require(try StateEdit(file, options: .init(force: true)).apply(.reset))
             #expect(reset.dropped == [])
             #expect(reset.removedUnread?.key == file.key && reset.removedUnread?.finding == error.finding)
             let before = try dictionary(sample.bytes), after = try dictionary(reset.bytes)
             #expect(after.map(\.key) == before.map(\.key).filter { $0 != file.key })
             #expect(try StateFile(reset.bytes, key: file.key).heldState() == nil)
         } else {
-            #expect(throws: error) { try StateWriter.reset(file, force: true) }
+            #expect(throws: error) { try StateEdit(file, options: .init(force: true)).apply(.reset) }
         }
-        #expect(throws: error) { try StateWriter.write(records([("k", nil, 1)]), into: file) }
+        #expect(throws: error) { try StateEdit(file).apply(.records(records([("k", nil, 1)]))) }
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
         var refused: FirstTimeError?
-        do { _ = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file) } catch { refused = error }
+        do { _ = try StateEdit(file).apply(.put(archive, of: records([("k", nil, 1)]))) } catch { refused = error }
         #expect(refused?.description == sample.defaultsJudgement)
         #expect(refused == (file.isDefaults ? error : .notDefaults(found: file.topLevelKind)))
         // verify judges it by the rule its error names.
@@ -198,17 +198,17 @@ import FileErrors
         #expect(try file.deviceState()?.dropped == [finding])
         #expect(StateFile.verify(sample.bytes, key: key) == [finding])
         #expect(finding.severity == .error && !finding.rule.isFatal && finding.rule.device == .resetsAll)
-        #expect(try StateWriter.held(file, force: true) == file.deviceState())
-        #expect(throws: FirstTimeError.notArchiveData(key: key, found: held.kind)) { try StateWriter.held(file, force: false) }
+        #expect(try StateEdit(file, options: .init(force: true)).state() == file.deviceState())
+        #expect(throws: FirstTimeError.notArchiveData(key: key, found: held.kind)) { try StateEdit(file).state() }
         // Forced, the archive takes the value's place, every other key kept.
         let archive = try LegacyArchive.encode(records([("k", nil, 1)]), format: .binary)
-        let put = try StateWriter.put(archive, of: records([("k", nil, 1)]), into: file, force: true)
+        let put = try #require(try StateEdit(file, options: .init(force: true)).apply(.put(archive, of: records([("k", nil, 1)]))))
         #expect(put.dropped == [finding])
         let after = try dictionary(put.bytes)
         #expect(after.map(\.key) == before.map(\.key))
         #expect(after[key] == .data(archive))
         for entry in before where entry.key != key { #expect(after[entry.key] == entry.value) }
-        #expect(try StateWriter.write(records([("k", nil, 1)]), into: file, force: true) == put.bytes)
+        #expect(try StateEdit(file, options: .init(force: true)).apply(.records(records([("k", nil, 1)])))?.bytes == put.bytes)
         // The library's update has no force: it refuses, and writes nothing.
         let path = try TestPaths.temporaryDirectory().appendingPathComponent("p.plist")
         try writeBytes(sample.bytes, to: path)
@@ -222,9 +222,9 @@ import FileErrors
         let file = try StateFile(NotStateFiles.noState)
         #expect(try file.heldState() == nil)
         #expect(throws: FirstTimeError.keyNotFound("YCFirstTime")) { try file.state() }
-        #expect(try StateWriter.reset(file) == nil)
+        #expect(try StateEdit(file).apply(.reset) == nil)
         let archive = try LegacyArchive.encode(sample, format: .binary)
-        let put = try StateWriter.put(archive, of: sample, into: file)
+        let put = try #require(try StateEdit(file).apply(.put(archive, of: sample)))
         #expect(put.dropped == [])
         #expect(try dictionary(put.bytes).map(\.key) == ["settings", "name", "count", "blob", "foreign", "plist", "AppSettings", "YCFirstTime"])
         #expect(try StateFile(put.bytes).state().records == sample)
@@ -240,13 +240,13 @@ import FileErrors
         let lost = ContractFinding(.recordUnknownKey, at: .object(5), #"unknown coder key "runCount" in record "k" (YCFirstTime ignores it)"#)
         #expect(state.findings == [lost])
         #expect(state.dropped == [lost])
-        #expect(try StateWriter.rewrite(state.records, changedFrom: state, into: file) == nil)
+        #expect(try StateEdit(file).apply(.records(state.records)) == nil)
         var changed = state.records
         changed["other"] = FirstTimeRecord(lastTime: 1)
-        let rewrite = try #require(try StateWriter.rewrite(changed, changedFrom: state, into: file))
+        let rewrite = try #require(try StateEdit(file).apply(.records(changed)))
         #expect(rewrite.dropped == [lost])
         #expect(try ArchiveReader.read(rewrite.bytes) == ArchiveJudgement(records: changed))
-        #expect(try StateWriter.reset(file) == StateWriter.Rewrite(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
+        #expect(try StateEdit(file).apply(.reset) == StateEdit.Report(bytes: try LegacyArchive.encode(FirstTimeRecords(), format: .binary),
                                                                    dropped: [lost]))
         #expect(ContractRule.allCases.filter(\.rewriteLoses) == [.stateNotData, .statesDisagree, .envelopeExtraKey, .recordUnknownKey])
     }
