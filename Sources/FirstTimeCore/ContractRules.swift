@@ -119,7 +119,7 @@ public enum ContractRule: String, Sendable, CaseIterable {
     /// (`decodeDouble(forKey:)`: `Double(n)`, 0.0 when missing).
     case timeNotReal = "time-not-real"
     /// A stored time is NaN or infinite: the archive's `NS.time`, a plain record's `lastTime`,
-    /// an `interval.<key>` number (``nonFiniteTime(_:named:at:record:)``, for every form).
+    /// an `interval.<key>` number (`ContractFinding.nonFiniteTime(_:named:at:record:)`, for every form).
     case timeNonFinite = "time-non-finite"
     // The plain formats.
     /// `YCFirstTime.records` breaks the records format (header, types, values).

@@ -21,7 +21,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
     /// libplist, and so ycft, reads XML in UTF-8 only (with or without the UTF-8 mark).
     case xmlNotUTF8(unitBits: Int, bigEndian: Bool, marked: Bool)
     /// An XML property list whose declaration names an encoding other than UTF-8
-    /// (`encoding="ISO-8859-1"`), as CoreFoundation finds it (``XMLPlistScanner/declaredEncoding(_:)``):
+    /// (`encoding="ISO-8859-1"`), as CoreFoundation finds it (`XMLPlistScanner.declaredEncoding(_:)`):
     /// CoreFoundation converts such a file from the encodings it knows and refuses the others;
     /// libplist would read its bytes as UTF-8, so ycft refuses it. `name` is the declared name,
     /// each byte a character as CoreFoundation reads it (ISO Latin 1), at most 64 of them
