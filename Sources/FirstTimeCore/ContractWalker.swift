@@ -169,6 +169,7 @@ package struct ContractWalker {
         case .date: return "a plist date"
         case .uid: return "a UID"
         case .array: return "an array"
+        // unreachable: both guards refuse every object outside the other kinds (libplist's null, a set), so no node is .other
         case .other: return "an unknown node"
         case .dictionary:
             if let info = classInfo(node) { return UntrustedText.escaped(info.name) }
