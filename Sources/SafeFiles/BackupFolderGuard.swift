@@ -115,6 +115,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 break
             }
             let parent = SafeFile.directory(of: existing)
+            // untested: the climb ends at "/" or "." (a relative path); only "." can fail, in a working folder the user may
+            // not search (not root: the tests that drop root do not write by a relative path)
             if parent == existing { return nil }
             existing = parent
         }
@@ -124,6 +126,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
         var found: Found?
         if var current = SafeFile.realPath(existing) {
             while true {
+                // untested: a race, a folder realpath just resolved is gone only when removed in between
                 guard case let .success(seen) = FileStatus.of(current) else { break }
                 let inode = FileIdentity.Inode(seen.identity)
                 let isBackup = locked({ marked[inode] }) ?? {
@@ -153,6 +156,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let parent = SafeFile.directory(of: current)
             if parent == current { return found.path }
             current = parent
+        // unreachable: the loop only returns
         }
     }
 }
