@@ -47,8 +47,8 @@ import TestSupport
     }
 
     /// Root entries of a bare archive its envelope does not let be read: the archive's error;
-    /// of a file whose state is plain records: none.
-    @Test func rootEntriesOfABrokenArchiveAndOfPlainRecords() throws {
+    /// of a file whose state is plain records, or of a bare archive without other keys: none.
+    @Test func rootEntriesOfABrokenArchivePlainRecordsAndAPlainArchive() throws {
         guard case var .dictionary(envelope) = archiveValue(Self.rootWithOther) else { Issue.record("no envelope"); return }
         envelope["$version"] = .integer(.signed(1))
         let broken = try StateFile(PropertyList.write(.dictionary(envelope), format: .binary))
@@ -56,6 +56,10 @@ import TestSupport
         let plain = try StateFile(PropertyList.write(.dictionary(PlistDictionary([(RecordsFormat.defaultsKey, RecordsFormat.plist(records([("k", nil, 1)])))])),
                                                      format: .binary))
         #expect(plain.forms == [.plainRecords])
+        // A bare binary archive the fast path decoded has no root entries to keep (it threw
+        // "$archiver: missing" when asked, reading an envelope the fast path never built).
+        let bare = try StateFile(PropertyList.write(archiveValue(appleLayoutOneKey), format: .binary))
+        #expect(try bare.rootEntries() == nil)
         #expect(try plain.rootEntries() == nil)
     }
 
@@ -72,3 +76,4 @@ import TestSupport
         #expect(StateWriter.unreadable(.keyNotFound(LegacyArchive.defaultsKey), in: empty) == nil)
     }
 }
+
