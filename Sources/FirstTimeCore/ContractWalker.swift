@@ -349,6 +349,7 @@ package struct ContractWalker {
             try add(.groupClass, rootPath, "sharedGroup is nil")
             return nil
         }
+        // unreachable: (the path) the root's pairs were found in range (pairs(_:uid:)), so the group resolves
         guard let groupPairs = try dictionary(groupUID, role: .group, at: rootPath.key("sharedGroup")) else { return nil }
         var entries: [(key: String, record: FirstTimeRecord)] = []
         entries.reserveCapacity(groupPairs.count)

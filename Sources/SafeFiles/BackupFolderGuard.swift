@@ -115,8 +115,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 break
             }
             let parent = SafeFile.directory(of: existing)
-            // untested: the climb ends at "/" or "." (a relative path); only "." can fail, in a working folder the user may
-            // not search (not root: the tests that drop root do not write by a relative path)
+            // At "/" or "." (a relative path): "." cannot be looked at in a working folder the user may not search.
             if parent == existing { return nil }
             existing = parent
         }

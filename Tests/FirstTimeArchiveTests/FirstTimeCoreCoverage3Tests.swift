@@ -90,9 +90,8 @@ import TestSupport
     /// cannot keep it, libplist stores C strings): unwritable, nothing planned.
     @Test func aKeyWithNULCannotGoBackIntoAnArchive() {
         #expect(throws: Migration.Failure.unwritable(.plist(.unwritable(.containsNUL(inKey: false), at: ObjectPath([.key("$objects"), .index(4)]))))) {
-            try Migration.plan(forms: [.plainRecords], to: .legacy, options: Migration.Options(), existing: { _ in nil }) { _ in
-                ArchiveJudgement(records: records([("a\u{0}b", nil, 5)]), findings: [])
-            }
+            try Migration.plan(forms: [.plainRecords], to: .legacy, options: Migration.Options(), existing: { _ in nil },
+                               read: { _ in ArchiveJudgement(records: records([("a\u{0}b", nil, 5)]), findings: []) })
         }
     }
 
