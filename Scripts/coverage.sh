@@ -83,17 +83,21 @@ for data in json.load(open(build / "regions.json"))["data"]:
             counts[key] = max(counts.get(key, 0), count)
 MARK = re.compile(r"// (unreachable|untested):")
 lines = {}
-def marked_above(path, line):
+def mark_above(path, line):
+    """The mark on `line` or in the comment lines right above it, or None."""
     text = lines.setdefault(path, (root / path).read_text().split("\n"))
     above = line - 1
-    if MARK.search(text[above]): return True
-    while above > 0 and text[above - 1].lstrip().startswith("//"):
+    found = MARK.search(text[above])
+    while not found and above > 0 and text[above - 1].lstrip().startswith("//"):
         above -= 1
-        if MARK.search(text[above]): return True
-    return False
+        found = MARK.search(text[above])
+    return found.group(1) if found else None
 missed = sorted(k for k, v in counts.items() if v == 0)
-marked = {k for k in missed if marked_above(k[0], k[1])}
-marked |= {k for k in missed if any(o[0] == k[0] and o[1:3] <= k[1:3] and k[3:5] <= o[3:5] for o in marked)}
+marked = {k: m for k in missed if (m := mark_above(k[0], k[1]))}
+for k in missed:
+    if k not in marked:
+        outer = next((o for o in list(marked) if o[0] == k[0] and o[1:3] <= k[1:3] and k[3:5] <= o[3:5]), None)
+        if outer: marked[k] = marked[outer]
 unmarked = [k for k in missed if k not in marked]
 summarized = sum(missed for path, (_, missed) in files.items() if path.parts[1] in modules)
 if summarized != len(missed):
@@ -119,7 +123,9 @@ print(row("package (Sources/)", list(files), ours=False))
 print("\n| lowest files | regions | missed | covered |\n|---|---:|---:|---:|")
 for p in sorted(ours, key=lambda p: (percent(*files[p]), -files[p][1]))[:10]:
     print(f"| {p.relative_to('Sources')} | {files[p][0]} | {files[p][1]} | {percent(*files[p]):.1f}% |")
-print(f"\n{len(missed)} missed regions in the six: {len(marked)} marked, {len(unmarked)} neither tested nor marked"
+kinds = list(marked.values())
+print(f"\n{len(missed)} missed regions in the six: {kinds.count('unreachable')} marked unreachable, "
+      f"{kinds.count('untested')} marked untested, {len(unmarked)} neither tested nor marked"
       + (f" (listed in {(build / 'unmarked.txt').relative_to(root)})" if unmarked else ""))
 PY
 exit $status
