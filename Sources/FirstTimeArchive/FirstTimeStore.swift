@@ -346,6 +346,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                     let state = try file.state()
                     records = DeviceLoad(held: state.records, findings: state.findings).records
                     if state.keepsRootEntries { root = try file.rootEntries() }
+                    // unreachable: (the closure) a domain of the archive alone has no interval.* copy to read it for
                     source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
                     format = .binary
                     return

@@ -279,6 +279,7 @@ public struct StateFile: Sendable {
     /// The archive of `.archive` or `.defaultsArchive` as resolved values (the checked path).
     private func checkedArchive(_ form: StateForm) throws(FirstTimeError) -> KeyedArchive {
         if form == .archive {
+            // unreachable: (the `??`) value is nil only when the fast path decoded the archive, and no caller asks then
             do { return try KeyedArchive(plist: value ?? .dictionary(PlistDictionary())) } catch { throw .archive(error) }
         }
         let inner = try archiveData()
@@ -291,14 +292,13 @@ public struct StateFile: Sendable {
     /// - Throws: ``FirstTimeError`` when the archive cannot be read.
     package func rootEntries() throws(FirstTimeError) -> LegacyArchive.RootEntries? {
         guard let form = forms.first, form == .archive || form == .defaultsArchive else { return nil }
+        if form == .archive && fastArchive != nil { return nil }  // the fast path takes no archive whose root keeps entries
         do throws(FirstTimeError) { return try LegacyArchive.RootEntries(checkedArchive(form)) } catch { throw embedded(error) }
     }
 
     /// A reading error of the archive a defaults file holds: a plist error is the embedded
     /// data's, and says under which key.
     private func embedded(_ error: FirstTimeError) -> FirstTimeError {
-        // unreachable: embedded(_:) wraps errors of a defaults file's archive only, and a defaults file's forms never
-        // start with .archive
         forms.first == .archive ? error : error.embedded(under: key)
     }
 

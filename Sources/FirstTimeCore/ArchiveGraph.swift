@@ -110,6 +110,7 @@ package final class ResolvedGraph: ArchiveGraph {
     package func uid(_ node: ArchiveNode) -> UInt64? { inlineUID(node) ?? value(node)?.uidValue }
     package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
     package func integer(_ node: ArchiveNode) -> PlistInteger? {
+        // unreachable: (the nil) the walker asks for the integer only of a node whose kind is .integer
         if case let .integer(integer)? = value(node) { return integer }
         return nil
     }
@@ -121,5 +122,6 @@ package final class ResolvedGraph: ArchiveGraph {
     // unreachable: (both lines) the walker counts and lists the fields only of a node classInfo found to be an
     // instance, a dictionary
     package func fieldCount(_ node: ArchiveNode) -> Int { value(node)?.dictionaryValue?.count ?? 0 }
+    // unreachable: as above
     package func fieldKeys(_ node: ArchiveNode) -> [String] { value(node)?.dictionaryValue?.map(\.key) ?? [] }
 }

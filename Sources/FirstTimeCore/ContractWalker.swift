@@ -169,6 +169,7 @@ package struct ContractWalker {
         case .date: return "a plist date"
         case .uid: return "a UID"
         case .array: return "an array"
+        // unreachable: both guards refuse every object outside the other kinds (libplist's null, a set), so no node is .other
         case .other: return "an unknown node"
         case .dictionary:
             if let info = classInfo(node) { return UntrustedText.escaped(info.name) }
@@ -348,6 +349,7 @@ package struct ContractWalker {
             try add(.groupClass, rootPath, "sharedGroup is nil")
             return nil
         }
+        // unreachable: (the path) the root's pairs were found in range (pairs(_:uid:)), so the group resolves
         guard let groupPairs = try dictionary(groupUID, role: .group, at: rootPath.key("sharedGroup")) else { return nil }
         var entries: [(key: String, record: FirstTimeRecord)] = []
         entries.reserveCapacity(groupPairs.count)

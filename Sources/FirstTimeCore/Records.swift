@@ -355,6 +355,7 @@ struct KeyOrder {
     /// `permutation` is left as the identity.
     static func apply(_ permutation: inout [Int], to entries: inout [(key: String, record: FirstTimeRecord)]) {
         entries.withUnsafeMutableBufferPointer { buffer in
+            // unreachable: sortingKeys(_:) applies a permutation of the entries, only when not ascending (two or more)
             guard let base = buffer.baseAddress, permutation.count == buffer.count else { return }
             for start in permutation.indices where permutation[start] != start {
                 // Along the cycle through `start`, each entry moves into the place before it.

@@ -268,6 +268,8 @@ public enum RunRules {
             guard let next = interval.next(after: lastRun, in: calendar) else { return runsNow }
             let nextTime = next.timeIntervalSinceReferenceDate
             if now >= nextTime { return runsNow }
+            // untested: (the nil) Linux Foundation clamps every date it computes to a finite one (+infinity plus a day is
+            // 15927175584000); Apple's may not
             return GateDecision(wouldRun: false, nextEligible: nextTime.isFinite ? nextTime : nil)
         }
     }

@@ -175,6 +175,7 @@ package struct StateSource<Domain: StateDomain> {
         var changes: [(key: String, value: PlistValue?)] = []
         for form in forms {
             switch form {
+            // unreachable: a domain's forms (init) are never .archive, the form of a bare archive file
             case .archive: break
             case .defaultsArchive: changes.append((key, nil))
             case .plainRecords: changes.append((RecordsFormat.defaultsKey, nil))

@@ -353,6 +353,7 @@ private struct GraphRenderer {
         case "NSNull":
             guard keys.isEmpty else { return nil }
             return .object([head])
+        // unreachable: render(_:uid:) asks only for a class of `appleChains`, and each of those has a case above
         default:
             return nil
         }

@@ -27,6 +27,8 @@ final class ManifestDatabase {
         var db: OpaquePointer?
         let rc = api.open_v2(":memory:", &db, YCFT_SQLITE_OPEN_READONLY, nil)
         guard rc == YCFT_SQLITE_OK, let db else {
+            // untested: (the errmsg) SQLite fails to open ":memory:" with a handle only out of memory; a stand-in
+            // open (Faults) sets none
             let message = db.map { String(cString: api.errmsg($0)) } ?? String(cString: api.errstr(rc))
             _ = api.close(db)
             throw .database(code: rc, message: message)

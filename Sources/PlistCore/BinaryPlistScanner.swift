@@ -573,8 +573,9 @@ final class ObjectTable {
         // The table is 24 bytes an object, and the offset table gives at most one object per
         // byte of input, under 4 GiB (the scanner checks), so the size cannot overflow; an
         // `Array` would trap the same way at the same sizes.
+        // unreachable: only when malloc fails (at most 24 bytes a byte of --max-input-size), as an Array would trap
         guard let memory = malloc(size * MemoryLayout<Entry>.stride) else {
-            fatalError("out of memory")  // unreachable: only when malloc fails (at most 24 bytes a byte of --max-input-size), as an Array would trap
+            fatalError("out of memory")
         }
         base = memory.bindMemory(to: Entry.self, capacity: size)
         self.count = count

@@ -318,6 +318,7 @@ struct BinaryPlistWriter {
     }
 
     private static func size(for value: Int) -> Int {
+        // untested: (the 8) needs an offset table past 4 GiB, a binary property list over 4 GiB written in memory
         value <= 0xFF ? 1 : value <= 0xFFFF ? 2 : value <= 0xFFFF_FFFF ? 4 : 8
     }
 

@@ -61,9 +61,9 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unknownFormat:
             return "not a property list (neither binary 'bplist00' nor XML)"
         case let .xmlNotUTF8(unitBits, bigEndian, marked):
-            let encoding = XMLTextEncoding(unitBits: unitBits, bigEndian: bigEndian)
-            let name = encoding?.rawValue ?? "\(unitBits)-bit units"
-            let told = marked ? "(byte-order mark \((encoding?.byteOrderMark ?? []).map { hex($0) }.joined(separator: " ")))"
+            // unreachable: (the `??`) ycft makes this error only from an XMLTextEncoding (its `error(marked:)`), 16 or 32 bits
+            let (name, mark) = XMLTextEncoding(unitBits: unitBits, bigEndian: bigEndian).map { ($0.rawValue, $0.byteOrderMark) } ?? ("\(unitBits)-bit units", [])
+            let told = marked ? "(byte-order mark \(mark.map { hex($0) }.joined(separator: " ")))"
                 : "without a byte-order mark"
             return "an XML property list in \(name) \(told): ycft reads XML property lists in UTF-8 only; "
                 + "convert it first (iconv -f \(name) -t UTF-8)"

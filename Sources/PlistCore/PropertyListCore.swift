@@ -54,7 +54,7 @@ package enum PropertyList {
         if let marked = encodings.first(where: { bytes.starts(with: $0.byteOrderMark) }) {
             return opensXML(bytes.dropFirst(marked.byteOrderMark.count), marked) ? (marked, true) : nil
         }
-        return encodings.first { opensXML(bytes[...], $0) }.map { ($0, false) }
+        return encodings.first { opensXML(ArraySlice(bytes), $0) }.map { ($0, false) }
     }
 
     /// What the XML guard finds in an XML property list without handing it to libplist: the

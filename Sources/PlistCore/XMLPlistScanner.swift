@@ -132,6 +132,7 @@ struct XMLPlistScanner {
             // frame, so `trail` is never empty
             case let .array(count)?: found = (trail.last ?? nil).flatMap { trie?.children[$0][.index(count)] }
             case let .dict(key, _, _)?:
+                // unreachable: (`?? nil`) `trail` is never empty, as above
                 found = (trail.last ?? nil).flatMap { parent in key.flatMap { trie?.children[parent][.key(Array($0.utf8))] } }
             case nil: found = nil
             }

@@ -104,7 +104,6 @@ enum FileAttributes {
         case let .success(list): names = list
         case let .failure(error):
             if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return }
-            // untested: flistxattr of a file ycft just created fails only on a failing file system
             throw error
         }
         for name in names where grantsAccess(name) {
@@ -158,7 +157,7 @@ enum FileAttributes {
             }
             if n >= 0 { return .success(Array(buffer[..<min(n, buffer.count)])) }
             let failure = SystemError.current
-            // untested: a race, ERANGE (and a retry) only when the value grows between the two calls
+            // ERANGE: the value grew between the two calls; asked again.
             if failure.errno != ERANGE { return .failure(failure) }
         }
         return .failure(SystemError(errno: ERANGE))

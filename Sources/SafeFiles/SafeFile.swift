@@ -1002,6 +1002,7 @@ private final class Temporary {
             // unreachable: Linux shows Umask in /proc/self/status since 4.7; the fallback is for older kernels and
             // other systems
             }
+            // unreachable: (the fallback below) as above, and every Linux has /proc/self/status
         }
         let mask = umask(0o022)
         umask(mask)

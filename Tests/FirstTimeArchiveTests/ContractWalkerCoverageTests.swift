@@ -31,6 +31,12 @@ import TestSupport
         #expect(try findings(layout([7: .date(2.5)])) == ["time-type $objects[5].lastTime: expected NSDate, found a plist date"])
     }
 
+    /// A 16-byte integer is not read as a time (decodeDouble(forKey:) would take its low bits).
+    @Test func anNSDateWhoseTimeIsASixteenByteInteger() throws {
+        #expect(try findings(layout([7: object([("NS.time", .integer(.wide(high: 1, low: 0))), ("$class", .uid(8))])]))
+                == ["time-type $objects[7].NS.time: NS.time is a 16-byte integer, which ycft does not read as a time"])
+    }
+
     @Test func anNSStringWithoutItsString() throws {
         let string = classObject(["NSString", "NSObject"])
         #expect(try findings(layout([4: object([("$class", .uid(11))])], appending: [string]))
@@ -63,11 +69,13 @@ import TestSupport
                     + "YCFirstTime reads no records from it (every gate runs) and its next save adds the group beside them"])
     }
 
-    @Test func aGroupThatIsTheRootNilOrAString() throws {
+    @Test func aGroupThatIsTheRootNilDanglingOrAString() throws {
         #expect(try findings(layout([1: dictObject(keys: [2], values: [1], classUID: 10)]))
                 == ["uid-cycle $objects[1].sharedGroup: sharedGroup is the root itself"])
         #expect(try findings(layout([1: dictObject(keys: [2], values: [0], classUID: 10)]))
                 == ["group-class $objects[1]: sharedGroup is nil"])
+        #expect(try findings(layout([1: dictObject(keys: [2], values: [99], classUID: 10)]))
+                == ["uid-dangling $objects[1].NS.objects[0]: UID 99 is outside $objects (11 objects)"])
         let string = try findings(layout([1: dictObject(keys: [2], values: [2], classUID: 10)]))
         #expect(string == ["group-class $objects[2]: expected NSMutableDictionary (sharedGroup), found NSString"])
     }

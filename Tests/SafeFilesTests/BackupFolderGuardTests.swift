@@ -72,6 +72,10 @@ import TestSupport
         try Data().write(to: outside.appendingPathComponent("target.plist"))
         try FileManager.default.createSymbolicLink(atPath: backup + "/3f/out.plist", withDestinationPath: outside.path + "/target.plist")
         #expect(backups.folder(holding: backup + "/3f/out.plist") == backup)
+        // A link outside to a folder inside: no folder the path spells is the backup, so it is
+        // named by its own path.
+        try FileManager.default.createSymbolicLink(atPath: outside.path + "/into", withDestinationPath: backup + "/3f")
+        #expect(backups.folder(holding: outside.path + "/into/new.plist") == SafeFile.realPath(backup))
         // Beside the backup, and through a link to a folder outside: not inside.
         #expect(backups.folder(holding: outside.path + "/file.plist") == nil)
         #expect(backups.folder(holding: SafeFile.directory(of: backup) + "/beside.plist") == nil)

@@ -232,6 +232,33 @@ struct PhoneBackupUnderFaults {
         #expect(result.stderr == "ycft: \(backup.path): libcrypto's \(call) failed\n")
     }
 
+    /// A rollback journal beside Manifest.db that cannot be read is named: ycft cannot tell
+    /// whether it holds a transaction to roll back.
+    @Test func aJournalThatCannotBeRead() throws {
+        let backup = try Backups.make("journal")
+        let result = try run("read=5@Manifest.db-journal", ["backup", "apps", backup.path])
+        #expect(result.status == 2 && result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: \(backup.path): Manifest.db-journal: cannot read: Input/output error\n")
+    }
+
+    /// Decrypted preferences are written without the attributes that grant access: a file
+    /// system without extended attributes has none (the copy is written), one whose listing
+    /// fails leaves no copy and names the file.
+    @Test func extractingWhenTheAttributesCannotBeListed() throws {
+        let (backup, password) = (try Backups.make(password: Backups.password), try Backups.passwordFile())
+        let dir = try TestPaths.temporaryDirectory()
+        let out = dir.appendingPathComponent("notes.plist").path
+        let arguments = ["backup", "extract", "--password-file", password.path, backup.path, "--app", "com.example.notes", "-o", out]
+        let failed = try run("flistxattr=5@\(dir.path)", arguments)
+        #expect(failed.status == 2 && failed.stdout.isEmpty)
+        #expect(failed.stderr == "ycft: \(out): cannot write: Input/output error\n")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        let unsupported = try run("flistxattr=95@\(dir.path)", arguments)
+        #expect(unsupported.status == 0, "\(unsupported.stderr)")
+        #expect(unsupported.stderr.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: out))
+    }
+
     /// A folder of backups that cannot be listed is taken for a folder without one.
     @Test(arguments: ["openat=13@{F}/.", "fdopendir=24@{F}", "readdir=5@{F}"])
     func aFolderOfBackupsThatCannotBeListed(_ spec: String) throws {

@@ -184,6 +184,24 @@ struct SafeFilesUnderFaults {
         #expect(result.stderr == "ycft: \(dir)/prefs.plist: \(reason)\n")
     }
 
+    /// A relative output from a working folder the user may not search: the backup guard finds
+    /// no folder to look at (not even "."), takes it for outside every backup, and the write
+    /// fails with its own error.
+    @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+                   "needs root and setpriv to run ycft as another user"))
+    func aRelativeOutputFromAFolderTheUserMayNotSearch() throws {
+        let dir = try TestPaths.temporaryDirectory().path
+        _ = chmod(dir, 0o700)
+        let json = TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path
+        let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", #"cd "$1" && exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups "$2" pack -o out.plist "$3""#,
+            "sh", dir, ycft.path, json,
+        ])
+        #expect(result.status == 2 && result.stdout.isEmpty)
+        #expect(result.stderr == "ycft: out.plist: cannot write: Permission denied\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "stdin" } == [])
+    }
+
     /// A file whose mode lets only its owner write is read-only to anyone else (`access(2)`
     /// says no), even with a write bit set.
     @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
@@ -210,6 +228,8 @@ struct SafeFilesUnderFaults {
         ("fgetxattr=61@prefs.plist", nil, false),
         ("flistxattr=95@prefs.plist", nil, false),
         ("fgetxattr=34@prefs.plist#1*1", nil, true),
+        // Every second call (each asks for the value at the size the first gave) grows: given up after eight.
+        ((1...8).map { "fgetxattr=34@prefs.plist#\($0)*1" }.joined(separator: ";"), "user.origin (Numerical result out of range)", false),
     ] as [(String, String?, Bool)])
     func attributesThatCannotBeRead(_ spec: String, _ notKept: String?, _ kept: Bool) throws {
         let dir = try folder()
