@@ -180,47 +180,16 @@ package final class BackupFolderGuard: @unchecked Sendable {
             case let .failure(error):
                 return .failure(error)
             }
-<<<<<<< HEAD
             break
-=======
-            let parent = SafeFile.directory(of: existing)
-            // At "/" or "." (a relative path): "." cannot be looked at in a working folder the user may not search.
-            if parent == existing { return nil }
-            existing = parent
->>>>>>> coverage
         }
         // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
         if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
         let key = SpelledFolder(path: existing, inode: FileIdentity.Inode(status.identity))
-<<<<<<< HEAD
         if let known = locked({ above[key] }) { return .success(known) }
         let found: Found?
         switch walk(from: existing) {
         case let .success(answer): found = answer
         case let .failure(error): return .failure(error)
-=======
-        if let known = locked({ above[key] }) { return known }
-        // The folders above, as the kernel reaches them: from the path with every link resolved.
-        var found: Found?
-        if var current = SafeFile.realPath(existing) {
-            while true {
-                // untested: a race, a folder realpath just resolved is gone only when removed in between
-                guard case let .success(seen) = FileStatus.of(current) else { break }
-                let inode = FileIdentity.Inode(seen.identity)
-                let isBackup = locked({ marked[inode] }) ?? {
-                    let answer = Self.isBackupFolder(current)
-                    locked { marked[inode] = answer }
-                    return answer
-                }()
-                if isBackup {
-                    found = Found(path: current, inode: inode)
-                    break
-                }
-                let parent = SafeFile.directory(of: current)
-                if parent == current { break }
-                current = parent
-            }
->>>>>>> coverage
         }
         locked { above[key] = .some(found) }
         return .success(found)
@@ -297,7 +266,6 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let parent = SafeFile.directory(of: current)
             if parent == current { return found.path }
             current = parent
-        // unreachable: the loop only returns
         }
     }
 }

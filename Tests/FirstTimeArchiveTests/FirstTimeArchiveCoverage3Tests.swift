@@ -70,10 +70,10 @@ import TestSupport
         let plain = try StateFile(PropertyList.write(.dictionary(PlistDictionary([(RecordsFormat.defaultsKey, .string("x"))])), format: .binary))
         let error = #expect(throws: FirstTimeError.self) { try plain.state() }
         #expect(error?.finding == ContractFinding(.recordsFormat, at: .key(RecordsFormat.defaultsKey), "expected a dictionary, found string"))
-        #expect(StateWriter.unreadable(try #require(error), in: plain) == error?.finding)
+        #expect(StateEdit.unreadable(try #require(error), in: plain) == error?.finding)
         let empty = try StateFile(PropertyList.write(.dictionary(PlistDictionary([("other", .bool(true))])), format: .binary))
         #expect(throws: FirstTimeError.keyNotFound(LegacyArchive.defaultsKey)) { try empty.state() }
-        #expect(StateWriter.unreadable(.keyNotFound(LegacyArchive.defaultsKey), in: empty) == nil)
+        #expect(StateEdit.unreadable(.keyNotFound(LegacyArchive.defaultsKey), in: empty) == nil)
     }
 }
 
