@@ -184,9 +184,9 @@ struct SafeFilesUnderFaults {
         #expect(result.stderr == "ycft: \(dir)/prefs.plist: \(reason)\n")
     }
 
-    /// A relative output from a working folder the user may not search: the backup guard finds
-    /// no folder to look at (not even "."), takes it for outside every backup, and the write
-    /// fails with its own error.
+    /// A relative output from a working folder the user may not search: the backup guard cannot
+    /// look at "." and refuses (it writes nowhere it cannot check), before the write's own
+    /// "Permission denied"; nothing is made.
     @Test(.enabled(if: geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
                    "needs root and setpriv to run ycft as another user"))
     func aRelativeOutputFromAFolderTheUserMayNotSearch() throws {
@@ -198,7 +198,8 @@ struct SafeFilesUnderFaults {
             "sh", dir, ycft.path, json,
         ])
         #expect(result.status == 2 && result.stdout.isEmpty)
-        #expect(result.stderr == "ycft: out.plist: cannot write: Permission denied\n")
+        #expect(result.stderr == "ycft: out.plist: cannot write: cannot tell whether it is inside an iPhone backup, which ycft never "
+                + "writes into (a folder above it cannot be looked at: Permission denied)\n", "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0 != "stdin" } == [])
     }
 
