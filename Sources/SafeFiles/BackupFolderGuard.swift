@@ -143,11 +143,13 @@ package final class BackupFolderGuard: @unchecked Sendable {
         guard let resolved = SafeFile.realPath(path) else {
             // A link to nothing, or a loop of links: the writer refuses to write through it.
             // One that cannot be resolved for another reason cannot be checked.
+            // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
             return errno == ENOENT || errno == ELOOP ? .outside : .unknown(.current)
         }
         let target = SafeFile.directory(of: resolved)
         switch backup(above: target) {
         case let .success(found?): return .inside(Self.named(found, target))
+        // untested: as above, a folder above a link's target that cannot be looked at
         case let .failure(error): return .unknown(error)
         case .success(nil): return .outside
         }
@@ -166,6 +168,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 // A file where a folder is needed: nothing is written below it (the writer
                 // fails there); its folder is the one to judge.
                 let parent = SafeFile.directory(of: existing)
+                // unreachable: "/" and "." are folders, never a file where a folder is needed
                 if parent == existing { return .success(nil) }
                 existing = parent
                 continue
@@ -173,6 +176,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 status = seen
             case let .failure(error) where error.errno == ENOENT || error.errno == ENOTDIR:
                 let parent = SafeFile.directory(of: existing)
+                // untested: a working folder removed while ycft runs in it ("." does not exist)
                 if parent == existing { return .success(nil) }
                 missing.insert(existing.lastIndex(of: "/").map { String(existing[existing.index(after: $0)...]) } ?? existing, at: 0)
                 existing = parent
@@ -221,6 +225,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
         #endif
         var fd = open(PathBytes.cString(start), flags)
+        // untested: a race, the folder just seen removed before it is opened
         guard fd >= 0 else { return .failure(.current) }
         defer { close(fd) }
         var levels = 0
@@ -229,6 +234,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let seen: FileStatus
             switch FileStatus.of(descriptor: fd) {
             case let .success(status): seen = status
+            // unreachable: fstat of an open descriptor does not fail
             case let .failure(error): return .failure(error)
             }
             let inode = FileIdentity.Inode(seen.identity)
@@ -246,14 +252,17 @@ package final class BackupFolderGuard: @unchecked Sendable {
             }
             if isBackup {
                 let climbed = ([start] + Array(repeating: "..", count: levels)).joined(separator: "/")
+                // untested: realpath failing on a path it walked (glibc resolves these through getcwd)
                 return .success(Found(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
             }
             let parent = openat(fd, "..", flags)
+            // untested: a race, `..` of a folder just looked at closed to search before it is opened
             guard parent >= 0 else { return .failure(.current) }
             close(fd)
             fd = parent
             previous = inode
             levels += 1
+        // unreachable: the end of `while true`, which only returns
         }
     }
 
@@ -266,6 +275,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let parent = SafeFile.directory(of: current)
             if parent == current { return found.path }
             current = parent
+        // unreachable: the end of `while true`, which only returns
         }
     }
 }

@@ -41,6 +41,20 @@ import TestSupport
         #expect(BackupFolderGuard().folder(holding: inside) == (isBackup ? folder : nil), "\(names)")
     }
 
+    /// A folder still to make, with `..` in the part that does not exist yet, is judged where
+    /// `mkdir -p` would make it: `missing/..` is taken out, and a `..` that climbs above the
+    /// nearest folder that exists climbs from it. The root is no backup.
+    @Test func aPathToMakeIsFoldedAsMkdirMakesIt() throws {
+        let backup = try folder(holding: ["Manifest.db"])
+        let outside = (backup as NSString).deletingLastPathComponent
+        let name = (outside as NSString).lastPathComponent
+        let guardian = BackupFolderGuard()
+        #expect(guardian.folder(holding: backup + "/missing/../f.plist") == backup)
+        #expect(guardian.folder(holding: outside + "/missing/../../\(name)/Folder/new/f.plist") != nil)
+        #expect(guardian.folder(holding: outside + "/missing/../other/f.plist") == nil)
+        #expect(!BackupFolderGuard.isBackupFolder("/"))
+    }
+
     /// The marks are entries of any kind: a link named Manifest.db counts, even one to nothing.
     @Test func aMarkIsAnyEntryOfThatName() throws {
         let folder = try folder(holding: [])
