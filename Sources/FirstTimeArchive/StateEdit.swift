@@ -166,6 +166,7 @@ package struct StateEdit {
             let key = Self.stateKey(of: file)
             domain[key] = nil
             let bytes = try written(domain)
+            // unreachable: `?? []`, the bytes the writer just made read back
             return Report(bytes: bytes, removedUnread: (key, finding, (try? StateFile(bytes, key: file.key, limits: file.limits))?.forms ?? []))
         }
         guard let state else { return nil }
@@ -179,7 +180,10 @@ package struct StateEdit {
             report.removedIntervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && remaining[ExactKey($0)] == nil }
         }
         // IntervalClient's own gates (no record's copy) stay, as the app's preferences do.
+        // unreachable: the closure, as the interval form reads its keys alone (no archive)
         let left = StateSource(after, key: file.key) { _ in nil }
+        // unreachable: the failure and archive closures: the interval form reads no archive, and
+        // its keys read before this write
         if left.forms.first == .intervalKeys, let gates = try? left.read(.intervalKeys, failure: { (error: FirstTimeError) in error }, archive: {
             (_: [UInt8]) throws(FirstTimeError) in ArchiveJudgement(records: FirstTimeRecords())
         }) {

@@ -4,7 +4,7 @@
 /// (`UserDefaults.data(forKey:)` is nil); a state with a `resets-all` finding is no records.
 ///
 /// ```swift
-/// let load = try DeviceLoad(reading: { try file.heldState() })
+/// let load = try DeviceLoad(reading: { try file.heldState() }, unread: { _ in false })
 /// RunRules.decide(.once, record: load.records["onboarding.v1"], now: now, appVersion: nil)
 /// ```
 package struct DeviceLoad: Sendable, Equatable {
@@ -27,7 +27,7 @@ package struct DeviceLoad: Sendable, Equatable {
     /// an error by which the app starts afresh (`unread`: one a forced reset removes).
     /// - Throws: `read`'s error when the app reads the state but ycft cannot.
     package init(reading read: () throws(FirstTimeError) -> FirstTimeState?,
-                 unread: (FirstTimeError) -> Bool = { _ in false }) throws(FirstTimeError) {
+                 unread: (FirstTimeError) -> Bool) throws(FirstTimeError) {
         do {
             guard let state = try read() else {
                 self.init(held: FirstTimeRecords(), noState: true)

@@ -522,6 +522,7 @@ package enum SafeFile {
     package static func checkPrivate(_ path: String) throws(FileError) {
         _ = try standardStream(forOutput: path, confidential: true)
         guard case let .success(status) = FileStatus.of(path) else { return }
+        // untested: a race, `?? path` when the path seen a moment ago is removed before realpath
         try checkPrivate(realPath(path) ?? path, status: status)
     }
 
@@ -625,6 +626,7 @@ package enum SafeFile {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
+            // untested: a race, the output became a pipe or device after `checkPrivate(_:)` found none
             if options.confidential { try checkPrivate(target, status: status) }
             let fd = open(PathBytes.cString(target), O_WRONLY | O_NOCTTY | O_CLOEXEC)
             guard fd >= 0 else { throw FileError(.write, target, .system(.current)) }

@@ -25,6 +25,9 @@ import PlistCore
         #expect(defect("2025-01-00T00:00:00Z") == .impossible("there is no day 0"))
         #expect(defect("0000-01-01T00:00:00Z") == .impossible("there is no year 0 (ycft reads years 1 to 9999)"))
         #expect(defect("2025-01-01T00:00:61Z") == .impossible("there is no second 61 (seconds run 00 to 59)"))
+        // No field to name: a letter where a digit goes, or a character of more than one byte.
+        #expect(defect("2025-0a-01T00:00:00Z") == .malformed)
+        #expect(defect("2025-01-01T00:00:0\u{E9}Z") == .malformed)
         #expect(defect("2025-1-01T00:00:00Z") == .malformed)
         #expect(defect("2025-01-01T00:00:00.12345678aZ") == .malformed)
         #expect(defect("2025-01-01T00:00:00.Z") == .malformed)

@@ -93,6 +93,25 @@ func aclMaskedOff(user uid: UInt32) -> [UInt8] {
     /// `/dev/stderr` is a link to `/proc/self/fd/2`, which the kernel resolves to whatever the
     /// descriptor is open on (a terminal, `pipe:[N]`, a log file): secret bytes go to no
     /// descriptor name, standard output's included, nothing written. Other bytes still stream.
+    /// The check made before the work (`checkPrivate(_:)`) leaves a folder to the writer,
+    /// which refuses it as a folder; a file only its owner can use passes, one others may read
+    /// does not, and a path that does not exist yet passes (the writer makes it 0600).
+    @Test func theCheckBeforeTheWorkLeavesAFolderToTheWriter() throws {
+        let dir = try TestPaths.temporaryDirectory().path
+        try SafeFile.checkPrivate(dir)
+        #expect(throws: FileError(.write, dir, .isDirectory)) {
+            try SafeFile.write([1], to: dir, options: SafeFile.WriteOptions(confidential: true))
+        }
+        let own = dir + "/own.plist", open = dir + "/open.plist"
+        try writeBytes([1], to: URL(fileURLWithPath: own))
+        try writeBytes([1], to: URL(fileURLWithPath: open))
+        _ = chmod(own, 0o600)
+        _ = chmod(open, 0o644)
+        try SafeFile.checkPrivate(own)
+        #expect(throws: FileError(.write, open, .notPrivate(.regular, permissions: 0o644))) { try SafeFile.checkPrivate(open) }
+        try SafeFile.checkPrivate(dir + "/new.plist")
+    }
+
     @Test func noDescriptorNameTakesSecretBytes() throws {
         let dir = try TestPaths.temporaryDirectory()
         let link = dir.appendingPathComponent("err-link").path
