@@ -37,6 +37,7 @@ package struct StateEdit {
         package var force: Bool
         /// Refuse to change the records of a state YCFirstTime discards on the device (an
         /// NSDictionary root): repaired, its records would come back (``FirstTimeError/discarded(_:)``).
+        /// A put (``Change/put(_:of:)``) replaces the archive whole and is never refused for it.
         package var refusesDiscarded: Bool
 
         /// The options: nothing forced, a discarded state refused.
@@ -96,6 +97,12 @@ package struct StateEdit {
     /// - Throws: ``StateFile/heldState()``'s error; ``FirstTimeError/discarded(_:)`` for a state
     ///   the device discards when ``Options/refusesDiscarded`` and not ``Options/force``.
     package func state() throws(FirstTimeError) -> FirstTimeState? {
+        try state(refusingDiscarded: options.refusesDiscarded)
+    }
+
+    /// ``state()``, refusing a discarded state only when `refusingDiscarded`: a put replaces the
+    /// archive whole, so the records of a discarded one do not come back.
+    private func state(refusingDiscarded: Bool) throws(FirstTimeError) -> FirstTimeState? {
         let state: FirstTimeState?
         switch held {
         case let .success(held): state = held
@@ -103,7 +110,7 @@ package struct StateEdit {
             guard options.force, error.finding.rule.spec.rewrite == .replacesOnlyForced else { throw error }
             state = try file.deviceState()
         }
-        if options.refusesDiscarded, !options.force, let finding = state?.resetsAll { throw .discarded(finding) }
+        if refusingDiscarded, !options.force, let finding = state?.resetsAll { throw .discarded(finding) }
         return state
     }
 
@@ -194,15 +201,16 @@ package struct StateEdit {
 
     /// The archive of `records` in `format` that ``Change/put(_:of:)`` puts into the file: the
     /// other keys of the root of the archive there kept, as YCFirstTime's save keeps them.
-    /// - Throws: ``state()``'s refusals, for a defaults file.
+    /// - Throws: ``state()``'s refusals but a discarded state's, for a defaults file.
     package func archive(of records: FirstTimeRecords, format: PlistFormat) throws(FirstTimeError) -> [UInt8] {
-        try LegacyArchive.encode(records, keeping: rootEntries(of: file.isDefaults ? try state() : nil), format: format)
+        try LegacyArchive.encode(records, keeping: rootEntries(of: file.isDefaults ? try state(refusingDiscarded: false) : nil), format: format)
     }
 
     /// ``Change/put(_:of:)``.
     private func put(_ archive: [UInt8], of records: FirstTimeRecords) throws(FirstTimeError) -> Report {
         guard var domain = file.defaults else { throw .notDefaults(found: file.topLevelKind) }
-        let state = try self.state()
+        // A state the device discards is not refused: the archive replaces it whole.
+        let state = try self.state(refusingDiscarded: false)
         if let other = file.forms.first(where: { $0 != .defaultsArchive }) { throw .archiveBesideState(form: other, key: file.key) }
         domain[file.key] = .data(archive)
         return Report(bytes: try written(domain), dropped: state?.said(writing: records) ?? [], created: state == nil)

@@ -145,9 +145,9 @@ enum EditCommands {
     }
 
     /// The write of an edited file's bytes (``StateFile``, ``StateEdit``) with the options given.
-    static func editing(_ bytes: [UInt8], _ common: Common, refusesDiscarded: Bool = true) throws(Ycft.Failure) -> StateEdit {
+    static func editing(_ bytes: [UInt8], _ common: Common) throws(Ycft.Failure) -> StateEdit {
         let file = try judged { () throws(FirstTimeError) in try StateFile(bytes, key: common.key, limits: common.limits) }
-        return StateEdit(file, options: StateEdit.Options(force: common.force, refusesDiscarded: refusesDiscarded))
+        return StateEdit(file, options: StateEdit.Options(force: common.force))
     }
 
     /// The state an edit of records starts from (``StateEdit/state()``), its refusal said

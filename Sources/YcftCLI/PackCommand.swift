@@ -55,8 +55,8 @@ enum PackCommand {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).
                 return EditCommands.rewriteState(into, options.common, io) { (bytes: [UInt8]) throws(Ycft.Failure) -> StateEdit.Report? in
-                    // A state the device discards is not refused here: the archive replaces it whole.
-                    let edit = try EditCommands.editing(bytes, options.common, refusesDiscarded: false)
+                    // A state the device discards is not refused (StateEdit's put replaces it whole).
+                    let edit = try EditCommands.editing(bytes, options.common)
                     func refusal(_ error: FirstTimeError) -> Ycft.Failure {
                         EditCommands.writeRefusal(error, in: edit.file) { error, _ in Ycft.Failure(.content, nil, error.description) }
                     }
