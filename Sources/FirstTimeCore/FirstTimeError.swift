@@ -151,8 +151,13 @@ extension FirstTimeError {
         case wrongFormatVersion(found: String?)
         /// `lastTimeUTC` is not `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; the text found.
         case notUTC(String)
-        /// `lastTime` is a number outside the range of a double; the number as written.
+        /// `lastTime` is a number outside the range of a double (too large, or not zero but too
+        /// small, which a double would read as 0); the number as written.
         case beyondDouble(String)
+        /// `lastTimeUTC` (without `lastTime`) is a time whose nearest double is outside years
+        /// 0001–9999 (`9999-12-31T23:59:59.9999999Z` rounds to year 10000), so the time stored
+        /// would read back as no time; the text and that double.
+        case utcBeyondYears(String, nearest: Double)
         /// `lastTime` and `lastTimeUTC` name different instants (to the precision of the
         /// `lastTimeUTC` text); the `lastTime` given.
         case timesDisagree(lastTime: Double)
@@ -175,6 +180,9 @@ extension FirstTimeError {
                 return "formatVersion must be \(RecordsFormat.formatVersion)\(found.map { ", found \(UntrustedText.escaped($0))" } ?? " (missing)")"
             case let .notUTC(text): return "\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"
             case let .beyondDouble(text): return "\(UntrustedText.escaped(text)) is outside the range of a double"
+            case let .utcBeyondYears(text, nearest):
+                return "\(quoted(text)) is stored as its nearest double, \(nearest), which is \(ExactTime.utcText(secondsSince2001: nearest)); "
+                    + "give lastTime to store it"
             case let .timesDisagree(t): return "lastTime \(t) and lastTimeUTC disagree; fix or remove one of them"
             }
         }

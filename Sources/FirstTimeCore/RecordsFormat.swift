@@ -165,26 +165,33 @@ package enum RecordsFormat {
             default: throw .recordsFormat(.unknownMember(member.key), at: path)
             }
         }
-        var parsedUTC: (seconds: Int64, fraction: String)?
+        var parsedUTC: (seconds: Int64, fraction: String, text: String)?
         switch utc {
         case nil, .null?: break
         case let .string(text)?:
             guard let parsed = ExactTime.parseUTC(text) else {
                 throw .recordsFormat(.notUTC(text), at: path.key("lastTimeUTC"))
             }
-            parsedUTC = parsed
+            parsedUTC = (parsed.seconds, parsed.fraction, text)
         case let other?:
             throw wrongKind(other, .string, orNull: true, at: path.key("lastTimeUTC"))
         }
         switch time {
         case nil, .null?:
-            if let parsedUTC { record.lastTime = ExactTime.secondsSince2001(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction) }
+            if let parsedUTC {
+                let nearest = ExactTime.secondsSince2001(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)
+                guard ExactTime.isStorable(nearest) else {
+                    throw .recordsFormat(.utcBeyondYears(parsedUTC.text, nearest: nearest), at: path.key("lastTimeUTC"))
+                }
+                record.lastTime = nearest
+            }
             return record
         case let .number(text)?:
-            guard let t = Double(text), t.isFinite else {
+            // The double the number stands for: refused where it would read as an infinity or,
+            // not zero, as 0; a subnormal is kept (dump writes one's shortest text).
+            do throws(ExactTime.DecimalDefect) { record.lastTime = try ExactTime.seconds(decimal: text, allowingSubnormal: true) } catch {
                 throw .recordsFormat(.beyondDouble(text), at: path.key("lastTime"))
             }
-            record.lastTime = t
         case .string("NaN")?: record.lastTime = .nan
         case .string("Infinity")?: record.lastTime = .infinity
         case .string("-Infinity")?: record.lastTime = -.infinity

@@ -254,7 +254,10 @@ package enum ExactTime {
     /// try ExactTime.seconds(decimal: "1e-400")             // throws .underflow
     /// ```
     /// - Throws: ``DecimalDefect``.
-    package static func seconds(decimal text: String) throws(DecimalDefect) -> Double {
+    ///
+    /// With `allowingSubnormal`, a subnormal is kept: for text that stands for a stored double
+    /// (`dump`'s `lastTime`, whose shortest text reads back to the same bits), not one a person types.
+    package static func seconds(decimal text: String, allowingSubnormal: Bool = false) throws(DecimalDefect) -> Double {
         let utf8 = text.utf8
         // Not nan, inf or 0x10 (which Double reads as hexadecimal): digits, sign, point, exponent.
         guard utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || Array("+-.eE".utf8).contains($0) }),
@@ -266,9 +269,20 @@ package enum ExactTime {
         let mantissa = utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
         let zero = mantissa.allSatisfy { $0 < UInt8(ascii: "1") || $0 > UInt8(ascii: "9") }
         if value == 0 && !zero { throw .underflow }
-        if value.isSubnormal { throw .subnormal }
+        if value.isSubnormal && !allowingSubnormal { throw .subnormal }
         return value
     }
+
+    /// Whether a time read from text may be stored as `nearest`, its nearest double: only when
+    /// that double shows as a UTC time again (9999-12-31T23:59:59.9999999Z rounds to year 10000,
+    /// which has none), so a time ycft stores from text never reads back as no time. Asked by
+    /// `set --last-time` and by `pack` for a `lastTimeUTC` without `lastTime`.
+    ///
+    /// ```swift
+    /// ExactTime.isStorable(757_414_800.5)      // true
+    /// ExactTime.isStorable(252_423_993_600)    // false: 10000-01-01T00:00:00Z
+    /// ```
+    package static func isStorable(_ nearest: Double) -> Bool { utcString(secondsSince2001: nearest) != nil }
 
     /// Parses ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset `±HH:MM` to the
     /// double nearest to its seconds since 2001 (correctly rounded); nil when malformed.

@@ -54,7 +54,7 @@ enum EditCommands {
                 // Stored, the time must read back as the instant given: a nearest double outside
                 // years 1-9999 (9999-12-31T23:59:59.999999999Z rounds to year 10000) has no UTC
                 // text, and dump would show none.
-                guard ExactTime.utcString(secondsSince2001: instant.seconds) != nil else {
+                guard ExactTime.isStorable(instant.seconds) else {
                     throw UsageError("The value '\(text)' is invalid for '--last-time <time>': its nearest double is \(instant.seconds) "
                                      + "seconds since 2001, \(ExactTime.utcText(secondsSince2001: instant.seconds)) in UTC, where ycft "
                                      + "shows no time (--seconds stores a number as given)")

@@ -117,6 +117,12 @@ import TestSupport
     @Test(arguments: [
         (#"{"k":{"lastTime":"soon"}}"#, #"records["k"].lastTime: expected a number, null, "NaN", "Infinity" or "-Infinity", found string"#),
         (#"{"k":{"lastTime":1e999}}"#, #"records["k"].lastTime: 1e999 is outside the range of a double"#),
+        // Not zero, but nearer zero than any double: read as 0.0 it would store another time.
+        (#"{"k":{"lastTime":1e-400}}"#, #"records["k"].lastTime: 1e-400 is outside the range of a double"#),
+        (#"{"k":{"lastTime":-2e-324}}"#, #"records["k"].lastTime: -2e-324 is outside the range of a double"#),
+        // The nearest double to the last instant of year 9999 with seven digits is in year 10000.
+        (#"{"k":{"lastTimeUTC":"9999-12-31T23:59:59.9999999Z"}}"#,
+         #"records["k"].lastTimeUTC: "9999-12-31T23:59:59.9999999Z" is stored as its nearest double, 252423993600.0, which is beyond year 9999; give lastTime to store it"#),
         (#"{"k":{"lastVersion":3}}"#, #"records["k"].lastVersion: expected a string or null, found number"#),
         (#"{"k":{"lastTimeUTC":"2025-13-01T00:00:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-13-01T00:00:00Z" is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"#),
         (#"{"k":{"lastTme":1}}"#, #"records["k"]: unknown member "lastTme""#),
@@ -125,6 +131,19 @@ import TestSupport
     ])
     func refuses(_ records: String, _ message: String) {
         #expect(packError(records) == message)
+    }
+
+    /// What dump writes reads back to the same bits: zeros of either sign, the smallest
+    /// subnormal, year 9999's last double given as UTC alone.
+    @Test func dumpedEdgesReadBackExactly() throws {
+        let text = #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"a":{"lastTime":5e-324},"b":{"lastTime":-0.0},"#
+            + #""c":{"lastTime":0},"d":{"lastTimeUTC":"9999-12-31T23:59:59.99997Z"},"e":{"lastTime":-1e-320}}}"#
+        let parsed = try RecordsFormat.records(fromJSON: Array(text.utf8))
+        #expect(parsed["a"]?.lastTime?.bitPattern == Double.leastNonzeroMagnitude.bitPattern)
+        #expect(parsed["b"]?.lastTime?.bitPattern == (-0.0 as Double).bitPattern)
+        #expect(parsed["c"]?.lastTime?.bitPattern == (0.0 as Double).bitPattern)
+        #expect(parsed["d"]?.lastTime == 252_423_993_599.99997)
+        #expect(parsed["e"]?.lastTime?.bitPattern == UInt64(0x8000_0000_0000_07E8))
     }
 
     @Test func equivalentKeysAreNotDuplicates() {
