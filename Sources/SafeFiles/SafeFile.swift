@@ -1,5 +1,6 @@
 package import FileErrors
 #if canImport(Glibc)
+import CLinuxCalls
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -283,7 +284,7 @@ package enum SafeFile {
     /// `syncfs(2)` on the file system holding `fd`: every file's data reaches the disk at once.
     private static func flushAll(_ fd: Int32) -> Bool {
         #if os(Linux)
-        return linuxSyncfs(fd) == 0
+        return syncfs(fd) == 0
         #else
         return false
         #endif

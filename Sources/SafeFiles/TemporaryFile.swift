@@ -1,5 +1,6 @@
 internal import FileErrors
 #if canImport(Glibc)
+import CLinuxCalls
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -21,7 +22,7 @@ final class Temporary {
         self.target = target
         stem = "\(directory)/.\(Temporary.shortened(name)).ycft-"
         #if os(Linux)
-        let unnamed = open(PathBytes.cString(directory), linuxTemporaryFileFlag | O_WRONLY | O_CLOEXEC, 0o600)
+        let unnamed = open(PathBytes.cString(directory), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
         if unnamed >= 0 {
             fd = unnamed
             return
@@ -130,7 +131,7 @@ final class Temporary {
         let name = try giveName()
         #if os(Linux)
         if exchange {
-            if linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange) == 0 {
+            if renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE) == 0 {
                 if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
                     // The very file that was read: it is replaced; its last name here goes.
                     unlink(PathBytes.cString(name))
@@ -140,7 +141,7 @@ final class Temporary {
                 }
                 // Another program's file: put it back. ycft's file (under `name` again) is
                 // removed by discard(), which removes the name only while it is ycft's.
-                _ = linuxRenameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), linuxRenameExchange)
+                _ = renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE)
                 throw FileError(.write, target, .changedSinceRead)
             }
             let failure = SystemError.current
@@ -224,19 +225,3 @@ final class Temporary {
         return UInt32(mask)
     }()
 }
-
-#if os(Linux)
-/// `syncfs(2)` (Glibc declares it only under `_GNU_SOURCE`).
-@_silgen_name("syncfs") func linuxSyncfs(_ fd: Int32) -> Int32
-
-/// `renameat2(2)` (Linux 3.15, Glibc 2.28; declared only under `_GNU_SOURCE`).
-@_silgen_name("renameat2") private func linuxRenameat2(_ oldDirectory: Int32, _ old: UnsafePointer<CChar>, _ newDirectory: Int32,
-                                                      _ new: UnsafePointer<CChar>, _ flags: UInt32) -> Int32
-
-/// `RENAME_EXCHANGE`: swap the two names atomically (both must exist).
-private let linuxRenameExchange: UInt32 = 1 << 1
-
-/// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Glibc exports it only under `_GNU_SOURCE`). The value
-/// of `__O_TMPFILE` is the generic one (x86, ARM, RISC-V, ...).
-private let linuxTemporaryFileFlag: Int32 = 0o20000000 | O_DIRECTORY
-#endif
