@@ -40,7 +40,7 @@ import Darwin
 /// try SafeFile.write(newBytes, to: "prefs.plist", options: options)
 /// ```
 package enum SafeFile {
-    /// How ``write(_:to:options:beforeSwap:)`` may treat the target.
+    /// How ``write(_:to:options:hooks:)`` may treat the target.
     package struct WriteOptions: Sendable {
         /// Replace the target only while it is still this file, unchanged (from ``InputFile``).
         package var expected: FileIdentity?
@@ -90,7 +90,7 @@ package enum SafeFile {
         }
     }
 
-    /// What ``write(_:to:options:beforeSwap:)`` did, and to which path (a followed link's target).
+    /// What ``write(_:to:options:hooks:)`` did, and to which path (a followed link's target).
     package enum WriteOutcome: Sendable, Equatable {
         /// An existing regular file was replaced; `notKept` names the extended attributes (ACLs
         /// included) of the original that the replacement could not be given; `otherNames`, how
@@ -123,31 +123,44 @@ package enum SafeFile {
         }
     }
 
-    /// Writes `bytes` to `path` by the policy above. `beforeSwap`, when given, is called with the
-    /// target's path between the last look at the target and the swap: for tests that race a
-    /// real process there (the tool's debug-only test hooks).
+    /// Writes `bytes` to `path` by the policy above; `hooks`, the moments a test acts at (none
+    /// by default).
     /// - Returns: what was done, and where.
     /// - Throws: ``FileError`` naming the path; the target is then untouched.
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
-                             beforeSwap: ((String) -> Void)? = nil) throws(FileError) -> WriteOutcome {
-        try write(bytes, to: path, options: options, hooks: CommitHooks(beforeSwap: beforeSwap))
-    }
-
-    /// ``write(_:to:options:beforeSwap:)`` with test seams (``CommitHooks``).
-    static func write(_ bytes: [UInt8], to path: String, options: WriteOptions, hooks: CommitHooks) throws(FileError) -> WriteOutcome {
+                             hooks: WriteHooks = .init()) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: path, options: options) {
         case let .done(outcome): return outcome
         case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
     }
 
-    /// Seams for tests that must act at the one moment a race needs: after the writer's last
-    /// look at the target and before it swaps the new file in.
-    struct CommitHooks {
-        var beforeSwap: ((String) -> Void)?
+    /// The moments of a write at which a test acts, given to ``write(_:to:options:hooks:)`` and
+    /// ``commit(_:hooks:)``; none by default. A test in this process injects them directly; a
+    /// test of a real `ycft` process, through the tool's debug-only adapter (`TestHooks`).
+    package struct WriteHooks: Sendable {
+        /// Called with the target's path after the writer's last look at a file it replaces and
+        /// before it swaps the new file in: the one moment a race with another program needs.
+        /// On the thread that commits (a batch's workers commit at once).
+        package var beforeSwap: (@Sendable (String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
+        /// Flushes the file system holding a descriptor and answers whether it did: `syncfs(2)`,
+        /// which ``commit(_:hooks:)`` calls once per file system of its group (a test counts the
+        /// calls, fails them or skips the flush).
+        var flushFileSystem: @Sendable (Int32) -> Bool = { fd in
+            #if os(Linux)
+            return syncfs(fd) == 0
+            #else
+            return false
+            #endif
+        }
+
+        /// `beforeSwap`, and the rest as a real write has it.
+        package init(beforeSwap: (@Sendable (String) -> Void)? = nil) {
+            self.beforeSwap = beforeSwap
+        }
     }
 
     // MARK: - Replacing and creating
@@ -196,7 +209,7 @@ package enum SafeFile {
     // MARK: - Group commit
 
     /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
-    /// ``commit(_:beforeSwap:)``.
+    /// ``commit(_:hooks:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
         case done(WriteOutcome)
@@ -204,11 +217,11 @@ package enum SafeFile {
         case pending(PendingWrite)
     }
 
-    /// Like ``write(_:to:options:beforeSwap:)``, but a regular file's new content is only written
-    /// to its unnamed temporary: ``commit(_:beforeSwap:)`` then flushes a whole group at once (one
+    /// Like ``write(_:to:options:hooks:)``, but a regular file's new content is only written
+    /// to its unnamed temporary: ``commit(_:hooks:)`` then flushes a whole group at once (one
     /// `syncfs`) and puts each in place, with the same guarantees. Keep groups small: each holds
     /// a descriptor.
-    /// - Throws: ``FileError`` for what ``write(_:to:options:beforeSwap:)`` refuses before writing.
+    /// - Throws: ``FileError`` for what ``write(_:to:options:hooks:)`` refuses before writing.
     package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
@@ -256,38 +269,22 @@ package enum SafeFile {
         }
     }
 
-    /// Flushes every staged file with one `syncfs` (an `fsync` each where there is none), then
-    /// puts each in place (refusing one whose target changed), in order; `beforeSwap` as for
-    /// ``write(_:to:options:beforeSwap:)``.
+    /// Flushes every staged file with one `syncfs` per file system the group's temporaries are
+    /// on (a group can span several: `migrate --in-place` of files on two mounts), then puts
+    /// each in place (refusing one whose target changed), in order; `hooks` as for
+    /// ``write(_:to:options:hooks:)``. A file whose file system was not flushed (no `syncfs`,
+    /// or its device cannot be read) is flushed on its own (`fsync`) before its rename.
     /// - Returns: each write's outcome or error.
-    package static func commit(_ pending: [PendingWrite], beforeSwap: ((String) -> Void)? = nil) -> [Result<WriteOutcome, FileError>] {
-        commit(pending, flushFileSystem: flushAll, hooks: CommitHooks(beforeSwap: beforeSwap))
-    }
-
-    /// ``commit(_:beforeSwap:)`` with the file-system flush given: one call per file system the group's
-    /// temporaries are on (a group can span several: `migrate --in-place` of files on two
-    /// mounts), each answering whether that flush covered its files. A file whose file system was
-    /// not flushed (or whose device cannot be read) is flushed on its own before its rename.
-    static func commit(_ pending: [PendingWrite], flushFileSystem: (Int32) -> Bool,
-                       hooks: CommitHooks = CommitHooks()) -> [Result<WriteOutcome, FileError>] {
+    package static func commit(_ pending: [PendingWrite], hooks: WriteHooks = .init()) -> [Result<WriteOutcome, FileError>] {
         var flushedDevices: [UInt64: Bool] = [:]
         return pending.map { write in
             var flushed = false
             if let device = write.temporary.device {
-                flushed = flushedDevices[device] ?? flushFileSystem(write.temporary.fd)
+                flushed = flushedDevices[device] ?? hooks.flushFileSystem(write.temporary.fd)
                 flushedDevices[device] = flushed
             }
             do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
-    }
-
-    /// `syncfs(2)` on the file system holding `fd`: every file's data reaches the disk at once.
-    private static func flushAll(_ fd: Int32) -> Bool {
-        #if os(Linux)
-        return syncfs(fd) == 0
-        #else
-        return false
-        #endif
     }
 
     /// Flushes a directory's entries (renames) to disk.
@@ -301,7 +298,7 @@ package enum SafeFile {
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
-/// be flushed and put in place by ``SafeFile/commit(_:beforeSwap:)``. Dropped uncommitted, it leaves nothing
+/// be flushed and put in place by ``SafeFile/commit(_:hooks:)``. Dropped uncommitted, it leaves nothing
 /// (its temporary discards itself).
 package final class PendingWrite {
     fileprivate let temporary: Temporary
@@ -324,7 +321,7 @@ package final class PendingWrite {
     /// nothing is (never over anything); a replacement is swapped in by
     /// ``Temporary/replace(expected:exchange:)``, which refuses it, leaving the other program's
     /// file in place, when what it swapped out is not the file that was read.
-    fileprivate func finish(flushed: Bool, hooks: SafeFile.CommitHooks) throws(FileError) -> SafeFile.WriteOutcome {
+    fileprivate func finish(flushed: Bool, hooks: SafeFile.WriteHooks) throws(FileError) -> SafeFile.WriteOutcome {
         defer { temporary.discard() }
         if !flushed { try temporary.flush() }
         guard let replacing else {

@@ -9,7 +9,7 @@ import Darwin
 // private enough for secret bytes.
 extension SafeFile {
     /// Whether the regular file at `target` (with `status`, as read) may be replaced with
-    /// `options`: the rules ``write(_:to:options:beforeSwap:)`` applies, for a caller that must know
+    /// `options`: the rules ``write(_:to:options:hooks:)`` applies, for a caller that must know
     /// before it does work the user would lose (`ycft edit` asks before opening the editor).
     /// - Throws: ``FileError``: ``FileError/Reason/insideBackup(folder:)`` inside an iPhone
     ///   backup; ``FileError/Reason/readOnly(permissions:)`` when it is read-only, or `access(2)`
@@ -42,7 +42,7 @@ extension SafeFile {
     /// before the work whose result they are, so that this refusal comes before any other a
     /// caller makes (`backup extract -o FILE` over a file others may read): a descriptor name
     /// (``standardStream(forOutput:confidential:)``), or an existing file, through a link as the
-    /// writer follows it, that ``write(_:to:options:beforeSwap:)`` would refuse for them. A path
+    /// writer follows it, that ``write(_:to:options:hooks:)`` would refuse for them. A path
     /// that does not exist yet passes (the writer creates it 0600); the writer asks again.
     /// - Throws: ``FileError`` with the writer's reason.
     package static func checkPrivate(_ path: String) throws(FileError) {
