@@ -33,6 +33,9 @@ let package = Package(
         // AES-CBC); the tool's side only. Loaded with dlopen when a backup is decrypted, not
         // linked (no pkg-config, no header): other commands start without it.
         .systemLibrary(name: "CCrypto"),
+        // The Linux calls SafeFiles makes that Glibc's Swift module does not declare (renameat2,
+        // syncfs, the extended-attribute calls, O_TMPFILE); empty elsewhere.
+        .systemLibrary(name: "CLinuxCalls"),
         // Property-list values, paths, exact time, the guards every read runs first, and ycft's
         // own binary and XML writers and pure binary reader: no libplist.
         .target(name: "PlistCore"),
@@ -43,7 +46,7 @@ let package = Package(
         .target(name: "FileErrors"),
         // The one file writer (atomic replace, links, devices, owners) and guarded reads; no
         // libplist.
-        .target(name: "SafeFiles", dependencies: ["FileErrors"]),
+        .target(name: "SafeFiles", dependencies: ["FileErrors", "CLinuxCalls"]),
         // Order-preserving, exact JSON text (no Foundation number or key mangling).
         .target(name: "OrderedJSON"),
         // The generic NSKeyedArchiver object graph and builder; knows nothing of YCFirstTime; no libplist.

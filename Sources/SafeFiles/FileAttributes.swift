@@ -1,5 +1,6 @@
 package import FileErrors
 #if canImport(Glibc)
+import CLinuxCalls
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -78,14 +79,14 @@ enum FileAttributes {
                 continue
             }
             if case let .success(current) = getValue(.descriptor(destination), name), current == value { continue }
-            let rc = value.withUnsafeBytes { linuxFsetxattr(destination, name, $0.baseAddress, $0.count, 0) }
+            let rc = value.withUnsafeBytes { fsetxattr(destination, name, $0.baseAddress, $0.count, 0) }
             if rc != 0 { notKept.append(AttributeNotKept(name: name, error: .current)) }
         }
         // A new file inherits its directory's default ACL; the original had none (or lost it).
         if grantingAccess, !names.contains(accessACL), case .success = getValue(.descriptor(destination), accessACL) {
             // untested: fremovexattr of the ACL just read from the new file fails only on a file system that refuses
             // to remove what it reported (none to test on)
-            if linuxFremovexattr(destination, accessACL) != 0 { notKept.append(AttributeNotKept(name: accessACL, error: .current)) }
+            if fremovexattr(destination, accessACL) != 0 { notKept.append(AttributeNotKept(name: accessACL, error: .current)) }
         }
         return notKept
         #else
@@ -109,7 +110,7 @@ enum FileAttributes {
         for name in names where grantsAccess(name) {
             // untested: removing an attribute just listed on ycft's own new file fails only on a
             // file system that refuses to remove what it reported (none to test on)
-            if linuxFremovexattr(fd, name) != 0 && errno != ENODATA { throw .current }
+            if fremovexattr(fd, name) != 0 && errno != ENODATA { throw .current }
         }
         #endif
     }
@@ -125,8 +126,8 @@ enum FileAttributes {
     static func listNames(_ origin: Origin) -> Result<[String], SystemError> {
         let list = sized { buffer, size in
             switch origin {
-            case let .descriptor(fd): return linuxFlistxattr(fd, buffer, size)
-            case let .path(path): return linuxLlistxattr(PathBytes.cString(path), buffer, size)
+            case let .descriptor(fd): return flistxattr(fd, buffer, size)
+            case let .path(path): return llistxattr(PathBytes.cString(path), buffer, size)
             }
         }
         return list.map { bytes in
@@ -138,8 +139,8 @@ enum FileAttributes {
     static func getValue(_ origin: Origin, _ name: String) -> Result<[UInt8], SystemError> {
         sized { buffer, size in
             switch origin {
-            case let .descriptor(fd): return linuxFgetxattr(fd, name, UnsafeMutableRawPointer(buffer), size)
-            case let .path(path): return linuxLgetxattr(PathBytes.cString(path), name, UnsafeMutableRawPointer(buffer), size)
+            case let .descriptor(fd): return fgetxattr(fd, name, UnsafeMutableRawPointer(buffer), size)
+            case let .path(path): return lgetxattr(PathBytes.cString(path), name, UnsafeMutableRawPointer(buffer), size)
             }
         }
     }
@@ -164,23 +165,3 @@ enum FileAttributes {
     }
     #endif
 }
-
-#if os(Linux)
-// <sys/xattr.h>, which Glibc's Swift module does not include (declared as `syncfs` is in SafeFile.swift).
-/// `flistxattr(2)`.
-@_silgen_name("flistxattr") private func linuxFlistxattr(_ fd: Int32, _ list: UnsafeMutablePointer<CChar>?, _ size: Int) -> Int
-/// `llistxattr(2)`.
-@_silgen_name("llistxattr") private func linuxLlistxattr(_ path: UnsafePointer<CChar>, _ list: UnsafeMutablePointer<CChar>?,
-                                                         _ size: Int) -> Int
-/// `fgetxattr(2)`.
-@_silgen_name("fgetxattr") private func linuxFgetxattr(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?,
-                                                       _ size: Int) -> Int
-/// `lgetxattr(2)`.
-@_silgen_name("lgetxattr") private func linuxLgetxattr(_ path: UnsafePointer<CChar>, _ name: UnsafePointer<CChar>,
-                                                       _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int
-/// `fsetxattr(2)`.
-@_silgen_name("fsetxattr") private func linuxFsetxattr(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?,
-                                                       _ size: Int, _ flags: Int32) -> Int32
-/// `fremovexattr(2)`.
-@_silgen_name("fremovexattr") private func linuxFremovexattr(_ fd: Int32, _ name: UnsafePointer<CChar>) -> Int32
-#endif

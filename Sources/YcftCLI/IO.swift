@@ -28,14 +28,14 @@ package struct CommandIO: Sendable {
     /// by its kind before opening it (`SafeFile/read(_:limit:lock:regularOnly:)`): a named pipe
     /// is never waited on. In memory, ``readFile`` (every file there is regular).
     package var readRegularFile: @Sendable (_ path: String, _ limit: Int) throws(FileError) -> InputFile
-    /// The one file writer (`SafeFile/write(_:to:options:beforeSwap:)`). The live one prints a warning on
+    /// The one file writer (`SafeFile/write(_:to:options:hooks:)`). The live one prints a warning on
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
     /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
     package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
-    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:beforeSwap:)`).
+    /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:hooks:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
     /// Keeps a file under a backup name, reusing one that already holds it
     /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`).
@@ -78,6 +78,9 @@ package struct CommandIO: Sendable {
     /// the writers of styled text (``Ycft/writeText(_:to:)-(StyledText,_)``,
     /// ``Ycft/writeStderr(_:io:)``, ``Ycft/writeJSON(_:io:)``); off for every other command.
     var colour = Colour.off
+    /// The moments of the run at which a test acts (none by default). The live IO's are
+    /// ``TestHooks/environment``, which its writer closures were made with.
+    var hooks = TestHooks()
 
     /// Creates an IO from closures (files in memory: `writeFile` and `keepBackup` as given).
     package init(writeStdout: @escaping @Sendable ([UInt8]) -> Void,
@@ -101,6 +104,7 @@ package struct CommandIO: Sendable {
         // The writer refuses every path inside an iPhone backup; one guard for the run, so each
         // folder is asked about once however many files go into it.
         let backups = BackupFolderGuard()
+        let hooks = TestHooks.environment
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
@@ -125,7 +129,7 @@ package struct CommandIO: Sendable {
                 default:
                     var options = options
                     options.backupGuard = backups
-                    let outcome = try SafeFile.write(bytes, to: path, options: options, beforeSwap: TestHooks.beforeSwap)
+                    let outcome = try SafeFile.write(bytes, to: path, options: options, hooks: hooks.write)
                     if let warning = CommandIO.replacementWarnings(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
@@ -146,7 +150,7 @@ package struct CommandIO: Sendable {
             return try SafeFile.stage(bytes, to: path, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
-        io.commitFiles = { pending in SafeFile.commit(pending, beforeSwap: TestHooks.beforeSwap) }
+        io.commitFiles = { pending in SafeFile.commit(pending, hooks: hooks.write) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.isTerminalDevice = { path in SafeFile.isTerminalDevice(path) }
         io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
@@ -169,6 +173,7 @@ package struct CommandIO: Sendable {
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
         io.environment = { name in getenv(name).map { String(cString: $0) } }
+        io.hooks = hooks
         return io
     }
 
@@ -218,7 +223,7 @@ func makeDirectories(_ path: String) throws(SystemError) {
     }
 }
 
-/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:beforeSwap:)`` with default
+/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:hooks:)`` with default
 /// options would refuse, found without writing (a path inside an iPhone backup too, asked of
 /// `backups`). Standard output and error are always writable.
 /// - Throws: ``FileError`` as the writer would throw it.

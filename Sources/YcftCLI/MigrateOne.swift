@@ -37,7 +37,7 @@ extension MigrateCommand {
             return fail("input is larger than the limit of \(options.limits.maxInputSize) bytes (raise it with --max-input-size)",
                         trouble: false)
         }
-        TestHooks.afterRead(job.path)
+        io.hooks.afterRead?(job.path)
         let outcome: Migration.Outcome
         do {
             outcome = try DefaultsMigration.migrate(bytes, to: target, options: options)

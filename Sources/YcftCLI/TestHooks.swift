@@ -1,50 +1,44 @@
 import SafeFiles
-import FileErrors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// Test seams that exist only in debug builds (release builds compile them to nothing), for
-/// tests that must act at an exact moment of a real `ycft` process.
-enum TestHooks {
-    /// After `migrate` read a file: with `YCFT_TEST_AFTER_READ_FIFO=PATH` (a named pipe), writes
-    /// the file's path and a newline to the pipe, then waits until the test writes one byte back.
-    /// The test changes the file in between, deterministically.
-    static func afterRead(_ path: String) {
-        #if DEBUG
-        pause("YCFT_TEST_AFTER_READ_FIFO", path)
-        #endif
-    }
+/// The moments of a run at which a test acts, as a value the run is given (``CommandIO/hooks``;
+/// none by default): after `migrate` read a file, and the writer's (`SafeFile.WriteHooks`).
+struct TestHooks: Sendable {
+    /// Called with the path of a file `migrate` read, before it migrates it: a test changes the
+    /// file in between, as another program would.
+    var afterRead: (@Sendable (String) -> Void)?
+    /// The writer's moments: before a replacement is swapped in.
+    var write = SafeFile.WriteHooks()
 
-    /// Between the writer's last look at a file it replaces and its swap (``SafeFile``): with
-    /// `YCFT_TEST_BEFORE_SWAP_FIFO=PATH`, the same handshake as ``afterRead(_:)``, so that a test
-    /// can put another program's version in place at the worst moment. Nil (no hook) in release
-    /// builds and when the variable is unset.
-    static let beforeSwap: (@Sendable (String) -> Void)? = {
+    /// The adapter for tests of a real `ycft` process, which cannot be given a value: in a debug
+    /// build, `YCFT_TEST_AFTER_READ_FIFO` (``afterRead``) and `YCFT_TEST_BEFORE_SWAP_FIFO` (the
+    /// writer's `beforeSwap`) each name a named pipe. At its moment ycft writes the path and a
+    /// newline to the pipe, then waits until the test writes one byte back. No hooks in a release
+    /// build, nor for a variable that is unset.
+    static let environment = TestHooks(afterRead: pause("YCFT_TEST_AFTER_READ_FIFO"),
+                                       write: SafeFile.WriteHooks(beforeSwap: pause("YCFT_TEST_BEFORE_SWAP_FIFO")))
+
+    /// The handshake over the pipe that `variable` names; nil when there is none.
+    private static func pause(_ variable: String) -> (@Sendable (String) -> Void)? {
         #if DEBUG
-        guard getenv("YCFT_TEST_BEFORE_SWAP_FIFO") != nil else { return nil }
-        return { path in pause("YCFT_TEST_BEFORE_SWAP_FIFO", path) }
+        guard let fifo = getenv(variable).map({ PathBytes.decode(cString: $0) }) else { return nil }
+        return { path in
+            let out = open(PathBytes.cString(fifo), O_WRONLY | O_CLOEXEC)
+            guard out >= 0 else { return }
+            try? writeAll(out, PathBytes.encode(path) + [0x0A])
+            close(out)
+            let back = open(PathBytes.cString(fifo), O_RDONLY | O_CLOEXEC)
+            guard back >= 0 else { return }
+            var byte: UInt8 = 0
+            _ = read(back, &byte, 1)
+            close(back)
+        }
         #else
         return nil
         #endif
-    }()
-
-    #if DEBUG
-    /// Writes `path` and a newline to the named pipe that `variable` names, then waits for one byte back.
-    private static func pause(_ variable: String, _ path: String) {
-        guard let fifo = getenv(variable).map({ PathBytes.decode(cString: $0) }) else { return }
-        let out = open(PathBytes.cString(fifo), O_WRONLY | O_CLOEXEC)
-        guard out >= 0 else { return }
-        let line = PathBytes.encode(path) + [0x0A]
-        _ = line.withUnsafeBytes { write(out, $0.baseAddress, $0.count) }
-        close(out)
-        let back = open(PathBytes.cString(fifo), O_RDONLY | O_CLOEXEC)
-        guard back >= 0 else { return }
-        var byte: UInt8 = 0
-        _ = read(back, &byte, 1)
-        close(back)
     }
-    #endif
 }

@@ -326,14 +326,17 @@ import Glibc
                 guard case let .pending(write) = try SafeFile.stage([4, 2], to: path) else { Issue.record("not staged"); return }
                 pending.append(write)
             }
-            var flushedDevices: [UInt64] = []
-            let results = SafeFile.commit(pending) { fd in
+            let flushedDevices = Locked<[UInt64]>([])
+            var hooks = SafeFile.WriteHooks()
+            hooks.flushFileSystem = { fd in
                 var info = stat()
                 #expect(fstat(fd, &info) == 0)
-                flushedDevices.append(UInt64(info.st_dev))
+                flushedDevices.change { $0.append(UInt64(info.st_dev)) }
                 return !failing
             }
-            #expect(flushedDevices == [Self.device(first.path), Self.device(second.path)].compactMap { $0 }, "failing flush: \(failing)")
+            let results = SafeFile.commit(pending, hooks: hooks)
+            #expect(flushedDevices.value == [Self.device(first.path), Self.device(second.path)].compactMap { $0 },
+                    "failing flush: \(failing)")
             for (path, result) in zip(paths, results) {
                 #expect(try result.get() == .created(path))
                 #expect(try readBytes(URL(fileURLWithPath: path)) == [4, 2])

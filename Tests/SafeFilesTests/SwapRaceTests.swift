@@ -28,16 +28,16 @@ import Glibc
         let file = dir.appendingPathComponent("prefs.plist").path
         try writeBytes([1, 1], to: URL(fileURLWithPath: file))
         let input = try SafeFile.read(file, limit: 100)
-        var hookRan = 0
-        let hooks = SafeFile.CommitHooks(beforeSwap: { target in
-            hookRan += 1
+        let hookRan = Locked(0)
+        let hooks = SafeFile.WriteHooks(beforeSwap: { target in
+            hookRan.change { $0 += 1 }
             #expect(target == file)
             try? SwapRace.renameNewVersion([9, 9, 9], over: target)
         })
         #expect(throws: FileError(.write, file, .changedSinceRead)) {
             try SafeFile.write([3], to: file, options: .init(expected: input.status?.identity), hooks: hooks)
         }
-        #expect(hookRan == 1)
+        #expect(hookRan.value == 1)
         #expect(try readBytes(URL(fileURLWithPath: file)) == [9, 9, 9])
         // ycft's file is gone (and nothing else was left or removed).
         #expect(try entries(dir) == ["prefs.plist"])
@@ -52,7 +52,8 @@ import Glibc
         let file = dir.appendingPathComponent("prefs.plist").path
         try writeBytes([1, 1], to: URL(fileURLWithPath: file))
         let input = try SafeFile.read(file, limit: 100)
-        let hooks = SafeFile.CommitHooks(beforeSwap: { target in try? SwapRace.renameNewVersion([9, 9, 9], over: target) }, exchange: false)
+        var hooks = SafeFile.WriteHooks(beforeSwap: { target in try? SwapRace.renameNewVersion([9, 9, 9], over: target) })
+        hooks.exchange = false
         let outcome = try SafeFile.write([3], to: file, options: .init(expected: input.status?.identity), hooks: hooks)
         #expect(outcome == .replaced(file))
         #expect(try readBytes(URL(fileURLWithPath: file)) == [3])
@@ -66,8 +67,9 @@ import Glibc
         chmod(file, 0o640)
         for exchange in [true, false] {
             let before = try FileStatus.of(file).get().identity.inode
-            let outcome = try SafeFile.write([3, UInt8(exchange ? 1 : 0)], to: file, options: .init(),
-                                             hooks: SafeFile.CommitHooks(exchange: exchange))
+            var hooks = SafeFile.WriteHooks()
+            hooks.exchange = exchange
+            let outcome = try SafeFile.write([3, UInt8(exchange ? 1 : 0)], to: file, options: .init(), hooks: hooks)
             #expect(outcome == .replaced(file))
             #expect(try readBytes(URL(fileURLWithPath: file)) == [3, UInt8(exchange ? 1 : 0)])
             #expect(try FileStatus.of(file).get().permissions == 0o640)
@@ -82,7 +84,7 @@ import Glibc
         let file = dir.appendingPathComponent("prefs.plist").path
         try writeBytes([1, 1], to: URL(fileURLWithPath: file))
         let input = try SafeFile.read(file, limit: 100)
-        let hooks = SafeFile.CommitHooks(beforeSwap: { target in unlink(target) })
+        let hooks = SafeFile.WriteHooks(beforeSwap: { target in unlink(target) })
         #expect(throws: FileError(.write, file, .changedSinceRead)) {
             try SafeFile.write([3], to: file, options: .init(expected: input.status?.identity), hooks: hooks)
         }
@@ -104,13 +106,14 @@ import Glibc
             }
             pending.append(write)
         }
-        var seen: [String] = []
-        let hooks = SafeFile.CommitHooks(beforeSwap: { target in
-            seen.append(target)
+        let seen = Locked<[String]>([])
+        var hooks = SafeFile.WriteHooks(beforeSwap: { target in
+            seen.change { $0.append(target) }
             if target == paths[1] { try? SwapRace.renameNewVersion([9, 9, 9], over: target) }
         })
-        let results = SafeFile.commit(pending, flushFileSystem: { _ in true }, hooks: hooks)
-        #expect(seen == paths)
+        hooks.flushFileSystem = { _ in true }
+        let results = SafeFile.commit(pending, hooks: hooks)
+        #expect(seen.value == paths)
         #expect(try results[0].get() == .replaced(paths[0]))
         #expect(throws: FileError(.write, paths[1], .changedSinceRead)) { try results[1].get() }
         #expect(try results[2].get() == .replaced(paths[2]))
@@ -126,7 +129,7 @@ import Glibc
     /// the gap between them widened). Whatever the order, the other program's version must be the
     /// one in place at the end (ycft either replaced the file before it, or was refused), and
     /// nothing is left in the directory. Rounds stop after 1.5 s. With the plain `rename` of
-    /// before (``SafeFile/CommitHooks/exchange`` false) this loses the other version within a
+    /// before (``SafeFile/WriteHooks/exchange`` false) this loses the other version within a
     /// few hundred rounds.
     @Test func aConcurrentRenameIsNeverLost() throws {
         #expect(try SwapRace.raceRounds(exchange: true).lost == 0)
@@ -140,16 +143,23 @@ import Glibc
         let side = dir.appendingPathComponent("side").path
         var options = SafeFile.WriteOptions()
         options.syncDirectory = false
-        func commit(_ bytes: [UInt8], hooks: SafeFile.CommitHooks) throws -> Result<SafeFile.WriteOutcome, FileError> {
+        // No flush: the rounds race the last look and the swap, not the disk.
+        func hooks(_ beforeSwap: (@Sendable (String) -> Void)? = nil) -> SafeFile.WriteHooks {
+            var hooks = SafeFile.WriteHooks(beforeSwap: beforeSwap)
+            hooks.exchange = exchange
+            hooks.flushFileSystem = { _ in true }
+            return hooks
+        }
+        func commit(_ bytes: [UInt8], hooks: SafeFile.WriteHooks) throws -> Result<SafeFile.WriteOutcome, FileError> {
             guard case let .pending(write) = try SafeFile.stage(bytes, to: file, options: options) else { throw SystemError(errno: EINVAL) }
-            return SafeFile.commit([write], flushFileSystem: { _ in true }, hooks: hooks)[0]
+            return SafeFile.commit([write], hooks: hooks)[0]
         }
         // How long one commit takes here, so the other program's moment spans it.
         try SwapRace.renameNewVersion([0], over: file)
         var spans: [UInt64] = []
         for _ in 0..<21 {
             let started = DispatchTime.now().uptimeNanoseconds
-            _ = try commit([0, 0], hooks: SafeFile.CommitHooks(exchange: exchange)).get()
+            _ = try commit([0, 0], hooks: hooks()).get()
             spans.append(DispatchTime.now().uptimeNanoseconds - started)
         }
         let span = spans.sorted()[10]
@@ -181,19 +191,21 @@ import Glibc
                 done.signal()
             }.start()
             let gap = UInt32.random(in: 0...500)
-            var started = !inGap
-            let hooks = SafeFile.CommitHooks(beforeSwap: { _ in
-                if !started {
-                    started = true
-                    go.signal()
+            let started = Locked(!inGap)
+            let gapHooks = hooks { _ in
+                started.change { value in
+                    if !value {
+                        value = true
+                        go.signal()
+                    }
                 }
                 usleep(gap)
-            }, exchange: exchange)
+            }
             guard case let .pending(write) = try SafeFile.stage(Array("ycft-\(rounds)".utf8), to: file, options: options) else {
                 throw SystemError(errno: EINVAL)
             }
             if !inGap { go.signal() }
-            switch SafeFile.commit([write], flushFileSystem: { _ in true }, hooks: hooks)[0] {
+            switch SafeFile.commit([write], hooks: gapHooks)[0] {
             case let .success(outcome): #expect(outcome == .replaced(file))
             case let .failure(error):
                 #expect(error == FileError(.write, file, .changedSinceRead))
@@ -201,7 +213,7 @@ import Glibc
             }
             // The last look cannot fail in a round that starts in the gap (nothing changed the
             // file before it); should the hook not have run all the same, start the other now.
-            if !started { go.signal() }
+            if !started.value { go.signal() }
             done.wait()
             if try readBytes(URL(fileURLWithPath: file)) != theirs { return (rounds, refused, rounds) }
         }

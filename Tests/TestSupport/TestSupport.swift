@@ -1,6 +1,7 @@
 import Foundation
 import Plist
 import PlistCore
+import Synchronization
 
 /// Paths and child processes for tests.
 package enum TestPaths {
@@ -154,6 +155,19 @@ package func childEnvironment(_ environment: [String: String],
         if let value = parent[name] { child[name] = value }
     }
     return child
+}
+
+/// A value that closures on other threads change and a test then reads (what a hook saw).
+package final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    package init(_ value: Value) { mutex = Mutex(value) }
+
+    /// The value now.
+    package var value: Value { mutex.withLock { $0 } }
+
+    /// Changes the value under the lock.
+    package func change(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
 }
 
 /// Reads a file's bytes.

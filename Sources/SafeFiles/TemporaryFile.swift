@@ -1,0 +1,227 @@
+internal import FileErrors
+#if canImport(Glibc)
+import CLinuxCalls
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
+final class Temporary {
+    let fd: Int32
+    let directory: String
+    let stem: String
+    let target: String
+    /// The name it has (nil while an unnamed `O_TMPFILE`).
+    private var name: String?
+    private var committed = false
+    private var discarded = false
+
+    init(directory: String, name: String, for target: String) throws(FileError) {
+        self.directory = directory
+        self.target = target
+        stem = "\(directory)/.\(Temporary.shortened(name)).ycft-"
+        #if os(Linux)
+        let unnamed = open(PathBytes.cString(directory), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
+        if unnamed >= 0 {
+            fd = unnamed
+            return
+        }
+        let failure = SystemError.current
+        // Only "this file system has no O_TMPFILE" falls back to a named file (ENOENT: no directory).
+        guard [EOPNOTSUPP, EISDIR, EINVAL].contains(failure.errno) || failure.errno == ENOTSUP else {
+            throw FileError(.write, target, .system(failure))
+        }
+        #endif
+        var named: Int32 = -1
+        self.name = try Temporary.freshName(stem, for: target) { candidate in
+            named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            return named >= 0
+        }
+        fd = named
+    }
+
+    /// `0o666` less the process's umask (the temporary file is opened with `0o600`, so nothing
+    /// can read it before its final permissions are set; the umask is applied here by hand).
+    var defaultPermissions: UInt32 { 0o666 & ~Temporary.umaskValue }
+
+    func setPermissions(_ permissions: UInt32) throws(FileError) {
+        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
+    }
+
+    func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
+        if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+            // Not permitted to give the file away: keep at least the group where we may.
+            _ = fchown(fd, uid_t.max, gid_t(group))
+        }
+        try setPermissions(permissions)
+    }
+
+    func write(_ bytes: [UInt8]) throws(FileError) {
+        do { try writeAll(fd, bytes) } catch { throw FileError(.write, target, .system(error)) }
+    }
+
+    /// Removes every attribute that grants access (``FileAttributes/grantsAccess(_:)``: an ACL
+    /// inherited from the directory's default ACL) from the file, for secret bytes.
+    func dropAccessGrants() throws(FileError) {
+        do { try FileAttributes.removeAccessGrants(from: fd) } catch { throw FileError(.write, target, .system(error)) }
+    }
+
+    func flush() throws(FileError) {
+        guard fsync(fd) == 0 else { throw FileError(.write, target, .system(.current)) }
+    }
+
+    /// The device (file system) the temporary is on, or nil when `fstat` fails.
+    var device: UInt64? { (try? FileStatus.of(descriptor: fd).get())?.identity.device }
+
+    /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
+    /// which never replaces an existing name.
+    /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
+    func linkNew() throws(FileError) {
+        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(target)) == 0 }) ?? linkAt(target) else {
+            let failure = SystemError.current
+            throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
+        }
+        if let name { unlink(PathBytes.cString(name)) }
+        name = nil
+        committed = true
+    }
+
+    /// Gives an unnamed `O_TMPFILE` a name in the target's directory, `.NAME.ycft-XXXXXXXXXXXX`,
+    /// by `linkat(2)`, which fails with `EEXIST` rather than replace anything (another random
+    /// name is tried then). A named temporary keeps its name.
+    private func giveName() throws(FileError) -> String {
+        if let name { return name }
+        let named = try Temporary.freshName(stem, for: target, linkAt)
+        name = named
+        return named
+    }
+
+    /// The first of up to 16 random names `STEM` + `XXXXXXXXXXXX` that `create` makes (it
+    /// fails with `errno` set; `EEXIST`, a name taken, tries the next).
+    private static func freshName(_ stem: String, for target: String, _ create: (String) -> Bool) throws(FileError) -> String {
+        var failure = SystemError(errno: EEXIST)
+        for _ in 0..<16 {
+            let candidate = stem + randomSuffix()
+            if create(candidate) { return candidate }
+            failure = .current
+            if failure.errno != EEXIST { break }
+        }
+        throw FileError(.write, target, .system(failure))
+    }
+
+    /// Replaces the target with this file, but only the very file that was read (`expected`).
+    ///
+    /// On Linux `renameat2(2)` with `RENAME_EXCHANGE` swaps the two atomically; the file swapped
+    /// out is then looked at under the temporary's name: the file read (device, inode, size and
+    /// modification time) loses its name; another program's is swapped back at once and the
+    /// write fails with ``FileError/Reason/changedSinceRead`` (so does a target that is gone).
+    /// Where the swap is unsupported (`EINVAL`, `ENOSYS`, `EOPNOTSUPP`: old kernels, some NFS or
+    /// FUSE) the file is renamed over the target, and a file put in place after the last look is
+    /// overwritten undetected.
+    ///
+    /// Limits even with the swap: a file put in place in the instant between swap and swap back
+    /// stays under the temporary's name, kept; a file equal in inode, size and modification time
+    /// to the one read is taken for it.
+    /// - Parameters:
+    ///   - expected: the identity of the file that was read.
+    ///   - exchange: false forces the plain `rename` (for tests of the fallback).
+    /// - Throws: ``FileError/Reason/changedSinceRead``, or the system error of a failed call.
+    func replace(expected: FileIdentity, exchange: Bool) throws(FileError) {
+        let name = try giveName()
+        #if os(Linux)
+        if exchange {
+            if renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE) == 0 {
+                if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
+                    // The very file that was read: it is replaced; its last name here goes.
+                    unlink(PathBytes.cString(name))
+                    self.name = nil
+                    committed = true
+                    return
+                }
+                // Another program's file: put it back. ycft's file (under `name` again) is
+                // removed by discard(), which removes the name only while it is ycft's.
+                _ = renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE)
+                throw FileError(.write, target, .changedSinceRead)
+            }
+            let failure = SystemError.current
+            if failure.errno == ENOENT { throw FileError(.write, target, .changedSinceRead) }
+            guard [EINVAL, ENOSYS, EOPNOTSUPP].contains(failure.errno) || failure.errno == ENOTSUP else {
+                throw FileError(.write, target, .system(failure))
+            }
+        }
+        #endif
+        guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
+        self.name = nil
+        committed = true
+    }
+
+    /// Dropped on an error path: nothing stays behind.
+    deinit { discard() }
+
+    /// Closes the descriptor and removes the named temporary file this object created (once).
+    func discard() {
+        guard !discarded else { return }
+        discarded = true
+        if !committed, let name, holdsThisFile(name) { unlink(PathBytes.cString(name)) }
+        close(fd)
+    }
+
+    /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).
+    private func holdsThisFile(_ path: String) -> Bool {
+        guard case let .success(own) = FileStatus.of(descriptor: fd),
+              // untested: a race, the temporary's name is gone only when another process removed it
+              case let .success(named) = FileStatus.of(path, followLinks: false) else { return false }
+        return named.identity.sameFile(as: own.identity)
+    }
+
+    private func linkAt(_ path: String) -> Bool {
+        #if os(Linux)
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, PathBytes.cString(path), AT_SYMLINK_FOLLOW) == 0 { return true }
+        let failure = SystemError.current
+        if failure.errno == EEXIST { return false }
+        // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
+        if linkat(fd, "", AT_FDCWD, PathBytes.cString(path), 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
+        errno = failure.errno
+        #endif
+        return false
+    }
+
+    /// The name's first 64 bytes (whole characters), so `.NAME.ycft-XXXXXXXXXXXX` stays within
+    /// NAME_MAX whatever the target's name.
+    static func shortened(_ name: String) -> String {
+        var out = ""
+        var bytes = 0
+        for character in name {
+            bytes += character.utf8.count
+            if bytes > 64 { break }
+            out.append(character)
+        }
+        return out
+    }
+
+    static func randomSuffix() -> String {
+        let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        return String(repeating: "0", count: 12 - hex.count) + hex
+    }
+
+    /// The process's umask: from `/proc/self/status` where Linux shows it (reading it with
+    /// `umask(2)` means setting it, which races with threads creating files), else set back at once.
+    static let umaskValue: UInt32 = {
+        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            defer { close(fd) }
+            if let status = try? readAll(fd, limit: 1 << 16),
+               let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+               let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
+                return value
+            // unreachable: Linux shows Umask in /proc/self/status since 4.7; the fallback is for older kernels and
+            // other systems
+            }
+            // unreachable: (the fallback below) as above, and every Linux has /proc/self/status
+        }
+        let mask = umask(0o022)
+        umask(mask)
+        return UInt32(mask)
+    }()
+}
