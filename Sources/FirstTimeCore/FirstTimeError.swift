@@ -9,7 +9,10 @@ public import FileErrors
 /// archive key (`--key`), each naming the key and what it holds: ``notArchiveData(key:found:)``
 /// (a value that is not data), ``embeddedNotPlist(key:_:)`` (data that is no property list) and
 /// ``notStateArchive(key:_:)`` (a property list that does not decode as YCFirstTime's archive:
-/// another library's archive, a dictionary of settings, a broken archive).
+/// another library's archive, a dictionary of settings, a broken archive); ``isNotStateUnderKey``
+/// asks for any of them. Callers ask the error what they branch on, in whichever file
+/// ``inFile(path:_:)`` names: ``isDiscarded``, ``isOnlyOtherData``, ``isBeyondIntervalKeys``,
+/// ``isNotPropertyList``, ``plistReadError``.
 ///
 /// ```swift
 /// do { _ = try StateFile(bytes, key: "settings").state() } catch {
@@ -263,6 +266,89 @@ extension FirstTimeError {
         default:
             return ContractFinding(.plistUnreadable, at: .file, description)
         }
+    }
+
+    /// Whether the change was refused because YCFirstTime discards this state on the device
+    /// (``discarded(_:)``), whichever file it names (``inFile(path:_:)``): every gate runs
+    /// again there whatever the records say.
+    ///
+    /// ```swift
+    /// do {
+    ///     try StateFile.update(at: path) { $0["tour"] = FirstTimeRecord(lastVersion: "2.0", lastTime: 757_414_800) }
+    /// } catch where error.isDiscarded {
+    ///     // The app starts afresh on the device: there is nothing to keep.
+    /// }
+    /// ```
+    public var isDiscarded: Bool { if case .discarded = cause { true } else { false } }
+
+    /// Whether the state holds no record, only other keys that a reset would remove alone
+    /// (``onlyOtherData(_:)``), whichever file it names.
+    ///
+    /// ```swift
+    /// let finding = ContractFinding(.rootExtraKey, at: .key("$objects").index(1).key("Theme"), "not a record")
+    /// FirstTimeError.inFile(path: "a.plist", .onlyOtherData(finding)).isOnlyOtherData   // true
+    /// ```
+    public var isOnlyOtherData: Bool { if case .onlyOtherData = cause { true } else { false } }
+
+    /// Whether the records hold what IntervalClient's keys, the file's form, cannot: a version
+    /// (``intervalKeysHoldNoVersion(keys:)``) or a record without a time
+    /// (``intervalKeysHoldNoTimelessRecord(keys:)``); whichever file it names. The records
+    /// are the mistake, not the file: migrate it to the records format, or change them.
+    ///
+    /// ```swift
+    /// FirstTimeError.intervalKeysHoldNoVersion(keys: ["tour"]).isBeyondIntervalKeys   // true
+    /// ```
+    public var isBeyondIntervalKeys: Bool {
+        switch cause {
+        case .intervalKeysHoldNoVersion, .intervalKeysHoldNoTimelessRecord: true
+        default: false
+        }
+    }
+
+    /// Whether a defaults file holds something other than YCFirstTime state under the archive
+    /// key, whichever file it names: a value that is not data (``notArchiveData(key:found:)``),
+    /// data that is no property list (``embeddedNotPlist(key:_:)``), or a property list that is
+    /// no YCFirstTime archive (``notStateArchive(key:_:)``). Each names the key itself.
+    ///
+    /// ```swift
+    /// do { _ = try StateFile(bytes, key: "settings").state() } catch where error.isNotStateUnderKey {
+    ///     print(error)   // "settings" holds dictionary, expected archive data
+    /// }
+    /// ```
+    public var isNotStateUnderKey: Bool {
+        switch cause {
+        case .notArchiveData, .embeddedNotPlist, .notStateArchive: true
+        default: false
+        }
+    }
+
+    /// Whether the bytes read are no readable property list at all (``archive(_:)`` of a
+    /// `PlistError`), whichever file it names. Data under a defaults key that is none is
+    /// ``embeddedNotPlist(key:_:)`` (``isNotStateUnderKey``); both give ``plistReadError``.
+    ///
+    /// ```swift
+    /// do { _ = try StateFile(Array("hello".utf8)) } catch { print(error.isNotPropertyList) }   // true
+    /// ```
+    public var isNotPropertyList: Bool { if case .archive(.plist) = cause { true } else { false } }
+
+    /// Why a property list could not be read, whichever file it names: the bytes
+    /// (``isNotPropertyList``) or the data under the archive key (``embeddedNotPlist(key:_:)``);
+    /// nil for any other error.
+    ///
+    /// ```swift
+    /// if case .tooManyNodes? = error.plistReadError { /* read again with higher PlistLimits */ }
+    /// ```
+    public var plistReadError: PlistError? {
+        switch cause {
+        case let .archive(.plist(error)), let .embeddedNotPlist(_, error): error
+        default: nil
+        }
+    }
+
+    /// The error itself, whichever file it names: ``inFile(path:_:)``'s cause, unwrapped.
+    private var cause: FirstTimeError {
+        guard case let .inFile(_, error) = self else { return self }
+        return error.cause
     }
 
     /// The rule a property list that cannot be read breaks: a string libplist would change, a

@@ -102,11 +102,9 @@ public enum Migration {
         public var description: String {
             switch self {
             case let .unreadable(error, archiveKey):
-                switch error {
                 // These name the archive key themselves.
-                case .embeddedNotPlist, .notArchiveData, .notStateArchive: return error.description
-                default: return archiveKey.map { "\($0): \(error)" } ?? error.description
-                }
+                if error.isNotStateUnderKey { return error.description }
+                return archiveKey.map { "\($0): \(error)" } ?? error.description
             case let .xmlArchive(key):
                 return "\(key): an XML archive; FirstTimeMigration reads the binary archives "
                     + "NSKeyedArchiver writes (ycft migrate reads both)"

@@ -31,21 +31,17 @@ enum DiffCommand {
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let parsed = try ParsedArguments(arguments, spec: .diff)
-        let clock = Ycft.now
         // The gates, the moment and the calendar are judged as status judges them.
-        let options = try StatusCommand.Options(parsed, clock: clock)
+        let options = try StatusCommand.Options(parsed, clock: Ycft.now)
         let paths = Array(parsed.operands.prefix(2))
         guard paths.filter({ $0 == "-" }).count <= 1 else { throw UsageError("'-' (standard input) may be given once") }
-        let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
-        let calendar = try options.settings.calendar(in: zone)
-        let instant = options.now ?? clock()
-        let shown = StatusCommand.Shown(now: instant, nowText: options.nowText)
+        let (calendar, shown) = (try options.calendar(), options.instants)
         do throws(Ycft.Failure) {
             let (a, b) = (try side(paths[0], options: options, io: io), try side(paths[1], options: options, io: io))
             let changes = self.changes(a.load.records, b.load.records)
             let gates = options.gates.compactMap { gate -> (StatusCommand.Gate, GateDecision, GateDecision)? in
                 let decide = { (records: FirstTimeRecords) in
-                    RunRules.decide(gate.rule, record: records[gate.key], now: instant, appVersion: options.appVersion,
+                    RunRules.decide(gate.rule, record: records[gate.key], now: shown.now, appVersion: options.appVersion,
                                     calendar: calendar, library: options.library)
                 }
                 let (inA, inB) = (decide(a.load.records), decide(b.load.records))
@@ -71,12 +67,8 @@ enum DiffCommand {
             return Side(path: path, load: DeviceLoad(held: records),
                         form: "records-json")
         }
-        let file: StateFile
-        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
-            throw Ycft.Failure(.trouble, Ycft.display(path), error.description)
-        }
-        let load: DeviceLoad
-        do { load = try file.deviceLoad() } catch { throw Ycft.Failure(.trouble, Ycft.display(path), EditCommands.refusal(error, in: file).message) }
+        // Read as status reads it; run says any failure as trouble (exit 1 means "they differ").
+        let (file, load) = try StatusCommand.load(bytes, of: path, options: options)
         // The finding by which the device discards the state is said once, with what it means here.
         Ycft.warn(load.findings.filter { $0 != load.resetsAll }, path: path, io: io)
         if let reset = load.resetsAll {

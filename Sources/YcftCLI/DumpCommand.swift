@@ -71,15 +71,9 @@ enum DumpCommand {
                     return .success
                 } catch {
                     // A readable plist that does not hold a clean YCFirstTime archive: point at --raw.
-                    if case .archive(.plist) = error {
-                        throw Ycft.Failure(.content, file, error.description + packHint(bytes, options.path))
-                    }
+                    if error.isNotPropertyList { throw Ycft.Failure(.content, file, error.description + packHint(bytes, options.path)) }
                     // Over the node or byte bounds, which grow with --max-input-size: --raw would not see more.
-                    let plist: PlistError? = switch error {
-                    case let .embeddedNotPlist(_, cause), let .archive(.plist(cause)): cause
-                    default: nil
-                    }
-                    let hint = switch plist {
+                    let hint = switch error.plistReadError {
                     case .tooManyNodes?, .tooManyBytes?: "raise it with --max-input-size"
                     default: "ycft dump --raw shows everything it holds"
                     }

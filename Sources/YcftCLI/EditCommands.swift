@@ -160,11 +160,8 @@ enum EditCommands {
     /// 1, with what removes or replaces it: data the app discards unread or ycft cannot read
     /// (``StateEdit/unreadable(_:in:)``), a state of other keys only, one the device discards.
     static func refusal(_ error: FirstTimeError, in file: StateFile) -> Ycft.Failure {
-        switch error {
-        case .onlyOtherData: return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does")
-        case .discarded: return Ycft.Failure(.content, nil, "\(error.description). 'ycft reset' starts afresh as the app does; --force changes it anyway")
-        default: break
-        }
+        if error.isOnlyOtherData { return Ycft.Failure(.content, nil, "\(error.description); --force removes them, as the app's reset() does") }
+        if error.isDiscarded { return Ycft.Failure(.content, nil, "\(error.description). 'ycft reset' starts afresh as the app does; --force changes it anyway") }
         if StateEdit.discardsUnread(error, in: file) { return Ycft.Failure(.content, nil, "\(error.description). \(discardedUnread)") }
         if StateEdit.unreadable(error, in: file) != nil { return Ycft.Failure(.content, nil, "\(error.description). \(unreadByYcft)") }
         return Ycft.Failure(.content, nil, error.description)

@@ -173,10 +173,8 @@ private struct EditSession {
             return .bytes(records == original ? nil : try edit.apply(.records(records)))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
-            switch error {
-            case .intervalKeysHoldNoVersion, .intervalKeysHoldNoTimelessRecord: return .mistake(error)
-            default: throw .content("\(error.description); nothing was written")
-            }
+            guard error.isBeyondIntervalKeys else { throw .content("\(error.description); nothing was written") }
+            return .mistake(error)
         }
     }
 

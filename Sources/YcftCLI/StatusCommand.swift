@@ -18,10 +18,8 @@ enum StatusCommand {
     struct Options {
         /// `--app-version`; nil with `--no-app-version` or neither.
         let appVersion: String?
-        /// `--now`: the instant; nil for the clock's now.
-        let now: Double?
-        /// `--now` as given, shown exactly (the double may round it into the next second or year).
-        let nowText: String?
+        /// The instant judged at (`--now`, or the clock's now, read once) and how it is shown.
+        let instants: Shown
         /// `--time-zone`: its name and zone when given (else UTC, and no local column).
         let zoneName: String
         let givenZone: TimeZone?
@@ -56,7 +54,7 @@ enum StatusCommand {
             let instant = try nowText.map { (text: String) throws(UsageError) in
                 try Ycft.Instant.parse(text, for: "--now <time>", clock: clock, zone: zone, zoneSaid: "in --time-zone, UTC by default")
             }
-            (now, self.nowText) = (instant?.seconds, instant?.exactText)
+            instants = Shown(now: instant?.seconds ?? clock(), nowText: instant?.exactText)
             (zoneName, givenZone) = (zone?.name ?? "UTC", zone?.zone)
             let gates = try gateTexts.map(Self.gate)
             // Judged against no version, a per-version gate would say "yes" for the wrong reason.
@@ -97,37 +95,67 @@ enum StatusCommand {
             }
             return (String(text[..<eq]), rule, ruleText)
         }
+
+        /// The calendar of `--calendar`, `--locale` and the week options, in `--time-zone` (UTC by default).
+        func calendar() throws(UsageError) -> Calendar {
+            try settings.calendar(in: givenZone ?? TimeZone(identifier: "UTC") ?? .gmt)
+        }
     }
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
-        let clock = Ycft.now
-        var options = try Options(ParsedArguments(arguments, spec: .status), clock: clock)
-        let zone = options.givenZone ?? TimeZone(identifier: "UTC") ?? .gmt
-        let calendar = try options.settings.calendar(in: zone)
-        let instant = options.now ?? clock()
-        let shown = Shown(now: instant, nowText: options.nowText)
+        var options = try Options(ParsedArguments(arguments, spec: .status), clock: Ycft.now)
+        let calendar = try options.calendar()
         do throws(Ycft.Failure) {
             var io = io
             io.colour = Colour(options.colour, io: io)
             if let backup = options.backup { (options.path, io, _) = try backup.open(limits: options.limits, io: io) }
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.limits.maxInputSize)
-            let file: StateFile
-            do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
-                throw Ycft.Failure(.content, Ycft.display(options.path), error.description)
+            let answer = try Answer(load(bytes, of: options.path, options: options).load, options: options, calendar: calendar)
+            for warning in answer.warnings { Ycft.warn(warning, path: options.path, io: io) }
+            if options.json {
+                Ycft.writeJSON(answer.json().bytes(style: options.compact ? .compact : .pretty), io: io)
+            } else {
+                Ycft.writeText(answer.text(), to: io)
             }
-            // The device's answer: a state YCFirstTime would discard makes every gate run.
-            let load: DeviceLoad
-            do { load = try file.deviceLoad() } catch {
-                // An archive the app reads but ycft cannot: said as the edit commands say it.
-                throw Ycft.Failure(.content, Ycft.display(options.path), EditCommands.refusal(error, in: file).message)
-            }
-            let (records, findings, reset, unread, noState) = (load.held, load.findings, load.resetsAll, load.unread, load.noState)
-            // What standard error says after `warning: `, line for line the JSON's `warnings`.
-            var warnings = Ycft.warnings(findings)
+            return .success
+        } catch {
+            return error.report(io)
+        }
+    }
+
+    /// What the device loads from the state in `bytes`, read from `path` (``DeviceLoad``): a
+    /// state YCFirstTime would discard makes every gate run. Exit 1 for bytes that hold no
+    /// state, or an archive the app reads but ycft cannot (said as the edit commands say it).
+    static func load(_ bytes: [UInt8], of path: String, options: Options) throws(Ycft.Failure) -> (file: StateFile, load: DeviceLoad) {
+        let file: StateFile
+        do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
+            throw Ycft.Failure(.content, Ycft.display(path), error.description)
+        }
+        do { return (file, try file.deviceLoad()) } catch {
+            throw Ycft.Failure(.content, Ycft.display(path), EditCommands.refusal(error, in: file).message)
+        }
+    }
+
+    /// What `status` answers of one file: what the device loads, the warnings said on standard
+    /// error, and each gate's decision; written as the table or the JSON document.
+    struct Answer {
+        let options: Options
+        let calendar: Calendar
+        let load: DeviceLoad
+        /// What standard error says after `warning: `, line for line the JSON's `warnings`.
+        let warnings: [String]
+        let decisions: [(Gate, GateDecision)]
+
+        /// Decides each gate (``RunRules/decide(_:record:now:appVersion:calendar:library:)``)
+        /// on the records the app's gates see.
+        /// - Throws: exit 2 for a gate named by the empty key when no record has it.
+        init(_ load: DeviceLoad, options: Options, calendar: Calendar) throws(Ycft.Failure) {
+            (self.options, self.calendar, self.load) = (options, calendar, load)
+            var warnings = Ycft.warnings(load.findings)
             // A gate no record has is "never run" and runs now; named close to a record that
             // is there, it is most often a typo, which would answer for the wrong gate.
-            let keys = records.map(\.key)
-            for gate in options.gates where records[gate.key] == nil {
+            let keys = load.held.map(\.key)
+            for gate in options.gates where load.held[gate.key] == nil {
                 // An empty name (`--gate "$GATE=once"` with GATE unset) that no record has: an
                 // answer would be "never run, runs now" for a gate no app has. (A record may
                 // have the empty key; then it is asked about.)
@@ -138,68 +166,142 @@ enum StatusCommand {
                 let hint = Suggestion.hint(for: gate.key, among: keys)
                 if !hint.isEmpty { warnings.append("no record \(UntrustedText.quoted(gate.key)) for --gate\(hint)") }
             }
-            for warning in warnings { Ycft.warn(warning, path: options.path, io: io) }
+            self.warnings = warnings
             let judged = load.records
-            let decisions = options.gates.map { gate in
-                (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: instant, appVersion: options.appVersion,
+            decisions = options.gates.map { gate in
+                (gate, RunRules.decide(gate.rule, record: judged[gate.key], now: options.instants.now, appVersion: options.appVersion,
                                        calendar: calendar, library: options.library))
             }
-            if options.json {
-                let doc = JSON.object([
-                    .init("formatVersion", .integer(1)),
-                    .init("now", shown(instant).map { .string($0) } ?? .null),
-                    .init("timeZone", .string(options.zoneName)),
-                    .init("library", .string(options.library.rawValue)),
-                    .init("calendar", .object([
-                        .init("identifier", .string(Ycft.CalendarSettings.name(of: calendar))),
-                        .init("locale", options.settings.locale.map { .string($0) } ?? .null),
-                        .init("firstWeekday", .integer(calendar.firstWeekday)),
-                        .init("minimumDaysInFirstWeek", .integer(calendar.minimumDaysInFirstWeek)),
-                    ])),
-                    .init("appVersion", options.appVersion.map { .string($0) } ?? .null),
-                    .init("warnings", .array(warnings.map { .string($0) })),
-                    .init("noState", .bool(noState)),
-                    .init("deviceResetsAll", reset.map { finding in
-                        JSON.object([.init("rule", .string(finding.rule.rawValue)), .init("path", .string(finding.path.description)),
-                                     .init("message", .string(finding.message))])
-                    } ?? .null),
-                    .init("records", .array(records.map { key, record in
-                        .object([
-                            .init("key", .string(key)),
-                            .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
-                            .init("lastTime", RecordsFormat.timeJSON(record.lastTime)),
-                            .init("lastTimeUTC", record.lastTime.map(utc) ?? .null),
-                            .init("ageSeconds", record.lastTime.map { RecordsFormat.timeJSON(instant - $0) } ?? .null),
-                        ])
-                    })),
-                    .init("gates", .array(decisions.map { gate, decision in
-                        .object([
-                            .init("key", .string(gate.key)),
-                            .init("rule", .string(gate.text)),
-                            .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
-                            .init("wouldRun", .bool(decision.wouldRun)),
-                            .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                            .init("nextEligibleUTC", decision.nextEligible.flatMap(shown.callAsFunction).map { .string($0) } ?? .null),
-                        ])
-                    })),
-                ])
-                Ycft.writeJSON(doc.bytes(style: options.compact ? .compact : .pretty), io: io)
-            } else {
-                var out = text(records: records, decisions: decisions, now: shown, zone: options.givenZone, zoneName: options.zoneName,
-                               appVersion: options.appVersion, library: options.library, calendar: options.settings.isDefault ? nil : calendar, judged: judged)
-                if noState {
-                    out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(options.key))): every gate runs as on a fresh install\n"
+        }
+
+        /// `status --format json`.
+        func json() -> JSON {
+            let (instants, instant) = (options.instants, options.instants.now)
+            return .object([
+                .init("formatVersion", .integer(1)),
+                .init("now", instants(instant).map { .string($0) } ?? .null),
+                .init("timeZone", .string(options.zoneName)),
+                .init("library", .string(options.library.rawValue)),
+                .init("calendar", .object([
+                    .init("identifier", .string(Ycft.CalendarSettings.name(of: calendar))),
+                    .init("locale", options.settings.locale.map { .string($0) } ?? .null),
+                    .init("firstWeekday", .integer(calendar.firstWeekday)),
+                    .init("minimumDaysInFirstWeek", .integer(calendar.minimumDaysInFirstWeek)),
+                ])),
+                .init("appVersion", options.appVersion.map { .string($0) } ?? .null),
+                .init("warnings", .array(warnings.map { .string($0) })),
+                .init("noState", .bool(load.noState)),
+                .init("deviceResetsAll", load.resetsAll.map { Ycft.json($0, severity: false) } ?? .null),
+                .init("records", .array(load.held.map { key, record in
+                    .object([
+                        .init("key", .string(key)),
+                        .init("lastVersion", record.lastVersion.map { .string($0) } ?? .null),
+                        .init("lastTime", RecordsFormat.timeJSON(record.lastTime)),
+                        .init("lastTimeUTC", record.lastTime.map(utc) ?? .null),
+                        .init("ageSeconds", record.lastTime.map { RecordsFormat.timeJSON(instant - $0) } ?? .null),
+                    ])
+                })),
+                .init("gates", .array(decisions.map { gate, decision in
+                    .object([
+                        .init("key", .string(gate.key)),
+                        .init("rule", .string(gate.text)),
+                        .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
+                        .init("wouldRun", .bool(decision.wouldRun)),
+                        .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
+                        .init("nextEligibleUTC", decision.nextEligible.flatMap(instants.callAsFunction).map { .string($0) } ?? .null),
+                    ])
+                })),
+            ])
+        }
+
+        /// The records, and each gate's answer or how to ask one; then why every gate runs,
+        /// when the device starts afresh.
+        func text() -> StyledText {
+            let (records, zone, zoneName, library) = (load.held, options.givenZone, options.zoneName, options.library)
+            let instants = options.instants
+            // Cells padded to their column's width, two spaces apart; a cell of a column in
+            // `styles` is in the style it names for its text.
+            func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
+                let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+                var out = StyledText()
+                for (r, row) in rows.enumerated() {
+                    for (i, cell) in row.enumerated() {
+                        out += i == 0 ? "" : "  "
+                        out.append(cell, r == 0 ? nil : styles[i]?[cell])
+                        out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
+                    }
+                    out += "\n"
                 }
-                if let reset {
-                    out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
-                        + "every gate runs as on a fresh install\n"
-                    if unread { out += "('ycft reset --force' removes it, as the app's reset() would)\n" }
-                }
-                Ycft.writeText(out, to: io)
+                return out
             }
-            return .success
-        } catch {
-            return error.report(io)
+            // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
+            let now = instants.now
+            let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
+            var out = StyledText()
+            out += "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(options.appVersion.map(UntrustedText.quoted) ?? "none")"
+                + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
+            if !options.settings.isDefault {
+                // The locale as Foundation resolved it (`zh_TW` is `zh_TW`; its calendar and week rules follow).
+                let locale = calendar.locale.flatMap { $0.identifier.isEmpty ? nil : ", locale \(UntrustedText.escaped($0.identifier))" } ?? ""
+                out += "calendar \(Ycft.CalendarSettings.name(of: calendar))\(locale), first weekday \(calendar.firstWeekday), "
+                    + "minimum days in first week \(calendar.minimumDaysInFirstWeek)\n"
+            }
+            out += "\n"
+            // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
+            var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
+            // Keys (of records and gates) that look like another are written out, in quotes, so
+            // that two rows differ; then a key that holds a quote is quoted too, so that `"ab"`
+            // cannot pass for the key `ab` written out.
+            let alike = Suggestion.lookAlike(records.map(\.key) + decisions.map(\.0.key))
+            let quoting = alike.contains(true)
+            func shown(_ key: String, _ i: Int) -> String {
+                alike[i] || quoting && key.contains("\"") ? UntrustedText.spelledOut(key) : UntrustedText.escaped(key)
+            }
+            for (i, (key, record)) in records.enumerated() {
+                let t = record.lastTime
+                var row = [shown(key, i), record.lastVersion.map(UntrustedText.escaped) ?? "-",
+                           t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-"]
+                if let zone { row.append(t.map { local($0, zone) } ?? "-") }
+                row.append(t.map { age(now - $0) } ?? "-")
+                rows.append(row)
+            }
+            out += records.count == 0 ? StyledText("no records\n") : table(rows)
+            if quoting {
+                out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
+            }
+            if decisions.isEmpty {
+                // The question status answers needs a gate: say how to ask it, with a key of the file.
+                // (A key the shell would take apart, or that holds `=`, is not offered as the example.)
+                let example = records.map(\.key).first { !$0.contains("=") && LaunchArguments.shellWord($0) == $0 } ?? "onboarding.v1"
+                out += "\nno --gate given: add --gate KEY=RULE to ask whether a gate runs now "
+                    + "(like --gate \(example)=once, or days:30, per-version, daily; see ycft status --help)\n"
+            } else {
+                var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
+                for (n, (gate, decision)) in decisions.enumerated() {
+                    // A per-version gate that does not run now runs once the app's version changes.
+                    let never = gate.rule == .perVersion ? "when the app version changes" : "never"
+                    let next = decision.nextEligible.map(instants.text) ?? never
+                    gateRows.append([shown(gate.key, records.count + n) + (load.records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
+                                     decision.wouldRun ? "yes" : "no", next])
+                }
+                out += "\n"
+                out += table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
+                // Below the table, so the RULE column stays narrow.
+                var noted: [String] = []
+                for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {
+                    noted.append(gate.text)
+                    out += "\(UntrustedText.escaped(gate.text)): Foundation adds nothing for this unit (date(byAdding:) is nil), so IntervalClient runs the gate every time\n"
+                }
+            }
+            if load.noState {
+                out += "\nno YCFirstTime state yet (\(Ycft.noStateKeys(options.key))): every gate runs as on a fresh install\n"
+            }
+            if let reset = load.resetsAll {
+                out += "\nYCFirstTime would discard this state ([\(reset.rule.rawValue)] \(UntrustedText.sanitized(reset.located))): "
+                    + "every gate runs as on a fresh install\n"
+                if load.unread { out += "('ycft reset --force' removes it, as the app's reset() would)\n" }
+            }
+            return out
         }
     }
 
@@ -272,85 +374,5 @@ enum StatusCommand {
         let days = s / 86_400; s %= 86_400
         let text = days > 0 ? "\(days)d \(s / 3600)h \(s / 60 % 60)m" : "\(s / 3600)h \(s / 60 % 60)m \(s % 60)s"
         return negative ? "in the future by \(text)" : text
-    }
-
-    static func text(records: FirstTimeRecords, decisions: [((key: String, rule: GateRule, text: String), GateDecision)],
-                     now instants: Shown, zone: TimeZone?, zoneName: String, appVersion: String?, library: LibraryVersion = .v2,
-                     calendar: Calendar? = nil, judged: FirstTimeRecords? = nil) -> StyledText {
-        // Cells padded to their column's width, two spaces apart; a cell of a column in
-        // `styles` is in the style it names for its text.
-        func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
-            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-            var out = StyledText()
-            for (r, row) in rows.enumerated() {
-                for (i, cell) in row.enumerated() {
-                    out += i == 0 ? "" : "  "
-                    out.append(cell, r == 0 ? nil : styles[i]?[cell])
-                    out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
-                }
-                out += "\n"
-            }
-            return out
-        }
-        // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
-        let now = instants.now
-        let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
-        var out = StyledText()
-        out += "now \(shownNow) (\(UntrustedText.escaped(zoneName))), app version \(appVersion.map(UntrustedText.quoted) ?? "none")"
-            + (library == .v2 ? "" : ", YCFirstTime \(library.rawValue) rules") + "\n"
-        if let calendar {
-            // The locale as Foundation resolved it (`zh_TW` is `zh_TW`; its calendar and week rules follow).
-            let locale = calendar.locale.flatMap { $0.identifier.isEmpty ? nil : ", locale \(UntrustedText.escaped($0.identifier))" } ?? ""
-            out += "calendar \(Ycft.CalendarSettings.name(of: calendar))\(locale), first weekday \(calendar.firstWeekday), "
-                + "minimum days in first week \(calendar.minimumDaysInFirstWeek)\n"
-        }
-        out += "\n"
-        // A local-time column only when --time-zone names a zone (two UTC columns say nothing).
-        var rows = [["KEY", "LAST VERSION", "LAST TIME (UTC)"] + (zone == nil ? [] : ["LAST TIME (\(UntrustedText.escaped(zoneName)))"]) + ["AGE"]]
-        // Keys (of records and gates) that look like another are written out, in quotes, so
-        // that two rows differ; then a key that holds a quote is quoted too, so that `"ab"`
-        // cannot pass for the key `ab` written out.
-        let alike = Suggestion.lookAlike(records.map(\.key) + decisions.map(\.0.key))
-        let quoting = alike.contains(true)
-        func shown(_ key: String, _ i: Int) -> String {
-            alike[i] || quoting && key.contains("\"") ? UntrustedText.spelledOut(key) : UntrustedText.escaped(key)
-        }
-        for (i, (key, record)) in records.enumerated() {
-            let t = record.lastTime
-            var row = [shown(key, i), record.lastVersion.map(UntrustedText.escaped) ?? "-",
-                       t.map { ExactTime.utcText(secondsSince2001: $0) } ?? "-"]
-            if let zone { row.append(t.map { local($0, zone) } ?? "-") }
-            row.append(t.map { age(now - $0) } ?? "-")
-            rows.append(row)
-        }
-        out += records.count == 0 ? StyledText("no records\n") : table(rows)
-        if quoting {
-            out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
-        }
-        if decisions.isEmpty {
-            // The question status answers needs a gate: say how to ask it, with a key of the file.
-            // (A key the shell would take apart, or that holds `=`, is not offered as the example.)
-            let example = records.map(\.key).first { !$0.contains("=") && LaunchArguments.shellWord($0) == $0 } ?? "onboarding.v1"
-            out += "\nno --gate given: add --gate KEY=RULE to ask whether a gate runs now "
-                + "(like --gate \(example)=once, or days:30, per-version, daily; see ycft status --help)\n"
-        } else {
-            var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
-            for (n, (gate, decision)) in decisions.enumerated() {
-                // A per-version gate that does not run now runs once the app's version changes.
-                let never = gate.rule == .perVersion ? "when the app version changes" : "never"
-                let next = decision.nextEligible.map(instants.text) ?? never
-                gateRows.append([shown(gate.key, records.count + n) + ((judged ?? records)[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
-                                 decision.wouldRun ? "yes" : "no", next])
-            }
-            out += "\n"
-            out += table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
-            // Below the table, so the RULE column stays narrow.
-            var noted: [String] = []
-            for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {
-                noted.append(gate.text)
-                out += "\(UntrustedText.escaped(gate.text)): Foundation adds nothing for this unit (date(byAdding:) is nil), so IntervalClient runs the gate every time\n"
-            }
-        }
-        return out
     }
 }

@@ -294,6 +294,13 @@ package enum Ycft {
         findings.filter(\.isNotable).map { "[\($0.rule.rawValue)] \($0.located)" }
     }
 
+    /// A finding in ycft's JSON reports, their one shape: `rule`, `severity` (left out where the
+    /// member says what the finding is: status's `deviceResetsAll`), `path`, `message`.
+    static func json(_ finding: ContractFinding, severity: Bool = true) -> JSON {
+        .object([.init("rule", .string(finding.rule.rawValue))] + (severity ? [.init("severity", .string(finding.severity.rawValue))] : [])
+                + [.init("path", .string(finding.path.description)), .init("message", .string(finding.message))])
+    }
+
     /// What a write dropped that the records cannot carry (``FirstTimeState/dropped``,
     /// ``Migration/Outcome/dropped``), one line each: `ycft: FILE: warning: dropped [rule]
     /// path: message` (`would drop` for a dry run); `replaced` for a value the app reads no

@@ -103,8 +103,8 @@ import TestSupport
     }
 
     @Test func githubEscapesPropertiesAndData() {
-        #expect(VerifyCommand.property("a,b:c%\n") == "a%2Cb%3Ac%25%0A")
-        #expect(VerifyCommand.data("50%\r\nx") == "50%25%0D%0Ax")
+        #expect(VerifyReport.property("a,b:c%\n") == "a%2Cb%3Ac%25%0A")
+        #expect(VerifyReport.data("50%\r\nx") == "50%25%0D%0Ax")
     }
 
     @Test func junit() throws {
