@@ -141,14 +141,14 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Manifest.db: the \(column) of \(Self.named(domain, path)) has the wrong type"
         case let .notListed(domain, path, true): return "Manifest.db lists no \(Self.named(domain, path))"
         case let .notListed(domain, path, false):
-            return "Manifest.db lists no \(Self.named(domain, path)) (no file of \(UntrustedText.quoted(domain)) at all; "
+            return "Manifest.db lists no \(Self.named(domain, path)) (no file of \(PhoneBackup.quoted(domain)) at all; "
                 + "'ycft backup apps' lists the apps with state)"
         case let .appNotListed(app):
-            return "Manifest.db lists no file of \(UntrustedText.quoted("AppDomain-" + app)): the app is not in this backup"
+            return "Manifest.db lists no file of \(PhoneBackup.quoted("AppDomain-" + app)): the app is not in this backup"
         case let .listedTwice(domain, path): return "Manifest.db lists \(Self.named(domain, path)) more than once"
         case let .notAFile(domain, path, flags): return "Manifest.db lists \(Self.named(domain, path)) as flags \(flags), not a file"
         case let .badFileID(fileID, domain, path):
-            return "Manifest.db gives \(Self.named(domain, path)) the fileID \(UntrustedText.quoted(fileID)), "
+            return "Manifest.db gives \(Self.named(domain, path)) the fileID \(PhoneBackup.quoted(fileID)), "
                 + "not 40 lowercase hex digits"
         case let .missingFile(fileID, domain, path, error):
             return "\(fileID.prefix(2))/\(fileID) (\(Self.named(domain, path))): \(error)"
@@ -202,6 +202,6 @@ package enum BackupError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `"Library/Preferences/x.plist" of "AppDomain-x"`.
     private static func named(_ domain: String, _ path: String) -> String {
-        "\(UntrustedText.quoted(path)) of \(UntrustedText.quoted(domain))"
+        "\(PhoneBackup.quoted(path)) of \(PhoneBackup.quoted(domain))"
     }
 }

@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import SafeFiles
 
 /// A backup's `Manifest.db`, queried through the system SQLite from a copy in memory: SQLite opens
 /// no file of the backup, so it takes no lock, reads no journal or write-ahead log and creates no
@@ -79,7 +80,8 @@ final class ManifestDatabase {
         guard rc == YCFT_SQLITE_OK, let statement = prepared else { throw failure(rc) }
         defer { _ = sqlite.pointee.finalize(statement) }
         for (index, parameter) in parameters.enumerated() {
-            let bytes = Array(parameter.utf8)
+            // Bytes as ``PathBytes`` carries them: an id read from a row binds as the bytes it had.
+            let bytes = PathBytes.encode(parameter)
             let bound = bytes.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { text in
                     ycft_sqlite_bind_text_copied(sqlite, statement, Int32(index + 1), text.baseAddress, Int32(clamping: text.count))
@@ -107,12 +109,15 @@ final class ManifestDatabase {
         let statement: OpaquePointer
 
         /// Column `index` as text when SQLite stores it as text (`sqlite3_column_type`,
-        /// `sqlite3_column_text`), else nil: a number or a blob where text belongs.
+        /// `sqlite3_column_text`), else nil: a number or a blob where text belongs. SQLite keeps
+        /// the bytes it was given, UTF-8 or not (a domain is a name on the phone's disk): they are
+        /// decoded as ``PathBytes`` decodes a path, so two ids that differ only in bytes that are
+        /// not UTF-8 stay two, and each binds back as its own bytes.
         func text(_ index: Int32) -> String? {
             guard sqlite.pointee.column_type(statement, index) == YCFT_SQLITE_TEXT,
                   let text = sqlite.pointee.column_text(statement, index) else { return nil }
             let count = Int(sqlite.pointee.column_bytes(statement, index))
-            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            return PathBytes.decode(UnsafeBufferPointer(start: text, count: count))
         }
 
         /// Column `index` as bytes when SQLite stores it as a blob (`sqlite3_column_blob`), else nil.

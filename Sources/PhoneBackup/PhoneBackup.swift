@@ -91,6 +91,22 @@ package struct PhoneBackup {
         package var preferencesPath: String { "Library/Preferences/\(id).plist" }
     }
 
+    /// Text from `Manifest.db` (an id, a domain, a relative path) as a person sees it: escaped
+    /// like any untrusted text, each byte that is not UTF-8 as `\xNN` (as paths are shown), so
+    /// `com.x\xff` and `com.x\xfe` read as two ids and can be typed back (`--app $'com.x\xff'`).
+    package static func shown(_ text: String) -> String { PathBytes.displayed(text, other: UntrustedText.escaped) }
+
+    /// ``shown(_:)`` in double quotes, a quote in it as `\"`.
+    package static func quoted(_ text: String) -> String {
+        "\"" + PathBytes.displayed(text) { String(UntrustedText.quoted($0).dropFirst().dropLast()) } + "\""
+    }
+
+    /// ``quoted(_:)`` with every character beyond ASCII as `\u{HEX}` (``UntrustedText/spelledOut(_:)``),
+    /// for ids that look alike; a byte that is not UTF-8 is still `\xNN`.
+    package static func spelledOut(_ text: String) -> String {
+        "\"" + PathBytes.displayed(text) { String(UntrustedText.spelledOut($0).dropFirst().dropLast()) } + "\""
+    }
+
     /// A preferences file of the backup: whose it is and where it lies in the folder.
     package struct Preferences: Sendable, Equatable {
         package let container: Container

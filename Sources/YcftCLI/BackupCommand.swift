@@ -93,7 +93,7 @@ struct BackupInput {
             if let (option, mistyped) = asked {
                 let other: (option: String, container: PhoneBackup.Container) = option == "--group" ? ("--app", .app(mistyped.id)) : ("--group", .group(mistyped.id))
                 if (try? backup.lists(other.container)) == true {
-                    throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(other.option) \(UntrustedText.escaped(mistyped.id))'?")
+                    throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(other.option) \(PhoneBackup.shown(mistyped.id))'?")
                 }
             }
             guard let (option, mistyped) = asked, let ids = try? backup.ids(like: mistyped),
@@ -101,11 +101,11 @@ struct BackupInput {
             // The same text in another Unicode normalisation (`==` says equal; the bytes differ):
             // "did you mean" the id that was typed would show nothing.
             if near == mistyped.id {
-                throw Ycft.Failure(failure.exit, failure.file, failure.message + ". The backup has \(UntrustedText.spelledOut(near)), "
-                                   + "which looks the same but is other characters (this is \(UntrustedText.spelledOut(mistyped.id))): "
+                throw Ycft.Failure(failure.exit, failure.file, failure.message + ". The backup has \(PhoneBackup.spelledOut(near)), "
+                                   + "which looks the same but is other characters (this is \(PhoneBackup.spelledOut(mistyped.id))): "
                                    + "ids are matched byte for byte, as on the phone")
             }
-            throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(UntrustedText.escaped(near))'?")
+            throw Ycft.Failure(failure.exit, failure.file, failure.message + ". Did you mean '\(option) \(PhoneBackup.shown(near))'?")
         }
         let plain = try BackupCommand.contents(preferences, of: backup, folder: folder, limits: limits, io: io)
         var read = io
@@ -321,7 +321,7 @@ enum BackupCommand {
         var exit = Ycft.Exit.success
         for (container, found) in all {
             // Escaped: an id is Manifest.db's text, and a line feed in it would start a line of its own.
-            let owner = "\(UntrustedText.escaped(container.id)): "
+            let owner = "\(PhoneBackup.shown(container.id)): "
             do throws(Ycft.Failure) {
                 let preferences: PhoneBackup.Preferences
                 do throws(BackupError) { preferences = try found.get() } catch { throw failure(error, folder: folder) }
@@ -351,7 +351,7 @@ enum BackupCommand {
                 let quoting = alike.contains(true)
                 let rows = [["KIND", "ID", "FORM", "RECORDS"]] + listed.enumerated().map { i, app in
                     let id = app.preferences.container.id
-                    let shown = alike[i] || quoting && id.contains("\"") ? UntrustedText.spelledOut(id) : UntrustedText.escaped(id)
+                    let shown = alike[i] || quoting && id.contains("\"") ? PhoneBackup.spelledOut(id) : PhoneBackup.shown(id)
                     return [kind(app.preferences.container), shown, app.form.rawValue, String(app.records)]
                 }
                 let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -365,8 +365,8 @@ enum BackupCommand {
             let apps: [JSON] = listed.map {
                 .object([
                     .init("kind", .string(kind($0.preferences.container))),
-                    .init("id", .string($0.preferences.container.id)),
-                    .init("domain", .string($0.preferences.container.domain)),
+                    .init("id", .string(PathBytes.displayed($0.preferences.container.id))),
+                    .init("domain", .string(PathBytes.displayed($0.preferences.container.domain))),
                     .init("path", .string(Ycft.reported($0.preferences.path))),
                     .init("form", .string($0.form.rawValue)),
                     .init("records", .integer($0.records)),

@@ -319,8 +319,8 @@ extension CommandSpec {
             "Read an app's preferences from this iPhone backup folder",
             "(see 'ycft backup --help') instead of FILE.",
         ]),
-        Option(.app, "BUNDLE_ID", ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
-        Option(.group, "GROUP_ID", ["With --backup: an app group's preferences instead (an",
+        Option(.app, "BUNDLE_ID", anyBytes: true, ["With --backup: the app (its Library/Preferences/<id>.plist)."]),
+        Option(.group, "GROUP_ID", anyBytes: true, ["With --backup: an app group's preferences instead (an",
                                     "--app beside it must be in the backup)."]),
         passwordFile(["With --backup: an encrypted backup's password, the first line",
                       "of FILE ('-' reads standard input). (default: asked on the",
@@ -808,8 +808,8 @@ extension CommandSpec {
         options: [
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["apps: text (default) or json."]),
             Option(.compact, ["apps: with --format json, JSON on one line."]),
-            Option(.app, "BUNDLE_ID", ["extract: the app whose preferences to copy."]),
-            Option(.group, "GROUP_ID", ["extract: an app group's preferences instead (an --app",
+            Option(.app, "BUNDLE_ID", anyBytes: true, ["extract: the app whose preferences to copy."]),
+            Option(.group, "GROUP_ID", anyBytes: true, ["extract: an app group's preferences instead (an --app",
                                         "beside it must be in the backup)."]),
             Option(.output, "FILE|-", completion: .file, [
                 "extract: where to write ('-' is standard output). A file",

@@ -604,6 +604,49 @@ import TestSupport
         #expect(fake.run(arguments) == 2)
         #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
     }
+
+    /// `Manifest.db` keeps a domain's bytes as the phone's disk has them, UTF-8 or not: two ids
+    /// that differ in a byte that is not UTF-8 are two apps, each shown with that byte as `\xNN`,
+    /// each read with `--app` given those bytes (as a shell's `$'\xff'` gives them).
+    @Test func idsThatAreNotUTF8StayTwoAndCanBeRead() throws {
+        let backup = try Backups.make()
+        let renamed = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", """
+            import sqlite3,sys
+            c = sqlite3.connect(sys.argv[1])
+            for old, byte in (("com.example.weather", "FF"), ("com.example.habits", "FE")):
+                new = "636F6D2E6578616D706C652E77" + byte  # com.example.w + the byte
+                hexed = lambda text: text.encode().hex()
+                c.execute("UPDATE Files SET domain = CAST(X'%s%s' AS TEXT), relativePath = CAST(X'%s%s%s' AS TEXT) "
+                          "WHERE domain = ? AND flags = 1" % (hexed("AppDomain-"), new, hexed("Library/Preferences/"), new, hexed(".plist")),
+                          ("AppDomain-" + old,))
+            c.commit()
+            """, backup.appendingPathComponent("Manifest.db").path])
+        #expect(renamed.status == 0, "\(renamed.stderr)")
+        let listed = try run(["backup", "apps", backup.path])
+        #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
+        #expect(listed.stdoutText.components(separatedBy: "\n").filter { $0.hasPrefix("app ") } == [
+            "app    com.example.game          plain-records     2",
+            "app    com.example.notes         defaults-archive  3",
+            #"app    com.example.w\xfe         interval-keys     2"#,
+            #"app    com.example.w\xff         defaults-archive  2"#,
+        ])
+        let json = try run(["backup", "apps", "--format", "json", backup.path])
+        #expect(json.stdoutText.contains(#""id" : "com.example.w\\xff""#), "\(json.stdoutText)")
+        #expect(json.stdoutText.contains(#""domain" : "AppDomain-com.example.w\\xfe""#))
+        let plain = try Backups.make()
+        for (byte, app) in [(0xFF as UInt8, "com.example.weather"), (0xFE, "com.example.habits")] {
+            let read = try runSpawned(ycft, ["dump", "--backup", backup.path, "--app", rawPath(Array("com.example.w".utf8) + [byte])])
+            let expected = try run(["dump", "--backup", plain.path, "--app", app])
+            #expect(read.status == 0 && read.stderr.isEmpty, "\(read.stderr)")
+            #expect(read.stdout == expected.stdout && !read.stdout.isEmpty)
+        }
+        // An id with another byte is not in the backup; the message shows the bytes as given.
+        let missing = try runSpawned(ycft, ["dump", "--backup", backup.path, "--app", rawPath(Array("com.example.w".utf8) + [0xFD])])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix(#"ycft: \#(backup.path): Manifest.db lists no "Library/Preferences/com.example.w\xfd.plist" of "#
+                                         + #""AppDomain-com.example.w\xfd" (no file of "AppDomain-com.example.w\xfd" at all; "#),
+                "\(missing.stderr)")
+    }
 }
 
 /// What a backup folder holds may change while ycft reads it (it is evidence someone else may
