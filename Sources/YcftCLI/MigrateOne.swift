@@ -40,7 +40,7 @@ extension MigrateCommand {
         TestHooks.afterRead(job.path)
         let outcome: Migration.Outcome
         do {
-            outcome = try DefaultsMigration.migrate(bytes, to: target, options: options)
+            outcome = try Migration.migrate(bytes, to: target, options: options)
         } catch {
             // An XML plist cannot hold every string (control characters): binary can.
             let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
