@@ -432,7 +432,7 @@ if arguments.first == "--child", arguments.count == 3 {
     case "pack": sink &+= UInt64(try LegacyArchive.encode(ArchiveReader.decode(bytes, limits: PlistLimits(maxInputSize: 1 << 31)), format: .binary).count)
     // `ycft migrate --to records` of a defaults file, in memory (the output bytes, not written).
     case "migrate":
-        sink &+= UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0)
+        sink &+= UInt64(try Migration.migrate(bytes, to: .records).output?.count ?? 0)
     default: exit(2)
     }
     print(ownPeakKiB())
@@ -843,7 +843,7 @@ do {
     // (both needed before anything can be written), then the rest (the plan and the writer).
     let ops = try Rounds(rounds: samples, [
         { floor(bytes) },
-        { UInt64(try DefaultsMigration.migrate(bytes, to: .records).output?.count ?? 0) },
+        { UInt64(try Migration.migrate(bytes, to: .records).output?.count ?? 0) },
         { guardPass(bytes) },
         { UInt64(try LibPlist.read(bytes, limits: limits).value.dictionaryValue?.count ?? 0) },
     ])

@@ -43,7 +43,7 @@ public struct StateFile: Sendable {
     public let format: PlistFormat
     /// Whether the file is XML after the UTF-8 byte-order mark (`PropertyList.byteOrderMark`,
     /// which CoreFoundation reads past): every rewrite of it in XML keeps the mark
-    /// (`StateEdit`, `DefaultsMigration`).
+    /// (`StateEdit`, `Migration.migrate`).
     package let byteOrderMark: Bool
     /// The defaults key of the archive.
     public let key: String

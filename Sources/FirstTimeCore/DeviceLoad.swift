@@ -1,6 +1,6 @@
 /// What YCFirstTime (or IntervalClient) loads from a domain's state on the device, decided from
 /// values: the one answer `status`, `diff`, `FirstTimeStore`, the edit path and
-/// `FirstTimeMigration.records(in:)` ask. A value under the key that is not data is no state
+/// `Migration.records(in:)` ask. A value under the key that is not data is no state
 /// (`UserDefaults.data(forKey:)` is nil); a state with a `resets-all` finding is no records.
 ///
 /// ```swift

@@ -1,9 +1,9 @@
 /// The YCFirstTime state a defaults domain or file holds, read the way the app's library reads
 /// it: the same type for a file (`StateFile.heldState()`, `state()`) and for a live
-/// `UserDefaults` domain (`FirstTimeMigration.records(in:)`).
+/// `UserDefaults` domain (`Migration.records(in:)`).
 ///
 /// ```swift
-/// if let state = try FirstTimeMigration.records(in: .standard) {
+/// if let state = try Migration.records(in: .standard) {
 ///     print(state.form, state.records.count)
 ///     if let finding = state.resetsAll { print("the app would start over: \(finding)") }
 /// }

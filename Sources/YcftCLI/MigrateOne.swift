@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors
@@ -14,130 +13,138 @@ extension MigrateCommand {
         var backup: (made: SafeFile.Backup, of: FileStatus)? = nil
     }
 
+    /// One file: read it, migrate its bytes (the library's one call), say what the outcome says,
+    /// then write it or stage it for the group commit. A failure is the file's own, said on
+    /// standard error and in its report; the batch goes on.
     static func migrateOne(_ job: Job, mode: Destination, target: Migration.Target, options: Migration.Options, io: CommandIO,
                            run: RunState) -> (FileReport, StagedJob?) {
-        var report = FileReport(path: job.path, status: "failed")
-        func fail(_ message: String, path: String? = nil, trouble: Bool) -> (FileReport, StagedJob?) {
-            (report.status, report.error, report.trouble) = ("failed", message, trouble)
-            io.writeStderr("ycft: \(Ycft.shown(path ?? job.path)): \(message)\n")
-            return (report, nil)
-        }
-        // In place, the file stays locked (flock) from this read to its replacement, so two ycft
-        // runs never work on one file; the writer also refuses a file another program changed.
-        let input: InputFile
-        do {
-            input = try io.readFile(job.path, options.limits.maxInputSize, mode != .dryRun && job.output == job.path)
-        } catch {
-            return fail(Ycft.failure(error).message, trouble: true)
-        }
-        var keepLock = false
-        defer { if !keepLock { input.release() } }
-        let bytes = input.bytes
-        guard bytes.count <= options.limits.maxInputSize else {
-            return fail("input is larger than the limit of \(options.limits.maxInputSize) bytes (raise it with --max-input-size)",
-                        trouble: false)
-        }
-        io.hooks.afterRead?(job.path)
-        let outcome: Migration.Outcome
-        do {
-            outcome = try DefaultsMigration.migrate(bytes, to: target, options: options)
-        } catch {
-            // An XML plist cannot hold every string (control characters): binary can.
-            let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
-            switch error {
-            case .unwritable where writesXML, .unwritablePlist where writesXML:
-                return fail(error.description + " (--plist-format binary writes it)", trouble: false)
-            default: break
-            }
-            if case .conflict = error { return fail(error.description + "; use --force to let the source win", trouble: false) }
-            if case .intervalGate = error { return fail(error.description + ": migrate without --drop-versions", trouble: false) }
-            if case .onlyOtherData = error { return fail(error.description + " (--keep-source)", trouble: false) }
-            return fail(error.description, trouble: false)
-        }
-        Ycft.warn(outcome.findings, path: job.path, io: io)
-        Ycft.warnDropped(outcome.dropped, path: job.path, io: io, dryRun: mode == .dryRun)
-        report.outcome = outcome
-        report.status = outcome.status.rawValue
-        if !outcome.droppedVersions.isEmpty {
-            io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped the versions of \(outcome.droppedVersions.count) record\(outcome.droppedVersions.count == 1 ? "" : "s"): \(listed(outcome.droppedVersions))\n")
-        }
-        if !outcome.roundedTimes.isEmpty {
-            let count = outcome.roundedTimes.count
-            io.writeStderr("ycft: \(Ycft.shown(job.path)): the interval.* keys count seconds since 1970 and hold the time\(count == 1 ? "" : "s") of "
-                           + "\(count) record\(count == 1 ? "" : "s") only to \(count == 1 ? "its" : "their") nearest value: \(listed(outcome.roundedTimes))\n")
-        }
-        if !outcome.droppedRecords.isEmpty {
-            io.writeStderr("ycft: \(Ycft.shown(job.path)): dropped \(outcome.droppedRecords.count) record\(outcome.droppedRecords.count == 1 ? "" : "s") without a time: \(listed(outcome.droppedRecords))\n")
-        }
-        // What to write where: nothing for a dry run; the new bytes (after a backup) in place;
-        // with -o, unchanged and skipped files are copied as they are, so OUT holds the whole batch.
-        var backup: (made: SafeFile.Backup, of: FileStatus)?
-        do throws(FileError) {
-            let staged: SafeFile.Staged
+        var report = FileReport(path: job.path)
+        do throws(Ycft.Failure) {
+            // In place, the file stays locked (flock) from this read to its replacement, so two ycft
+            // runs never work on one file; the writer also refuses a file another program changed.
+            let input = try read(job.path, lock: mode != .dryRun && job.output == job.path, limit: options.limits.maxInputSize, io: io)
+            var staged: StagedJob?
+            defer { if staged == nil { input.release() } }
+            io.hooks.afterRead?(job.path)
+            let outcome = try migrate(input.bytes, of: job.path, to: target, options: options)
+            report.outcome = outcome
+            warn(outcome, path: job.path, dryRun: mode == .dryRun, io: io)
+            var backup: (made: SafeFile.Backup, of: FileStatus)?
+            let written: SafeFile.Staged
             switch mode {
-            case .dryRun:
-                report.listing = dryRunLine(job.path, outcome)
-                return (report, nil)
+            case .dryRun: return (report, nil)
             case let .inPlace(backupSuffix):
                 guard let output = outcome.output else { return (report, nil) }
-                guard let status = input.status else { throw FileError(.write, job.path, .unsupportedKind(.other)) }
-                // Refuse before making a backup what the writer would refuse anyway.
-                if status.isReadOnly && !options.force { throw FileError(.write, job.path, .readOnly(permissions: status.permissions)) }
-                if let backupSuffix {
-                    // A backup that already holds this very file (a killed run's) is reused, not made twice.
-                    let kept = try io.keepBackup(job.path, status, backupSuffix, bytes)
-                    backup = (kept, status)
-                    (report.backup, report.backupReused) = (kept.path, kept.reused)
-                    if kept.path != job.path + backupSuffix {
-                        io.writeStderr("ycft: \(Ycft.shown(job.path)): \(Ycft.shown(job.path + backupSuffix)) exists; the backup is \(Ycft.shown(kept.path))\n")
-                    }
-                }
-                do {
-                    staged = try io.stageFile(job.path, output, SafeFile.WriteOptions(
-                        expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
-                } catch {
-                    // The file is as it was (no space, a file-size limit): the backup made for it goes.
-                    if let backup {
-                        SafeFile.discardBackup(backup.made, expected: backup.of)
-                        report.backup = nil
-                    }
-                    throw error
-                }
+                do throws(FileError) {
+                    written = try stageInPlace(output, over: input, at: job.path, backupSuffix: backupSuffix, options: options, io: io,
+                                               backup: &backup, report: &report)
+                } catch { throw Ycft.failure(error) }
             case .output:
                 guard let path = job.output else { return (report, nil) }
-                let slash = path.lastIndex(of: "/")
-                if let slash, slash != path.startIndex {
-                    do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch let error as FileError {
-                        // The folder would be inside an iPhone backup: said as the writer says it.
-                        return fail(Ycft.failure(error).message, path: error.path, trouble: true)
-                    } catch {
-                        return fail("cannot create the directory: \(error)", path: path, trouble: true)
-                    }
-                }
-                let written = outcome.output ?? bytes
-                do throws(Ycft.Failure) { try Ycft.refuseBinaryOnTerminal(written, to: path, io: io) } catch {
-                    (report.status, report.error, report.trouble) = ("failed", error.message, true)
-                    _ = error.report(io)
-                    return (report, nil)
-                }
-                if !options.force, let refusal = OutputGuard.refusal(path, replacingWith: written, key: options.key, io: io,
-                                                                    hint: "Use --force to replace it") {
-                    return fail(refusal, path: path, trouble: true)
-                }
-                staged = try io.stageFile(path, written, SafeFile.WriteOptions(
-                    replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 },
-                    syncDirectory: false))
+                // Unchanged and skipped files are copied as they are, so OUT holds the whole batch.
+                written = try stageCopy(outcome.output ?? input.bytes, of: input, to: path, options: options, io: io, run: run)
             }
-            switch staged {
-            case let .done(written): run.touch(SafeFile.directory(of: written.path))
-            case let .pending(pending):
-                // Without --in-place the input holds no lock, so keeping it changes nothing.
-                keepLock = true
-                return (report, StagedJob(pending: pending, input: input, backup: backup))
+            // Staged, the input is kept (without --in-place it holds no lock: keeping it changes nothing).
+            switch written {
+            case let .done(result): run.touch(SafeFile.directory(of: result.path))
+            case let .pending(pending): staged = StagedJob(pending: pending, input: input, backup: backup)
             }
+            return (report, staged)
         } catch {
-            return fail(Ycft.failure(error).message, path: error.path, trouble: true)
+            (report.error, report.trouble) = (error.message, error.exit == .trouble)
+            _ = error.report(io)
+            return (report, nil)
         }
-        return (report, nil)
+    }
+
+    /// The file, within the size limit (locked when `lock`).
+    private static func read(_ path: String, lock: Bool, limit: Int, io: CommandIO) throws(Ycft.Failure) -> InputFile {
+        let input: InputFile
+        do { input = try io.readFile(path, limit, lock) } catch { throw Ycft.Failure(.trouble, path, Ycft.failure(error).message) }
+        guard input.bytes.count <= limit else {
+            input.release()
+            throw Ycft.Failure(.content, path, "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
+        }
+        return input
+    }
+
+    /// The library's migration of the bytes; a failure with the flag that would change the answer.
+    private static func migrate(_ bytes: [UInt8], of path: String, to target: Migration.Target,
+                                options: Migration.Options) throws(Ycft.Failure) -> Migration.Outcome {
+        do { return try Migration.migrate(bytes, to: target, options: options) } catch {
+            // An XML plist cannot hold every string (control characters): binary can.
+            let writesXML = options.outputFormat == .xml || (options.outputFormat == nil && PropertyList.detectFormat(bytes) == .xml)
+            let hint: String
+            switch error {
+            case .unwritable where writesXML, .unwritablePlist where writesXML: hint = " (--plist-format binary writes it)"
+            case .conflict: hint = "; use --force to let the source win"
+            case .intervalGate: hint = ": migrate without --drop-versions"
+            case .onlyOtherData: hint = " (--keep-source)"
+            default: hint = ""
+            }
+            throw Ycft.Failure(.content, path, error.description + hint)
+        }
+    }
+
+    /// What the outcome says beyond its status, on standard error: its findings, what it drops
+    /// or converts, the versions dropped, the times rounded, the records without a time.
+    private static func warn(_ outcome: Migration.Outcome, path: String, dryRun: Bool, io: CommandIO) {
+        Ycft.warn(outcome.findings, path: path, io: io)
+        Ycft.warnDropped(outcome.dropped, path: path, io: io, dryRun: dryRun)
+        func say(_ text: String) { io.writeStderr("ycft: \(Ycft.shown(path)): \(text)\n") }
+        func records(_ keys: [String]) -> String { "\(keys.count) record\(keys.count == 1 ? "" : "s")" }
+        let (versions, rounded, timeless) = (outcome.droppedVersions, outcome.roundedTimes, outcome.droppedRecords)
+        if !versions.isEmpty { say("dropped the versions of \(records(versions)): \(listed(versions))") }
+        if !rounded.isEmpty {
+            say("the interval.* keys count seconds since 1970 and hold the time\(rounded.count == 1 ? "" : "s") of \(records(rounded)) "
+                + "only to \(rounded.count == 1 ? "its" : "their") nearest value: \(listed(rounded))")
+        }
+        if !timeless.isEmpty { say("dropped \(records(timeless)) without a time: \(listed(timeless))") }
+    }
+
+    /// In place: the new bytes, after a backup (`backup`).
+    private static func stageInPlace(_ output: [UInt8], over input: InputFile, at path: String, backupSuffix: String?,
+                                     options: Migration.Options, io: CommandIO, backup: inout (made: SafeFile.Backup, of: FileStatus)?,
+                                     report: inout FileReport) throws(FileError) -> SafeFile.Staged {
+        guard let status = input.status else { throw FileError(.write, path, .unsupportedKind(.other)) }
+        // Refuse before making a backup what the writer would refuse anyway.
+        if status.isReadOnly && !options.force { throw FileError(.write, path, .readOnly(permissions: status.permissions)) }
+        if let backupSuffix {
+            // A backup that already holds this very file (a killed run's) is reused, not made twice.
+            let kept = try io.keepBackup(path, status, backupSuffix, input.bytes)
+            backup = (kept, status)
+            (report.backup, report.backupReused) = (kept.path, kept.reused)
+            if kept.path != path + backupSuffix {
+                io.writeStderr("ycft: \(Ycft.shown(path)): \(Ycft.shown(path + backupSuffix)) exists; the backup is \(Ycft.shown(kept.path))\n")
+            }
+        }
+        do {
+            return try io.stageFile(path, output, SafeFile.WriteOptions(expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
+        } catch {
+            report.discard(backup)   // no space, a file-size limit
+            throw error
+        }
+    }
+
+    /// With -o: `bytes` to `path`, in a folder made once per run, over no preferences file unless
+    /// forced.
+    private static func stageCopy(_ bytes: [UInt8], of input: InputFile, to path: String, options: Migration.Options, io: CommandIO,
+                                  run: RunState) throws(Ycft.Failure) -> SafeFile.Staged {
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch let error as FileError {
+                // The folder would be inside an iPhone backup: said as the writer says it.
+                throw Ycft.failure(error)
+            } catch {
+                throw Ycft.Failure(.trouble, path, "cannot create the directory: \(error)")
+            }
+        }
+        try Ycft.refuseBinaryOnTerminal(bytes, to: path, io: io)
+        if !options.force, let refusal = OutputGuard.refusal(path, replacingWith: bytes, key: options.key, io: io, hint: "Use --force to replace it") {
+            throw Ycft.Failure(.trouble, path, refusal)
+        }
+        do {
+            return try io.stageFile(path, bytes, SafeFile.WriteOptions(
+                replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 }, syncDirectory: false))
+        } catch { throw Ycft.failure(error) }
     }
 }

@@ -38,12 +38,8 @@ extension MigrateCommand {
                            FileIdentity.Inode(made.identity) == FileIdentity.Inode(backup.of.identity) { ownNames = 1 }
                         if let warning = CommandIO.replacementWarnings(written, ownNames: ownNames) { workerIO.writeStderr(warning) }
                     case let .failure(error):
-                        // The file is as it was: a backup made for it in this run goes.
-                        if let backup = item.staged.backup {
-                            SafeFile.discardBackup(backup.made, expected: backup.of)
-                            report.backup = nil
-                        }
-                        (report.status, report.error, report.trouble) = ("failed", Ycft.failure(error).message, true)
+                        report.discard(item.staged.backup)
+                        (report.error, report.trouble) = (Ycft.failure(error).message, true)
                         workerIO.writeStderr("ycft: \(Ycft.shown(error.path)): \(Ycft.failure(error).message)\n")
                     }
                     item.staged.input.release()

@@ -7,7 +7,7 @@ import PlistCore
 import TestSupport
 
 /// Every writer of a file's state keeps the UTF-8 byte-order mark an XML file starts with: the
-/// library's `StateFile.update` and `FirstTimeStore`, `DefaultsMigration`, and `StateEdit`
+/// library's `StateFile.update` and `FirstTimeStore`, `Migration.migrate`, and `StateEdit`
 /// for a bare archive. A write changes nothing it is not asked to.
 @Suite struct ByteOrderMarkStateTests {
     static let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -53,10 +53,10 @@ import TestSupport
 
     @Test func migrationKeepsTheMarkInXMLOnly() throws {
         let marked = try Self.defaults()
-        let xml = try #require(try DefaultsMigration.migrate(marked, to: .records).output)
-        let plain = try #require(try DefaultsMigration.migrate(Array(marked.dropFirst(3)), to: .records).output)
+        let xml = try #require(try Migration.migrate(marked, to: .records).output)
+        let plain = try #require(try Migration.migrate(Array(marked.dropFirst(3)), to: .records).output)
         #expect(xml == Self.mark + plain)
-        let binary = try #require(try DefaultsMigration.migrate(marked, to: .records, options: .init(outputFormat: .binary)).output)
+        let binary = try #require(try Migration.migrate(marked, to: .records, options: .init(outputFormat: .binary)).output)
         #expect(Array(binary.prefix(8)) == Array("bplist00".utf8))
     }
 

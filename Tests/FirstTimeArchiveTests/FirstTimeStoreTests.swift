@@ -350,7 +350,7 @@ final class Counter: @unchecked Sendable {
         let bytes = try readBytes(URL(fileURLWithPath: file))
         // The YCFirstTime archive is what dump and migrate read; interval keys beside it stay.
         #expect(try StateFile(bytes).state().records.map(\.key) == ["onboarding"])
-        let migrated = try DefaultsMigration.migrate(bytes, to: .records)
+        let migrated = try Migration.migrate(bytes, to: .records)
         #expect(migrated.status == .migrated)
         #expect(try LibPlist.read(#require(migrated.output)).value.dictionaryValue?["interval.report"] != nil)
     }

@@ -53,17 +53,17 @@ import TestSupport
     @Test func aMigrationCarriesTheRule() throws {
         let source = try defaults([("YCFirstTime", .data(try LegacyArchive.encode(records(Self.times), format: .binary)))])
         for target in Migration.Target.allCases where target != .legacy {
-            let outcome = try DefaultsMigration.migrate(source, to: target, options: Migration.Options(dropVersions: target == .interval))
+            let outcome = try Migration.migrate(source, to: target, options: Migration.Options(dropVersions: target == .interval))
             #expect(outcome.findings.map(\.rule) == [.timeNonFinite, .timeNonFinite, .timeNonFinite], "\(target)")
             let written = try #require(outcome.output)
             #expect(StateFile.verify(written).map(\.rule) == [.timeNonFinite, .timeNonFinite, .timeNonFinite], "\(target)")
-            let back = try DefaultsMigration.migrate(written, to: .legacy)
+            let back = try Migration.migrate(written, to: .legacy)
             #expect(back.findings.map(\.rule) == [.timeNonFinite, .timeNonFinite, .timeNonFinite], "\(target)")
             #expect(StateFile.verify(try #require(back.output)).map(\.rule) == [.timeNonFinite, .timeNonFinite, .timeNonFinite], "\(target)")
         }
         let finite = try defaults([("YCFirstTime", .data(try LegacyArchive.encode(records([("ok", nil, 1.5)]), format: .binary)))])
         for target in Migration.Target.allCases where target != .legacy {
-            let outcome = try DefaultsMigration.migrate(finite, to: target, options: Migration.Options(dropVersions: target == .interval))
+            let outcome = try Migration.migrate(finite, to: target, options: Migration.Options(dropVersions: target == .interval))
             let written = try #require(outcome.output)
             #expect(outcome.findings == [] && StateFile.verify(written) == [], "\(target)")
         }

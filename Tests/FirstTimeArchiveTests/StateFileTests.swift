@@ -34,7 +34,7 @@ import FileErrors
     @Test func aMigratedFilePassesVerify() throws {
         let original = try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))
         for target in Migration.Target.allCases where target != .legacy {
-            let migrated = try #require(try DefaultsMigration.migrate(original, to: target).output)
+            let migrated = try #require(try Migration.migrate(original, to: target).output)
             #expect(StateFile.verify(migrated) == [], "\(target)")
             #expect(try StateFile(migrated).state().records.count == 3)
         }

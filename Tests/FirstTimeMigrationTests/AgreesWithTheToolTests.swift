@@ -84,14 +84,14 @@ import TestSupport
                         return
                     }
                     let expected = try tool(domain.exported(), ["--to", scenario.target.rawValue] + scenario.flags)
-                    let outcome = try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
+                    let outcome = try Migration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
                     #expect(domain.normalized() == expected.file, "\(dataset) \(scenario)")
                     try expectSameOutcome(outcome, expected.outcome, "\(dataset) \(scenario)")
                     compared += 1
                     // Idempotent: a second call changes nothing.
                     let before = domain.normalized()
                     let secondRun = try tool(domain.exported(), ["--to", scenario.target.rawValue] + scenario.flags)
-                    let again = try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
+                    let again = try Migration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
                     // Unchanged; or skipped where the first call left no state (every record dropped).
                     #expect(again.status == (domain.dictionary.contains { $0.key.hasPrefix("YCFirstTime") || $0.key.hasPrefix("interval.") }
                                              ? .unchanged : .skipped), "\(dataset) \(scenario): second call")
@@ -99,7 +99,7 @@ import TestSupport
                     #expect(domain.normalized() == before, "\(dataset) \(scenario): second call wrote")
                     // Roll back, with the library and with the tool, from the migrated state.
                     let rollback = try tool(domain.exported(), ["--to", "legacy"])
-                    let back = try FirstTimeMigration.migrate(domain.defaults, to: .legacy)
+                    let back = try Migration.migrate(domain.defaults, to: .legacy)
                     #expect(domain.normalized() == rollback.file, "\(dataset) \(scenario): rollback")
                     try expectSameOutcome(back, rollback.outcome, "\(dataset) \(scenario): rollback")
                     // ycft's own decoder reads the library's archive: the same records (versions
@@ -145,7 +145,7 @@ import TestSupport
         let before = domain.normalized()
         // The second opinion sees fewer records than ycft: nothing is migrated.
         #expect {
-            try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
+            try Migration.migrate(domain.defaults, to: scenario.target, options: scenario.options)
         } throws: { error in
             guard case .foundationReadsOtherRecords(key: _)? = error as? Migration.Failure else { return false }
             return "\(error)".contains("Foundation's NSKeyedUnarchiver reads other records")
@@ -154,7 +154,7 @@ import TestSupport
         var options = scenario.options
         options.checksWithFoundation = false
         #expect {
-            try FirstTimeMigration.migrate(domain.defaults, to: scenario.target, options: options)
+            try Migration.migrate(domain.defaults, to: scenario.target, options: options)
         } throws: { error in
             guard case let .unwritable(cause)? = error as? Migration.Failure, case .equivalentKeys = cause else { return false }
             return cause.description.contains("canonically equivalent")
@@ -194,8 +194,8 @@ import TestSupport
             }
             i += 1
         }
-        let outcome = try DefaultsMigration.migrate(file, to: target, options: options)
-        if let output = outcome.output { #expect(output == run.stdout, "the tool and DefaultsMigration agree") }
+        let outcome = try Migration.migrate(file, to: target, options: options)
+        if let output = outcome.output { #expect(output == run.stdout, "the tool and Migration.migrate agree") }
         return (normalize(try LibPlist.read(run.stdout).value), outcome)
     }
 }
@@ -260,12 +260,12 @@ struct TestDomain {
             try TestDomain.with(entries) { domain in
                 let file = try domain.exported()
                 let before = domain.normalized()
-                let toolFailure = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, to: target) }
+                let toolFailure = Result { () throws(Migration.Failure) in try Migration.migrate(file, to: target) }
                 guard case let .failure(expected) = toolFailure else { Issue.record("\(label): the tool did not refuse"); return }
-                #expect(throws: expected, "\(label)") { try FirstTimeMigration.migrate(domain.defaults, to: target) }
+                #expect(throws: expected, "\(label)") { try Migration.migrate(domain.defaults, to: target) }
                 #expect(domain.normalized() == before, "\(label): written")
                 let forced = try suite.tool(file, ["--to", target.rawValue, "--force"])
-                let outcome = try FirstTimeMigration.migrate(domain.defaults, to: target, options: .init(force: true))
+                let outcome = try Migration.migrate(domain.defaults, to: target, options: .init(force: true))
                 #expect(domain.normalized() == forced.file, "\(label) --force")
                 #expect(outcome.changed == forced.outcome.changed && !outcome.changed.isEmpty, "\(label) --force")
                 #expect(outcome.added == forced.outcome.added, "\(label) --force")

@@ -29,8 +29,8 @@ import TestSupport
                 try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes)), ("kept", .string("yes"))]) { domain in
                     let before = domain.normalized()
                     let file = try domain.exported()
-                    let tool = Result { () throws(Migration.Failure) in try DefaultsMigration.migrate(file, to: target) }
-                    let library = Result { () throws(Migration.Failure) in try FirstTimeMigration.migrate(domain.defaults, to: target) }
+                    let tool = Result { () throws(Migration.Failure) in try Migration.migrate(file, to: target) }
+                    let library = Result { () throws(Migration.Failure) in try Migration.migrate(domain.defaults, to: target) }
                     switch (tool, library) {
                     case let (.success(expected), .success(outcome)):
                         // Readable despite its findings (a non-finite time, an integer or missing
@@ -58,7 +58,7 @@ import TestSupport
         let bytes = try LegacyArchive.encode(Self.records3, format: .xml)
         try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
             #expect(throws: Migration.Failure.xmlArchive(key: "YCFirstTime")) {
-                try FirstTimeMigration.migrate(domain.defaults, to: .records)
+                try Migration.migrate(domain.defaults, to: .records)
             }
             #expect("\(Migration.Failure.xmlArchive(key: "YCFirstTime"))"
                     == "YCFirstTime: an XML archive; FirstTimeMigration reads the binary archives "
@@ -74,15 +74,15 @@ import TestSupport
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(other))]) { domain in
             let before = domain.normalized()
             #expect(throws: Migration.Failure.conflict(key: "YCFirstTime.records")) {
-                try FirstTimeMigration.migrate(domain.defaults, to: .records)
+                try Migration.migrate(domain.defaults, to: .records)
             }
             #expect(domain.normalized() == before)
-            let forced = try FirstTimeMigration.migrate(domain.defaults, to: .records, options: .init(force: true))
+            let forced = try Migration.migrate(domain.defaults, to: .records, options: .init(force: true))
             #expect(forced.status == .migrated)
             #expect(forced.changed == [RecordsFormat.defaultsKey])
             #expect(forced.removed == [LegacyArchive.defaultsKey])
             #expect(forced.added == [])
-            #expect(try FirstTimeMigration.records(in: domain.defaults)?.records == Self.records3)
+            #expect(try Migration.records(in: domain.defaults)?.records == Self.records3)
         }
     }
 
@@ -91,8 +91,8 @@ import TestSupport
     @Test func anInterruptedMigrationIsCompleted() throws {
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(Self.records3))]) { domain in
-            let tool = try DefaultsMigration.migrate(try domain.exported(), to: .records)
-            let outcome = try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            let tool = try Migration.migrate(try domain.exported(), to: .records)
+            let outcome = try Migration.migrate(domain.defaults, to: .records)
             #expect(outcome.status == .migrated && tool.status == .migrated)
             #expect(outcome.added == [] && tool.added == [])
             #expect(outcome.removed == [LegacyArchive.defaultsKey] && tool.removed == [LegacyArchive.defaultsKey])
@@ -138,7 +138,7 @@ import TestSupport
                     let before = domain.normalized()
                     let refusal = Migration.Failure.setElsewhere(key: key, domain: other)
                     #expect(throws: refusal) {
-                        try FirstTimeMigration.migrate(defaults, to: .records, options: options)
+                        try Migration.migrate(defaults, to: .records, options: options)
                     }
                     #expect("\(refusal)" == "\"\(key)\" is also set in \(text), where removeObject(forKey:) does not "
                             + "remove it, so the app would go on reading it; remove it there first, or migrate with keepSource")
@@ -147,9 +147,9 @@ import TestSupport
                     // Keeping the source removes nothing, so nothing is left behind unexpectedly.
                     var keeping = options
                     keeping.keepSource = true
-                    let kept = try FirstTimeMigration.migrate(defaults, to: .records, options: keeping)
+                    let kept = try Migration.migrate(defaults, to: .records, options: keeping)
                     #expect(kept.status == .migrated && kept.removed == [])
-                    #expect(try FirstTimeMigration.records(in: defaults, options: options)?.records == Self.records3)
+                    #expect(try Migration.records(in: defaults, options: options)?.records == Self.records3)
                 }
             }
         }
@@ -158,23 +158,23 @@ import TestSupport
     @Test func recordsInEveryForm() throws {
         // No state: a fresh install.
         try TestDomain.with([("unrelated", .integer(.signed(1)))]) { domain in
-            let state = try FirstTimeMigration.records(in: domain.defaults)
+            let state = try Migration.records(in: domain.defaults)
             #expect(state == nil)
         }
         // The archive, then the plain format, then interval keys (versions nil, times through 1970).
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3))]) { domain in
-            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            let state = try #require(try Migration.records(in: domain.defaults))
             #expect(state.records == Self.records3 && state.form == .defaultsArchive && state.findings == [])
-            try FirstTimeMigration.migrate(domain.defaults, to: .records)
-            #expect(try FirstTimeMigration.records(in: domain.defaults)?.records == Self.records3)
-            #expect(try FirstTimeMigration.records(in: domain.defaults)?.form == .plainRecords)
-            try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(dropVersions: true))
-            let interval = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            try Migration.migrate(domain.defaults, to: .records)
+            #expect(try Migration.records(in: domain.defaults)?.records == Self.records3)
+            #expect(try Migration.records(in: domain.defaults)?.form == .plainRecords)
+            try Migration.migrate(domain.defaults, to: .interval, options: .init(dropVersions: true))
+            let interval = try #require(try Migration.records(in: domain.defaults))
             #expect(interval.form == .plainRecords)
             #expect(interval.forms == [.plainRecords, .intervalKeys])
         }
         try TestDomain.with([("interval.a", .real(978_307_200.5)), ("interval.b", .string("soon"))]) { domain in
-            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            let state = try #require(try Migration.records(in: domain.defaults))
             #expect(state.form == .intervalKeys)
             #expect(state.records == records([("a", nil, 0.5)]))
             #expect(state.findings.map(\.rule) == [.intervalValue])
@@ -182,7 +182,7 @@ import TestSupport
         // Two forms that disagree: the first is the state, the difference a finding.
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(Self.records3)),
                              (RecordsFormat.defaultsKey, RecordsFormat.plist(records([("rate", nil, 5)])))]) { domain in
-            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            let state = try #require(try Migration.records(in: domain.defaults))
             #expect(state.records == Self.records3)
             #expect(state.findings.map(\.rule) == [.statesDisagree])
         }
@@ -195,12 +195,12 @@ import TestSupport
         let gate: (key: String, value: PlistValue) = ("interval.newfeature.tip", .real(1_733_000_000))
         let two = records([("onboarding", "2.1.0", 757_414_800.5), ("whats-new", "2.0", nil)])
         try TestDomain.with([(LegacyArchive.defaultsKey, try Self.archive(two)), gate]) { domain in
-            let state = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            let state = try #require(try Migration.records(in: domain.defaults))
             #expect(state.records == two && state.forms == [.defaultsArchive] && state.findings == [])
-            try FirstTimeMigration.migrate(domain.defaults, to: .interval, options: .init(keepSource: true))
-            let copied = try #require(try FirstTimeMigration.records(in: domain.defaults))
+            try Migration.migrate(domain.defaults, to: .interval, options: .init(keepSource: true))
+            let copied = try #require(try Migration.records(in: domain.defaults))
             #expect(copied.forms == [.defaultsArchive, .plainRecords, .intervalKeys] && copied.findings == [])
-            try FirstTimeMigration.migrate(domain.defaults, to: .legacy)
+            try Migration.migrate(domain.defaults, to: .legacy)
             #expect(domain.defaults.object(forKey: gate.key) as? Double == 1_733_000_000)
             #expect(domain.defaults.object(forKey: "interval.onboarding") == nil)
         }
@@ -210,7 +210,7 @@ import TestSupport
     @Test func aResettingArchiveIsReported() throws {
         let bytes = [UInt8](try Data(contentsOf: TestPaths.fixtures.appendingPathComponent("valid/apple-order/immutable-root.plist")))
         try TestDomain.with([(LegacyArchive.defaultsKey, .data(bytes))]) { domain in
-            let outcome = try FirstTimeMigration.migrate(domain.defaults, to: .records)
+            let outcome = try Migration.migrate(domain.defaults, to: .records)
             #expect(outcome.resetsAll?.rule == .rootImmutable)
         }
     }

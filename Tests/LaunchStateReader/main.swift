@@ -1,12 +1,12 @@
 // An app's first read of its state, for the launch-arguments test: the records
-// `FirstTimeMigration.records(in: .standard)` finds in `UserDefaults.standard`, whose argument
+// `Migration.records(in: .standard)` finds in `UserDefaults.standard`, whose argument
 // domain holds what `ycft pack --launch-arguments` printed.
 //
 //   launch-state-reader [--key NAME] [--save KEY] [-NAME VALUE ...]
 //
 // Prints one line per record, `record KEYHEX VERSIONHEX|- TIMEBITS|-` (UTF-8 bytes and the
 // double's bit pattern in hex: nothing rounds or normalises in between), or `none`. With
-// `--save KEY`, records a run of KEY (version "9.9", time 0) through `FirstTimeMigration.save`,
+// `--save KEY`, records a run of KEY (version "9.9", time 0) through `Migration.save`,
 // as a migrated app does, then prints what a second read finds.
 
 import FirstTimeCore
@@ -27,15 +27,15 @@ let arguments = CommandLine.arguments
 var options = Migration.Options()
 if let index = arguments.firstIndex(of: "--key"), index + 1 < arguments.count { options.key = arguments[index + 1] }
 do {
-    print(lines(try FirstTimeMigration.records(in: .standard, options: options)), terminator: "")
+    print(lines(try Migration.records(in: .standard, options: options)), terminator: "")
     if let index = arguments.firstIndex(of: "--save"), index + 1 < arguments.count {
-        var records = try FirstTimeMigration.records(in: .standard, options: options)?.records ?? FirstTimeRecords()
+        var records = try Migration.records(in: .standard, options: options)?.records ?? FirstTimeRecords()
         records[arguments[index + 1]] = FirstTimeRecord(lastVersion: "9.9", lastTime: 0)
-        try FirstTimeMigration.save(records, in: .standard)
+        try Migration.save(records, in: .standard)
         // Linux Foundation writes the app's domain out lazily; an app that runs on does too.
         UserDefaults.standard.synchronize()
         print("saved")
-        print(lines(try FirstTimeMigration.records(in: .standard, options: options)), terminator: "")
+        print(lines(try Migration.records(in: .standard, options: options)), terminator: "")
     }
 } catch {
     print("error \(error)")

@@ -42,7 +42,7 @@ func libraryEntryPoints(_ path: String, _ bytes: [UInt8]) throws -> (findings: [
     // Check, as `ycft verify` does; encode, as `ycft pack` does; migrate, as `ycft migrate` does.
     let findings = StateFile.verify(bytes)                            // [ContractFinding]
     let archive = try LegacyArchive.encode(state.records, format: .binary)  // Apple's layout
-    let outcome = try DefaultsMigration.migrate(bytes, to: .records)
+    let outcome = try Migration.migrate(bytes, to: .records)
     let text = state.records.json                                     // the plain JSON, as `ycft dump` prints it
     let back = try FirstTimeRecords(json: Array(text.utf8))          // as `ycft pack` reads it
     return (findings, archive, outcome, back)

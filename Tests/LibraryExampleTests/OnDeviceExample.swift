@@ -9,7 +9,7 @@ import TestSupport   // the test's harness only (one UserDefaults test at a time
 /// At launch, before any gate is asked: move YCFirstTime's archive to the plain format, once.
 func migrateFirstTimeState(_ defaults: UserDefaults = .standard, log: (String) -> Void) {
     do {
-        let outcome = try FirstTimeMigration.migrate(defaults, to: .records)
+        let outcome = try Migration.migrate(defaults, to: .records)
         if outcome.status == .migrated { log("moved \(outcome.recordCount) records to YCFirstTime.records") }
         if let reset = outcome.resetsAll { log("the old build would have started afresh: \(reset)") }
     } catch {
@@ -21,16 +21,16 @@ func migrateFirstTimeState(_ defaults: UserDefaults = .standard, log: (String) -
 /// A gate: read the state from whichever form the domain holds, record a run in the plain format.
 func runOnce(_ key: String, _ defaults: UserDefaults = .standard, version: String?, now: Date = Date(),
              _ block: () -> Void) throws(Migration.Failure) {
-    var records = try FirstTimeMigration.records(in: defaults)?.records ?? FirstTimeRecords()
+    var records = try Migration.records(in: defaults)?.records ?? FirstTimeRecords()
     guard records[key] == nil else { return }
     block()
     records[key] = FirstTimeRecord(lastVersion: version, lastTime: now.timeIntervalSinceReferenceDate)
-    try FirstTimeMigration.save(records, in: defaults)
+    try Migration.save(records, in: defaults)
 }
 
 /// A pulled release: give the previous build its archive back, in the layout YCFirstTime writes.
 func rollBackFirstTimeState(_ defaults: UserDefaults = .standard) throws(Migration.Failure) {
-    try FirstTimeMigration.migrate(defaults, to: .legacy)
+    try Migration.migrate(defaults, to: .legacy)
 }
 
 @Suite struct OnDeviceExample {

@@ -29,7 +29,7 @@ import TestSupport
             for (label, target, options) in [("records", Migration.Target.records, Migration.Options()),
                                              ("interval", .interval, Migration.Options()),
                                              ("kept", .records, Migration.Options(keepSource: true))] {
-                if let output = try DefaultsMigration.migrate(bytes, to: target, options: options).output { out.append(("\(file) → \(label)", output)) }
+                if let output = try Migration.migrate(bytes, to: target, options: options).output { out.append(("\(file) → \(label)", output)) }
             }
         }
         // A file whose two copies disagree.

@@ -97,6 +97,51 @@ import TestSupport
         #expect(try dictionary(readBytes(URL(fileURLWithPath: out + String(file.path.dropFirst()))))["YCFirstTime.records"] != nil)
     }
 
+    /// A file whose replacement fails after its migration is reported failed with the keys the
+    /// migration had decided (the outcome stays in the report), and the backup made for it is gone.
+    @Test(.enabled(if: Faults.available, Comment(rawValue: Faults.unavailable)))
+    func aFailedReplacementKeepsTheOutcomeInTheReport() throws {
+        let dir = try fresh()
+        let file = dir.appendingPathComponent("a.plist")
+        let result = try runProcess(ycft, ["migrate", "--in-place", "--report", "-", file.path],
+                                    environment: Faults.environment("renameat2=5@\(dir.path)"))
+        #expect(result.status == 2)
+        #expect(result.stderr == "ycft: \(file.path): cannot write: Input/output error\nycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")
+        #expect(result.stdoutText == """
+            {
+              "formatVersion" : 1,
+              "target" : "records",
+              "dryRun" : false,
+              "summary" : {
+                "migrated" : 0,
+                "unchanged" : 0,
+                "skipped" : 0,
+                "failed" : 1
+              },
+              "files" : [
+                {
+                  "path" : "\(file.path)",
+                  "status" : "failed",
+                  "added" : [
+                    "YCFirstTime.records"
+                  ],
+                  "removed" : [
+                    "YCFirstTime"
+                  ],
+                  "changed" : [],
+                  "records" : 3,
+                  "error" : "cannot write: Input/output error",
+                  "backup" : null,
+                  "backupReused" : false
+                }
+              ]
+            }
+
+            """)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["a.plist"])
+        #expect(try readBytes(file) == readBytes(fixture))
+    }
+
     @Test func conflictFailsAndForceWins() throws {
         let dir = try fresh()
         let file = dir.appendingPathComponent("a.plist")

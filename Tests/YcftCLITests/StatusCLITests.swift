@@ -127,8 +127,8 @@ import TestSupport
 
     @Test func migratedFilesGiveTheSameAnswers() throws {
         let original = try fixture("valid/defaults/export.binary.plist")
-        let toRecords = try DefaultsMigration.migrate(original, to: .records).output!
-        let toInterval = try DefaultsMigration.migrate(original, to: .interval, options: .init(dropVersions: true)).output!
+        let toRecords = try Migration.migrate(original, to: .records).output!
+        let toInterval = try Migration.migrate(original, to: .interval, options: .init(dropVersions: true)).output!
         func run(_ bytes: [UInt8]) -> String {
             let io = FakeIO(files: ["p.plist": bytes])
             _ = io.run(["status", "--format", "json", "--now", "2025-02-01T00:00:00Z", "--gate", "rate.prompt=days:30",

@@ -35,7 +35,7 @@ enum Harness: String, CaseIterable {
     case verify
     /// `RecordsFormat.records(fromJSON:)`: pack's JSON input (then archive and back: identity).
     case packJSON = "pack-json"
-    /// `StateFile` (classify, read) and `DefaultsMigration.migrate` (every target): the defaults-file reader.
+    /// `StateFile` (classify, read) and `Migration.migrate` (every target): the defaults-file reader.
     case defaults
     /// `ArchiveDump.raw` (both modes) and `ArchiveDump.objects`: `ycft dump --raw` and `--objects`.
     case dumpRaw = "dump-raw"
@@ -141,10 +141,10 @@ enum Harness: String, CaseIterable {
             guard let file = try? StateFile(bytes) else { return .early }
             var migrated = 0
             for target in Migration.Target.allCases {
-                guard let outcome = try? DefaultsMigration.migrate(bytes, to: target) else { continue }
+                guard let outcome = try? Migration.migrate(bytes, to: target) else { continue }
                 guard let output = outcome.output else { continue }
                 // A migrated file is itself migratable, and a second run changes nothing.
-                guard let again = try? DefaultsMigration.migrate(output, to: target) else {
+                guard let again = try? Migration.migrate(output, to: target) else {
                     fatalError("a migrated file could not be migrated again")
                 }
                 guard again.status != .migrated else { fatalError("migration is not idempotent") }

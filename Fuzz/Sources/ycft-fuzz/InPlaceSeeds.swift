@@ -92,11 +92,11 @@ enum InPlaceSeeds {
             out.append(("generated-\(n)-archive.binary.plist", file))
             // The other forms, through migrate; and XML where XML holds every value.
             for target in Migration.Target.allCases {
-                if let migrated = try? DefaultsMigration.migrate(file, to: target).output {
+                if let migrated = try? Migration.migrate(file, to: target).output {
                     out.append(("generated-\(n)-\(target).binary.plist", migrated))
                 }
             }
-            if let xml = try? DefaultsMigration.migrate(file, to: .records, options: .init(outputFormat: .xml)).output {
+            if let xml = try? Migration.migrate(file, to: .records, options: .init(outputFormat: .xml)).output {
                 out.append(("generated-\(n)-records.xml.plist", xml))
             }
             let xmlSafe = entries.filter { (try? PropertyList.write(.dictionary(PlistDictionary([$0])), format: .xml)) != nil }

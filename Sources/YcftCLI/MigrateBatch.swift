@@ -8,9 +8,11 @@ extension MigrateCommand {
         let output: String?
     }
 
-    /// The jobs of one run, decided before anything is written.
-    struct Plan {
+    /// The files of one run and where each goes, decided before anything is written.
+    struct Batch {
         var jobs: [Job] = []
+        /// The operands the walk could not read, each a failed file (trouble).
+        var unreadable: [FileReport] = []
         /// Directory operands with nothing to migrate, without --allow-empty (trouble, exit 2).
         var emptyDirectories = 0
         /// The files the walk found (inode and device), to tell a report path that is one of them.
@@ -20,23 +22,19 @@ extension MigrateCommand {
         /// excepted), drops a file named twice, and gives each job its output.
         /// - Throws: a failure (exit 2, nothing written) when two inputs would be written to
         ///   one output, or an output is one of the inputs.
-        static func make(_ operands: [String], mode: Destination, walk: FileWalk, allowEmpty: Bool, io: CommandIO,
-                         reports: inout [FileReport]) throws(Ycft.Failure) -> Plan {
+        init(_ operands: [String], mode: Destination, walk: FileWalk, allowEmpty: Bool, io: CommandIO) throws(Ycft.Failure) {
             let walked = walk.expand(operands, io: io)
-            for problem in walked.problems {
-                reports.append(FileReport(path: problem.path, status: "failed", error: problem.message, trouble: true))
-            }
-            var plan = Plan()
+            unreadable = walked.problems.map { FileReport(path: $0.path, error: $0.message, trouble: true) }
             for directory in walked.empty {
                 guard let message = walk.emptyMessage(others: directory.others, allowed: allowEmpty, nothing: "nothing to migrate") else { continue }
                 io.writeStderr("ycft: \(Ycft.shown(directory.path)): \(message)\n")
-                if !allowEmpty { plan.emptyDirectories += 1 }
+                if !allowEmpty { emptyDirectories += 1 }
             }
             let found = walked.inputs
-            plan.inputs = walked.inodes
+            inputs = walked.inodes
             switch mode {
-            case .dryRun: plan.jobs = found.map { Job(path: $0.path, output: nil) }
-            case .inPlace: plan.jobs = found.map { Job(path: $0.path, output: $0.path) }
+            case .dryRun: jobs = found.map { Job(path: $0.path, output: nil) }
+            case .inPlace: jobs = found.map { Job(path: $0.path, output: $0.path) }
             case let .output(out):
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
                     && io.fileStatus(out)?.kind != .directory && !out.hasSuffix("/")
@@ -44,17 +42,17 @@ extension MigrateCommand {
                 if SafeFile.descriptorPath(out) != nil && !single && !found.isEmpty {
                     throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): standard output and other descriptors take one input file; give a directory for several")
                 }
-                plan.jobs = found.map { item in
+                jobs = found.map { item in
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
                 }
             }
             // Refuse outputs that meet, and outputs that are inputs.
-            guard case .output = mode else { return plan }
+            guard case .output = mode else { return }
             var byOutput: [String: [String]] = [:]
-            for job in plan.jobs { byOutput[normalized(job.output ?? ""), default: []].append(job.path) }
+            for job in jobs { byOutput[Self.normalized(job.output ?? ""), default: []].append(job.path) }
             var problems: [String] = []
-            for job in plan.jobs {
-                guard let output = job.output, let inputs = byOutput[normalized(output)] else { continue }
+            for job in jobs {
+                guard let output = job.output, let inputs = byOutput[Self.normalized(output)] else { continue }
                 if inputs.count > 1 && inputs[0] == job.path {
                     problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
@@ -65,7 +63,6 @@ extension MigrateCommand {
             guard problems.isEmpty else {
                 throw Ycft.Failure(.trouble, nil, problems.joined(separator: "\nycft: ") + "\nycft: nothing was written")
             }
-            return plan
         }
 
         /// `a/b/../c` and `a//c` as one spelling, for comparing outputs.

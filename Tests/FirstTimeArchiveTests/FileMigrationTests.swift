@@ -14,7 +14,7 @@ func migrate(_ bytes: [UInt8], _ target: Migration.Target, _ configure: (inout M
     throws -> Migration.Outcome {
     var options = Migration.Options()
     configure(&options)
-    return try DefaultsMigration.migrate(bytes, to: target, options: options)
+    return try Migration.migrate(bytes, to: target, options: options)
 }
 
 func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {

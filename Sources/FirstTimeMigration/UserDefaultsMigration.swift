@@ -2,34 +2,10 @@ public import Foundation
 public import FirstTimeCore
 package import PlistCore
 
-/// Migrates YCFirstTime state inside the app, in its `UserDefaults`: what `ycft migrate` does to
-/// an exported preferences file, key for key and bit for bit, without libplist.
-///
-/// ```swift
-/// import FirstTimeMigration
-///
-/// // At launch, once: move the legacy archive to the plain format.
-/// do {
-///     let outcome = try FirstTimeMigration.migrate(.standard, to: .records)
-///     if let reset = outcome.resetsAll { log("YCFirstTime would have started afresh: \(reset)") }
-/// } catch {
-///     log("state left as it was: \(error)")        // nothing was written
-/// }
-///
-/// // Read the state, whichever form the domain holds.
-/// let state = try FirstTimeMigration.records(in: .standard)
-/// let onboarded = state.records["onboarding"]?.lastTime != nil
-///
-/// // Pulled release: give an older build its archive back.
-/// try FirstTimeMigration.migrate(.standard, to: .legacy)
-/// ```
-///
-/// The decisions (which keys, which values, what counts as already migrated, what conflicts)
-/// are ``Migration/plan(forms:to:options:existing:read:)``'s, the same code the tool
-/// runs; the archive is read by ycft's own guarded reader and contract walker and, as a second
-/// opinion, by Foundation's `NSKeyedUnarchiver` the way YCFirstTime's loader reads it; the
-/// rollback archive is written by ycft's own writer in the contract's layout.
-public enum FirstTimeMigration {
+// The migration in the app's `UserDefaults`, key for key and bit for bit what `ycft migrate` does to an
+// exported preferences file, without libplist: `Migration.plan` decides (the tool's code), ycft's reader and
+// walker read the archive (Foundation's `NSKeyedUnarchiver` as a second opinion), ycft's writer rolls back.
+extension Migration {
     /// The state in `defaults`, from whichever form it holds: the legacy archive, the plain
     /// records, or IntervalClient keys (versions nil).
     /// Nil when the domain holds none (a fresh install). A value under the archive key that is
@@ -38,33 +14,44 @@ public enum FirstTimeMigration {
     ///
     /// ```swift
     /// UserDefaults.standard.set("oops", forKey: "YCFirstTime")
-    /// let state = try FirstTimeMigration.records(in: .standard)   // no records; state?.resetsAll?.rule == .stateNotData
+    /// let state = try Migration.records(in: .standard)   // no records; state?.resetsAll?.rule == .stateNotData
     /// ```
     /// - Throws: ``Migration/Failure/unreadable(_:archiveKey:)`` when the first form cannot be read.
-    public static func records(in defaults: UserDefaults, options: Migration.Options = .init()) throws(Migration.Failure) -> FirstTimeState? {
+    public static func records(in defaults: UserDefaults, options: Options = .init()) throws(Failure) -> FirstTimeState? {
         let source = Self.source(defaults, options)
-        let device = { (failure: Migration.Failure) -> ContractFinding? in
+        let device = { (failure: Failure) -> ContractFinding? in
             if case let .unreadable(error, _) = failure { return error.finding }
             return nil
         }
-        guard let (form, decoded) = try StateForm.state(of: source.forms, asDevice: device, read: { (form: StateForm) throws(Migration.Failure) in
+        guard let (form, decoded) = try StateForm.state(of: source.forms, asDevice: device, read: { (form: StateForm) throws(Failure) in
             try read(form, of: source, options)
         }) else { return nil }
         return FirstTimeState(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)
     }
 
     /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as
-    /// `migrate(_:to: .records)` writes it (times as exact reals, nil fields absent): how a
+    /// `migrate(_:to:options:)` to `.records` writes it (times as exact reals, nil fields absent): how a
     /// migrated app records a run. Other keys, the legacy archive included, are left alone.
     /// - Throws: ``Migration/Failure/unwritable(_:)`` where this platform's Foundation would merge two
     ///   block keys (canonically equivalent keys, on Linux); nothing is written then.
-    public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Migration.Failure) {
+    public static func save(_ records: FirstTimeRecords, in defaults: UserDefaults) throws(Failure) {
         do { try defaults.setPlistValues([(RecordsFormat.defaultsKey, RecordsFormat.plist(records))]) } catch {
             throw .unwritable(error)
         }
     }
 
-    /// Moves the state in `defaults` to `target`, leaving every other key alone.
+    /// Moves the state in `defaults` to `target`, leaving every other key alone: in the app, what
+    /// `ycft migrate` does to an exported preferences file.
+    ///
+    /// ```swift
+    /// do {
+    ///     let outcome = try Migration.migrate(.standard, to: .records)   // at launch, once
+    ///     if let reset = outcome.resetsAll { log("YCFirstTime would have started afresh: \(reset)") }
+    /// } catch {
+    ///     log("state left as it was: \(error)")        // nothing was written
+    /// }
+    /// try Migration.migrate(.standard, to: .legacy)      // a pulled release: the archive back
+    /// ```
     ///
     /// Idempotent: a second call reports `.unchanged`. New keys are written before the source
     /// keys are removed, so an interrupted migration leaves the state readable and the next
@@ -73,13 +60,12 @@ public enum FirstTimeMigration {
     ///   differently), a target key holds other content and ``Migration/Options/force`` is off, the
     ///   result cannot be stored, or a source key to remove is also set in a domain
     ///   `removeObject(forKey:)` leaves alone (launch arguments, registered defaults, the global
-    ///   domain: ``Migration/Failure/unwritable(_:)``). Nothing is written then.
+    ///   domain: ``Migration/Failure/setElsewhere(key:domain:)``). Nothing is written then.
     @discardableResult
-    public static func migrate(_ defaults: UserDefaults, to target: Migration.Target,
-                               options: Migration.Options = .init()) throws(Migration.Failure) -> Migration.Outcome {
+    public static func migrate(_ defaults: UserDefaults, to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
         let source = Self.source(defaults, options)
-        let plan = try Migration.plan(forms: source.forms, to: target, options: options, existing: { defaults.plistValue(forKey: $0) },
-                                      read: { (form: StateForm) throws(Migration.Failure) in try read(form, of: source, options) })
+        let plan = try Self.plan(forms: source.forms, to: target, options: options, existing: { defaults.plistValue(forKey: $0) },
+                                 read: { (form: StateForm) throws(Failure) in try read(form, of: source, options) })
         var outcome = plan.outcome
         guard outcome.status == .migrated else { return outcome }
         // Everything that can fail happens before the first write.
@@ -99,27 +85,25 @@ public enum FirstTimeMigration {
         if writes.isEmpty && removals.isEmpty { outcome.status = .unchanged }
         return outcome
     }
-}
 
-extension FirstTimeMigration {
     /// The state's forms in `defaults` (``StateSource``, as the tool finds them in a file).
-    static func source(_ defaults: UserDefaults, _ options: Migration.Options) -> StateSource<UserDefaults> {
+    static func source(_ defaults: UserDefaults, _ options: Options) -> StateSource<UserDefaults> {
         StateSource(defaults, key: options.key) { bytes in try? archive(bytes, options).records }
     }
 
     /// The records and findings of one form.
-    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
-        try source.read(form, failure: { Migration.Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Migration.Failure) in
+    static func read(_ form: StateForm, of source: StateSource<UserDefaults>, _ options: Options) throws(Failure) -> ArchiveJudgement {
+        try source.read(form, failure: { Failure(reading: $0, form: form, key: options.key) }, archive: { (bytes: [UInt8]) throws(Failure) in
             try archive(bytes, options)
         })
     }
 
     /// The archive's records, read by ycft's guarded reader and checked against Foundation's.
-    private static func archive(_ bytes: [UInt8], _ options: Migration.Options) throws(Migration.Failure) -> ArchiveJudgement {
+    private static func archive(_ bytes: [UInt8], _ options: Options) throws(Failure) -> ArchiveJudgement {
         guard PropertyList.detectFormat(bytes) != .xml else { throw .xmlArchive(key: options.key) }
         let decoded: ArchiveJudgement
         do { decoded = try LegacyArchive.read(binary: bytes, limits: options.limits) } catch {
-            throw Migration.Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
+            throw Failure(reading: error.embedded(under: options.key), form: .defaultsArchive, key: options.key)
         }
         try secondOpinion(bytes, decoded, options)
         return decoded
@@ -130,9 +114,9 @@ extension FirstTimeMigration {
     /// launch arguments, the global domain), and that domain; nil when none is. Each domain is
     /// read once, however many keys are asked about (a rollback removes a key per gate). (Suites
     /// added with `addSuite(named:)` are not listed by `UserDefaults` and are not checked.)
-    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: Migration.Failure.OtherDomain)? {
+    static func unremovable(_ keys: [String], in defaults: UserDefaults) -> (key: String, place: Failure.OtherDomain)? {
         guard !keys.isEmpty else { return nil }
-        let others: [(domain: [String: Any], place: Migration.Failure.OtherDomain)] = [
+        let others: [(domain: [String: Any], place: Failure.OtherDomain)] = [
             (defaults.volatileDomain(forName: UserDefaults.registrationDomain), .registration),
             (defaults.volatileDomain(forName: UserDefaults.argumentDomain), .arguments),
             (defaults.persistentDomain(forName: UserDefaults.globalDomain) ?? [:], .global),
@@ -144,7 +128,7 @@ extension FirstTimeMigration {
     }
 
     /// Foundation's reading of the archive must be ycft's (see ``FoundationLoader``).
-    private static func secondOpinion(_ bytes: [UInt8], _ decoded: ArchiveJudgement, _ options: Migration.Options) throws(Migration.Failure) {
+    private static func secondOpinion(_ bytes: [UInt8], _ decoded: ArchiveJudgement, _ options: Options) throws(Failure) {
         guard options.checksWithFoundation else { return }
         #if !canImport(Darwin)
         guard decoded.findings.resetsAll == nil else { return }

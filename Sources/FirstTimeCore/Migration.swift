@@ -2,8 +2,9 @@ public import PlistCore
 
 /// Moving YCFirstTime state between the legacy archive, the plain records format and
 /// IntervalClient keys: what to write and what to remove, decided once for both places state
-/// lives (an exported defaults file, `DefaultsMigration`; a live `UserDefaults` domain,
-/// `FirstTimeMigration`), so the two produce the same keys with the same values.
+/// lives, so the two produce the same keys with the same values. `migrate(_:to:options:)` takes
+/// an exported defaults file's bytes in FirstTimeArchive (and returns the new file), the app's
+/// `UserDefaults` in FirstTimeMigration (beside `records(in:)` and `save(_:in:)`).
 public enum Migration {
     /// Where the state goes.
     public enum Target: String, Sendable, CaseIterable {
@@ -31,7 +32,7 @@ public enum Migration {
     /// ``description`` renders the one line `ycft migrate` prints.
     ///
     /// ```swift
-    /// do { _ = try DefaultsMigration.migrate(bytes, to: .records) } catch {
+    /// do { _ = try Migration.migrate(bytes, to: .records) } catch {
     ///     if case let .conflict(key) = error { print("\(key) is in the way") }
     /// }
     /// ```
@@ -132,9 +133,8 @@ public enum Migration {
         }
     }
 
-    /// How to migrate, for a file (`DefaultsMigration`, `ycft migrate`) and for a live
-    /// `UserDefaults` domain (`FirstTimeMigration`) alike; where the state goes is the
-    /// migration's `to:` argument, a ``Target``.
+    /// How to migrate, for a file (`ycft migrate`) and for a live `UserDefaults` domain alike;
+    /// where the state goes is the migration's `to:` argument, a ``Target``.
     ///
     /// ```swift
     /// var options = Migration.Options()
@@ -224,8 +224,8 @@ public enum Migration {
         /// the values it moves out of the archive in another form (an integer time, written as
         /// the real the app reads), the archive kept or not.
         public var dropped: [ContractFinding] = []
-        /// For a file (`DefaultsMigration.migrate`): its new bytes, when `.migrated`. Nil on the
-        /// device, which writes into the domain itself.
+        /// For a file: its new bytes, when `.migrated`. Nil on the device, which writes into the
+        /// domain itself.
         public var output: [UInt8]?
         /// For a file: the property-list format of ``output`` (the file's own unless
         /// ``Options/outputFormat`` asks for another). Nil on the device.

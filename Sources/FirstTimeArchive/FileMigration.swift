@@ -2,36 +2,33 @@ public import FirstTimeCore
 internal import Plist
 internal import PlistCore
 
-/// Moves YCFirstTime state inside an exported defaults file (a plist dictionary) between the
-/// legacy archive, the plain records format, and IntervalClient keys, touching nothing else.
-///
-/// Every other key keeps its position, type and exact value; new keys are appended; the file
-/// keeps its format unless asked otherwise.
-public enum DefaultsMigration {
-
-    /// Migrates the bytes of one defaults file to `target`, as `ycft migrate --to TARGET` does:
-    /// the outcome's ``Migration/Outcome/output`` holds the new file.
+extension Migration {
+    /// Migrates the bytes of one exported defaults file (a plist dictionary) to `target`, as
+    /// `ycft migrate --to TARGET` does: the outcome's ``Outcome/output`` holds the new file.
+    ///
+    /// Only YCFirstTime's keys move: every other key keeps its position, type and exact value;
+    /// new keys take the place of the first source key removed (or are appended); the file keeps
+    /// its format unless ``Options/outputFormat`` asks for another.
     ///
     /// ```swift
-    /// let outcome = try DefaultsMigration.migrate(prefsBytes, to: .records)
+    /// let outcome = try Migration.migrate(prefsBytes, to: .records)
     /// if let output = outcome.output { /* write it */ }
     /// ```
-    /// - Throws: ``Migration/Failure`` (nothing to write then).
-    public static func migrate(_ bytes: [UInt8], to target: Migration.Target,
-                               options: Migration.Options = .init()) throws(Migration.Failure) -> Migration.Outcome {
+    /// - Throws: ``Failure`` (nothing to write then).
+    public static func migrate(_ bytes: [UInt8], to target: Target, options: Options = .init()) throws(Failure) -> Outcome {
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch { throw .unreadable(error, archiveKey: nil) }
         // What kind of file this is, as StateFile says for every command (`pack --into` too).
         guard let original = file.defaults else { throw .notDefaults(found: file.topLevelKind) }
         let format = options.outputFormat ?? file.format
-        func read(_ form: StateForm) throws(Migration.Failure) -> ArchiveJudgement {
-            do { return try file.read(form) } catch { throw Migration.Failure(reading: error, form: form, key: options.key) }
+        func read(_ form: StateForm) throws(Failure) -> ArchiveJudgement {
+            do { return try file.read(form) } catch { throw Failure(reading: error, form: form, key: options.key) }
         }
         // The file's keys, asked about by the plan: searched while it asks little, indexed once
         // it asks much, so a file with 100,000 keys stays linear whatever the target asks.
         var fileKeys = ExactKeyPositions(keysOf: original)
         func lookup(_ key: String) -> PlistValue? { fileKeys.position(of: key).map { original.entries[$0].value } }
-        let plan = try Migration.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
+        let plan = try Self.plan(forms: file.forms, to: target, options: options, existing: lookup, read: read)
         var outcome = plan.outcome
         outcome.format = format
         guard plan.outcome.status == .migrated else { return outcome }
@@ -75,7 +72,7 @@ public enum DefaultsMigration {
         if !placed { entries += fresh.map { ($0.key, $0.value) } }
         let result = PlistDictionary(entries)
         let same: Bool
-        // unreachable: no migration target both removes a key and writes it back (MigrationPlan), so `fresh` and
+        // unreachable: no migration target both removes a key and writes it back (Migration.plan), so `fresh` and
         // `removed` never share a key
         if fresh.contains(where: { removed.contains($0.key) }) {
             // A key both removed and written back (no target does this today): compare the files.
@@ -101,7 +98,7 @@ public enum DefaultsMigration {
     }
 
     // unreachable: called only from the branch above, which no migration target reaches
-    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Migration.Outcome) {
+    private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Outcome) {
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }
         outcome.added = after.map(\.key).filter { beforeIndex[ExactKey($0)] == nil }
