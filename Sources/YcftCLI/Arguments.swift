@@ -24,7 +24,7 @@ import PlistCore
 final class ParsedArguments {
     /// One option's value as given (a flag's is empty) or its default, and its number for a
     /// size or an integer.
-    private struct Value {
+    fileprivate struct Value {
         let name: CommandSpec.Option.Name
         let text: String
         var number: Int?
@@ -185,7 +185,7 @@ final class ParsedArguments {
     }
 
     /// A value checked against its option's kind; `spelling` is how it was given.
-    private static func value(_ given: String, of option: CommandSpec.Option, as spelling: String) throws(UsageError) -> Value {
+    fileprivate static func value(_ given: String, of option: CommandSpec.Option, as spelling: String) throws(UsageError) -> Value {
         if option.acceptsBytes { return Value(name: option.name, text: given) }
         let text = try Self.text(given, for: "\(spelling) \(option.placeholder)")
         let named = "\(option.name.long) \(option.placeholder)"
@@ -208,7 +208,7 @@ final class ParsedArguments {
     }
 
     /// `'a', 'b' or 'c'`.
-    private static func listed(_ words: [String], and conjunction: String) -> String {
+    fileprivate static func listed(_ words: [String], and conjunction: String) -> String {
         let quoted = words.map { "'\($0)'" }
         return quoted.dropLast().joined(separator: ", ") + (quoted.count > 1 ? " \(conjunction) " : "") + (quoted.last ?? "")
     }
@@ -269,6 +269,37 @@ final class ParsedArguments {
                              + "(only paths may hold other bytes)")
         }
         return text
+    }
+}
+
+extension TopLevel {
+    /// The option `arguments` starts with (``options``) and its value, read as a command's
+    /// options are read (`--generate-completion-script=bash` or `... bash`, the value one of
+    /// its choices; a flag given a value is refused), and nothing after it: `ycft --version
+    /// junk` is a mistake. `-h`/`--help` is the main help whatever follows.
+    /// - Throws: a usage error in the tool's words.
+    static func parse(_ arguments: [String]) throws(UsageError) -> (name: Option.Name, value: String?) {
+        guard let first = arguments.first else { return (.help, nil) }
+        var rest = arguments.dropFirst()
+        let (spelling, inline): (String, String?) = first.hasPrefix("--") && first.contains("=")
+            ? (String(first.prefix { $0 != "=" }), String(first.drop { $0 != "=" }.dropFirst())) : (first, nil)
+        guard let option = option(spelling) else {
+            throw UsageError.unknown("option", spelling, among: options.flatMap(\.names))
+        }
+        if !option.takesValue, inline != nil { throw UsageError("'\(spelling)' takes no value") }
+        if option.name == .help { return (.help, nil) }
+        var value: String?
+        if option.takesValue {
+            guard let given = inline ?? rest.popFirst() else {
+                let expected: UsageError.Message = if case let .choice(words) = option.kind {
+                    ": expected \(ParsedArguments.listed(words, and: "or"))"
+                } else { "" }
+                throw UsageError("Missing value for '\(spelling) \(option.placeholder)'" + expected)
+            }
+            value = try ParsedArguments.value(given, of: option, as: spelling).text
+        }
+        if let extra = rest.first { throw UsageError("Unexpected argument '\(extra)'") }
+        return (option.name, value)
     }
 }
 

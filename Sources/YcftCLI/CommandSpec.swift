@@ -4,7 +4,8 @@ import FirstTimeCore
 /// The one description of ycft's command line: every subcommand's options, arguments, value
 /// names and help text. The parser (``ParsedArguments``) reads it: kinds, choices, defaults; `--help`, the
 /// usage lines, the shell completions (`--generate-completion-script`) and the manual page
-/// (`--generate-manual`) are all produced from it, so they cannot drift apart.
+/// (`--generate-manual`) are all produced from it, so they cannot drift apart. What `ycft`
+/// takes in place of a subcommand is described beside it, in ``TopLevel``.
 struct CommandSpec: Sendable {
     /// What a shell may complete for a value or an argument.
     enum Completion: Sendable, Equatable {
@@ -25,13 +26,14 @@ struct CommandSpec: Sendable {
         enum Name: String, Sendable, CaseIterable {
             case allowEmpty = "allow-empty", app, appVersion = "app-version", backup, calendar, color, compact
             case dropVersions = "drop-versions", dryRun = "dry-run", firstWeekday = "first-weekday", force, format, gate
+            case generateCompletionScript = "generate-completion-script", generateManual = "generate-manual"
             case group, help, inPlace = "in-place", include, into, jobs, keepSource = "keep-source", key, lastTime = "last-time"
             case launchArguments = "launch-arguments"
             case lastVersion = "last-version", legacyDay = "legacy-day", library, locale, maxInputSize = "max-input-size"
             case minimumDaysInFirstWeek = "minimum-days-in-first-week", noAppVersion = "no-app-version"
             case noBackup = "no-backup", noLastTime = "no-last-time", noLastVersion = "no-last-version", now, objects
             case output, outputFormat = "output-format", passwordFile = "password-file", plistFormat = "plist-format", quiet, raw, refs, report
-            case seconds, skipStateless = "skip-stateless", strict, textconv, timeZone = "time-zone", to
+            case seconds, skipStateless = "skip-stateless", strict, textconv, timeZone = "time-zone", to, version
 
             /// The long spelling (`--output`), which messages about the value use.
             var long: String { "--" + rawValue }
@@ -158,6 +160,12 @@ struct CommandSpec: Sendable {
         var required: [Option.Name] = []
     }
 
+    /// The first argument of a command with ``actions``: one of their names (`apps|extract`).
+    static func actionArgument(_ actions: [Action], _ help: [String]) -> Argument {
+        let names = actions.map(\.name)
+        return Argument(name: names.joined(separator: "|"), completion: .choices(names), help: help)
+    }
+
     struct Argument: Sendable {
         let name: String
         let completion: Completion
@@ -200,6 +208,12 @@ struct CommandSpec: Sendable {
     var requires: [Requirement] = []
     /// The actions the first argument chooses between, if it does (``Action``).
     var actions: [Action] = []
+
+    /// The action named `word`, if the command has actions and one is called that.
+    func action(_ word: String) -> Action? { actions.first { $0.name == word } }
+
+    /// The options an action takes, `--help` with them, in the spec's order.
+    func options(of action: Action) -> [Option] { options.filter { action.options.contains($0.name) || $0.name == .help } }
 
     /// The usage unwrapped, a line for each action: `ycft NAME ...`.
     var usageLine: String { usage.map { "ycft \(name) " + $0.joined(separator: " ") }.joined(separator: "\n") }
@@ -801,9 +815,8 @@ extension CommandSpec {
         by its fileID (40 hex digits, checked) as BACKUP/<first two digits>/<fileID>,
         never by a path taken from the database, and never through a link.
         """,
-        arguments: [Argument(name: "apps|extract", completion: .choices(["apps", "extract"]),
-                             help: ["apps: list the apps with state; extract: copy one app's",
-                                    "preferences out."]),
+        arguments: [actionArgument(backupActions, ["apps: list the apps with state; extract: copy one app's",
+                                                   "preferences out."]),
                     Argument(name: "BACKUP", completion: .directory, help: ["The backup folder (holding Manifest.db)."])],
         options: [
             Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["apps: text (default) or json."]),
@@ -835,10 +848,46 @@ extension CommandSpec {
 
             """
         },
-        requires: [Requirement(.compact, needs: .format, "json")],
-        actions: [Action(name: "apps", options: [.format, .compact, .passwordFile, .maxInputSize]),
-                  Action(name: "extract", options: [.app, .group, .output, .force, .passwordFile, .maxInputSize], required: [.output])])
+        requires: [Requirement(.compact, needs: .format, "json")], actions: backupActions)
+
+    /// `backup apps` and `backup extract`, which backup's first argument names.
+    static let backupActions = [Action(name: "apps", options: [.format, .compact, .passwordFile, .maxInputSize]),
+                                Action(name: "extract", options: [.app, .group, .output, .force, .passwordFile, .maxInputSize],
+                                       required: [.output])]
 
     /// Every subcommand, in the order help lists them.
     static let all: [CommandSpec] = [dump, pack, verify, migrate, status, diff, set, unset, reset, edit, backup]
+}
+
+/// What `ycft` takes in place of a subcommand, described as a command's options are: options
+/// that stand alone (`ycft --version`, `ycft --generate-completion-script bash`: nothing
+/// follows but the option's value), and the `help` subcommand. The dispatch (``Ycft``) parses
+/// them from here, and the main help, the manual (its SYNOPSIS and OPTIONS) and the
+/// completion scripts are made from here.
+enum TopLevel {
+    typealias Option = CommandSpec.Option
+
+    static let options: [Option] = [
+        Option(.version, ["Show the version."]),
+        Option(.generateCompletionScript, "SHELL", completion: .choices(shells),
+               ["Print a completion script for " + shells.dropLast().joined(separator: ", ") + " or " + (shells.last ?? "") + "."]),
+        Option(.generateManual, ["Print the manual page (roff, section 1)."]),
+        CommandSpec.help,
+    ]
+
+    /// The shells ``Completions`` writes a script for, in its order.
+    static var shells: [String] { Completions.scripts.map(\.shell) }
+
+    /// `help [SUBCOMMAND [ACTION]]`: a subcommand's help (an action's is its command's page).
+    enum HelpCommand {
+        static let name = "help"
+        static let abstract = "Show help for a subcommand."
+        static let usage = "ycft help [<subcommand>]"
+    }
+
+    /// The usage before a subcommand, which a mistake there is shown with.
+    static let usage = "ycft <subcommand>"
+
+    /// The option spelled `spelling` (`-h`, `--version`), if there is one.
+    static func option(_ spelling: String) -> Option? { options.first { $0.names.contains(spelling) } }
 }

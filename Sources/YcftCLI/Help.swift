@@ -11,17 +11,14 @@ enum Help {
     /// `ycft --help`, wrapped to `width` columns.
     static func main(width: Int = defaultWidth) -> String {
         let commands = CommandSpec.all.map { row($0.name, [$0.abstract], width: width) }
-            + [row("help", ["Show help for a subcommand."], width: width)]
+            + [row(TopLevel.HelpCommand.name, [TopLevel.HelpCommand.abstract], width: width)]
         return """
         \(wrap("OVERVIEW: " + CommandSpec.toolOverview, width: width).joined(separator: "\n"))
 
-        USAGE: ycft <subcommand>
+        USAGE: \(TopLevel.usage)
 
         OPTIONS:
-        \(row("--version", ["Show the version."], width: width))
-        \(row("--generate-completion-script SHELL", ["Print a completion script for bash, zsh or fish."], width: width))
-        \(row("--generate-manual", ["Print the manual page (roff, section 1)."], width: width))
-        \(row("-h, --help", ["Show help information."], width: width))
+        \(TopLevel.options.map { row(label($0), $0.help, width: width) }.joined(separator: "\n"))
 
         SUBCOMMANDS:
         \(commands.joined(separator: "\n"))

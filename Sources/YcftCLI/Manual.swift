@@ -36,6 +36,30 @@ enum Manual {
         return out.joined(separator: "\n")
     }
 
+    /// Options as tagged paragraphs: their spellings in bold, the value's placeholder in
+    /// italics, then their help (hidden ones left out).
+    static func options(_ options: [CommandSpec.Option]) -> String {
+        options.filter { !$0.hidden }.map { option in
+            let names = option.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
+            return ".TP\n" + names + (option.value.map { " \\fI\(escape($0))\\fR" } ?? "") + "\n" + helpLines(option.help) + "\n"
+        }.joined()
+    }
+
+    /// The SYNOPSIS lines of the options that stand alone (``TopLevel``), each after `ycft`,
+    /// its value's choices in italics (`bash | zsh | fish`); `--help` is left out, as the
+    /// usage leaves it out (`ycft help` is there).
+    static var synopsis: String {
+        TopLevel.options.filter { $0.name != .help }.map { option in
+            var line = ".B ycft\n.B \(escape(option.name.long))"
+            if case let .choices(words) = option.completion {
+                line += "\n.IR " + words.map(escape).joined(separator: " | ")
+            } else if let value = option.value {
+                line += "\n.I \(escape(value))"
+            }
+            return line
+        }.joined(separator: "\n.br\n")
+    }
+
     /// A bold term with a tagged paragraph (`.TP`).
     static func item(_ term: String, _ body: String) -> String { ".TP\n.B \(escape(term))\n\(body)\n" }
 
@@ -89,18 +113,10 @@ enum Manual {
         .I subcommand
         .RI [ options ]
         .br
-        .B ycft help
+        .B ycft \(escape(TopLevel.HelpCommand.name))
         .RI [ subcommand ]
         .br
-        .B ycft
-        .B \\-\\-generate\\-completion\\-script
-        .IR bash | zsh | fish
-        .br
-        .B ycft
-        .B \\-\\-generate\\-manual
-        .br
-        .B ycft
-        .B \\-\\-version
+        \(synopsis)
         .SH DESCRIPTION
         YCFirstTime keeps its run\\-once state in UserDefaults under the key YCFirstTime as an
         NSKeyedArchiver archive.
@@ -108,7 +124,9 @@ enum Manual {
         reads that state off the device (as a bare archive, in an exported defaults file, or in
         the migrated forms), checks it against the persistence contract, migrates it to a plain
         format and back, and writes it in Apple's layout.
-        .SH COMMANDS
+        .SH OPTIONS
+        Given alone, in place of a subcommand:
+        \(options(TopLevel.options)).SH COMMANDS
 
         """
         for spec in CommandSpec.all {
@@ -119,11 +137,7 @@ enum Manual {
             for argument in spec.arguments {
                 out += ".TP\n.I \(escape(argument.name))\n" + helpLines(argument.help) + "\n"
             }
-            for option in spec.options where !option.hidden {
-                let names = option.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
-                out += ".TP\n" + names + (option.value.map { " \\fI\(escape($0))\\fR" } ?? "") + "\n"
-                out += helpLines(option.help) + "\n"
-            }
+            out += options(spec.options)
         }
         out += rules
         out += ".SH EXIT STATUS\n"

@@ -118,67 +118,45 @@ package enum Ycft {
     }
 
     private static func dispatch(_ arguments: [String], io: CommandIO) -> Int32 {
-        let first = arguments.first ?? "--help"  // no arguments: the top-level help
+        guard let first = arguments.first, !first.hasPrefix("-") else {
+            // An option of ``TopLevel``, standing alone; no arguments: the main help.
+            let option: (name: CommandSpec.Option.Name, value: String?)
+            do { option = try TopLevel.parse(arguments) } catch { return usage(error, command: nil, io: io) }
+            switch option.name {
+            case .version: return output("ycft \(version)\n", io: io)
+            // The parser took only a shell of the option's choices, which are the scripts'.
+            case .generateCompletionScript: return output(Completions.script(for: option.value ?? "") ?? "", io: io)
+            case .generateManual: return output(Manual.page(date: versionDate), io: io)
+            default: return output(Help.main(width: io.terminalWidth()), io: io)
+            }
+        }
         let rest = Array(arguments.dropFirst())
-        switch first {
-        case "-h", "--help":
-            return output(Help.main(width: io.terminalWidth()), io: io)
-        case "--version":
-            guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
-            return output("ycft \(version)\n", io: io)
-        case "--generate-completion-script":
-            guard let shell = rest.first else {
-                return usage(UsageError("Missing value for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"), command: nil, io: io)
-            }
-            guard let script = Completions.script(for: shell) else {
-                return usage(UsageError("The value '\(shell)' is invalid for '--generate-completion-script <shell>': expected 'bash', 'zsh' or 'fish'"),
-                             command: nil, io: io)
-            }
-            guard rest.count == 1 else { return usage(UsageError("Unexpected argument '\(rest[1])'"), command: nil, io: io) }
-            return output(script, io: io)
-        case "--generate-manual":
-            guard rest.isEmpty else { return usage(UsageError("Unexpected argument '\(rest[0])'"), command: nil, io: io) }
-            return output(Manual.page(date: versionDate), io: io)
-        case "help":
+        if first == TopLevel.HelpCommand.name {
             // `help`, `help help` (and `help --help`) is the top-level help, which says what help
             // does, as swift-argument-parser answers it.
-            let name = rest.first ?? "help"
+            let name = rest.first ?? first
             let command = CommandSpec.named(name)
-            guard command != nil || ["help", "-h", "--help"].contains(name) else {
+            guard command != nil || name == first || TopLevel.option(name)?.name == .help else {
                 return usage(.unknown("subcommand", name, among: subcommandNames), command: nil, io: io)
             }
             // `help backup apps`: an action of the command is help for the command (one page has both).
-            let isAction = { (word: String) in
-                if case let .choices(words)? = command?.arguments.first?.completion { return words.contains(word) }
-                return false
-            }
-            let taken = rest.count > 1 && isAction(rest[1]) ? 2 : 1
+            let taken = rest.count > 1 && command?.action(rest[1]) != nil ? 2 : 1
             guard rest.count <= taken else {
-                return usage(UsageError("Unexpected argument '\(rest[taken])'"), command: nil, usageLine: "ycft help [<subcommand>]", io: io)
+                return usage(UsageError("Unexpected argument '\(rest[taken])'"), command: nil, usageLine: TopLevel.HelpCommand.usage, io: io)
             }
             return output(command.map { Help.text($0, width: io.terminalWidth()) } ?? Help.main(width: io.terminalWidth()), io: io)
-        case let option where option.hasPrefix("--") && option.contains("="):
-            // `--generate-completion-script=bash` as the commands' options take values; the
-            // others take none, and say so as a command's flags do.
-            let (name, value) = (String(option.prefix { $0 != "=" }), String(option.drop { $0 != "=" }.dropFirst()))
-            guard topLevelOptions.contains(name) else {
-                return usage(.unknown("option", name, among: topLevelOptions), command: nil, io: io)
-            }
-            if name == "--generate-completion-script" { return dispatch([name, value] + rest, io: io) }
-            return usage(UsageError("'\(name)' takes no value"), command: nil, io: io)
-        default:
-            guard let command = CommandSpec.named(first) else {
-                // `ycft version` is a spelling of `--version` (which `verify` is closer to).
-                let error: UsageError = first.hasPrefix("-") ? .unknown("option", first, among: topLevelOptions)
-                    : first == "version" ? UsageError("Unknown subcommand 'version'. Did you mean '--version'?")
-                    : .unknown("subcommand", first, among: subcommandNames + ["help"])
-                return usage(error, command: nil, io: io)
-            }
-            if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-                return output(Help.text(command, width: io.terminalWidth()), io: io)
-            }
-            do { return try command.run(rest, io).rawValue } catch { return usage(error, command: command, io: io) }
         }
+        guard let command = CommandSpec.named(first) else {
+            // `ycft version` is a spelling of `--version` (which `verify` is closer to).
+            let error: UsageError = first == CommandSpec.Option.Name.version.rawValue
+                ? UsageError("Unknown subcommand '\(first)'. Did you mean '\(CommandSpec.Option.Name.version.long)'?")
+                : .unknown("subcommand", first, among: subcommandNames + [TopLevel.HelpCommand.name])
+            return usage(error, command: nil, io: io)
+        }
+        if rest.prefix(while: { $0 != "--" }).contains(where: { CommandSpec.help.names.contains($0) }) {
+            return output(Help.text(command, width: io.terminalWidth()), io: io)
+        }
+        do { return try command.run(rest, io).rawValue } catch { return usage(error, command: command, io: io) }
     }
 
     /// Writes `text` to standard output: the answer of help, `--version` and the generators.
@@ -187,16 +165,14 @@ package enum Ycft {
         return Exit.success.rawValue
     }
 
-    /// What `ycft` takes before a subcommand (for "did you mean").
-    static let topLevelOptions = ["--version", "--generate-completion-script", "--generate-manual", "-h", "--help"]
     static let subcommandNames = CommandSpec.all.map(\.name)
 
     private static func usage(_ error: UsageError, command: CommandSpec?, usageLine: String? = nil, io: CommandIO) -> Int32 {
         // The command's usage wrapped to the terminal as help wraps it (status's is 300 columns long).
         let usage = usageLine.map { "Usage: " + $0 }
             ?? command.map { Help.usage($0, label: "Usage: ", width: io.terminalWidth()) }
-            ?? "Usage: ycft <subcommand>"
-        let helpHint = command.map { "ycft \($0.name) --help" } ?? "ycft --help"
+            ?? "Usage: " + TopLevel.usage
+        let helpHint = (command.map { "ycft \($0.name) " } ?? "ycft ") + CommandSpec.Option.Name.help.long
         // An argument in the message that is not UTF-8 shows its bytes as \xNN.
         io.writeStderr("Error: \(PathBytes.displayed(error.message))\n\(usage)\n  See '\(helpHint)' for more information.\n")
         return Exit.trouble.rawValue

@@ -398,7 +398,8 @@ struct EditOnATerminal {
 }
 
 /// A tmux server of its own (socket in the test's directory, no configuration), running an
-/// interactive bash without start-up files in a 300x40 window (no line of the test wraps).
+/// interactive bash without start-up files (or another shell) in a 300x40 window (no line of
+/// the test wraps).
 struct Tmux {
     static let tmux = executableInPath("tmux")
     static let available = tmux != nil && executableInPath("vi") != nil && executableInPath("bash") != nil
@@ -409,8 +410,9 @@ struct Tmux {
 
     init(_ f: EditorFixture) throws { try self.init(in: f.dir, temporary: f.temporary) }
 
-    /// A shell whose home is `dir/home` and whose TMPDIR is `temporary`.
-    init(in dir: URL, temporary: URL) throws {
+    /// A shell whose home is `dir/home` and whose TMPDIR is `temporary`: `shell`, which must
+    /// prompt `$ ` (a zsh's `dir/home/.zshrc` sets PS1; bash's comes from the environment).
+    init(in dir: URL, temporary: URL, shell: String = "bash --norc --noprofile -i") throws {
         executable = URL(fileURLWithPath: try #require(Tmux.tmux))
         // Short: a socket path has at most 107 bytes.
         socket = TestScratch.root.appendingPathComponent("tmux-\(UUID().uuidString.prefix(8))").path
@@ -420,9 +422,8 @@ struct Tmux {
         self.environment = environment
         let home = dir.appendingPathComponent("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let shell = "env HOME='\(home.path)' TMPDIR='\(temporary.path)' TERM=screen EDITOR=vi VISUAL= PS1='$ ' "
-            + "bash --norc --noprofile -i"
-        let started = try run(["-f", "/dev/null", "new-session", "-d", "-s", "edit", "-x", "300", "-y", "40", shell])
+        let command = "env HOME='\(home.path)' TMPDIR='\(temporary.path)' TERM=screen EDITOR=vi VISUAL= PS1='$ ' " + shell
+        let started = try run(["-f", "/dev/null", "new-session", "-d", "-s", "edit", "-x", "300", "-y", "40", command])
         #expect(started.status == 0, "\(started.stderr)")
         // capture-pane drops trailing blanks: the prompt "$ " is the line "$".
         do { try waitFor { $0.hasPrefix("$\n") } } catch {
@@ -451,8 +452,13 @@ struct Tmux {
 
     /// Types `text` and Enter.
     func type(_ text: String) throws {
-        try run(["send-keys", "-t", "edit", "-l", text])
-        try run(["send-keys", "-t", "edit", "Enter"])
+        try type(text, then: ["Enter"])
+    }
+
+    /// Types `text`, then presses the keys `keys` (tmux's names: `Enter`, `Tab`, `C-u`).
+    func type(_ text: String, then keys: [String]) throws {
+        if !text.isEmpty { try run(["send-keys", "-t", "edit", "-l", text]) }
+        for key in keys { try run(["send-keys", "-t", "edit", key]) }
     }
 
     /// The screen's text, once `done` holds for it (polled; at most 30 s); with `escapes`, with

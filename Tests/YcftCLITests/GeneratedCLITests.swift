@@ -130,7 +130,7 @@ import FirstTimeCore
         let page = generate(["--generate-manual"])
         #expect(page.hasPrefix(".TH YCFT 1 \"\(Ycft.versionDate)\" \"ycft \(Ycft.version)\" \"User Commands\"\n"))
         let sections = page.split(separator: "\n").filter { $0.hasPrefix(".SH ") }
-        #expect(sections == [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH COMMANDS", ".SH RULES", ".SH EXIT STATUS",
+        #expect(sections == [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS", ".SH COMMANDS", ".SH RULES", ".SH EXIT STATUS",
                              ".SH ENVIRONMENT", ".SH FILES", ".SH EXAMPLES", ".SH SEE ALSO"])
         for spec in CommandSpec.all {
             #expect(page.contains(".SS \"ycft \(spec.name)\""))
