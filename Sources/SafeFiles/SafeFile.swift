@@ -74,7 +74,6 @@ package enum SafeFile {
         /// default; a batch gives all its writes one, so each folder is asked about once.
         package var backupGuard: BackupFolderGuard
 
-
         /// The defaults: replace a writable regular file or create a new one, flush the directory.
         package init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
                     newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true,
@@ -163,6 +162,87 @@ package enum SafeFile {
         }
     }
 
+    // MARK: - Refusals asked of an existing target before anything is written
+
+    /// Whether the regular file at `target` (with `status`, as read) may be replaced with
+    /// `options`: the rules ``write(_:to:options:hooks:)`` applies, for a caller that must know
+    /// before it does work the user would lose (`ycft edit` asks before opening the editor).
+    /// - Throws: ``FileError``: ``FileError/Reason/insideBackup(folder:)`` inside an iPhone
+    ///   backup; ``FileError/Reason/readOnly(permissions:)`` when it is read-only, or `access(2)`
+    ///   refuses, and `options.replaceReadOnly` is false.
+    package static func checkReplaceable(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
+        try options.backupGuard.refuse(target, .write)
+        try checkWritePermission(target, status: status, options: options)
+    }
+
+    /// Whether ``write(_:to:options:hooks:)`` with default options would write to `path`,
+    /// found without writing, for an output whose loss would be lost work (`migrate --report`):
+    /// the writer's refusals of a descriptor name, a path inside an iPhone backup (asked of
+    /// `backupGuard`), a link to nothing, a directory, socket or block device, a read-only file,
+    /// and a directory the file cannot be made in. Standard output and error are writable.
+    /// - Throws: ``FileError`` as the writer would throw it, naming `path`.
+    package static func checkWritable(_ path: String, backupGuard: BackupFolderGuard) throws(FileError) {
+        if try standardStream(forOutput: path) != nil { return }
+        try backupGuard.refuse(path, .write)
+        if let status = try resolved(path)?.status {
+            switch status.kind {
+            case .regular: try checkWritePermission(path, status: status, options: WriteOptions())
+            case .fifo, .characterDevice: return
+            case .directory: throw FileError(.write, path, .isDirectory)
+            case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, path, .unsupportedKind(status.kind))
+            }
+        }
+        // The replacement or new file is made in the path's directory.
+        let directory = directory(of: path)
+        switch FileStatus.of(directory) {
+        case let .success(status) where status.kind != .directory: throw FileError(.write, path, .system(SystemError(errno: ENOTDIR)))
+        case .success: break
+        case let .failure(error): throw FileError(.write, path, .system(error))
+        }
+        if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
+    }
+
+    /// The rule for secret bytes (``WriteOptions/confidential``) on an existing `target` the
+    /// writer would write through (`status`, not followed): a regular file must be this user's
+    /// and let no one else in (the replacement keeps its owner and mode); a pipe or a device is
+    /// refused (anyone who may open it would receive them).
+    /// - Throws: ``FileError/Reason/notOwned(owner:user:)``, ``FileError/Reason/notPrivate(_:permissions:)``.
+    static func checkPrivate(_ target: String, status: FileStatus) throws(FileError) {
+        switch status.kind {
+        case .regular:
+            // Root gives the replacement back to the file's owner, who would read the secret.
+            let user = UInt32(geteuid())
+            if status.owner != user { throw FileError(.write, target, .notOwned(owner: status.owner, user: user)) }
+            if status.permissions & 0o077 != 0 { throw FileError(.write, target, .notPrivate(.regular, permissions: status.permissions)) }
+        case .fifo, .characterDevice:
+            throw FileError(.write, target, .notPrivate(status.kind, permissions: status.permissions))
+        case .directory, .symbolicLink, .blockDevice, .socket, .other:
+            break
+        }
+    }
+
+    /// Whether secret bytes may be written to `path` (``WriteOptions/confidential``), asked
+    /// before the work whose result they are, so that this refusal comes before any other a
+    /// caller makes (`backup extract -o FILE` over a file others may read): a descriptor name
+    /// (``standardStream(forOutput:confidential:)``), or an existing file, through a link as the
+    /// writer follows it, that ``write(_:to:options:hooks:)`` would refuse for them. A path
+    /// that does not exist yet passes (the writer creates it 0600); the writer asks again.
+    /// - Throws: ``FileError`` with the writer's reason.
+    package static func checkPrivate(_ path: String) throws(FileError) {
+        _ = try standardStream(forOutput: path, confidential: true)
+        guard case let .success(status) = FileStatus.of(path) else { return }
+        // untested: a race, `?? path` when the path seen a moment ago is removed before realpath
+        try checkPrivate(realPath(path) ?? path, status: status)
+    }
+
+    /// The permission half of ``checkReplaceable(_:status:options:)`` (the writer has asked the
+    /// backup rule already).
+    static func checkWritePermission(_ target: String, status: FileStatus, options: WriteOptions) throws(FileError) {
+        if !options.replaceReadOnly && (status.isReadOnly || (access(PathBytes.cString(target), W_OK) != 0 && errno == EACCES)) {
+            throw FileError(.write, target, .readOnly(permissions: status.permissions))
+        }
+    }
+
     // MARK: - Replacing and creating
 
     fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
@@ -233,25 +313,9 @@ package enum SafeFile {
         }
         // Nothing inside an iPhone backup: not a new file, not a replacement, not a pipe there.
         try options.backupGuard.refuse(path, .write)
-        var target = path
-        var status: FileStatus
-        switch FileStatus.of(path, followLinks: false) {
-        case let .success(s): status = s
-        case let .failure(error) where error.errno == ENOENT:
+        guard let (target, status) = try resolved(path) else {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             return .pending(try prepareCreate(bytes, at: path, options: options))
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        if status.kind == .symbolicLink {
-            guard let resolved = realPath(path) else {
-                let failure = SystemError.current
-                // untested: a race, `?? "?"` when the dangling link is removed between realpath and readlink
-                if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
-                throw FileError(.write, path, .system(failure))
-            }
-            target = resolved
-            // untested: a race, the lstat fails only when the path realpath resolved is removed in between
-            do { status = try FileStatus.of(target, followLinks: false).get() } catch { throw FileError(.write, target, .system(error)) }
         }
         switch status.kind {
         case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
@@ -267,6 +331,27 @@ package enum SafeFile {
         case .directory: throw FileError(.write, target, .isDirectory)
         case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
         }
+    }
+
+    /// The file a write to `path` goes to, with its status (not followed): the path, or the
+    /// file a symbolic link resolves to; nil when nothing is there.
+    /// - Throws: ``FileError/Reason/danglingLink(target:)`` for a link to nothing; the system's error.
+    static func resolved(_ path: String) throws(FileError) -> (target: String, status: FileStatus)? {
+        let status: FileStatus
+        switch FileStatus.of(path, followLinks: false) {
+        case let .success(s): status = s
+        case let .failure(error) where error.errno == ENOENT: return nil
+        case let .failure(error): throw FileError(.write, path, .system(error))
+        }
+        guard status.kind == .symbolicLink else { return (path, status) }
+        guard let target = realPath(path) else {
+            let failure = SystemError.current
+            // untested: a race, `?? "?"` when the dangling link is removed between realpath and readlink
+            if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
+            throw FileError(.write, path, .system(failure))
+        }
+        // untested: a race, the lstat fails only when the path realpath resolved is removed in between
+        do { return (target, try FileStatus.of(target, followLinks: false).get()) } catch { throw FileError(.write, target, .system(error)) }
     }
 
     /// Flushes every staged file with one `syncfs` per file system the group's temporaries are

@@ -168,7 +168,7 @@ package struct CommandIO: Sendable {
             options.backupGuard = backups
             try SafeFile.checkReplaceable(path, status: read, options: options)
         }
-        io.checkWritable = { path throws(FileError) in try checkWritableLive(path, backups: backups) }
+        io.checkWritable = { path throws(FileError) in try SafeFile.checkWritable(path, backupGuard: backups) }
         io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
@@ -222,46 +222,6 @@ func makeDirectories(_ path: String) throws(SystemError) {
         throw failure
     }
 }
-
-/// The live ``CommandIO/checkWritable``: what ``SafeFile/write(_:to:options:hooks:)`` with default
-/// options would refuse, found without writing (a path inside an iPhone backup too, asked of
-/// `backups`). Standard output and error are always writable.
-/// - Throws: ``FileError`` as the writer would throw it.
-func checkWritableLive(_ path: String, backups: BackupFolderGuard = BackupFolderGuard()) throws(FileError) {
-    // Descriptor names: the writer's own rule (standard output or error, else refused).
-    if SafeFile.namesDescriptor(path) {
-        _ = try SafeFile.standardStream(forOutput: path)
-        return
-    }
-    try backups.refuse(path, .write)
-    switch FileStatus.of(path) {
-    case let .success(status):
-        switch status.kind {
-        case .directory: throw FileError(.write, path, .isDirectory)
-        case .fifo, .characterDevice: return
-        case .regular:
-            if status.isReadOnly || (access(PathBytes.cString(path), W_OK) != 0 && errno == EACCES) {
-                throw FileError(.write, path, .readOnly(permissions: status.permissions))
-            }
-        default: throw FileError(.write, path, .unsupportedKind(status.kind))
-        }
-    case let .failure(error) where error.errno == ENOENT:
-        // A link to nothing: the writer refuses to write through it.
-        if case let .success(link) = FileStatus.of(path, followLinks: false), link.kind == .symbolicLink {
-            throw FileError(.write, path, .danglingLink(target: SafeFile.linkText(path) ?? "?"))
-        }
-    case let .failure(error): throw FileError(.write, path, .system(error))
-    }
-    // The replacement or new file is made in the path's directory.
-    let directory = SafeFile.directory(of: path)
-    switch FileStatus.of(directory) {
-    case let .success(status) where status.kind != .directory: throw FileError(.write, path, .system(SystemError(errno: ENOTDIR)))
-    case .success: break
-    case let .failure(error): throw FileError(.write, path, .system(error))
-    }
-    if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
-}
-
 
 /// Failed writes to the standard streams during a run.
 package struct StreamFailures: Sendable, Equatable {
