@@ -352,7 +352,6 @@ package enum ExactTime {
     package static func secondsSince2001(seconds: Int64, fraction: String) -> Double {
         if fraction.isEmpty { return Double(seconds) }
         guard let f = fractionValue(fraction) else { return .nan }
-        // A well-formed decimal always parses (out-of-range values become infinity, not nil).
         // unreachable: a well-formed decimal always parses (out-of-range values become infinity, not nil)
         if seconds >= 0 || f == 0 { return Double("\(seconds).\(fraction)") ?? .nan }
         // seconds + 0.fraction for negative seconds: -((|seconds| - 1) + (10^n - fraction) / 10^n).

@@ -9,10 +9,8 @@ package enum PropertyList {
     /// ``byteOrderMark``, and white space) with `<?xml`, `<!DOCTYPE` or `<plist`.
     package static func detectFormat<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlistFormat? {
         if bytes.starts(with: "bplist".utf8) { return .binary }
-        // unreachable: `...` is UnboundedRange, an operator function never called; coverage counts it as a region
-        var rest = bytes[...]
-        if rest.starts(with: byteOrderMark) { rest = rest.dropFirst(byteOrderMark.count) }
-        rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let rest = bytes.dropFirst(bytes.starts(with: byteOrderMark) ? byteOrderMark.count : 0)
+            .drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         for opening in ["<?xml", "<!DOCTYPE", "<plist"] where rest.starts(with: opening.utf8) {
             return .xml
         }

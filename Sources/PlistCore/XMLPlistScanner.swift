@@ -439,12 +439,7 @@ struct XMLPlistScanner {
     /// refuses any other character; its real reader must consume the whole text), none around a
     /// real's `nan`/`inf` words or a date.
     static func defect(in text: [UInt8], as name: String) -> PlistError.Defect? {
-        // unreachable: `...` is UnboundedRange, an operator function never called; coverage counts it as a region
-        var trimmed = text[...]
-        if name == "integer" || name == "real" {
-            while let first = trimmed.first, isSpace(first) { trimmed = trimmed.dropFirst() }
-        }
-        let t = Array(trimmed)
+        let t = Array(text.drop { (name == "integer" || name == "real") && isSpace($0) })
         // The value as a message shows it (at most 64 bytes of it), built only when it is wrong.
         func malformed(_ kind: PlistKind) -> PlistError.Defect {
             .malformedValue(kind, text: String(decoding: text.prefix(64), as: UTF8.self), truncated: text.count > 64)
