@@ -111,8 +111,7 @@ package final class ResolvedGraph: ArchiveGraph {
     package func real(_ node: ArchiveNode) -> Double? { value(node)?.realValue }
     package func integer(_ node: ArchiveNode) -> PlistInteger? {
         // unreachable: (the nil) the walker asks for the integer only of a node whose kind is .integer
-        if case let .integer(integer)? = value(node) { return integer }
-        return nil
+        if case let .integer(integer)? = value(node) { integer } else { nil }
     }
     package func items(_ node: ArchiveNode) -> [ArchiveNode]? { value(node)?.arrayValue?.map { self.node($0) } }
     package func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? {

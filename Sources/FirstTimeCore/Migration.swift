@@ -165,13 +165,8 @@ public enum Migration {
         public init(keepSource: Bool = false, force: Bool = false, key: String = LegacyArchive.defaultsKey,
                     dropVersions: Bool = false, limits: PlistLimits = .default, outputFormat: PlistFormat? = nil,
                     checksWithFoundation: Bool = true) {
-            self.keepSource = keepSource
-            self.force = force
-            self.key = key
-            self.dropVersions = dropVersions
-            self.limits = limits
-            self.outputFormat = outputFormat
-            self.checksWithFoundation = checksWithFoundation
+            (self.keepSource, self.force, self.key, self.dropVersions) = (keepSource, force, key, dropVersions)
+            (self.limits, self.outputFormat, self.checksWithFoundation) = (limits, outputFormat, checksWithFoundation)
         }
     }
 

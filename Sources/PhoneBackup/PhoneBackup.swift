@@ -385,8 +385,7 @@ package struct PhoneBackup {
 
     /// Whether `folder` holds anything under `name` (a link included).
     private static func exists(_ folder: ReadOnlyFolder, _ name: String) -> Bool {
-        if case .success = FileStatus.of(folder.path(of: name), followLinks: false) { return true }
-        return false
+        if case .success = FileStatus.of(folder.path(of: name), followLinks: false) { true } else { false }
     }
 
     /// The bytes of a preferences file of the backup, read through the folder's descriptor (at

@@ -21,10 +21,8 @@ public struct PlistLimits: Sendable, Equatable {
     /// Creates limits; the defaults suit every real preferences file and archive.
     public init(maxInputSize: Int = 32 << 20, maxDepth: Int = 512,
                 expandedNodesPerByte: Int = 4, minimumNodeBudget: Int = 100_000) {
-        self.maxInputSize = maxInputSize
-        self.maxDepth = maxDepth
-        self.expandedNodesPerByte = expandedNodesPerByte
-        self.minimumNodeBudget = minimumNodeBudget
+        (self.maxInputSize, self.maxDepth) = (maxInputSize, maxDepth)
+        (self.expandedNodesPerByte, self.minimumNodeBudget) = (expandedNodesPerByte, minimumNodeBudget)
     }
 
     /// The default limits.

@@ -115,8 +115,7 @@ package enum PlistInteger: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether a binary plist holds the value in 16 bytes (marker `0x14`).
     package var isSixteenBytes: Bool {
-        if case .signed = self { return false }
-        return true
+        if case .signed = self { false } else { true }
     }
 
     /// The value when it fits `Int64`, whichever size holds it.

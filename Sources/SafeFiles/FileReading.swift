@@ -133,10 +133,7 @@ package struct InputFile: Sendable {
     }
 
     init(path: String, bytes: [UInt8], status: FileStatus?, lock: FileLock?) {
-        self.path = path
-        self.bytes = bytes
-        self.status = status
-        self.lock = lock
+        (self.path, self.bytes, self.status, self.lock) = (path, bytes, status, lock)
     }
 
     /// Releases the file's lock now (it is released anyway when the last copy is gone).

@@ -21,11 +21,8 @@ package struct FileIdentity: Sendable, Hashable {
     package var modifiedNanoseconds: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
-        self.device = device
-        self.inode = inode
-        self.size = size
-        self.modifiedSeconds = modifiedSeconds
-        self.modifiedNanoseconds = modifiedNanoseconds
+        (self.device, self.inode, self.size) = (device, inode, size)
+        (self.modifiedSeconds, self.modifiedNanoseconds) = (modifiedSeconds, modifiedNanoseconds)
     }
 
     /// The file alone (device and inode), whatever its content: for "is this the same file?".
@@ -63,12 +60,8 @@ package struct FileStatus: Sendable, Equatable {
 
     /// Creates a status from its parts (for tests and in-memory file systems).
     package init(kind: FileKind, identity: FileIdentity, permissions: UInt32, owner: UInt32, group: UInt32, links: Int = 1) {
-        self.kind = kind
-        self.identity = identity
-        self.permissions = permissions
-        self.owner = owner
-        self.group = group
-        self.links = links
+        (self.kind, self.identity, self.permissions) = (kind, identity, permissions)
+        (self.owner, self.group, self.links) = (owner, group, links)
     }
 
     init(_ info: stat) {

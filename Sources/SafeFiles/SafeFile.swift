@@ -78,14 +78,9 @@ package enum SafeFile {
         package init(expected: FileIdentity? = nil, replaceReadOnly: Bool = false, newFilePermissions: UInt32? = nil,
                     newFileOwner: (owner: UInt32, group: UInt32)? = nil, syncDirectory: Bool = true, mayReplace: Bool = true,
                     confidential: Bool = false, backupGuard: BackupFolderGuard = BackupFolderGuard()) {
-            self.expected = expected
-            self.backupGuard = backupGuard
-            self.confidential = confidential
-            self.replaceReadOnly = replaceReadOnly
-            self.newFilePermissions = newFilePermissions
-            self.newFileOwner = newFileOwner
-            self.syncDirectory = syncDirectory
-            self.mayReplace = mayReplace
+            (self.expected, self.backupGuard, self.confidential) = (expected, backupGuard, confidential)
+            (self.replaceReadOnly, self.newFilePermissions) = (replaceReadOnly, newFilePermissions)
+            (self.newFileOwner, self.syncDirectory, self.mayReplace) = (newFileOwner, syncDirectory, mayReplace)
         }
     }
 
@@ -111,14 +106,12 @@ package enum SafeFile {
         /// The original's extended attributes that the replacement could not keep (empty when
         /// all were kept, or nothing was replaced).
         package var attributesNotKept: [AttributeNotKept] {
-            if case let .replaced(_, notKept, _) = self { return notKept }
-            return []
+            if case let .replaced(_, notKept, _) = self { notKept } else { [] }
         }
 
         /// How many other names the replaced file had (0 when nothing was replaced).
         package var otherNames: Int {
-            if case let .replaced(_, _, others) = self { return others }
-            return 0
+            if case let .replaced(_, _, others) = self { others } else { 0 }
         }
     }
 

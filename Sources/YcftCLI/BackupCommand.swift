@@ -386,8 +386,7 @@ enum BackupCommand {
 
     /// `app` or `group`.
     static func kind(_ container: PhoneBackup.Container) -> String {
-        if case .group = container { return "group" }
-        return "app"
+        if case .group = container { "group" } else { "app" }
     }
 
     /// `backup extract`: the preferences file's bytes, as read (of an encrypted backup,
