@@ -164,6 +164,8 @@ extension FirstTimeError {
         /// `lastTime` and `lastTimeUTC` name different instants (to the precision of the
         /// `lastTimeUTC` text); the `lastTime` given.
         case timesDisagree(lastTime: Double)
+        /// `lastTime` is `null` (no time) and `lastTimeUTC` names an instant.
+        case timesDisagreeNull
 
         /// What is wrong, without where.
         public var description: String {
@@ -191,6 +193,8 @@ extension FirstTimeError {
             case let .utcBeyondYears(text, nearest):
                 return "\(quoted(text)) is stored as its nearest double, \(nearest), which is \(ExactTime.utcText(secondsSince2001: nearest)); "
                     + "give lastTime to store it"
+            case .timesDisagreeNull:
+                return "lastTime is null (no time) and lastTimeUTC gives one; remove lastTime to store lastTimeUTC, or set both to null"
             case let .timesDisagree(t):
                 return "lastTime \(t) (\(ExactTime.utcText(secondsSince2001: t))) and lastTimeUTC disagree; "
                     + "remove lastTime to store lastTimeUTC, or fix one of them"

@@ -177,6 +177,9 @@ package enum RecordsFormat {
             throw wrongKind(other, .string, orNull: true, at: path.key("lastTimeUTC"))
         }
         switch time {
+        case .null? where parsedUTC != nil:
+            // `"lastTime": null` says the record has no time: a lastTimeUTC beside it contradicts it.
+            throw .recordsFormat(.timesDisagreeNull, at: path)
         case nil, .null?:
             if let parsedUTC {
                 let nearest = ExactTime.secondsSince2001(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)

@@ -149,6 +149,15 @@ import TestSupport
         #expect(parsed["e"]?.lastTime?.bitPattern == UInt64(0x8000_0000_0000_07E8))
     }
 
+    /// `"lastTime": null` is no time: a lastTimeUTC beside it is refused, not stored (before, the
+    /// UTC time was stored without a word); a null lastTimeUTC beside a null lastTime is none.
+    @Test func aNullTimeBesideAUTCTimeIsRefused() {
+        #expect(packError(#"{"k":{"lastTime":null,"lastTimeUTC":"2025-01-01T09:00:00Z"}}"#)
+                == #"records["k"]: lastTime is null (no time) and lastTimeUTC gives one; remove lastTime to store lastTimeUTC, or set both to null"#)
+        #expect(packError(#"{"k":{"lastTime":null,"lastTimeUTC":null}}"#) == "accepted")
+        #expect(packError(#"{"k":{"lastTimeUTC":"2025-01-01T09:00:00Z"}}"#) == "accepted")
+    }
+
     @Test func equivalentKeysAreNotDuplicates() {
         #expect(packError(#"{"\u00e9":{},"e\u0301":{}}"#) == "accepted")
     }
