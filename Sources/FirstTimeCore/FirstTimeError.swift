@@ -164,6 +164,8 @@ extension FirstTimeError {
         /// `lastTime` and `lastTimeUTC` name different instants (to the precision of the
         /// `lastTimeUTC` text); the `lastTime` given.
         case timesDisagree(lastTime: Double)
+        /// `lastTime` is `null` (no time) and `lastTimeUTC` names an instant.
+        case timesDisagreeNull
 
         /// What is wrong, without where.
         public var description: String {
@@ -181,12 +183,21 @@ extension FirstTimeError {
                 return "format must be \(quoted(RecordsFormat.formatName))\(found.map { ", found \(quoted($0))" } ?? " (missing)")"
             case let .wrongFormatVersion(found):
                 return "formatVersion must be \(RecordsFormat.formatVersion)\(found.map { ", found \(UntrustedText.escaped($0))" } ?? " (missing)")"
-            case let .notUTC(text): return "\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"
+            case let .notUTC(text):
+                // Of the form but no time (a 30th of February, a leap second): say which field.
+                do throws(ExactTime.InstantDefect) { _ = try ExactTime.utcInstant(text) } catch where error != .malformed {
+                    return "\(quoted(text)) is no time: \(error)"
+                } catch {}
+                return "\(quoted(text)) is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"
             case let .beyondDouble(text): return "\(UntrustedText.escaped(text)) is outside the range of a double"
             case let .utcBeyondYears(text, nearest):
                 return "\(quoted(text)) is stored as its nearest double, \(nearest), which is \(ExactTime.utcText(secondsSince2001: nearest)); "
                     + "give lastTime to store it"
-            case let .timesDisagree(t): return "lastTime \(t) and lastTimeUTC disagree; fix or remove one of them"
+            case .timesDisagreeNull:
+                return "lastTime is null (no time) and lastTimeUTC gives one; remove lastTime to store lastTimeUTC, or set both to null"
+            case let .timesDisagree(t):
+                return "lastTime \(t) (\(ExactTime.utcText(secondsSince2001: t))) and lastTimeUTC disagree; "
+                    + "remove lastTime to store lastTimeUTC, or fix one of them"
             }
         }
 

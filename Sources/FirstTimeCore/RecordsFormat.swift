@@ -177,6 +177,9 @@ package enum RecordsFormat {
             throw wrongKind(other, .string, orNull: true, at: path.key("lastTimeUTC"))
         }
         switch time {
+        case .null? where parsedUTC != nil:
+            // `"lastTime": null` says the record has no time: a lastTimeUTC beside it contradicts it.
+            throw .recordsFormat(.timesDisagreeNull, at: path)
         case nil, .null?:
             if let parsedUTC {
                 let nearest = ExactTime.secondsSince2001(seconds: parsedUTC.seconds, fraction: parsedUTC.fraction)
@@ -279,10 +282,23 @@ extension RecordsFormat {
     /// - Throws: what ``records(fromPlist:at:)`` throws.
     package static func judged(fromPlist value: PlistValue, at base: ObjectPath = .key(defaultsKey)) throws(FirstTimeError) -> ArchiveJudgement {
         let records = try records(fromPlist: value, at: base)
-        let findings = records.compactMap { key, record in
-            record.lastTime.flatMap { ContractRule.nonFiniteTime($0, named: "lastTime", at: base.key("records").key(key).key("lastTime"), record: key) }
+        return ArchiveJudgement(records: records, findings: nonFinite(records) { base.key("records").key($0).key("lastTime") })
+    }
+
+    /// The JSON form as the contract judges it: its records (``records(fromJSON:)``), and a
+    /// ``ContractRule/timeNonFinite`` finding for each `lastTime` that is `"NaN"` or infinite
+    /// (`pack` stores it as written, and warns: `verify` fails such an archive).
+    /// - Throws: what ``records(fromJSON:)`` throws.
+    package static func judged(fromJSON bytes: [UInt8]) throws(FirstTimeError) -> ArchiveJudgement {
+        let records = try records(fromJSON: bytes)
+        return ArchiveJudgement(records: records, findings: nonFinite(records) { ObjectPath.key("records").member($0).key("lastTime") })
+    }
+
+    /// A ``ContractRule/timeNonFinite`` finding for each record whose time is NaN or infinite, at `path(key)`.
+    private static func nonFinite(_ records: FirstTimeRecords, at path: (String) -> ObjectPath) -> [ContractFinding] {
+        records.compactMap { key, record in
+            record.lastTime.flatMap { ContractRule.nonFiniteTime($0, named: "lastTime", at: path(key), record: key) }
         }
-        return ArchiveJudgement(records: records, findings: findings)
     }
 }
 

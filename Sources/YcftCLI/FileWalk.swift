@@ -73,10 +73,31 @@ struct FileWalk {
                 let matching = listing.files.filter(matches)
                 let names = Set(matching)
                 if matching.isEmpty && listing.unreadable.isEmpty { result.empty.append((operand, listing.files.count)) }
-                for relative in matching where !Self.isBackup(relative, among: names) {
+                // An iPhone backup below is passed over, said on stderr (its files are no state:
+                // an operand that is a backup is a problem, one found in a walk, like `.git`, is not).
+                var isBackupFolder: [String: Bool] = [:], backups: [String] = []
+                func inBackup(_ relative: String) -> Bool {
+                    let parts = relative.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+                    for depth in parts.indices {
+                        let folder = parts[...depth].joined(separator: "/")
+                        if let known = isBackupFolder[folder] {
+                            if known { return true }
+                            continue
+                        }
+                        let isBackup = BackupCommand.isBackupFolder(below(folder), io: io)
+                        isBackupFolder[folder] = isBackup
+                        if isBackup {
+                            backups.append(folder)
+                            return true
+                        }
+                    }
+                    return false
+                }
+                for relative in matching where !Self.isBackup(relative, among: names) && !inBackup(relative) {
                     let path = below(relative)
                     add(path, mirror: relative, fileOperand: false, status: io.fileStatus(path))
                 }
+                for backup in backups { Ycft.warn("passed over: " + BackupCommand.backupFolderHint(below(backup)), path: below(backup), io: io) }
             default:
                 result.problems.append((operand, "not a regular file or directory"))
             }

@@ -34,9 +34,10 @@ enum PackCommand {
         let options = try Options(ParsedArguments(arguments, spec: .pack))
         do throws(Ycft.Failure) {
             let bytes = try Ycft.readInput(options.path, io: io, limit: options.common.limits.maxInputSize)
-            let archive: [UInt8], records: FirstTimeRecords
+            let archive: [UInt8], records: FirstTimeRecords, findings: [ContractFinding]
             do {
-                records = try RecordsFormat.records(fromJSON: bytes)
+                let judged = try RecordsFormat.judged(fromJSON: bytes)
+                (records, findings) = (judged.records, judged.findings)
                 archive = try LegacyArchive.encode(records, format: options.format)
             } catch {
                 // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
@@ -51,6 +52,8 @@ enum PackCommand {
                                        "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
                 }
             }
+            // Stored as written (a dump of a device's archive may hold one), but said.
+            Ycft.warn(findings, path: options.path, io: io)
             if let into = options.into {
                 // Into a defaults file: the archive under KEY, every other key in place. KEY
                 // must hold YCFirstTime's archive or nothing (the library's one judge says).

@@ -111,7 +111,8 @@ import TestSupport
 
     @Test func disagreeingUTCIsRefused() {
         #expect(packError(#"{"k":{"lastTime":757414800.123456,"lastTimeUTC":"2025-01-01T09:00:01Z"}}"#)
-                == #"records["k"]: lastTime 757414800.123456 and lastTimeUTC disagree; fix or remove one of them"#)
+                == #"records["k"]: lastTime 757414800.123456 (2025-01-01T09:00:00.123456Z) and lastTimeUTC disagree; "#
+                + "remove lastTime to store lastTimeUTC, or fix one of them")
     }
 
     @Test(arguments: [
@@ -124,7 +125,9 @@ import TestSupport
         (#"{"k":{"lastTimeUTC":"9999-12-31T23:59:59.9999999Z"}}"#,
          #"records["k"].lastTimeUTC: "9999-12-31T23:59:59.9999999Z" is stored as its nearest double, 252423993600.0, which is beyond year 9999; give lastTime to store it"#),
         (#"{"k":{"lastVersion":3}}"#, #"records["k"].lastVersion: expected a string or null, found number"#),
-        (#"{"k":{"lastTimeUTC":"2025-13-01T00:00:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-13-01T00:00:00Z" is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"#),
+        (#"{"k":{"lastTimeUTC":"2025-13-01T00:00:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-13-01T00:00:00Z" is no time: there is no month 13"#),
+        (#"{"k":{"lastTimeUTC":"2025-02-30T09:00:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-02-30T09:00:00Z" is no time: February 2025 has 28 days"#),
+        (#"{"k":{"lastTimeUTC":"2025-01-01T09:00Z"}}"#, #"records["k"].lastTimeUTC: "2025-01-01T09:00Z" is not YYYY-MM-DDTHH:MM:SS[.fraction]Z"#),
         (#"{"k":{"lastTme":1}}"#, #"records["k"]: unknown member "lastTme""#),
         (#"{"k":{},"k":{}}"#, #"records: duplicate block key "k""#),
         (#"{"k":[]}"#, #"records["k"]: expected an object, found array"#),
@@ -144,6 +147,15 @@ import TestSupport
         #expect(parsed["c"]?.lastTime?.bitPattern == (0.0 as Double).bitPattern)
         #expect(parsed["d"]?.lastTime == 252_423_993_599.99997)
         #expect(parsed["e"]?.lastTime?.bitPattern == UInt64(0x8000_0000_0000_07E8))
+    }
+
+    /// `"lastTime": null` is no time: a lastTimeUTC beside it is refused, not stored (before, the
+    /// UTC time was stored without a word); a null lastTimeUTC beside a null lastTime is none.
+    @Test func aNullTimeBesideAUTCTimeIsRefused() {
+        #expect(packError(#"{"k":{"lastTime":null,"lastTimeUTC":"2025-01-01T09:00:00Z"}}"#)
+                == #"records["k"]: lastTime is null (no time) and lastTimeUTC gives one; remove lastTime to store lastTimeUTC, or set both to null"#)
+        #expect(packError(#"{"k":{"lastTime":null,"lastTimeUTC":null}}"#) == "accepted")
+        #expect(packError(#"{"k":{"lastTimeUTC":"2025-01-01T09:00:00Z"}}"#) == "accepted")
     }
 
     @Test func equivalentKeysAreNotDuplicates() {

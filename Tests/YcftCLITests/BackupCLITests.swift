@@ -605,6 +605,29 @@ import TestSupport
         #expect(fake.stderr.hasPrefix("Error: \(said)\nUsage: ycft \(arguments[0]) "), "\(fake.stderr)")
     }
 
+    /// A backup met in a directory walk is passed over with a warning, as `verify`'s and
+    /// `migrate`'s walks pass over a `.git`: its Info.plist, Manifest.plist and Status.plist are
+    /// no state (before, `verify .` failed each as state-missing). The files beside it are read.
+    @Test func aBackupInAWalkIsPassedOverAndSaid() throws {
+        let backup = try Backups.make()
+        let folder = backup.deletingLastPathComponent()
+        try FileManager.default.copyItem(atPath: TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist").path,
+                                         toPath: folder.appendingPathComponent("state.plist").path)
+        let before = try Backups.snapshot(backup)
+        let said = "ycft: \(backup.path): warning: passed over: an iPhone backup, whose files have hashed names: "
+            + "'ycft backup apps \(backup.path)' lists the apps with state, '--backup \(backup.path) --app ID' reads one, "
+            + "'ycft backup extract' copies one out\n"
+        let verified = try run(["verify", folder.path])
+        #expect(verified.status == 0)
+        #expect(verified.stderr == said + "ycft verify: 1 file: 1 passed, 0 failed, 0 unreadable (0 errors, 0 warnings)\n")
+        let out = try TestPaths.temporaryDirectory().appendingPathComponent("out")
+        let migrated = try run(["migrate", "-q", "-o", out.path, folder.path])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        #expect(migrated.stderr == said)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["state.plist"])
+        #expect(try Backups.snapshot(backup) == before)
+    }
+
     /// `Manifest.db` keeps a domain's bytes as the phone's disk has them, UTF-8 or not: two ids
     /// that differ in a byte that is not UTF-8 are two apps, each shown with that byte as `\xNN`,
     /// each read with `--app` given those bytes (as a shell's `$'\xff'` gives them).

@@ -279,6 +279,22 @@ let sampleJSON = RecordsFormat.jsonText(sampleRecords)
         #expect(fake.stdout.isEmpty)
     }
 
+    /// A time that is NaN or infinite is packed as written (a dump of a device's archive may
+    /// hold one), with the warning verify's error would give, named where the JSON has it.
+    @Test func aNonFiniteTimeIsPackedAndSaid() throws {
+        let json = #"{"format":"ycfirsttime-records","formatVersion":1,"records":{"a":{"lastTime":"NaN"},"b":{"lastTime":"-Infinity"},"c":{"lastTime":1}}}"#
+        let fake = FakeIO(files: ["r.json": Array(json.utf8)])
+        #expect(fake.run(["pack", "-o", "out.plist", "r.json"]) == 0)
+        let stored = try ArchiveReader.decode(fake.file("out.plist") ?? [])
+        #expect(stored["a"]?.lastTime?.isNaN == true && stored["b"]?.lastTime == -.infinity && stored["c"]?.lastTime == 1)
+        let rule = "interval gates misfire (YCFirstTime 2.x's days: rule never fires again for NaN and +infinity, always for -infinity)"
+        #expect(fake.stderr == """
+            ycft: r.json: warning: [time-non-finite] records["a"].lastTime: lastTime is nan: \(rule)
+            ycft: r.json: warning: [time-non-finite] records["b"].lastTime: lastTime is -inf: \(rule)
+
+            """)
+    }
+
     @Test func refusesBinaryToATerminal() {
         let fake = FakeIO(stdin: Array(sampleJSON.utf8), terminal: true)
         #expect(fake.run(["pack", "-"]) == 2)

@@ -282,6 +282,23 @@ import TestSupport
         #expect(results == [try Self.offered("apps").sorted(), try Self.offered("extract").sorted(), ["apps", "extract"]])
     }
 
+    /// The zsh script is installed either way its header says: autoloaded from `$fpath` as
+    /// `_ycft`, or sourced after compinit (before, sourcing it registered nothing and TAB
+    /// completed file names).
+    @Test(.enabled(if: GeneratedFromTheSpec.installed("zsh"), "zsh is not installed"))
+    func zshScriptRegistersItselfEitherWay() throws {
+        let (dir, script) = try folder("zsh")
+        let functions = dir.appendingPathComponent("functions")
+        try FileManager.default.createDirectory(at: functions, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: script, to: functions.appendingPathComponent("_ycft"))
+        for setup in ["fpath=('\(functions.path)' $fpath); autoload -U compinit; compinit -u -D",
+                      "autoload -U compinit; compinit -u -D; source '\(script.path)'"] {
+            let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["zsh", "-f", "-c", setup + "; print -r -- $_comps[ycft]"])
+            #expect(result.status == 0 && result.stderr.isEmpty, "\(setup): \(result.stderr)")
+            #expect(result.stdoutText == "_ycft\n", "\(setup)")
+        }
+    }
+
     /// A real zsh on a terminal (compinit, the script as `_ycft`): TAB lists what `_arguments`
     /// offers, the options with their help, and completes BACKUP as a folder.
     @Test(.enabled(if: Tmux.available && GeneratedFromTheSpec.installed("zsh"), "tmux or zsh is not installed"))
@@ -293,7 +310,6 @@ import TestSupport
             PS1='$ '
             autoload -U compinit; compinit -u -D
             source '\(script.path)'
-            compdef _ycft ycft
             cd '\(dir.path)'
 
             """.utf8), to: home.appendingPathComponent(".zshrc"))
