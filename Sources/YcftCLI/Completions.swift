@@ -37,7 +37,14 @@ enum Completions {
                 done
                 ;;
         esac
-        COMPREPLY=($(compgen "$1" -- "$plain"))
+        _ycft_reply "$1" -- "$plain"
+    }
+    # COMPREPLY from compgen's lines, read as they are: no glob expands a name (x[1].plist), and
+    # no match is no error (a shell with `set -e` goes on).
+    _ycft_reply() {
+        local line
+        COMPREPLY=()
+        while IFS= read -r line; do COMPREPLY+=("$line"); done < <(compgen "$@")
     }
 
     """#
@@ -48,7 +55,7 @@ enum Completions {
     /// What bash runs to complete a value of this kind (`$cur` is the word).
     static func bashValue(_ completion: CommandSpec.Completion) -> String {
         switch completion {
-        case let .choices(words): "COMPREPLY=($(compgen -W \"\(words.map(plain).joined(separator: " "))\" -- \"$cur\"))"
+        case let .choices(words): "_ycft_reply -W \"\(words.map(plain).joined(separator: " "))\" -- \"$cur\""
         case .file: "_ycft_paths -f"
         case .directory: "_ycft_paths -d"
         case .none: "COMPREPLY=()"
@@ -74,13 +81,13 @@ enum Completions {
             cur="${COMP_WORDS[COMP_CWORD]}"
             prev="${COMP_WORDS[COMP_CWORD-1]}"
             if [ "$COMP_CWORD" -eq 1 ]; then
-                COMPREPLY=($(compgen -W "\(subcommands) \(help) \(spellings(TopLevel.options))" -- "$cur"))
+                _ycft_reply -W "\(subcommands) \(help) \(spellings(TopLevel.options))" -- "$cur"
                 return
             fi
             case "${COMP_WORDS[1]}" in
                 \(help))
                     if [ "$COMP_CWORD" -eq 2 ]; then
-                        COMPREPLY=($(compgen -W "\(subcommands)" -- "$cur"))
+                        _ycft_reply -W "\(subcommands)" -- "$cur"
 
         """
         let withActions = CommandSpec.all.filter { !$0.actions.isEmpty }
@@ -107,7 +114,7 @@ enum Completions {
             out += "            esac\n"
             guard !spec.actions.isEmpty else {
                 out += "            if [[ \"$cur\" == -* ]]; then\n"
-                out += "                COMPREPLY=($(compgen -W \"\(spellings(spec.options))\" -- \"$cur\"))\n"
+                out += "                _ycft_reply -W \"\(spellings(spec.options))\" -- \"$cur\"\n"
                 if spec.arguments.contains(where: { $0.completion == .file }) { out += "            else\n                _ycft_paths -f\n" }
                 out += "            fi\n            ;;\n"
                 continue
@@ -125,9 +132,9 @@ enum Completions {
             out += "                        esac\n                        ;;\n                esac\n            done\n"
             out += "            if [[ \"$cur\" == -* ]]; then\n                case \"$action\" in\n"
             for action in spec.actions {
-                out += "                    \(plain(action.name))) COMPREPLY=($(compgen -W \"\(spellings(spec.options(of: action)))\" -- \"$cur\")) ;;\n"
+                out += "                    \(plain(action.name))) _ycft_reply -W \"\(spellings(spec.options(of: action)))\" -- \"$cur\" ;;\n"
             }
-            out += "                    *) COMPREPLY=($(compgen -W \"\(spellings(spec.options))\" -- \"$cur\")) ;;\n                esac\n"
+            out += "                    *) _ycft_reply -W \"\(spellings(spec.options))\" -- \"$cur\" ;;\n                esac\n"
             out += "            elif [ -z \"$action\" ]; then\n                \(bashValue(.choices(spec.actions.map(\.name))))\n"
             if let next = spec.arguments.dropFirst().first, next.completion != .none {
                 out += "            else\n                \(bashValue(next.completion))\n"

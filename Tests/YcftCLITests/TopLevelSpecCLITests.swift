@@ -204,6 +204,27 @@ import TestSupport
         #expect(try Self.offered("extract").joined(separator: " ") == "--app --group --output --force --password-file --max-input-size --help")
     }
 
+    /// bash offers names as they are (compgen's lines, no glob expanded: `x[1].plist` matched
+    /// only `x1.plist` before, twice) and completes under `set -e` when nothing matches (a
+    /// failed compgen ended the shell's function before).
+    @Test func bashTakesNamesAsTheyAreAndNoMatchIsNoError() throws {
+        let (dir, script) = try folder("bash")
+        for name in ["x[1].plist", "x1.plist", "q?z", "qaz"] { try writeBytes([], to: dir.appendingPathComponent(name)) }
+        let driver = #"""
+            set -e; source "$1"; cd "$2"
+            t() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _ycft; printf '[%s]' "${COMPREPLY[@]}"; echo; }
+            t ycft dump x
+            t ycft dump q
+            t ycft backup apps --nothing
+            t ycft dump --color zz
+            echo done
+            """#
+        let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["bash", "--norc", "--noprofile", "-c", driver, "bash", script.path, dir.path],
+                                    environment: ["PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"])
+        #expect(result.status == 0 && result.stderr == "", "\(result.stderr)")
+        #expect(result.stdoutText == "[x[1].plist][x1.plist]\n[qaz][q?z]\n[]\n[]\ndone\n")
+    }
+
     /// fish's `complete -C`, the completions without their descriptions.
     @Test(.enabled(if: GeneratedFromTheSpec.installed("fish"), "fish is not installed"))
     func fish() throws {
