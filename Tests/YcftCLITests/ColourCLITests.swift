@@ -230,7 +230,7 @@ func withoutSGR(_ text: String) -> String { String(decoding: withoutSGR(Array(te
             #expect(YcftCLI.Help.text(spec).contains("  --color WHEN"), "\(name)")
         }
         let bash = try #require(Completions.script(for: "bash"))
-        #expect(bash.components(separatedBy: #"--color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;"#).count == 4)
+        #expect(bash.components(separatedBy: #"--color) _ycft_reply -W "auto always never" -- "$cur"; return ;;"#).count == 4)
         // An empty NO_COLOR does not turn colour off (no-color.org): the help and the manual say so.
         #expect(YcftCLI.Help.text(try #require(CommandSpec.named("status"))).contains("NO_COLOR is set to a non-empty value"))
         let manual = Manual.page(date: "2026-01-01")
