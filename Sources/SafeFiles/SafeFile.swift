@@ -122,7 +122,7 @@ package enum SafeFile {
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
                              hooks: WriteHooks = .init()) throws(FileError) -> WriteOutcome {
-        switch try stage(bytes, to: path, options: options) {
+        switch try stage(bytes, to: path, options: options, hooks: hooks) {
         case let .done(outcome): return outcome
         case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
@@ -136,6 +136,9 @@ package enum SafeFile {
         /// before it swaps the new file in: the one moment a race with another program needs.
         /// On the thread that commits (a batch's workers commit at once).
         package var beforeSwap: (@Sendable (String) -> Void)?
+        /// Called with the path after the writer's first look (the backup guard, by path) and
+        /// before it holds the target's folder: a test swaps the folder for a link there.
+        package var afterLook: (@Sendable (String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
         /// Flushes the file system holding a descriptor and answers whether it did: `syncfs(2)`,
@@ -245,7 +248,7 @@ package enum SafeFile {
         // The owner and mode the replacement keeps are these: checked on the same status.
         if options.confidential { try checkPrivate(target, status: status) }
         try checkWritePermission(target, status: status, options: options)
-        let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
+        let temporary = try held(target, options: options)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original.
         // Secret bytes get no ACL (nor any other attribute that grants access) from the target:
@@ -258,8 +261,23 @@ package enum SafeFile {
                             notKept: notKept)
     }
 
-    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
+    /// A temporary beside `target`, in its folder as held by a descriptor; the backup guard is
+    /// asked about that folder, which no later change of the path can move: the first look
+    /// (``stage(_:to:options:hooks:)``) was by path.
+    private static func held(_ target: String, options: WriteOptions) throws(FileError) -> Temporary {
         let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
+        if temporary.holdsFolder {
+            do throws(FileError) { try options.backupGuard.refuse(temporary.place, .write) } catch {
+                // The backup as its real path spells it, not as the descriptor's /proc name.
+                guard case let .insideBackup(folder) = error.reason else { throw FileError(.write, target, error.reason) }
+                throw FileError(.write, target, .insideBackup(folder: realPath(folder) ?? folder))
+            }
+        }
+        return temporary
+    }
+
+    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
+        let temporary = try held(target, options: options)
         if let owner = options.newFileOwner {
             try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
                                                  permissions: options.confidential ? 0o600
@@ -281,7 +299,7 @@ package enum SafeFile {
 
     // MARK: - Group commit
 
-    /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
+    /// What ``stage(_:to:options:hooks:)`` did: written already (a stream), or waiting for
     /// ``commit(_:hooks:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
@@ -295,7 +313,8 @@ package enum SafeFile {
     /// `syncfs`) and puts each in place, with the same guarantees. Keep groups small: each holds
     /// a descriptor.
     /// - Throws: ``FileError`` for what ``write(_:to:options:hooks:)`` refuses before writing.
-    package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init()) throws(FileError) -> Staged {
+    package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
+                              hooks: WriteHooks = .init()) throws(FileError) -> Staged {
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
         // stream, a pipe or a device put in its place, and not to a new file where it was removed.
@@ -306,6 +325,7 @@ package enum SafeFile {
         }
         // Nothing inside an iPhone backup: not a new file, not a replacement, not a pipe there.
         try options.backupGuard.refuse(path, .write)
+        hooks.afterLook?(path)
         guard let (target, status) = try resolved(path) else {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             return .pending(try prepareCreate(bytes, at: path, options: options))
@@ -404,16 +424,16 @@ package final class PendingWrite {
         if !flushed { try temporary.flush() }
         guard let replacing else {
             try temporary.linkNew()
-            if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
+            if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
             return .created(target)
         }
         // A cheap first look: most changed files are refused here, before anything is swapped.
-        guard case let .success(now) = FileStatus.of(target, followLinks: false), now.identity == replacing.identity else {
+        guard case let .success(now) = FileStatus.of(temporary.place, followLinks: false), now.identity == replacing.identity else {
             throw FileError(.write, target, .changedSinceRead)
         }
         hooks.beforeSwap?(target)
         try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
-        if syncsDirectory { SafeFile.syncDirectory(SafeFile.directory(of: target)) }
+        if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
         return .replaced(target, notKept: notKept, otherNames: max(0, now.links - 1))
     }
 }

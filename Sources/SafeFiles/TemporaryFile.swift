@@ -7,22 +7,54 @@ import Darwin
 #endif
 
 /// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
+///
+/// On Linux the target's folder is opened once (`O_PATH`) and every later call reaches it
+/// through that descriptor (`/proc/self/fd/N`, ``directory``): a folder swapped for a link to
+/// somewhere else (an iPhone backup) after the writer looked at it cannot take the file there;
+/// ``SafeFile`` asks the backup guard about the folder so held.
 final class Temporary {
     let fd: Int32
+    /// The target's folder as calls reach it: `/proc/self/fd/N` while held, else its path.
     let directory: String
     let stem: String
+    /// The target, as messages name it.
     let target: String
+    /// The target as calls reach it: in ``directory``.
+    let place: String
+    /// The held folder's descriptor, or -1.
+    private let folder: Int32
     /// The name it has (nil while an unnamed `O_TMPFILE`).
     private var name: String?
     private var committed = false
     private var discarded = false
 
+    /// Whether this process can reach a descriptor's folder by path (`/proc` is mounted).
+    private static let procDescriptors = access("/proc/self/fd", F_OK) == 0
+
+    /// Whether the folder is held by a descriptor (so the writer asks the guard about it again).
+    var holdsFolder: Bool { folder >= 0 }
+
     init(directory: String, name: String, for target: String) throws(FileError) {
-        self.directory = directory
         self.target = target
-        stem = "\(directory)/.\(Temporary.shortened(name)).ycft-"
         #if os(Linux)
-        let unnamed = open(PathBytes.cString(directory), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
+        var held: Int32 = -1
+        if Temporary.procDescriptors {
+            // O_PATH (Linux's value, left out of Glibc's Swift module): a folder that can be
+            // searched and written but not read is held too.
+            held = open(PathBytes.cString(directory), 0o10_000_000 | O_DIRECTORY | O_CLOEXEC)
+            guard held >= 0 else { throw FileError(.write, target, .system(.current)) }
+        }
+        folder = held
+        let reached = held >= 0 ? "/proc/self/fd/\(held)" : directory
+        #else
+        folder = -1
+        let reached = directory
+        #endif
+        self.directory = reached
+        place = "\(reached)/\(name)"
+        stem = "\(reached)/.\(Temporary.shortened(name)).ycft-"
+        #if os(Linux)
+        let unnamed = open(PathBytes.cString(reached), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
         if unnamed >= 0 {
             fd = unnamed
             return
@@ -30,13 +62,19 @@ final class Temporary {
         let failure = SystemError.current
         // Only "this file system has no O_TMPFILE" falls back to a named file (ENOENT: no directory).
         guard [EOPNOTSUPP, EISDIR, EINVAL].contains(failure.errno) || failure.errno == ENOTSUP else {
+            if held >= 0 { close(held) }
             throw FileError(.write, target, .system(failure))
         }
         #endif
         var named: Int32 = -1
-        self.name = try Temporary.freshName(stem, for: target) { candidate in
-            named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            return named >= 0
+        do throws(FileError) {
+            self.name = try Temporary.freshName(stem, for: target) { candidate in
+                named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                return named >= 0
+            }
+        } catch {
+            if folder >= 0 { close(folder) }
+            throw error
         }
         fd = named
     }
@@ -78,7 +116,7 @@ final class Temporary {
     /// which never replaces an existing name.
     /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
     func linkNew() throws(FileError) {
-        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(target)) == 0 }) ?? linkAt(target) else {
+        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(place)) == 0 }) ?? linkAt(place) else {
             let failure = SystemError.current
             throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
         }
@@ -131,7 +169,7 @@ final class Temporary {
         let name = try giveName()
         #if os(Linux)
         if exchange {
-            if renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE) == 0 {
+            if renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(place), YCFT_RENAME_EXCHANGE) == 0 {
                 if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
                     // The very file that was read: it is replaced; its last name here goes.
                     unlink(PathBytes.cString(name))
@@ -141,7 +179,7 @@ final class Temporary {
                 }
                 // Another program's file: put it back. ycft's file (under `name` again) is
                 // removed by discard(), which removes the name only while it is ycft's.
-                _ = renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(target), YCFT_RENAME_EXCHANGE)
+                _ = renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(place), YCFT_RENAME_EXCHANGE)
                 throw FileError(.write, target, .changedSinceRead)
             }
             let failure = SystemError.current
@@ -151,7 +189,7 @@ final class Temporary {
             }
         }
         #endif
-        guard rename(PathBytes.cString(name), PathBytes.cString(target)) == 0 else { throw FileError(.write, target, .system(.current)) }
+        guard rename(PathBytes.cString(name), PathBytes.cString(place)) == 0 else { throw FileError(.write, target, .system(.current)) }
         self.name = nil
         committed = true
     }
@@ -165,6 +203,7 @@ final class Temporary {
         discarded = true
         if !committed, let name, holdsThisFile(name) { unlink(PathBytes.cString(name)) }
         close(fd)
+        if folder >= 0 { close(folder) }
     }
 
     /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).

@@ -32,7 +32,7 @@ package struct CommandIO: Sendable {
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
-    /// Stages a write for a group commit (`SafeFile/stage(_:to:options:)`); in memory, writes at once.
+    /// Stages a write for a group commit (`SafeFile/stage(_:to:options:hooks:)`); in memory, writes at once.
     package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:hooks:)`).

@@ -112,6 +112,32 @@ import TestSupport
         #expect(BackupFolderGuard().folder(holding: folder + "/sub/x.plist") == folder)
     }
 
+    /// A folder swapped for a link to a backup after the writer's first look (by path) does not
+    /// take the file there: the writer holds the folder by a descriptor and asks the guard
+    /// about the folder so held (before, `migrate -o` wrote into the backup under this race).
+    @Test(arguments: [false, true])
+    func aFolderSwappedForALinkAfterTheLookIsRefused(replacing: Bool) throws {
+        let backup = try folder(holding: ["Manifest.db"])
+        let root = URL(fileURLWithPath: backup).deletingLastPathComponent().path
+        let folder = root + "/out"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        if replacing {
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: folder + "/x.plist"))
+            try Data("backup's".utf8).write(to: URL(fileURLWithPath: backup + "/x.plist"))
+        }
+        let before = try FileManager.default.contentsOfDirectory(atPath: backup).sorted()
+        var hooks = SafeFile.WriteHooks()
+        hooks.afterLook = { _ in
+            _ = rename(folder, folder + ".moved")
+            _ = symlink(backup, folder)
+        }
+        #expect(throws: FileError(.write, folder + "/x.plist", .insideBackup(folder: backup))) {
+            try SafeFile.write(Array("new".utf8), to: folder + "/x.plist", hooks: hooks)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
+        if replacing { #expect(try Data(contentsOf: URL(fileURLWithPath: backup + "/x.plist")) == Data("backup's".utf8)) }
+    }
+
     /// The writer itself refuses: a new file, a replacement, a stream, a backup of a file, and
     /// the check before work; nothing is made.
     @Test func theWriterRefusesEveryWayIn() throws {

@@ -66,10 +66,26 @@ package enum Faults {
 
         static int counts[32];
 
-        /* Whether this call of `call` on `path` fails; sets errno when it does. */
+        /* Whether this call of `call` on `path` fails; sets errno when it does. A path through a
+           held folder (`/proc/self/fd/N/name`, as the writer reaches a file's folder) is matched as
+           given and as the folder's own path with the rest after it. */
         static int fails(const char *call, const char *path) {
             const char *spec = getenv("YCFT_TEST_FAULTS");
             if (spec == NULL) return 0;
+            char through[PATH_MAX + 256];
+            const char *given = path;
+            if (path != NULL && strncmp(path, "/proc/self/fd/", 14) == 0) {
+                char *end = NULL;
+                long held = strtol(path + 14, &end, 10);
+                char link[64], folder[PATH_MAX];
+                snprintf(link, sizeof link, "/proc/self/fd/%ld", held);
+                ssize_t n = end != path + 14 ? readlink(link, folder, sizeof folder - 1) : -1;
+                if (n > 0) {
+                    folder[n] = 0;
+                    snprintf(through, sizeof through, "%s%s", folder, end);
+                    path = through;
+                }
+            }
             char copy[4096];
             strncpy(copy, spec, sizeof copy - 1);
             copy[sizeof copy - 1] = 0;
@@ -98,7 +114,7 @@ package enum Faults {
                         count = strtol(rest, &rest, 10);
                     }
                 }
-                if (part[0] && (path == NULL || strstr(path, part) == NULL)) continue;
+                if (part[0] && (path == NULL || (strstr(path, part) == NULL && strstr(given, part) == NULL))) continue;
                 long seen = __atomic_fetch_add(&counts[index], 1, __ATOMIC_SEQ_CST);
                 if (seen < skip || (count >= 0 && seen >= skip + count)) continue;
                 errno = code;
