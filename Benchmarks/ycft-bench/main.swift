@@ -1,7 +1,7 @@
 // ycft-bench: how ycft compares with libplist's own floor and with Linux Foundation, measured
 // in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
 // `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time;
-// `--inputs DIR [RECORDS]` writes the generated archives to DIR and stops; `--startup` times
+// `--inputs DIR [RECORDS]` writes the generated inputs to DIR and stops; `--startup` times
 // only the start-up of the ycft and startup-floor binaries built beside it).
 
 import CBenchFloor
@@ -370,6 +370,96 @@ func foundationDecode(_ bytes: [UInt8]) throws -> UInt64 {
     return UInt64(records.count)
 }
 
+// MARK: A batch of small files
+
+/// `count` small defaults files in `dir`, as exported preferences are: a launch count, a name and
+/// a YCFirstTime archive of 3 to 7 records (about 600 bytes each), in 100 folders.
+func writeDefaultsBatch(_ count: Int, to dir: URL) throws {
+    for i in 0..<count {
+        let archive = try archiverOrderArchive(3 + i % 5)
+        let file = PlistValue.dictionary(PlistDictionary([
+            ("LaunchCount", .integer(.signed(Int64(i)))), ("YCFirstTime", .data(archive)), ("Name", .string("user \(i)")),
+        ]))
+        let sub = dir.appendingPathComponent(String(format: "%03d", i % 100))
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try Data(try PropertyList.write(file, format: .binary)).write(to: sub.appendingPathComponent("\(i).plist"))
+    }
+}
+
+/// `ycft migrate --to records -o OUT --jobs 2` of the batch in `dir`, in this process.
+func migrateBatch(_ dir: String, to out: String) {
+    var io = CommandIO.live
+    io.writeStderr = { _ in }
+    io.writeStdout = { _ in }
+    let status = Ycft.run(["migrate", "--to", "records", "-o", out, "--jobs", "2", "--quiet", dir], io: io)
+    precondition(status == 0, "migrate of the batch failed")
+}
+
+/// This process's CPU time so far (user + system, every thread), in seconds.
+func ownCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The batch against a durable copy of the same files, `cp -r DIR OUT` then `sync -f OUT` (one
+/// `syncfs` of the copy's file system: every file's data and folder on disk, as migrate's group
+/// commit flushes its files), in the same rounds: each round runs both, the copy first in even
+/// rounds, each into a new folder, after one round to warm up. Wall time, and CPU time (the
+/// children's for the copy, this process's for migrate), which the machine's load moves less;
+/// a ratio is the median of the rounds' ratios. No output is deleted before the last round:
+/// ext4 passes over recently deleted inodes when it allocates one (the batch above).
+func batchTable(files count: Int, rounds: Int, work: URL) throws {
+    let dir = work.appendingPathComponent("batch-\(count)")
+    try writeDefaultsBatch(count, to: dir)
+    let bytes = (try FileManager.default.subpathsOfDirectory(atPath: dir.path)).reduce(0) { total, name in
+        total + ((try? FileManager.default.attributesOfItem(atPath: dir.path + "/" + name)).flatMap { attributes in
+            attributes[.type] as? FileAttributeType == .typeRegular ? attributes[.size] as? Int : nil
+        } ?? 0)
+    }
+    var outputs: [String] = []
+    func output() -> String {
+        outputs.append(work.appendingPathComponent("batch-out-\(outputs.count)").path)
+        return outputs[outputs.count - 1]
+    }
+    func copy() -> (wall: Double, cpu: Double) {
+        let out = output()
+        guard let copied = spawnTimes(["/usr/bin/cp", "-r", dir.path, out]), let synced = spawnTimes(["/usr/bin/sync", "-f", out]) else {
+            preconditionFailure("cp -r or sync -f failed")
+        }
+        return (copied.wall + synced.wall, copied.cpu + synced.cpu)
+    }
+    func migrate() -> (wall: Double, cpu: Double) {
+        let out = output(), cpu = ownCPUSeconds(), start = DispatchTime.now().uptimeNanoseconds
+        migrateBatch(dir.path, to: out)
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, ownCPUSeconds() - cpu)
+    }
+    _ = (copy(), migrate())
+    var copies: [(wall: Double, cpu: Double)] = [], migrates: [(wall: Double, cpu: Double)] = []
+    for round in 0..<rounds {
+        if round % 2 == 0 {
+            copies.append(copy())
+            migrates.append(migrate())
+        } else {
+            migrates.append(migrate())
+            copies.append(copy())
+        }
+    }
+    for out in outputs { try? FileManager.default.removeItem(atPath: out) }
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    func perFile(_ seconds: Double) -> String { String(format: "%.1f µs", seconds / Double(count) * 1e6) }
+    let wallRatio = median(zip(migrates, copies).map { $0.wall / $1.wall }), cpuRatio = median(zip(migrates, copies).map { $0.cpu / $1.cpu })
+    print("")
+    print("| write path: \(count) small defaults files (\(bytes / count) bytes each), \(rounds) rounds | wall time | per file | ratio "
+          + "| CPU time | per file | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| durable copy: cp -r, then sync -f | \(format(median(copies.map(\.wall)))) | \(perFile(median(copies.map(\.wall)))) | 1.00× "
+          + "| \(format(median(copies.map(\.cpu)))) | \(perFile(median(copies.map(\.cpu)))) | 1.00× |")
+    print("| ycft migrate --to records -o OUT --jobs 2 | \(format(median(migrates.map(\.wall)))) | \(perFile(median(migrates.map(\.wall)))) "
+          + "| \(String(format: "%.2f×", wallRatio)) | \(format(median(migrates.map(\.cpu)))) | \(perFile(median(migrates.map(\.cpu)))) "
+          + "| \(String(format: "%.2f×", cpuRatio)) |")
+}
+
 // MARK: Child mode (peak memory)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -379,8 +469,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: ycft-bench [--quick]                 the timed tables (a few minutes; --quick: one small round)
            ycft-bench --instructions [RECORDS]  instruction counts under valgrind's callgrind
-           ycft-bench --inputs DIR [RECORDS]    write the generated archives to DIR, then stop
+           ycft-bench --inputs DIR [RECORDS]    write the generated inputs to DIR, then stop
            ycft-bench --startup                 start-up of ycft and startup-floor built beside it
+           ycft-bench --batch [FILES]           a batch migrate of small files against a durable copy (4,000),
+                                                then per file in instructions and system calls
     """
 let records = { (index: Int) in arguments.count <= index || (Int(arguments[index]).map { $0 > 0 } ?? false) }
 let understood = switch arguments.first {
@@ -388,6 +480,7 @@ case nil: true
 case "--quick", "--startup": arguments.count == 1
 case "--instructions": arguments.count <= 2 && records(1)
 case "--inputs": (2...3).contains(arguments.count) && records(2)
+case "--batch": arguments.count <= 2 && records(1)
 case "--child": arguments.count == 3
 default: false
 }
@@ -406,6 +499,11 @@ if arguments.first == "--child", arguments.count == 3 {
     // an archive for the records, freeing the tree as before, and its encoder is `pack` less
     // `decode-free` (the same decode).
     if ["decode", "dump", "verify", "migrate"].contains(arguments[1]) { PlistTrees.leaveLastToExit() }
+    // `ycft migrate --to records -o DIR.out --jobs 2` of the batch folder DIR (the caller removes DIR.out).
+    if arguments[1] == "batch" {
+        migrateBatch(arguments[2], to: arguments[2] + ".out")
+        exit(0)
+    }
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: arguments[2])))
     switch arguments[1] {
     case "noop": sink &+= UInt64(bytes.count)
@@ -441,8 +539,9 @@ if arguments.first == "--child", arguments.count == 3 {
 
 // MARK: Inputs to keep: ycft-bench --inputs DIR [RECORDS]
 
-// The generated archives of RECORDS records (100,000 if not given), written to DIR, to profile
-// or time ycft on them by hand (`perf record ycft dump DIR/foundation-100000.plist`).
+// The generated archives of RECORDS records (100,000 if not given) and the 4,000 files of
+// `--batch`, written to DIR, to profile or time ycft on them by hand (`perf record ycft dump
+// DIR/foundation-100000.plist`).
 if arguments.first == "--inputs", arguments.count >= 2 {
     let dir = URL(fileURLWithPath: arguments[1])
     let size = arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000
@@ -451,6 +550,9 @@ if arguments.first == "--inputs", arguments.count >= 2 {
     try Data(try archiverOrderArchive(size)).write(to: apple)
     print(apple.path)
     if foundationArchive(size, at: linux) != nil { print(linux.path) }
+    // The batch of `--batch` (`ycft migrate --to records -o OUT DIR/batch` by hand).
+    try writeDefaultsBatch(4_000, to: dir.appendingPathComponent("batch"))
+    print(dir.appendingPathComponent("batch").path)
     exit(0)
 }
 
@@ -480,6 +582,61 @@ func instructions(_ command: [String], label: String) -> UInt64? {
     guard process.terminationStatus == 0, let text = try? String(contentsOfFile: out, encoding: .utf8),
           let line = text.split(separator: "\n").first(where: { $0.hasPrefix("summary:") }) else { return nil }
     return UInt64(line.dropFirst("summary:".count).trimmingCharacters(in: .whitespaces))
+}
+
+/// System calls one run of `command` makes, its threads' and children's included (`strace -f
+/// -c`), by name and in all (`total`); nil when strace is not there or the command fails.
+func systemCalls(_ command: [String], label: String) -> [String: Int]? {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-strace-\(getpid())-\(label).out").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["strace", "-f", "-c", "-o", out] + command
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+    // Rows: % time, seconds, usecs/call, calls, [errors,] name.
+    var calls: [String: Int] = [:]
+    for line in text.split(separator: "\n") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 5, let name = fields.last, let count = Int(fields[3]) else { continue }
+        calls[String(name)] = count
+    }
+    return calls["total"] == nil ? nil : calls
+}
+
+/// The write path per file, in instructions (callgrind) and system calls (strace): `ycft migrate
+/// --to records -o OUT --jobs 2` of `count` small defaults files (a child of this executable, net
+/// of one that only starts, `noop` on `small`), against `cp -r` of the same files then `sync -f`.
+func batchCounts(files count: Int, work: URL, small: URL) throws {
+    let batch = work.appendingPathComponent("batch")
+    try writeDefaultsBatch(count, to: batch)
+    let child = [selfExecutable.path, "--child", "batch", batch.path], copy = ["/usr/bin/cp", "-r", batch.path, batch.path + ".out"]
+    let sync = ["/usr/bin/sync", "-f", batch.path + ".out"]
+    func clean() { try? FileManager.default.removeItem(atPath: batch.path + ".out") }
+    defer { clean() }
+    print("")
+    print("| write path, per file (\(count) small defaults files) | instructions | system calls |")
+    print("|---|---:|---:|")
+    let base = instructions("noop", small.path), ycft = instructions(child, label: "batch")
+    clean()
+    let baseCalls = systemCalls([selfExecutable.path, "--child", "noop", small.path], label: "noop")
+    let ycftCalls = systemCalls(child, label: "batch")
+    clean()
+    let copyIr = instructions(copy, label: "cp"), copyCalls = systemCalls(copy, label: "cp"), syncCalls = systemCalls(sync, label: "sync")
+    func perFile(_ value: Double) -> String { String(format: "%.1f", value / Double(count)) }
+    let ycftIr = ycft.map { Double($0) - Double(base ?? 0) }, ycftNet = ycftCalls.map { Double($0["total"]! - (baseCalls?["total"] ?? 0)) }
+    let copyNet = copyCalls.map { Double($0["total"]! + (syncCalls?["total"] ?? 0)) }
+    print("| durable copy: cp -r, then sync -f | \(copyIr.map { perFile(Double($0)) } ?? "-") | \(copyNet.map(perFile) ?? "-") |")
+    print("| ycft migrate --to records -o OUT --jobs 2 (net of start-up) | \(ycftIr.map(perFile) ?? "-") | \(ycftNet.map(perFile) ?? "-") |")
+    // Where ycft's system calls go: those made at least once a file, most first.
+    if let ycftCalls {
+        let frequent = ycftCalls.filter { $0.key != "total" && $0.value >= count }.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        print("")
+        print("ycft's system calls per file: " + frequent.map { "\($0.key) \(perFile(Double($0.value)))" }.joined(separator: ", "))
+    }
 }
 
 // MARK: Start-up: ycft as a user starts it, against a program that only prints
@@ -684,11 +841,24 @@ if arguments.first == "--instructions" {
     }
     let small = work.appendingPathComponent("small.plist")
     try Data(try archiverOrderArchive(3)).write(to: small)
+    try batchCounts(files: 1_000, work: work, small: small)
     startupInstructions(small: small)
     finish(0)
 }
 
 // MARK: Main
+
+if arguments.first == "--batch" {
+    let work = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-batch-\(getpid())")
+    try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    try batchTable(files: arguments.count > 1 ? Int(arguments[1]) ?? 4_000 : 4_000, rounds: 9, work: work)
+    // The same per file in instructions and system calls, where valgrind and strace are installed.
+    let small = work.appendingPathComponent("small.plist")
+    try Data(try archiverOrderArchive(3)).write(to: small)
+    try batchCounts(files: 1_000, work: work, small: small)
+    try? FileManager.default.removeItem(at: work)
+    exit(0)
+}
 
 if arguments.first == "--startup" {
     let small = FileManager.default.temporaryDirectory.appendingPathComponent("ycft-bench-small-\(getpid()).plist")
@@ -868,15 +1038,7 @@ do {
 do {
     let count = quick ? 200 : 10_000
     let dir = work.appendingPathComponent("defaults")
-    for i in 0..<count {
-        let archive = try archiverOrderArchive(3 + i % 5)
-        let file = PlistValue.dictionary(PlistDictionary([
-            ("LaunchCount", .integer(.signed(Int64(i)))), ("YCFirstTime", .data(archive)), ("Name", .string("user \(i)")),
-        ]))
-        let sub = dir.appendingPathComponent(String(format: "%03d", i % 100))
-        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
-        try Data(try PropertyList.write(file, format: .binary)).write(to: sub.appendingPathComponent("\(i).plist"))
-    }
+    try writeDefaultsBatch(count, to: dir)
     var dry: [Int: Double] = [:]
     for jobs in [1, 2] {
         var times: [Double] = []
@@ -920,6 +1082,9 @@ do {
     print("the same with --dry-run (decode and re-encode, no writes): 1 job \(format(dry[1]!)), 2 jobs \(format(dry[2]!)); "
           + "speed-up \(String(format: "%.2f×", dry[1]! / dry[2]!))")
 }
+
+// The write path: a batch of small files against a durable copy of them.
+try batchTable(files: quick ? 200 : 4_000, rounds: quick ? 1 : 9, work: work)
 FileHandle.standardError.write(Data("(sink \(sink % 10))\n".utf8))
 
 let small = work.appendingPathComponent("small.plist")
