@@ -96,8 +96,9 @@ import TestSupport
         #expect(backups.folder(holding: "/nonexistent-ycft-folder/x/y.plist") == nil)
     }
 
-    /// A folder asked about is not asked again by the same guard: a run sees the answer it
-    /// started with; a new guard looks again.
+    /// A folder asked about is not asked again by the same guard, for any file in it: a run
+    /// sees the answer it started with (the mark made after the first question is not looked
+    /// for); a new guard looks again.
     @Test func aGuardAsksAboutEachFolderOnce() throws {
         let folder = try folder(holding: ["Info.plist"])
         let file = folder + "/state.plist"
@@ -105,6 +106,7 @@ import TestSupport
         #expect(backups.folder(holding: file) == nil)
         try Data().write(to: URL(fileURLWithPath: folder + "/Manifest.db"))
         #expect(backups.folder(holding: file) == nil)
+        #expect(backups.folder(holding: folder + "/second.plist") == nil)
         #expect(BackupFolderGuard().folder(holding: file) == folder)
         // A folder below it, new to the guard, finds the answer kept for the one above it.
         try FileManager.default.createDirectory(atPath: folder + "/sub", withIntermediateDirectories: false)
@@ -136,6 +138,34 @@ import TestSupport
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
         if replacing { #expect(try Data(contentsOf: URL(fileURLWithPath: backup + "/x.plist")) == Data("backup's".utf8)) }
+    }
+
+    /// What a guard keeps never lets a write into a backup: a backup folder is refused for
+    /// every file in it; a folder replaced by another (another inode at the path) and a folder
+    /// moved into a backup (another path to the inode) are looked at again, so a write there is
+    /// refused by the guard that found them outside before.
+    @Test func aKeptAnswerNeverLetsAWriteIntoABackup() throws {
+        let backups = BackupFolderGuard()
+        let backup = try folder(holding: ["Manifest.db"])
+        for name in ["a.plist", "b.plist"] {
+            #expect(throws: FileError(.write, backup + "/" + name, .insideBackup(folder: backup))) {
+                try backups.refuse(backup + "/" + name, .write)
+            }
+        }
+        // Replaced: the folder asked about goes, a backup folder takes its name.
+        let parent = try TestPaths.temporaryDirectory().path
+        let out = parent + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        #expect(backups.folder(holding: out + "/x.plist") == nil)
+        try FileManager.default.moveItem(atPath: out, toPath: parent + "/old")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
+        try Data().write(to: URL(fileURLWithPath: out + "/Manifest.mbdb"))
+        #expect(throws: FileError(.write, out + "/y.plist", .insideBackup(folder: out))) { try backups.refuse(out + "/y.plist", .write) }
+        // Moved: the folder found outside, now inside the backup (the same inode, another path).
+        try FileManager.default.moveItem(atPath: parent + "/old", toPath: backup + "/old")
+        #expect(throws: FileError(.write, backup + "/old/z.plist", .insideBackup(folder: backup))) {
+            try backups.refuse(backup + "/old/z.plist", .write)
+        }
     }
 
     /// The writer itself refuses: a new file, a replacement, a stream, a backup of a file, and
