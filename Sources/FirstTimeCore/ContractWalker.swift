@@ -432,7 +432,8 @@ package struct ContractWalker {
             return nil
         }
         try checkChain(info, expected: LegacyArchive.dateChain)
-        let owner = blockKey.map { "record \(quoted($0)): " } ?? ""
+        // Made only for a finding, not for every record (docs/performance.md).
+        var owner: String { blockKey.map { "record \(quoted($0)): " } ?? "" }
         guard let field = graph.field(found, named: "NS.time") else {
             try add(.timeNotReal, .object(uid), "\(owner)NSDate has no NS.time, which YCFirstTime reads as 0.0 "
                     + "(2001-01-01T00:00:00Z: decodeDouble(forKey:) of a missing key); a write stores that real", record: blockKey)
