@@ -14,13 +14,16 @@ final class NodeGraph: ArchiveGraph {
     /// alive, which every node the walker reads is borrowed from.
     let objects: PlistItemCursor
     let rootUID: UInt64?
+    /// Whether an integer may be a 16-byte one (``PlistDocument/mayHoldWideIntegers``).
+    private let mayHoldWideIntegers: Bool
 
     init?(_ document: PlistDocument) {
         let envelope = document.top
+        mayHoldWideIntegers = document.mayHoldWideIntegers
         // Exactly the four keys NSKeyedArchiver writes (more: the checked path names them).
         guard document.format == .binary, envelope.dictionaryCount == 4,
               envelope["$archiver"]?.string == KeyedArchive.archiverName,
-              envelope["$version"]?.int64 == KeyedArchive.archiverVersion,
+              envelope["$version"]?.int64(mayBeWide: mayHoldWideIntegers) == KeyedArchive.archiverVersion,
               let top = envelope["$top"], top.dictionaryCount == 1, let rootUID = top["root"]?.uid,
               let array = envelope["$objects"], let objects = PlistItemCursor(array, of: document),
               objects.count > 0, objects[0].string == "$null"
@@ -37,7 +40,9 @@ final class NodeGraph: ArchiveGraph {
     func real(_ node: ArchiveNode) -> Double? { PlistAddress.real(node.handle) }
     /// An integer of 1 to 8 bytes; nil for a 16-byte one (libplist keeps only its low half), which
     /// the checked path then reads exactly.
-    func integer(_ node: ArchiveNode) -> PlistInteger? { PlistAddress.int64(node.handle).map { .signed($0) } }
+    func integer(_ node: ArchiveNode) -> PlistInteger? {
+        PlistAddress.int64(node.handle, mayBeWide: mayHoldWideIntegers).map { .signed($0) }
+    }
     func items(_ node: ArchiveNode) -> [ArchiveNode]? { PlistAddress.items(node.handle)?.map(ArchiveNode.init) }
     func field(_ node: ArchiveNode, _ key: String) -> ArchiveNode? { PlistAddress.field(node.handle, key).map(ArchiveNode.init) }
     func field(_ node: ArchiveNode, named key: StaticString) -> ArchiveNode? {

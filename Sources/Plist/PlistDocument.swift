@@ -41,6 +41,10 @@ package final class PlistDocument {
     }
 
     package var top: PlistNode { PlistNode(raw: root) }
+
+    /// Whether an integer node may be a 16-byte one (``PlistNode/int64(mayBeWide:)``): false for
+    /// a binary document whose guard pass found none (`exactSource`), true otherwise.
+    package var mayHoldWideIntegers: Bool { format != .binary || exactSource != nil }
 }
 
 /// What becomes of a ``PlistDocument``'s libplist tree when the document is released: freed at
@@ -114,10 +118,12 @@ package struct PlistNode {
     }
 
     /// The integer, when it is one of 1 to 8 bytes; nil for a 16-byte integer, of which libplist
-    /// keeps only the low half (``PlistDocument/value()`` reads it exactly). Asking libplist costs
-    /// a copy and a serialization of the node, so the fast path asks once per archive (`$version`).
-    package var int64: Int64? {
-        guard kind == .integer, ycft_int_is_16_bytes(raw) == 0 else { return nil }
+    /// keeps only the low half (``PlistDocument/value()`` reads it exactly). Asking libplist which
+    /// it is costs a copy and a serialization of the node (a 32 KiB table zeroed and walked), so
+    /// it is asked only when the node's document may hold one
+    /// (``PlistDocument/mayHoldWideIntegers``, given as `mayBeWide`).
+    package func int64(mayBeWide: Bool) -> Int64? {
+        guard kind == .integer, !mayBeWide || ycft_int_is_16_bytes(raw) == 0 else { return nil }
         return Int64(bitPattern: ycft_get_uint(raw))
     }
 
@@ -247,8 +253,8 @@ package enum PlistAddress {
     package static func uid(_ address: UInt) -> UInt64? { node(address)?.uid }
     /// ``PlistNode/real``.
     package static func real(_ address: UInt) -> Double? { node(address)?.real }
-    /// ``PlistNode/int64``.
-    package static func int64(_ address: UInt) -> Int64? { node(address)?.int64 }
+    /// ``PlistNode/int64(mayBeWide:)``.
+    package static func int64(_ address: UInt, mayBeWide: Bool) -> Int64? { node(address)?.int64(mayBeWide: mayBeWide) }
     /// ``PlistNode/dictionaryCount``.
     package static func dictionaryCount(_ address: UInt) -> Int { node(address)?.dictionaryCount ?? 0 }
     /// ``PlistNode/keys``.

@@ -18,7 +18,7 @@ import PlistCore
         for order in orders {
             let cursor = try #require(PlistItemCursor(document.top, of: document))
             #expect(cursor.count == 1_000)
-            for index in order { #expect(cursor[index].int64 == Int64(index * 3) && items[index].int64 == Int64(index * 3)) }
+            for index in order { #expect(cursor[index].int64(mayBeWide: true) == Int64(index * 3) && items[index].int64(mayBeWide: true) == Int64(index * 3)) }
         }
     }
 
