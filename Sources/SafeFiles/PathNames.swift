@@ -15,6 +15,7 @@ extension SafeFile {
     /// (`ycft set /dev/stdin < prefs.plist` would rewrite prefs.plist), so it is never changed
     /// in place. Decided from names and links alone: nothing is opened.
     package static func namesDescriptor(_ path: String) -> Bool {
+        if isOrdinaryPath(path) { return false }
         var current = path
         for _ in 0..<40 {
             if descriptorName(lexicallyNormalized(current)) { return true }
@@ -25,6 +26,52 @@ extension SafeFile {
             current = text.hasPrefix("/") ? text : directory(of: current) + "/" + text
         }
         return false  // a loop of links: opening it fails (ELOOP)
+    }
+
+    /// True when `path` certainly names no open descriptor (``namesDescriptor(_:)`` is false),
+    /// found with two `lstat`s and a look at its text, where the rule itself resolves every
+    /// folder above the path (`realpath`, a `readlink` for each): a batch asks it of every
+    /// output, several times. False says nothing; the rule then decides.
+    ///
+    /// It answers for each of the rule's three looks at the path:
+    /// - the path's text: a descriptor name's first part (past `/`, `.` and empty parts) is
+    ///   `dev` or `proc`;
+    /// - its folder, resolved: a descriptor folder's last part is `fd`, and a folder whose last
+    ///   part is a name other than `fd`, `.` and `..`, and not a link, resolves to a path that
+    ///   ends in that name;
+    /// - the path a link: the rule follows it, so a link is left to the rule.
+    static func isOrdinaryPath(_ path: String) -> Bool {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let bytes = Array(path.utf8)
+        // The text: its first part that is not empty or `.`.
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != slash { end += 1 }
+            let part = bytes[start..<end]
+            if !(part.isEmpty || part.elementsEqual([dot])) {
+                if part.elementsEqual("dev".utf8) || part.elementsEqual("proc".utf8) { return false }
+                break
+            }
+            start = end + 1
+        }
+        // The folder, as the rule resolves it (`directory(of:)`): none means `.`, which may be anywhere.
+        guard let last = bytes.lastIndex(of: slash) else { return false }
+        var folderEnd = last
+        while folderEnd > 0 && bytes[folderEnd - 1] == slash { folderEnd -= 1 }
+        // Past the root's slashes, the folder is the root: no descriptor folder.
+        if folderEnd > 0 {
+            let nameStart = (bytes[..<folderEnd].lastIndex(of: slash) ?? -1) + 1
+            let name = bytes[nameStart..<folderEnd]
+            if name.elementsEqual("fd".utf8) || name.elementsEqual([dot]) || name.elementsEqual([dot, dot]) { return false }
+            // The text up to a slash, so whole scalars (a byte that is not UTF-8 is one, PathBytes).
+            let folder = String(path[..<path.utf8.index(path.utf8.startIndex, offsetBy: folderEnd)])
+            guard case let .success(status) = FileStatus.of(folder, followLinks: false),
+                  status.kind != .symbolicLink else { return false }
+        }
+        // The path itself: a link is followed by the rule.
+        if case let .success(status) = FileStatus.of(path, followLinks: false), status.kind == .symbolicLink { return false }
+        return true
     }
 
     /// Where an output path that names an open descriptor (``namesDescriptor(_:)``) may be
@@ -58,7 +105,7 @@ extension SafeFile {
     /// descriptor name is not asked here (``standardStream(forOutput:confidential:)`` says
     /// which stream it is); false when the device cannot be opened.
     package static func isTerminalDevice(_ path: String) -> Bool {
-        guard !namesDescriptor(path), case let .success(status) = FileStatus.of(path), status.kind == .characterDevice else { return false }
+        guard case let .success(status) = FileStatus.of(path), status.kind == .characterDevice, !namesDescriptor(path) else { return false }
         let fd = open(PathBytes.cString(path), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }

@@ -14,8 +14,9 @@ enum OutputGuard {
     /// lost (no such file, not a regular file, nothing ycft reads as preferences, every
     /// preference kept). `hint` ends the message: what to do instead.
     static func refusal(_ path: String, replacingWith bytes: [UInt8], key: String, io: CommandIO, hint: String) -> String? {
-        // A descriptor name is the writer's to decide (a standard stream, or refused).
-        guard !SafeFile.namesDescriptor(path), let status = io.fileStatus(path), status.kind == .regular,
+        // A descriptor name is the writer's to decide (a standard stream, or refused); asked
+        // after the status, which most outputs, new files, do not get past.
+        guard let status = io.fileStatus(path), status.kind == .regular, !SafeFile.namesDescriptor(path),
               let existing = try? io.readFile(path, PlistLimits.default.maxInputSize, false) else { return nil }
         defer { existing.release() }
         let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)
@@ -37,7 +38,7 @@ enum OutputGuard {
     /// file to compare (none, a descriptor name, a pipe: the writer decides) or it cannot be read
     /// (the writer says why).
     static func comparison(_ path: String, with bytes: [UInt8], key: String, io: CommandIO) -> Comparison? {
-        guard !SafeFile.namesDescriptor(path), let status = io.fileStatus(path), status.kind == .regular,
+        guard let status = io.fileStatus(path), status.kind == .regular, !SafeFile.namesDescriptor(path),
               let existing = try? io.readFile(path, max(bytes.count, PlistLimits.default.maxInputSize), false) else { return nil }
         defer { existing.release() }
         if existing.bytes == bytes { return .same(existing.status?.identity) }
