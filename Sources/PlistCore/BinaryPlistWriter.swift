@@ -26,8 +26,10 @@ struct BinaryPlistWriter {
     private var committedBytes = 0
     /// Sharing of equal scalars: an open-addressing table of object indexes + 1 (0 is empty),
     /// probed linearly by the hash of a scalar's bytes, and each object's hash. Equality is on
-    /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.)
-    private var table: [Int] = Array(repeating: 0, count: 1024)
+    /// the exact bytes. (A Dictionary keyed by the hash would hash the hash again.) Small at
+    /// first, sized by `reserve` and grown as needed: a small file's write paid for zeroing a
+    /// large one (docs/performance.md).
+    private var table: [Int] = Array(repeating: 0, count: 64)
     private var sharedCount = 0
     private var hashes: [Int] = []
     /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
@@ -112,7 +114,7 @@ struct BinaryPlistWriter {
     fileprivate mutating func reserve(objects count: Int) {
         objects.reserveCapacity(count)
         hashes.reserveCapacity(count)
-        var size = 1024
+        var size = 64
         while size < 2 * count { size *= 2 }
         if size > table.count { table = Array(repeating: 0, count: size) }
     }

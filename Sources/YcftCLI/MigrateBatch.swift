@@ -48,11 +48,13 @@ extension MigrateCommand {
             }
             // Refuse outputs that meet, and outputs that are inputs.
             guard case .output = mode else { return }
+            // Each output's spelling normalized once (a string walk per job).
+            let spellings = jobs.map { Self.normalized($0.output ?? "") }
             var byOutput: [String: [String]] = [:]
-            for job in jobs { byOutput[Self.normalized(job.output ?? ""), default: []].append(job.path) }
+            for (job, spelling) in zip(jobs, spellings) { byOutput[spelling, default: []].append(job.path) }
             var problems: [String] = []
-            for job in jobs {
-                guard let output = job.output, let inputs = byOutput[Self.normalized(output)] else { continue }
+            for (job, spelling) in zip(jobs, spellings) {
+                guard let output = job.output, let inputs = byOutput[spelling] else { continue }
                 if inputs.count > 1 && inputs[0] == job.path {
                     problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
@@ -65,13 +67,35 @@ extension MigrateCommand {
             }
         }
 
-        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs.
+        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs: split at each `/` byte,
+        /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
+        /// makes one character of the two).
         static func normalized(_ path: String) -> String {
-            var parts: [Substring] = []
-            for part in path.split(separator: "/") where part != "." {
-                if part == "..", let last = parts.last, last != ".." { parts.removeLast() } else { parts.append(part) }
+            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+            let bytes = Array(path.utf8)
+            func isDotDot(_ part: Range<Int>) -> Bool { part.count == 2 && bytes[part.lowerBound] == dot && bytes[part.lowerBound + 1] == dot }
+            var parts: [Range<Int>] = []
+            var start = 0
+            while start < bytes.count {
+                var end = start
+                while end < bytes.count && bytes[end] != slash { end += 1 }
+                let part = start..<end
+                if part.isEmpty || (part.count == 1 && bytes[start] == dot) {
+                    // `a//b`, `a/./b`: nothing.
+                } else if isDotDot(part), let last = parts.last, !isDotDot(last) {
+                    parts.removeLast()
+                } else {
+                    parts.append(part)
+                }
+                start = end + 1
             }
-            return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+            var joined: [UInt8] = bytes.first == slash ? [slash] : []
+            for (i, part) in parts.enumerated() {
+                if i > 0 { joined.append(slash) }
+                joined.append(contentsOf: bytes[part])
+            }
+            // Cut only at `/` bytes, so the bytes are the text's own, whole scalars.
+            return String(decoding: joined, as: UTF8.self)
         }
     }
 }

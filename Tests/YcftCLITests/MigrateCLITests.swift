@@ -257,6 +257,18 @@ import TestSupport
         #expect(result.status == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["big.plist"])
     }
+
+    /// Outputs are compared as the kernel reads paths, split at each `/` byte: `a/./\u{301}x`
+    /// (a name that starts with a combining mark, which makes one character with the slash
+    /// before it) is `a/\u{301}x`, and `..` climbs as it does elsewhere.
+    @Test func outputsAreComparedByTheirBytes() {
+        typealias Plan = MigrateCommand.Batch
+        #expect(Plan.normalized("O/a/./\u{301}x.plist") == "O/a/\u{301}x.plist")
+        #expect(Plan.normalized("O//a/b/../c/") == "O/a/c")
+        #expect(Plan.normalized("/O/./a") == "/O/a")
+        #expect(Plan.normalized("../../a/..") == "../..")
+        #expect(Plan.normalized("") == "")
+    }
 }
 
 func dictionary(_ bytes: [UInt8]) throws -> PlistDictionary {
