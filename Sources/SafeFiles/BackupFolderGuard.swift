@@ -178,7 +178,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 let parent = SafeFile.directory(of: existing)
                 // untested: a working folder removed while ycft runs in it ("." does not exist)
                 if parent == existing { return .success(nil) }
-                missing.insert(existing.lastIndex(of: "/").map { String(existing[existing.index(after: $0)...]) } ?? existing, at: 0)
+                let name = existing.utf8.lastIndex(of: UInt8(ascii: "/")).map { existing.utf8[existing.utf8.index(after: $0)...] }
+                missing.insert(name.map { String(Substring($0)) } ?? existing, at: 0)
                 existing = parent
                 continue
             case let .failure(error):

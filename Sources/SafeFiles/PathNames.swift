@@ -159,10 +159,11 @@ extension SafeFile {
         return (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
     }
 
-    /// The directory part of a path (`.` when there is none).
+    /// The directory part of a path (`.` when there is none), cut at its last `/` byte: a name
+    /// that starts with a combining mark makes one character with the slash before it.
     package static func directory(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return slash == path.utf8.startIndex ? "/" : String(Substring(path.utf8[..<slash]))
     }
 
     /// The descriptor that `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
@@ -182,7 +183,7 @@ extension SafeFile {
     }
 
     static func baseName(_ path: String) -> String {
-        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? path
     }
 
     /// `realpath(3)` of `path` (every link resolved), nil when it does not resolve.

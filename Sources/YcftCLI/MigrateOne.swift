@@ -130,8 +130,9 @@ extension MigrateCommand {
     /// forced.
     private static func stageCopy(_ bytes: [UInt8], of input: InputFile, to path: String, options: Migration.Options, io: CommandIO,
                                   run: RunState) throws(Ycft.Failure) -> SafeFile.Staged {
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            do { try run.makeDirectoryOnce(String(path[..<slash]), io: io) } catch let error as FileError {
+        // Its folder by bytes, as SafeFile.directory(of:) cuts it.
+        if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex {
+            do { try run.makeDirectoryOnce(String(Substring(path.utf8[..<slash])), io: io) } catch let error as FileError {
                 // The folder would be inside an iPhone backup: said as the writer says it.
                 throw Ycft.failure(error)
             } catch {

@@ -168,6 +168,18 @@ import TestSupport
         }
     }
 
+    /// A file whose name starts with a combining mark, right in a backup folder, is inside it:
+    /// its folder is cut at the last `/` byte, not at the last `/` character (the mark makes one
+    /// character with the slash, and the folder above the backup was judged). Nothing is made.
+    @Test func aNameStartingWithACombiningMarkIsInItsFolder() throws {
+        let backup = try folder(holding: ["Manifest.db"])
+        let file = backup + "/\u{301}state.plist"
+        #expect(SafeFile.directory(of: file) == backup)
+        #expect(throws: FileError(.write, file, .insideBackup(folder: backup))) { try BackupFolderGuard().refuse(file, .write) }
+        #expect(throws: FileError(.write, file, .insideBackup(folder: backup))) { try SafeFile.write(Array("x".utf8), to: file) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["Manifest.db"])
+    }
+
     /// The writer itself refuses: a new file, a replacement, a stream, a backup of a file, and
     /// the check before work; nothing is made.
     @Test func theWriterRefusesEveryWayIn() throws {

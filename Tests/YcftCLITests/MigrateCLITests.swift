@@ -258,6 +258,17 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["big.plist"])
     }
 
+    /// A file whose name starts with a combining mark lands in its mirrored folder below OUT,
+    /// which is made for it (its folder was cut at the last `/` character, which the mark
+    /// hides: no folder was made and the write failed).
+    @Test func aNameStartingWithACombiningMarkIsMirrored() throws {
+        let dir = try fresh(["in/sub/\u{301}x.plist"])
+        let out = dir.appendingPathComponent("out")
+        let result = try runProcess(ycft, ["migrate", "-o", out.path, dir.appendingPathComponent("in").path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try dictionary(readBytes(out.appendingPathComponent("sub/\u{301}x.plist")))["YCFirstTime.records"] != nil)
+    }
+
     /// Outputs are compared as the kernel reads paths, split at each `/` byte: `a/./\u{301}x`
     /// (a name that starts with a combining mark, which makes one character with the slash
     /// before it) is `a/\u{301}x`, and `..` climbs as it does elsewhere.
