@@ -169,7 +169,7 @@ package struct CommandIO: Sendable {
             try SafeFile.checkReplaceable(path, status: read, options: options)
         }
         io.checkWritable = { path throws(FileError) in try SafeFile.checkWritable(path, backupGuard: backups) }
-        io.syncDirectories = { (directories: [String]) in for directory in directories { SafeFile.syncDirectory(directory) } }
+        io.syncDirectories = { (directories: [String]) in SafeFile.syncDirectories(directories) }
         io.streamFailures = { StreamFailures(standardOutput: streams.standardOutput.failure, standardError: streams.standardError.failure) }
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
         io.environment = { name in getenv(name).map { String(cString: $0) } }

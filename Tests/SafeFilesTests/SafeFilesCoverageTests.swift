@@ -138,6 +138,24 @@ import Glibc
 
     // MARK: New files and backups
 
+    /// A batch's folders are flushed with one flush of their file system, not one each; where
+    /// that flush fails (or there is none), each folder is flushed; a folder that is not there
+    /// is left.
+    @Test func foldersAreFlushedOncePerFileSystem() throws {
+        let dir = try scratch()
+        for name in ["a", "b", "c"] { #expect(mkdir(dir + "/" + name, 0o755) == 0) }
+        let folders = ["a", "b", "missing", "c"].map { dir + "/" + $0 }
+        for whole in [true, false] {
+            var (systems, alone) = (0, 0)
+            SafeFile.syncDirectories(folders, flushFileSystem: { _ in
+                systems += 1
+                return whole
+            }, flushDirectory: { _ in alone += 1 })
+            #expect(systems == 1 && alone == (whole ? 0 : 3), "whole: \(whole)")
+        }
+        SafeFile.syncDirectories(folders)
+    }
+
     /// A new file given an owner gets the mode asked for, or 0600 when it is confidential, or
     /// 0666 less the umask.
     @Test func aNewFileWithAnOwnerTakesTheModeAsked() throws {
