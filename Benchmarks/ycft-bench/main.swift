@@ -2,7 +2,8 @@
 // in one run on the same bytes. `swift run -c release ycft-bench` (add --quick for a smoke run;
 // `--instructions [RECORDS]` counts instructions under valgrind's callgrind instead of time;
 // `--inputs DIR [RECORDS]` writes the generated inputs to DIR and stops; `--startup` times
-// only the start-up of the ycft and startup-floor binaries built beside it).
+// only the start-up of the ycft and startup-floor binaries built beside it; `--batch [FILES]`
+// only a batch migrate of small files against a durable copy of them).
 
 import CBenchFloor
 import FirstTimeArchive
