@@ -15,7 +15,7 @@ extension SafeFile {
         syncDirectories(directories, flushFileSystem: hooks.flushFileSystem) { _ = fsync($0) }
     }
 
-    /// ``syncDirectories(_:)`` with the flushes given: `flushFileSystem` for the file system
+    /// ``syncDirectories(_:hooks:)`` with the flushes given: `flushFileSystem` for the file system
     /// holding an open directory (whether it flushed), `flushDirectory` for the directory alone.
     static func syncDirectories(_ directories: [String], flushFileSystem: (Int32) -> Bool, flushDirectory: (Int32) -> Void) {
         // Whether each file system (by device) was flushed whole.
