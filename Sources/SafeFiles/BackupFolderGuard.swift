@@ -22,9 +22,14 @@ import Darwin
 /// the path spells it where it can.
 ///
 /// Each instance remembers its answers, so a batch asks about each folder once: for a folder
-/// by its path and its device and inode (the same inode under a bind mount can have other
-/// folders above it), for whether a folder is marked by its device and inode alone. Keep one
-/// for a run, not for a process's life: a folder can become a backup later.
+/// by its device and inode and the path it is at (the same inode under a bind mount can have
+/// other folders above it), that is, as the path spells it or, for a folder this process
+/// holds open (`/proc/self/fd/N`, as the writer asks about the folder it holds), where the
+/// kernel says it is now; for whether a folder is marked, by its device and inode. So another
+/// folder put where one was (a link, a new folder: another inode) and a folder moved, or
+/// below a folder moved (another path), are looked at again. Keep one for a run, not for a
+/// process's life: a folder can become a backup later, and one moved into a folder put in
+/// place of one above it, under the same names, keeps its answer.
 ///
 /// ```swift
 /// let backups = BackupFolderGuard()
@@ -37,16 +42,32 @@ package final class BackupFolderGuard: @unchecked Sendable {
         let inode: FileIdentity.Inode
     }
 
-    /// A folder as a path spells it, and the inode the path reached when it was asked.
+    /// A folder as a path spells it (for one held by a descriptor, the path the kernel gives
+    /// for it now), and the inode the path reached when it was asked.
     private struct SpelledFolder: Hashable {
         let path: String
         let inode: FileIdentity.Inode
+
+        init(_ path: String, _ status: FileStatus) {
+            // A descriptor's number names another folder once it is closed and reused.
+            self.path = Self.isHeld(path) ? SafeFile.linkText(path) ?? path : path
+            inode = FileIdentity.Inode(status.identity)
+        }
+
+        /// Whether `path` is `/proc/self/fd/N`: a folder this process holds open.
+        private static func isHeld(_ path: String) -> Bool {
+            let prefix = "/proc/self/fd/"
+            guard path.utf8.starts(with: prefix.utf8), path.utf8.count > prefix.utf8.count else { return false }
+            return path.utf8.dropFirst(prefix.utf8.count).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        }
     }
 
     /// The backup folder at or above each folder asked about (nil: none).
     private var above: [SpelledFolder: Found?] = [:]
     /// Whether each folder looked at is itself a backup folder.
     private var marked: [FileIdentity.Inode: Bool] = [:]
+    /// The walks made (``walked``).
+    private var walks = 0
     /// Guards both tables (`migrate`'s workers share one guard). A pthread mutex rather than a
     /// `Synchronization.Mutex`: SafeFiles builds for iOS 15, and `Mutex` needs iOS 18.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -62,6 +83,9 @@ package final class BackupFolderGuard: @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
     }
+
+    /// How many times the guard walked up from a folder it had no answer for (for tests).
+    var walked: Int { locked { walks } }
 
     private func locked<T>(_ body: () -> T) -> T {
         pthread_mutex_lock(mutex)
@@ -189,8 +213,9 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
         // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
         if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
-        let key = SpelledFolder(path: existing, inode: FileIdentity.Inode(status.identity))
+        let key = SpelledFolder(existing, status)
         if let known = locked({ above[key] }) { return .success(known) }
+        locked { walks += 1 }
         let found: Found?
         switch walk(from: existing) {
         case let .success(answer): found = answer

@@ -180,6 +180,58 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["Manifest.db"])
     }
 
+    /// The writer asks about each output's folder twice, by its path and as it holds it open
+    /// (`/proc/self/fd/N`); a batch's guard walks up from a folder once: not again for a second
+    /// file staged there (whose folder is held by another descriptor), nor for a file after the
+    /// first was written.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func theWriterWalksUpFromAFolderOncePerGuard() throws {
+        let folder = try TestPaths.temporaryDirectory().path + "/out"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let backups = BackupFolderGuard()
+        let options = SafeFile.WriteOptions(backupGuard: backups)
+        let first = try SafeFile.stage(Array("1".utf8), to: folder + "/a.plist", options: options)
+        let walked = backups.walked
+        #expect(walked >= 1)
+        let second = try SafeFile.stage(Array("2".utf8), to: folder + "/b.plist", options: options)
+        #expect(backups.walked == walked)
+        for case let .pending(write) in [first, second] { #expect(throws: Never.self) { try SafeFile.commit([write])[0].get() } }
+        try SafeFile.write(Array("3".utf8), to: folder + "/c.plist", options: options)
+        #expect(backups.walked == walked)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["a.plist", "b.plist", "c.plist"])
+    }
+
+    /// What a batch's guard keeps never takes a file into a backup: the folder it wrote into,
+    /// swapped after the writer's look for a link to a backup (another inode), or moved into a
+    /// backup and reached by a link left where it was (the same inode, another place), is
+    /// looked at again as the writer holds it, and refused.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")), arguments: [false, true])
+    func aFolderWrittenIntoBeforeIsLookedAtAgainWhenItMoves(moving: Bool) throws {
+        let backup = try folder(holding: ["Manifest.db"])
+        let root = URL(fileURLWithPath: backup).deletingLastPathComponent().path
+        let folder = root + "/out"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let backups = BackupFolderGuard()
+        try SafeFile.write(Array("1".utf8), to: folder + "/a.plist", options: SafeFile.WriteOptions(backupGuard: backups))
+        var hooks = SafeFile.WriteHooks()
+        if moving {
+            // Before the write: the folder goes into the backup, a link to it takes its place.
+            try FileManager.default.moveItem(atPath: folder, toPath: backup + "/out")
+            try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: backup + "/out")
+        } else {
+            hooks.afterLook = { _ in
+                _ = rename(folder, folder + ".moved")
+                _ = symlink(backup, folder)
+            }
+        }
+        let before = try FileManager.default.contentsOfDirectory(atPath: backup).sorted()
+        #expect(throws: FileError(.write, folder + "/b.plist", .insideBackup(folder: backup))) {
+            try SafeFile.write(Array("2".utf8), to: folder + "/b.plist", options: SafeFile.WriteOptions(backupGuard: backups), hooks: hooks)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
+        if moving { #expect(try FileManager.default.contentsOfDirectory(atPath: backup + "/out") == ["a.plist"]) }
+    }
+
     /// The writer itself refuses: a new file, a replacement, a stream, a backup of a file, and
     /// the check before work; nothing is made.
     @Test func theWriterRefusesEveryWayIn() throws {
