@@ -4,9 +4,11 @@ package import PlistCore
 package import SafeFiles
 
 /// The one write of YCFirstTime state and the one place that says what a write may do and must
-/// say (`ycft set`, `unset`, `reset`, `edit`, `pack --into`, ``StateFile/update(at:key:limits:_:)``,
-/// `FirstTimeStore`'s save): a ``Change`` of a ``StateFile`` gives its new bytes in the file's own
-/// form, every other key in place, and a ``Report`` that callers only turn into words. Only
+/// say (`ycft set`, `unset`, `reset`, `edit`, `pack --into`, ``StateFile/update(at:key:limits:_:)``):
+/// a ``Change`` of a ``StateFile`` gives its new bytes in the file's own form, every other key in
+/// place, and a ``Report`` that callers only turn into words. `FirstTimeStore`'s save is the
+/// app's own and refuses nothing, as the app does not: it goes through ``cycle(_:read:options:change:write:)``
+/// and ``bytes(of:_:byteOrderMark:)`` but not ``apply(_:)``. Only
 /// YCFirstTime state is replaced (``StateFile/heldState()`` judges); what the device discards, or
 /// reads no state from, is replaced only when forced. Every write goes through
 /// ``cycle(_:read:options:change:write:)`` and `SafeFile`, which refuses a path inside an iPhone
