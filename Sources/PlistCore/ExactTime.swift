@@ -195,18 +195,7 @@ package enum ExactTime {
     /// Why `YYYY-MM-DDTHH:MM:SS`, digits where its digits go, is no date and time (the first
     /// field out of range, named); nil when it is not of that form or is one.
     private static func impossibility(_ main: Substring) -> String? {
-        let chars = Array(main.utf8)
-        guard chars.count == 19 else { return nil }
-        var fields: [Int64] = []
-        for range in [0..<4, 5..<7, 8..<10, 11..<13, 14..<16, 17..<19] {
-            var value: Int64 = 0
-            for i in range {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(chars[i]) else { return nil }
-                value = value * 10 + Int64(chars[i] - UInt8(ascii: "0"))
-            }
-            fields.append(value)
-        }
-        let (year, month, day, hour, minute, second) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+        guard let (year, month, day, hour, minute, second) = CivilTime.fields(Array(main.utf8)) else { return nil }
         let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                       "November", "December"]
         if year == 0 { return "there is no year 0 (ycft reads years 1 to 9999)" }
