@@ -176,19 +176,9 @@ extension LegacyArchive {
                 guard let value = object(uid) else {
                     throw .contract(ContractFinding(.uidDangling, at: .object(root), "UID \(uid) is outside $objects (\(objects.count) objects)"))
                 }
-                Self.uids(in: value, into: &pending)
+                value.forEachUID { pending.append($0) }
             }
             (self.objects, self.root, self.entries) = (objects, root, entries)
-        }
-
-        /// Every UID in a value, at any depth.
-        private static func uids(in value: PlistValue, into found: inout [UInt64]) {
-            switch value {
-            case let .uid(uid): found.append(uid)
-            case let .array(items): for item in items { uids(in: item, into: &found) }
-            case let .dictionary(entries): for entry in entries { uids(in: entry.value, into: &found) }
-            default: break
-            }
         }
     }
 }
