@@ -63,7 +63,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .xmlNotUTF8(unitBits, bigEndian, marked):
             // unreachable: (the `??`) ycft makes this error only from an XMLTextEncoding (its `error(marked:)`), 16 or 32 bits
             let (name, mark) = XMLTextEncoding(unitBits: unitBits, bigEndian: bigEndian).map { ($0.rawValue, $0.byteOrderMark) } ?? ("\(unitBits)-bit units", [])
-            let told = marked ? "(byte-order mark \(mark.map { hex($0) }.joined(separator: " ")))"
+            let told = marked ? "(byte-order mark \(mark.map { hex($0, digits: 2) }.joined(separator: " ")))"
                 : "without a byte-order mark"
             return "an XML property list in \(name) \(told): ycft reads XML property lists in UTF-8 only; "
                 + "convert it first (iconv -f \(name) -t UTF-8)"
@@ -318,7 +318,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case let .dateOutsideXML(date):
                 return "date \(date) has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds"
             case let .nanOutsideXML(bits):
-                return "real NaN 0x\(String(bits, radix: 16, uppercase: true)) has a sign or payload XML cannot hold; "
+                return "real NaN 0x\(hex(bits)) has a sign or payload XML cannot hold; "
                     + "XML's one NaN, nan, reads back as 0x7FF8000000000000"
             case let .integerBeyondLibplist(high, low):
                 return "libplist 2.2.0 cannot hold the 16-byte integer \(PlistInteger.wide(high: high, low: low))"
@@ -371,7 +371,6 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             }
         }
 
-        private func hex(_ value: UInt32) -> String { String(value, radix: 16, uppercase: true) }
         private func escaped(_ name: String) -> String { UntrustedText.escaped(name) }
     }
 }
@@ -430,10 +429,10 @@ public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomString
     public var description: String { rawValue }
 }
 
-/// A byte as two uppercase hex digits: `FE`.
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+/// A number in uppercase hex digits, at least `digits` of them: `FE`, `1F600`.
+private func hex(_ value: some BinaryInteger, digits: Int = 1) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - text.count)) + text
 }
 
 /// Quotes untrusted text for a message: ``UntrustedText/quoted(_:)``.
