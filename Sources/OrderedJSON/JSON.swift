@@ -129,12 +129,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Opens an object: ``key(_:)`` and a value for each member, then ``endObject()``.
-    package mutating func beginObject() {
-        item()
-        out.append(0x7B)
-        depth += 1
-        empty = true
-    }
+    package mutating func beginObject() { begin(0x7B) }
 
     /// The next member's key; its value follows.
     package mutating func key(_ key: String) {
@@ -168,15 +163,17 @@ package struct JSONWriter: ~Copyable {
     package mutating func endObject() { end(0x7D) }
 
     /// Opens an array: a value for each item, then ``endArray()``.
-    package mutating func beginArray() {
-        item()
-        out.append(0x5B)
-        depth += 1
-        empty = true
-    }
+    package mutating func beginArray() { begin(0x5B) }
 
     /// Closes the array opened last.
     package mutating func endArray() { end(0x5D) }
+
+    private mutating func begin(_ bracket: UInt8) {
+        item()
+        out.append(bracket)
+        depth += 1
+        empty = true
+    }
 
     private mutating func end(_ bracket: UInt8) {
         depth -= 1
