@@ -255,22 +255,15 @@ package struct ContractWalker {
         return zip(keys, values).map { (key: $0, value: $1) }
     }
 
-    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
+    /// The root or the group: an `NSMutableDictionary` (its chain checked) or an `NSDictionary`
+    /// (a finding), as its pairs; nil, with a finding, when the walk cannot go into it.
     mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
-        guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
-        return try pairs(found, uid: uid)
-    }
-
-    /// The class check of the root or the group: false, with a finding, when the walk cannot go
-    /// into it; true when it is `NSMutableDictionary` (its chain checked) or `NSDictionary` (a
-    /// finding).
-    mutating func dictionaryClass(_ found: ArchiveNode, uid: UInt64, role: DictionaryRole) throws(Stop) -> Bool {
         func here() -> ObjectPath { .object(uid) }
         guard let info = classInfo(found) else {
             try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(describe(found))")
-            return false
+            return nil
         }
         switch info.name {
         case LegacyArchive.mutableDictionaryClass:
@@ -282,9 +275,9 @@ package struct ContractWalker {
             try add(role.immutable, here(), "\(role.rawValue) is NSDictionary: \(consequence)")
         default:
             try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(UntrustedText.escaped(info.name))")
-            return false
+            return nil
         }
-        return true
+        return try pairs(found, uid: uid)
     }
 
     // MARK: The walk
