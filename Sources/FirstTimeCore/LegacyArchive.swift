@@ -47,23 +47,18 @@ public enum LegacyArchive {
     package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries?) -> PlistValue {
         var builder = KeyedArchiveBuilder()
         let rootUID = builder.reserve()
-        guard let root else {
-            let groupKeyUID = builder.append(.string(groupKey))
-            let group = encodeGroup(records, into: &builder)
-            builder.fill(rootUID, with: dictionaryObject(keys: [groupKeyUID], values: [group], into: &builder))
-            return builder.archive(root: rootUID)
-        }
-        // A reference to the root from within an entry is to the new root.
-        var copied: [UInt64: UInt64] = [root.root: rootUID]
+        // A reference to the root from within an entry is to the new root. No root entries: the group alone.
+        var copied: [UInt64: UInt64] = root.map { [$0.root: rootUID] } ?? [:]
+        let (entries, objects, hasGroup) = (root?.entries ?? [], root?.objects ?? [], root?.hasGroup == true)
         var keys: [UInt64] = [], values: [UInt64] = []
-        for entry in root.entries {
-            keys.append(entry.isGroup ? builder.append(.string(groupKey)) : builder.copy(entry.key, from: root.objects, copied: &copied))
+        for entry in entries {
+            keys.append(entry.isGroup ? builder.append(.string(groupKey)) : builder.copy(entry.key, from: objects, copied: &copied))
         }
-        if !root.hasGroup { keys.append(builder.append(.string(groupKey))) }
-        for entry in root.entries {
-            values.append(entry.isGroup ? encodeGroup(records, into: &builder) : builder.copy(entry.value, from: root.objects, copied: &copied))
+        if !hasGroup { keys.append(builder.append(.string(groupKey))) }
+        for entry in entries {
+            values.append(entry.isGroup ? encodeGroup(records, into: &builder) : builder.copy(entry.value, from: objects, copied: &copied))
         }
-        if !root.hasGroup { values.append(encodeGroup(records, into: &builder)) }
+        if !hasGroup { values.append(encodeGroup(records, into: &builder)) }
         builder.fill(rootUID, with: dictionaryObject(keys: keys, values: values, into: &builder))
         return builder.archive(root: rootUID)
     }
