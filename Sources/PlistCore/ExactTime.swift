@@ -73,19 +73,17 @@ package enum ExactTime {
     }
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
-    /// `seconds`; nil when the result does not fit comfortably in `Int64`.
-    package static func scaled(_ seconds: Double, digits: Int) -> Int64? {
-        scaled(seconds, shortest: seconds.description, digits: digits)
-    }
-
-    /// ``scaled(_:digits:)`` given `seconds.description`, in one pass over its text: its digits
-    /// as one integer M (at most 17 after leading zeros, so it fits in `UInt64`), how many
-    /// follow the point, the exponent; then M × 10^shift, or for a negative shift M divided by
-    /// 10^-shift, rounded up when the first digit dropped is 5 or more (the digits after it only add).
-    private static func scaled(_ seconds: Double, shortest: String, digits: Int) -> Int64? {
+    /// `seconds` (`shortest`, when the caller has it: `seconds.description`); nil when the result
+    /// does not fit comfortably in `Int64`.
+    ///
+    /// One pass over that text: its digits as one integer M (at most 17 after leading zeros, so it
+    /// fits in `UInt64`), how many follow the point, the exponent; then M × 10^shift, or for a
+    /// negative shift M divided by 10^-shift, rounded up when the first digit dropped is 5 or more
+    /// (the digits after it only add).
+    package static func scaled(_ seconds: Double, shortest: String? = nil, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
-        var text = shortest
+        var text = shortest ?? seconds.description
         return text.withUTF8 { bytes -> Int64? in
             // unreachable: `shortest` is a finite Double's description: never empty
             guard let first = bytes.first else { return nil }
@@ -352,7 +350,7 @@ package enum ExactTime {
 
     /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
     /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits or the result is
-    /// beyond `Int64` (no time scaled by ``scaled(_:digits:)`` equals it then).
+    /// beyond `Int64` (no time scaled by ``scaled(_:shortest:digits:)`` equals it then).
     package static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
         guard let f = fractionValue(fraction) else { return nil }
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: pow10(fraction.utf8.count))
