@@ -119,10 +119,6 @@ package struct ContractWalker {
 
     func node(_ uid: UInt64) -> ArchiveNode? { uid < UInt64(objectCount) ? graph.object(at: Int(uid)) : nil }
 
-    func isNull(_ node: ArchiveNode) -> Bool {
-        graph.kind(node) == .string && graph.string(node).map { exactlyEqual($0, "$null") } == true
-    }
-
     /// Resolves a UID, or records that it dangles.
     mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> ArchiveNode? {
         if let found = node(uid) { return found }
@@ -163,7 +159,7 @@ package struct ContractWalker {
     /// An object as messages name it: `nil`, `NSString`, `NSNumber`, a class name, ...
     mutating func describe(_ node: ArchiveNode) -> String {
         switch graph.kind(node) {
-        case .string: return isNull(node) ? "nil" : "NSString"
+        case .string: return graph.string(node).map { exactlyEqual($0, "$null") } == true ? "nil" : "NSString"
         case .integer, .real, .bool: return "NSNumber"
         case .data: return "NSData"
         case .date: return "a plist date"
