@@ -271,7 +271,7 @@ public struct StateFile: Sendable {
                 return try read(form)
             }
         } catch {
-            return ArchiveJudgement(records: nil, findings: [error.finding])
+            return ArchiveJudgement(records: FirstTimeRecords(), findings: [error.finding])
         }
     }
 

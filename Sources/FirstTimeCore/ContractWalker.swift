@@ -21,11 +21,6 @@ package struct ArchiveJudgement: Sendable, Equatable {
         self.records = records
         self.findings = findings
     }
-
-    /// A walk's judgement: nil records (the walk stopped at a fatal finding) are none.
-    package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
-        self.init(records: records ?? FirstTimeRecords(), findings: findings)
-    }
 }
 
 /// A class descriptor the walker resolved.
@@ -102,9 +97,9 @@ package struct ContractWalker {
     /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
     package static func judge(_ graph: any ArchiveGraph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
-        let records: FirstTimeRecords?
-        do { records = try walker.walk() } catch { records = nil }
-        return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
+        // None where the walk stopped (decode mode) or a fatal rule was broken.
+        let records = try? walker.walk()
+        return ArchiveJudgement(records: (walker.fatal ? nil : records) ?? FirstTimeRecords(), findings: walker.findings)
     }
 
     mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String, record: String? = nil) throws(Stop) {
