@@ -39,12 +39,11 @@ public enum LegacyArchive {
     /// (in ``FirstTimeRecords`` order), then each record followed by its version string (equal
     /// versions share one object) and its `NSDate`. Class descriptors follow their first
     /// instance's children and are reused. Root and group are `NSMutableDictionary`.
-    package static func encode(_ records: FirstTimeRecords) -> PlistValue { encode(records, keeping: nil) }
-
-    /// Encodes records as ``encode(_:)`` does, with the root's other entries `root` holds beside
-    /// the group (each key and value copied exactly, the group in its place or, where there was
-    /// none, after them), as YCFirstTime's save archives its whole root again.
-    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries?) -> PlistValue {
+    ///
+    /// With `root`, the root's other entries it holds are kept beside the group (each key and
+    /// value copied exactly, the group in its place or, where there was none, after them), as
+    /// YCFirstTime's save archives its whole root again.
+    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries? = nil) -> PlistValue {
         var builder = KeyedArchiveBuilder()
         let rootUID = builder.reserve()
         // A reference to the root from within an entry is to the new root. No root entries: the group alone.
