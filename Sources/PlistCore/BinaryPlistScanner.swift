@@ -142,10 +142,14 @@ package struct BinaryPlistScanner {
         case 0x3:
             guard marker == 0x33 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 9)
-        case 0x4, 0x5:
+        case 0x4:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             try needs(payload + n)
-            if marker >> 4 == 0x5, !plainASCII(payload, n) {
+            return Object(kind: .scalar, payload: start, count: n)
+        case 0x5:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            try needs(payload + n)
+            if !plainASCII(payload, n) {
                 for i in payload..<(payload + n) {
                     let b = bytes[i]
                     if b == 0 { throw PlistError.unrepresentableString(.containsNUL(inKey: false), at: path()) }
@@ -193,15 +197,20 @@ package struct BinaryPlistScanner {
             // CoreFoundation rejects UIDs above 32 bits (and libplist cannot write them back).
             let uid = bytes.readUInt(at: start + 1, size: Int(nibble) + 1)
             guard uid <= UInt64(UInt32.max) else { throw fail(.uidTooLarge(uid), start) }
-        case 0xA, 0xD:
-            // An array's references, or a dictionary's keys' and then its values'.
-            let isDict = marker >> 4 == 0xD
+        case 0xA:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
-            let (refBytes, overflow) = n.multipliedReportingOverflow(by: isDict ? 2 * refSize : refSize)
-            // unreachable: n is at most the file's size (below 2^32) and 2 * refSize at most 16: no overflow
-            guard !overflow else { throw fail(.lengthOverflows(isDict ? .dictionary : .array), start) }
+            let (refBytes, overflow) = n.multipliedReportingOverflow(by: refSize)
+            // unreachable: n is at most the file's size (below 2^32) and refSize at most 8: no overflow
+            guard !overflow else { throw fail(.lengthOverflows(.array), start) }
             try needs(payload + refBytes)
-            return Object(kind: isDict ? .dict : .array, payload: payload, count: n)
+            return Object(kind: .array, payload: payload, count: n)
+        case 0xD:
+            let (n, payload) = try length(nibble: nibble, after: start + 1)
+            let (refBytes, overflow) = n.multipliedReportingOverflow(by: 2 * refSize)
+            // unreachable: n is at most the file's size (below 2^32) and 2 * refSize at most 16: no overflow
+            guard !overflow else { throw fail(.lengthOverflows(.dictionary), start) }
+            try needs(payload + refBytes)
+            return Object(kind: .dict, payload: payload, count: n)
         default:
             throw fail(.badObjectMarker(marker), start)
         }
