@@ -340,14 +340,14 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case .internalSubset: return "DTD internal subsets (entity declarations) are not supported"
             case .cdataOutsideText: return "CDATA outside <string> or <key>"
             case .unsupportedMarkup: return "unsupported markup"
-            case let .malformedClosingTag(name): return "malformed closing tag </\(escaped(name))>"
-            case let .unmatchedClosingTag(name): return "</\(escaped(name))> closes nothing"
-            case let .attributes(name): return "attributes on <\(escaped(name))> are not supported"
-            case let .unknownElement(name): return "unknown element <\(escaped(name))>"
-            case let .notEmpty(name): return "<\(escaped(name))> must be empty"
-            case let .markupInText(name): return "<\(escaped(name))> holds markup; only text is allowed"
-            case let .referenceInText(name): return "<\(escaped(name))> holds a reference; only plain characters are allowed"
-            case let .unterminated(name): return "unterminated <\(escaped(name))>"
+            case let .malformedClosingTag(name): return "malformed closing tag </\(UntrustedText.escaped(name))>"
+            case let .unmatchedClosingTag(name): return "</\(UntrustedText.escaped(name))> closes nothing"
+            case let .attributes(name): return "attributes on <\(UntrustedText.escaped(name))> are not supported"
+            case let .unknownElement(name): return "unknown element <\(UntrustedText.escaped(name))>"
+            case let .notEmpty(name): return "<\(UntrustedText.escaped(name))> must be empty"
+            case let .markupInText(name): return "<\(UntrustedText.escaped(name))> holds markup; only text is allowed"
+            case let .referenceInText(name): return "<\(UntrustedText.escaped(name))> holds a reference; only plain characters are allowed"
+            case let .unterminated(name): return "unterminated <\(UntrustedText.escaped(name))>"
             case .unterminatedComment: return "unterminated comment"
             case .unterminatedCDATA: return "unterminated CDATA section"
             case .unterminatedInstruction: return "unterminated processing instruction"
@@ -356,7 +356,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case .angleBracketInQuotes: return "'<' or '>' inside quoted text in markup is not supported"
             case .angleBracketInMarkup: return "'<' inside markup"
             case .bareAmpersand: return "'&' that starts no reference (write &amp;)"
-            case let .unknownEntity(name): return "unknown entity &\(escaped(name));"
+            case let .unknownEntity(name): return "unknown entity &\(UntrustedText.escaped(name));"
             case .malformedCharacterReference: return "malformed character reference"
             case let .malformedValue(kind, text, truncated):
                 let shown = quoted(text) + (truncated ? "..." : "")
@@ -370,8 +370,6 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
                 }
             }
         }
-
-        private func escaped(_ name: String) -> String { UntrustedText.escaped(name) }
     }
 }
 
