@@ -183,12 +183,12 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// `null`.
-    package mutating func null() {
+    package mutating func null() { literal("null") }
+
+    /// `null`, `true` or `false`.
+    private mutating func literal(_ text: StaticString) {
         item()
-        out.append(0x6E)
-        out.append(0x75)
-        out.append(0x6C)
-        out.append(0x6C)
+        for i in 0..<text.utf8CodeUnitCount { out.append(text.utf8Start[i]) }
     }
 
     /// Room for `count` more bytes, when the caller knows about how many it will write.
@@ -211,10 +211,7 @@ package struct JSONWriter: ~Copyable {
     package mutating func value(_ value: JSON) {
         switch value {
         case .null: null()
-        case let .bool(b):
-            item()
-            let text: StaticString = b ? "true" : "false"
-            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        case let .bool(b): literal(b ? "true" : "false")
         case let .number(n):
             item()
             var n = n
