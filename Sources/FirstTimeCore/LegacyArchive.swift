@@ -75,19 +75,18 @@ public enum LegacyArchive {
     private static func encodeGroup(_ records: FirstTimeRecords, into builder: inout KeyedArchiveBuilder) -> UInt64 {
         let group = builder.reserve()
         let keyUIDs = records.entries.map { builder.append(.string($0.key)) }
-        var versionUIDsByBytes: [[UInt8]: UInt64] = [:]
+        var versionUIDs: [ExactKey: UInt64] = [:]
         var recordUIDs: [UInt64] = []
         for (_, record) in records {
             let uid = builder.reserve()
             recordUIDs.append(uid)
             var versionUID: UInt64 = 0
             if let version = record.lastVersion {
-                let bytes = Array(version.utf8)
-                if let shared = versionUIDsByBytes[bytes] {
+                if let shared = versionUIDs[ExactKey(version)] {
                     versionUID = shared
                 } else {
                     versionUID = builder.append(.string(version))
-                    versionUIDsByBytes[bytes] = versionUID
+                    versionUIDs[ExactKey(version)] = versionUID
                 }
             }
             var timeUID: UInt64 = 0
