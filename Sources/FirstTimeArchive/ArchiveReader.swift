@@ -23,7 +23,10 @@ package enum ArchiveReader {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         if let decoded = fastRead(document) { return decoded }
-        return try read(checked: document)
+        // The checked path: the walker over the resolved archive.
+        let value: PlistValue
+        do { value = try document.value() } catch { throw .archive(.plist(error)) }
+        return try LegacyArchive.read(plist: value)
     }
 
     /// The fast path for a binary archive: the same walker over libplist's tree, without
@@ -33,12 +36,5 @@ package enum ArchiveReader {
         guard let graph = NodeGraph(document) else { return nil }
         let judgement = ContractWalker.judge(graph, mode: .decode)
         return judgement.fatal == nil ? judgement : nil
-    }
-
-    /// The checked path: the walker over the resolved archive.
-    static func read(checked document: PlistDocument) throws(FirstTimeError) -> ArchiveJudgement {
-        let value: PlistValue
-        do { value = try document.value() } catch { throw .archive(.plist(error)) }
-        return try LegacyArchive.read(plist: value)
     }
 }

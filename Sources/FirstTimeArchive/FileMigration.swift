@@ -33,20 +33,19 @@ extension Migration {
         outcome.format = format
         guard plan.outcome.status == .migrated else { return outcome }
         let writes = plan.writes
+        var pending = ExactKeyPositions(writes.map(\.key))
         // After `--drop-versions` (sources removed) the file holds the state as interval.* keys
         // alone, and every interval.* key is read as one of its records: IntervalClient's own
         // gates beside the state could no longer be told from it, and the next command would
         // take them over. Refused while such a key is there.
         if target == .interval, options.dropVersions, !options.keepSource {
-            var written = ExactKeyPositions(writes.map(\.key))
-            if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !written.contains($0.key) }) {
+            if let own = original.first(where: { $0.key.hasPrefix(IntervalKey.prefix) && !pending.contains($0.key) }) {
                 throw .intervalGate(key: own.key)
             }
         }
         // New keys take the place of the first source key, so a round trip keeps the key order;
         // a target key that stays in the file keeps its place.
         var removed = ExactKeyPositions(plan.removals)
-        var pending = ExactKeyPositions(writes.map(\.key))
         let fresh = writes.filter { write in write.existing == .absent || removed.contains(write.key) }
         var entries: [(key: String, value: PlistValue)] = []
         entries.reserveCapacity(original.count + fresh.count)

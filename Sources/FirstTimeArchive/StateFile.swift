@@ -208,10 +208,9 @@ public struct StateFile: Sendable {
     /// ``heldState()``, and with `asDevice` ``deviceState()``.
     private func state(asDevice: Bool) throws(FirstTimeError) -> FirstTimeState? {
         // No form: a dictionary with none of the state's keys (anything else is a bare archive).
-        guard let (form, decoded) = try StateForm.state(of: forms, asDevice: asDevice ? { $0.finding } : nil, read: {
+        try StateForm.state(of: forms, asDevice: asDevice ? { $0.finding } : nil, read: {
             (form: StateForm) throws(FirstTimeError) in try read(form)
-        }) else { return nil }
-        return FirstTimeState(records: decoded.records, form: form, forms: forms, findings: decoded.findings)
+        })
     }
 
     /// The state as YCFirstTime (or IntervalClient) would read it: the first form's records,
@@ -272,7 +271,7 @@ public struct StateFile: Sendable {
                 return try read(form)
             }
         } catch {
-            return ArchiveJudgement(records: nil, findings: [error.finding])
+            return ArchiveJudgement(records: FirstTimeRecords(), findings: [error.finding])
         }
     }
 

@@ -21,11 +21,6 @@ package struct ArchiveJudgement: Sendable, Equatable {
         self.records = records
         self.findings = findings
     }
-
-    /// A walk's judgement: nil records (the walk stopped at a fatal finding) are none.
-    package init(records: FirstTimeRecords?, findings: [ContractFinding]) {
-        self.init(records: records ?? FirstTimeRecords(), findings: findings)
-    }
 }
 
 /// A class descriptor the walker resolved.
@@ -102,9 +97,9 @@ package struct ContractWalker {
     /// Walks the archive: its records (nil when a fatal rule was broken) and every finding.
     package static func judge(_ graph: any ArchiveGraph, mode: Mode) -> ArchiveJudgement {
         var walker = ContractWalker(graph, mode: mode)
-        let records: FirstTimeRecords?
-        do { records = try walker.walk() } catch { records = nil }
-        return ArchiveJudgement(records: walker.fatal ? nil : records, findings: walker.findings)
+        // None where the walk stopped (decode mode) or a fatal rule was broken.
+        let records = try? walker.walk()
+        return ArchiveJudgement(records: (walker.fatal ? nil : records) ?? FirstTimeRecords(), findings: walker.findings)
     }
 
     mutating func add(_ rule: ContractRule, _ path: ObjectPath, _ message: String, record: String? = nil) throws(Stop) {
@@ -118,10 +113,6 @@ package struct ContractWalker {
     // MARK: Reading the graph
 
     func node(_ uid: UInt64) -> ArchiveNode? { uid < UInt64(objectCount) ? graph.object(at: Int(uid)) : nil }
-
-    func isNull(_ node: ArchiveNode) -> Bool {
-        graph.kind(node) == .string && graph.string(node).map { exactlyEqual($0, "$null") } == true
-    }
 
     /// Resolves a UID, or records that it dangles.
     mutating func resolve(_ uid: UInt64, at path: @autoclosure () -> ObjectPath) throws(Stop) -> ArchiveNode? {
@@ -163,7 +154,7 @@ package struct ContractWalker {
     /// An object as messages name it: `nil`, `NSString`, `NSNumber`, a class name, ...
     mutating func describe(_ node: ArchiveNode) -> String {
         switch graph.kind(node) {
-        case .string: return isNull(node) ? "nil" : "NSString"
+        case .string: return graph.string(node).map { exactlyEqual($0, "$null") } == true ? "nil" : "NSString"
         case .integer, .real, .bool: return "NSNumber"
         case .data: return "NSData"
         case .date: return "a plist date"
@@ -255,22 +246,15 @@ package struct ContractWalker {
         return zip(keys, values).map { (key: $0, value: $1) }
     }
 
-    /// The root or the group: an `NSMutableDictionary` (an `NSDictionary` with a finding).
+    /// The root or the group: an `NSMutableDictionary` (its chain checked) or an `NSDictionary`
+    /// (a finding), as its pairs; nil, with a finding, when the walk cannot go into it.
     mutating func dictionary(_ uid: UInt64, role: DictionaryRole,
                                      at path: @autoclosure () -> ObjectPath) throws(Stop) -> [(key: UInt64, value: UInt64)]? {
         guard let found = try resolve(uid, at: path()) else { return nil }
-        guard try dictionaryClass(found, uid: uid, role: role) else { return nil }
-        return try pairs(found, uid: uid)
-    }
-
-    /// The class check of the root or the group: false, with a finding, when the walk cannot go
-    /// into it; true when it is `NSMutableDictionary` (its chain checked) or `NSDictionary` (a
-    /// finding).
-    mutating func dictionaryClass(_ found: ArchiveNode, uid: UInt64, role: DictionaryRole) throws(Stop) -> Bool {
         func here() -> ObjectPath { .object(uid) }
         guard let info = classInfo(found) else {
             try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(describe(found))")
-            return false
+            return nil
         }
         switch info.name {
         case LegacyArchive.mutableDictionaryClass:
@@ -282,9 +266,9 @@ package struct ContractWalker {
             try add(role.immutable, here(), "\(role.rawValue) is NSDictionary: \(consequence)")
         default:
             try add(role.wrongClass, here(), "expected NSMutableDictionary (\(role.rawValue)), found \(UntrustedText.escaped(info.name))")
-            return false
+            return nil
         }
-        return true
+        return try pairs(found, uid: uid)
     }
 
     // MARK: The walk

@@ -39,31 +39,25 @@ public enum LegacyArchive {
     /// (in ``FirstTimeRecords`` order), then each record followed by its version string (equal
     /// versions share one object) and its `NSDate`. Class descriptors follow their first
     /// instance's children and are reused. Root and group are `NSMutableDictionary`.
-    package static func encode(_ records: FirstTimeRecords) -> PlistValue { encode(records, keeping: nil) }
-
-    /// Encodes records as ``encode(_:)`` does, with the root's other entries `root` holds beside
-    /// the group (each key and value copied exactly, the group in its place or, where there was
-    /// none, after them), as YCFirstTime's save archives its whole root again.
-    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries?) -> PlistValue {
+    ///
+    /// With `root`, the root's other entries it holds are kept beside the group (each key and
+    /// value copied exactly, the group in its place or, where there was none, after them), as
+    /// YCFirstTime's save archives its whole root again.
+    package static func encode(_ records: FirstTimeRecords, keeping root: RootEntries? = nil) -> PlistValue {
         var builder = KeyedArchiveBuilder()
         let rootUID = builder.reserve()
-        guard let root else {
-            let groupKeyUID = builder.append(.string(groupKey))
-            let group = encodeGroup(records, into: &builder)
-            builder.fill(rootUID, with: dictionaryObject(keys: [groupKeyUID], values: [group], into: &builder))
-            return builder.archive(root: rootUID)
-        }
-        // A reference to the root from within an entry is to the new root.
-        var copied: [UInt64: UInt64] = [root.root: rootUID]
+        // A reference to the root from within an entry is to the new root. No root entries: the group alone.
+        var copied: [UInt64: UInt64] = root.map { [$0.root: rootUID] } ?? [:]
+        let (entries, objects, hasGroup) = (root?.entries ?? [], root?.objects ?? [], root?.hasGroup == true)
         var keys: [UInt64] = [], values: [UInt64] = []
-        for entry in root.entries {
-            keys.append(entry.isGroup ? builder.append(.string(groupKey)) : builder.copy(entry.key, from: root.objects, copied: &copied))
+        for entry in entries {
+            keys.append(entry.isGroup ? builder.append(.string(groupKey)) : builder.copy(entry.key, from: objects, copied: &copied))
         }
-        if !root.hasGroup { keys.append(builder.append(.string(groupKey))) }
-        for entry in root.entries {
-            values.append(entry.isGroup ? encodeGroup(records, into: &builder) : builder.copy(entry.value, from: root.objects, copied: &copied))
+        if !hasGroup { keys.append(builder.append(.string(groupKey))) }
+        for entry in entries {
+            values.append(entry.isGroup ? encodeGroup(records, into: &builder) : builder.copy(entry.value, from: objects, copied: &copied))
         }
-        if !root.hasGroup { values.append(encodeGroup(records, into: &builder)) }
+        if !hasGroup { values.append(encodeGroup(records, into: &builder)) }
         builder.fill(rootUID, with: dictionaryObject(keys: keys, values: values, into: &builder))
         return builder.archive(root: rootUID)
     }
@@ -81,19 +75,18 @@ public enum LegacyArchive {
     private static func encodeGroup(_ records: FirstTimeRecords, into builder: inout KeyedArchiveBuilder) -> UInt64 {
         let group = builder.reserve()
         let keyUIDs = records.entries.map { builder.append(.string($0.key)) }
-        var versionUIDsByBytes: [[UInt8]: UInt64] = [:]
+        var versionUIDs: [ExactKey: UInt64] = [:]
         var recordUIDs: [UInt64] = []
         for (_, record) in records {
             let uid = builder.reserve()
             recordUIDs.append(uid)
             var versionUID: UInt64 = 0
             if let version = record.lastVersion {
-                let bytes = Array(version.utf8)
-                if let shared = versionUIDsByBytes[bytes] {
+                if let shared = versionUIDs[ExactKey(version)] {
                     versionUID = shared
                 } else {
                     versionUID = builder.append(.string(version))
-                    versionUIDsByBytes[bytes] = versionUID
+                    versionUIDs[ExactKey(version)] = versionUID
                 }
             }
             var timeUID: UInt64 = 0
@@ -176,19 +169,9 @@ extension LegacyArchive {
                 guard let value = object(uid) else {
                     throw .contract(ContractFinding(.uidDangling, at: .object(root), "UID \(uid) is outside $objects (\(objects.count) objects)"))
                 }
-                Self.uids(in: value, into: &pending)
+                value.forEachUID { pending.append($0) }
             }
             (self.objects, self.root, self.entries) = (objects, root, entries)
-        }
-
-        /// Every UID in a value, at any depth.
-        private static func uids(in value: PlistValue, into found: inout [UInt64]) {
-            switch value {
-            case let .uid(uid): found.append(uid)
-            case let .array(items): for item in items { uids(in: item, into: &found) }
-            case let .dictionary(entries): for entry in entries { uids(in: entry.value, into: &found) }
-            default: break
-            }
         }
     }
 }

@@ -95,7 +95,7 @@ package struct StateSource<Domain: StateDomain> {
         forms = (archive ? [.defaultsArchive] : []) + (plain ? [.plainRecords] : []) + (interval ? [.intervalKeys] : [])
         guard forms.count > 1, interval else { return }
         let prefix = IntervalKey.prefix
-        let first = archive ? (try? archiveData()).flatMap(archiveRecords) : try? Self.plainRecords(domain)
+        let first = archive ? (try? archiveData()).flatMap(archiveRecords) : (try? Self.plainJudgement(domain))?.records
         guard let records = first, !records.entries.isEmpty,
               domain.domainKeys.contains(where: { $0.hasPrefix(prefix) && records[String($0.dropFirst(prefix.count))] != nil }) else {
             forms.removeLast()
@@ -227,10 +227,6 @@ package struct StateSource<Domain: StateDomain> {
         // A record is an interval.<key> time: one without a time would silently vanish.
         let timeless = records.filter { $0.record.lastTime == nil }.map(\.key)
         guard timeless.isEmpty else { throw .intervalKeysHoldNoTimelessRecord(keys: timeless) }
-    }
-
-    private static func plainRecords(_ domain: Domain) throws(FirstTimeError) -> FirstTimeRecords {
-        try plainJudgement(domain).records
     }
 
     private static func plainJudgement(_ domain: Domain) throws(FirstTimeError) -> ArchiveJudgement {

@@ -22,7 +22,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable, CustomStringCo
     /// (``DeviceLoad/judgement(refused:)``).
     /// - Throws: what `read` throws for the first form.
     package static func state<Failure: Error>(of forms: [StateForm], asDevice: ((Failure) -> ContractFinding?)? = nil,
-                                             read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> (form: StateForm, decoded: ArchiveJudgement)? {
+                                             read: (StateForm) throws(Failure) -> ArchiveJudgement) throws(Failure) -> FirstTimeState? {
         guard let primary = forms.first else { return nil }
         var first: ArchiveJudgement
         do { first = try read(primary) } catch {
@@ -38,7 +38,7 @@ public enum StateForm: String, Sendable, Equatable, CaseIterable, CustomStringCo
             }
             first.findings += ContractFinding.disagreement(primary, first.records, form, copy.records)
         }
-        return (primary, first)
+        return FirstTimeState(records: first.records, form: primary, forms: forms, findings: first.findings)
     }
 }
 

@@ -23,10 +23,9 @@ extension Migration {
             if case let .unreadable(error, _) = failure { return error.finding }
             return nil
         }
-        guard let (form, decoded) = try StateForm.state(of: source.forms, asDevice: device, read: { (form: StateForm) throws(Failure) in
+        return try StateForm.state(of: source.forms, asDevice: device, read: { (form: StateForm) throws(Failure) in
             try read(form, of: source, options)
-        }) else { return nil }
-        return FirstTimeState(records: decoded.records, form: form, forms: source.forms, findings: decoded.findings)
+        })
     }
 
     /// Stores `records` in the plain format under `YCFirstTime.records`, exactly as

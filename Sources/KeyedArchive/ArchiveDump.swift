@@ -183,16 +183,7 @@ private struct GraphRenderer {
         let substantial = objects.count { $0 != .string("$null") }
         self.limit = min(Self.maxPrinted, max(200_000, 32 * substantial))
         if shared == .references {
-            for object in objects { Self.countReferences(object, into: &referenceCounts) }
-        }
-    }
-
-    static func countReferences(_ value: PlistValue, into counts: inout [UInt64: Int]) {
-        switch value {
-        case let .uid(u): counts[u, default: 0] += 1
-        case let .array(items): for item in items { countReferences(item, into: &counts) }
-        case let .dictionary(d): for (_, v) in d { countReferences(v, into: &counts) }
-        default: break
+            for object in objects { object.forEachUID { referenceCounts[$0, default: 0] += 1 } }
         }
     }
 

@@ -64,10 +64,12 @@ package struct KeyedArchiveBuilder: Sendable {
             if old == 0 { return 0 }
             if let done = copied[old] { return done }
             let value = source[Int(old)]
+            var holdsUID = false
+            value.forEachUID { _ in holdsUID = true }
             let new: UInt64
             if Self.isClassDescriptor(value) {
                 new = builder.descriptorUID(value)
-            } else if Self.holdsUID(value) {
+            } else if holdsUID {
                 new = builder.reserve()
                 pending.append((new, old))
             } else {
@@ -98,16 +100,6 @@ package struct KeyedArchiveBuilder: Sendable {
     private static func isClassDescriptor(_ value: PlistValue) -> Bool {
         guard case let .dictionary(entries) = value else { return false }
         return entries["$classname"] != nil && entries["$class"] == nil
-    }
-
-    /// Whether a value holds a UID anywhere in it.
-    private static func holdsUID(_ value: PlistValue) -> Bool {
-        switch value {
-        case .uid: return true
-        case let .array(items): return items.contains(where: holdsUID)
-        case let .dictionary(entries): return entries.contains { holdsUID($0.value) }
-        default: return false
-        }
     }
 
     /// The finished archive with `root` as `$top.root`, top-level keys in the order

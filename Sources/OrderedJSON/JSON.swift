@@ -129,12 +129,7 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// Opens an object: ``key(_:)`` and a value for each member, then ``endObject()``.
-    package mutating func beginObject() {
-        item()
-        out.append(0x7B)
-        depth += 1
-        empty = true
-    }
+    package mutating func beginObject() { begin(0x7B) }
 
     /// The next member's key; its value follows.
     package mutating func key(_ key: String) {
@@ -168,15 +163,17 @@ package struct JSONWriter: ~Copyable {
     package mutating func endObject() { end(0x7D) }
 
     /// Opens an array: a value for each item, then ``endArray()``.
-    package mutating func beginArray() {
-        item()
-        out.append(0x5B)
-        depth += 1
-        empty = true
-    }
+    package mutating func beginArray() { begin(0x5B) }
 
     /// Closes the array opened last.
     package mutating func endArray() { end(0x5D) }
+
+    private mutating func begin(_ bracket: UInt8) {
+        item()
+        out.append(bracket)
+        depth += 1
+        empty = true
+    }
 
     private mutating func end(_ bracket: UInt8) {
         depth -= 1
@@ -186,12 +183,12 @@ package struct JSONWriter: ~Copyable {
     }
 
     /// `null`.
-    package mutating func null() {
+    package mutating func null() { literal("null") }
+
+    /// `null`, `true` or `false`.
+    private mutating func literal(_ text: StaticString) {
         item()
-        out.append(0x6E)
-        out.append(0x75)
-        out.append(0x6C)
-        out.append(0x6C)
+        for i in 0..<text.utf8CodeUnitCount { out.append(text.utf8Start[i]) }
     }
 
     /// Room for `count` more bytes, when the caller knows about how many it will write.
@@ -214,10 +211,7 @@ package struct JSONWriter: ~Copyable {
     package mutating func value(_ value: JSON) {
         switch value {
         case .null: null()
-        case let .bool(b):
-            item()
-            let text: StaticString = b ? "true" : "false"
-            out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        case let .bool(b): literal(b ? "true" : "false")
         case let .number(n):
             item()
             var n = n

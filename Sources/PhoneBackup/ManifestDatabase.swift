@@ -25,26 +25,24 @@ final class ManifestDatabase {
     init(inMemory bytes: [UInt8]) throws(BackupError) {
         guard let sqlite = ycft_sqlite() else { throw .missingLibrary(.sqlite) }
         let api = sqlite.pointee
-        var db: OpaquePointer?
-        let rc = api.open_v2(":memory:", &db, YCFT_SQLITE_OPEN_READONLY, nil)
-        guard rc == YCFT_SQLITE_OK, let db else {
-            // untested: (the errmsg) SQLite fails to open ":memory:" with a handle only out of memory; a stand-in
-            // open (Faults) sets none
-            let message = db.map { String(cString: api.errmsg($0)) } ?? String(cString: api.errstr(rc))
-            _ = api.close(db)
-            throw .database(code: rc, message: message)
+        var opened: OpaquePointer?
+        let rc = api.open_v2(":memory:", &opened, YCFT_SQLITE_OPEN_READONLY, nil)
+        /// The error of a failed call (SQLite's message for the connection, when there is one,
+        /// unless `message` is given), the connection closed.
+        func failed(_ code: Int32, message: String? = nil) -> BackupError {
+            // untested: (the errmsg of a failed open) SQLite fails to open ":memory:" with a handle only out of
+            // memory; a stand-in open (Faults) sets none
+            let message = message ?? opened.map { String(cString: api.errmsg($0)) } ?? String(cString: api.errstr(code))
+            _ = api.close(opened)
+            return .database(code: code, message: message)
         }
+        guard rc == YCFT_SQLITE_OK, let db = opened else { throw failed(rc) }
         ycft_sqlite_distrust_schema(sqlite, db)
         // A sort or temporary index stays in memory: decrypted rows never spill to /var/tmp.
         let inMemory = api.exec(db, "PRAGMA temp_store = MEMORY", nil, nil, nil)
-        guard inMemory == YCFT_SQLITE_OK else {
-            let message = String(cString: api.errmsg(db))
-            _ = api.close(db)
-            throw .database(code: inMemory, message: message)
-        }
+        guard inMemory == YCFT_SQLITE_OK else { throw failed(inMemory) }
         guard let copy = api.malloc64(UInt64(max(bytes.count, 1)))?.assumingMemoryBound(to: UInt8.self) else {
-            _ = api.close(db)
-            throw .database(code: YCFT_SQLITE_NOMEM, message: String(cString: api.errstr(YCFT_SQLITE_NOMEM)))
+            throw failed(YCFT_SQLITE_NOMEM, message: String(cString: api.errstr(YCFT_SQLITE_NOMEM)))
         }
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { copy.update(from: base, count: source.count) }
@@ -58,11 +56,7 @@ final class ManifestDatabase {
         let flags = UInt32(YCFT_SQLITE_DESERIALIZE_READONLY | YCFT_SQLITE_DESERIALIZE_FREEONCLOSE)
         // On failure SQLite frees `copy` itself (FREEONCLOSE).
         let loaded = api.deserialize(db, "main", copy, Int64(bytes.count), Int64(max(bytes.count, 1)), flags)
-        guard loaded == YCFT_SQLITE_OK else {
-            let message = String(cString: api.errmsg(db))
-            _ = api.close(db)
-            throw .database(code: loaded, message: message)
-        }
+        guard loaded == YCFT_SQLITE_OK else { throw failed(loaded) }
         handle = db
         self.sqlite = sqlite
         _ = api.limit(db, YCFT_SQLITE_LIMIT_LENGTH, Self.maxValueLength)

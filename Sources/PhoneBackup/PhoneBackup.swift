@@ -117,9 +117,7 @@ package struct PhoneBackup {
         package let path: String
         /// In an encrypted backup, the row's `file` record (an `MBFile` archive), which holds the
         /// file's key; nil in an unencrypted one.
-        // unreachable: every Preferences is made with its row's record (nil in an unencrypted backup); the default is
-        // never used
-        package var record: [UInt8]? = nil
+        package let record: [UInt8]?
 
         /// `xx/<fileID>`, as messages name the file.
         var shortName: String { "\(fileID.prefix(2))/\(fileID)" }

@@ -5,19 +5,14 @@ package enum Base64 {
     package static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        let pad = UInt8(ascii: "=")
         var i = 0
-        while i + 3 <= bytes.count {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+        // Three bytes a group of four digits; a last group of one or two bytes ends in padding.
+        while i < bytes.count {
+            let rest = bytes.count - i
+            let n = UInt32(bytes[i]) << 16 | (rest > 1 ? UInt32(bytes[i + 1]) << 8 : 0) | (rest > 2 ? UInt32(bytes[i + 2]) : 0)
+            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], rest > 1 ? alphabet[Int(n >> 6 & 63)] : pad, rest > 2 ? alphabet[Int(n & 63)] : pad]
             i += 3
-        }
-        let rest = bytes.count - i
-        if rest == 1 {
-            let n = UInt32(bytes[i]) << 16
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
-        } else if rest == 2 {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], UInt8(ascii: "=")]
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -37,26 +37,20 @@ package enum BinaryPlistReader {
             let trailer = bytes.count - 32
             offsetIntSize = Int(bytes[trailer + 6])
             refSize = Int(bytes[trailer + 7])
-            topObject = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 16, as: UInt64.self)))
-            tableOffset = Int(UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: trailer + 24, as: UInt64.self)))
+            topObject = Int(bytes.readUInt(at: trailer + 16, size: 8))
+            tableOffset = Int(bytes.readUInt(at: trailer + 24, size: 8))
         }
 
-        func uint(at offset: Int, size: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for i in 0..<size { value = value << 8 | UInt64(bytes[offset + i]) }
-            return value
-        }
+        func offset(of index: Int) -> Int { Int(bytes.readUInt(at: tableOffset + index * offsetIntSize, size: offsetIntSize)) }
 
-        func offset(of index: Int) -> Int { Int(uint(at: tableOffset + index * offsetIntSize, size: offsetIntSize)) }
-
-        func ref(_ payload: Int, _ i: Int) -> Int { Int(uint(at: payload + i * refSize, size: refSize)) }
+        func ref(_ payload: Int, _ i: Int) -> Int { Int(bytes.readUInt(at: payload + i * refSize, size: refSize)) }
 
         /// The element count after a marker and where the payload starts.
         func length(_ marker: UInt8, at start: Int) -> (count: Int, payload: Int) {
             let nibble = marker & 0x0F
             if nibble != 0x0F { return (Int(nibble), start + 1) }
             let size = 1 << Int(bytes[start + 1] & 0x0F)
-            return (Int(uint(at: start + 2, size: size)), start + 2 + size)
+            return (Int(bytes.readUInt(at: start + 2, size: size)), start + 2 + size)
         }
 
         func top() -> PlistValue { value(topObject) }
@@ -85,23 +79,23 @@ package enum BinaryPlistReader {
                 let size = 1 << nibble
                 if size == 16 {
                     // CoreFoundation's 128-bit integer, kept whole (libplist keeps the low half).
-                    let high = Int64(bitPattern: uint(at: start + 1, size: 8))
-                    return .integer(PlistInteger(high: high, low: uint(at: start + 9, size: 8)))
+                    let high = Int64(bitPattern: bytes.readUInt(at: start + 1, size: 8))
+                    return .integer(PlistInteger(high: high, low: bytes.readUInt(at: start + 9, size: 8)))
                 }
-                let bits = uint(at: start + 1, size: size)
+                let bits = bytes.readUInt(at: start + 1, size: size)
                 return .integer(.signed(Int64(bitPattern: bits)))
             case 0x2:
-                let bits = uint(at: start + 1, size: 1 << nibble)
+                let bits = bytes.readUInt(at: start + 1, size: 1 << nibble)
                 return nibble == 2 ? .real32(UInt32(truncatingIfNeeded: bits)) : .real(Double(bitPattern: bits))
             case 0x3:
-                return .date(Double(bitPattern: uint(at: start + 1, size: 8)))
+                return .date(Double(bitPattern: bytes.readUInt(at: start + 1, size: 8)))
             case 0x4:
                 let (n, payload) = length(marker, at: start)
                 return .data(Array(bytes[payload..<(payload + n)]))
             case 0x5, 0x6:
                 return .string(string(index))
             case 0x8:
-                return .uid(uint(at: start + 1, size: nibble + 1))
+                return .uid(bytes.readUInt(at: start + 1, size: nibble + 1))
             case 0xA:
                 let (n, payload) = length(marker, at: start)
                 var items: [PlistValue] = []

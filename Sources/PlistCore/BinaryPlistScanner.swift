@@ -39,21 +39,6 @@ package struct BinaryPlistScanner {
         .malformedBinary(defect, offset: offset)
     }
 
-    /// Big-endian unsigned integer of `size` bytes at `offset` (caller checks bounds).
-    @inline(__always)
-    private func readUInt(at offset: Int, size: Int) -> UInt64 {
-        switch size {
-        case 1: return UInt64(bytes[offset])
-        case 2: return UInt64(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
-        case 4: return UInt64(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-        case 8: return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        default:
-            var value: UInt64 = 0
-            for i in 0..<size { value = (value << 8) | UInt64(bytes[offset + i]) }
-            return value
-        }
-    }
-
     /// Validates the input; returns a summary or throws the first problem found.
     package mutating func scan() throws(PlistError) -> Summary {
         let size = bytes.count
@@ -69,9 +54,9 @@ package struct BinaryPlistScanner {
         let trailer = size - 32
         offsetIntSize = Int(bytes[trailer + 6])
         refSize = Int(bytes[trailer + 7])
-        let count = readUInt(at: trailer + 8, size: 8)
-        let top = readUInt(at: trailer + 16, size: 8)
-        let table = readUInt(at: trailer + 24, size: 8)
+        let count = bytes.readUInt(at: trailer + 8, size: 8)
+        let top = bytes.readUInt(at: trailer + 16, size: 8)
+        let table = bytes.readUInt(at: trailer + 24, size: 8)
         // CoreFoundation writes 1, 2, 4 or 8; libplist also writes 3 (files of 64 KiB to 16 MiB).
         // CoreFoundation reads any size from 1 to 8, and so does libplist.
         guard (1...8).contains(offsetIntSize) else {
@@ -107,7 +92,7 @@ package struct BinaryPlistScanner {
         let objects = ObjectTable(count: objectCount)
         for i in 0..<objectCount {
             let at = tableOffset + i * offsetIntSize
-            let offset = readUInt(at: at, size: offsetIntSize)
+            let offset = bytes.readUInt(at: at, size: offsetIntSize)
             guard offset >= 8, offset < table else {
                 throw fail(.objectOffsetOutOfRange(object: i, offset: offset), at)
             }
@@ -135,7 +120,7 @@ package struct BinaryPlistScanner {
         guard marker >> 4 == 0x1, marker & 0x0F <= 3 else { throw fail(.badLengthMarker(marker), offset) }
         let size = 1 << Int(marker & 0x0F)
         guard offset + 1 + size <= tableOffset else { throw fail(.lengthRunsIntoOffsetTable, offset) }
-        let value = readUInt(at: offset + 1, size: size)
+        let value = bytes.readUInt(at: offset + 1, size: size)
         guard value <= UInt64(tableOffset) else { throw fail(.lengthTooLarge(value), offset) }
         return (Int(value), offset + 1 + size)
     }
@@ -149,22 +134,14 @@ package struct BinaryPlistScanner {
         }
         switch marker >> 4 {
         case 0x0:
-            guard marker == 0x08 || marker == 0x09 else {
-                throw fail(.badObjectMarker(marker), start)
-            }
-            return Object(kind: .scalar, payload: start, count: 0)
-        case 0x1:
-            guard nibble <= 4 else { throw fail(.badObjectMarker(marker), start) }
+            guard marker == 0x08 || marker == 0x09 else { throw fail(.badObjectMarker(marker), start) }
+        case 0x1, 0x2:
+            // An integer of 1 to 16 bytes, a real of 4 or 8.
+            guard marker >> 4 == 0x1 ? nibble <= 4 : nibble == 2 || nibble == 3 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 1 + (1 << Int(nibble)))
-            return Object(kind: .scalar, payload: start, count: 0)
-        case 0x2:
-            guard nibble == 2 || nibble == 3 else { throw fail(.badObjectMarker(marker), start) }
-            try needs(start + 1 + (1 << Int(nibble)))
-            return Object(kind: .scalar, payload: start, count: 0)
         case 0x3:
             guard marker == 0x33 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 9)
-            return Object(kind: .scalar, payload: start, count: 0)
         case 0x4:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             try needs(payload + n)
@@ -218,9 +195,8 @@ package struct BinaryPlistScanner {
             guard nibble <= 7 else { throw fail(.badObjectMarker(marker), start) }
             try needs(start + 2 + Int(nibble))
             // CoreFoundation rejects UIDs above 32 bits (and libplist cannot write them back).
-            let uid = readUInt(at: start + 1, size: Int(nibble) + 1)
+            let uid = bytes.readUInt(at: start + 1, size: Int(nibble) + 1)
             guard uid <= UInt64(UInt32.max) else { throw fail(.uidTooLarge(uid), start) }
-            return Object(kind: .scalar, payload: start, count: 0)
         case 0xA:
             let (n, payload) = try length(nibble: nibble, after: start + 1)
             let (refBytes, overflow) = n.multipliedReportingOverflow(by: refSize)
@@ -238,6 +214,7 @@ package struct BinaryPlistScanner {
         default:
             throw fail(.badObjectMarker(marker), start)
         }
+        return Object(kind: .scalar, payload: start, count: 0)
     }
 
     /// Whether the `n` bytes at `offset` are all ASCII and none is NUL, eight at a time (the
@@ -347,7 +324,7 @@ package struct BinaryPlistScanner {
     private func checkDuplicateKeys(_ dict: Object, index: Int, objects: ObjectTable) throws(PlistError) {
         // unreachable: checkKeys(_:index:objects:checked:), the only caller, passes dictionaries of two or more keys
         guard dict.count > 1 else { return }
-        func ref(_ i: Int) -> UInt64 { readUInt(at: dict.payload + i * refSize, size: refSize) }
+        func ref(_ i: Int) -> UInt64 { bytes.readUInt(at: dict.payload + i * refSize, size: refSize) }
         // A reference out of range is reported by the walk, before any duplicate; after this
         // pass every key reference is below the object count.
         for i in 0..<dict.count where ref(i) >= UInt64(objectCount) { return }
@@ -482,7 +459,7 @@ package struct BinaryPlistScanner {
                 let position = current.next
                 current.next += 1
                 let refOffset = current.object.payload + position * refSize
-                let ref = readUInt(at: refOffset, size: refSize)
+                let ref = bytes.readUInt(at: refOffset, size: refSize)
                 // Against the table's own count (the object count), so that the accessors' index
                 // checks below repeat a test of the same value (measured: fewer instructions).
                 guard ref < UInt64(objects.count) else {
@@ -624,5 +601,22 @@ final class ObjectTable {
         base[index].expanded = expanded
         base[index].bytes = bytes
         base[index].height = height
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Big-endian unsigned integer of `size` bytes at `offset` (caller checks bounds).
+    @inline(__always)
+    func readUInt(at offset: Int, size: Int) -> UInt64 {
+        switch size {
+        case 1: return UInt64(self[offset])
+        case 2: return UInt64(UInt16(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: return UInt64(UInt32(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: return UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var value: UInt64 = 0
+            for i in 0..<size { value = (value << 8) | UInt64(self[offset + i]) }
+            return value
+        }
     }
 }

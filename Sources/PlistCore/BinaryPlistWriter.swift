@@ -66,11 +66,12 @@ struct BinaryPlistWriter {
         for i in 0..<size { p[i] = UInt8(truncatingIfNeeded: v >> (8 * UInt64(size - 1 - i))) }
     }
 
-    /// An object header (marker and length), appended.
-    private static func header(_ kind: UInt8, _ count: Int, into out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
-            // The allocation has 9 bytes, so its base address is not nil.
-            let n = header(kind, count, to: buffer.baseAddress!)
+    /// Appends what `write` writes at a pointer: at most 10 bytes, as many as it returns (an
+    /// object header, ``header(_:_:to:)``, or an integer object, ``integer(_:to:)``).
+    private static func append(into out: inout [UInt8], _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { buffer in
+            // The allocation has 10 bytes, so its base address is not nil.
+            let n = write(buffer.baseAddress!)
             out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
         }
     }
@@ -88,13 +89,6 @@ struct BinaryPlistWriter {
 
     /// The size ``header(_:_:to:)`` writes.
     private static func headerSize(_ count: Int) -> Int { count < 15 ? 1 : 1 + integerSize(Int64(count)) }
-
-    private static func integer(_ v: Int64, into out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { buffer in
-            let n = integer(v, to: buffer.baseAddress!)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<n]))
-        }
-    }
 
     /// The size of an integer object: 1, 2 or 4 bytes for what fits unsigned, else 8 (signed).
     private static func integerSize(_ v: Int64) -> Int {
@@ -205,7 +199,7 @@ struct BinaryPlistWriter {
             }
             return scalar()
         case let .integer(.signed(v)):
-            Self.integer(v, into: &scalarBytes)
+            Self.append(into: &scalarBytes) { Self.integer(v, to: $0) }
             return scalar()
         case let .integer(.unsigned(v)):
             return sixteenByteInteger(high: 0, low: v)
@@ -227,7 +221,7 @@ struct BinaryPlistWriter {
             Self.bigEndian(d.bitPattern, 8, into: &scalarBytes)
             return scalar()
         case let .data(data):
-            Self.header(0x4, data.count, into: &scalarBytes)
+            Self.append(into: &scalarBytes) { Self.header(0x4, data.count, to: $0) }
             scalarBytes.append(contentsOf: data)
             return scalar(share: false)
         case let .uid(u):
@@ -305,14 +299,14 @@ struct BinaryPlistWriter {
             }
             ascii = any < 0x80
             if !nul && ascii {
-                header(0x5, utf8.count, into: &bytes)
+                append(into: &bytes) { header(0x5, utf8.count, to: $0) }
                 bytes.append(contentsOf: utf8)
             }
         }
         if nul { return false }
         if !ascii {
             let units = Array(s.utf16)
-            header(0x6, units.count, into: &bytes)
+            append(into: &bytes) { header(0x6, units.count, to: $0) }
             bytes.reserveCapacity(bytes.count + 2 * units.count)
             for unit in units { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
         }

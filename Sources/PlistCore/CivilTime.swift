@@ -31,8 +31,19 @@ package enum CivilTime {
     package static func parseISODateTime<S: StringProtocol>(_ text: S) -> Int64? {
         let chars = Array(text.utf8)
         guard chars.count == 19, chars[4] == UInt8(ascii: "-"), chars[7] == UInt8(ascii: "-"),
-              chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"), chars[16] == UInt8(ascii: ":")
+              chars[10] == UInt8(ascii: "T"), chars[13] == UInt8(ascii: ":"), chars[16] == UInt8(ascii: ":"),
+              let (year, month, day, hour, minute, second) = fields(chars),
+              year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(year: year, month: month),
+              hour < 24, minute < 60, second < 60
         else { return nil }
+        let days = self.days(year: year, month: month, day: day) - referenceDaysFrom1970
+        return days * 86_400 + hour * 3600 + minute * 60 + second
+    }
+
+    /// The six numbers of 19 bytes shaped `YYYY-MM-DDTHH:MM:SS`, digits where its digits go (the
+    /// bytes between them are not looked at, nor are the numbers checked as a date); nil otherwise.
+    package static func fields(_ chars: [UInt8]) -> (Int64, Int64, Int64, Int64, Int64, Int64)? {
+        guard chars.count == 19 else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             var v: Int64 = 0
             for i in range {
@@ -42,12 +53,8 @@ package enum CivilTime {
             return v
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              year >= 1, (1...12).contains(month), day >= 1, day <= daysIn(year: year, month: month),
-              hour < 24, minute < 60, second < 60
-        else { return nil }
-        let days = self.days(year: year, month: month, day: day) - referenceDaysFrom1970
-        return days * 86_400 + hour * 3600 + minute * 60 + second
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        return (year, month, day, hour, minute, second)
     }
 
     /// Days in a month of the proleptic Gregorian calendar.

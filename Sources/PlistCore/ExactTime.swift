@@ -73,19 +73,17 @@ package enum ExactTime {
     }
 
     /// `seconds × 10^digits`, rounded half away from zero using the shortest decimal text of
-    /// `seconds`; nil when the result does not fit comfortably in `Int64`.
-    package static func scaled(_ seconds: Double, digits: Int) -> Int64? {
-        scaled(seconds, shortest: seconds.description, digits: digits)
-    }
-
-    /// ``scaled(_:digits:)`` given `seconds.description`, in one pass over its text: its digits
-    /// as one integer M (at most 17 after leading zeros, so it fits in `UInt64`), how many
-    /// follow the point, the exponent; then M × 10^shift, or for a negative shift M divided by
-    /// 10^-shift, rounded up when the first digit dropped is 5 or more (the digits after it only add).
-    private static func scaled(_ seconds: Double, shortest: String, digits: Int) -> Int64? {
+    /// `seconds` (`shortest`, when the caller has it: `seconds.description`); nil when the result
+    /// does not fit comfortably in `Int64`.
+    ///
+    /// One pass over that text: its digits as one integer M (at most 17 after leading zeros, so it
+    /// fits in `UInt64`), how many follow the point, the exponent; then M × 10^shift, or for a
+    /// negative shift M divided by 10^-shift, rounded up when the first digit dropped is 5 or more
+    /// (the digits after it only add).
+    package static func scaled(_ seconds: Double, shortest: String? = nil, digits: Int) -> Int64? {
         guard seconds.isFinite, seconds.magnitude < 1e12, (0...9).contains(digits) else { return nil }
         // The shortest round-trip text: [-]digits[.digits][e[-]digits]
-        var text = shortest
+        var text = shortest ?? seconds.description
         return text.withUTF8 { bytes -> Int64? in
             // unreachable: `shortest` is a finite Double's description: never empty
             guard let first = bytes.first else { return nil }
@@ -195,18 +193,7 @@ package enum ExactTime {
     /// Why `YYYY-MM-DDTHH:MM:SS`, digits where its digits go, is no date and time (the first
     /// field out of range, named); nil when it is not of that form or is one.
     private static func impossibility(_ main: Substring) -> String? {
-        let chars = Array(main.utf8)
-        guard chars.count == 19 else { return nil }
-        var fields: [Int64] = []
-        for range in [0..<4, 5..<7, 8..<10, 11..<13, 14..<16, 17..<19] {
-            var value: Int64 = 0
-            for i in range {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(chars[i]) else { return nil }
-                value = value * 10 + Int64(chars[i] - UInt8(ascii: "0"))
-            }
-            fields.append(value)
-        }
-        let (year, month, day, hour, minute, second) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
+        guard let (year, month, day, hour, minute, second) = CivilTime.fields(Array(main.utf8)) else { return nil }
         let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                       "November", "December"]
         if year == 0 { return "there is no year 0 (ycft reads years 1 to 9999)" }
@@ -363,7 +350,7 @@ package enum ExactTime {
 
     /// `seconds × 10^digits + fraction` exactly, for a parsed UTC instant with `digits`
     /// fractional digits; nil when `fraction` is not 0 to 18 decimal digits or the result is
-    /// beyond `Int64` (no time scaled by ``scaled(_:digits:)`` equals it then).
+    /// beyond `Int64` (no time scaled by ``scaled(_:shortest:digits:)`` equals it then).
     package static func scaledUTC(seconds: Int64, fraction: String) -> Int64? {
         guard let f = fractionValue(fraction) else { return nil }
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: pow10(fraction.utf8.count))

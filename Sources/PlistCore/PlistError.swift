@@ -63,7 +63,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .xmlNotUTF8(unitBits, bigEndian, marked):
             // unreachable: (the `??`) ycft makes this error only from an XMLTextEncoding (its `error(marked:)`), 16 or 32 bits
             let (name, mark) = XMLTextEncoding(unitBits: unitBits, bigEndian: bigEndian).map { ($0.rawValue, $0.byteOrderMark) } ?? ("\(unitBits)-bit units", [])
-            let told = marked ? "(byte-order mark \(mark.map { hex($0) }.joined(separator: " ")))"
+            let told = marked ? "(byte-order mark \(mark.map { hex($0, digits: 2) }.joined(separator: " ")))"
                 : "without a byte-order mark"
             return "an XML property list in \(name) \(told): ycft reads XML property lists in UTF-8 only; "
                 + "convert it first (iconv -f \(name) -t UTF-8)"
@@ -318,7 +318,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case let .dateOutsideXML(date):
                 return "date \(date) has a fraction of a second or lies outside years 1-9999; XML dates hold whole seconds"
             case let .nanOutsideXML(bits):
-                return "real NaN 0x\(String(bits, radix: 16, uppercase: true)) has a sign or payload XML cannot hold; "
+                return "real NaN 0x\(hex(bits)) has a sign or payload XML cannot hold; "
                     + "XML's one NaN, nan, reads back as 0x7FF8000000000000"
             case let .integerBeyondLibplist(high, low):
                 return "libplist 2.2.0 cannot hold the 16-byte integer \(PlistInteger.wide(high: high, low: low))"
@@ -340,14 +340,14 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case .internalSubset: return "DTD internal subsets (entity declarations) are not supported"
             case .cdataOutsideText: return "CDATA outside <string> or <key>"
             case .unsupportedMarkup: return "unsupported markup"
-            case let .malformedClosingTag(name): return "malformed closing tag </\(escaped(name))>"
-            case let .unmatchedClosingTag(name): return "</\(escaped(name))> closes nothing"
-            case let .attributes(name): return "attributes on <\(escaped(name))> are not supported"
-            case let .unknownElement(name): return "unknown element <\(escaped(name))>"
-            case let .notEmpty(name): return "<\(escaped(name))> must be empty"
-            case let .markupInText(name): return "<\(escaped(name))> holds markup; only text is allowed"
-            case let .referenceInText(name): return "<\(escaped(name))> holds a reference; only plain characters are allowed"
-            case let .unterminated(name): return "unterminated <\(escaped(name))>"
+            case let .malformedClosingTag(name): return "malformed closing tag </\(UntrustedText.escaped(name))>"
+            case let .unmatchedClosingTag(name): return "</\(UntrustedText.escaped(name))> closes nothing"
+            case let .attributes(name): return "attributes on <\(UntrustedText.escaped(name))> are not supported"
+            case let .unknownElement(name): return "unknown element <\(UntrustedText.escaped(name))>"
+            case let .notEmpty(name): return "<\(UntrustedText.escaped(name))> must be empty"
+            case let .markupInText(name): return "<\(UntrustedText.escaped(name))> holds markup; only text is allowed"
+            case let .referenceInText(name): return "<\(UntrustedText.escaped(name))> holds a reference; only plain characters are allowed"
+            case let .unterminated(name): return "unterminated <\(UntrustedText.escaped(name))>"
             case .unterminatedComment: return "unterminated comment"
             case .unterminatedCDATA: return "unterminated CDATA section"
             case .unterminatedInstruction: return "unterminated processing instruction"
@@ -356,7 +356,7 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
             case .angleBracketInQuotes: return "'<' or '>' inside quoted text in markup is not supported"
             case .angleBracketInMarkup: return "'<' inside markup"
             case .bareAmpersand: return "'&' that starts no reference (write &amp;)"
-            case let .unknownEntity(name): return "unknown entity &\(escaped(name));"
+            case let .unknownEntity(name): return "unknown entity &\(UntrustedText.escaped(name));"
             case .malformedCharacterReference: return "malformed character reference"
             case let .malformedValue(kind, text, truncated):
                 let shown = quoted(text) + (truncated ? "..." : "")
@@ -370,9 +370,6 @@ public enum PlistError: Error, Equatable, Sendable, CustomStringConvertible {
                 }
             }
         }
-
-        private func hex(_ value: UInt32) -> String { String(value, radix: 16, uppercase: true) }
-        private func escaped(_ name: String) -> String { UntrustedText.escaped(name) }
     }
 }
 
@@ -430,10 +427,10 @@ public enum PlistFormat: String, Sendable, Equatable, CaseIterable, CustomString
     public var description: String { rawValue }
 }
 
-/// A byte as two uppercase hex digits: `FE`.
-private func hex(_ byte: UInt8) -> String {
-    let digits = Array("0123456789ABCDEF")
-    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+/// A number in uppercase hex digits, at least `digits` of them: `FE`, `1F600`.
+private func hex(_ value: some BinaryInteger, digits: Int = 1) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return String(repeating: "0", count: max(0, digits - text.count)) + text
 }
 
 /// Quotes untrusted text for a message: ``UntrustedText/quoted(_:)``.

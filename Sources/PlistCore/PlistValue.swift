@@ -54,6 +54,16 @@ package indirect enum PlistValue: Sendable {
         default: return nil
         }
     }
+
+    /// Hands `body` every UID in the value, at any depth, in order.
+    package func forEachUID(_ body: (UInt64) -> Void) {
+        switch self {
+        case let .uid(uid): body(uid)
+        case let .array(items): for item in items { item.forEachUID(body) }
+        case let .dictionary(entries): for entry in entries { entry.value.forEachUID(body) }
+        default: break
+        }
+    }
 }
 
 extension PlistValue: Equatable {

@@ -36,13 +36,7 @@
     /// ```
     @usableFromInline package static func spelledOut(_ text: String) -> String {
         var out = "\""
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII {
-                append(scalar, to: &out, quote: true)
-            } else {
-                out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            }
-        }
+        for scalar in text.unicodeScalars { append(scalar, to: &out, quote: true, spellingOut: true) }
         return out + "\""
     }
 
@@ -74,7 +68,9 @@
             || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE
     }
 
-    private static func append(_ scalar: Unicode.Scalar, to out: inout String, quote: Bool) {
+    /// `scalar` as it is, or escaped when it ``needsEscape(_:)`` (with `spellingOut`, also when
+    /// it is not ASCII), a quote too when `quote`.
+    private static func append(_ scalar: Unicode.Scalar, to out: inout String, quote: Bool, spellingOut: Bool = false) {
         switch scalar {
         case "\"" where quote: out += "\\\""
         case "\\": out += "\\\\"
@@ -82,7 +78,7 @@
         case "\t": out += "\\t"
         case "\r": out += "\\r"
         default:
-            if needsEscape(scalar) {
+            if needsEscape(scalar) || spellingOut && !scalar.isASCII {
                 out += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -96,7 +96,7 @@ struct XMLPlistScanner {
         var placed: Int?
         let budget = limits.nodeBudget(forInputSize: bytes.count)
         var stack: [Frame] = []
-        var sawPlist = false, closedPlist = false, sawDeclaration = false
+        var sawPlist = false, closedPlist = false
         var i = 0
         let n = bytes.count
         // The UTF-8 byte-order mark, read past (libplist is handed the bytes after it); every
@@ -163,11 +163,10 @@ struct XMLPlistScanner {
                 continue
             }
             if second == UInt8(ascii: "?") {
-                // Only the XML declaration, first in the file.
-                guard i == start, !sawDeclaration, starts(with: Token.declaration, at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
+                // Only the XML declaration, first in the file (so at most one).
+                guard i == start, starts(with: Token.declaration, at: i), i + 5 < n, Self.isSpace(bytes[i + 5]) else {
                     throw fail(.processingInstruction, i)
                 }
-                sawDeclaration = true
                 i = try endOfMarkup(from: i + 2, terminator: Token.instructionEnd, start: i)
                 // After a byte-order mark CoreFoundation reads UTF-8 whatever the declaration says.
                 if start == 0, let name = Self.declaredEncoding(bytes) {
