@@ -71,10 +71,9 @@ extension Migration {
         if !placed { entries += fresh.map { ($0.key, $0.value) } }
         let result = PlistDictionary(entries)
         let same: Bool
-        // unreachable: no migration target both removes a key and writes it back (Migration.plan), so `fresh` and
-        // `removed` never share a key
         if fresh.contains(where: { removed.contains($0.key) }) {
-            // A key both removed and written back (no target does this today): compare the files.
+            // A key both removed and written back (forced, `--key YCFirstTime.records`: the
+            // archive under the plain format's key): compare the files.
             diff(original, result, into: &outcome)
             same = original == result
         } else {
@@ -96,7 +95,7 @@ extension Migration {
         return outcome
     }
 
-    // unreachable: called only from the branch above, which no migration target reaches
+    /// The keys `after` removes, adds and changes against `before`.
     private static func diff(_ before: PlistDictionary, _ after: PlistDictionary, into outcome: inout Outcome) {
         let beforeIndex = before.keyIndex(), afterIndex = after.keyIndex()
         outcome.removed = before.map(\.key).filter { afterIndex[ExactKey($0)] == nil }

@@ -146,6 +146,25 @@ func unrelated(_ d: PlistDictionary) -> [(key: String, value: PlistValue)] {
                 == StateFile(original).state().records)
     }
 
+    /// `--key YCFirstTime.records`: the archive is under the plain format's own key, so the key
+    /// is both removed (the source) and written back (the target); forced, the file is compared
+    /// key by key and the key is said changed in place, every other key kept in its place.
+    @Test func archiveUnderThePlainKeyIsChangedInPlace() throws {
+        let dict = try dictionary(original)
+        let moved = PlistDictionary(dict.entries.map { ($0.key == "YCFirstTime" ? "YCFirstTime.records" : $0.key, $0.value) })
+        let file = try PropertyList.write(.dictionary(moved), format: .binary)
+        #expect(throws: Migration.Failure.conflict(key: "YCFirstTime.records")) {
+            try migrate(file, .records) { $0.key = "YCFirstTime.records" }
+        }
+        let forced = try migrate(file, .records) { ($0.key, $0.force) = ("YCFirstTime.records", true) }
+        #expect(forced.status == .migrated)
+        #expect((forced.removed, forced.added, forced.changed) == ([], [], ["YCFirstTime.records"]))
+        let written = try dictionary(forced.output!)
+        #expect(written.map(\.key) == moved.map(\.key))
+        #expect(written["YCFirstTime.records"] == RecordsFormat.plist(try StateFile(original).state().records))
+        #expect(unrelated(written).elementsEqual(unrelated(moved)) { $0.key == $1.key && $0.value == $1.value })
+    }
+
     @Test func keepSource() throws {
         let kept = try migrate(original, .records) { $0.keepSource = true }
         #expect(kept.removed == [])
