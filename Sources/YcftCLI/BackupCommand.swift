@@ -286,10 +286,7 @@ enum BackupCommand {
         let (padded, overflow) = limits.maxInputSize.addingReportingOverflow(backup.isEncrypted ? 16 : 0)
         let contents: PhoneBackup.FileContents?
         do { contents = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
-        guard let contents else {
-            throw Ycft.Failure(.content, Ycft.display(preferences.path),
-                               "input is larger than the limit of \(limits.maxInputSize) bytes (raise it with --max-input-size)")
-        }
+        guard let contents else { throw Ycft.tooLarge(preferences.path, limit: limits.maxInputSize) }
         if let warning = contents.warning { Ycft.warn(warning.description, path: folder, io: io) }
         return contents.bytes
     }

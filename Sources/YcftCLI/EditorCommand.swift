@@ -208,7 +208,7 @@ private struct EditSession {
             throw .trouble("cannot read the edited file \(shown): \(EditSession.reason(error)); nothing was written")
         }
         guard let bytes else {
-            throw .content("the edited file is larger than the limit of \(limit) bytes (raise it with --max-input-size); nothing was written")
+            throw .content("the edited file is \(Ycft.overLimit(limit)); nothing was written")
         }
         return bytes
     }
