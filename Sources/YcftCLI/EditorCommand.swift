@@ -262,7 +262,7 @@ private struct EditSession {
                 _ = Ycft.Failure(.trouble, Ycft.display(path), "stopped by \(ForegroundEditor.name(of: late))"
                                  + (written ? " after the edit was written" : "; nothing was written")).report(io)
             }
-            ForegroundEditor.endBy(late)
+            ForegroundEditor.raiseByDefault(late)
         }
         return exit
     }
