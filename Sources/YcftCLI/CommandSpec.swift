@@ -218,25 +218,9 @@ struct CommandSpec: Sendable {
     /// The usage unwrapped, a line for each action: `ycft NAME ...`.
     var usageLine: String { usage.map { "ycft \(name) " + $0.joined(separator: " ") }.joined(separator: "\n") }
 
-    /// Only that command's spec is made: a process runs one command, and making all ten
-    /// (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md). Every
-    /// command of ``all`` is here, under its own name (`CommandSpecNames` checks both ways).
-    static func named(_ name: String) -> CommandSpec? {
-        switch name {
-        case "dump": return dump
-        case "pack": return pack
-        case "verify": return verify
-        case "migrate": return migrate
-        case "status": return status
-        case "diff": return diff
-        case "set": return set
-        case "unset": return unset
-        case "reset": return reset
-        case "edit": return edit
-        case "backup": return backup
-        default: return nil
-        }
-    }
+    /// Only that command's spec is made (``byName``): a process runs one command, and making
+    /// all ten (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md).
+    static func named(_ name: String) -> CommandSpec? { byName.first { $0.name == name }?.spec() }
 
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
@@ -855,8 +839,15 @@ extension CommandSpec {
                                 Action(name: "extract", options: [.app, .group, .output, .force, .passwordFile, .maxInputSize],
                                        required: [.output])]
 
+    /// Every subcommand under its name, in the order help lists them, each spec made only when
+    /// asked for (`CommandSpecNames` checks each name is its spec's).
+    static let byName: [(name: String, spec: @Sendable () -> CommandSpec)] = [
+        ("dump", { dump }), ("pack", { pack }), ("verify", { verify }), ("migrate", { migrate }), ("status", { status }),
+        ("diff", { diff }), ("set", { set }), ("unset", { unset }), ("reset", { reset }), ("edit", { edit }), ("backup", { backup }),
+    ]
+
     /// Every subcommand, in the order help lists them.
-    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, diff, set, unset, reset, edit, backup]
+    static let all: [CommandSpec] = byName.map { $0.spec() }
 }
 
 /// What `ycft` takes in place of a subcommand, described as a command's options are: options
