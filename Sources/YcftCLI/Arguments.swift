@@ -253,9 +253,7 @@ final class ParsedArguments {
     /// before it (`ycft backup BACKUP` left the action out: the backup is no action).
     static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
                            then next: CommandSpec.Argument?) -> UsageError {
-        let listed = words.map { "'\($0)'" }
-        let expected = listed.count > 1 ? listed.dropLast().joined(separator: ", ") + " or " + listed[listed.count - 1] : listed.joined()
-        let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(expected)"
+        let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(listed(words, and: "or"))"
         if let suggestion = Suggestion.closest(to: text, among: words) { return UsageError(said + ". Did you mean '\(suggestion)'?") }
         guard let next else { return UsageError(said) }
         return UsageError(said + ", then \(next.name)")
