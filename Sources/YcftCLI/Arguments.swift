@@ -1,6 +1,4 @@
 import SafeFiles
-import FileErrors
-import Plist
 import PlistCore
 
 /// A command's arguments parsed against its ``CommandSpec``, the one description of the command

@@ -5,11 +5,6 @@ import OrderedJSON
 import PhoneBackup
 import PlistCore
 import SafeFiles
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `--backup BACKUP --app ID [--group ID] [--password-file FILE]` on `dump`, `status` and
 /// `verify`: the app's (or app group's) preferences in an iPhone backup stand for the FILE

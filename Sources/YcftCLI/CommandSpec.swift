@@ -1,4 +1,3 @@
-import FirstTimeArchive
 import FirstTimeCore
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value

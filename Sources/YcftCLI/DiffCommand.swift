@@ -1,12 +1,5 @@
-import FirstTimeArchive
 import FirstTimeCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OrderedJSON
-import Plist
 import PlistCore
 
 /// `ycft diff A B`: two states compared as the device reads them (`DeviceLoad`,

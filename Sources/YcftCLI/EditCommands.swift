@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors

@@ -1,12 +1,10 @@
 import FirstTimeArchive
 import FirstTimeCore
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #else
 import Darwin
 #endif
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors

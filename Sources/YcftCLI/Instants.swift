@@ -4,7 +4,6 @@ import FoundationInternationalization
 #else
 import Foundation
 #endif
-import Plist
 import PlistCore
 import SafeFiles
 

@@ -7,7 +7,6 @@ import FoundationInternationalization
 import Foundation
 #endif
 import OrderedJSON
-import Plist
 import PlistCore
 
 /// `ycft status`: would each gate fire now, and when next?

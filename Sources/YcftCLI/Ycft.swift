@@ -1,6 +1,4 @@
-import FirstTimeArchive
 import FirstTimeCore
-import KeyedArchive
 import OrderedJSON
 import Plist
 import PlistCore
