@@ -346,10 +346,7 @@ enum BackupCommand {
                     let shown = alike[i] || quoting && id.contains("\"") ? PhoneBackup.spelledOut(id) : PhoneBackup.shown(id)
                     return [kind(app.preferences.container), shown, app.form.rawValue, String(app.records)]
                 }
-                let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-                for row in rows {
-                    text += (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[3] + "\n"
-                }
+                text += StyledText.table(rows).plain
                 if quoting { text += "(ids in quotes look like another id but are other characters: written out beyond ASCII)\n" }
             }
             Ycft.writeText(text, to: io)

@@ -218,21 +218,6 @@ enum StatusCommand {
         func text() -> StyledText {
             let (records, zone, zoneName, library) = (load.held, options.givenZone, options.zoneName, options.library)
             let instants = options.instants
-            // Cells padded to their column's width, two spaces apart; a cell of a column in
-            // `styles` is in the style it names for its text.
-            func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
-                let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-                var out = StyledText()
-                for (r, row) in rows.enumerated() {
-                    for (i, cell) in row.enumerated() {
-                        out += i == 0 ? "" : "  "
-                        out.append(cell, r == 0 ? nil : styles[i]?[cell])
-                        out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
-                    }
-                    out += "\n"
-                }
-                return out
-            }
             // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
             let now = instants.now
             let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
@@ -264,7 +249,7 @@ enum StatusCommand {
                 row.append(t.map { age(now - $0) } ?? "-")
                 rows.append(row)
             }
-            out += records.count == 0 ? StyledText("no records\n") : table(rows)
+            out += records.count == 0 ? StyledText("no records\n") : StyledText.table(rows)
             if quoting {
                 out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
             }
@@ -284,7 +269,7 @@ enum StatusCommand {
                                      decision.wouldRun ? "yes" : "no", next])
                 }
                 out += "\n"
-                out += table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
+                out += StyledText.table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
                 // Below the table, so the RULE column stays narrow.
                 var noted: [String] = []
                 for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {
