@@ -249,7 +249,7 @@ final class ParsedArguments {
     /// An operand that is none of its argument's words (`backup list`): the words, the closest
     /// one when it is close (`extrct`), else, when an argument follows, that the word comes
     /// before it (`ycft backup BACKUP` left the action out: the backup is no action).
-    static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
+    private static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
                            then next: CommandSpec.Argument?) -> UsageError {
         let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(listed(words, and: "or"))"
         if let suggestion = Suggestion.closest(to: text, among: words) { return UsageError(said + ". Did you mean '\(suggestion)'?") }

@@ -138,22 +138,18 @@ enum BackupCommand {
             (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
             let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
             (force, folder, passwordFile) = (parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
-            let word = parsed.operands[0]
-            switch word {
-            // The parser refused an option of the other action (the spec's actions).
-            case "apps":
+            // The parser refused any word but the actions' names, and an option of the other
+            // action (the spec's actions).
+            guard parsed.operands[0] == "extract" else {
                 action = .apps
-            case "extract":
-                guard let selection = BackupInput.Selection(app: app, group: group) else {
-                    throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
-                }
-                guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
-                try BackupInput.refuseEmpty(app: app, group: group)
-                action = .extract(selection, output: output)
-            default:
-                // The parser refused any word that is not one of the argument's choices (`.backup`'s spec).
-                throw ParsedArguments.notAChoice(word, of: parsed.spec.arguments[0], ["apps", "extract"], then: nil)
+                return
             }
+            guard let selection = BackupInput.Selection(app: app, group: group) else {
+                throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
+            }
+            guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+            try BackupInput.refuseEmpty(app: app, group: group)
+            action = .extract(selection, output: output)
         }
     }
 
