@@ -156,7 +156,7 @@ final class ParsedArguments {
 
     /// An option argument as its spelling and its attached value: `--key=x` is `--key` and
     /// `x`; a short option with its value attached (`-j1`, `-oOUT`) is `-j` and `1`.
-    private static func split(_ argument: String) -> (spelling: String, inline: String?) {
+    fileprivate static func split(_ argument: String) -> (spelling: String, inline: String?) {
         if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
             return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
         }
@@ -277,8 +277,8 @@ extension TopLevel {
     static func parse(_ arguments: [String]) throws(UsageError) -> (name: Option.Name, value: String?) {
         guard let first = arguments.first else { return (.help, nil) }
         var rest = arguments.dropFirst()
-        let (spelling, inline): (String, String?) = first.hasPrefix("--") && first.contains("=")
-            ? (String(first.prefix { $0 != "=" }), String(first.drop { $0 != "=" }.dropFirst())) : (first, nil)
+        // No short option takes a value attached here (`-hx` is no `-h`).
+        let (spelling, inline) = first.hasPrefix("--") ? ParsedArguments.split(first) : (first, nil)
         guard let option = option(spelling) else {
             throw UsageError.unknown("option", spelling, among: options.flatMap(\.names))
         }
