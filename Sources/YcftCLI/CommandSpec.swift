@@ -308,6 +308,10 @@ extension CommandSpec {
     ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+    /// `--compact`, which goes with `--format json`.
+    static let compact = Option(.compact, ["With --format json, JSON on one line."])
+    /// `--format text|json` and `--compact` (`status`, `diff`).
+    static let textOrJSON = [Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]), compact]
 
     /// `--backup BACKUP --app ID [--group ID]`: an app's preferences in an iPhone backup in
     /// place of the FILE operand (``BackupInput``).
@@ -469,7 +473,7 @@ extension CommandSpec {
                 "junit: JUnit XML on standard output, a testsuite per file.",
             ]),
             Option(.strict, ["Warnings fail too."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
+            compact,
             key(["The defaults key holding the archive. (default: YCFirstTime)"]),
             include(["In directories, check files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
@@ -595,11 +599,7 @@ extension CommandSpec {
         """,
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
                              unlessGiven: .backup)],
-        options: judging + [
-            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey, color,
-        ] + fromBackup + [maxInputSize, help],
+        options: judging + textOrJSON + [defaultKey, color] + fromBackup + [maxInputSize, help],
         footer: { _ in exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
         requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
@@ -672,11 +672,7 @@ extension CommandSpec {
         """,
         arguments: [Argument(name: "A", completion: .file, help: ["The first state ('-' reads standard input)."]),
                     Argument(name: "B", completion: .file, help: ["The second state ('-' reads standard input)."])],
-        options: judging + [
-            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey, maxInputSize, help,
-        ],
+        options: judging + textOrJSON + [defaultKey, maxInputSize, help],
         footer: { _ in
             """
             EXIT STATUS:
