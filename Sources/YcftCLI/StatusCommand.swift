@@ -66,16 +66,14 @@ enum StatusCommand {
 
         /// A `--gate KEY=RULE`: the rule is what follows the last "=", parsed once.
         static func gate(_ text: String) throws(UsageError) -> Gate {
-            if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
-               ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), Float(ruleText.dropFirst("every:".count).dropLast()) != nil {
-                let days = ruleText.dropFirst("every:".count).dropLast()
-                throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
-                                 + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
-            }
             guard let eq = text.lastIndex(of: "=") else {
                 throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(GateRule(parsing: text) == nil ? "once" : text)")
             }
             let ruleText = String(text[text.index(after: eq)...])
+            if ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), case let days = ruleText.dropFirst("every:".count).dropLast(), Float(days) != nil {
+                throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
+                                 + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
+            }
             guard let rule = GateRule(parsing: ruleText) else {
                 if ruleText.hasPrefix("every:") {
                     // `week` was a unit of earlier versions (IntervalClient's weekly); no
