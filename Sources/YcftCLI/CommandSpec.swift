@@ -196,7 +196,7 @@ struct CommandSpec: Sendable {
     /// (bracketed groups) that wrapping keeps whole where it can, made from the options, their
     /// exclusive groups and requirements, and the arguments (``Usage``), so it cannot leave an
     /// option out or show one the command does not take.
-    var usage: [[String]] { Usage(self).lines }
+    var usage: [[String]] { Usage.lines(self) }
     let arguments: [Argument]
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS), made only when help is shown: verify's
@@ -231,19 +231,14 @@ struct CommandSpec: Sendable {
 /// group as one `[A | B]` (`(A | B)` when one is needed) where its first one stands, `--help`
 /// left out, then the arguments, an option that stands for one beside it (`FILE|- | --backup
 /// BACKUP [--app BUNDLE_ID]`). With ``CommandSpec/actions``, a line for each, of its options.
-struct Usage {
-    let lines: [[String]]
-
-    init(_ spec: CommandSpec) {
+enum Usage {
+    static func lines(_ spec: CommandSpec) -> [[String]] {
         let shown = spec.options.filter { !$0.hidden && $0.name != .help }
-        guard !spec.actions.isEmpty else {
-            lines = [Self.line(spec, shown, arguments: spec.arguments, required: [])]
-            return
-        }
+        guard !spec.actions.isEmpty else { return [line(spec, shown, arguments: spec.arguments, required: [])] }
         // The first argument is the action's name; the rest follow it.
-        lines = spec.actions.map { action in
-            [action.name] + Self.line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
-                                      required: action.required)
+        return spec.actions.map { action in
+            [action.name] + line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
+                                 required: action.required)
         }
     }
 
