@@ -116,8 +116,7 @@ enum DiffCommand {
             out += "gates whose answer differs at \(now.text(now.now)):\n"
             for (gate, x, y) in gates {
                 func answer(_ decision: GateDecision) -> String {
-                    let next = decision.nextEligible.map(now.text) ?? (gate.rule == .perVersion ? "when the app version changes" : "never")
-                    return "\(decision.wouldRun ? "runs" : "waits") (next eligible \(next))"
+                    "\(decision.wouldRun ? "runs" : "waits") (next eligible \(now.next(decision, gate.rule)))"
                 }
                 out += "  \(UntrustedText.escaped(gate.key))=\(UntrustedText.escaped(gate.text)): \(answer(x)) -> \(answer(y))\n"
             }
@@ -143,13 +142,6 @@ enum DiffCommand {
                 .init("deviceDiscards", side.load.resetsAll.map { .string($0.rule.rawValue) } ?? .null),
             ])
         }
-        func decision(_ value: GateDecision) -> JSON {
-            .object([
-                .init("wouldRun", .bool(value.wouldRun)),
-                .init("nextEligible", RecordsFormat.timeJSON(value.nextEligible)),
-                .init("nextEligibleUTC", value.nextEligible.flatMap(now.callAsFunction).map { .string($0) } ?? .null),
-            ])
-        }
         return .object([
             .init("formatVersion", .integer(1)),
             .init("equal", .bool(changes.isEmpty && gates.isEmpty)),
@@ -160,7 +152,7 @@ enum DiffCommand {
             })),
             .init("now", now(now.now).map { .string($0) } ?? .null),
             .init("gates", .array(gates.map { gate, x, y in
-                .object([.init("key", .string(gate.key)), .init("rule", .string(gate.text)), .init("a", decision(x)), .init("b", decision(y))])
+                .object([.init("key", .string(gate.key)), .init("rule", .string(gate.text)), .init("a", .object(now.json(x))), .init("b", .object(now.json(y)))])
             })),
         ])
     }

@@ -203,10 +203,7 @@ enum StatusCommand {
                         .init("key", .string(gate.key)),
                         .init("rule", .string(gate.text)),
                         .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
-                        .init("wouldRun", .bool(decision.wouldRun)),
-                        .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                        .init("nextEligibleUTC", decision.nextEligible.flatMap(instants.callAsFunction).map { .string($0) } ?? .null),
-                    ])
+                    ] + instants.json(decision))
                 })),
             ])
         }
@@ -260,11 +257,8 @@ enum StatusCommand {
             } else {
                 var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
                 for (n, (gate, decision)) in decisions.enumerated() {
-                    // A per-version gate that does not run now runs once the app's version changes.
-                    let never = gate.rule == .perVersion ? "when the app version changes" : "never"
-                    let next = decision.nextEligible.map(instants.text) ?? never
                     gateRows.append([shown(gate.key, records.count + n) + (load.records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
-                                     decision.wouldRun ? "yes" : "no", next])
+                                     decision.wouldRun ? "yes" : "no", instants.next(decision, gate.rule)])
                 }
                 out += "\n"
                 out += StyledText.table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
@@ -325,6 +319,21 @@ enum StatusCommand {
 
         /// The instant for the text table: outside years 1-9999, what it is (`beyond year 9999`).
         func text(_ t: Double) -> String { self(t) ?? ExactTime.utcText(secondsSince2001: t) }
+
+        /// When a gate is next eligible, for the text: the instant (``text(_:)``), else never,
+        /// or, for a per-version gate that does not run now, once the app's version changes.
+        func next(_ decision: GateDecision, _ rule: GateRule) -> String {
+            decision.nextEligible.map(text) ?? (rule == .perVersion ? "when the app version changes" : "never")
+        }
+
+        /// A gate's answer in JSON: `wouldRun`, `nextEligible` (exact) and `nextEligibleUTC`.
+        func json(_ decision: GateDecision) -> [JSON.Member] {
+            [
+                .init("wouldRun", .bool(decision.wouldRun)),
+                .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
+                .init("nextEligibleUTC", decision.nextEligible.flatMap(callAsFunction).map { .string($0) } ?? .null),
+            ]
+        }
 
         /// The instant in `zone`, the very digits of ``callAsFunction(_:)`` moved by the zone's
         /// whole-second offset (so the two texts of `now` are one instant to the digit).
