@@ -290,12 +290,8 @@ enum BackupCommand {
         return Ycft.Failure(.trouble, folder, error.description + hint)
     }
 
-    /// One app or app group whose preferences hold state.
-    struct Listed {
-        let preferences: PhoneBackup.Preferences
-        let form: StateForm
-        let records: Int
-    }
+    /// One app or app group whose preferences hold state: the form it is in, and its record count.
+    typealias Listed = (preferences: PhoneBackup.Preferences, form: StateForm, records: Int)
 
     /// `backup apps`: every app's and app group's preferences, judged by `StateFile` (the one
     /// answer to what a file holds); those holding state are listed. A file that cannot be read
@@ -318,7 +314,7 @@ enum BackupCommand {
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
                     throw Ycft.Failure(.content, preferences.path, owner + error.description)
                 }
-                if let state { listed.append(Listed(preferences: preferences, form: state.form, records: state.records.count)) }
+                if let state { listed.append((preferences, state.form, state.records.count)) }
             } catch {
                 _ = Ycft.Failure(error.exit, error.file, error.message.hasPrefix(owner) ? error.message : owner + error.message).report(io)
                 exit = Ycft.Exit(rawValue: max(exit.rawValue, error.exit.rawValue)) ?? .trouble

@@ -7,20 +7,12 @@ import PlistCore
 /// the gates whose answer differs. Exit 0 when the same, 1 when they differ, 2 on trouble, as
 /// `diff` and `cmp` do.
 enum DiffCommand {
-    /// One side: its name as given, what the device loads, and the form the state is in.
-    struct Side {
-        let path: String
-        let load: DeviceLoad
-        /// The form the state is in (`defaults-archive`, `records-json`, ...); nil for no state.
-        let form: String?
-    }
+    /// One side: its name as given, what the device loads, and the form the state is in
+    /// (`defaults-archive`, `records-json`, ...; nil for no state).
+    typealias Side = (path: String, load: DeviceLoad, form: String?)
 
     /// A record that differs: its key and each side's record (nil where it has none).
-    struct Change {
-        let key: String
-        let a: FirstTimeRecord?
-        let b: FirstTimeRecord?
-    }
+    typealias Change = (key: String, a: FirstTimeRecord?, b: FirstTimeRecord?)
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let parsed = try ParsedArguments(arguments, spec: .diff)
@@ -57,8 +49,7 @@ enum DiffCommand {
         let bytes = try Ycft.readInput(path, io: io, limit: options.limits.maxInputSize)
         // Records in their JSON form (what dump prints, what pack reads): read as they are.
         if PropertyList.detectFormat(bytes) == nil, let records = try? RecordsFormat.records(fromJSON: bytes) {
-            return Side(path: path, load: DeviceLoad(held: records),
-                        form: "records-json")
+            return (path, DeviceLoad(held: records), "records-json")
         }
         // Read as status reads it; run says any failure as trouble (exit 1 means "they differ").
         let (file, load) = try StatusCommand.load(bytes, of: path, options: options)
@@ -68,7 +59,7 @@ enum DiffCommand {
             Ycft.warn("YCFirstTime would discard this state ([\(reset.rule.rawValue)] \(reset.located)): compared as no records",
                       path: path, io: io)
         }
-        return Side(path: path, load: load, form: load.noState ? nil : file.forms.first?.rawValue)
+        return (path, load, load.noState ? nil : file.forms.first?.rawValue)
     }
 
     /// The records that differ, by key in UTF-8 order: each side's record where it has one. Equal
@@ -78,7 +69,7 @@ enum DiffCommand {
         return keys.compactMap { key in
             let (x, y) = (a[key], b[key])
             if let x, let y, x.lastVersion == y.lastVersion, x.lastTime?.bitPattern == y.lastTime?.bitPattern { return nil }
-            return Change(key: key, a: x, b: y)
+            return (key, x, y)
         }
     }
 
