@@ -1,6 +1,4 @@
 import SafeFiles
-import FileErrors
-import Plist
 import PlistCore
 
 /// A command's arguments parsed against its ``CommandSpec``, the one description of the command
@@ -158,7 +156,7 @@ final class ParsedArguments {
 
     /// An option argument as its spelling and its attached value: `--key=x` is `--key` and
     /// `x`; a short option with its value attached (`-j1`, `-oOUT`) is `-j` and `1`.
-    private static func split(_ argument: String) -> (spelling: String, inline: String?) {
+    fileprivate static func split(_ argument: String) -> (spelling: String, inline: String?) {
         if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
             return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
         }
@@ -251,11 +249,9 @@ final class ParsedArguments {
     /// An operand that is none of its argument's words (`backup list`): the words, the closest
     /// one when it is close (`extrct`), else, when an argument follows, that the word comes
     /// before it (`ycft backup BACKUP` left the action out: the backup is no action).
-    static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
+    private static func notAChoice(_ text: String, of argument: CommandSpec.Argument, _ words: [String],
                            then next: CommandSpec.Argument?) -> UsageError {
-        let listed = words.map { "'\($0)'" }
-        let expected = listed.count > 1 ? listed.dropLast().joined(separator: ", ") + " or " + listed[listed.count - 1] : listed.joined()
-        let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(expected)"
+        let said: UsageError.Message = "The value '\(text)' is invalid for '<\(argument.name)>': expected \(listed(words, and: "or"))"
         if let suggestion = Suggestion.closest(to: text, among: words) { return UsageError(said + ". Did you mean '\(suggestion)'?") }
         guard let next else { return UsageError(said) }
         return UsageError(said + ", then \(next.name)")
@@ -281,8 +277,8 @@ extension TopLevel {
     static func parse(_ arguments: [String]) throws(UsageError) -> (name: Option.Name, value: String?) {
         guard let first = arguments.first else { return (.help, nil) }
         var rest = arguments.dropFirst()
-        let (spelling, inline): (String, String?) = first.hasPrefix("--") && first.contains("=")
-            ? (String(first.prefix { $0 != "=" }), String(first.drop { $0 != "=" }.dropFirst())) : (first, nil)
+        // No short option takes a value attached here (`-hx` is no `-h`).
+        let (spelling, inline) = first.hasPrefix("--") ? ParsedArguments.split(first) : (first, nil)
         guard let option = option(spelling) else {
             throw UsageError.unknown("option", spelling, among: options.flatMap(\.names))
         }

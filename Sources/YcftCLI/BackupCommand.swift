@@ -5,11 +5,6 @@ import OrderedJSON
 import PhoneBackup
 import PlistCore
 import SafeFiles
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `--backup BACKUP --app ID [--group ID] [--password-file FILE]` on `dump`, `status` and
 /// `verify`: the app's (or app group's) preferences in an iPhone backup stand for the FILE
@@ -143,22 +138,18 @@ enum BackupCommand {
             (format, compact, limits) = (try parsed.choice(.format), parsed.flag(.compact), parsed.limits)
             let (app, group, output) = (parsed.given(.app), parsed.given(.group), parsed.given(.output))
             (force, folder, passwordFile) = (parsed.flag(.force), parsed.operands[1], parsed.given(.passwordFile))
-            let word = parsed.operands[0]
-            switch word {
-            // The parser refused an option of the other action (the spec's actions).
-            case "apps":
+            // The parser refused any word but the actions' names, and an option of the other
+            // action (the spec's actions).
+            guard parsed.operands[0] == "extract" else {
                 action = .apps
-            case "extract":
-                guard let selection = BackupInput.Selection(app: app, group: group) else {
-                    throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
-                }
-                guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
-                try BackupInput.refuseEmpty(app: app, group: group)
-                action = .extract(selection, output: output)
-            default:
-                // The parser refused any word that is not one of the argument's choices (`.backup`'s spec).
-                throw ParsedArguments.notAChoice(word, of: parsed.spec.arguments[0], ["apps", "extract"], then: nil)
+                return
             }
+            guard let selection = BackupInput.Selection(app: app, group: group) else {
+                throw UsageError("'extract' needs '--app <bundle_id>' (the app whose preferences to copy) or '--group <group_id>' (an app group's)")
+            }
+            guard let output else { throw UsageError("'extract' needs '-o <file|->', where to copy the preferences") }
+            try BackupInput.refuseEmpty(app: app, group: group)
+            action = .extract(selection, output: output)
         }
     }
 
@@ -286,10 +277,7 @@ enum BackupCommand {
         let (padded, overflow) = limits.maxInputSize.addingReportingOverflow(backup.isEncrypted ? 16 : 0)
         let contents: PhoneBackup.FileContents?
         do { contents = try backup.contents(of: preferences, limit: overflow ? Int.max : padded) } catch { throw failure(error, folder: folder) }
-        guard let contents else {
-            throw Ycft.Failure(.content, Ycft.display(preferences.path),
-                               "input is larger than the limit of \(limits.maxInputSize) bytes (raise it with --max-input-size)")
-        }
+        guard let contents else { throw Ycft.tooLarge(preferences.path, limit: limits.maxInputSize) }
         if let warning = contents.warning { Ycft.warn(warning.description, path: folder, io: io) }
         return contents.bytes
     }
@@ -302,12 +290,8 @@ enum BackupCommand {
         return Ycft.Failure(.trouble, folder, error.description + hint)
     }
 
-    /// One app or app group whose preferences hold state.
-    struct Listed {
-        let preferences: PhoneBackup.Preferences
-        let form: StateForm
-        let records: Int
-    }
+    /// One app or app group whose preferences hold state: the form it is in, and its record count.
+    typealias Listed = (preferences: PhoneBackup.Preferences, form: StateForm, records: Int)
 
     /// `backup apps`: every app's and app group's preferences, judged by `StateFile` (the one
     /// answer to what a file holds); those holding state are listed. A file that cannot be read
@@ -330,7 +314,7 @@ enum BackupCommand {
                 do { state = try StateFile(bytes, limits: limits).heldState() } catch {
                     throw Ycft.Failure(.content, preferences.path, owner + error.description)
                 }
-                if let state { listed.append(Listed(preferences: preferences, form: state.form, records: state.records.count)) }
+                if let state { listed.append((preferences, state.form, state.records.count)) }
             } catch {
                 _ = Ycft.Failure(error.exit, error.file, error.message.hasPrefix(owner) ? error.message : owner + error.message).report(io)
                 exit = Ycft.Exit(rawValue: max(exit.rawValue, error.exit.rawValue)) ?? .trouble
@@ -354,10 +338,7 @@ enum BackupCommand {
                     let shown = alike[i] || quoting && id.contains("\"") ? PhoneBackup.spelledOut(id) : PhoneBackup.shown(id)
                     return [kind(app.preferences.container), shown, app.form.rawValue, String(app.records)]
                 }
-                let widths = (0..<3).map { column in rows.map { $0[column].count }.max() ?? 0 }
-                for row in rows {
-                    text += (0..<3).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count + 2) }.joined() + row[3] + "\n"
-                }
+                text += StyledText.table(rows).plain
                 if quoting { text += "(ids in quotes look like another id but are other characters: written out beyond ASCII)\n" }
             }
             Ycft.writeText(text, to: io)

@@ -162,6 +162,23 @@ struct StyledText: Sendable {
     static func += (text: inout StyledText, more: String) { text.append(more) }
     static func += (text: inout StyledText, more: StyledText) { text.pieces += more.pieces }
 
+    /// Rows as a table: each cell padded to its column's width, two spaces apart (the last
+    /// column unpadded); a cell of a column in `styles` in the style it names for its text (the
+    /// first row, the header, never).
+    static func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var out = StyledText()
+        for (r, row) in rows.enumerated() {
+            for (i, cell) in row.enumerated() {
+                out += i == 0 ? "" : "  "
+                out.append(cell, r == 0 ? nil : styles[i]?[cell])
+                out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
+            }
+            out += "\n"
+        }
+        return out
+    }
+
     /// Each piece's text passed through `safe` (``UntrustedText/sanitized(_:)``), each styled
     /// piece between its style's sequence and ``Colour/reset``.
     func painted(_ safe: (String) -> String) -> String {

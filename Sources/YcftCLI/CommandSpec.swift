@@ -1,4 +1,3 @@
-import FirstTimeArchive
 import FirstTimeCore
 
 /// The one description of ycft's command line: every subcommand's options, arguments, value
@@ -197,7 +196,7 @@ struct CommandSpec: Sendable {
     /// (bracketed groups) that wrapping keeps whole where it can, made from the options, their
     /// exclusive groups and requirements, and the arguments (``Usage``), so it cannot leave an
     /// option out or show one the command does not take.
-    var usage: [[String]] { Usage(self).lines }
+    var usage: [[String]] { Usage.lines(self) }
     let arguments: [Argument]
     let options: [Option]
     /// Sections after OPTIONS (RULES, EXIT STATUS), made only when help is shown: verify's
@@ -218,25 +217,9 @@ struct CommandSpec: Sendable {
     /// The usage unwrapped, a line for each action: `ycft NAME ...`.
     var usageLine: String { usage.map { "ycft \(name) " + $0.joined(separator: " ") }.joined(separator: "\n") }
 
-    /// Only that command's spec is made: a process runs one command, and making all ten
-    /// (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md). Every
-    /// command of ``all`` is here, under its own name (`CommandSpecNames` checks both ways).
-    static func named(_ name: String) -> CommandSpec? {
-        switch name {
-        case "dump": return dump
-        case "pack": return pack
-        case "verify": return verify
-        case "migrate": return migrate
-        case "status": return status
-        case "diff": return diff
-        case "set": return set
-        case "unset": return unset
-        case "reset": return reset
-        case "edit": return edit
-        case "backup": return backup
-        default: return nil
-        }
-    }
+    /// Only that command's spec is made (``byName``): a process runs one command, and making
+    /// all ten (``all``) was a noticeable share of a small `ycft dump` (docs/performance.md).
+    static func named(_ name: String) -> CommandSpec? { byName.first { $0.name == name }?.spec() }
 
     /// The option named `name` (any spelling), if the command has it.
     func option(_ name: String) -> Option? { options.first { $0.names.contains(name) } }
@@ -248,19 +231,14 @@ struct CommandSpec: Sendable {
 /// group as one `[A | B]` (`(A | B)` when one is needed) where its first one stands, `--help`
 /// left out, then the arguments, an option that stands for one beside it (`FILE|- | --backup
 /// BACKUP [--app BUNDLE_ID]`). With ``CommandSpec/actions``, a line for each, of its options.
-struct Usage {
-    let lines: [[String]]
-
-    init(_ spec: CommandSpec) {
+enum Usage {
+    static func lines(_ spec: CommandSpec) -> [[String]] {
         let shown = spec.options.filter { !$0.hidden && $0.name != .help }
-        guard !spec.actions.isEmpty else {
-            lines = [Self.line(spec, shown, arguments: spec.arguments, required: [])]
-            return
-        }
+        guard !spec.actions.isEmpty else { return [line(spec, shown, arguments: spec.arguments, required: [])] }
         // The first argument is the action's name; the rest follow it.
-        lines = spec.actions.map { action in
-            [action.name] + Self.line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
-                                      required: action.required)
+        return spec.actions.map { action in
+            [action.name] + line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
+                                 required: action.required)
         }
     }
 
@@ -325,6 +303,10 @@ extension CommandSpec {
     ])
     static func key(_ help: [String]) -> Option { Option(.key, "NAME", default: LegacyArchive.defaultsKey, help) }
     static let defaultKey = key(["The defaults key of the archive. (default: YCFirstTime)"])
+    /// `--compact`, which goes with `--format json`.
+    static let compact = Option(.compact, ["With --format json, JSON on one line."])
+    /// `--format text|json` and `--compact` (`status`, `diff`).
+    static let textOrJSON = [Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]), compact]
 
     /// `--backup BACKUP --app ID [--group ID]`: an app's preferences in an iPhone backup in
     /// place of the FILE operand (``BackupInput``).
@@ -486,7 +468,7 @@ extension CommandSpec {
                 "junit: JUnit XML on standard output, a testsuite per file.",
             ]),
             Option(.strict, ["Warnings fail too."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
+            compact,
             key(["The defaults key holding the archive. (default: YCFirstTime)"]),
             include(["In directories, check files whose name matches GLOB;",
                                                           "repeatable. (default: *.plist)"]),
@@ -612,11 +594,7 @@ extension CommandSpec {
         """,
         arguments: [Argument(name: "FILE|-", completion: .file, help: ["The archive or defaults file ('-' reads standard input)."],
                              unlessGiven: .backup)],
-        options: judging + [
-            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey, color,
-        ] + fromBackup + [maxInputSize, help],
+        options: judging + textOrJSON + [defaultKey, color] + fromBackup + [maxInputSize, help],
         footer: { _ in exitStatus }, exclusive: [Exclusive([.appVersion, .noAppVersion]), Exclusive([.library, .legacyDay])],
         requires: [Requirement(.compact, needs: .format, "json")] + fromBackupRequires)
 
@@ -689,11 +667,7 @@ extension CommandSpec {
         """,
         arguments: [Argument(name: "A", completion: .file, help: ["The first state ('-' reads standard input)."]),
                     Argument(name: "B", completion: .file, help: ["The second state ('-' reads standard input)."])],
-        options: judging + [
-            Option(.format, "FORMAT", completion: .choices(["text", "json"]), default: "text", ["text (default) or json."]),
-            Option(.compact, ["With --format json, JSON on one line."]),
-            defaultKey, maxInputSize, help,
-        ],
+        options: judging + textOrJSON + [defaultKey, maxInputSize, help],
         footer: { _ in
             """
             EXIT STATUS:
@@ -855,8 +829,15 @@ extension CommandSpec {
                                 Action(name: "extract", options: [.app, .group, .output, .force, .passwordFile, .maxInputSize],
                                        required: [.output])]
 
+    /// Every subcommand under its name, in the order help lists them, each spec made only when
+    /// asked for (`CommandSpecNames` checks each name is its spec's).
+    static let byName: [(name: String, spec: @Sendable () -> CommandSpec)] = [
+        ("dump", { dump }), ("pack", { pack }), ("verify", { verify }), ("migrate", { migrate }), ("status", { status }),
+        ("diff", { diff }), ("set", { set }), ("unset", { unset }), ("reset", { reset }), ("edit", { edit }), ("backup", { backup }),
+    ]
+
     /// Every subcommand, in the order help lists them.
-    static let all: [CommandSpec] = [dump, pack, verify, migrate, status, diff, set, unset, reset, edit, backup]
+    static let all: [CommandSpec] = byName.map { $0.spec() }
 }
 
 /// What `ycft` takes in place of a subcommand, described as a command's options are: options

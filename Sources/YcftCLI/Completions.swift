@@ -67,6 +67,16 @@ enum Completions {
         options.filter { !$0.hidden }.flatMap(\.names).map(plain).joined(separator: " ")
     }
 
+    /// `help SUBCOMMAND <TAB>`: the actions of each subcommand that has some (`help backup apps`
+    /// is backup's page), as the branch `elif CONDITION` of bash's or zsh's `if`, a `case` of
+    /// `word`, each subcommand's actions completed by `complete`; empty when none has actions.
+    static func helpActions(_ condition: String, case word: String, _ complete: ([String]) -> String) -> String {
+        let specs = CommandSpec.all.filter { !$0.actions.isEmpty }
+        guard !specs.isEmpty else { return "" }
+        return "            elif \(condition); then\n                case \(word) in\n"
+            + specs.map { "                    \(plain($0.name))) \(complete($0.actions.map(\.name))) ;;\n" }.joined() + "                esac\n"
+    }
+
     static var bash: String {
         let subcommands = CommandSpec.all.map { plain($0.name) }.joined(separator: " ")
         let help = plain(TopLevel.HelpCommand.name)
@@ -90,15 +100,7 @@ enum Completions {
                         _ycft_reply -W "\(subcommands)" -- "$cur"
 
         """
-        let withActions = CommandSpec.all.filter { !$0.actions.isEmpty }
-        if !withActions.isEmpty {
-            // `help backup <TAB>`: its actions (`help backup apps` is backup's page).
-            out += "            elif [ \"$COMP_CWORD\" -eq 3 ]; then\n                case \"${COMP_WORDS[2]}\" in\n"
-            for spec in withActions {
-                out += "                    \(plain(spec.name))) \(bashValue(.choices(spec.actions.map(\.name)))) ;;\n"
-            }
-            out += "                esac\n"
-        }
+        out += helpActions("[ \"$COMP_CWORD\" -eq 3 ]", case: "\"${COMP_WORDS[2]}\"") { bashValue(.choices($0)) }
         out += "            fi\n            return\n            ;;\n"
         // An option in place of a subcommand: its value, and nothing after it.
         for option in TopLevel.options where option.takesValue && !option.hidden {
@@ -229,15 +231,7 @@ enum Completions {
                         _describe 'command' commands
 
         """
-        let withActions = CommandSpec.all.filter { !$0.actions.isEmpty }
-        if !withActions.isEmpty {
-            // `help backup <TAB>`: its actions (`help backup apps` is backup's page).
-            out += "            elif (( CURRENT == 3 )); then\n                case $words[2] in\n"
-            for spec in withActions {
-                out += "                    \(plain(spec.name))) _values 'action' \(spec.actions.map { plain($0.name) }.joined(separator: " ")) ;;\n"
-            }
-            out += "                esac\n"
-        }
+        out += helpActions("(( CURRENT == 3 ))", case: "$words[2]") { "_values 'action' " + $0.map(plain).joined(separator: " ") }
         out += "            fi\n            ;;\n"
         for spec in CommandSpec.all {
             out += "        \(plain(spec.name)))\n"

@@ -1,12 +1,5 @@
-import FirstTimeArchive
 import FirstTimeCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OrderedJSON
-import Plist
 import PlistCore
 
 /// `ycft diff A B`: two states compared as the device reads them (`DeviceLoad`,
@@ -14,20 +7,12 @@ import PlistCore
 /// the gates whose answer differs. Exit 0 when the same, 1 when they differ, 2 on trouble, as
 /// `diff` and `cmp` do.
 enum DiffCommand {
-    /// One side: its name as given, what the device loads, and the form the state is in.
-    struct Side {
-        let path: String
-        let load: DeviceLoad
-        /// The form the state is in (`defaults-archive`, `records-json`, ...); nil for no state.
-        let form: String?
-    }
+    /// One side: its name as given, what the device loads, and the form the state is in
+    /// (`defaults-archive`, `records-json`, ...; nil for no state).
+    typealias Side = (path: String, load: DeviceLoad, form: String?)
 
     /// A record that differs: its key and each side's record (nil where it has none).
-    struct Change {
-        let key: String
-        let a: FirstTimeRecord?
-        let b: FirstTimeRecord?
-    }
+    typealias Change = (key: String, a: FirstTimeRecord?, b: FirstTimeRecord?)
 
     static func run(_ arguments: [String], io: CommandIO) throws(UsageError) -> Ycft.Exit {
         let parsed = try ParsedArguments(arguments, spec: .diff)
@@ -64,8 +49,7 @@ enum DiffCommand {
         let bytes = try Ycft.readInput(path, io: io, limit: options.limits.maxInputSize)
         // Records in their JSON form (what dump prints, what pack reads): read as they are.
         if PropertyList.detectFormat(bytes) == nil, let records = try? RecordsFormat.records(fromJSON: bytes) {
-            return Side(path: path, load: DeviceLoad(held: records),
-                        form: "records-json")
+            return (path, DeviceLoad(held: records), "records-json")
         }
         // Read as status reads it; run says any failure as trouble (exit 1 means "they differ").
         let (file, load) = try StatusCommand.load(bytes, of: path, options: options)
@@ -75,7 +59,7 @@ enum DiffCommand {
             Ycft.warn("YCFirstTime would discard this state ([\(reset.rule.rawValue)] \(reset.located)): compared as no records",
                       path: path, io: io)
         }
-        return Side(path: path, load: load, form: load.noState ? nil : file.forms.first?.rawValue)
+        return (path, load, load.noState ? nil : file.forms.first?.rawValue)
     }
 
     /// The records that differ, by key in UTF-8 order: each side's record where it has one. Equal
@@ -85,7 +69,7 @@ enum DiffCommand {
         return keys.compactMap { key in
             let (x, y) = (a[key], b[key])
             if let x, let y, x.lastVersion == y.lastVersion, x.lastTime?.bitPattern == y.lastTime?.bitPattern { return nil }
-            return Change(key: key, a: x, b: y)
+            return (key, x, y)
         }
     }
 
@@ -123,8 +107,7 @@ enum DiffCommand {
             out += "gates whose answer differs at \(now.text(now.now)):\n"
             for (gate, x, y) in gates {
                 func answer(_ decision: GateDecision) -> String {
-                    let next = decision.nextEligible.map(now.text) ?? (gate.rule == .perVersion ? "when the app version changes" : "never")
-                    return "\(decision.wouldRun ? "runs" : "waits") (next eligible \(next))"
+                    "\(decision.wouldRun ? "runs" : "waits") (next eligible \(now.next(decision, gate.rule)))"
                 }
                 out += "  \(UntrustedText.escaped(gate.key))=\(UntrustedText.escaped(gate.text)): \(answer(x)) -> \(answer(y))\n"
             }
@@ -150,13 +133,6 @@ enum DiffCommand {
                 .init("deviceDiscards", side.load.resetsAll.map { .string($0.rule.rawValue) } ?? .null),
             ])
         }
-        func decision(_ value: GateDecision) -> JSON {
-            .object([
-                .init("wouldRun", .bool(value.wouldRun)),
-                .init("nextEligible", RecordsFormat.timeJSON(value.nextEligible)),
-                .init("nextEligibleUTC", value.nextEligible.flatMap(now.callAsFunction).map { .string($0) } ?? .null),
-            ])
-        }
         return .object([
             .init("formatVersion", .integer(1)),
             .init("equal", .bool(changes.isEmpty && gates.isEmpty)),
@@ -167,7 +143,7 @@ enum DiffCommand {
             })),
             .init("now", now(now.now).map { .string($0) } ?? .null),
             .init("gates", .array(gates.map { gate, x, y in
-                .object([.init("key", .string(gate.key)), .init("rule", .string(gate.text)), .init("a", decision(x)), .init("b", decision(y))])
+                .object([.init("key", .string(gate.key)), .init("rule", .string(gate.text)), .init("a", .object(now.json(x))), .init("b", .object(now.json(y)))])
             })),
         ])
     }

@@ -1,6 +1,5 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors
@@ -198,9 +197,7 @@ enum EditCommands {
             _ = try StateEdit.cycle(path, read: { (path: String) throws(Ycft.Failure) in
                 do throws(FileError) { return try io.readFile(path, limit, true) } catch { throw Ycft.failure(error) }
             }, options: { (input: InputFile) throws(Ycft.Failure) in
-                guard input.bytes.count <= limit else {
-                    throw Ycft.Failure(.content, Ycft.display(path), "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
-                }
+                guard input.bytes.count <= limit else { throw Ycft.tooLarge(path, limit: limit) }
                 let options = SafeFile.WriteOptions(expected: input.status?.identity, replaceReadOnly: common.force)
                 if checkFirst, let status = input.status {
                     do throws(FileError) { try io.checkReplaceable(path, status, options) } catch { throw Ycft.failure(error) }

@@ -1,12 +1,10 @@
 import FirstTimeArchive
 import FirstTimeCore
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #else
 import Darwin
 #endif
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors
@@ -112,10 +110,10 @@ private struct EditSession {
             holdsEdit = true
             let mistake: FirstTimeError
             switch try EditSession.written(document, original, edit) {
-            case let .bytes(written):
+            case let .success(written):
                 try checkSignals()
                 return written
-            case let .mistake(error): mistake = error
+            case let .failure(error): mistake = error
             }
             // Saved again with the same mistake: give up, as kubectl edit does (its line is
             // the saved file's, which is kept).
@@ -129,13 +127,6 @@ private struct EditSession {
             text = Array(EditSession.note(shown).utf8) + document
             holdsEdit = false
         }
-    }
-
-    /// What a saved document makes of the file: its write (nil: every record as it was), or
-    /// the mistake to show on top when the editor opens again.
-    private enum Written {
-        case bytes(StateEdit.Report?)
-        case mistake(FirstTimeError)
     }
 
     /// Whether a line of the edited file is a comment (the note on top), not the document's.
@@ -163,18 +154,21 @@ private struct EditSession {
         return FirstTimeError.json(error).description
     }
 
-    private static func written(_ document: [UInt8], _ original: FirstTimeRecords, _ edit: StateEdit) throws(Stop) -> Written {
+    /// What a saved document makes of the file: its write (nil: every record as it was), or
+    /// the mistake to show on top when the editor opens again.
+    private static func written(_ document: [UInt8], _ original: FirstTimeRecords,
+                                _ edit: StateEdit) throws(Stop) -> Result<StateEdit.Report?, FirstTimeError> {
         let records: FirstTimeRecords
         do throws(FirstTimeError) { records = try RecordsFormat.records(fromJSON: document) } catch {
-            return .mistake(error)
+            return .failure(error)
         }
         do throws(FirstTimeError) {
             // The state was judged before the editor opened (`held`, with the same options).
-            return .bytes(records == original ? nil : try edit.apply(.records(records)))
+            return .success(records == original ? nil : try edit.apply(.records(records)))
         } catch {
             // A record the file's form cannot hold (a version in IntervalClient keys) is a mistake to fix.
             guard error.isBeyondIntervalKeys else { throw .content("\(error.description); nothing was written") }
-            return .mistake(error)
+            return .failure(error)
         }
     }
 
@@ -208,7 +202,7 @@ private struct EditSession {
             throw .trouble("cannot read the edited file \(shown): \(EditSession.reason(error)); nothing was written")
         }
         guard let bytes else {
-            throw .content("the edited file is larger than the limit of \(limit) bytes (raise it with --max-input-size); nothing was written")
+            throw .content("the edited file is \(Ycft.overLimit(limit)); nothing was written")
         }
         return bytes
     }
@@ -262,7 +256,7 @@ private struct EditSession {
                 _ = Ycft.Failure(.trouble, Ycft.display(path), "stopped by \(ForegroundEditor.name(of: late))"
                                  + (written ? " after the edit was written" : "; nothing was written")).report(io)
             }
-            ForegroundEditor.endBy(late)
+            ForegroundEditor.raiseByDefault(late)
         }
         return exit
     }

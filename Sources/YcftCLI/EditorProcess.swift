@@ -39,11 +39,7 @@ enum ForegroundEditor {
     /// prompt puts the terminal's settings back before it stops (``suspend(by:)``).
     static func catchStops() -> Handlers {
         SignalState.suspended.store(0, ordering: .sequentiallyConsistent)
-        var previous: [(Int32, sigaction)] = []
-        for signal in jobControl {
-            if let old = setHandler(signal, onStop) { previous.append((signal, old)) }
-        }
-        return Handlers(previous: previous)
+        return install(onStop, for: jobControl)
     }
 
     /// The job-control stop received since ``catchStops()`` or the last ``suspend(by:)``, or nil.
@@ -73,14 +69,12 @@ enum ForegroundEditor {
     static func catchEndings(restoring terminal: TerminalSettings) -> Handlers {
         // Set before any handler can read it, never while one may run.
         endingTerminal = terminal
-        var previous: [(Int32, sigaction)] = []
-        for signal in 1..<Int32(NSIG) where !handled.contains(signal) && !notEnding.contains(signal) {
+        let ending = (1..<Int32(NSIG)).filter { signal in
             // Only a signal whose action is the default: an ignored one must stay ignored.
             var current = sigaction()
-            guard sigaction(signal, nil, &current) == 0, isDefault(current) else { continue }
-            if let old = setHandler(signal, onEnding) { previous.append((signal, old)) }
+            return !handled.contains(signal) && !notEnding.contains(signal) && sigaction(signal, nil, &current) == 0 && isDefault(current)
         }
-        return Handlers(previous: previous)
+        return install(onEnding, for: ending)
     }
 
     /// Whether `action` is `SIG_DFL` (a null handler: no handler, not ignored).
@@ -105,13 +99,15 @@ enum ForegroundEditor {
         // Initialised here, never for the first time inside the handler.
         SignalState.pending.store(0, ordering: .sequentiallyConsistent)
         SignalState.editor.store(0, ordering: .sequentiallyConsistent)
-        var previous: [(Int32, sigaction)] = []
-        for signal in handled {
-            if let old = setHandler(signal, onSignal, flags: restart ? SA_RESTART : 0) { previous.append((signal, old)) }
-        }
+        let caught = install(onSignal, for: handled, flags: restart ? SA_RESTART : 0)
         // A parent that left SIGCHLD ignored would have the editor reaped unseen, its status lost.
-        if let old = setHandler(SIGCHLD, SIG_DFL) { previous.append((SIGCHLD, old)) }
-        return Handlers(previous: previous)
+        return Handlers(previous: caught.previous + install(SIG_DFL, for: [SIGCHLD]).previous)
+    }
+
+    /// Installs `handler` for each of `signals` (``setHandler(_:_:flags:)``), the actions it
+    /// replaced kept for ``Handlers/restore()`` (a signal whose `sigaction` failed left out).
+    private static func install(_ handler: (@convention(c) (Int32) -> Void)?, for signals: [Int32], flags: Int32 = 0) -> Handlers {
+        Handlers(previous: signals.compactMap { signal in setHandler(signal, handler, flags: flags).map { (signal, $0) } })
     }
 
     /// Installs `handler` for `signal` (no signals masked while it runs): the one call of this
@@ -145,17 +141,11 @@ enum ForegroundEditor {
         }
     }
 
-    /// Ends the process by `signal`, the way it would have ended without ycft's handler (the
-    /// shell sees 128 + `signal`), after the caller has cleaned up. Returns only if the signal
-    /// does not end the process.
-    static func endBy(_ signal: Int32) {
-        raiseByDefault(signal)
-    }
-
-    /// Raises `signal` with its default action, unblocked: the process ends or stops as it
-    /// would have without ycft's handler (``endBy(_:)``, ``suspend(by:)``); returns when the
-    /// signal does not end it (continued after a stop).
-    private static func raiseByDefault(_ signal: Int32) {
+    /// Raises `signal` with its default action, unblocked, once the caller has cleaned up: the
+    /// process ends (the shell sees 128 + `signal`) or stops (``suspend(by:)``) as it would have
+    /// without ycft's handler; returns only when the signal does not end it (continued after a
+    /// stop). Async-signal-safe: `onEnding(_:)` calls it.
+    static func raiseByDefault(_ signal: Int32) {
         setHandler(signal, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
@@ -263,20 +253,15 @@ private func onStop(_ signal: Int32) {
 nonisolated(unsafe) private var endingTerminal: TerminalSettings?
 
 /// The handler of ``ForegroundEditor/catchEndings(restoring:)``: async-signal-safe
-/// (`tcgetpgrp`, `getpgrp`, `tcsetattr`, `sigaction`, `sigprocmask` and `raise` only). Puts the
-/// terminal back, then raises the signal again with its default action, unblocked: the process
-/// ends by it.
+/// (`tcgetpgrp`, `getpgrp`, `tcsetattr`, `sigaction`, `pthread_sigmask` and `raise` only). Puts
+/// the terminal back, then raises the signal again with its default action, unblocked: the
+/// process ends by it (``ForegroundEditor/raiseByDefault(_:)``).
 private func onEnding(_ signal: Int32) {
     if let terminal = endingTerminal, tcgetpgrp(terminal.fd) == getpgrp() {
         var settings = terminal.settings
         _ = tcsetattr(terminal.fd, TCSANOW, &settings)
     }
-    ForegroundEditor.setHandler(signal, SIG_DFL)
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, signal)
-    sigprocmask(SIG_UNBLOCK, &set, nil)
-    raise(signal)
+    ForegroundEditor.raiseByDefault(signal)
 }
 
 /// The handler: async-signal-safe (atomics and `kill` only).

@@ -1,4 +1,3 @@
-import Plist
 import PlistCore
 import SafeFiles
 import FileErrors

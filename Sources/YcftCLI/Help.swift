@@ -1,4 +1,3 @@
-import FirstTimeArchive
 import FirstTimeCore
 
 /// Help texts, produced from ``CommandSpec`` (the main help is locked by a golden test).

@@ -4,7 +4,6 @@ import FoundationInternationalization
 #else
 import Foundation
 #endif
-import Plist
 import PlistCore
 import SafeFiles
 
@@ -41,11 +40,8 @@ extension Ycft {
                                  + "give the time alone")
             }
             let written = canonical(text)
-            var parsed: (seconds: Int64, fraction: String)?
-            do throws(ExactTime.InstantDefect) { parsed = try ExactTime.exactInstant(written) } catch {
-                guard error == .malformed else { throw refused(text, for: what, error) }
-                parsed = try wallClock(written, as: text, for: what, in: zone)
-            }
+            var parsed = try exact(written, as: text, for: what)
+            if parsed == nil { parsed = try wallClock(written, as: text, for: what, in: zone) }
             guard let parsed else {
                 throw UsageError("The value '\(text)' is invalid for '\(what)': expected a time like 2025-01-01T09:00:00Z, "
                                  + "2025-01-01T10:00+01:00, 2025-01-01 10:00 or 2025-01-01 (without Z or an offset: \(zoneSaid)), "
@@ -76,9 +72,14 @@ extension Ycft {
             return String(decoding: bytes, as: UTF8.self)
         }
 
-        /// The usage error for a time of the right form that is no instant ycft reads.
-        static func refused(_ text: String, for what: String, _ defect: ExactTime.InstantDefect) -> UsageError {
-            UsageError("The value '\(text)' is invalid for '\(what)': \(defect)")
+        /// `text` as ISO 8601 reads (``PlistCore/ExactTime/exactInstant(_:)``); nil when it is not of
+        /// that form. `given` is the text as given, for errors.
+        /// - Throws: a usage error for a time of that form that is no instant ycft reads.
+        static func exact(_ text: String, as given: String, for what: String) throws(UsageError) -> (seconds: Int64, fraction: String)? {
+            do throws(ExactTime.InstantDefect) { return try ExactTime.exactInstant(text) } catch {
+                guard error == .malformed else { throw UsageError("The value '\(given)' is invalid for '\(what)': \(error)") }
+                return nil
+            }
         }
 
         /// `YYYY-MM-DD`, or `YYYY-MM-DD` then `T` or a space and `HH:MM[:SS[.fraction]]`, with
@@ -86,7 +87,7 @@ extension Ycft {
         /// instant, exactly (whole seconds since 2001 and the fraction's digits); nil when `text`
         /// is not of that form.
         /// `given` is the text as given, for errors.
-        /// - Throws: a usage error for a time of that form that is no instant (``refused(_:for:_:)``),
+        /// - Throws: a usage error for a time of that form that is no instant (``exact(_:as:for:)``),
         ///   or for a wall-clock time `zone` skips (a spring-forward gap) or
         ///   repeats (when its clocks move back).
         static func wallClock(_ text: String, as given: String, for what: String,
@@ -108,14 +109,8 @@ extension Ycft {
             }
             body += rest
             // With its own zone: ISO 8601 as ycft reads it; without, read as UTC first.
-            let asUTC: (seconds: Int64, fraction: String)
-            do throws(ExactTime.InstantDefect) { return try ExactTime.exactInstant(body) } catch {
-                guard error == .malformed else { throw refused(given, for: what, error) }
-            }
-            do throws(ExactTime.InstantDefect) { asUTC = try ExactTime.exactInstant(body + "Z") } catch {
-                guard error == .malformed else { throw refused(given, for: what, error) }
-                return nil
-            }
+            if let instant = try exact(body, as: given, for: what) { return instant }
+            guard let asUTC = try exact(body + "Z", as: given, for: what) else { return nil }
             guard let zone else { return asUTC }
             // The wall-clock time in the zone: the instant some offset of the zone maps to it;
             // none in a skipped hour, two in a repeated one (when the clocks move back), where

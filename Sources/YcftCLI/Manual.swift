@@ -1,4 +1,3 @@
-import FirstTimeArchive
 import FirstTimeCore
 
 /// The manual page, section 1, in roff (`ycft --generate-manual`), produced from ``CommandSpec``

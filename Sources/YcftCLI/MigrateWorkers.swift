@@ -1,5 +1,4 @@
 import Dispatch
-import FirstTimeArchive
 import FirstTimeCore
 import SafeFiles
 import FileErrors

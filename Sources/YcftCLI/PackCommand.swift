@@ -1,9 +1,7 @@
 import FirstTimeArchive
 import FirstTimeCore
-import Plist
 import PlistCore
 import SafeFiles
-import FileErrors
 
 /// `ycft pack`: records in the JSON form to a legacy archive.
 enum PackCommand {

@@ -90,7 +90,7 @@ package enum PasswordPrompt {
         say("\n")
         if let signal = ForegroundEditor.stopSignal {
             handlers.restore()
-            ForegroundEditor.endBy(signal)
+            ForegroundEditor.raiseByDefault(signal)
         }
         if let failure { throw failure }
         if ended { return .endOfInput }

@@ -7,7 +7,6 @@ import FoundationInternationalization
 import Foundation
 #endif
 import OrderedJSON
-import Plist
 import PlistCore
 
 /// `ycft status`: would each gate fire now, and when next?
@@ -67,16 +66,14 @@ enum StatusCommand {
 
         /// A `--gate KEY=RULE`: the rule is what follows the last "=", parsed once.
         static func gate(_ text: String) throws(UsageError) -> Gate {
-            if let eq = text.lastIndex(of: "="), case let ruleText = text[text.index(after: eq)...],
-               ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), Float(ruleText.dropFirst("every:".count).dropLast()) != nil {
-                let days = ruleText.dropFirst("every:".count).dropLast()
-                throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
-                                 + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
-            }
             guard let eq = text.lastIndex(of: "=") else {
                 throw UsageError("The value '\(text)' is invalid for '--gate <key=rule>': expected KEY=RULE, like onboarding.v1=\(GateRule(parsing: text) == nil ? "once" : text)")
             }
             let ruleText = String(text[text.index(after: eq)...])
+            if ruleText.hasPrefix("every:"), ruleText.hasSuffix("d"), case let days = ruleText.dropFirst("every:".count).dropLast(), Float(days) != nil {
+                throw UsageError("The rule '\(ruleText)' is now 'days:\(days)' (YCFirstTime's executeOncePerInterval, days of "
+                                 + "86,400 seconds); 'every:\(days)day' is IntervalClient's calendar day")
+            }
             guard let rule = GateRule(parsing: ruleText) else {
                 if ruleText.hasPrefix("every:") {
                     // `week` was a unit of earlier versions (IntervalClient's weekly); no
@@ -206,10 +203,7 @@ enum StatusCommand {
                         .init("key", .string(gate.key)),
                         .init("rule", .string(gate.text)),
                         .init("intervalSeconds", intervalSeconds(gate.rule, library: options.library).map { RecordsFormat.timeJSON($0) } ?? .null),
-                        .init("wouldRun", .bool(decision.wouldRun)),
-                        .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
-                        .init("nextEligibleUTC", decision.nextEligible.flatMap(instants.callAsFunction).map { .string($0) } ?? .null),
-                    ])
+                    ] + instants.json(decision))
                 })),
             ])
         }
@@ -219,21 +213,6 @@ enum StatusCommand {
         func text() -> StyledText {
             let (records, zone, zoneName, library) = (load.held, options.givenZone, options.zoneName, options.library)
             let instants = options.instants
-            // Cells padded to their column's width, two spaces apart; a cell of a column in
-            // `styles` is in the style it names for its text.
-            func table(_ rows: [[String]], styles: [Int: [String: Colour.Style]] = [:]) -> StyledText {
-                let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-                var out = StyledText()
-                for (r, row) in rows.enumerated() {
-                    for (i, cell) in row.enumerated() {
-                        out += i == 0 ? "" : "  "
-                        out.append(cell, r == 0 ? nil : styles[i]?[cell])
-                        out += i == row.count - 1 ? "" : String(repeating: " ", count: max(0, widths[i] - cell.count))
-                    }
-                    out += "\n"
-                }
-                return out
-            }
             // With a zone, the instant in it too (the UTC text alone, labelled with the zone, read as local).
             let now = instants.now
             let shownNow = instants.text(now) + (zone.map { " = " + instants.local(now, $0) } ?? "")
@@ -265,7 +244,7 @@ enum StatusCommand {
                 row.append(t.map { age(now - $0) } ?? "-")
                 rows.append(row)
             }
-            out += records.count == 0 ? StyledText("no records\n") : table(rows)
+            out += records.count == 0 ? StyledText("no records\n") : StyledText.table(rows)
             if quoting {
                 out += "(keys in quotes look like another key but are other characters: written out beyond ASCII)\n"
             }
@@ -278,14 +257,11 @@ enum StatusCommand {
             } else {
                 var gateRows = [["GATE", "RULE", "RUNS NOW", "NEXT ELIGIBLE (UTC)"]]
                 for (n, (gate, decision)) in decisions.enumerated() {
-                    // A per-version gate that does not run now runs once the app's version changes.
-                    let never = gate.rule == .perVersion ? "when the app version changes" : "never"
-                    let next = decision.nextEligible.map(instants.text) ?? never
                     gateRows.append([shown(gate.key, records.count + n) + (load.records[gate.key] == nil ? " (never run)" : ""), UntrustedText.escaped(gate.text) + (intervalSeconds(gate.rule, library: library).map { " (\($0) s)" } ?? ""),
-                                     decision.wouldRun ? "yes" : "no", next])
+                                     decision.wouldRun ? "yes" : "no", instants.next(decision, gate.rule)])
                 }
                 out += "\n"
-                out += table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
+                out += StyledText.table(gateRows, styles: [2: ["yes": .runs, "no": .waits]])
                 // Below the table, so the RULE column stays narrow.
                 var noted: [String] = []
                 for (gate, _) in decisions where addsNothing(gate.rule) && !noted.contains(gate.text) {
@@ -343,6 +319,21 @@ enum StatusCommand {
 
         /// The instant for the text table: outside years 1-9999, what it is (`beyond year 9999`).
         func text(_ t: Double) -> String { self(t) ?? ExactTime.utcText(secondsSince2001: t) }
+
+        /// When a gate is next eligible, for the text: the instant (``text(_:)``), else never,
+        /// or, for a per-version gate that does not run now, once the app's version changes.
+        func next(_ decision: GateDecision, _ rule: GateRule) -> String {
+            decision.nextEligible.map(text) ?? (rule == .perVersion ? "when the app version changes" : "never")
+        }
+
+        /// A gate's answer in JSON: `wouldRun`, `nextEligible` (exact) and `nextEligibleUTC`.
+        func json(_ decision: GateDecision) -> [JSON.Member] {
+            [
+                .init("wouldRun", .bool(decision.wouldRun)),
+                .init("nextEligible", RecordsFormat.timeJSON(decision.nextEligible)),
+                .init("nextEligibleUTC", decision.nextEligible.flatMap(callAsFunction).map { .string($0) } ?? .null),
+            ]
+        }
 
         /// The instant in `zone`, the very digits of ``callAsFunction(_:)`` moved by the zone's
         /// whole-second offset (so the two texts of `now` are one instant to the digit).

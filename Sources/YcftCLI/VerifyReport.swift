@@ -183,29 +183,25 @@ struct VerifyReport {
         var suites = "", tests = 0, failures = 0, errors = 0, skippedCount = 0, time = 0.0
         for result in results {
             let file = xml(Ycft.shown(result.path))
+            // A case of the file, holding `element` (one line) if there is one.
+            func testcase(_ name: String, _ element: String? = nil) -> String {
+                "    <testcase classname=\"\(file)\" name=\"\(name)\"" + (element.map { ">\n      \($0)\n    </testcase>\n" } ?? "/>\n")
+            }
             var cases = ""
             let failing = result.findings.filter(fails).count
             let count = result.trouble != nil ? 1 : max(1, result.findings.count)
             if let trouble = result.trouble {
                 let kind = result.empty ? "empty" : "unreadable"
-                cases += "    <testcase classname=\"\(file)\" name=\"\(result.empty ? "nothing to check" : kind)\">\n"
-                cases += "      <error message=\"\(xml(trouble))\" type=\"\(kind)\"/>\n"
-                cases += "    </testcase>\n"
+                cases += testcase(result.empty ? "nothing to check" : kind, "<error message=\"\(xml(trouble))\" type=\"\(kind)\"/>")
             } else if result.stateless {
-                cases += "    <testcase classname=\"\(file)\" name=\"contract\">\n"
-                cases += "      <skipped message=\"no YCFirstTime state\"/>\n"
-                cases += "    </testcase>\n"
+                cases += testcase("contract", "<skipped message=\"no YCFirstTime state\"/>")
             } else if result.findings.isEmpty {
-                cases += "    <testcase classname=\"\(file)\" name=\"contract\"/>\n"
+                cases += testcase("contract")
             }
             for finding in result.trouble == nil ? result.findings : [] {
-                cases += "    <testcase classname=\"\(file)\" name=\"\(xml(line(finding)))\">\n"
-                if fails(finding) {
-                    cases += "      <failure message=\"\(xml(line(finding)))\" type=\"\(finding.rule.rawValue)\">\(xml(finding.description))</failure>\n"
-                } else {
-                    cases += "      <system-out>\(xml(finding.description))</system-out>\n"
-                }
-                cases += "    </testcase>\n"
+                cases += testcase(xml(line(finding)), fails(finding)
+                    ? "<failure message=\"\(xml(line(finding)))\" type=\"\(finding.rule.rawValue)\">\(xml(finding.description))</failure>"
+                    : "<system-out>\(xml(finding.description))</system-out>")
             }
             let troubled = result.trouble != nil ? 1 : 0
             let skipped = result.stateless ? " skipped=\"1\"" : ""

@@ -1,6 +1,4 @@
-import FirstTimeArchive
 import FirstTimeCore
-import KeyedArchive
 import OrderedJSON
 import Plist
 import PlistCore
@@ -190,17 +188,21 @@ package enum Ycft {
             }
             throw Failure(.trouble, display(path), error.description)
         }
-        guard bytes.count <= limit else {
-            throw Failure(.content, display(path), "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
-        }
+        guard bytes.count <= limit else { throw tooLarge(path, limit: limit) }
         return bytes
     }
 
+    /// An input over `--max-input-size`: `ycft: FILE: input is ` and ``overLimit(_:)``, exit 1.
+    static func tooLarge(_ path: String, limit: Int) -> Failure { Failure(.content, display(path), "input is " + overLimit(limit)) }
+
+    /// `larger than the limit of N bytes (raise it with --max-input-size)`.
+    static func overLimit(_ limit: Int) -> String { "larger than the limit of \(limit) bytes (raise it with --max-input-size)" }
+
     /// A file error as a command failure: `ycft: PATH: what happened`, with the flag that would
     /// change the answer where there is one (the library never names flags).
-    static func failure(_ error: FileError, forceFlag: String? = "--force") -> Failure {
+    static func failure(_ error: FileError) -> Failure {
         var message = error.description
-        if case .readOnly = error.reason, let forceFlag { message += "; use \(forceFlag) to replace it anyway" }
+        if case .readOnly = error.reason { message += "; use --force to replace it anyway" }
         if case .insideBackup = error.reason { message += " (copy the file out with 'ycft backup extract' and work on the copy)" }
         switch error.reason {
         case .notPrivate(.regular, _):
