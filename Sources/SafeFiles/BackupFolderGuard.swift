@@ -21,15 +21,15 @@ import Darwin
 /// folder still to be made, by the nearest one that exists). Messages name the backup folder as
 /// the path spells it where it can.
 ///
-/// Each instance remembers its answers, so a batch asks about each folder once: for a folder
-/// by its device and inode and the path it is at (the same inode under a bind mount can have
-/// other folders above it), that is, as the path spells it or, for a folder this process
-/// holds open (`/proc/self/fd/N`, as the writer asks about the folder it holds), where the
-/// kernel says it is now; for whether a folder is marked, by its device and inode. So another
-/// folder put where one was (a link, a new folder: another inode) and a folder moved, or
-/// below a folder moved (another path), are looked at again. Keep one for a run, not for a
-/// process's life: a folder can become a backup later, and one moved into a folder put in
-/// place of one above it, under the same names, keeps its answer.
+/// The guard asks about folders as the writer holds them (``SafeFile/Output``, ``HeldFolder``):
+/// the folder a file goes into, opened once, and walked up from by descriptors. Each instance
+/// remembers its answers, so a batch asks about each folder once: for a folder by its device and
+/// inode and where the kernel says it is (the same inode under a bind mount can have other
+/// folders above it); for whether a folder is marked, by its device and inode. So another folder
+/// put where one was (a link, a new folder: another inode) and a folder moved, or below a folder
+/// moved (another path), are looked at again. Keep one for a run, not for a process's life: a
+/// folder can become a backup later, and one moved into a folder put in place of one above it,
+/// under the same names, keeps its answer.
 ///
 /// ```swift
 /// let backups = BackupFolderGuard()
@@ -42,28 +42,14 @@ package final class BackupFolderGuard: @unchecked Sendable {
         let inode: FileIdentity.Inode
     }
 
-    /// A folder as a path spells it (for one held by a descriptor, the path the kernel gives
-    /// for it now), and the inode the path reached when it was asked.
-    private struct SpelledFolder: Hashable {
+    /// A folder where the kernel has it, and its inode.
+    private struct Folder: Hashable {
         let path: String
         let inode: FileIdentity.Inode
-
-        init(_ path: String, _ status: FileStatus) {
-            // A descriptor's number names another folder once it is closed and reused.
-            self.path = Self.isHeld(path) ? SafeFile.linkText(path) ?? path : path
-            inode = FileIdentity.Inode(status.identity)
-        }
-
-        /// Whether `path` is `/proc/self/fd/N`: a folder this process holds open.
-        private static func isHeld(_ path: String) -> Bool {
-            let prefix = "/proc/self/fd/"
-            guard path.utf8.starts(with: prefix.utf8), path.utf8.count > prefix.utf8.count else { return false }
-            return path.utf8.dropFirst(prefix.utf8.count).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
     }
 
     /// The backup folder at or above each folder asked about (nil: none).
-    private var above: [SpelledFolder: Found?] = [:]
+    private var above: [Folder: Found?] = [:]
     /// Whether each folder looked at is itself a backup folder.
     private var marked: [FileIdentity.Inode: Bool] = [:]
     /// The walks made (``walked``).
@@ -128,7 +114,13 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// - Throws: ``FileError`` with `operation`, `path` and reason ``FileError/Reason/insideBackup(folder:)``
     ///   or ``FileError/Reason/backupUnknown(_:)``.
     package func refuse(_ path: String, _ operation: FileError.Operation) throws(FileError) {
-        switch answer(path) {
+        try refuse(SafeFile.Output(path), operation)
+    }
+
+    /// The same refusal for an output looked at, asked about the folders the look holds.
+    package func refuse(_ output: SafeFile.Output, _ operation: FileError.Operation) throws(FileError) {
+        let path = output.path
+        switch answer(output) {
         case .outside: return
         case let .inside(folder): throw FileError(operation, path, .insideBackup(folder: folder))
         case let .unknown(error): throw FileError(operation, path, .backupUnknown(error))
@@ -139,7 +131,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// where one of the folders above it is that folder; nil when there is none, or when the
     /// folders cannot be looked at (``refuse(_:_:)`` refuses that too).
     package func folder(holding path: String) -> String? {
-        if case let .inside(folder) = answer(path) { return folder }
+        if case let .inside(folder) = answer(SafeFile.Output(path)) { return folder }
         return nil
     }
 
@@ -152,40 +144,49 @@ package final class BackupFolderGuard: @unchecked Sendable {
         case unknown(SystemError)
     }
 
-    /// The folders looked at: those above `path` as spelled, then, when `path` is a symbolic
-    /// link, those above the file it names (the writer follows it). A folder that does not exist
-    /// yet counts as the nearest one above it that does, as `mkdir -p` would make it there (so
-    /// `new/../B/sub` is `B/sub`).
-    private func answer(_ path: String) -> Answer {
-        let spelled = SafeFile.directory(of: path)
-        switch backup(above: spelled) {
+    /// The folders looked at: those above the output's path as spelled, then, when it is a
+    /// symbolic link, those above the file it names (the writer follows it); each as the look
+    /// holds it. A folder that does not exist yet counts as the nearest one above it that does,
+    /// as `mkdir -p` would make it there (so `new/../B/sub` is `B/sub`).
+    private func answer(_ output: SafeFile.Output) -> Answer {
+        let spelled = SafeFile.directory(of: output.path)
+        switch backup(output.folder, spelled) {
         case let .success(found?): return .inside(Self.named(found, spelled))
         case let .failure(error): return .unknown(error)
         case .success(nil): break
         }
-        guard case let .success(status) = FileStatus.of(path, followLinks: false), status.kind == .symbolicLink else { return .outside }
-        guard let resolved = SafeFile.realPath(path) else {
-            // A link to nothing, or a loop of links: the writer refuses to write through it.
-            // One that cannot be resolved for another reason cannot be checked.
-            // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
-            return errno == ENOENT || errno == ELOOP ? .outside : .unknown(.current)
-        }
-        let target = SafeFile.directory(of: resolved)
-        switch backup(above: target) {
-        case let .success(found?): return .inside(Self.named(found, target))
-        // untested: as above, a folder above a link's target that cannot be looked at
-        case let .failure(error): return .unknown(error)
+        guard case let .success(status?) = output.entry, status.kind == .symbolicLink else { return .outside }
+        switch output.reached {
+        case let .success(reached?):
+            let target = SafeFile.directory(of: reached.target)
+            switch backup(reached.folder, target) {
+            case let .success(found?): return .inside(Self.named(found, target))
+            // untested: as below, a folder above a link's target that cannot be looked at
+            case let .failure(error): return .unknown(error)
+            case .success(nil): return .outside
+            }
+        // A link to nothing, or a loop of links: the writer refuses to write through it. One
+        // that cannot be resolved for another reason cannot be checked.
+        // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
+        case let .failure(error):
+            if case let .system(failure) = error.reason, failure.errno != ELOOP { return .unknown(failure) }
+            return .outside
+        // unreachable: a link's look reaches a file or fails
         case .success(nil): return .outside
         }
     }
 
-    /// The backup folder at or above `directory` (or the nearest folder above it that exists),
-    /// walked up by descriptors (`..` from each folder, as the kernel reaches it: no path is
-    /// resolved, so a path longer than `PATH_MAX` is walked too).
+    /// The backup folder at or above `folder` as held; where it could not be opened, above the
+    /// nearest folder of `spelled` that exists.
+    private func backup(_ folder: Result<HeldFolder, SystemError>, _ spelled: String) -> Result<Found?, SystemError> {
+        if case let .success(held) = folder { return backup(in: held) }
+        return backup(above: spelled)
+    }
+
+    /// The backup folder at or above `directory` (or the nearest folder above it that exists).
     private func backup(above directory: String) -> Result<Found?, SystemError> {
         var existing = directory
         var missing: [String] = []
-        var status: FileStatus
         while true {
             switch FileStatus.of(existing) {
             case let .success(seen) where seen.kind != .directory:
@@ -196,8 +197,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 if parent == existing { return .success(nil) }
                 existing = parent
                 continue
-            case let .success(seen):
-                status = seen
+            case .success:
+                break
             case let .failure(error) where error.errno == ENOENT || error.errno == ENOTDIR:
                 let parent = SafeFile.directory(of: existing)
                 // untested: a working folder removed while ycft runs in it ("." does not exist)
@@ -213,16 +214,20 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
         // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
         if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
-        let key = SpelledFolder(existing, status)
+        return HeldFolder.open(existing).flatMap { backup(in: $0) }
+    }
+
+    /// The backup folder at or above the held `folder`, walked up by descriptors (`..` from each
+    /// folder, as the kernel reaches it: no path is resolved, so a path longer than `PATH_MAX`
+    /// is walked too).
+    private func backup(in folder: HeldFolder) -> Result<Found?, SystemError> {
+        let key = Folder(path: folder.path, inode: FileIdentity.Inode(folder.status.identity))
         if let known = locked({ above[key] }) { return .success(known) }
         locked { walks += 1 }
-        let found: Found?
-        switch walk(from: existing) {
-        case let .success(answer): found = answer
-        case let .failure(error): return .failure(error)
+        return walk(from: folder).map { found in
+            locked { above[key] = .some(found) }
+            return found
         }
-        locked { above[key] = .some(found) }
-        return .success(found)
     }
 
     /// `existing` and the folders still to make below it with each `name/..` taken out and
@@ -241,8 +246,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return kept.isEmpty ? base : base + "/" + kept.joined(separator: "/")
     }
 
-    /// From the folder at `start` up to the root: the first backup folder.
-    private func walk(from start: String) -> Result<Found?, SystemError> {
+    /// From `start` up to the root: the first backup folder.
+    private func walk(from start: HeldFolder) -> Result<Found?, SystemError> {
         #if os(Linux)
         // O_PATH (Linux's value; Glibc's Swift module leaves the constant out): a folder that can
         // be searched but not read is walked too.
@@ -250,7 +255,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
         #else
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
         #endif
-        var fd = open(PathBytes.cString(start), flags)
+        var fd = openat(start.fd, PathBytes.cString(start.at(".")), flags)
         // untested: a race, the folder just seen removed before it is opened
         guard fd >= 0 else { return .failure(.current) }
         defer { close(fd) }
@@ -277,7 +282,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 locked { marked[inode] = isBackup }
             }
             if isBackup {
-                let climbed = ([start] + Array(repeating: "..", count: levels)).joined(separator: "/")
+                let climbed = ([start.path] + Array(repeating: "..", count: levels)).joined(separator: "/")
                 // untested: realpath failing on a path it walked (glibc resolves these through getcwd)
                 return .success(Found(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
             }

@@ -81,10 +81,11 @@ package struct FileStatus: Sendable, Equatable {
         links = Int(truncatingIfNeeded: info.st_nlink)
     }
 
-    /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.
-    package static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
+    /// The status of `path` (`lstat` when `followLinks` is false), relative to the folder open
+    /// as `folder` (`fstatat(2)`), or the `errno` of the failure.
+    package static func of(_ path: String, in folder: Int32 = AT_FDCWD, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
         var info = stat()
-        let rc = followLinks ? stat(PathBytes.cString(path), &info) : lstat(PathBytes.cString(path), &info)
+        let rc = fstatat(folder, PathBytes.cString(path), &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW)
         return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
     }
 

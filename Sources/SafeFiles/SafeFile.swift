@@ -51,7 +51,7 @@ package enum SafeFile {
         /// Owner and group for a new file, where the process may set them; nil: the process's.
         package var newFileOwner: (owner: UInt32, group: UInt32)?
         /// Flush the directory after the rename (a batch may flush each directory once at the end
-        /// with ``syncDirectory(_:)``; the rename is atomic either way).
+        /// with ``syncDirectories(_:hooks:)``; the rename is atomic either way).
         package var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         package var mayReplace: Bool
@@ -122,7 +122,7 @@ package enum SafeFile {
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
                              hooks: WriteHooks = .init()) throws(FileError) -> WriteOutcome {
-        switch try stage(bytes, to: path, options: options, hooks: hooks) {
+        switch try stage(bytes, to: Output(path), options: options) {
         case let .done(outcome): return outcome
         case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
         }
@@ -136,9 +136,6 @@ package enum SafeFile {
         /// before it swaps the new file in: the one moment a race with another program needs.
         /// On the thread that commits (a batch's workers commit at once).
         package var beforeSwap: (@Sendable (String) -> Void)?
-        /// Called with the path after the writer's first look (the backup guard, by path) and
-        /// before it holds the target's folder: a test swaps the folder for a link there.
-        package var afterLook: (@Sendable (String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
         /// Flushes the file system holding a descriptor and answers whether it did: `syncfs(2)`,
@@ -178,9 +175,10 @@ package enum SafeFile {
     /// and a directory the file cannot be made in. Standard output and error are writable.
     /// - Throws: ``FileError`` as the writer would throw it, naming `path`.
     package static func checkWritable(_ path: String, backupGuard: BackupFolderGuard) throws(FileError) {
-        if try standardStream(forOutput: path) != nil { return }
-        try backupGuard.refuse(path, .write)
-        if let status = try resolved(path)?.status {
+        let output = Output(path)
+        if try output.standardStream() != nil { return }
+        try backupGuard.refuse(output, .write)
+        if let status = try output.reached.get()?.status {
             switch status.kind {
             case .regular: try checkWritePermission(path, status: status, options: WriteOptions())
             case .fifo, .characterDevice: return
@@ -189,13 +187,8 @@ package enum SafeFile {
             }
         }
         // The replacement or new file is made in the path's directory.
-        let directory = directory(of: path)
-        switch FileStatus.of(directory) {
-        case let .success(status) where status.kind != .directory: throw FileError(.write, path, .system(SystemError(errno: ENOTDIR)))
-        case .success: break
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
+        if case let .failure(error) = output.folder { throw FileError(.write, path, .system(error)) }
+        if access(PathBytes.cString(directory(of: path)), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
     }
 
     /// The rule for secret bytes (``WriteOptions/confidential``) on an existing `target` the
@@ -225,8 +218,9 @@ package enum SafeFile {
     /// that does not exist yet passes (the writer creates it 0600); the writer asks again.
     /// - Throws: ``FileError`` with the writer's reason.
     package static func checkPrivate(_ path: String) throws(FileError) {
-        _ = try standardStream(forOutput: path, confidential: true)
-        guard case let .success(status) = FileStatus.of(path) else { return }
+        let output = Output(path)
+        _ = try output.standardStream(confidential: true)
+        guard let status = output.status else { return }
         // untested: a race, `?? path` when the path seen a moment ago is removed before realpath
         try checkPrivate(realPath(path) ?? path, status: status)
     }
@@ -241,14 +235,14 @@ package enum SafeFile {
 
     // MARK: - Replacing and creating
 
-    fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
-                                           options: WriteOptions) throws(FileError) -> PendingWrite {
+    fileprivate static func prepareReplace(_ bytes: [UInt8], at reached: Output.Reached, options: WriteOptions) throws(FileError) -> PendingWrite {
+        let (target, status) = (reached.target, reached.status)
         if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
         guard options.mayReplace else { throw FileError(.write, target, .appeared) }
         // The owner and mode the replacement keeps are these: checked on the same status.
         if options.confidential { try checkPrivate(target, status: status) }
         try checkWritePermission(target, status: status, options: options)
-        let temporary = try held(target, options: options)
+        let temporary = try Temporary(in: reached.folder, name: baseName(target), for: target)
         try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original.
         // Secret bytes get no ACL (nor any other attribute that grants access) from the target:
@@ -261,23 +255,9 @@ package enum SafeFile {
                             notKept: notKept)
     }
 
-    /// A temporary beside `target`, in its folder as held by a descriptor; the backup guard is
-    /// asked about that folder, which no later change of the path can move: the first look
-    /// (``stage(_:to:options:hooks:)``) was by path.
-    private static func held(_ target: String, options: WriteOptions) throws(FileError) -> Temporary {
-        let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
-        if temporary.holdsFolder {
-            do throws(FileError) { try options.backupGuard.refuse(temporary.place, .write) } catch {
-                // The backup as its real path spells it, not as the descriptor's /proc name.
-                guard case let .insideBackup(folder) = error.reason else { throw FileError(.write, target, error.reason) }
-                throw FileError(.write, target, .insideBackup(folder: realPath(folder) ?? folder))
-            }
-        }
-        return temporary
-    }
-
-    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
-        let temporary = try held(target, options: options)
+    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, in folder: Result<HeldFolder, SystemError>,
+                                          options: WriteOptions) throws(FileError) -> PendingWrite {
+        let temporary = try Temporary(in: folder, name: baseName(target), for: target)
         if let owner = options.newFileOwner {
             try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
                                                  permissions: options.confidential ? 0o600
@@ -299,7 +279,7 @@ package enum SafeFile {
 
     // MARK: - Group commit
 
-    /// What ``stage(_:to:options:hooks:)`` did: written already (a stream), or waiting for
+    /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
     /// ``commit(_:hooks:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
@@ -308,30 +288,31 @@ package enum SafeFile {
         case pending(PendingWrite)
     }
 
-    /// Like ``write(_:to:options:hooks:)``, but a regular file's new content is only written
-    /// to its unnamed temporary: ``commit(_:hooks:)`` then flushes a whole group at once (one
-    /// `syncfs`) and puts each in place, with the same guarantees. Keep groups small: each holds
-    /// a descriptor.
+    /// Like ``write(_:to:options:hooks:)``, to an output looked at (``Output``), but a regular
+    /// file's new content is only written to its unnamed temporary, in the folder looked at:
+    /// ``commit(_:hooks:)`` then flushes a whole group at once (one `syncfs`) and puts each in
+    /// place, with the same guarantees. Keep groups small: each holds two descriptors.
     /// - Throws: ``FileError`` for what ``write(_:to:options:hooks:)`` refuses before writing.
-    package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
-                              hooks: WriteHooks = .init()) throws(FileError) -> Staged {
+    package static func stage(_ bytes: [UInt8], to output: Output, options: WriteOptions = .init()) throws(FileError) -> Staged {
+        let path = output.path
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
         // stream, a pipe or a device put in its place, and not to a new file where it was removed.
-        if let fd = try standardStream(forOutput: path, confidential: options.confidential) {
+        if let fd = try output.standardStream(confidential: options.confidential) {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }
         // Nothing inside an iPhone backup: not a new file, not a replacement, not a pipe there.
-        try options.backupGuard.refuse(path, .write)
-        hooks.afterLook?(path)
-        guard let (target, status) = try resolved(path) else {
+        // The guard is asked about the folders the look holds, which the file goes into.
+        try options.backupGuard.refuse(output, .write)
+        guard let reached = try output.reached.get() else {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
-            return .pending(try prepareCreate(bytes, at: path, options: options))
+            return .pending(try prepareCreate(bytes, at: path, in: output.folder, options: options))
         }
+        let (target, status) = (reached.target, reached.status)
         switch status.kind {
-        case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
+        case .regular: return .pending(try prepareReplace(bytes, at: reached, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
             // untested: a race, the output became a pipe or device after `checkPrivate(_:)` found none
@@ -344,27 +325,6 @@ package enum SafeFile {
         case .directory: throw FileError(.write, target, .isDirectory)
         case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
         }
-    }
-
-    /// The file a write to `path` goes to, with its status (not followed): the path, or the
-    /// file a symbolic link resolves to; nil when nothing is there.
-    /// - Throws: ``FileError/Reason/danglingLink(target:)`` for a link to nothing; the system's error.
-    static func resolved(_ path: String) throws(FileError) -> (target: String, status: FileStatus)? {
-        let status: FileStatus
-        switch FileStatus.of(path, followLinks: false) {
-        case let .success(s): status = s
-        case let .failure(error) where error.errno == ENOENT: return nil
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        guard status.kind == .symbolicLink else { return (path, status) }
-        guard let target = realPath(path) else {
-            let failure = SystemError.current
-            // untested: a race, `?? "?"` when the dangling link is removed between realpath and readlink
-            if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
-            throw FileError(.write, path, .system(failure))
-        }
-        // untested: a race, the lstat fails only when the path realpath resolved is removed in between
-        do { return (target, try FileStatus.of(target, followLinks: false).get()) } catch { throw FileError(.write, target, .system(error)) }
     }
 
     /// Flushes every staged file with one `syncfs` per file system the group's temporaries are
@@ -382,15 +342,6 @@ package enum SafeFile {
                 flushedDevices[device] = flushed
             }
             do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
-        }
-    }
-
-    /// Flushes a directory's entries (renames) to disk.
-    package static func syncDirectory(_ directory: String) {
-        let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            _ = fsync(fd)
-            close(fd)
         }
     }
 }
@@ -424,16 +375,17 @@ package final class PendingWrite {
         if !flushed { try temporary.flush() }
         guard let replacing else {
             try temporary.linkNew()
-            if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
+            if syncsDirectory { temporary.folder.sync() }
             return .created(target)
         }
         // A cheap first look: most changed files are refused here, before anything is swapped.
-        guard case let .success(now) = FileStatus.of(temporary.place, followLinks: false), now.identity == replacing.identity else {
+        guard case let .success(now) = FileStatus.of(temporary.place, in: temporary.folder.fd, followLinks: false),
+              now.identity == replacing.identity else {
             throw FileError(.write, target, .changedSinceRead)
         }
         hooks.beforeSwap?(target)
         try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
-        if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
+        if syncsDirectory { temporary.folder.sync() }
         return .replaced(target, notKept: notKept, otherNames: max(0, now.links - 1))
     }
 }

@@ -32,8 +32,12 @@ package struct CommandIO: Sendable {
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
-    /// Stages a write for a group commit (`SafeFile/stage(_:to:options:hooks:)`); in memory, writes at once.
-    package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+    /// Looks at an output path once (`SafeFile/Output`), for the checks before its write and the
+    /// writer; in memory, nothing is there.
+    package var lookAtOutput: @Sendable (_ path: String) -> SafeFile.Output = { SafeFile.Output(unlooked: $0) }
+    /// Stages a write to an output looked at, for a group commit (`SafeFile/stage(_:to:options:)`);
+    /// in memory, writes at once.
+    package var stageFile: @Sendable (_ output: SafeFile.Output, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:hooks:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
@@ -92,7 +96,7 @@ package struct CommandIO: Sendable {
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
         (self.writeStdout, self.writeStderr, self.readStdin, self.readFile) = (writeStdout, writeStderr, readStdin, readFile)
         (self.writeFile, self.keepBackup, self.stdoutIsTerminal) = (writeFile, keepBackup, stdoutIsTerminal)
-        self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
+        self.stageFile = { output, bytes, options throws(FileError) in .done(try writeFile(output.path, bytes, options)) }
         self.readRegularFile = { path, limit throws(FileError) in try readFile(path, limit, false) }
     }
 
@@ -140,14 +144,13 @@ package struct CommandIO: Sendable {
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
         let writeThrough = io.writeFile
-        io.stageFile = { path, bytes, options throws(FileError) in
+        io.lookAtOutput = { path in SafeFile.Output(path) }
+        io.stageFile = { output, bytes, options throws(FileError) in
             // Standard streams and descriptors are written at once, through the streams.
-            if try SafeFile.standardStream(forOutput: path, confidential: options.confidential) != nil {
-                return .done(try writeThrough(path, bytes, options))
-            }
+            if try output.standardStream(confidential: options.confidential) != nil { return .done(try writeThrough(output.path, bytes, options)) }
             var options = options
             options.backupGuard = backups
-            return try SafeFile.stage(bytes, to: path, options: options)
+            return try SafeFile.stage(bytes, to: output, options: options)
         }
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, hooks: hooks.write) }

@@ -46,8 +46,9 @@ extension MigrateCommand {
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
                 }
             }
-            // Refuse outputs that meet, and outputs that are inputs.
-            guard case .output = mode else { return }
+            // Refuse outputs that meet, and outputs that are inputs (none is below an OUT that is not there).
+            guard case let .output(out) = mode else { return }
+            let outExists = io.fileStatus(out) != nil
             // Each output's spelling normalized once (a string walk per job).
             let spellings = jobs.map { Self.normalized($0.output ?? "") }
             var byOutput: [String: [String]] = [:]
@@ -58,7 +59,7 @@ extension MigrateCommand {
                 if inputs.count > 1 && inputs[0] == job.path {
                     problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
-                if let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
+                if outExists, let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
                     problems.append("\(Ycft.shown(output)): the output is an input; use --in-place to rewrite a file")
                 }
             }

@@ -114,8 +114,8 @@ struct SafeFilesUnderFaults {
     /// appeared; its temporary name is gone either way.
     @Test(arguments: [
         ("open-tmpfile=95@{D}", 0, ""),
-        ("open-tmpfile=95@{D};link=5@.ycft-", 2, "ycft: {D}/new.plist: cannot write: Input/output error\n"),
-        ("open-tmpfile=95@{D};link=17@.ycft-", 2, "ycft: {D}/new.plist: not written: a file appeared at this path while ycft was writing it\n"),
+        ("open-tmpfile=95@{D};linkat=5@.ycft-", 2, "ycft: {D}/new.plist: cannot write: Input/output error\n"),
+        ("open-tmpfile=95@{D};linkat=17@.ycft-", 2, "ycft: {D}/new.plist: not written: a file appeared at this path while ycft was writing it\n"),
     ])
     func aNewFileFromANamedTemporary(_ spec: String, _ status: Int32, _ message: String) throws {
         let dir = try folder()
