@@ -50,9 +50,9 @@ package struct DirectoryListing: Sendable, Equatable {
                 continue
             }
             let relative = current.relative.isEmpty ? name : current.relative + "/" + name
-            let full = directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
             let status: FileStatus
-            switch FileStatus.of(full, followLinks: false) {
+            // Looked at in the directory being read, by its descriptor (no path rebuilt and resolved again).
+            switch FileStatus.of(name, in: current.handle.fd, followLinks: false) {
             case let .success(found): status = found
             case let .failure(error) where error.errno == ENOENT: continue  // removed meanwhile
             case let .failure(error):
@@ -65,10 +65,12 @@ package struct DirectoryListing: Sendable, Equatable {
             switch status.kind {
             case .regular: listing.files.append(relative)
             case .directory:
-                if let handle = opendir(PathBytes.cString(full)) {
+                let fd = openat(current.handle.fd, PathBytes.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                if fd >= 0, let handle = fdopendir(fd) {
                     pending.append((DirectoryHandle(handle), relative))
                 } else {
                     listing.unreadable.append(Unreadable(path: relative, error: .current))
+                    if fd >= 0 { close(fd) }
                 }
             default: continue
             }
@@ -91,6 +93,9 @@ package final class DirectoryHandle {
     private(set) var error: SystemError?
 
     init(_ stream: Stream) { self.stream = stream }
+
+    /// The directory's descriptor (`dirfd(3)`), for calls on names in it.
+    var fd: Int32 { dirfd(stream) }
 
     deinit { closedir(stream) }
 

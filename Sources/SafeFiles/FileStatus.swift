@@ -85,7 +85,7 @@ package struct FileStatus: Sendable, Equatable {
     /// as `folder` (`fstatat(2)`), or the `errno` of the failure.
     package static func of(_ path: String, in folder: Int32 = AT_FDCWD, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
         var info = stat()
-        let rc = fstatat(folder, PathBytes.cString(path), &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW)
+        let rc = PathBytes.withCString(path) { fstatat(folder, $0, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
         return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
     }
 

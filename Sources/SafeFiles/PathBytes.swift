@@ -71,7 +71,24 @@ package enum PathBytes {
     /// The path as a NUL-terminated C string for a system call: `open(PathBytes.cString(path), ...)`
     /// (an array passes as `const char *`). A NUL inside the path ends it there, as C reads it.
     package static func cString(_ path: String) -> [CChar] {
-        encode(path).map { CChar(bitPattern: $0) } + [0]
+        var path = path
+        // No reserved scalar (the common case): the UTF-8 bytes, copied once.
+        let plain = path.withUTF8 { utf8 -> [CChar]? in
+            guard !utf8.contains(0xF4) else { return nil }
+            return [CChar](unsafeUninitializedCapacity: utf8.count + 1) { buffer, count in
+                utf8.withMemoryRebound(to: CChar.self) { count = buffer.initialize(fromContentsOf: $0) }
+                buffer[count] = 0
+                count += 1
+            }
+        }
+        return plain ?? encode(path).map { CChar(bitPattern: $0) } + [0]
+    }
+
+    /// `body` given the path as ``cString(_:)`` makes it, without a copy where the path holds no
+    /// reserved scalar (the string's own UTF-8, which ends with a NUL): for the calls made for
+    /// every file of a batch.
+    package static func withCString<Result>(_ path: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        path.utf8.contains(0xF4) ? body(cString(path)) : path.withCString(body)
     }
 
     /// The byte a reserved scalar carries, or nil for any other scalar.

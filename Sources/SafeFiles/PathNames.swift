@@ -144,15 +144,18 @@ extension SafeFile {
         /// Whether the first part of `path` that is not empty or `.` is `dev` or `proc`, as that of
         /// every descriptor name by its text is (cut at `/` bytes, no `String` made).
         private static func startsAtDevOrProc(_ path: String) -> Bool {
-            let bytes = path.utf8
-            var start = bytes.startIndex
-            while start != bytes.endIndex {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
-                let part = bytes[start..<end]
-                if !part.isEmpty && !part.elementsEqual(".".utf8) { return part.elementsEqual("dev".utf8) || part.elementsEqual("proc".utf8) }
-                start = end == bytes.endIndex ? end : bytes.index(after: end)
+            var path = path
+            return path.withUTF8 { bytes in
+                var start = 0
+                while start < bytes.count {
+                    var end = start
+                    while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
+                    let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                    if !part.isEmpty && !part.elementsEqual(".".utf8) { return part.elementsEqual("dev".utf8) || part.elementsEqual("proc".utf8) }
+                    start = end + 1
+                }
+                return false
             }
-            return false
         }
     }
 
@@ -239,8 +242,12 @@ extension SafeFile {
         }
     }
 
+    /// The last part of a path (trailing `/`s left out), cut at `/` bytes; `/` for the root.
     static func baseName(_ path: String) -> String {
-        path.utf8.split(separator: UInt8(ascii: "/")).last.map { String(Substring($0)) } ?? path
+        let bytes = path.utf8
+        guard let last = bytes.lastIndex(where: { $0 != UInt8(ascii: "/") }) else { return path }
+        let start = bytes[...last].lastIndex(of: UInt8(ascii: "/")).map(bytes.index(after:)) ?? bytes.startIndex
+        return String(Substring(bytes[start...last]))
     }
 
     /// `realpath(3)` of `path` (every link resolved), nil when it does not resolve.
@@ -252,11 +259,18 @@ extension SafeFile {
 
     /// The text of the symbolic link at `path` (`readlink(2)`), nil when it is none.
     package static func linkText(_ path: String) -> String? {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Int(PATH_MAX)) { buffer in
-            // unreachable: an allocation of PATH_MAX bytes has an address
-            guard let base = buffer.baseAddress else { return nil }
-            let n = base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { readlink(PathBytes.cString(path), $0, buffer.count) }
-            return n < 0 ? nil : PathBytes.decode(UnsafeBufferPointer(rebasing: buffer[..<n]))
+        // Most texts fit in 1 KiB, which lives on the stack (no allocation large enough to make
+        // glibc merge the small blocks freed so far); a text that fills it is read again whole.
+        for size in [1024, Int(PATH_MAX)] {
+            let text: String?? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { buffer in
+                // unreachable: an allocation of at least 1 KiB has an address
+                guard let base = buffer.baseAddress else { return .some(nil) }
+                let n = base.withMemoryRebound(to: CChar.self, capacity: size) { out in PathBytes.withCString(path) { readlink($0, out, size) } }
+                return n < 0 ? .some(nil) : n == size && size < PATH_MAX ? nil : PathBytes.decode(UnsafeBufferPointer(rebasing: buffer[..<n]))
+            }
+            if let text { return text }
         }
+        // unreachable: a text of PATH_MAX bytes is read whole
+        return nil
     }
 }

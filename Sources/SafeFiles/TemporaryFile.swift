@@ -36,10 +36,10 @@ final class HeldFolder {
         #if os(Linux)
         if procDescriptors {
             // O_PATH: Linux's value, left out of Glibc's Swift module.
-            let fd = Glibc.open(PathBytes.cString(directory), 0o10_000_000 | O_DIRECTORY | O_CLOEXEC)
+            let fd = PathBytes.withCString(directory) { Glibc.open($0, 0o10_000_000 | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else { return .failure(.current) }
             // unreachable: readlink and fstat of a descriptor just opened do not fail
-            guard let path = SafeFile.linkText("/proc/self/fd/\(fd)"), case let .success(status) = FileStatus.of(descriptor: fd) else {
+            guard let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), case let .success(status) = FileStatus.of(descriptor: fd) else {
                 let failure = SystemError.current
                 close(fd)
                 return .failure(failure)
@@ -88,10 +88,11 @@ final class Temporary {
     private var discarded = false
 
     init(in folder: Result<HeldFolder, SystemError>, name: String, for target: String) throws(FileError) {
-        do { self.folder = try folder.get() } catch { throw FileError(.write, target, .system(error)) }
-        (self.target, targetName, place) = (target, name, self.folder.at(name))
+        let held: HeldFolder
+        do { held = try folder.get() } catch { throw FileError(.write, target, .system(error)) }
+        (self.folder, self.target, targetName, place) = (held, target, name, held.at(name))
         #if os(Linux)
-        let unnamed = openat(self.folder.fd, PathBytes.cString(self.folder.at(".")), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
+        let unnamed = PathBytes.withCString(held.at(".")) { openat(held.fd, $0, YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600) }
         if unnamed >= 0 {
             fd = unnamed
             return
@@ -103,9 +104,8 @@ final class Temporary {
         }
         #endif
         var named: Int32 = -1
-        let at = self.folder.fd
-        self.name = try Temporary.freshName(self.folder.at(".\(Temporary.shortened(name)).ycft-"), for: target) { candidate in
-            named = openat(at, PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        self.name = try Temporary.freshName(held.at(".\(Temporary.shortened(name)).ycft-"), for: target) { candidate in
+            named = openat(held.fd, PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
             return named >= 0
         }
         fd = named
@@ -252,7 +252,7 @@ final class Temporary {
 
     private func linkAt(_ path: String) -> Bool {
         #if os(Linux)
-        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", folder.fd, PathBytes.cString(path), AT_SYMLINK_FOLLOW) == 0 { return true }
+        if PathBytes.withCString(path, { linkat(AT_FDCWD, "/proc/self/fd/" + String(fd), folder.fd, $0, AT_SYMLINK_FOLLOW) }) == 0 { return true }
         let failure = SystemError.current
         if failure.errno == EEXIST { return false }
         // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).

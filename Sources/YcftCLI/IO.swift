@@ -213,17 +213,21 @@ package struct CommandIO: Sendable {
 }
 
 /// `mkdir -p`: creates `path` and its missing parents (0777 less the umask), through
-/// ``PathBytes`` so a name that is not UTF-8 is created with its own bytes.
+/// ``PathBytes`` so a name that is not UTF-8 is created with its own bytes; the path first, its
+/// parents only when one is missing.
 /// - Throws: ``SystemError`` from `mkdir(2)` (`EEXIST` when a part is not a directory).
 func makeDirectories(_ path: String) throws(SystemError) {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for part in path.split(separator: "/") {
-        prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + part
-        guard mkdir(PathBytes.cString(prefix), 0o777) != 0 else { continue }
+    func make() -> SystemError? {
+        if mkdir(PathBytes.cString(path), 0o777) == 0 { return nil }
         let failure = SystemError.current
-        if failure.errno == EEXIST, case let .success(status) = FileStatus.of(prefix), status.kind == .directory { continue }
-        throw failure
+        if failure.errno == EEXIST, case let .success(status) = FileStatus.of(path), status.kind == .directory { return nil }
+        return failure
     }
+    guard let failure = make() else { return }
+    let parent = SafeFile.directory(of: path)
+    guard failure.errno == ENOENT, parent != path else { throw failure }
+    try makeDirectories(parent)
+    if let again = make() { throw again }
 }
 
 /// Failed writes to the standard streams during a run.
