@@ -36,20 +36,14 @@ import Darwin
 /// try backups.refuse("Backup/3f/copy.plist", .write)   // FileError: ... inside the iPhone backup "Backup" ...
 /// ```
 package final class BackupFolderGuard: @unchecked Sendable {
-    /// A backup folder found: its path with every link resolved, and its inode.
-    private struct Found {
-        let path: String
-        let inode: FileIdentity.Inode
-    }
-
-    /// A folder where the kernel has it, and its inode.
+    /// A folder where the kernel has it (every link resolved), and its inode.
     private struct Folder: Hashable {
         let path: String
         let inode: FileIdentity.Inode
     }
 
     /// The backup folder at or above each folder asked about (nil: none).
-    private var above: [Folder: Found?] = [:]
+    private var above: [Folder: Folder?] = [:]
     /// Whether each folder looked at is itself a backup folder.
     private var marked: [FileIdentity.Inode: Bool] = [:]
     /// The walks made (``walked``).
@@ -86,15 +80,6 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return ["Manifest.plist", "Status.plist", "Info.plist"].filter(holds).count >= 2
     }
 
-    /// Whether the folder at `path` is an iPhone backup folder by ``marksBackup(_:)``, its
-    /// entries looked at without following links (false when it cannot be looked at).
-    package static func isBackupFolder(_ path: String) -> Bool {
-        marksBackup { name in
-            if case .success = FileStatus.of(path == "/" ? "/" + name : path + "/" + name, followLinks: false) { return true }
-            return false
-        }
-    }
-
     /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
     /// cannot be looked at for another reason than its absence is the error.
     private static func isBackupFolder(descriptor fd: Int32) -> Result<Bool, SystemError> {
@@ -119,72 +104,52 @@ package final class BackupFolderGuard: @unchecked Sendable {
 
     /// The same refusal for an output looked at, asked about the folders the look holds.
     package func refuse(_ output: SafeFile.Output, _ operation: FileError.Operation) throws(FileError) {
-        let path = output.path
         switch answer(output) {
-        case .outside: return
-        case let .inside(folder): throw FileError(operation, path, .insideBackup(folder: folder))
-        case let .unknown(error): throw FileError(operation, path, .backupUnknown(error))
+        case .success(nil): return
+        case let .success(folder?): throw FileError(operation, output.path, .insideBackup(folder: folder))
+        case let .failure(error): throw FileError(operation, output.path, .backupUnknown(error))
         }
     }
 
     /// The iPhone backup folder a file written at `path` would be in, named as `path` spells it
     /// where one of the folders above it is that folder; nil when there is none, or when the
     /// folders cannot be looked at (``refuse(_:_:)`` refuses that too).
-    package func folder(holding path: String) -> String? {
-        if case let .inside(folder) = answer(SafeFile.Output(path)) { return folder }
-        return nil
-    }
+    package func folder(holding path: String) -> String? { (try? answer(SafeFile.Output(path)).get()) ?? nil }
 
-    /// Where a write at a path lands, as far as backups go.
-    private enum Answer {
-        case outside
-        case inside(String)
-        /// A folder above could not be looked at (a path longer than `PATH_MAX`, a folder
-        /// that cannot be searched).
-        case unknown(SystemError)
-    }
-
-    /// The folders looked at: those above the output's path as spelled, then, when it is a
-    /// symbolic link, those above the file it names (the writer follows it); each as the look
-    /// holds it. A folder that does not exist yet counts as the nearest one above it that does,
-    /// as `mkdir -p` would make it there (so `new/../B/sub` is `B/sub`).
-    private func answer(_ output: SafeFile.Output) -> Answer {
+    /// The backup folder a write to the output lands in, named as its path spells it where it
+    /// can (nil: none), or why a folder above could not be looked at (a path longer than
+    /// `PATH_MAX`, a folder that cannot be searched). The folders looked at: those above the
+    /// output's path as spelled, then, when it is a symbolic link, those above the file it names
+    /// (the writer follows it); each as the look holds it. A folder that does not exist yet
+    /// counts as the nearest one above it that does, as `mkdir -p` would make it there (so
+    /// `new/../B/sub` is `B/sub`).
+    private func answer(_ output: SafeFile.Output) -> Result<String?, SystemError> {
         let spelled = SafeFile.directory(of: output.path)
-        switch backup(output.folder, spelled) {
-        case let .success(found?): return .inside(Self.named(found, spelled))
-        case let .failure(error): return .unknown(error)
+        // A folder the look could not open, as the nearest folder of the path that exists.
+        switch (try? output.folder.get()).map(backup(in:)) ?? backup(above: spelled) {
+        case let .success(found?): return .success(Self.named(found, spelled))
+        case let .failure(error): return .failure(error)
         case .success(nil): break
         }
-        guard case let .success(status?) = output.entry, status.kind == .symbolicLink else { return .outside }
+        guard case let .success(status?) = output.entry, status.kind == .symbolicLink else { return .success(nil) }
         switch output.reached {
         case let .success(reached?):
             let target = SafeFile.directory(of: reached.target)
-            switch backup(reached.folder, target) {
-            case let .success(found?): return .inside(Self.named(found, target))
             // untested: as below, a folder above a link's target that cannot be looked at
-            case let .failure(error): return .unknown(error)
-            case .success(nil): return .outside
-            }
+            return ((try? reached.folder.get()).map(backup(in:)) ?? backup(above: target)).map { $0.map { Self.named($0, target) } }
         // A link to nothing, or a loop of links: the writer refuses to write through it. One
         // that cannot be resolved for another reason cannot be checked.
         // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
         case let .failure(error):
-            if case let .system(failure) = error.reason, failure.errno != ELOOP { return .unknown(failure) }
-            return .outside
+            if case let .system(failure) = error.reason, failure.errno != ELOOP { return .failure(failure) }
+            return .success(nil)
         // unreachable: a link's look reaches a file or fails
-        case .success(nil): return .outside
+        case .success(nil): return .success(nil)
         }
     }
 
-    /// The backup folder at or above `folder` as held; where it could not be opened, above the
-    /// nearest folder of `spelled` that exists.
-    private func backup(_ folder: Result<HeldFolder, SystemError>, _ spelled: String) -> Result<Found?, SystemError> {
-        if case let .success(held) = folder { return backup(in: held) }
-        return backup(above: spelled)
-    }
-
     /// The backup folder at or above `directory` (or the nearest folder above it that exists).
-    private func backup(above directory: String) -> Result<Found?, SystemError> {
+    private func backup(above directory: String) -> Result<Folder?, SystemError> {
         var existing = directory
         var missing: [String] = []
         while true {
@@ -220,7 +185,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// The backup folder at or above the held `folder`, walked up by descriptors (`..` from each
     /// folder, as the kernel reaches it: no path is resolved, so a path longer than `PATH_MAX`
     /// is walked too).
-    private func backup(in folder: HeldFolder) -> Result<Found?, SystemError> {
+    private func backup(in folder: HeldFolder) -> Result<Folder?, SystemError> {
         let key = Folder(path: folder.path, inode: FileIdentity.Inode(folder.status.identity))
         if let known = locked({ above[key] }) { return .success(known) }
         locked { walks += 1 }
@@ -247,14 +212,9 @@ package final class BackupFolderGuard: @unchecked Sendable {
     }
 
     /// From `start` up to the root: the first backup folder.
-    private func walk(from start: HeldFolder) -> Result<Found?, SystemError> {
-        #if os(Linux)
-        // O_PATH (Linux's value; Glibc's Swift module leaves the constant out): a folder that can
-        // be searched but not read is walked too.
-        let flags: Int32 = 0o10_000_000 | O_DIRECTORY | O_CLOEXEC
-        #else
-        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
-        #endif
+    private func walk(from start: HeldFolder) -> Result<Folder?, SystemError> {
+        // A folder that can be searched but not read is walked too.
+        let flags = HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC
         var fd = openat(start.fd, PathBytes.cString(start.at(".")), flags)
         // untested: a race, the folder just seen removed before it is opened
         guard fd >= 0 else { return .failure(.current) }
@@ -262,12 +222,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
         var levels = 0
         var previous: FileIdentity.Inode?
         while true {
-            let seen: FileStatus
-            switch FileStatus.of(descriptor: fd) {
-            case let .success(status): seen = status
             // unreachable: fstat of an open descriptor does not fail
-            case let .failure(error): return .failure(error)
-            }
+            guard case let .success(seen) = FileStatus.of(descriptor: fd) else { return .failure(.current) }
             let inode = FileIdentity.Inode(seen.identity)
             // `..` of the root is the root.
             if inode == previous { return .success(nil) }
@@ -284,7 +240,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             if isBackup {
                 let climbed = ([start.path] + Array(repeating: "..", count: levels)).joined(separator: "/")
                 // untested: realpath failing on a path it walked (glibc resolves these through getcwd)
-                return .success(Found(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
+                return .success(Folder(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
             }
             let parent = openat(fd, "..", flags)
             // untested: a race, `..` of a folder just looked at closed to search before it is opened
@@ -299,7 +255,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
 
     /// `found` as the path's folders spell it: the first of `directory` and the folders above
     /// it by its text that is `found` (by inode), else `found`'s resolved path.
-    private static func named(_ found: Found, _ directory: String) -> String {
+    private static func named(_ found: Folder, _ directory: String) -> String {
         var current = directory
         while true {
             if case let .success(seen) = FileStatus.of(current), FileIdentity.Inode(seen.identity) == found.inode { return current }

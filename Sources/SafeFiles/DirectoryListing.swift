@@ -110,6 +110,22 @@ package final class DirectoryHandle {
         return PathBytes.decode(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }
 
+    /// The names in the directory open as `fd` (`.` and `..` left out, in the order the file
+    /// system gives, at most `limit`), read from its start through a stream that takes `fd` and
+    /// closes it; or what `fdopendir` or `readdir` says.
+    static func names(of fd: Int32, limit: Int = .max) -> Result<[String], SystemError> {
+        guard let stream = fdopendir(fd) else {
+            let failure = SystemError.current
+            close(fd)
+            return .failure(failure)
+        }
+        rewinddir(stream)
+        let handle = DirectoryHandle(stream)
+        var names: [String] = []
+        while names.count < limit, let name = handle.next() { names.append(name) }
+        return handle.error.map { .failure($0) } ?? .success(names)
+    }
+
     /// The next entry's name (`.` and `..` skipped), or nil at the end or on an error.
     func next() -> String? {
         while true {

@@ -45,12 +45,7 @@ extension SafeFile {
         } else if regularOnly {
             (fd, before) = try openRegular(path) { FileError(.read, path, .unsupportedKind($0)) }
         } else {
-            fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-            do { before = try FileStatus.of(descriptor: fd).get() } catch {
-                close(fd)
-                throw FileError(.read, path, .system(error))
-            }
+            do { (fd, before) = try FileStatus.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY).get() } catch { throw FileError(.read, path, .system(error)) }
         }
         let handle = FileLock(fd)
         if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
@@ -93,11 +88,8 @@ extension SafeFile {
         do { seen = try FileStatus.of(path).get() } catch { throw FileError(.read, path, .system(error)) }
         if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
         guard seen.kind == .regular else { throw refusal(seen.kind) }
-        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-        let opened: FileStatus
-        do { opened = try FileStatus.of(descriptor: fd).get() } catch {
-            close(fd)
+        let (fd, opened): (Int32, FileStatus)
+        do { (fd, opened) = try FileStatus.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK).get() } catch {
             throw FileError(.read, path, .system(error))
         }
         // untested: a race, the name replaced by a file of another kind between the stat and the open

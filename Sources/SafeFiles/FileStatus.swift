@@ -95,6 +95,17 @@ package struct FileStatus: Sendable, Equatable {
         return fstat(fd, &info) == 0 ? .success(FileStatus(info)) : .failure(.current)
     }
 
+    /// Opens `path` (relative to the folder open as `folder`) with `flags`, and the status of
+    /// what it opened: the descriptor, which the caller closes, or the failure, nothing left open.
+    static func open(_ path: String, in folder: Int32 = AT_FDCWD, _ flags: Int32) -> Result<(fd: Int32, status: FileStatus), SystemError> {
+        let fd = PathBytes.withCString(path) { openat(folder, $0, flags) }
+        guard fd >= 0 else { return .failure(.current) }
+        return of(descriptor: fd).map { (fd, $0) }.mapError { error in
+            close(fd)
+            return error
+        }
+    }
+
     /// True when no one may write the file by its permission bits (`0444`, `0555`): the owner
     /// meant it read-only, which ycft respects also when it runs as root.
     package var isReadOnly: Bool { permissions & 0o222 == 0 }

@@ -86,11 +86,11 @@ extension SafeFile {
         guard case let .success(existing) = FileStatus.of(candidate, followLinks: false), existing.kind == .regular else { return false }
         if existing.identity == expected.identity { return true }
         guard existing.identity.size == Int64(bytes.count) else { return false }
-        let fd = open(PathBytes.cString(candidate), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard case let .success((fd, opened)) = FileStatus.open(candidate, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) else {
+            return false
+        }
         defer { close(fd) }
-        guard case let .success(opened) = FileStatus.of(descriptor: fd), opened.kind == .regular,
-              opened.identity.sameFile(as: existing.identity) else { return false }
+        guard opened.kind == .regular, opened.identity.sameFile(as: existing.identity) else { return false }
         guard let content = try? readAll(fd, limit: bytes.count) else { return false }
         return content == bytes
     }

@@ -71,17 +71,8 @@ package enum PathBytes {
     /// The path as a NUL-terminated C string for a system call: `open(PathBytes.cString(path), ...)`
     /// (an array passes as `const char *`). A NUL inside the path ends it there, as C reads it.
     package static func cString(_ path: String) -> [CChar] {
-        var path = path
-        // No reserved scalar (the common case): the UTF-8 bytes, copied once.
-        let plain = path.withUTF8 { utf8 -> [CChar]? in
-            guard !utf8.contains(0xF4) else { return nil }
-            return [CChar](unsafeUninitializedCapacity: utf8.count + 1) { buffer, count in
-                utf8.withMemoryRebound(to: CChar.self) { count = buffer.initialize(fromContentsOf: $0) }
-                buffer[count] = 0
-                count += 1
-            }
-        }
-        return plain ?? encode(path).map { CChar(bitPattern: $0) } + [0]
+        // No reserved scalar (the common case): the string's own C string, copied once.
+        path.utf8.contains(0xF4) ? encode(path).map { CChar(bitPattern: $0) } + [0] : Array(path.utf8CString)
     }
 
     /// `body` given the path as ``cString(_:)`` makes it, without a copy where the path holds no

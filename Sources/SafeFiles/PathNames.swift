@@ -62,13 +62,10 @@ extension SafeFile {
                 return
             }
             let held = HeldFolder.open(directory(of: target))
-            switch Self.entry(target, in: held) {
-            case let .success(status?): reached = .success(Reached(target: target, status: status, folder: held))
-            // untested: a race, the file realpath resolved removed in between
-            case .success(nil): reached = .failure(FileError(.write, target, .system(SystemError(errno: ENOENT))))
-            // untested: as above, or a folder on its way closed to search in between
-            case let .failure(error): reached = .failure(FileError(.write, target, .system(error)))
-            }
+            reached = Self.entry(target, in: held).flatMap { status in
+                // untested: a race, the file realpath resolved removed, or a folder on its way closed to search, in between
+                status.map { .success(Reached(target: target, status: $0, folder: held)) } ?? .failure(SystemError(errno: ENOENT))
+            }.mapError { FileError(.write, target, .system($0)) }
         }
 
         /// An output nothing is known of: no descriptor name, nothing there (an in-memory file system's).
@@ -127,13 +124,9 @@ extension SafeFile {
             var byText = false
             if startsAtDevOrProc(path) {
                 let name = lexicallyNormalized(path)
-                switch name {
-                case "/dev/stdin": return 0
-                case "/dev/stdout": return 1
-                case "/dev/stderr": return 2
-                case _ where name.hasPrefix("/dev/fd/"): return .some(descriptorNumber(String(name.dropFirst("/dev/fd/".count))))
-                default: byText = isDescriptorDirectory(directory(of: name))
-                }
+                if let number = descriptorPath(name) { return number }
+                if name.hasPrefix("/dev/fd/") { return .some(nil) }
+                byText = isDescriptorDirectory(directory(of: name))
             }
             guard case let .success(held) = folder, isDescriptorDirectory(held.path) else { return byText ? .some(nil) : nil }
             let process = held.path.split(separator: "/")[1]
@@ -142,20 +135,12 @@ extension SafeFile {
         }
 
         /// Whether the first part of `path` that is not empty or `.` is `dev` or `proc`, as that of
-        /// every descriptor name by its text is (cut at `/` bytes, no `String` made).
+        /// every descriptor name by its text is (on the bytes, no `String` made).
         private static func startsAtDevOrProc(_ path: String) -> Bool {
-            var path = path
-            return path.withUTF8 { bytes in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count && bytes[end] != UInt8(ascii: "/") { end += 1 }
-                    let part = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                    if !part.isEmpty && !part.elementsEqual(".".utf8) { return part.elementsEqual("dev".utf8) || part.elementsEqual("proc".utf8) }
-                    start = end + 1
-                }
-                return false
-            }
+            var rest = path.utf8[...]
+            while rest.first == UInt8(ascii: "/") || rest.starts(with: "./".utf8) || rest.elementsEqual(".".utf8) { rest = rest.dropFirst() }
+            func part(_ name: String) -> Bool { rest.starts(with: name.utf8) && rest.dropFirst(name.utf8.count).first.map { $0 == UInt8(ascii: "/") } ?? true }
+            return part("dev") || part("proc")
         }
     }
 
@@ -235,9 +220,7 @@ extension SafeFile {
         case "/dev/stdout": return 1
         case "/dev/stderr": return 2
         default:
-            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-                return Int32(path.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
-            }
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) { return descriptorNumber(String(path.dropFirst(prefix.count))) }
             return nil
         }
     }

@@ -124,7 +124,7 @@ package enum SafeFile {
                              hooks: WriteHooks = .init()) throws(FileError) -> WriteOutcome {
         switch try stage(bytes, to: Output(path), options: options) {
         case let .done(outcome): return outcome
-        case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
+        case let .pending(write): return try write.finish(hooks: hooks)
         }
     }
 
@@ -235,46 +235,35 @@ package enum SafeFile {
 
     // MARK: - Replacing and creating
 
-    fileprivate static func prepareReplace(_ bytes: [UInt8], at reached: Output.Reached, options: WriteOptions) throws(FileError) -> PendingWrite {
-        let (target, status) = (reached.target, reached.status)
-        if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
-        guard options.mayReplace else { throw FileError(.write, target, .appeared) }
-        // The owner and mode the replacement keeps are these: checked on the same status.
-        if options.confidential { try checkPrivate(target, status: status) }
-        try checkWritePermission(target, status: status, options: options)
-        let temporary = try Temporary(in: reached.folder, name: baseName(target), for: target)
-        try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
-        // After the mode: an ACL sets the group bits from its mask, as they are on the original.
-        // Secret bytes get no ACL (nor any other attribute that grants access) from the target:
-        // the attributes are read by path, later than the status the privacy check read, so an
-        // ACL set in between (`setfacl -m u:1002:r`) would be copied unchecked.
-        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd, grantingAccess: !options.confidential)
+    /// The complete temporary for `target` in `folder`: a replacement of the regular file with
+    /// `status` (which it is refused for first), or a new file (`status` nil).
+    fileprivate static func prepare(_ bytes: [UInt8], at target: String, in folder: Result<HeldFolder, SystemError>, replacing status: FileStatus?,
+                                    options: WriteOptions) throws(FileError) -> PendingWrite {
+        if let status {
+            if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
+            guard options.mayReplace else { throw FileError(.write, target, .appeared) }
+            // The owner and mode the replacement keeps are these: checked on the same status.
+            if options.confidential { try checkPrivate(target, status: status) }
+            try checkWritePermission(target, status: status, options: options)
+        }
+        let temporary = try Temporary(in: folder, name: baseName(target), for: target)
+        // The temporary was made 0600 (nothing can read it while it fills): it takes the replaced
+        // file's owner and mode, or a new file's (0666 less the umask unless asked otherwise).
+        let owner = status.map { ($0.owner, $0.group) } ?? options.newFileOwner ?? (UInt32(geteuid()), UInt32(getegid()))
+        let newPermissions = options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions
+        try temporary.setOwnerAndPermissions(owner: owner.0, group: owner.1, permissions: status?.permissions ?? newPermissions)
+        // After the mode: an ACL sets the group bits from its mask, as they are on the original;
+        // a backup's copy takes its original's (what it could not keep is on the original still,
+        // which is not replaced yet). Secret bytes get no ACL (nor any other attribute that
+        // grants access) from the target: the attributes are read by path, later than the status
+        // the privacy check read, so an ACL set in between (`setfacl -m u:1002:r`) would be
+        // copied unchecked; nor the ACL the directory's default ACL gave a new file.
+        let source = status.map { (path: target, status: $0) } ?? options.attributesFrom
+        let notKept = source.map { FileAttributes.copy(from: $0.path, status: $0.status, to: temporary.fd, grantingAccess: !options.confidential) }
         if options.confidential { try temporary.dropAccessGrants() }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
-                            notKept: notKept)
-    }
-
-    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, in folder: Result<HeldFolder, SystemError>,
-                                          options: WriteOptions) throws(FileError) -> PendingWrite {
-        let temporary = try Temporary(in: folder, name: baseName(target), for: target)
-        if let owner = options.newFileOwner {
-            try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
-                                                 permissions: options.confidential ? 0o600
-                                                     : options.newFilePermissions ?? temporary.defaultPermissions)
-        } else {
-            // The temporary was made 0600 (nothing can read it while it fills): give the new
-            // file its permissions, 0666 less the umask unless asked otherwise.
-            try temporary.setPermissions(options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions)
-        }
-        // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
-        if let original = options.attributesFrom {
-            _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd, grantingAccess: !options.confidential)
-        }
-        // Secret bytes: not the ACL the directory's default ACL gave the new file either.
-        if options.confidential { try temporary.dropAccessGrants() }
-        try temporary.write(bytes)
-        return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
+                            notKept: status == nil ? [] : notKept ?? [])
     }
 
     // MARK: - Group commit
@@ -308,11 +297,11 @@ package enum SafeFile {
         try options.backupGuard.refuse(output, .write)
         guard let reached = try output.reached.get() else {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
-            return .pending(try prepareCreate(bytes, at: path, in: output.folder, options: options))
+            return .pending(try prepare(bytes, at: path, in: output.folder, replacing: nil, options: options))
         }
         let (target, status) = (reached.target, reached.status)
         switch status.kind {
-        case .regular: return .pending(try prepareReplace(bytes, at: reached, options: options))
+        case .regular: return .pending(try prepare(bytes, at: target, in: reached.folder, replacing: status, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
             // untested: a race, the output became a pipe or device after `checkPrivate(_:)` found none
@@ -357,20 +346,15 @@ package final class PendingWrite {
     private let syncsDirectory: Bool
     private let notKept: [AttributeNotKept]
 
-    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool,
-                     notKept: [AttributeNotKept] = []) {
-        self.temporary = temporary
-        self.target = target
-        self.replacing = replacing
-        syncsDirectory = syncDirectory
-        self.notKept = notKept
+    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool, notKept: [AttributeNotKept]) {
+        (self.temporary, self.target, self.replacing, syncsDirectory, self.notKept) = (temporary, target, replacing, syncDirectory, notKept)
     }
 
-    /// Flushes (unless the group was) and puts the file in place: a new file is linked where
-    /// nothing is (never over anything); a replacement is swapped in by
-    /// ``Temporary/replace(expected:exchange:)``, which refuses it, leaving the other program's
-    /// file in place, when what it swapped out is not the file that was read.
-    fileprivate func finish(flushed: Bool, hooks: SafeFile.WriteHooks) throws(FileError) -> SafeFile.WriteOutcome {
+    /// Flushes (unless the group was) and puts the file in place, as ``SafeFile/write(_:to:options:hooks:)``
+    /// does: a new file is linked where nothing is (never over anything); a replacement is
+    /// swapped in by `Temporary.replace(expected:exchange:)`, which refuses it, leaving the other
+    /// program's file in place, when what it swapped out is not the file that was read.
+    package func finish(flushed: Bool = false, hooks: SafeFile.WriteHooks = .init()) throws(FileError) -> SafeFile.WriteOutcome {
         defer { temporary.discard() }
         if !flushed { try temporary.flush() }
         guard let replacing else {

@@ -21,6 +21,16 @@ final class HeldFolder {
     let path: String
     let status: FileStatus
 
+    /// `O_PATH` on Linux (its value: Glibc's Swift module leaves the constant out), a folder
+    /// opened to be reached, not read; elsewhere `O_RDONLY`.
+    static let pathOnly: Int32 = {
+        #if os(Linux)
+        0o10_000_000
+        #else
+        O_RDONLY
+        #endif
+    }()
+
     /// Whether this process can reach a descriptor's folder by path (`/proc` is mounted).
     private static let procDescriptors = access("/proc/self/fd", F_OK) == 0
 
@@ -35,8 +45,7 @@ final class HeldFolder {
     static func open(_ directory: String) -> Result<HeldFolder, SystemError> {
         #if os(Linux)
         if procDescriptors {
-            // O_PATH: Linux's value, left out of Glibc's Swift module.
-            let fd = PathBytes.withCString(directory) { Glibc.open($0, 0o10_000_000 | O_DIRECTORY | O_CLOEXEC) }
+            let fd = PathBytes.withCString(directory) { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }
             guard fd >= 0 else { return .failure(.current) }
             // unreachable: readlink and fstat of a descriptor just opened do not fail
             guard let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), case let .success(status) = FileStatus.of(descriptor: fd) else {
@@ -115,16 +124,14 @@ final class Temporary {
     /// can read it before its final permissions are set; the umask is applied here by hand).
     var defaultPermissions: UInt32 { 0o666 & ~Temporary.umaskValue }
 
-    func setPermissions(_ permissions: UInt32) throws(FileError) {
-        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
-    }
-
+    /// Gives the file `owner` and `group` (where the process may) and `permissions` (setuid,
+    /// setgid and sticky bits left out).
     func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
         if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
             // Not permitted to give the file away: keep at least the group where we may.
             _ = fchown(fd, uid_t.max, gid_t(group))
         }
-        try setPermissions(permissions)
+        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
     }
 
     func write(_ bytes: [UInt8]) throws(FileError) {
@@ -283,17 +290,12 @@ final class Temporary {
     /// The process's umask: from `/proc/self/status` where Linux shows it (reading it with
     /// `umask(2)` means setting it, which races with threads creating files), else set back at once.
     static let umaskValue: UInt32 = {
-        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            defer { close(fd) }
-            if let status = try? readAll(fd, limit: 1 << 16),
-               let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-               let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
-                return value
-            // unreachable: Linux shows Umask in /proc/self/status since 4.7; the fallback is for older kernels and
-            // other systems
-            }
-            // unreachable: (the fallback below) as above, and every Linux has /proc/self/status
+        if let status = try? ReadOnlyFolder("/proc/self").read("status", limit: 1 << 16),
+           let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
+            return value
+        // unreachable: Linux shows Umask in /proc/self/status since 4.7 (every Linux has the file); the fallback is for
+        // older kernels and other systems
         }
         let mask = umask(0o022)
         umask(mask)

@@ -109,6 +109,20 @@ package struct CommandIO: Sendable {
         // folder is asked about once however many files go into it.
         let backups = BackupFolderGuard()
         let hooks = TestHooks.environment
+        // Standard output and error stay on their one output path, whichever name reaches them;
+        // any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for secret bytes, is
+        // refused here, at once.
+        @Sendable func stage(_ output: SafeFile.Output, _ bytes: [UInt8], _ options: SafeFile.WriteOptions) throws(FileError) -> SafeFile.Staged {
+            switch try output.standardStream(confidential: options.confidential) {
+            case 1?: streams.standardOutput.write(bytes)
+            case 2?: streams.standardError.write(bytes)
+            default:
+                var options = options
+                options.backupGuard = backups
+                return try SafeFile.stage(bytes, to: output, options: options)
+            }
+            return .done(.streamed(output.path))
+        }
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
@@ -120,20 +134,10 @@ package struct CommandIO: Sendable {
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
-                // Standard output and error stay on their one output path, whichever name reaches
-                // them; any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for
-                // secret bytes, is refused here, at once.
-                switch try SafeFile.standardStream(forOutput: path, confidential: options.confidential) {
-                case 1?:
-                    streams.standardOutput.write(bytes)
-                    return .streamed(path)
-                case 2?:
-                    streams.standardError.write(bytes)
-                    return .streamed(path)
-                default:
-                    var options = options
-                    options.backupGuard = backups
-                    let outcome = try SafeFile.write(bytes, to: path, options: options, hooks: hooks.write)
+                switch try stage(SafeFile.Output(path), bytes, options) {
+                case let .done(outcome): return outcome
+                case let .pending(write):
+                    let outcome = try write.finish(hooks: hooks.write)
                     if let warning = CommandIO.replacementWarnings(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
@@ -143,15 +147,8 @@ package struct CommandIO: Sendable {
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
-        let writeThrough = io.writeFile
         io.lookAtOutput = { path in SafeFile.Output(path) }
-        io.stageFile = { output, bytes, options throws(FileError) in
-            // Standard streams and descriptors are written at once, through the streams.
-            if try output.standardStream(confidential: options.confidential) != nil { return .done(try writeThrough(output.path, bytes, options)) }
-            var options = options
-            options.backupGuard = backups
-            return try SafeFile.stage(bytes, to: output, options: options)
-        }
+        io.stageFile = stage
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, hooks: hooks.write) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }

@@ -72,31 +72,15 @@ extension MigrateCommand {
         /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
         /// makes one character of the two).
         static func normalized(_ path: String) -> String {
-            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-            let bytes = Array(path.utf8)
-            func isDotDot(_ part: Range<Int>) -> Bool { part.count == 2 && bytes[part.lowerBound] == dot && bytes[part.lowerBound + 1] == dot }
-            var parts: [Range<Int>] = []
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != slash { end += 1 }
-                let part = start..<end
-                if part.isEmpty || (part.count == 1 && bytes[start] == dot) {
-                    // `a//b`, `a/./b`: nothing.
-                } else if isDotDot(part), let last = parts.last, !isDotDot(last) {
-                    parts.removeLast()
-                } else {
-                    parts.append(part)
-                }
-                start = end + 1
+            func isDotDot(_ part: Substring) -> Bool { part.utf8.elementsEqual("..".utf8) }
+            var parts: [Substring] = []
+            // `a//b`, `a/./b`: nothing; `a/../b`: `b`.
+            for part in path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init) where !part.utf8.elementsEqual(".".utf8) {
+                if isDotDot(part), let last = parts.last, !isDotDot(last) { parts.removeLast() } else { parts.append(part) }
             }
-            var joined: [UInt8] = bytes.first == slash ? [slash] : []
-            for (i, part) in parts.enumerated() {
-                if i > 0 { joined.append(slash) }
-                joined.append(contentsOf: bytes[part])
-            }
-            // Cut only at `/` bytes, so the bytes are the text's own, whole scalars.
-            return String(decoding: joined, as: UTF8.self)
+            var joined = path.utf8.first == UInt8(ascii: "/") ? "/" : ""
+            for part in parts { joined += (joined.isEmpty || joined == "/" ? "" : "/") + part }
+            return joined
         }
     }
 }

@@ -36,7 +36,7 @@ import TestSupport
     func whatMarksABackupFolder(_ names: [String], _ isBackup: Bool) throws {
         #expect(BackupFolderGuard.marksBackup { names.contains($0) } == isBackup, "\(names)")
         let folder = try folder(holding: names)
-        #expect(BackupFolderGuard.isBackupFolder(folder) == isBackup, "\(names)")
+        #expect(BackupFolderGuard().folder(holding: folder + "/file.plist") == (isBackup ? folder : nil), "\(names)")
         let inside = folder + "/00/file.plist"
         #expect(BackupFolderGuard().folder(holding: inside) == (isBackup ? folder : nil), "\(names)")
     }
@@ -52,14 +52,14 @@ import TestSupport
         #expect(guardian.folder(holding: backup + "/missing/../f.plist") == backup)
         #expect(guardian.folder(holding: outside + "/missing/../../\(name)/Folder/new/f.plist") != nil)
         #expect(guardian.folder(holding: outside + "/missing/../other/f.plist") == nil)
-        #expect(!BackupFolderGuard.isBackupFolder("/"))
+        #expect(guardian.folder(holding: "/f.plist") == nil)
     }
 
     /// The marks are entries of any kind: a link named Manifest.db counts, even one to nothing.
     @Test func aMarkIsAnyEntryOfThatName() throws {
         let folder = try folder(holding: [])
         try FileManager.default.createSymbolicLink(atPath: folder + "/Manifest.mbdb", withDestinationPath: "/nonexistent")
-        #expect(BackupFolderGuard.isBackupFolder(folder))
+        #expect(BackupFolderGuard().folder(holding: folder + "/f.plist") == folder)
     }
 
     /// Refused with the path as given and the folder as the path spells it; a folder still to
