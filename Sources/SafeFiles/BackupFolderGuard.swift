@@ -227,6 +227,11 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let inode = FileIdentity.Inode(seen.identity)
             // `..` of the root is the root.
             if inode == previous { return .success(nil) }
+            // A folder above that was asked about (the one a new folder was made in): its answer,
+            // by where the kernel has it, is this one's.
+            if levels > 0, let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), let known = locked({ above[Folder(path: path, inode: inode)] }) {
+                return .success(known)
+            }
             let isBackup: Bool
             if let known = locked({ marked[inode] }) {
                 isBackup = known

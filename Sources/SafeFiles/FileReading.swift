@@ -56,7 +56,8 @@ extension SafeFile {
         }
         let bytes: [UInt8]
         let size = before.kind == .regular ? Int(clamping: before.identity.size) : 0
-        do { bytes = try readAll(fd, limit: limit, expectedSize: size) } catch { throw FileError(.read, path, .system(error)) }
+        // The size is checked again below (fstat): the read ends when it has the bytes the size says.
+        do { bytes = try readAll(fd, limit: limit, expectedSize: size, sizeChecked: true) } catch { throw FileError(.read, path, .system(error)) }
         guard before.kind == .regular else { return InputFile(path: path, bytes: bytes, status: nil, lock: nil) }
         guard case let .success(after) = FileStatus.of(descriptor: fd), after.identity == before.identity else {
             throw FileError(.read, path, .changedWhileReading)
@@ -187,9 +188,12 @@ package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
 /// copies, and the memory of the file once (an 18 MB file read in 64 KiB pieces went through
 /// arrays of 1 to 32 MB, each copied and faulted in anew). A file that turns out longer
 /// goes on being read in pieces; 0 (pipes, devices, files whose size says nothing, as in
-/// `/proc`) reads in pieces from the start.
+/// `/proc`) reads in pieces from the start. `sizeChecked`: the caller checks the size again
+/// afterwards (a file that grew is its error), so the read ends at `expectedSize` bytes without
+/// a last read to see the end.
 /// - Throws: ``SystemError`` from `read(2)`.
-package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expectedSize: Int = 0) throws(SystemError) -> [UInt8] {
+package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expectedSize: Int = 0,
+                     sizeChecked: Bool = false) throws(SystemError) -> [UInt8] {
     var out: [UInt8] = []
     if expectedSize > 0, !untilLineFeed, limit >= 0 {
         let capacity = min(expectedSize, limit, Int.max - 1) + 1
@@ -207,6 +211,7 @@ package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expec
                 }
                 if n == 0 { return }
                 count += n
+                if sizeChecked && count == expectedSize { return }
             }
         }
         if let failure { throw failure }

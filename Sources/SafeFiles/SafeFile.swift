@@ -249,9 +249,8 @@ package enum SafeFile {
         let temporary = try Temporary(in: folder, name: baseName(target), for: target)
         // The temporary was made 0600 (nothing can read it while it fills): it takes the replaced
         // file's owner and mode, or a new file's (0666 less the umask unless asked otherwise).
-        let owner = status.map { ($0.owner, $0.group) } ?? options.newFileOwner ?? (UInt32(geteuid()), UInt32(getegid()))
         let newPermissions = options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions
-        try temporary.setOwnerAndPermissions(owner: owner.0, group: owner.1, permissions: status?.permissions ?? newPermissions)
+        try temporary.setOwnerAndPermissions(status.map { ($0.owner, $0.group) } ?? options.newFileOwner, permissions: status?.permissions ?? newPermissions)
         // After the mode: an ACL sets the group bits from its mask, as they are on the original;
         // a backup's copy takes its original's (what it could not keep is on the original still,
         // which is not replaced yet). Secret bytes get no ACL (nor any other attribute that

@@ -124,12 +124,12 @@ final class Temporary {
     /// can read it before its final permissions are set; the umask is applied here by hand).
     var defaultPermissions: UInt32 { 0o666 & ~Temporary.umaskValue }
 
-    /// Gives the file `owner` and `group` (where the process may) and `permissions` (setuid,
-    /// setgid and sticky bits left out).
-    func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
-        if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+    /// Gives the file `owner` (where the process may; nil: the process's) and `permissions`
+    /// (setuid, setgid and sticky bits left out).
+    func setOwnerAndPermissions(_ owner: (owner: UInt32, group: UInt32)?, permissions: UInt32) throws(FileError) {
+        if let owner, owner.owner != geteuid() || owner.group != getegid(), fchown(fd, uid_t(owner.owner), gid_t(owner.group)) != 0 {
             // Not permitted to give the file away: keep at least the group where we may.
-            _ = fchown(fd, uid_t.max, gid_t(group))
+            _ = fchown(fd, uid_t.max, gid_t(owner.group))
         }
         guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
     }

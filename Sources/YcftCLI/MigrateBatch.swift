@@ -72,15 +72,22 @@ extension MigrateCommand {
         /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
         /// makes one character of the two).
         static func normalized(_ path: String) -> String {
-            func isDotDot(_ part: Substring) -> Bool { part.utf8.elementsEqual("..".utf8) }
-            var parts: [Substring] = []
-            // `a//b`, `a/./b`: nothing; `a/../b`: `b`.
-            for part in path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init) where !part.utf8.elementsEqual(".".utf8) {
-                if isDotDot(part), let last = parts.last, !isDotDot(last) { parts.removeLast() } else { parts.append(part) }
+            let slash = UInt8(ascii: "/")
+            var path = path
+            return path.withUTF8 { bytes in
+                var parts: [Slice<UnsafeBufferPointer<UInt8>>] = []
+                // `a//b`, `a/./b`: nothing; `a/../b`: `b`.
+                for part in bytes.split(separator: slash) where !part.elementsEqual(".".utf8) {
+                    if part.elementsEqual("..".utf8), let last = parts.last, !last.elementsEqual("..".utf8) { parts.removeLast() } else { parts.append(part) }
+                }
+                var joined: [UInt8] = bytes.first == slash ? [slash] : []
+                for (i, part) in parts.enumerated() {
+                    if i > 0 { joined.append(slash) }
+                    joined.append(contentsOf: part)
+                }
+                // Cut only at `/` bytes, so the bytes are the text's own, whole scalars.
+                return String(decoding: joined, as: UTF8.self)
             }
-            var joined = path.utf8.first == UInt8(ascii: "/") ? "/" : ""
-            for part in parts { joined += (joined.isEmpty || joined == "/" ? "" : "/") + part }
-            return joined
         }
     }
 }
