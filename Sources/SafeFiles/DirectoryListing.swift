@@ -14,10 +14,7 @@ package struct DirectoryListing: Sendable, Equatable {
         /// Why (`EACCES` for a directory without read or search permission).
         package var error: SystemError
 
-        package init(path: String, error: SystemError) {
-            self.path = path
-            self.error = error
-        }
+        package init(path: String, error: SystemError) { (self.path, self.error) = (path, error) }
     }
 
     /// Every regular file below the directory, as paths relative to it (``PathBytes`` strings), sorted.
@@ -25,10 +22,7 @@ package struct DirectoryListing: Sendable, Equatable {
     /// The directories below it that could not be read, sorted by path.
     package var unreadable: [Unreadable]
 
-    package init(files: [String], unreadable: [Unreadable] = []) {
-        self.files = files
-        self.unreadable = unreadable
-    }
+    package init(files: [String], unreadable: [Unreadable] = []) { (self.files, self.unreadable) = (files, unreadable) }
 
     /// Walks `directory` with `opendir`/`readdir`/`lstat`: names are read as bytes
     /// (``PathBytes/decode(_:)``), so no name is lost; symbolic links are neither followed nor

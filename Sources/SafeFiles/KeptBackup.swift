@@ -16,10 +16,7 @@ extension SafeFile {
         /// file was replaced. Nothing was written then.
         package let reused: Bool
 
-        package init(path: String, reused: Bool) {
-            self.path = path
-            self.reused = reused
-        }
+        package init(path: String, reused: Bool) { (self.path, self.reused) = (path, reused) }
     }
 
     /// Removes a backup ``keepBackup(of:expected:suffix:bytes:)`` made in this run when the
