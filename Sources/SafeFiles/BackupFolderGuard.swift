@@ -111,6 +111,16 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
     }
 
+    /// The same refusal for a folder held (``SafeFile/makeFolders(_:backupGuard:hooks:)``), `spelled`
+    /// as the path names it.
+    func refuse(_ folder: HeldFolder, spelled: String, for path: String, _ operation: FileError.Operation) throws(FileError) {
+        switch backup(in: folder) {
+        case .success(nil): return
+        case let .success(found?): throw FileError(operation, path, .insideBackup(folder: Self.named(found, spelled)))
+        case let .failure(error): throw FileError(operation, path, .backupUnknown(error))
+        }
+    }
+
     /// The iPhone backup folder a file written at `path` would be in, named as `path` spells it
     /// where one of the folders above it is that folder; nil when there is none, or when the
     /// folders cannot be looked at (``refuse(_:_:)`` refuses that too).

@@ -136,6 +136,10 @@ package enum SafeFile {
         /// before it swaps the new file in: the one moment a race with another program needs.
         /// On the thread that commits (a batch's workers commit at once).
         package var beforeSwap: (@Sendable (String) -> Void)?
+        /// Called with the path after ``makeFolders(_:backupGuard:hooks:)`` or
+        /// ``keepBackup(of:expected:suffix:bytes:backupGuard:hooks:)`` held its folder and asked
+        /// about it, before anything is made there: where a swap of a folder for a link would race.
+        var afterLook: (@Sendable (String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
         /// Flushes the file system holding a descriptor and answers whether it did: `syncfs(2)`,

@@ -44,17 +44,7 @@ final class HeldFolder {
     /// (`ENOTDIR`), not there, not searchable.
     static func open(_ directory: String) -> Result<HeldFolder, SystemError> {
         #if os(Linux)
-        if procDescriptors {
-            let fd = PathBytes.withCString(directory) { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }
-            guard fd >= 0 else { return .failure(.current) }
-            // unreachable: readlink and fstat of a descriptor just opened do not fail
-            guard let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), case let .success(status) = FileStatus.of(descriptor: fd) else {
-                let failure = SystemError.current
-                close(fd)
-                return .failure(failure)
-            }
-            return .success(HeldFolder(fd: fd, prefix: "", path: path, status: status))
-        }
+        if procDescriptors { return held(PathBytes.withCString(directory) { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }) }
         #endif
         switch FileStatus.of(directory) {
         case let .success(status) where status.kind == .directory:
@@ -65,6 +55,31 @@ final class HeldFolder {
         case let .failure(error): return .failure(error)
         }
     }
+
+    /// The folder `name` in this one, held; with `followLinks` false, only a folder itself (a
+    /// symbolic link there is `ENOTDIR`).
+    func folder(_ name: String, followLinks: Bool) -> Result<HeldFolder, SystemError> {
+        #if os(Linux)
+        if fd != AT_FDCWD {
+            return Self.held(openat(fd, PathBytes.cString(name), Self.pathOnly | O_DIRECTORY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)))
+        }
+        #endif
+        return Self.open(at(name))
+    }
+
+    #if os(Linux)
+    /// The folder open as `fd` (or why it could not be opened, `fd` < 0), where the kernel has it.
+    private static func held(_ fd: Int32) -> Result<HeldFolder, SystemError> {
+        guard fd >= 0 else { return .failure(.current) }
+        // unreachable: readlink and fstat of a descriptor just opened do not fail
+        guard let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), case let .success(status) = FileStatus.of(descriptor: fd) else {
+            let failure = SystemError.current
+            close(fd)
+            return .failure(failure)
+        }
+        return .success(HeldFolder(fd: fd, prefix: "", path: path, status: status))
+    }
+    #endif
 
     /// `name` in the folder, as calls take it with ``fd``.
     func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }

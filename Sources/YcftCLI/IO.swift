@@ -42,7 +42,7 @@ package struct CommandIO: Sendable {
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:hooks:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
     /// Keeps a file under a backup name, reusing one that already holds it
-    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`).
+    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:backupGuard:hooks:)`).
     package var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
     /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
@@ -157,11 +157,8 @@ package struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
-        io.makeDirectory = { path in
-            // No folder is made inside a backup either (`migrate -o BACKUP/new`).
-            try backups.refuse(path, .write)
-            try makeDirectories(path)
-        }
+        // No folder is made inside a backup either (`migrate -o BACKUP/new`).
+        io.makeDirectory = { path in try SafeFile.makeFolders(path, backupGuard: backups) }
         io.checkReplaceable = { path, read, options throws(FileError) in
             // What the writer refuses, asked before the work: a file of a backup too.
             var options = options
@@ -207,24 +204,6 @@ package struct CommandIO: Sendable {
         }
         return text.isEmpty ? nil : text
     }
-}
-
-/// `mkdir -p`: creates `path` and its missing parents (0777 less the umask), through
-/// ``PathBytes`` so a name that is not UTF-8 is created with its own bytes; the path first, its
-/// parents only when one is missing.
-/// - Throws: ``SystemError`` from `mkdir(2)` (`EEXIST` when a part is not a directory).
-func makeDirectories(_ path: String) throws(SystemError) {
-    func make() -> SystemError? {
-        if mkdir(PathBytes.cString(path), 0o777) == 0 { return nil }
-        let failure = SystemError.current
-        if failure.errno == EEXIST, case let .success(status) = FileStatus.of(path), status.kind == .directory { return nil }
-        return failure
-    }
-    guard let failure = make() else { return }
-    let parent = SafeFile.directory(of: path)
-    guard failure.errno == ENOENT, parent != path else { throw failure }
-    try makeDirectories(parent)
-    if let again = make() { throw again }
 }
 
 /// Failed writes to the standard streams during a run.

@@ -134,6 +134,7 @@ extension MigrateCommand {
         // Its folder by bytes, as SafeFile.directory(of:) cuts it.
         if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex {
             do { try run.makeDirectoryOnce(String(Substring(path.utf8[..<slash])), io: io) } catch let error as FileError {
+                if case let .system(failure) = error.reason { throw Ycft.Failure(.trouble, path, "cannot create the directory: \(failure)") }
                 // The folder would be inside an iPhone backup: said as the writer says it.
                 throw Ycft.failure(error)
             } catch {
