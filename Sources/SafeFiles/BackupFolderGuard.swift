@@ -21,49 +21,29 @@ import Darwin
 /// folder still to be made, by the nearest one that exists). Messages name the backup folder as
 /// the path spells it where it can.
 ///
-/// Each instance remembers its answers, so a batch asks about each folder once: for a folder
-/// by its device and inode and the path it is at (the same inode under a bind mount can have
-/// other folders above it), that is, as the path spells it or, for a folder this process
-/// holds open (`/proc/self/fd/N`, as the writer asks about the folder it holds), where the
-/// kernel says it is now; for whether a folder is marked, by its device and inode. So another
-/// folder put where one was (a link, a new folder: another inode) and a folder moved, or
-/// below a folder moved (another path), are looked at again. Keep one for a run, not for a
-/// process's life: a folder can become a backup later, and one moved into a folder put in
-/// place of one above it, under the same names, keeps its answer.
+/// The guard asks about folders as the writer holds them (``SafeFile/Output``, ``HeldFolder``):
+/// the folder a file goes into, opened once, and walked up from by descriptors. Each instance
+/// remembers its answers, so a batch asks about each folder once: for a folder by its device and
+/// inode and where the kernel says it is (the same inode under a bind mount can have other
+/// folders above it); for whether a folder is marked, by its device and inode. So another folder
+/// put where one was (a link, a new folder: another inode) and a folder moved, or below a folder
+/// moved (another path), are looked at again. Keep one for a run, not for a process's life: a
+/// folder can become a backup later, and one moved into a folder put in place of one above it,
+/// under the same names, keeps its answer.
 ///
 /// ```swift
 /// let backups = BackupFolderGuard()
 /// try backups.refuse("Backup/3f/copy.plist", .write)   // FileError: ... inside the iPhone backup "Backup" ...
 /// ```
 package final class BackupFolderGuard: @unchecked Sendable {
-    /// A backup folder found: its path with every link resolved, and its inode.
-    private struct Found {
+    /// A folder where the kernel has it (every link resolved), and its inode.
+    private struct Folder: Hashable {
         let path: String
         let inode: FileIdentity.Inode
-    }
-
-    /// A folder as a path spells it (for one held by a descriptor, the path the kernel gives
-    /// for it now), and the inode the path reached when it was asked.
-    private struct SpelledFolder: Hashable {
-        let path: String
-        let inode: FileIdentity.Inode
-
-        init(_ path: String, _ status: FileStatus) {
-            // A descriptor's number names another folder once it is closed and reused.
-            self.path = Self.isHeld(path) ? SafeFile.linkText(path) ?? path : path
-            inode = FileIdentity.Inode(status.identity)
-        }
-
-        /// Whether `path` is `/proc/self/fd/N`: a folder this process holds open.
-        private static func isHeld(_ path: String) -> Bool {
-            let prefix = "/proc/self/fd/"
-            guard path.utf8.starts(with: prefix.utf8), path.utf8.count > prefix.utf8.count else { return false }
-            return path.utf8.dropFirst(prefix.utf8.count).allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-        }
     }
 
     /// The backup folder at or above each folder asked about (nil: none).
-    private var above: [SpelledFolder: Found?] = [:]
+    private var above: [Folder: Folder?] = [:]
     /// Whether each folder looked at is itself a backup folder.
     private var marked: [FileIdentity.Inode: Bool] = [:]
     /// The walks made (``walked``).
@@ -100,15 +80,6 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return ["Manifest.plist", "Status.plist", "Info.plist"].filter(holds).count >= 2
     }
 
-    /// Whether the folder at `path` is an iPhone backup folder by ``marksBackup(_:)``, its
-    /// entries looked at without following links (false when it cannot be looked at).
-    package static func isBackupFolder(_ path: String) -> Bool {
-        marksBackup { name in
-            if case .success = FileStatus.of(path == "/" ? "/" + name : path + "/" + name, followLinks: false) { return true }
-            return false
-        }
-    }
-
     /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
     /// cannot be looked at for another reason than its absence is the error.
     private static func isBackupFolder(descriptor fd: Int32) -> Result<Bool, SystemError> {
@@ -128,64 +99,69 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// - Throws: ``FileError`` with `operation`, `path` and reason ``FileError/Reason/insideBackup(folder:)``
     ///   or ``FileError/Reason/backupUnknown(_:)``.
     package func refuse(_ path: String, _ operation: FileError.Operation) throws(FileError) {
-        switch answer(path) {
-        case .outside: return
-        case let .inside(folder): throw FileError(operation, path, .insideBackup(folder: folder))
-        case let .unknown(error): throw FileError(operation, path, .backupUnknown(error))
+        try refuse(SafeFile.Output(path), operation)
+    }
+
+    /// The same refusal for an output looked at, asked about the folders the look holds.
+    package func refuse(_ output: SafeFile.Output, _ operation: FileError.Operation) throws(FileError) {
+        switch answer(output) {
+        case .success(nil): return
+        case let .success(folder?): throw FileError(operation, output.path, .insideBackup(folder: folder))
+        case let .failure(error): throw FileError(operation, output.path, .backupUnknown(error))
+        }
+    }
+
+    /// The same refusal for a folder held (``SafeFile/makeFolders(_:backupGuard:hooks:)``), `spelled`
+    /// as the path names it.
+    func refuse(_ folder: HeldFolder, spelled: String, for path: String, _ operation: FileError.Operation) throws(FileError) {
+        switch backup(in: folder) {
+        case .success(nil): return
+        case let .success(found?): throw FileError(operation, path, .insideBackup(folder: Self.named(found, spelled)))
+        case let .failure(error): throw FileError(operation, path, .backupUnknown(error))
         }
     }
 
     /// The iPhone backup folder a file written at `path` would be in, named as `path` spells it
     /// where one of the folders above it is that folder; nil when there is none, or when the
     /// folders cannot be looked at (``refuse(_:_:)`` refuses that too).
-    package func folder(holding path: String) -> String? {
-        if case let .inside(folder) = answer(path) { return folder }
-        return nil
-    }
+    package func folder(holding path: String) -> String? { (try? answer(SafeFile.Output(path)).get()) ?? nil }
 
-    /// Where a write at a path lands, as far as backups go.
-    private enum Answer {
-        case outside
-        case inside(String)
-        /// A folder above could not be looked at (a path longer than `PATH_MAX`, a folder
-        /// that cannot be searched).
-        case unknown(SystemError)
-    }
-
-    /// The folders looked at: those above `path` as spelled, then, when `path` is a symbolic
-    /// link, those above the file it names (the writer follows it). A folder that does not exist
-    /// yet counts as the nearest one above it that does, as `mkdir -p` would make it there (so
+    /// The backup folder a write to the output lands in, named as its path spells it where it
+    /// can (nil: none), or why a folder above could not be looked at (a path longer than
+    /// `PATH_MAX`, a folder that cannot be searched). The folders looked at: those above the
+    /// output's path as spelled, then, when it is a symbolic link, those above the file it names
+    /// (the writer follows it); each as the look holds it. A folder that does not exist yet
+    /// counts as the nearest one above it that does, as `mkdir -p` would make it there (so
     /// `new/../B/sub` is `B/sub`).
-    private func answer(_ path: String) -> Answer {
-        let spelled = SafeFile.directory(of: path)
-        switch backup(above: spelled) {
-        case let .success(found?): return .inside(Self.named(found, spelled))
-        case let .failure(error): return .unknown(error)
+    private func answer(_ output: SafeFile.Output) -> Result<String?, SystemError> {
+        let spelled = SafeFile.directory(of: output.path)
+        // A folder the look could not open, as the nearest folder of the path that exists.
+        switch (try? output.folder.get()).map(backup(in:)) ?? backup(above: spelled) {
+        case let .success(found?): return .success(Self.named(found, spelled))
+        case let .failure(error): return .failure(error)
         case .success(nil): break
         }
-        guard case let .success(status) = FileStatus.of(path, followLinks: false), status.kind == .symbolicLink else { return .outside }
-        guard let resolved = SafeFile.realPath(path) else {
-            // A link to nothing, or a loop of links: the writer refuses to write through it.
-            // One that cannot be resolved for another reason cannot be checked.
-            // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
-            return errno == ENOENT || errno == ELOOP ? .outside : .unknown(.current)
-        }
-        let target = SafeFile.directory(of: resolved)
-        switch backup(above: target) {
-        case let .success(found?): return .inside(Self.named(found, target))
-        // untested: as above, a folder above a link's target that cannot be looked at
-        case let .failure(error): return .unknown(error)
-        case .success(nil): return .outside
+        guard case let .success(status?) = output.entry, status.kind == .symbolicLink else { return .success(nil) }
+        switch output.reached {
+        case let .success(reached?):
+            let target = SafeFile.directory(of: reached.target)
+            // untested: as below, a folder above a link's target that cannot be looked at
+            return ((try? reached.folder.get()).map(backup(in:)) ?? backup(above: target)).map { $0.map { Self.named($0, target) } }
+        // A link to nothing, or a loop of links: the writer refuses to write through it. One
+        // that cannot be resolved for another reason cannot be checked.
+        // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
+        case let .failure(error):
+            if case let .system(failure) = error.reason, failure.errno != ELOOP { return .failure(failure) }
+            return .success(nil)
+        // unreachable: a link's look reaches a file or fails
+        case .success(nil): return .success(nil)
         }
     }
 
-    /// The backup folder at or above `directory` (or the nearest folder above it that exists),
-    /// walked up by descriptors (`..` from each folder, as the kernel reaches it: no path is
-    /// resolved, so a path longer than `PATH_MAX` is walked too).
-    private func backup(above directory: String) -> Result<Found?, SystemError> {
+    /// The backup folder at or above `directory` (or the nearest folder above it that exists).
+    private func backup(above directory: String) -> Result<Folder?, SystemError> {
         var existing = directory
         var missing: [String] = []
-        var status: FileStatus
         while true {
             switch FileStatus.of(existing) {
             case let .success(seen) where seen.kind != .directory:
@@ -196,8 +172,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 if parent == existing { return .success(nil) }
                 existing = parent
                 continue
-            case let .success(seen):
-                status = seen
+            case .success:
+                break
             case let .failure(error) where error.errno == ENOENT || error.errno == ENOTDIR:
                 let parent = SafeFile.directory(of: existing)
                 // untested: a working folder removed while ycft runs in it ("." does not exist)
@@ -213,16 +189,20 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
         // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
         if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
-        let key = SpelledFolder(existing, status)
+        return HeldFolder.open(existing).flatMap { backup(in: $0) }
+    }
+
+    /// The backup folder at or above the held `folder`, walked up by descriptors (`..` from each
+    /// folder, as the kernel reaches it: no path is resolved, so a path longer than `PATH_MAX`
+    /// is walked too).
+    private func backup(in folder: HeldFolder) -> Result<Folder?, SystemError> {
+        let key = Folder(path: folder.path, inode: FileIdentity.Inode(folder.status.identity))
         if let known = locked({ above[key] }) { return .success(known) }
         locked { walks += 1 }
-        let found: Found?
-        switch walk(from: existing) {
-        case let .success(answer): found = answer
-        case let .failure(error): return .failure(error)
+        return walk(from: folder).map { found in
+            locked { above[key] = .some(found) }
+            return found
         }
-        locked { above[key] = .some(found) }
-        return .success(found)
     }
 
     /// `existing` and the folders still to make below it with each `name/..` taken out and
@@ -241,31 +221,27 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return kept.isEmpty ? base : base + "/" + kept.joined(separator: "/")
     }
 
-    /// From the folder at `start` up to the root: the first backup folder.
-    private func walk(from start: String) -> Result<Found?, SystemError> {
-        #if os(Linux)
-        // O_PATH (Linux's value; Glibc's Swift module leaves the constant out): a folder that can
-        // be searched but not read is walked too.
-        let flags: Int32 = 0o10_000_000 | O_DIRECTORY | O_CLOEXEC
-        #else
-        let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
-        #endif
-        var fd = open(PathBytes.cString(start), flags)
+    /// From `start` up to the root: the first backup folder.
+    private func walk(from start: HeldFolder) -> Result<Folder?, SystemError> {
+        // A folder that can be searched but not read is walked too.
+        let flags = HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC
+        var fd = openat(start.fd, PathBytes.cString(start.at(".")), flags)
         // untested: a race, the folder just seen removed before it is opened
         guard fd >= 0 else { return .failure(.current) }
         defer { close(fd) }
         var levels = 0
         var previous: FileIdentity.Inode?
         while true {
-            let seen: FileStatus
-            switch FileStatus.of(descriptor: fd) {
-            case let .success(status): seen = status
             // unreachable: fstat of an open descriptor does not fail
-            case let .failure(error): return .failure(error)
-            }
+            guard case let .success(seen) = FileStatus.of(descriptor: fd) else { return .failure(.current) }
             let inode = FileIdentity.Inode(seen.identity)
             // `..` of the root is the root.
             if inode == previous { return .success(nil) }
+            // A folder above that was asked about (the one a new folder was made in): its answer,
+            // by where the kernel has it, is this one's.
+            if levels > 0, let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), let known = locked({ above[Folder(path: path, inode: inode)] }) {
+                return .success(known)
+            }
             let isBackup: Bool
             if let known = locked({ marked[inode] }) {
                 isBackup = known
@@ -277,9 +253,9 @@ package final class BackupFolderGuard: @unchecked Sendable {
                 locked { marked[inode] = isBackup }
             }
             if isBackup {
-                let climbed = ([start] + Array(repeating: "..", count: levels)).joined(separator: "/")
+                let climbed = ([start.path] + Array(repeating: "..", count: levels)).joined(separator: "/")
                 // untested: realpath failing on a path it walked (glibc resolves these through getcwd)
-                return .success(Found(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
+                return .success(Folder(path: SafeFile.realPath(climbed) ?? climbed, inode: inode))
             }
             let parent = openat(fd, "..", flags)
             // untested: a race, `..` of a folder just looked at closed to search before it is opened
@@ -294,7 +270,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
 
     /// `found` as the path's folders spell it: the first of `directory` and the folders above
     /// it by its text that is `found` (by inode), else `found`'s resolved path.
-    private static func named(_ found: Found, _ directory: String) -> String {
+    private static func named(_ found: Folder, _ directory: String) -> String {
         var current = directory
         while true {
             if case let .success(seen) = FileStatus.of(current), FileIdentity.Inode(seen.identity) == found.inode { return current }

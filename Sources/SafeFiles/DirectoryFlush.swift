@@ -5,12 +5,11 @@ import Darwin
 #endif
 
 extension SafeFile {
-    /// Flushes the entries (new names, renames) of `directories` to disk, as
-    /// ``syncDirectory(_:)`` flushes one: with one `syncfs` per file system they are on, which
-    /// commits every directory there at once, where an `fsync` of each waited for a commit of
-    /// its own (a batch writes into many folders; docs/performance.md). A directory on a file
-    /// system without `syncfs`, or where it fails, gets its `fsync`; one that cannot be opened is
-    /// left, as ``syncDirectory(_:)`` leaves it.
+    /// Flushes the entries (new names, renames) of `directories` to disk: with one `syncfs` per
+    /// file system they are on, which commits every directory there at once, where an `fsync` of
+    /// each waited for a commit of its own (a batch writes into many folders; docs/performance.md).
+    /// A directory on a file system without `syncfs`, or where it fails, gets its `fsync`; one
+    /// that cannot be opened is left.
     package static func syncDirectories(_ directories: [String], hooks: WriteHooks = .init()) {
         syncDirectories(directories, flushFileSystem: hooks.flushFileSystem) { _ = fsync($0) }
     }

@@ -14,10 +14,7 @@ package struct DirectoryListing: Sendable, Equatable {
         /// Why (`EACCES` for a directory without read or search permission).
         package var error: SystemError
 
-        package init(path: String, error: SystemError) {
-            self.path = path
-            self.error = error
-        }
+        package init(path: String, error: SystemError) { (self.path, self.error) = (path, error) }
     }
 
     /// Every regular file below the directory, as paths relative to it (``PathBytes`` strings), sorted.
@@ -25,10 +22,7 @@ package struct DirectoryListing: Sendable, Equatable {
     /// The directories below it that could not be read, sorted by path.
     package var unreadable: [Unreadable]
 
-    package init(files: [String], unreadable: [Unreadable] = []) {
-        self.files = files
-        self.unreadable = unreadable
-    }
+    package init(files: [String], unreadable: [Unreadable] = []) { (self.files, self.unreadable) = (files, unreadable) }
 
     /// Walks `directory` with `opendir`/`readdir`/`lstat`: names are read as bytes
     /// (``PathBytes/decode(_:)``), so no name is lost; symbolic links are neither followed nor
@@ -50,9 +44,9 @@ package struct DirectoryListing: Sendable, Equatable {
                 continue
             }
             let relative = current.relative.isEmpty ? name : current.relative + "/" + name
-            let full = directory.hasSuffix("/") ? directory + relative : directory + "/" + relative
             let status: FileStatus
-            switch FileStatus.of(full, followLinks: false) {
+            // Looked at in the directory being read, by its descriptor (no path rebuilt and resolved again).
+            switch FileStatus.of(name, in: current.handle.fd, followLinks: false) {
             case let .success(found): status = found
             case let .failure(error) where error.errno == ENOENT: continue  // removed meanwhile
             case let .failure(error):
@@ -65,10 +59,12 @@ package struct DirectoryListing: Sendable, Equatable {
             switch status.kind {
             case .regular: listing.files.append(relative)
             case .directory:
-                if let handle = opendir(PathBytes.cString(full)) {
+                let fd = openat(current.handle.fd, PathBytes.cString(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+                if fd >= 0, let handle = fdopendir(fd) {
                     pending.append((DirectoryHandle(handle), relative))
                 } else {
                     listing.unreadable.append(Unreadable(path: relative, error: .current))
+                    if fd >= 0 { close(fd) }
                 }
             default: continue
             }
@@ -92,6 +88,9 @@ package final class DirectoryHandle {
 
     init(_ stream: Stream) { self.stream = stream }
 
+    /// The directory's descriptor (`dirfd(3)`), for calls on names in it.
+    var fd: Int32 { dirfd(stream) }
+
     deinit { closedir(stream) }
 
     /// The name in an entry `readdir(3)` returned, read where it lies, up to its NUL. An entry
@@ -103,6 +102,22 @@ package final class DirectoryHandle {
         // unreachable: nil only for a computed property
         guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return "" }
         return PathBytes.decode(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
+    }
+
+    /// The names in the directory open as `fd` (`.` and `..` left out, in the order the file
+    /// system gives, at most `limit`), read from its start through a stream that takes `fd` and
+    /// closes it; or what `fdopendir` or `readdir` says.
+    static func names(of fd: Int32, limit: Int = .max) -> Result<[String], SystemError> {
+        guard let stream = fdopendir(fd) else {
+            let failure = SystemError.current
+            close(fd)
+            return .failure(failure)
+        }
+        rewinddir(stream)
+        let handle = DirectoryHandle(stream)
+        var names: [String] = []
+        while names.count < limit, let name = handle.next() { names.append(name) }
+        return handle.error.map { .failure($0) } ?? .success(names)
     }
 
     /// The next entry's name (`.` and `..` skipped), or nil at the end or on an error.

@@ -52,22 +52,15 @@ enum FileAttributes {
         #if os(Linux)
         // The original's own descriptor where it can be opened (reads no data: O_NONBLOCK on a
         // regular file only spares a wait if it was swapped for a pipe); else its path.
-        let fd = open(PathBytes.cString(source), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        defer { if fd >= 0 { close(fd) } }
+        let opened = try? FileStatus.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC).get()
+        defer { if let opened { close(opened.fd) } }
         let original: Origin
-        if fd >= 0, case let .success(now) = FileStatus.of(descriptor: fd), now.identity.sameFile(as: status.identity) {
-            original = .descriptor(fd)
-        } else {
-            original = .path(source)
-        }
+        if let opened, opened.status.identity.sameFile(as: status.identity) { original = .descriptor(opened.fd) } else { original = .path(source) }
         var notKept: [AttributeNotKept] = []
         let names: [String]
         switch listNames(original) {
         case let .success(list): names = list
-        case let .failure(error):
-            // No extended attributes here: nothing to keep.
-            if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return [] }
-            return [AttributeNotKept(name: "*", error: error)]
+        case let .failure(error): return [AttributeNotKept(name: "*", error: error)]
         }
         for name in names where grantingAccess || !grantsAccess(name) {
             let value: [UInt8]
@@ -100,14 +93,7 @@ enum FileAttributes {
     /// - Throws: ``SystemError`` when the attributes cannot be listed or one cannot be removed.
     static func removeAccessGrants(from fd: Int32) throws(SystemError) {
         #if os(Linux)
-        let names: [String]
-        switch listNames(.descriptor(fd)) {
-        case let .success(list): names = list
-        case let .failure(error):
-            if [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return }
-            throw error
-        }
-        for name in names where grantsAccess(name) {
+        for name in try listNames(.descriptor(fd)).get() where grantsAccess(name) {
             // untested: removing an attribute just listed on ycft's own new file fails only on a
             // file system that refuses to remove what it reported (none to test on)
             if fremovexattr(fd, name) != 0 && errno != ENODATA { throw .current }
@@ -123,6 +109,7 @@ enum FileAttributes {
     }
 
     /// The names of every attribute the process can see (`flistxattr`/`llistxattr`).
+    /// None on a file system without extended attributes.
     static func listNames(_ origin: Origin) -> Result<[String], SystemError> {
         let list = sized { buffer, size in
             switch origin {
@@ -130,6 +117,7 @@ enum FileAttributes {
             case let .path(path): return llistxattr(PathBytes.cString(path), buffer, size)
             }
         }
+        if case let .failure(error) = list, [ENOTSUP, EOPNOTSUPP, ENOSYS].contains(error.errno) { return .success([]) }
         return list.map { bytes in
             bytes.split(separator: 0, omittingEmptySubsequences: true).map { String(decoding: $0, as: UTF8.self) }
         }

@@ -45,12 +45,7 @@ extension SafeFile {
         } else if regularOnly {
             (fd, before) = try openRegular(path) { FileError(.read, path, .unsupportedKind($0)) }
         } else {
-            fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY)
-            guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-            do { before = try FileStatus.of(descriptor: fd).get() } catch {
-                close(fd)
-                throw FileError(.read, path, .system(error))
-            }
+            do { (fd, before) = try FileStatus.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY).get() } catch { throw FileError(.read, path, .system(error)) }
         }
         let handle = FileLock(fd)
         if before.kind == .directory { throw FileError(.read, path, .isDirectory) }
@@ -61,7 +56,8 @@ extension SafeFile {
         }
         let bytes: [UInt8]
         let size = before.kind == .regular ? Int(clamping: before.identity.size) : 0
-        do { bytes = try readAll(fd, limit: limit, expectedSize: size) } catch { throw FileError(.read, path, .system(error)) }
+        // The size is checked again below (fstat): the read ends when it has the bytes the size says.
+        do { bytes = try readAll(fd, limit: limit, expectedSize: size, sizeChecked: true) } catch { throw FileError(.read, path, .system(error)) }
         guard before.kind == .regular else { return InputFile(path: path, bytes: bytes, status: nil, lock: nil) }
         guard case let .success(after) = FileStatus.of(descriptor: fd), after.identity == before.identity else {
             throw FileError(.read, path, .changedWhileReading)
@@ -93,11 +89,8 @@ extension SafeFile {
         do { seen = try FileStatus.of(path).get() } catch { throw FileError(.read, path, .system(error)) }
         if seen.kind == .directory { throw FileError(.read, path, .isDirectory) }
         guard seen.kind == .regular else { throw refusal(seen.kind) }
-        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard fd >= 0 else { throw FileError(.read, path, .system(.current)) }
-        let opened: FileStatus
-        do { opened = try FileStatus.of(descriptor: fd).get() } catch {
-            close(fd)
+        let (fd, opened): (Int32, FileStatus)
+        do { (fd, opened) = try FileStatus.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK).get() } catch {
             throw FileError(.read, path, .system(error))
         }
         // untested: a race, the name replaced by a file of another kind between the stat and the open
@@ -195,9 +188,12 @@ package func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
 /// copies, and the memory of the file once (an 18 MB file read in 64 KiB pieces went through
 /// arrays of 1 to 32 MB, each copied and faulted in anew). A file that turns out longer
 /// goes on being read in pieces; 0 (pipes, devices, files whose size says nothing, as in
-/// `/proc`) reads in pieces from the start.
+/// `/proc`) reads in pieces from the start. `sizeChecked`: the caller checks the size again
+/// afterwards (a file that grew is its error), so the read ends at `expectedSize` bytes without
+/// a last read to see the end.
 /// - Throws: ``SystemError`` from `read(2)`.
-package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expectedSize: Int = 0) throws(SystemError) -> [UInt8] {
+package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expectedSize: Int = 0,
+                     sizeChecked: Bool = false) throws(SystemError) -> [UInt8] {
     var out: [UInt8] = []
     if expectedSize > 0, !untilLineFeed, limit >= 0 {
         let capacity = min(expectedSize, limit, Int.max - 1) + 1
@@ -215,6 +211,7 @@ package func readAll(_ fd: Int32, limit: Int, untilLineFeed: Bool = false, expec
                 }
                 if n == 0 { return }
                 count += n
+                if sizeChecked && count == expectedSize { return }
             }
         }
         if let failure { throw failure }

@@ -81,10 +81,11 @@ package struct FileStatus: Sendable, Equatable {
         links = Int(truncatingIfNeeded: info.st_nlink)
     }
 
-    /// The status of `path` (`lstat` when `followLinks` is false), or the `errno` of the failure.
-    package static func of(_ path: String, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
+    /// The status of `path` (`lstat` when `followLinks` is false), relative to the folder open
+    /// as `folder` (`fstatat(2)`), or the `errno` of the failure.
+    package static func of(_ path: String, in folder: Int32 = AT_FDCWD, followLinks: Bool = true) -> Result<FileStatus, SystemError> {
         var info = stat()
-        let rc = followLinks ? stat(PathBytes.cString(path), &info) : lstat(PathBytes.cString(path), &info)
+        let rc = PathBytes.withCString(path) { fstatat(folder, $0, &info, followLinks ? 0 : AT_SYMLINK_NOFOLLOW) }
         return rc == 0 ? .success(FileStatus(info)) : .failure(.current)
     }
 
@@ -92,6 +93,17 @@ package struct FileStatus: Sendable, Equatable {
     static func of(descriptor fd: Int32) -> Result<FileStatus, SystemError> {
         var info = stat()
         return fstat(fd, &info) == 0 ? .success(FileStatus(info)) : .failure(.current)
+    }
+
+    /// Opens `path` (relative to the folder open as `folder`) with `flags`, and the status of
+    /// what it opened: the descriptor, which the caller closes, or the failure, nothing left open.
+    static func open(_ path: String, in folder: Int32 = AT_FDCWD, _ flags: Int32) -> Result<(fd: Int32, status: FileStatus), SystemError> {
+        let fd = PathBytes.withCString(path) { openat(folder, $0, flags) }
+        guard fd >= 0 else { return .failure(.current) }
+        return of(descriptor: fd).map { (fd, $0) }.mapError { error in
+            close(fd)
+            return error
+        }
     }
 
     /// True when no one may write the file by its permission bits (`0444`, `0555`): the owner

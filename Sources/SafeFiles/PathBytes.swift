@@ -71,7 +71,15 @@ package enum PathBytes {
     /// The path as a NUL-terminated C string for a system call: `open(PathBytes.cString(path), ...)`
     /// (an array passes as `const char *`). A NUL inside the path ends it there, as C reads it.
     package static func cString(_ path: String) -> [CChar] {
-        encode(path).map { CChar(bitPattern: $0) } + [0]
+        // No reserved scalar (the common case): the string's own C string, copied once.
+        path.utf8.contains(0xF4) ? encode(path).map { CChar(bitPattern: $0) } + [0] : Array(path.utf8CString)
+    }
+
+    /// `body` given the path as ``cString(_:)`` makes it, without a copy where the path holds no
+    /// reserved scalar (the string's own UTF-8, which ends with a NUL): for the calls made for
+    /// every file of a batch.
+    package static func withCString<Result>(_ path: String, _ body: (UnsafePointer<CChar>) -> Result) -> Result {
+        path.utf8.contains(0xF4) ? body(cString(path)) : path.withCString(body)
     }
 
     /// The byte a reserved scalar carries, or nil for any other scalar.

@@ -46,7 +46,7 @@ package final class ReadOnlyFolder {
     package func folder(_ name: String, followingLink: Bool = false) throws(FileError) -> ReadOnlyFolder {
         let flags = O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
         let sub = openat(fd, PathBytes.cString(name), flags)
-        guard sub >= 0 else { throw Self.openFailure(name, in: fd, shownAs: path(of: name), expected: .directory) }
+        guard sub >= 0 else { throw Self.openFailure(name, .current, in: fd, shownAs: path(of: name), expected: .directory) }
         return ReadOnlyFolder(path: path(of: name), fd: sub)
     }
 
@@ -56,16 +56,7 @@ package final class ReadOnlyFolder {
     package func names(limit: Int) throws(FileError) -> [String] {
         let copy = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC)
         guard copy >= 0 else { throw FileError(.read, path, .system(.current)) }
-        guard let stream = fdopendir(copy) else {
-            let failure = SystemError.current
-            close(copy)
-            throw FileError(.read, path, .system(failure))
-        }
-        let handle = DirectoryHandle(stream)
-        var names: [String] = []
-        while names.count < limit, let name = handle.next() { names.append(name) }
-        if let error = handle.error { throw FileError(.read, path, .system(error)) }
-        return names
+        do { return try DirectoryHandle.names(of: copy, limit: limit).get() } catch { throw FileError(.read, path, .system(error)) }
     }
 
     /// What `name` in the folder is, without following a link (`fstatat`); nil when there is
@@ -116,31 +107,25 @@ package final class ReadOnlyFolder {
     /// - Throws: ``FileError`` (operation `.read`): ``FileError/Reason/unsupportedKind(_:)`` for
     ///   what is not a regular file, or what `openat` or `fstat` says.
     private static func openRegular(_ name: String, in directory: Int32, shownAs target: String) throws(FileError) -> (Int32, Int64) {
-        let file = openat(directory, PathBytes.cString(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard file >= 0 else { throw openFailure(name, in: directory, shownAs: target, expected: .regular) }
-        var info = stat()
-        guard fstat(file, &info) == 0 else {
-            let failure = SystemError.current
-            close(file)
-            throw FileError(.read, target, .system(failure))
+        let (file, status): (Int32, FileStatus)
+        switch FileStatus.open(name, in: directory, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) {
+        case let .success(opened): (file, status) = opened
+        case let .failure(error): throw openFailure(name, error, in: directory, shownAs: target, expected: .regular)
         }
-        let kind = FileKind(mode: info.st_mode)
-        guard kind == .regular else {
+        guard status.kind == .regular else {
             close(file)
-            throw FileError(.read, target, .unsupportedKind(kind))
+            throw FileError(.read, target, .unsupportedKind(status.kind))
         }
-        return (file, Int64(info.st_size))
+        return (file, status.identity.size)
     }
 
-    /// Why `name` did not open: its kind when it is there but not the `expected` kind (a link
-    /// refused by `O_NOFOLLOW`, a socket, a file where a folder was asked), else the system's error.
-    private static func openFailure(_ name: String, in directory: Int32, shownAs target: String, expected: FileKind) -> FileError {
-        let failure = SystemError.current
-        var info = stat()
+    /// Why `name` did not open (`failure`): its kind when it is there but not the `expected` kind
+    /// (a link refused by `O_NOFOLLOW`, a socket, a file where a folder was asked), else `failure`.
+    private static func openFailure(_ name: String, _ failure: SystemError, in directory: Int32, shownAs target: String,
+                                    expected: FileKind) -> FileError {
         // A regular file where a folder was asked for says so as `open` does (ENOTDIR).
-        if fstatat(directory, PathBytes.cString(name), &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) != expected,
-           FileKind(mode: info.st_mode) != .regular {
-            return FileError(.read, target, .unsupportedKind(FileKind(mode: info.st_mode)))
+        if case let .success(seen) = FileStatus.of(name, in: directory, followLinks: false), seen.kind != expected, seen.kind != .regular {
+            return FileError(.read, target, .unsupportedKind(seen.kind))
         }
         return FileError(.read, target, .system(failure))
     }

@@ -51,7 +51,7 @@ package enum SafeFile {
         /// Owner and group for a new file, where the process may set them; nil: the process's.
         package var newFileOwner: (owner: UInt32, group: UInt32)?
         /// Flush the directory after the rename (a batch may flush each directory once at the end
-        /// with ``syncDirectory(_:)``; the rename is atomic either way).
+        /// with ``syncDirectories(_:hooks:)``; the rename is atomic either way).
         package var syncDirectory: Bool
         /// False: only create a new file, never replace one (``FileError/Reason/appeared``).
         package var mayReplace: Bool
@@ -122,9 +122,9 @@ package enum SafeFile {
     @discardableResult
     package static func write(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
                              hooks: WriteHooks = .init()) throws(FileError) -> WriteOutcome {
-        switch try stage(bytes, to: path, options: options, hooks: hooks) {
+        switch try stage(bytes, to: Output(path), options: options) {
         case let .done(outcome): return outcome
-        case let .pending(write): return try write.finish(flushed: false, hooks: hooks)
+        case let .pending(write): return try write.finish(hooks: hooks)
         }
     }
 
@@ -136,9 +136,10 @@ package enum SafeFile {
         /// before it swaps the new file in: the one moment a race with another program needs.
         /// On the thread that commits (a batch's workers commit at once).
         package var beforeSwap: (@Sendable (String) -> Void)?
-        /// Called with the path after the writer's first look (the backup guard, by path) and
-        /// before it holds the target's folder: a test swaps the folder for a link there.
-        package var afterLook: (@Sendable (String) -> Void)?
+        /// Called with the path after ``makeFolders(_:backupGuard:hooks:)`` or
+        /// ``keepBackup(of:expected:suffix:bytes:backupGuard:hooks:)`` held its folder and asked
+        /// about it, before anything is made there: where a swap of a folder for a link would race.
+        var afterLook: (@Sendable (String) -> Void)?
         /// False: behave as on a file system without `RENAME_EXCHANGE` (plain `rename`).
         var exchange = true
         /// Flushes the file system holding a descriptor and answers whether it did: `syncfs(2)`,
@@ -178,9 +179,10 @@ package enum SafeFile {
     /// and a directory the file cannot be made in. Standard output and error are writable.
     /// - Throws: ``FileError`` as the writer would throw it, naming `path`.
     package static func checkWritable(_ path: String, backupGuard: BackupFolderGuard) throws(FileError) {
-        if try standardStream(forOutput: path) != nil { return }
-        try backupGuard.refuse(path, .write)
-        if let status = try resolved(path)?.status {
+        let output = Output(path)
+        if try output.standardStream() != nil { return }
+        try backupGuard.refuse(output, .write)
+        if let status = try output.reached.get()?.status {
             switch status.kind {
             case .regular: try checkWritePermission(path, status: status, options: WriteOptions())
             case .fifo, .characterDevice: return
@@ -189,13 +191,8 @@ package enum SafeFile {
             }
         }
         // The replacement or new file is made in the path's directory.
-        let directory = directory(of: path)
-        switch FileStatus.of(directory) {
-        case let .success(status) where status.kind != .directory: throw FileError(.write, path, .system(SystemError(errno: ENOTDIR)))
-        case .success: break
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        if access(PathBytes.cString(directory), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
+        if case let .failure(error) = output.folder { throw FileError(.write, path, .system(error)) }
+        if access(PathBytes.cString(directory(of: path)), W_OK | X_OK) != 0 { throw FileError(.write, path, .system(.current)) }
     }
 
     /// The rule for secret bytes (``WriteOptions/confidential``) on an existing `target` the
@@ -225,8 +222,9 @@ package enum SafeFile {
     /// that does not exist yet passes (the writer creates it 0600); the writer asks again.
     /// - Throws: ``FileError`` with the writer's reason.
     package static func checkPrivate(_ path: String) throws(FileError) {
-        _ = try standardStream(forOutput: path, confidential: true)
-        guard case let .success(status) = FileStatus.of(path) else { return }
+        let output = Output(path)
+        _ = try output.standardStream(confidential: true)
+        guard let status = output.status else { return }
         // untested: a race, `?? path` when the path seen a moment ago is removed before realpath
         try checkPrivate(realPath(path) ?? path, status: status)
     }
@@ -241,65 +239,39 @@ package enum SafeFile {
 
     // MARK: - Replacing and creating
 
-    fileprivate static func prepareReplace(_ bytes: [UInt8], at target: String, status: FileStatus,
-                                           options: WriteOptions) throws(FileError) -> PendingWrite {
-        if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
-        guard options.mayReplace else { throw FileError(.write, target, .appeared) }
-        // The owner and mode the replacement keeps are these: checked on the same status.
-        if options.confidential { try checkPrivate(target, status: status) }
-        try checkWritePermission(target, status: status, options: options)
-        let temporary = try held(target, options: options)
-        try temporary.setOwnerAndPermissions(owner: status.owner, group: status.group, permissions: status.permissions)
-        // After the mode: an ACL sets the group bits from its mask, as they are on the original.
-        // Secret bytes get no ACL (nor any other attribute that grants access) from the target:
-        // the attributes are read by path, later than the status the privacy check read, so an
-        // ACL set in between (`setfacl -m u:1002:r`) would be copied unchecked.
-        let notKept = FileAttributes.copy(from: target, status: status, to: temporary.fd, grantingAccess: !options.confidential)
+    /// The complete temporary for `target` in `folder`: a replacement of the regular file with
+    /// `status` (which it is refused for first), or a new file (`status` nil).
+    fileprivate static func prepare(_ bytes: [UInt8], at target: String, in folder: Result<HeldFolder, SystemError>, replacing status: FileStatus?,
+                                    options: WriteOptions) throws(FileError) -> PendingWrite {
+        if let status {
+            if let expected = options.expected, expected != status.identity { throw FileError(.write, target, .changedSinceRead) }
+            guard options.mayReplace else { throw FileError(.write, target, .appeared) }
+            // The owner and mode the replacement keeps are these: checked on the same status.
+            if options.confidential { try checkPrivate(target, status: status) }
+            try checkWritePermission(target, status: status, options: options)
+        }
+        let temporary = try Temporary(in: folder, name: baseName(target), for: target)
+        // The temporary was made 0600 (nothing can read it while it fills): it takes the replaced
+        // file's owner and mode, or a new file's (0666 less the umask unless asked otherwise).
+        let newPermissions = options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions
+        try temporary.setOwnerAndPermissions(status.map { ($0.owner, $0.group) } ?? options.newFileOwner, permissions: status?.permissions ?? newPermissions)
+        // After the mode: an ACL sets the group bits from its mask, as they are on the original;
+        // a backup's copy takes its original's (what it could not keep is on the original still,
+        // which is not replaced yet). Secret bytes get no ACL (nor any other attribute that
+        // grants access) from the target: the attributes are read by path, later than the status
+        // the privacy check read, so an ACL set in between (`setfacl -m u:1002:r`) would be
+        // copied unchecked; nor the ACL the directory's default ACL gave a new file.
+        let source = status.map { (path: target, status: $0) } ?? options.attributesFrom
+        let notKept = source.map { FileAttributes.copy(from: $0.path, status: $0.status, to: temporary.fd, grantingAccess: !options.confidential) }
         if options.confidential { try temporary.dropAccessGrants() }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
-                            notKept: notKept)
-    }
-
-    /// A temporary beside `target`, in its folder as held by a descriptor; the backup guard is
-    /// asked about that folder, which no later change of the path can move: the first look
-    /// (``stage(_:to:options:hooks:)``) was by path.
-    private static func held(_ target: String, options: WriteOptions) throws(FileError) -> Temporary {
-        let temporary = try Temporary(directory: directory(of: target), name: baseName(target), for: target)
-        if temporary.holdsFolder {
-            do throws(FileError) { try options.backupGuard.refuse(temporary.place, .write) } catch {
-                // The backup as its real path spells it, not as the descriptor's /proc name.
-                guard case let .insideBackup(folder) = error.reason else { throw FileError(.write, target, error.reason) }
-                throw FileError(.write, target, .insideBackup(folder: realPath(folder) ?? folder))
-            }
-        }
-        return temporary
-    }
-
-    fileprivate static func prepareCreate(_ bytes: [UInt8], at target: String, options: WriteOptions) throws(FileError) -> PendingWrite {
-        let temporary = try held(target, options: options)
-        if let owner = options.newFileOwner {
-            try temporary.setOwnerAndPermissions(owner: owner.owner, group: owner.group,
-                                                 permissions: options.confidential ? 0o600
-                                                     : options.newFilePermissions ?? temporary.defaultPermissions)
-        } else {
-            // The temporary was made 0600 (nothing can read it while it fills): give the new
-            // file its permissions, 0666 less the umask unless asked otherwise.
-            try temporary.setPermissions(options.confidential ? 0o600 : options.newFilePermissions ?? temporary.defaultPermissions)
-        }
-        // A backup's copy: what it could not keep is on the original still, which is not replaced yet.
-        if let original = options.attributesFrom {
-            _ = FileAttributes.copy(from: original.path, status: original.status, to: temporary.fd, grantingAccess: !options.confidential)
-        }
-        // Secret bytes: not the ACL the directory's default ACL gave the new file either.
-        if options.confidential { try temporary.dropAccessGrants() }
-        try temporary.write(bytes)
-        return PendingWrite(temporary: temporary, target: target, replacing: nil, syncDirectory: options.syncDirectory)
+                            notKept: status == nil ? [] : notKept ?? [])
     }
 
     // MARK: - Group commit
 
-    /// What ``stage(_:to:options:hooks:)`` did: written already (a stream), or waiting for
+    /// What ``stage(_:to:options:)`` did: written already (a stream), or waiting for
     /// ``commit(_:hooks:)``.
     package enum Staged {
         /// Written (pipes, devices, descriptors are written at once).
@@ -308,30 +280,31 @@ package enum SafeFile {
         case pending(PendingWrite)
     }
 
-    /// Like ``write(_:to:options:hooks:)``, but a regular file's new content is only written
-    /// to its unnamed temporary: ``commit(_:hooks:)`` then flushes a whole group at once (one
-    /// `syncfs`) and puts each in place, with the same guarantees. Keep groups small: each holds
-    /// a descriptor.
+    /// Like ``write(_:to:options:hooks:)``, to an output looked at (``Output``), but a regular
+    /// file's new content is only written to its unnamed temporary, in the folder looked at:
+    /// ``commit(_:hooks:)`` then flushes a whole group at once (one `syncfs`) and puts each in
+    /// place, with the same guarantees. Keep groups small: each holds two descriptors.
     /// - Throws: ``FileError`` for what ``write(_:to:options:hooks:)`` refuses before writing.
-    package static func stage(_ bytes: [UInt8], to path: String, options: WriteOptions = .init(),
-                              hooks: WriteHooks = .init()) throws(FileError) -> Staged {
+    package static func stage(_ bytes: [UInt8], to output: Output, options: WriteOptions = .init()) throws(FileError) -> Staged {
+        let path = output.path
         // Standard output or error by any name are streams; any other descriptor name is refused.
         // A write that replaces the file it read (`expected`) writes nowhere else: not into a
         // stream, a pipe or a device put in its place, and not to a new file where it was removed.
-        if let fd = try standardStream(forOutput: path, confidential: options.confidential) {
+        if let fd = try output.standardStream(confidential: options.confidential) {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
             do { try writeAll(fd, bytes) } catch { throw FileError(.write, path, .system(error)) }
             return .done(.streamed(path))
         }
         // Nothing inside an iPhone backup: not a new file, not a replacement, not a pipe there.
-        try options.backupGuard.refuse(path, .write)
-        hooks.afterLook?(path)
-        guard let (target, status) = try resolved(path) else {
+        // The guard is asked about the folders the look holds, which the file goes into.
+        try options.backupGuard.refuse(output, .write)
+        guard let reached = try output.reached.get() else {
             if options.expected != nil { throw FileError(.write, path, .changedSinceRead) }
-            return .pending(try prepareCreate(bytes, at: path, options: options))
+            return .pending(try prepare(bytes, at: path, in: output.folder, replacing: nil, options: options))
         }
+        let (target, status) = (reached.target, reached.status)
         switch status.kind {
-        case .regular: return .pending(try prepareReplace(bytes, at: target, status: status, options: options))
+        case .regular: return .pending(try prepare(bytes, at: target, in: reached.folder, replacing: status, options: options))
         case .fifo, .characterDevice:
             if options.expected != nil { throw FileError(.write, target, .changedSinceRead) }
             // untested: a race, the output became a pipe or device after `checkPrivate(_:)` found none
@@ -344,27 +317,6 @@ package enum SafeFile {
         case .directory: throw FileError(.write, target, .isDirectory)
         case .symbolicLink, .blockDevice, .socket, .other: throw FileError(.write, target, .unsupportedKind(status.kind))
         }
-    }
-
-    /// The file a write to `path` goes to, with its status (not followed): the path, or the
-    /// file a symbolic link resolves to; nil when nothing is there.
-    /// - Throws: ``FileError/Reason/danglingLink(target:)`` for a link to nothing; the system's error.
-    static func resolved(_ path: String) throws(FileError) -> (target: String, status: FileStatus)? {
-        let status: FileStatus
-        switch FileStatus.of(path, followLinks: false) {
-        case let .success(s): status = s
-        case let .failure(error) where error.errno == ENOENT: return nil
-        case let .failure(error): throw FileError(.write, path, .system(error))
-        }
-        guard status.kind == .symbolicLink else { return (path, status) }
-        guard let target = realPath(path) else {
-            let failure = SystemError.current
-            // untested: a race, `?? "?"` when the dangling link is removed between realpath and readlink
-            if failure.errno == ENOENT { throw FileError(.write, path, .danglingLink(target: linkText(path) ?? "?")) }
-            throw FileError(.write, path, .system(failure))
-        }
-        // untested: a race, the lstat fails only when the path realpath resolved is removed in between
-        do { return (target, try FileStatus.of(target, followLinks: false).get()) } catch { throw FileError(.write, target, .system(error)) }
     }
 
     /// Flushes every staged file with one `syncfs` per file system the group's temporaries are
@@ -384,15 +336,6 @@ package enum SafeFile {
             do throws(FileError) { return .success(try write.finish(flushed: flushed, hooks: hooks)) } catch { return .failure(error) }
         }
     }
-
-    /// Flushes a directory's entries (renames) to disk.
-    package static func syncDirectory(_ directory: String) {
-        let fd = open(PathBytes.cString(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 {
-            _ = fsync(fd)
-            close(fd)
-        }
-    }
 }
 
 /// A staged write (``SafeFile/stage(_:to:options:)``): its complete temporary file, waiting to
@@ -406,34 +349,30 @@ package final class PendingWrite {
     private let syncsDirectory: Bool
     private let notKept: [AttributeNotKept]
 
-    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool,
-                     notKept: [AttributeNotKept] = []) {
-        self.temporary = temporary
-        self.target = target
-        self.replacing = replacing
-        syncsDirectory = syncDirectory
-        self.notKept = notKept
+    fileprivate init(temporary: Temporary, target: String, replacing: FileStatus?, syncDirectory: Bool, notKept: [AttributeNotKept]) {
+        (self.temporary, self.target, self.replacing, syncsDirectory, self.notKept) = (temporary, target, replacing, syncDirectory, notKept)
     }
 
-    /// Flushes (unless the group was) and puts the file in place: a new file is linked where
-    /// nothing is (never over anything); a replacement is swapped in by
-    /// ``Temporary/replace(expected:exchange:)``, which refuses it, leaving the other program's
-    /// file in place, when what it swapped out is not the file that was read.
-    fileprivate func finish(flushed: Bool, hooks: SafeFile.WriteHooks) throws(FileError) -> SafeFile.WriteOutcome {
+    /// Flushes (unless the group was) and puts the file in place, as ``SafeFile/write(_:to:options:hooks:)``
+    /// does: a new file is linked where nothing is (never over anything); a replacement is
+    /// swapped in by `Temporary.replace(expected:exchange:)`, which refuses it, leaving the other
+    /// program's file in place, when what it swapped out is not the file that was read.
+    package func finish(flushed: Bool = false, hooks: SafeFile.WriteHooks = .init()) throws(FileError) -> SafeFile.WriteOutcome {
         defer { temporary.discard() }
         if !flushed { try temporary.flush() }
         guard let replacing else {
             try temporary.linkNew()
-            if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
+            if syncsDirectory { temporary.folder.sync() }
             return .created(target)
         }
         // A cheap first look: most changed files are refused here, before anything is swapped.
-        guard case let .success(now) = FileStatus.of(temporary.place, followLinks: false), now.identity == replacing.identity else {
+        guard case let .success(now) = FileStatus.of(temporary.place, in: temporary.folder.fd, followLinks: false),
+              now.identity == replacing.identity else {
             throw FileError(.write, target, .changedSinceRead)
         }
         hooks.beforeSwap?(target)
         try temporary.replace(expected: replacing.identity, exchange: hooks.exchange)
-        if syncsDirectory { SafeFile.syncDirectory(temporary.directory) }
+        if syncsDirectory { temporary.folder.sync() }
         return .replaced(target, notKept: notKept, otherNames: max(0, now.links - 1))
     }
 }

@@ -126,15 +126,6 @@ package final class ScratchDirectory {
     /// The names in a directory (without `.` and `..`), read through a duplicate descriptor.
     private static func entries(of directory: Int32) -> [String] {
         let copy = dup(directory)
-        guard copy >= 0 else { return [] }
-        guard let stream = fdopendir(copy) else {
-            close(copy)
-            return []
-        }
-        rewinddir(stream)
-        let handle = DirectoryHandle(stream)  // closes the stream, and so the copy
-        var names: [String] = []
-        while let name = handle.next() { names.append(name) }
-        return names
+        return copy < 0 ? [] : (try? DirectoryHandle.names(of: copy).get()) ?? []
     }
 }

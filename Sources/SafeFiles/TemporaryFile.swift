@@ -6,55 +6,117 @@ import Glibc
 import Darwin
 #endif
 
-/// A temporary file being filled, linked into place by `commit`, or removed by `discard`.
-///
-/// On Linux the target's folder is opened once (`O_PATH`) and every later call reaches it
-/// through that descriptor (`/proc/self/fd/N`, ``directory``): a folder swapped for a link to
-/// somewhere else (an iPhone backup) after the writer looked at it cannot take the file there;
-/// ``SafeFile`` asks the backup guard about the folder so held.
+/// A folder as the writer reaches it: on Linux with `/proc`, opened once (`O_PATH`: a folder
+/// that can be searched but not read is held too) and reached through that descriptor by every
+/// later call (`openat`, `fstatat`, `linkat`, `renameat2`), so a folder swapped for a link to
+/// somewhere else (an iPhone backup) after it was looked at cannot take a file there;
+/// elsewhere, by its path. Where it is (``path``) and its status are read once, for the rules
+/// that ask about it: the backup guard and the descriptor-name rule (``SafeFile/Output``).
+final class HeldFolder {
+    /// The descriptor, or `AT_FDCWD` when the folder is reached by its path.
+    let fd: Int32
+    /// What a name in the folder is prefixed with for ``fd``: nothing while held, else the folder's path.
+    private let prefix: String
+    /// Where the folder is: the path the kernel gives for the descriptor (`/proc/self/fd/N`), else `realpath(3)`.
+    let path: String
+    let status: FileStatus
+
+    /// `O_PATH` on Linux (its value: Glibc's Swift module leaves the constant out), a folder
+    /// opened to be reached, not read; elsewhere `O_RDONLY`.
+    static let pathOnly: Int32 = {
+        #if os(Linux)
+        0o10_000_000
+        #else
+        O_RDONLY
+        #endif
+    }()
+
+    /// Whether this process can reach a descriptor's folder by path (`/proc` is mounted).
+    private static let procDescriptors = access("/proc/self/fd", F_OK) == 0
+
+    private init(fd: Int32, prefix: String, path: String, status: FileStatus) {
+        (self.fd, self.prefix, self.path, self.status) = (fd, prefix, path, status)
+    }
+
+    deinit { if fd != AT_FDCWD { close(fd) } }
+
+    /// The folder at `directory` (links followed), or why it cannot be reached: not a folder
+    /// (`ENOTDIR`), not there, not searchable.
+    static func open(_ directory: String) -> Result<HeldFolder, SystemError> {
+        #if os(Linux)
+        if procDescriptors { return held(PathBytes.withCString(directory) { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }) }
+        #endif
+        switch FileStatus.of(directory) {
+        case let .success(status) where status.kind == .directory:
+            // untested: a race, the folder just seen removed before realpath
+            guard let path = SafeFile.realPath(directory) else { return .failure(.current) }
+            return .success(HeldFolder(fd: AT_FDCWD, prefix: directory + "/", path: path, status: status))
+        case .success: return .failure(SystemError(errno: ENOTDIR))
+        case let .failure(error): return .failure(error)
+        }
+    }
+
+    /// The folder `name` in this one, held; with `followLinks` false, only a folder itself (a
+    /// symbolic link there is `ENOTDIR`).
+    func folder(_ name: String, followLinks: Bool) -> Result<HeldFolder, SystemError> {
+        #if os(Linux)
+        if fd != AT_FDCWD {
+            return Self.held(openat(fd, PathBytes.cString(name), Self.pathOnly | O_DIRECTORY | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)))
+        }
+        #endif
+        return Self.open(at(name))
+    }
+
+    #if os(Linux)
+    /// The folder open as `fd` (or why it could not be opened, `fd` < 0), where the kernel has it.
+    private static func held(_ fd: Int32) -> Result<HeldFolder, SystemError> {
+        guard fd >= 0 else { return .failure(.current) }
+        // unreachable: readlink and fstat of a descriptor just opened do not fail
+        guard let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), case let .success(status) = FileStatus.of(descriptor: fd) else {
+            let failure = SystemError.current
+            close(fd)
+            return .failure(failure)
+        }
+        return .success(HeldFolder(fd: fd, prefix: "", path: path, status: status))
+    }
+    #endif
+
+    /// `name` in the folder, as calls take it with ``fd``.
+    func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }
+
+    /// Flushes the folder's entries (renames) to disk.
+    func sync() {
+        let directory = openat(fd, PathBytes.cString(at(".")), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+    }
+}
+
+/// A temporary file being filled in a held folder (``HeldFolder``), linked into place by
+/// `linkNew` or `replace`, or removed by `discard`.
 final class Temporary {
     let fd: Int32
-    /// The target's folder as calls reach it: `/proc/self/fd/N` while held, else its path.
-    let directory: String
-    let stem: String
+    /// The folder it is made in, where the target is.
+    let folder: HeldFolder
     /// The target, as messages name it.
     let target: String
-    /// The target as calls reach it: in ``directory``.
+    /// The target's name as calls reach it in ``folder``.
     let place: String
-    /// The held folder's descriptor, or -1.
-    private let folder: Int32
+    /// The target's own name (for a named temporary beside it).
+    private let targetName: String
     /// The name it has (nil while an unnamed `O_TMPFILE`).
     private var name: String?
     private var committed = false
     private var discarded = false
 
-    /// Whether this process can reach a descriptor's folder by path (`/proc` is mounted).
-    private static let procDescriptors = access("/proc/self/fd", F_OK) == 0
-
-    /// Whether the folder is held by a descriptor (so the writer asks the guard about it again).
-    var holdsFolder: Bool { folder >= 0 }
-
-    init(directory: String, name: String, for target: String) throws(FileError) {
-        self.target = target
+    init(in folder: Result<HeldFolder, SystemError>, name: String, for target: String) throws(FileError) {
+        let held: HeldFolder
+        do { held = try folder.get() } catch { throw FileError(.write, target, .system(error)) }
+        (self.folder, self.target, targetName, place) = (held, target, name, held.at(name))
         #if os(Linux)
-        var held: Int32 = -1
-        if Temporary.procDescriptors {
-            // O_PATH (Linux's value, left out of Glibc's Swift module): a folder that can be
-            // searched and written but not read is held too.
-            held = open(PathBytes.cString(directory), 0o10_000_000 | O_DIRECTORY | O_CLOEXEC)
-            guard held >= 0 else { throw FileError(.write, target, .system(.current)) }
-        }
-        folder = held
-        let reached = held >= 0 ? "/proc/self/fd/\(held)" : directory
-        #else
-        folder = -1
-        let reached = directory
-        #endif
-        self.directory = reached
-        place = "\(reached)/\(name)"
-        stem = "\(reached)/.\(Temporary.shortened(name)).ycft-"
-        #if os(Linux)
-        let unnamed = open(PathBytes.cString(reached), YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600)
+        let unnamed = PathBytes.withCString(held.at(".")) { openat(held.fd, $0, YCFT_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o600) }
         if unnamed >= 0 {
             fd = unnamed
             return
@@ -62,19 +124,13 @@ final class Temporary {
         let failure = SystemError.current
         // Only "this file system has no O_TMPFILE" falls back to a named file (ENOENT: no directory).
         guard [EOPNOTSUPP, EISDIR, EINVAL].contains(failure.errno) || failure.errno == ENOTSUP else {
-            if held >= 0 { close(held) }
             throw FileError(.write, target, .system(failure))
         }
         #endif
         var named: Int32 = -1
-        do throws(FileError) {
-            self.name = try Temporary.freshName(stem, for: target) { candidate in
-                named = open(PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-                return named >= 0
-            }
-        } catch {
-            if folder >= 0 { close(folder) }
-            throw error
+        self.name = try Temporary.freshName(held.at(".\(Temporary.shortened(name)).ycft-"), for: target) { candidate in
+            named = openat(held.fd, PathBytes.cString(candidate), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            return named >= 0
         }
         fd = named
     }
@@ -83,16 +139,14 @@ final class Temporary {
     /// can read it before its final permissions are set; the umask is applied here by hand).
     var defaultPermissions: UInt32 { 0o666 & ~Temporary.umaskValue }
 
-    func setPermissions(_ permissions: UInt32) throws(FileError) {
-        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
-    }
-
-    func setOwnerAndPermissions(owner: UInt32, group: UInt32, permissions: UInt32) throws(FileError) {
-        if owner != geteuid() || group != getegid(), fchown(fd, uid_t(owner), gid_t(group)) != 0 {
+    /// Gives the file `owner` (where the process may; nil: the process's) and `permissions`
+    /// (setuid, setgid and sticky bits left out).
+    func setOwnerAndPermissions(_ owner: (owner: UInt32, group: UInt32)?, permissions: UInt32) throws(FileError) {
+        if let owner, owner.owner != geteuid() || owner.group != getegid(), fchown(fd, uid_t(owner.owner), gid_t(owner.group)) != 0 {
             // Not permitted to give the file away: keep at least the group where we may.
-            _ = fchown(fd, uid_t.max, gid_t(group))
+            _ = fchown(fd, uid_t.max, gid_t(owner.group))
         }
-        try setPermissions(permissions)
+        guard fchmod(fd, mode_t(permissions & 0o777)) == 0 else { throw FileError(.write, target, .system(.current)) }
     }
 
     func write(_ bytes: [UInt8]) throws(FileError) {
@@ -109,18 +163,21 @@ final class Temporary {
         guard fsync(fd) == 0 else { throw FileError(.write, target, .system(.current)) }
     }
 
-    /// The device (file system) the temporary is on, or nil when `fstat` fails.
-    var device: UInt64? { (try? FileStatus.of(descriptor: fd).get())?.identity.device }
+    /// The device (file system) the temporary is on: its held folder's (where `O_TMPFILE` made
+    /// it); else from `fstat`, nil when that fails.
+    var device: UInt64? {
+        folder.fd != AT_FDCWD ? folder.status.identity.device : (try? FileStatus.of(descriptor: fd).get())?.identity.device
+    }
 
     /// Links a new file in where nothing is: `linkat(2)` (`link(2)` for a named temporary),
     /// which never replaces an existing name.
     /// - Throws: ``FileError/Reason/appeared`` when a file appeared at the target meanwhile.
     func linkNew() throws(FileError) {
-        guard name.map({ link(PathBytes.cString($0), PathBytes.cString(place)) == 0 }) ?? linkAt(place) else {
+        guard name.map({ linkat(folder.fd, PathBytes.cString($0), folder.fd, PathBytes.cString(place), 0) == 0 }) ?? linkAt(place) else {
             let failure = SystemError.current
             throw FileError(.write, target, failure.errno == EEXIST ? .appeared : .system(failure))
         }
-        if let name { unlink(PathBytes.cString(name)) }
+        if let name { unlinkat(folder.fd, PathBytes.cString(name), 0) }
         name = nil
         committed = true
     }
@@ -130,7 +187,7 @@ final class Temporary {
     /// name is tried then). A named temporary keeps its name.
     private func giveName() throws(FileError) -> String {
         if let name { return name }
-        let named = try Temporary.freshName(stem, for: target, linkAt)
+        let named = try Temporary.freshName(folder.at(".\(Temporary.shortened(targetName)).ycft-"), for: target, linkAt)
         name = named
         return named
     }
@@ -169,17 +226,17 @@ final class Temporary {
         let name = try giveName()
         #if os(Linux)
         if exchange {
-            if renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(place), YCFT_RENAME_EXCHANGE) == 0 {
-                if case let .success(swappedOut) = FileStatus.of(name, followLinks: false), swappedOut.identity == expected {
+            if renameat2(folder.fd, PathBytes.cString(name), folder.fd, PathBytes.cString(place), YCFT_RENAME_EXCHANGE) == 0 {
+                if case let .success(swappedOut) = FileStatus.of(name, in: folder.fd, followLinks: false), swappedOut.identity == expected {
                     // The very file that was read: it is replaced; its last name here goes.
-                    unlink(PathBytes.cString(name))
+                    unlinkat(folder.fd, PathBytes.cString(name), 0)
                     self.name = nil
                     committed = true
                     return
                 }
                 // Another program's file: put it back. ycft's file (under `name` again) is
                 // removed by discard(), which removes the name only while it is ycft's.
-                _ = renameat2(AT_FDCWD, PathBytes.cString(name), AT_FDCWD, PathBytes.cString(place), YCFT_RENAME_EXCHANGE)
+                _ = renameat2(folder.fd, PathBytes.cString(name), folder.fd, PathBytes.cString(place), YCFT_RENAME_EXCHANGE)
                 throw FileError(.write, target, .changedSinceRead)
             }
             let failure = SystemError.current
@@ -189,7 +246,9 @@ final class Temporary {
             }
         }
         #endif
-        guard rename(PathBytes.cString(name), PathBytes.cString(place)) == 0 else { throw FileError(.write, target, .system(.current)) }
+        guard renameat(folder.fd, PathBytes.cString(name), folder.fd, PathBytes.cString(place)) == 0 else {
+            throw FileError(.write, target, .system(.current))
+        }
         self.name = nil
         committed = true
     }
@@ -201,26 +260,25 @@ final class Temporary {
     func discard() {
         guard !discarded else { return }
         discarded = true
-        if !committed, let name, holdsThisFile(name) { unlink(PathBytes.cString(name)) }
+        if !committed, let name, holdsThisFile(name) { unlinkat(folder.fd, PathBytes.cString(name), 0) }
         close(fd)
-        if folder >= 0 { close(folder) }
     }
 
     /// Whether `path` is this temporary (a swap gone wrong can leave another file under its name).
     private func holdsThisFile(_ path: String) -> Bool {
         guard case let .success(own) = FileStatus.of(descriptor: fd),
               // untested: a race, the temporary's name is gone only when another process removed it
-              case let .success(named) = FileStatus.of(path, followLinks: false) else { return false }
+              case let .success(named) = FileStatus.of(path, in: folder.fd, followLinks: false) else { return false }
         return named.identity.sameFile(as: own.identity)
     }
 
     private func linkAt(_ path: String) -> Bool {
         #if os(Linux)
-        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, PathBytes.cString(path), AT_SYMLINK_FOLLOW) == 0 { return true }
+        if PathBytes.withCString(path, { linkat(AT_FDCWD, "/proc/self/fd/" + String(fd), folder.fd, $0, AT_SYMLINK_FOLLOW) }) == 0 { return true }
         let failure = SystemError.current
         if failure.errno == EEXIST { return false }
         // Without /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).
-        if linkat(fd, "", AT_FDCWD, PathBytes.cString(path), 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
+        if linkat(fd, "", folder.fd, PathBytes.cString(path), 0x1000 /* AT_EMPTY_PATH */) == 0 { return true }
         errno = failure.errno
         #endif
         return false
@@ -247,17 +305,12 @@ final class Temporary {
     /// The process's umask: from `/proc/self/status` where Linux shows it (reading it with
     /// `umask(2)` means setting it, which races with threads creating files), else set back at once.
     static let umaskValue: UInt32 = {
-        let fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            defer { close(fd) }
-            if let status = try? readAll(fd, limit: 1 << 16),
-               let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
-               let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
-                return value
-            // unreachable: Linux shows Umask in /proc/self/status since 4.7; the fallback is for older kernels and
-            // other systems
-            }
-            // unreachable: (the fallback below) as above, and every Linux has /proc/self/status
+        if let status = try? ReadOnlyFolder("/proc/self").read("status", limit: 1 << 16),
+           let line = String(decoding: status, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = UInt32(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8) {
+            return value
+        // unreachable: Linux shows Umask in /proc/self/status since 4.7 (every Linux has the file); the fallback is for
+        // older kernels and other systems
         }
         let mask = umask(0o022)
         umask(mask)

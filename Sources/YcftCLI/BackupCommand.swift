@@ -404,7 +404,7 @@ enum BackupCommand {
         // app's copy edited since it was extracted) is not replaced unasked.
         var expected: FileIdentity?
         if !force {
-            switch OutputGuard.comparison(output, with: bytes, key: LegacyArchive.defaultsKey, io: io) {
+            switch OutputGuard.comparison(io.lookAtOutput(output), with: bytes, key: LegacyArchive.defaultsKey, io: io) {
             case let .same(identity)?: expected = identity
             case let .differs(refusal)?:
                 throw Ycft.Failure(.trouble, Ycft.display(output), refusal + " Use another FILE, or --force to replace it")

@@ -32,13 +32,17 @@ package struct CommandIO: Sendable {
     /// standard error for extended attributes a replacement could not keep.
     package var writeFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.WriteOutcome
-    /// Stages a write for a group commit (`SafeFile/stage(_:to:options:hooks:)`); in memory, writes at once.
-    package var stageFile: @Sendable (_ path: String, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
+    /// Looks at an output path once (`SafeFile/Output`), for the checks before its write and the
+    /// writer; in memory, nothing is there.
+    package var lookAtOutput: @Sendable (_ path: String) -> SafeFile.Output = { SafeFile.Output(unlooked: $0) }
+    /// Stages a write to an output looked at, for a group commit (`SafeFile/stage(_:to:options:)`);
+    /// in memory, writes at once.
+    package var stageFile: @Sendable (_ output: SafeFile.Output, _ bytes: [UInt8], _ options: SafeFile.WriteOptions)
         throws(FileError) -> SafeFile.Staged
     /// Flushes staged writes together and puts each in place (`SafeFile/commit(_:hooks:)`).
     package var commitFiles: @Sendable (_ pending: [PendingWrite]) -> [Result<SafeFile.WriteOutcome, FileError>] = { _ in [] }
     /// Keeps a file under a backup name, reusing one that already holds it
-    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:)`).
+    /// (`SafeFile/keepBackup(of:expected:suffix:bytes:backupGuard:hooks:)`).
     package var keepBackup: @Sendable (_ path: String, _ read: FileStatus, _ suffix: String, _ bytes: [UInt8])
         throws(FileError) -> SafeFile.Backup
     /// Whether a file read to be changed may be replaced (`SafeFile/checkReplaceable(_:status:options:)`),
@@ -92,7 +96,7 @@ package struct CommandIO: Sendable {
                 stdoutIsTerminal: @escaping @Sendable () -> Bool) {
         (self.writeStdout, self.writeStderr, self.readStdin, self.readFile) = (writeStdout, writeStderr, readStdin, readFile)
         (self.writeFile, self.keepBackup, self.stdoutIsTerminal) = (writeFile, keepBackup, stdoutIsTerminal)
-        self.stageFile = { path, bytes, options throws(FileError) in .done(try writeFile(path, bytes, options)) }
+        self.stageFile = { output, bytes, options throws(FileError) in .done(try writeFile(output.path, bytes, options)) }
         self.readRegularFile = { path, limit throws(FileError) in try readFile(path, limit, false) }
     }
 
@@ -105,6 +109,20 @@ package struct CommandIO: Sendable {
         // folder is asked about once however many files go into it.
         let backups = BackupFolderGuard()
         let hooks = TestHooks.environment
+        // Standard output and error stay on their one output path, whichever name reaches them;
+        // any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for secret bytes, is
+        // refused here, at once.
+        @Sendable func stage(_ output: SafeFile.Output, _ bytes: [UInt8], _ options: SafeFile.WriteOptions) throws(FileError) -> SafeFile.Staged {
+            switch try output.standardStream(confidential: options.confidential) {
+            case 1?: streams.standardOutput.write(bytes)
+            case 2?: streams.standardError.write(bytes)
+            default:
+                var options = options
+                options.backupGuard = backups
+                return try SafeFile.stage(bytes, to: output, options: options)
+            }
+            return .done(.streamed(output.path))
+        }
         var io = CommandIO(
             writeStdout: { bytes in streams.standardOutput.write(bytes) },
             writeStderr: { text in streams.standardError.write(Array(text.utf8)) },
@@ -116,20 +134,10 @@ package struct CommandIO: Sendable {
             },
             readFile: { path, limit, lock throws(FileError) in try SafeFile.read(path, limit: limit, lock: lock) },
             writeFile: { path, bytes, options throws(FileError) in
-                // Standard output and error stay on their one output path, whichever name reaches
-                // them; any other descriptor name (/dev/stdin, /dev/fd/3), and any at all for
-                // secret bytes, is refused here, at once.
-                switch try SafeFile.standardStream(forOutput: path, confidential: options.confidential) {
-                case 1?:
-                    streams.standardOutput.write(bytes)
-                    return .streamed(path)
-                case 2?:
-                    streams.standardError.write(bytes)
-                    return .streamed(path)
-                default:
-                    var options = options
-                    options.backupGuard = backups
-                    let outcome = try SafeFile.write(bytes, to: path, options: options, hooks: hooks.write)
+                switch try stage(SafeFile.Output(path), bytes, options) {
+                case let .done(outcome): return outcome
+                case let .pending(write):
+                    let outcome = try write.finish(hooks: hooks.write)
                     if let warning = CommandIO.replacementWarnings(outcome) { streams.standardError.write(Array(warning.utf8)) }
                     return outcome
                 }
@@ -139,16 +147,8 @@ package struct CommandIO: Sendable {
             },
             stdoutIsTerminal: { isatty(1) != 0 && !streams.standardOutput.wasClosed }
         )
-        let writeThrough = io.writeFile
-        io.stageFile = { path, bytes, options throws(FileError) in
-            // Standard streams and descriptors are written at once, through the streams.
-            if try SafeFile.standardStream(forOutput: path, confidential: options.confidential) != nil {
-                return .done(try writeThrough(path, bytes, options))
-            }
-            var options = options
-            options.backupGuard = backups
-            return try SafeFile.stage(bytes, to: path, options: options)
-        }
+        io.lookAtOutput = { path in SafeFile.Output(path) }
+        io.stageFile = stage
         // Warnings of a group commit are the caller's to print (migrate prints them through its progress display).
         io.commitFiles = { pending in SafeFile.commit(pending, hooks: hooks.write) }
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
@@ -157,11 +157,8 @@ package struct CommandIO: Sendable {
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }
-        io.makeDirectory = { path in
-            // No folder is made inside a backup either (`migrate -o BACKUP/new`).
-            try backups.refuse(path, .write)
-            try makeDirectories(path)
-        }
+        // No folder is made inside a backup either (`migrate -o BACKUP/new`).
+        io.makeDirectory = { path in try SafeFile.makeFolders(path, backupGuard: backups) }
         io.checkReplaceable = { path, read, options throws(FileError) in
             // What the writer refuses, asked before the work: a file of a backup too.
             var options = options
@@ -206,20 +203,6 @@ package struct CommandIO: Sendable {
                 + "is a new file under this name only\n"
         }
         return text.isEmpty ? nil : text
-    }
-}
-
-/// `mkdir -p`: creates `path` and its missing parents (0777 less the umask), through
-/// ``PathBytes`` so a name that is not UTF-8 is created with its own bytes.
-/// - Throws: ``SystemError`` from `mkdir(2)` (`EEXIST` when a part is not a directory).
-func makeDirectories(_ path: String) throws(SystemError) {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for part in path.split(separator: "/") {
-        prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + part
-        guard mkdir(PathBytes.cString(prefix), 0o777) != 0 else { continue }
-        let failure = SystemError.current
-        if failure.errno == EEXIST, case let .success(status) = FileStatus.of(prefix), status.kind == .directory { continue }
-        throw failure
     }
 }
 

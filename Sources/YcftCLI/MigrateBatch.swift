@@ -46,8 +46,9 @@ extension MigrateCommand {
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
                 }
             }
-            // Refuse outputs that meet, and outputs that are inputs.
-            guard case .output = mode else { return }
+            // Refuse outputs that meet, and outputs that are inputs (none is below an OUT that is not there).
+            guard case let .output(out) = mode else { return }
+            let outExists = io.fileStatus(out) != nil
             // Each output's spelling normalized once (a string walk per job).
             let spellings = jobs.map { Self.normalized($0.output ?? "") }
             var byOutput: [String: [String]] = [:]
@@ -58,7 +59,7 @@ extension MigrateCommand {
                 if inputs.count > 1 && inputs[0] == job.path {
                     problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
-                if let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
+                if outExists, let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
                     problems.append("\(Ycft.shown(output)): the output is an input; use --in-place to rewrite a file")
                 }
             }
@@ -71,31 +72,22 @@ extension MigrateCommand {
         /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
         /// makes one character of the two).
         static func normalized(_ path: String) -> String {
-            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
-            let bytes = Array(path.utf8)
-            func isDotDot(_ part: Range<Int>) -> Bool { part.count == 2 && bytes[part.lowerBound] == dot && bytes[part.lowerBound + 1] == dot }
-            var parts: [Range<Int>] = []
-            var start = 0
-            while start < bytes.count {
-                var end = start
-                while end < bytes.count && bytes[end] != slash { end += 1 }
-                let part = start..<end
-                if part.isEmpty || (part.count == 1 && bytes[start] == dot) {
-                    // `a//b`, `a/./b`: nothing.
-                } else if isDotDot(part), let last = parts.last, !isDotDot(last) {
-                    parts.removeLast()
-                } else {
-                    parts.append(part)
+            let slash = UInt8(ascii: "/")
+            var path = path
+            return path.withUTF8 { bytes in
+                var parts: [Slice<UnsafeBufferPointer<UInt8>>] = []
+                // `a//b`, `a/./b`: nothing; `a/../b`: `b`.
+                for part in bytes.split(separator: slash) where !part.elementsEqual(".".utf8) {
+                    if part.elementsEqual("..".utf8), let last = parts.last, !last.elementsEqual("..".utf8) { parts.removeLast() } else { parts.append(part) }
                 }
-                start = end + 1
+                var joined: [UInt8] = bytes.first == slash ? [slash] : []
+                for (i, part) in parts.enumerated() {
+                    if i > 0 { joined.append(slash) }
+                    joined.append(contentsOf: part)
+                }
+                // Cut only at `/` bytes, so the bytes are the text's own, whole scalars.
+                return String(decoding: joined, as: UTF8.self)
             }
-            var joined: [UInt8] = bytes.first == slash ? [slash] : []
-            for (i, part) in parts.enumerated() {
-                if i > 0 { joined.append(slash) }
-                joined.append(contentsOf: bytes[part])
-            }
-            // Cut only at `/` bytes, so the bytes are the text's own, whole scalars.
-            return String(decoding: joined, as: UTF8.self)
         }
     }
 }

@@ -119,7 +119,8 @@ extension MigrateCommand {
             }
         }
         do {
-            return try io.stageFile(path, output, SafeFile.WriteOptions(expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
+            return try io.stageFile(io.lookAtOutput(path), output,
+                                    SafeFile.WriteOptions(expected: status.identity, replaceReadOnly: options.force, syncDirectory: false))
         } catch {
             report.discard(backup)   // no space, a file-size limit
             throw error
@@ -133,18 +134,21 @@ extension MigrateCommand {
         // Its folder by bytes, as SafeFile.directory(of:) cuts it.
         if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex {
             do { try run.makeDirectoryOnce(String(Substring(path.utf8[..<slash])), io: io) } catch let error as FileError {
+                if case let .system(failure) = error.reason { throw Ycft.Failure(.trouble, path, "cannot create the directory: \(failure)") }
                 // The folder would be inside an iPhone backup: said as the writer says it.
                 throw Ycft.failure(error)
             } catch {
                 throw Ycft.Failure(.trouble, path, "cannot create the directory: \(error)")
             }
         }
-        try Ycft.refuseBinaryOnTerminal(bytes, to: path, io: io)
-        if !options.force, let refusal = OutputGuard.refusal(path, replacingWith: bytes, key: options.key, io: io, hint: "Use --force to replace it") {
+        // Looked at once: the checks below and the writer ask the look, not the path again.
+        let output = io.lookAtOutput(path)
+        if output.mayBeTerminal { try Ycft.refuseBinaryOnTerminal(bytes, to: path, io: io) }
+        if !options.force, let refusal = OutputGuard.refusal(output, replacingWith: bytes, key: options.key, io: io, hint: "Use --force to replace it") {
             throw Ycft.Failure(.trouble, path, refusal)
         }
         do {
-            return try io.stageFile(path, bytes, SafeFile.WriteOptions(
+            return try io.stageFile(output, bytes, SafeFile.WriteOptions(
                 replaceReadOnly: options.force, newFilePermissions: input.status.map { $0.permissions & 0o777 }, syncDirectory: false))
         } catch { throw Ycft.failure(error) }
     }

@@ -114,7 +114,7 @@ extension MigrateCommand {
             if case let .inPlace(suffix?) = mode, let job = batch.jobs.first(where: { Batch.normalized($0.path + suffix) == Batch.normalized(path) }) {
                 throw refusal("it is where the backup of \(Ycft.shown(job.path)) goes")
             }
-            if let refusal = OutputGuard.refusal(path, replacingWith: [], key: key, io: io, hint: "Give the report a path of its own") {
+            if let refusal = OutputGuard.refusal(io.lookAtOutput(path), replacingWith: [], key: key, io: io, hint: "Give the report a path of its own") {
                 throw self.refusal(refusal)
             }
             switch seen?.kind {

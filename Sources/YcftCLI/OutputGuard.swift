@@ -10,14 +10,13 @@ import FileErrors
 /// decides), unless `--force`. Trouble (exit 2), as a read-only OUT is: the input is fine, the
 /// output is not one ycft replaces unasked.
 enum OutputGuard {
-    /// The refusal's message for replacing `path` with `bytes`, or nil when nothing would be
+    /// The refusal's message for replacing `output` with `bytes`, or nil when nothing would be
     /// lost (no such file, not a regular file, nothing ycft reads as preferences, every
     /// preference kept). `hint` ends the message: what to do instead.
-    static func refusal(_ path: String, replacingWith bytes: [UInt8], key: String, io: CommandIO, hint: String) -> String? {
-        // A descriptor name is the writer's to decide (a standard stream, or refused); asked
-        // after the status, which most outputs, new files, do not get past.
-        guard let status = io.fileStatus(path), status.kind == .regular, !SafeFile.namesDescriptor(path),
-              let existing = try? io.readFile(path, PlistLimits.default.maxInputSize, false) else { return nil }
+    static func refusal(_ output: SafeFile.Output, replacingWith bytes: [UInt8], key: String, io: CommandIO, hint: String) -> String? {
+        // A descriptor name is the writer's to decide (a standard stream, or refused).
+        guard output.status?.kind == .regular, !output.namesDescriptor,
+              let existing = try? io.readFile(output.path, PlistLimits.default.maxInputSize, false) else { return nil }
         defer { existing.release() }
         let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)
         guard !lost.isEmpty else { return nil }
@@ -34,12 +33,12 @@ enum OutputGuard {
         case differs(String)
     }
 
-    /// ``Comparison`` of the regular file at `path` with `bytes`; nil when there is no regular
+    /// ``Comparison`` of the regular file at `output` with `bytes`; nil when there is no regular
     /// file to compare (none, a descriptor name, a pipe: the writer decides) or it cannot be read
     /// (the writer says why).
-    static func comparison(_ path: String, with bytes: [UInt8], key: String, io: CommandIO) -> Comparison? {
-        guard let status = io.fileStatus(path), status.kind == .regular, !SafeFile.namesDescriptor(path),
-              let existing = try? io.readFile(path, max(bytes.count, PlistLimits.default.maxInputSize), false) else { return nil }
+    static func comparison(_ output: SafeFile.Output, with bytes: [UInt8], key: String, io: CommandIO) -> Comparison? {
+        guard output.status?.kind == .regular, !output.namesDescriptor,
+              let existing = try? io.readFile(output.path, max(bytes.count, PlistLimits.default.maxInputSize), false) else { return nil }
         defer { existing.release() }
         if existing.bytes == bytes { return .same(existing.status?.identity) }
         let lost = StateFile.preferencesLost(replacing: existing.bytes, with: bytes, key: key)

@@ -83,7 +83,7 @@ enum PackCommand {
                 io.writeStdout(archive)
             } else {
                 let hint = "Use 'ycft pack --into \(Ycft.shown(options.output))' to put the archive into it, or --force to replace it"
-                if !options.common.force, let refusal = OutputGuard.refusal(options.output, replacingWith: archive, key: options.common.key, io: io, hint: hint) {
+                if !options.common.force, let refusal = OutputGuard.refusal(io.lookAtOutput(options.output), replacingWith: archive, key: options.common.key, io: io, hint: hint) {
                     throw Ycft.Failure(.trouble, options.output, refusal)
                 }
                 do {

@@ -36,7 +36,7 @@ import TestSupport
     func whatMarksABackupFolder(_ names: [String], _ isBackup: Bool) throws {
         #expect(BackupFolderGuard.marksBackup { names.contains($0) } == isBackup, "\(names)")
         let folder = try folder(holding: names)
-        #expect(BackupFolderGuard.isBackupFolder(folder) == isBackup, "\(names)")
+        #expect(BackupFolderGuard().folder(holding: folder + "/file.plist") == (isBackup ? folder : nil), "\(names)")
         let inside = folder + "/00/file.plist"
         #expect(BackupFolderGuard().folder(holding: inside) == (isBackup ? folder : nil), "\(names)")
     }
@@ -52,14 +52,14 @@ import TestSupport
         #expect(guardian.folder(holding: backup + "/missing/../f.plist") == backup)
         #expect(guardian.folder(holding: outside + "/missing/../../\(name)/Folder/new/f.plist") != nil)
         #expect(guardian.folder(holding: outside + "/missing/../other/f.plist") == nil)
-        #expect(!BackupFolderGuard.isBackupFolder("/"))
+        #expect(guardian.folder(holding: "/f.plist") == nil)
     }
 
     /// The marks are entries of any kind: a link named Manifest.db counts, even one to nothing.
     @Test func aMarkIsAnyEntryOfThatName() throws {
         let folder = try folder(holding: [])
         try FileManager.default.createSymbolicLink(atPath: folder + "/Manifest.mbdb", withDestinationPath: "/nonexistent")
-        #expect(BackupFolderGuard.isBackupFolder(folder))
+        #expect(BackupFolderGuard().folder(holding: folder + "/f.plist") == folder)
     }
 
     /// Refused with the path as given and the folder as the path spells it; a folder still to
@@ -114,11 +114,12 @@ import TestSupport
         #expect(BackupFolderGuard().folder(holding: folder + "/sub/x.plist") == folder)
     }
 
-    /// A folder swapped for a link to a backup after the writer's first look (by path) does not
-    /// take the file there: the writer holds the folder by a descriptor and asks the guard
-    /// about the folder so held (before, `migrate -o` wrote into the backup under this race).
+    /// A folder swapped for a link to a backup after the writer looked at the output takes
+    /// nothing there: the look holds the folder by a descriptor, the guard is asked about the
+    /// folder so held, and the file goes into it, under its new name (before the writer held its
+    /// folder, `migrate -o` wrote into the backup under this race).
     @Test(arguments: [false, true])
-    func aFolderSwappedForALinkAfterTheLookIsRefused(replacing: Bool) throws {
+    func aFolderSwappedForALinkAfterTheLookTakesNothingThere(replacing: Bool) throws {
         let backup = try folder(holding: ["Manifest.db"])
         let root = URL(fileURLWithPath: backup).deletingLastPathComponent().path
         let folder = root + "/out"
@@ -128,14 +129,14 @@ import TestSupport
             try Data("backup's".utf8).write(to: URL(fileURLWithPath: backup + "/x.plist"))
         }
         let before = try FileManager.default.contentsOfDirectory(atPath: backup).sorted()
-        var hooks = SafeFile.WriteHooks()
-        hooks.afterLook = { _ in
-            _ = rename(folder, folder + ".moved")
-            _ = symlink(backup, folder)
+        let output = SafeFile.Output(folder + "/x.plist")
+        #expect(rename(folder, folder + ".moved") == 0 && symlink(backup, folder) == 0)
+        #expect(throws: FileError(.write, folder + "/x.plist", .insideBackup(folder: folder))) {
+            try SafeFile.write(Array("new".utf8), to: folder + "/x.plist")
         }
-        #expect(throws: FileError(.write, folder + "/x.plist", .insideBackup(folder: backup))) {
-            try SafeFile.write(Array("new".utf8), to: folder + "/x.plist", hooks: hooks)
-        }
+        guard case let .pending(write) = try SafeFile.stage(Array("new".utf8), to: output) else { throw SystemError(errno: EINVAL) }
+        #expect(throws: Never.self) { try SafeFile.commit([write])[0].get() }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + ".moved/x.plist")) == Data("new".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
         if replacing { #expect(try Data(contentsOf: URL(fileURLWithPath: backup + "/x.plist")) == Data("backup's".utf8)) }
     }
@@ -180,32 +181,29 @@ import TestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup) == ["Manifest.db"])
     }
 
-    /// The writer asks about each output's folder twice, by its path and as it holds it open
-    /// (`/proc/self/fd/N`); a batch's guard walks up from a folder once: not again for a second
-    /// file staged there (whose folder is held by another descriptor), nor for a file after the
-    /// first was written.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
-    func theWriterWalksUpFromAFolderOncePerGuard() throws {
+    /// The writer asks about each output's folder once, as the look holds it; a batch's guard
+    /// walks up from a folder once: not again for a second file staged there (whose folder is
+    /// held by another descriptor), nor for a file after the first was written.
+    @Test func theWriterWalksUpFromAFolderOncePerGuard() throws {
         let folder = try TestPaths.temporaryDirectory().path + "/out"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let backups = BackupFolderGuard()
         let options = SafeFile.WriteOptions(backupGuard: backups)
-        let first = try SafeFile.stage(Array("1".utf8), to: folder + "/a.plist", options: options)
-        let walked = backups.walked
-        #expect(walked >= 1)
-        let second = try SafeFile.stage(Array("2".utf8), to: folder + "/b.plist", options: options)
-        #expect(backups.walked == walked)
+        let first = try SafeFile.stage(Array("1".utf8), to: SafeFile.Output(folder + "/a.plist"), options: options)
+        #expect(backups.walked == 1)
+        let second = try SafeFile.stage(Array("2".utf8), to: SafeFile.Output(folder + "/b.plist"), options: options)
+        #expect(backups.walked == 1)
         for case let .pending(write) in [first, second] { #expect(throws: Never.self) { try SafeFile.commit([write])[0].get() } }
         try SafeFile.write(Array("3".utf8), to: folder + "/c.plist", options: options)
-        #expect(backups.walked == walked)
+        #expect(backups.walked == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["a.plist", "b.plist", "c.plist"])
     }
 
     /// What a batch's guard keeps never takes a file into a backup: the folder it wrote into,
-    /// swapped after the writer's look for a link to a backup (another inode), or moved into a
-    /// backup and reached by a link left where it was (the same inode, another place), is
-    /// looked at again as the writer holds it, and refused.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")), arguments: [false, true])
+    /// swapped for a link to a backup (another inode), or moved into a backup and reached by a
+    /// link left where it was (the same inode, another place), is looked at again as the writer
+    /// holds it, and refused.
+    @Test(arguments: [false, true])
     func aFolderWrittenIntoBeforeIsLookedAtAgainWhenItMoves(moving: Bool) throws {
         let backup = try folder(holding: ["Manifest.db"])
         let root = URL(fileURLWithPath: backup).deletingLastPathComponent().path
@@ -213,20 +211,18 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let backups = BackupFolderGuard()
         try SafeFile.write(Array("1".utf8), to: folder + "/a.plist", options: SafeFile.WriteOptions(backupGuard: backups))
-        var hooks = SafeFile.WriteHooks()
         if moving {
-            // Before the write: the folder goes into the backup, a link to it takes its place.
+            // The folder goes into the backup, a link to it takes its place.
             try FileManager.default.moveItem(atPath: folder, toPath: backup + "/out")
             try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: backup + "/out")
         } else {
-            hooks.afterLook = { _ in
-                _ = rename(folder, folder + ".moved")
-                _ = symlink(backup, folder)
-            }
+            try FileManager.default.moveItem(atPath: folder, toPath: folder + ".moved")
+            try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: backup)
         }
         let before = try FileManager.default.contentsOfDirectory(atPath: backup).sorted()
-        #expect(throws: FileError(.write, folder + "/b.plist", .insideBackup(folder: backup))) {
-            try SafeFile.write(Array("2".utf8), to: folder + "/b.plist", options: SafeFile.WriteOptions(backupGuard: backups), hooks: hooks)
+        // Named as the path spells it where that is the backup folder.
+        #expect(throws: FileError(.write, folder + "/b.plist", .insideBackup(folder: moving ? backup : folder))) {
+            try SafeFile.write(Array("2".utf8), to: folder + "/b.plist", options: SafeFile.WriteOptions(backupGuard: backups))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: backup).sorted() == before)
         if moving { #expect(try FileManager.default.contentsOfDirectory(atPath: backup + "/out") == ["a.plist"]) }
@@ -244,7 +240,7 @@ import TestSupport
         #expect(throws: FileError(.write, existing, .insideBackup(folder: backup))) {
             try SafeFile.write(Array("x".utf8), to: existing)
         }
-        #expect(throws: FileError(.write, new, .insideBackup(folder: backup))) { try SafeFile.stage(Array("x".utf8), to: new) }
+        #expect(throws: FileError(.write, new, .insideBackup(folder: backup))) { try SafeFile.stage(Array("x".utf8), to: SafeFile.Output(new)) }
         let status = try FileStatus.of(existing).get()
         #expect(throws: FileError(.write, existing, .insideBackup(folder: backup))) {
             try SafeFile.checkReplaceable(existing, status: status, options: .init())

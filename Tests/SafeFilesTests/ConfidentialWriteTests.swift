@@ -124,7 +124,7 @@ func aclMaskedOff(user uid: UInt32) -> [UInt8] {
                 try SafeFile.standardStream(forOutput: name, confidential: true)
             }
             #expect(throws: FileError(.write, name, .descriptorNotPrivate)) { try SafeFile.write([1], to: name, options: secret) }
-            #expect(throws: FileError(.write, name, .descriptorNotPrivate)) { try SafeFile.stage([1], to: name, options: secret) }
+            #expect(throws: FileError(.write, name, .descriptorNotPrivate)) { try SafeFile.stage([1], to: SafeFile.Output(name), options: secret) }
         }
         #expect(try SafeFile.standardStream(forOutput: "/dev/stderr") == 2)
         #expect(try SafeFile.standardStream(forOutput: dir.appendingPathComponent("file").path, confidential: true) == nil)

@@ -273,7 +273,7 @@ import Glibc
         var pending: [PendingWrite] = []
         for (path, options) in [(fresh, SafeFile.WriteOptions()), (kept, SafeFile.WriteOptions()),
                                 (changed, SafeFile.WriteOptions(expected: read.status?.identity))] {
-            guard case let .pending(write) = try SafeFile.stage([7, 7], to: path, options: options) else {
+            guard case let .pending(write) = try SafeFile.stage([7, 7], to: SafeFile.Output(path), options: options) else {
                 Issue.record("\(path) was not staged")
                 return
             }
@@ -293,7 +293,7 @@ import Glibc
         #expect(try readBytes(URL(fileURLWithPath: changed)) == [9, 9, 9])
         #expect(try entries(dir) == ["changed", "fresh", "kept"])
         // A staged write dropped without a commit leaves nothing.
-        do { _ = try SafeFile.stage([5], to: dir.appendingPathComponent("dropped").path) }
+        do { _ = try SafeFile.stage([5], to: SafeFile.Output(dir.appendingPathComponent("dropped").path)) }
         #expect(try entries(dir) == ["changed", "fresh", "kept"])
     }
 
@@ -323,7 +323,7 @@ import Glibc
                          first.appendingPathComponent("c-\(failing)").path, second.appendingPathComponent("d-\(failing)").path]
             var pending: [PendingWrite] = []
             for path in paths {
-                guard case let .pending(write) = try SafeFile.stage([4, 2], to: path) else { Issue.record("not staged"); return }
+                guard case let .pending(write) = try SafeFile.stage([4, 2], to: SafeFile.Output(path)) else { Issue.record("not staged"); return }
                 pending.append(write)
             }
             let flushedDevices = Locked<[UInt64]>([])

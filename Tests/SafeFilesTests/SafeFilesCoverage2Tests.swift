@@ -22,8 +22,9 @@ import Glibc
     /// The walk follows 40 names, as the kernel does: 39 links and the stream they end at are
     /// standard output, a chain of 40 links names nothing.
     @Test func aLinkChainLongerThanTheKernelFollowsNamesNoDescriptor() throws {
-        #expect(SafeFile.ownDescriptorNumber(try chain(39, in: TestPaths.temporaryDirectory().path)) == 1)
-        #expect(SafeFile.ownDescriptorNumber(try chain(40, in: TestPaths.temporaryDirectory().path)) == nil)
+        #expect(SafeFile.Output(try chain(39, in: TestPaths.temporaryDirectory().path)).descriptor == 1)
+        let forty = SafeFile.Output(try chain(40, in: TestPaths.temporaryDirectory().path))
+        #expect(!forty.namesDescriptor && forty.descriptor == nil)
     }
 
     /// In `/` (any number of slashes) the template is `/PREFIXXXXXXX`, not `//PREFIX...`.

@@ -13,7 +13,7 @@ import Glibc
         let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
             let full = open("/dev/full", O_WRONLY)
             guard full >= 0, dup2(full, 2) == 2 else { exit(3) }
-            do throws(FileError) { _ = try SafeFile.stage([0x41], to: "/dev/stderr"); print("staged") } catch {
+            do throws(FileError) { _ = try SafeFile.stage([0x41], to: SafeFile.Output("/dev/stderr")); print("staged") } catch {
                 print(error == FileError(.write, "/dev/stderr", .system(SystemError(errno: ENOSPC))), error)
             }
         }

@@ -65,29 +65,22 @@ import Glibc
 
     // MARK: Names
 
-    /// An ordinary path is told to name no descriptor without resolving the folders above it
-    /// (`isOrdinaryPath`): its first part is not `dev` or `proc`, its folder's last part is a
-    /// name other than `fd`, `.` and `..` and no link, and it is no link itself. Anything else
-    /// is left to the rule, which still finds every descriptor name among them.
-    @Test func ordinaryPathsAreToldWithoutResolvingTheirFolders() throws {
+    /// The descriptor-name rule on paths of every shape, by their text, by where the kernel has
+    /// their folder (a link to `/proc/self` or `/dev/fd` on the way, a real folder named `fd`),
+    /// and along a link.
+    @Test func descriptorNamesByTextFolderAndLink() throws {
         let dir = try scratch()
         let odd = dir + "/" + PathBytes.decode([0xFF, 0x2E])
         // A folder whose name is not UTF-8: made by its bytes (PathBytes), as ycft reaches it.
         #expect(mkdir(dir + "/fd", 0o755) == 0 && mkdir(PathBytes.cString(odd), 0o755) == 0)
         #expect(symlink("/proc/self", dir + "/self") == 0 && symlink("/dev/fd", dir + "/fds") == 0 && symlink("/dev/stdout", dir + "/out") == 0)
-        let cases: [(path: String, ordinary: Bool, descriptor: Bool)] = [
-            (dir + "/new.plist", true, false), (dir + "//new.plist", true, false), (odd + "/new.plist", true, false),
-            ("/ycft-nonexistent.plist", true, false),
-            // Left to the rule: no folder named, a folder named fd, . or .., a folder that is
-            // not there, and the path itself a link.
-            ("new.plist", false, false), (dir + "/fd/x", false, false), (dir + "/fd/../x", false, false), (dir + "/./x", false, false),
-            (dir + "/missing/x", false, false), (dir + "/self/fd/1", false, true), (dir + "/fds/1", false, true), (dir + "/out", false, true),
-            ("/dev/stdout", false, true), ("/./dev//stdout", false, true), ("/proc/self/fd/1", false, true), ("proc/self/fd/1", false, true),
+        let cases: [(path: String, descriptor: Bool)] = [
+            (dir + "/new.plist", false), (dir + "//new.plist", false), (odd + "/new.plist", false), ("/ycft-nonexistent.plist", false),
+            ("new.plist", false), (dir + "/fd/x", false), (dir + "/fd/../x", false), (dir + "/./x", false), (dir + "/missing/x", false),
+            (dir + "/self/fd/1", true), (dir + "/fds/1", true), (dir + "/out", true), ("/dev/stdout", true), ("/./dev//stdout", true),
+            ("/proc/self/fd/1", true), ("proc/self/fd/1", true),
         ]
-        for (path, ordinary, descriptor) in cases {
-            #expect(SafeFile.isOrdinaryPath(path) == ordinary, "\(path)")
-            #expect(SafeFile.namesDescriptor(path) == descriptor, "\(path)")
-        }
+        for (path, descriptor) in cases { #expect(SafeFile.namesDescriptor(path) == descriptor, "\(path)") }
     }
 
     /// A loop of links names no descriptor (it is not followed forever); a relative link is

@@ -100,7 +100,7 @@ import Glibc
         for path in paths {
             try writeBytes([1], to: URL(fileURLWithPath: path))
             let read = try SafeFile.read(path, limit: 10)
-            guard case let .pending(write) = try SafeFile.stage([7, 7], to: path, options: .init(expected: read.status?.identity)) else {
+            guard case let .pending(write) = try SafeFile.stage([7, 7], to: SafeFile.Output(path), options: .init(expected: read.status?.identity)) else {
                 Issue.record("\(path) was not staged")
                 return
             }
@@ -151,7 +151,7 @@ import Glibc
             return hooks
         }
         func commit(_ bytes: [UInt8], hooks: SafeFile.WriteHooks) throws -> Result<SafeFile.WriteOutcome, FileError> {
-            guard case let .pending(write) = try SafeFile.stage(bytes, to: file, options: options) else { throw SystemError(errno: EINVAL) }
+            guard case let .pending(write) = try SafeFile.stage(bytes, to: SafeFile.Output(file), options: options) else { throw SystemError(errno: EINVAL) }
             return SafeFile.commit([write], hooks: hooks)[0]
         }
         // How long one commit takes here, so the other program's moment spans it.
@@ -201,7 +201,7 @@ import Glibc
                 }
                 usleep(gap)
             }
-            guard case let .pending(write) = try SafeFile.stage(Array("ycft-\(rounds)".utf8), to: file, options: options) else {
+            guard case let .pending(write) = try SafeFile.stage(Array("ycft-\(rounds)".utf8), to: SafeFile.Output(file), options: options) else {
                 throw SystemError(errno: EINVAL)
             }
             if !inGap { go.signal() }

@@ -11,8 +11,10 @@ import Foundation
 /// The specification, `YCFT_TEST_FAULTS`, is a list separated by `;` of
 /// `CALL=ERRNO[@PART][#SKIP][*COUNT]`: calls of `CALL` whose path (for a descriptor, the path
 /// `/proc/self/fd` shows, `/dir/#123 (deleted)` for an unnamed temporary) contains `PART` fail
-/// with `ERRNO`, after the first `SKIP` such calls and at most `COUNT` times. `open-tmpfile`
-/// is an `open` with `O_TMPFILE`. `dlsym:NAME=VALUE` makes `dlsym` return, for `NAME`, a
+/// with `ERRNO`, after the first `SKIP` such calls and at most `COUNT` times; a path relative to
+/// a folder's descriptor (`openat`, `linkat`) as the folder's path and the rest. `open-tmpfile`
+/// is an `open` with `O_TMPFILE`; `fstatat` is `lstat` (not following a link) or `stat`,
+/// `renameat` is `rename`. `dlsym:NAME=VALUE` makes `dlsym` return, for `NAME`, a
 /// function that returns `VALUE` (0 stands for NULL).
 package enum Faults {
     /// The library, nil when there is no C compiler.
@@ -137,6 +139,15 @@ package enum Faults {
             return fails(call, fd_path(fd, buffer, sizeof buffer));
         }
 
+        /* A path given relative to a folder's descriptor, as the folder's path and the rest. */
+        static const char *at_path(int dir, const char *path, char *full, size_t size) {
+            if (path[0] == '/' || dir == AT_FDCWD) return path;
+            char buffer[PATH_MAX];
+            const char *base = fd_path(dir, buffer, sizeof buffer);
+            snprintf(full, size, "%s/%s", base ? base : "?", path);
+            return full;
+        }
+
         static int open_fails(const char *path, int flags) {
             if ((flags & __O_TMPFILE) == __O_TMPFILE && fails("open-tmpfile", path)) return 1;
             return fails("open", path);
@@ -203,12 +214,32 @@ package enum Faults {
         PATH_CALL(ssize_t, llistxattr, (const char *path, char *l, size_t n), (path, l, n))
         PATH_CALL(ssize_t, lgetxattr, (const char *path, const char *k, void *v, size_t n), (path, k, v, n))
 
+        /* fstatat is `lstat` with AT_SYMLINK_NOFOLLOW, else `stat`. */
+        static int stat_fails(int dir, const char *path, int flags) {
+            char full[PATH_MAX * 2];
+            return fails(flags & AT_SYMLINK_NOFOLLOW ? "lstat" : "stat", at_path(dir, path, full, sizeof full));
+        }
+        int fstatat(int dir, const char *path, struct stat *st, int flags) {
+            if (stat_fails(dir, path, flags)) return -1;
+            return ((int (*)(int, const char *, struct stat *, int))next("fstatat"))(dir, path, st, flags);
+        }
+        int fstatat64(int dir, const char *path, struct stat64 *st, int flags) {
+            if (stat_fails(dir, path, flags)) return -1;
+            return ((int (*)(int, const char *, struct stat64 *, int))next("fstatat64"))(dir, path, st, flags);
+        }
         int linkat(int from, const char *path, int to, const char *name, int flags) {
-            if (fails("linkat", path)) return -1;
+            char full[PATH_MAX * 2];
+            if (fails("linkat", at_path(from, path, full, sizeof full))) return -1;
             return ((int (*)(int, const char *, int, const char *, int))next("linkat"))(from, path, to, name, flags);
         }
+        int renameat(int from, const char *path, int to, const char *name) {
+            char full[PATH_MAX * 2];
+            if (fails("rename", at_path(from, path, full, sizeof full))) return -1;
+            return ((int (*)(int, const char *, int, const char *))next("renameat"))(from, path, to, name);
+        }
         int renameat2(int from, const char *path, int to, const char *name, unsigned flags) {
-            if (fails("renameat2", path)) return -1;
+            char full[PATH_MAX * 2];
+            if (fails("renameat2", at_path(from, path, full, sizeof full))) return -1;
             return ((int (*)(int, const char *, int, const char *, unsigned))next("renameat2"))(from, path, to, name, flags);
         }
         int unlinkat(int dir, const char *name, int flags) {

@@ -125,9 +125,11 @@ package func runSpawned(_ executable: URL, _ arguments: [String], stdin: [UInt8]
 }
 
 /// Reads a named pipe to its end with plain read(2) (Foundation's file reading takes the size
-/// from stat, which is 0 for a pipe).
+/// from stat, which is 0 for a pipe). Close-on-exec, as a test's other end of a handshake must
+/// be: a child another test starts meanwhile that kept it open answered the handshake's next
+/// `open` in its place, and the child `ycft` waited for a writer forever.
 package func readFIFO(_ path: String) -> [UInt8] {
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return [] }
     defer { close(fd) }
     var out: [UInt8] = []

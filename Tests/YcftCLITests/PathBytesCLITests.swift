@@ -20,7 +20,7 @@ import Glibc
     func put(_ bytes: [UInt8], _ dir: String, _ name: String) throws {
         let path = "\(dir)/\(name)"
         let parent = SafeFile.directory(of: path)
-        try makeDirectories(parent)
+        try SafeFile.makeFolders(parent, backupGuard: BackupFolderGuard())
         try SafeFile.write(bytes, to: path)
     }
 
@@ -236,10 +236,10 @@ import Glibc
 
     @Test func aDirectoryWithNothingToCheckFailsUnlessAllowed() throws {
         let dir = try TestPaths.temporaryDirectory().path
-        try makeDirectories("\(dir)/empty")
+        try SafeFile.makeFolders("\(dir)/empty", backupGuard: BackupFolderGuard())
         try put(try readBytes(archive), dir, "misnamed/a.plst")
         try put(try readBytes(archive), dir, "real/a.plist")
-        try makeDirectories("\(dir)/links")
+        try SafeFile.makeFolders("\(dir)/links", backupGuard: BackupFolderGuard())
         #expect(symlink("\(dir)/real/a.plist", "\(dir)/links/a.plist") == 0)
 
         let empty = try runSpawned(ycft, ["verify", "\(dir)/empty"])
@@ -271,7 +271,7 @@ import Glibc
 
     @Test func migrateOfATreeWithNothingToMigrateFailsUnlessAllowed() throws {
         let dir = try TestPaths.temporaryDirectory().path
-        try makeDirectories("\(dir)/empty")
+        try SafeFile.makeFolders("\(dir)/empty", backupGuard: BackupFolderGuard())
         let failed = try runSpawned(ycft, ["migrate", "--in-place", "\(dir)/empty"])
         #expect(failed.status == 2)
         #expect(failed.stderr == """

@@ -114,8 +114,8 @@ struct SafeFilesUnderFaults {
     /// appeared; its temporary name is gone either way.
     @Test(arguments: [
         ("open-tmpfile=95@{D}", 0, ""),
-        ("open-tmpfile=95@{D};link=5@.ycft-", 2, "ycft: {D}/new.plist: cannot write: Input/output error\n"),
-        ("open-tmpfile=95@{D};link=17@.ycft-", 2, "ycft: {D}/new.plist: not written: a file appeared at this path while ycft was writing it\n"),
+        ("open-tmpfile=95@{D};linkat=5@.ycft-", 2, "ycft: {D}/new.plist: cannot write: Input/output error\n"),
+        ("open-tmpfile=95@{D};linkat=17@.ycft-", 2, "ycft: {D}/new.plist: not written: a file appeared at this path while ycft was writing it\n"),
     ])
     func aNewFileFromANamedTemporary(_ spec: String, _ status: Int32, _ message: String) throws {
         let dir = try folder()
@@ -155,18 +155,18 @@ struct SafeFilesUnderFaults {
     @Test func backupsWhereLinksFail() throws {
         let same = try folder()
         try FileManager.default.copyItem(atPath: defaults.path, toPath: same + "/prefs.plist.bak")
-        let reused = try run("link=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: same)
+        let reused = try run("linkat=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: same)
         #expect(reused.status == 0 && reused.stderr == "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
         #expect(try names(same) == ["prefs.plist", "prefs.plist.bak"])
         let other = try folder()
         try writeBytes(Array("other".utf8), to: URL(fileURLWithPath: other + "/prefs.plist.bak"))
-        let next = try run("link=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: other)
+        let next = try run("linkat=18@prefs.plist", ["migrate", "--in-place", "{D}/prefs.plist"], in: other)
         #expect(next.status == 0)
         #expect(next.stderr == "ycft: \(other)/prefs.plist: \(other)/prefs.plist.bak exists; the backup is \(other)/prefs.plist.bak.1\n"
                 + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
         #expect(try readBytes(URL(fileURLWithPath: other + "/prefs.plist.bak.1")) == readBytes(defaults))
         let full = try folder()
-        let failed = try run("link=18@prefs.plist;write=28@ (deleted)", ["migrate", "--in-place", "{D}/prefs.plist"], in: full)
+        let failed = try run("linkat=18@prefs.plist;write=28@ (deleted)", ["migrate", "--in-place", "{D}/prefs.plist"], in: full)
         #expect(failed.status == 2)
         #expect(failed.stderr == "ycft: \(full)/prefs.plist: cannot back up: No space left on device\n"
                 + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n")

@@ -325,7 +325,7 @@ private let attributesWork: Bool = {
             #expect(line.hasSuffix("/t/\(expected)\n"))
             // The app rewrites a.plist while ycft works on it.
             if expected == "a.plist" { try writeBytes(appWrote, to: dir.appendingPathComponent("t/a.plist")) }
-            let go = open(fifo, O_WRONLY)
+            let go = open(fifo, O_WRONLY | O_CLOEXEC)
             _ = write(go, "g", 1)
             close(go)
         }

@@ -38,7 +38,7 @@ import Glibc
             let line = String(decoding: readFIFO(fifo), as: UTF8.self)
             #expect(line.hasSuffix("\n"))
             try atStop(String(line.dropLast()))
-            let go = open(fifo, O_WRONLY)
+            let go = open(fifo, O_WRONLY | O_CLOEXEC)
             _ = write(go, "g", 1)
             close(go)
         }
