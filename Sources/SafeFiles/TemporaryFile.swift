@@ -54,6 +54,7 @@ final class HeldFolder {
                 return .failure(failure)
             }
             return .success(HeldFolder(fd: fd, prefix: "", path: path, status: status))
+        // untested: (below) a process without /proc, or not on Linux, reaches the folder by its path
         }
         #endif
         switch FileStatus.of(directory) {
@@ -67,7 +68,7 @@ final class HeldFolder {
     }
 
     /// `name` in the folder, as calls take it with ``fd``.
-    func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }
+    func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }  // untested: by path, without /proc
 
     /// Flushes the folder's entries (renames) to disk.
     func sync() {
@@ -151,6 +152,7 @@ final class Temporary {
     /// The device (file system) the temporary is on: its held folder's (where `O_TMPFILE` made
     /// it); else from `fstat`, nil when that fails.
     var device: UInt64? {
+        // untested: (the fstat) a folder reached by its path, without /proc
         folder.fd != AT_FDCWD ? folder.status.identity.device : (try? FileStatus.of(descriptor: fd).get())?.identity.device
     }
 
