@@ -149,8 +149,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
             return ((try? reached.folder.get()).map(backup(in:)) ?? backup(above: target)).map { $0.map { Self.named($0, target) } }
         // A link to nothing, or a loop of links: the writer refuses to write through it. One
         // that cannot be resolved for another reason cannot be checked.
-        // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
         case let .failure(error):
+            // untested: a link that cannot be resolved for another reason (a folder on its way not searchable)
             if case let .system(failure) = error.reason, failure.errno != ELOOP { return .failure(failure) }
             return .success(nil)
         // unreachable: a link's look reaches a file or fails

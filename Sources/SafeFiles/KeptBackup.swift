@@ -107,6 +107,7 @@ extension SafeFile {
             return false
         }
         defer { close(fd) }
+        // untested: a race, the name replaced between the lstat and the open
         guard opened.kind == .regular, opened.identity.sameFile(as: existing.identity) else { return false }
         guard let content = try? readAll(fd, limit: bytes.count) else { return false }
         return content == bytes

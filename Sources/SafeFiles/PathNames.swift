@@ -62,10 +62,10 @@ extension SafeFile {
                 return
             }
             let held = HeldFolder.open(directory(of: target))
-            reached = Self.entry(target, in: held).flatMap { status in
-                // untested: a race, the file realpath resolved removed, or a folder on its way closed to search, in between
-                status.map { .success(Reached(target: target, status: $0, folder: held)) } ?? .failure(SystemError(errno: ENOENT))
-            }.mapError { FileError(.write, target, .system($0)) }
+            // untested: a race, the file realpath resolved removed, or a folder on its way closed to search, in between
+            let status: Result<FileStatus, SystemError> = Self.entry(target, in: held).flatMap { $0.map { .success($0) } ?? .failure(SystemError(errno: ENOENT)) }
+            // untested: as above
+            reached = status.map { Reached(target: target, status: $0, folder: held) }.mapError { FileError(.write, target, .system($0)) }
         }
 
         /// An output nothing is known of: no descriptor name, nothing there (an in-memory file system's).
@@ -137,7 +137,7 @@ extension SafeFile {
         /// Whether the first part of `path` that is not empty or `.` is `dev` or `proc`, as that of
         /// every descriptor name by its text is (on the bytes, no `String` made).
         private static func startsAtDevOrProc(_ path: String) -> Bool {
-            var rest = path.utf8[...]
+            var rest = Substring(path).utf8
             while rest.first == UInt8(ascii: "/") || rest.starts(with: "./".utf8) || rest.elementsEqual(".".utf8) { rest = rest.dropFirst() }
             func part(_ name: String) -> Bool { rest.starts(with: name.utf8) && rest.dropFirst(name.utf8.count).first.map { $0 == UInt8(ascii: "/") } ?? true }
             return part("dev") || part("proc")
@@ -245,15 +245,15 @@ extension SafeFile {
         // Most texts fit in 1 KiB, which lives on the stack (no allocation large enough to make
         // glibc merge the small blocks freed so far); a text that fills it is read again whole.
         for size in [1024, Int(PATH_MAX)] {
-            let text: String?? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { buffer in
+            let (count, text): (Int, String) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size) { buffer in
                 // unreachable: an allocation of at least 1 KiB has an address
-                guard let base = buffer.baseAddress else { return .some(nil) }
+                guard let base = buffer.baseAddress else { return (-1, "") }
                 let n = base.withMemoryRebound(to: CChar.self, capacity: size) { out in PathBytes.withCString(path) { readlink($0, out, size) } }
-                return n < 0 ? .some(nil) : n == size && size < PATH_MAX ? nil : PathBytes.decode(UnsafeBufferPointer(rebasing: buffer[..<n]))
+                return (n, n < 0 ? "" : PathBytes.decode(UnsafeBufferPointer(rebasing: buffer[..<n])))
             }
-            if let text { return text }
+            if count < size || size == PATH_MAX { return count < 0 ? nil : text }
         }
-        // unreachable: a text of PATH_MAX bytes is read whole
+        // unreachable: the loop returns at PATH_MAX
         return nil
     }
 }

@@ -266,7 +266,7 @@ package enum SafeFile {
         if options.confidential { try temporary.dropAccessGrants() }
         try temporary.write(bytes)
         return PendingWrite(temporary: temporary, target: target, replacing: status, syncDirectory: options.syncDirectory,
-                            notKept: status == nil ? [] : notKept ?? [])
+                            notKept: notKept ?? [])
     }
 
     // MARK: - Group commit

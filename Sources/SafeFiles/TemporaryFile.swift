@@ -45,6 +45,7 @@ final class HeldFolder {
     static func open(_ directory: String) -> Result<HeldFolder, SystemError> {
         #if os(Linux)
         if procDescriptors { return held(PathBytes.withCString(directory) { Glibc.open($0, pathOnly | O_DIRECTORY | O_CLOEXEC) }) }
+        // untested: (below) a process without /proc, or not on Linux, reaches the folder by its path
         #endif
         switch FileStatus.of(directory) {
         case let .success(status) where status.kind == .directory:
@@ -82,7 +83,7 @@ final class HeldFolder {
     #endif
 
     /// `name` in the folder, as calls take it with ``fd``.
-    func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }
+    func at(_ name: String) -> String { prefix.isEmpty ? name : prefix + name }  // untested: by path, without /proc
 
     /// Flushes the folder's entries (renames) to disk.
     func sync() {
@@ -166,6 +167,7 @@ final class Temporary {
     /// The device (file system) the temporary is on: its held folder's (where `O_TMPFILE` made
     /// it); else from `fstat`, nil when that fails.
     var device: UInt64? {
+        // untested: (the fstat) a folder reached by its path, without /proc
         folder.fd != AT_FDCWD ? folder.status.identity.device : (try? FileStatus.of(descriptor: fd).get())?.identity.device
     }
 

@@ -94,6 +94,12 @@ import Glibc
         #expect(SafeFile.namesDescriptor(dir + "/relative"))
         #expect(SafeFile.linkText(dir + "/relative") == "in")
         #expect(SafeFile.linkText(dir + "/none") == nil)
+        // A text longer than the first try's 1 KiB (and one of exactly 1 KiB) is read whole.
+        for length in [1024, 1500] {
+            let long = "/" + String(repeating: "x/", count: (length - 2) / 2) + String(repeating: "y", count: length % 2 + 1)
+            #expect(long.utf8.count == length && symlink(long, dir + "/long\(length)") == 0)
+            #expect(SafeFile.linkText(dir + "/long\(length)") == long)
+        }
     }
 
     @Test func descriptorPathsByName() {

@@ -269,6 +269,11 @@ struct SafeFilesUnderFaults {
         #expect(refused.status == 2)
         #expect(refused.stderr == "ycft: \(dir)/t: cannot open the directory: Permission denied\n"
                 + "ycft verify: 1 file: 0 passed, 0 failed, 1 unreadable (0 errors, 0 warnings)\n")
+        // A subfolder opened (in the folder being read) that no stream can be made on.
+        let unstreamed = try run("fdopendir=24@{D}/t/sub", ["verify", "{D}/t"], in: dir)
+        #expect(unstreamed.status == 2)
+        #expect(unstreamed.stderr == "ycft: \(dir)/t/sub: cannot open the directory: Too many open files\n"
+                + "ycft verify: 2 files: 1 passed, 0 failed, 1 unreadable (0 errors, 0 warnings)\n")
     }
 
     /// `ycft edit`'s scratch directory: one that cannot be opened or filled stops the edit
