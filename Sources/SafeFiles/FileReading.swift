@@ -26,9 +26,11 @@ extension SafeFile {
     /// Reads a file (at most `limit + 1` bytes, so the caller can tell that it is larger),
     /// with its status.
     ///
-    /// With `lock`, the file is read to be changed in place (only a regular file, see
-    /// `openForChange(_:)`) under an exclusive `flock`, held until ``InputFile/release()`` or
-    /// the value's end: two ycft processes never work on one file at once. With `regularOnly`,
+    /// With `lock`, the file is read to be changed in place under an exclusive `flock`, held
+    /// until ``InputFile/release()`` or the value's end: two ycft processes never work on one
+    /// file at once; only a regular file (a link followed, as the writer follows it), refused
+    /// before it is opened when it is not: a descriptor name, then whatever `stat(2)` does not
+    /// call regular (as `openRegular(_:refusing:)` refuses it). With `regularOnly`,
     /// only a regular file is read, and anything else is refused by its kind before it is
     /// opened (`openRegular(_:refusing:)`: a named pipe is never waited on, a device never
     /// read). Without either, pipes, devices and `/dev/stdin` are read as streams.
@@ -41,7 +43,8 @@ extension SafeFile {
         let fd: Int32
         let before: FileStatus
         if lock {
-            (fd, before) = try openForChange(path)
+            if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
+            (fd, before) = try openRegular(path) { FileError(.inPlace, path, .notRegularFile($0)) }
         } else if regularOnly {
             (fd, before) = try openRegular(path) { FileError(.read, path, .unsupportedKind($0)) }
         } else {
@@ -63,18 +66,6 @@ extension SafeFile {
             throw FileError(.read, path, .changedWhileReading)
         }
         return InputFile(path: path, bytes: bytes, status: before, lock: lock ? handle : nil)
-    }
-
-    /// Opens a file that is to be changed in place, for reading, refusing what is not a regular
-    /// file (a descriptor name, then whatever `stat(2)` does not call regular) before opening
-    /// it, as ``openRegular(_:refusing:)`` opens it. Links are followed, as the writer follows them.
-    /// - Returns: the open descriptor (the caller closes it) and its status.
-    /// - Throws: ``FileError`` with operation ``FileError/Operation/inPlace`` and reason
-    ///   ``FileError/Reason/descriptorName`` or ``FileError/Reason/notRegularFile(_:)``;
-    ///   ``FileError/Reason/isDirectory`` for a directory; the system error of `stat` or `open`.
-    static func openForChange(_ path: String) throws(FileError) -> (Int32, FileStatus) {
-        if namesDescriptor(path) { throw FileError(.inPlace, path, .descriptorName) }
-        return try openRegular(path) { FileError(.inPlace, path, .notRegularFile($0)) }
     }
 
     /// Opens a regular file for reading, refusing anything else before opening it: a directory

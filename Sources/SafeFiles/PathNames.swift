@@ -252,8 +252,8 @@ extension SafeFile {
                 return (n, n < 0 ? "" : PathBytes.decode(UnsafeBufferPointer(rebasing: buffer[..<n])))
             }
             if count < size || size == PATH_MAX { return count < 0 ? nil : text }
+        // unreachable: (the end below) the loop returns at PATH_MAX
         }
-        // unreachable: the loop returns at PATH_MAX
         return nil
     }
 }
