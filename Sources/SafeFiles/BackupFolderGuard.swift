@@ -188,7 +188,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             break
         }
         // `mkdir -p` goes back up from a folder it made: `new/../B` is made as `B`.
-        if missing.contains(".."), let folded = Self.folded(existing, missing) { return backup(above: folded) }
+        if missing.contains("..") { return backup(above: ([existing] + Self.folded(missing)).joined(separator: "/")) }
         return HeldFolder.open(existing).flatMap { backup(in: $0) }
     }
 
@@ -205,20 +205,21 @@ package final class BackupFolderGuard: @unchecked Sendable {
         }
     }
 
-    /// `existing` and the folders still to make below it with each `name/..` taken out and
-    /// each `.` left out; nil when no `..` climbs above `existing` (it is the answer as it is).
-    private static func folded(_ existing: String, _ missing: [String]) -> String? {
-        var kept: [String] = []
-        var climbs = 0
+    /// Folders still to make as `mkdir -p` makes them: each `name/..` taken out, each `.` left
+    /// out, the `..`s that climb above the folder they start from first (`new/../B` is `B`).
+    /// The one folding of the guard's answer and of ``SafeFile/makeFolders(_:backupGuard:hooks:)``.
+    static func folded(_ missing: [String]) -> [String] {
+        var (kept, climbs) = ([String](), 0)
         for name in missing where name != "." && !name.isEmpty {
-            if name == ".." {
-                if kept.isEmpty { climbs += 1 } else { kept.removeLast() }
-            } else {
+            if name != ".." {
                 kept.append(name)
+            } else if kept.isEmpty {
+                climbs += 1
+            } else {
+                kept.removeLast()
             }
         }
-        let base = ([existing] + Array(repeating: "..", count: climbs)).joined(separator: "/")
-        return kept.isEmpty ? base : base + "/" + kept.joined(separator: "/")
+        return Array(repeating: "..", count: climbs) + kept
     }
 
     /// From `start` up to the root: the first backup folder.

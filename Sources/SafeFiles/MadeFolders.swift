@@ -41,10 +41,7 @@ extension SafeFile {
             break
         }
         // `mkdir -p` goes back up from a folder it makes: `new/../B` is made as `B`.
-        var folded: [String] = []
-        for name in missing where !name.isEmpty && name != "." {
-            if name == "..", let last = folded.last, last != ".." { folded.removeLast() } else { folded.append(name) }
-        }
+        let folded = BackupFolderGuard.folded(missing)
         // Nothing to make: the writer asks about the folder for the file it writes there.
         guard !folded.isEmpty else { return }
         try backupGuard.refuse(held, spelled: spelled, for: path, .write)
