@@ -106,6 +106,16 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return ["Manifest.plist", "Status.plist", "Info.plist"].filter(holds).count >= 2
     }
 
+    /// Whether the folder at `path` is a backup folder by ``marksBackup(_:)``, its entries looked
+    /// at as the writer's walk looks at them (a link is a mark, followed or not); false when the
+    /// folder cannot be opened. For what a command says of a backup given as its input.
+    package static func isBackupFolder(_ path: String) -> Bool {
+        let fd = open(PathBytes.cString(path), HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return (try? isBackupFolder(descriptor: fd).get()) ?? false
+    }
+
     /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
     /// cannot be looked at for another reason than its absence is the error.
     private static func isBackupFolder(descriptor fd: Int32) -> Result<Bool, SystemError> {

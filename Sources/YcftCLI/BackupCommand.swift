@@ -416,12 +416,7 @@ enum BackupCommand {
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
-    /// Whether `path` is an iPhone backup folder itself (by the writer's rule,
-    /// `BackupFolderGuard/marksBackup(_:)`), given where a file or a folder of files belongs.
-    static func isBackupFolder(_ path: String, io: CommandIO) -> Bool {
-        let inside = { (name: String) in path.hasSuffix("/") ? path + name : path + "/" + name }
-        return BackupFolderGuard.marksBackup { io.fileStatus(inside($0)) != nil }
-    }
+
 
     /// What to say of an iPhone backup folder given as a file or a folder of files.
     static func backupFolderHint(_ path: String) -> String {

@@ -54,7 +54,7 @@ struct FileWalk {
                 add(operand, mirror: Self.mirrored(operand), fileOperand: true, status: status)
             case .directory:
                 // An iPhone backup's files have hashed names and no state of their own to check.
-                if BackupCommand.isBackupFolder(operand, io: io) {
+                if BackupFolderGuard.isBackupFolder(operand) {
                     result.problems.append((operand, BackupCommand.backupFolderHint(operand)))
                     continue
                 }
@@ -93,7 +93,7 @@ struct FileWalk {
                             if known { return true }
                             continue
                         }
-                        let isBackup = BackupCommand.isBackupFolder(below(folder), io: io)
+                        let isBackup = BackupFolderGuard.isBackupFolder(below(folder))
                         isBackupFolder[folder] = isBackup
                         if isBackup {
                             backups.append(folder)
