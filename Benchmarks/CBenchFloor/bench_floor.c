@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 static volatile uint64_t sink;
 
@@ -87,6 +90,35 @@ uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, doubl
     *seconds_out = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
     plist_free(root);
     return total;
+}
+
+uint64_t ycft_bench_defaults_floor(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat status;
+    char *bytes = NULL;
+    ssize_t length = -1;
+    if (fstat(fd, &status) == 0 && status.st_size > 0 && status.st_size < (1 << 30) && (bytes = malloc((size_t)status.st_size))) {
+        length = read(fd, bytes, (size_t)status.st_size);
+    }
+    close(fd);
+    uint64_t parsed = 0;
+    plist_t root = NULL;
+    if (length > 0) plist_from_bin(bytes, (uint32_t)length, &root);
+    free(bytes);
+    if (!root) return 0;
+    plist_t data = plist_dict_get_item(root, "YCFirstTime");
+    char *archive = NULL;
+    uint64_t archive_length = 0;
+    if (data && plist_get_node_type(data) == PLIST_DATA) plist_get_data_val(data, &archive, &archive_length);
+    if (archive && archive_length > 0 && archive_length < UINT32_MAX) {
+        plist_t tree = NULL;
+        plist_from_bin(archive, (uint32_t)archive_length, &tree);
+        if (tree) { parsed = 1; plist_free(tree); }
+    }
+    free(archive);
+    plist_free(root);
+    return parsed;
 }
 
 uint64_t ycft_bench_settle(void) {

@@ -408,7 +408,9 @@ func ownCPUSeconds() -> Double {
 /// commit flushes its files), in the same rounds: each round runs both, the copy first in even
 /// rounds, each into a new folder, after one round to warm up. Wall time, and CPU time (the
 /// children's for the copy, this process's for migrate), which the machine's load moves less;
-/// a ratio is the median of the rounds' ratios. No output is deleted before the last round:
+/// a ratio is the median of the rounds' ratios. Beside them, libplist's share of any migration
+/// built on it: each file read and parsed with its archive, one thread, nothing written
+/// (`ycft_bench_defaults_floor`). No output is deleted before the last round:
 /// ext4 passes over recently deleted inodes when it allocates one (the batch above).
 func batchTable(files count: Int, rounds: Int, work: URL) throws {
     let dir = work.appendingPathComponent("batch-\(count)")
@@ -435,8 +437,18 @@ func batchTable(files count: Int, rounds: Int, work: URL) throws {
         migrateBatch(dir.path, to: out)
         return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, ownCPUSeconds() - cpu)
     }
-    _ = (copy(), migrate())
-    var copies: [(wall: Double, cpu: Double)] = [], migrates: [(wall: Double, cpu: Double)] = []
+    // libplist's share of a migration, whatever the tool: each file read, parsed, its archive
+    // parsed, both trees freed, one thread, nothing written (the files were just read: cached).
+    let files = (try FileManager.default.subpathsOfDirectory(atPath: dir.path)).sorted().map { dir.path + "/" + $0 }.filter { $0.hasSuffix(".plist") }
+    func parseFloor() -> (wall: Double, cpu: Double) {
+        let cpu = ownCPUSeconds(), start = DispatchTime.now().uptimeNanoseconds
+        var parsed: UInt64 = 0
+        for file in files { parsed += ycft_bench_defaults_floor(file) }
+        precondition(parsed == UInt64(count), "libplist did not parse every file of the batch")
+        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, ownCPUSeconds() - cpu)
+    }
+    _ = (copy(), migrate(), parseFloor())
+    var copies: [(wall: Double, cpu: Double)] = [], migrates: [(wall: Double, cpu: Double)] = [], floors: [(wall: Double, cpu: Double)] = []
     for round in 0..<rounds {
         if round % 2 == 0 {
             copies.append(copy())
@@ -445,11 +457,13 @@ func batchTable(files count: Int, rounds: Int, work: URL) throws {
             migrates.append(migrate())
             copies.append(copy())
         }
+        floors.append(parseFloor())
     }
     for out in outputs { try? FileManager.default.removeItem(atPath: out) }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     func perFile(_ seconds: Double) -> String { String(format: "%.1f µs", seconds / Double(count) * 1e6) }
     let wallRatio = median(zip(migrates, copies).map { $0.wall / $1.wall }), cpuRatio = median(zip(migrates, copies).map { $0.cpu / $1.cpu })
+    let floorWall = median(zip(floors, copies).map { $0.wall / $1.wall }), floorCPU = median(zip(floors, copies).map { $0.cpu / $1.cpu })
     print("")
     print("| write path: \(count) small defaults files (\(bytes / count) bytes each), \(rounds) rounds | wall time | per file | ratio "
           + "| CPU time | per file | ratio |")
@@ -459,6 +473,9 @@ func batchTable(files count: Int, rounds: Int, work: URL) throws {
     print("| ycft migrate --to records -o OUT --jobs 2 | \(format(median(migrates.map(\.wall)))) | \(perFile(median(migrates.map(\.wall)))) "
           + "| \(String(format: "%.2f×", wallRatio)) | \(format(median(migrates.map(\.cpu)))) | \(perFile(median(migrates.map(\.cpu)))) "
           + "| \(String(format: "%.2f×", cpuRatio)) |")
+    print("| libplist alone: read, parse each file and its archive, free (1 thread, no write) | \(format(median(floors.map(\.wall)))) "
+          + "| \(perFile(median(floors.map(\.wall)))) | \(String(format: "%.2f×", floorWall)) | \(format(median(floors.map(\.cpu)))) "
+          + "| \(perFile(median(floors.map(\.cpu)))) | \(String(format: "%.2f×", floorCPU)) |")
 }
 
 // MARK: Child mode (peak memory)

@@ -46,6 +46,8 @@ package final class BackupFolderGuard: @unchecked Sendable {
     private var above: [Folder: Folder?] = [:]
     /// Whether each folder looked at is itself a backup folder.
     private var marked: [FileIdentity.Inode: Bool] = [:]
+    /// The folders of the backups the run reads (``remember(backup:)``): each its backup folder.
+    private var known: [FileIdentity.Inode: Folder] = [:]
     /// The walks made (``walked``).
     private var walks = 0
     /// Guards both tables (`migrate`'s workers share one guard). A pthread mutex rather than a
@@ -73,11 +75,45 @@ package final class BackupFolderGuard: @unchecked Sendable {
         return body()
     }
 
+    /// Takes `folder` as an iPhone backup the run reads: it and its two-digit folders are backup
+    /// folders by device and inode under any path, so a write into one seen elsewhere through a
+    /// bind mount (`mount --bind BACKUP/3f /mnt/x`: no folder above `/mnt/x` is marked) is
+    /// refused too, named as `folder`. Looked at now; a two-digit folder is not followed through
+    /// a link. Answers given before are asked again.
+    package func remember(backup folder: String) {
+        guard case let .success(root) = FileStatus.of(folder), root.kind == .directory else { return }
+        let backup = Folder(path: folder, inode: FileIdentity.Inode(root.identity))
+        let digits = Array("0123456789abcdef")
+        var folders = [backup.inode]
+        for high in digits {
+            for low in digits {
+                let name = (folder.hasSuffix("/") ? folder : folder + "/") + String(high) + String(low)
+                if case let .success(seen) = FileStatus.of(name, followLinks: false), seen.kind == .directory {
+                    folders.append(FileIdentity.Inode(seen.identity))
+                }
+            }
+        }
+        locked {
+            for inode in folders { known[inode] = backup }
+            above = [:]
+        }
+    }
+
     /// The rule: whether a folder is an iPhone backup folder, given which names it holds
     /// (`holds`: is there an entry of that name, of any kind, a link included).
     package static func marksBackup(_ holds: (String) -> Bool) -> Bool {
         if holds("Manifest.db") || holds("Manifest.mbdb") { return true }
         return ["Manifest.plist", "Status.plist", "Info.plist"].filter(holds).count >= 2
+    }
+
+    /// Whether the folder at `path` is a backup folder by ``marksBackup(_:)``, its entries looked
+    /// at as the writer's walk looks at them (a link is a mark, followed or not); false when the
+    /// folder cannot be opened. For what a command says of a backup given as its input.
+    package static func isBackupFolder(_ path: String) -> Bool {
+        let fd = open(PathBytes.cString(path), HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return (try? isBackupFolder(descriptor: fd).get()) ?? false
     }
 
     /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
@@ -238,6 +274,7 @@ package final class BackupFolderGuard: @unchecked Sendable {
             let inode = FileIdentity.Inode(seen.identity)
             // `..` of the root is the root.
             if inode == previous { return .success(nil) }
+            if let backup = locked({ known[inode] }) { return .success(backup) }
             // A folder above that was asked about (the one a new folder was made in): its answer,
             // by where the kernel has it, is this one's.
             if levels > 0, let path = SafeFile.linkText("/proc/self/fd/" + String(fd)), let known = locked({ above[Folder(path: path, inode: inode)] }) {

@@ -179,6 +179,8 @@ enum BackupCommand {
     static func open(_ folder: String, passwordFile: String?, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) -> PhoneBackup {
         var backup: PhoneBackup
         do throws(BackupError) { backup = try PhoneBackup(folder, limits: limits) } catch { throw failure(error, folder: folder) }
+        // Nothing the run writes goes into it, under any path.
+        io.backupGuard.remember(backup: folder)
         if let state = backup.snapshotState, state != "finished" {
             Ycft.warn("the backup did not finish (Status.plist's SnapshotState is \(UntrustedText.quoted(state))); "
                       + "Manifest.db may not list every file", path: folder, io: io)
@@ -377,13 +379,10 @@ enum BackupCommand {
         let (path, io, encrypted) = try input.open(limits: limits, io: io)
         if !Ycft.isStandardOutput(output) {
             do throws(FileError) {
-                // Refused before the backup is read (and a password asked for), as the writer would.
-                try BackupFolderGuard().refuse(output, .write)
-                // A folder of the backup seen under another path (a bind mount of BACKUP/3f) holds
-                // no Manifest.db of its own: compared by device and inode with the backup's folders.
-                if case let .success(target) = FileStatus.of(SafeFile.directory(of: output)), isFolder(target, of: input.folder) {
-                    throw FileError(.write, output, .insideBackup(folder: input.folder))
-                }
+                // Refused before the backup is read (and a password asked for), as the writer
+                // will refuse it: one of the backup's folders under another path too.
+                io.backupGuard.remember(backup: input.folder)
+                try io.backupGuard.refuse(output, .write)
             } catch {
                 // Without failure(_:)'s hint to extract a copy: this is that copy's output.
                 throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description)
@@ -417,30 +416,12 @@ enum BackupCommand {
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
-    /// Whether `path` is an iPhone backup folder itself (by the writer's rule,
-    /// `BackupFolderGuard/marksBackup(_:)`), given where a file or a folder of files belongs.
-    static func isBackupFolder(_ path: String, io: CommandIO) -> Bool {
-        let inside = { (name: String) in path.hasSuffix("/") ? path + name : path + "/" + name }
-        return BackupFolderGuard.marksBackup { io.fileStatus(inside($0)) != nil }
-    }
+
 
     /// What to say of an iPhone backup folder given as a file or a folder of files.
     static func backupFolderHint(_ path: String) -> String {
         let shown = Ycft.shown(path)
         return "an iPhone backup, whose files have hashed names: 'ycft backup apps \(shown)' lists the apps with state, "
             + "'--backup \(shown) --app ID' reads one, 'ycft backup extract' copies one out"
-    }
-
-    /// Whether `status` is the backup `folder` itself or one of its two-digit folders (by device
-    /// and inode: the same folder under any path).
-    static func isFolder(_ status: FileStatus, of folder: String) -> Bool {
-        let digits = Array("0123456789abcdef")
-        let names = [""] + digits.flatMap { high in digits.map { "/" + String(high) + String($0) } }
-        return names.contains { name in
-            if case let .success(candidate) = FileStatus.of(folder + name, followLinks: false), candidate.kind == .directory {
-                return candidate.identity.sameFile(as: status.identity)
-            }
-            return false
-        }
     }
 }

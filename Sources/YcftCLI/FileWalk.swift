@@ -54,7 +54,7 @@ struct FileWalk {
                 add(operand, mirror: Self.mirrored(operand), fileOperand: true, status: status)
             case .directory:
                 // An iPhone backup's files have hashed names and no state of their own to check.
-                if BackupCommand.isBackupFolder(operand, io: io) {
+                if BackupFolderGuard.isBackupFolder(operand) {
                     result.problems.append((operand, BackupCommand.backupFolderHint(operand)))
                     continue
                 }
@@ -69,13 +69,23 @@ struct FileWalk {
                 for unreadable in listing.unreadable {
                     result.problems.append((below(unreadable.path), Self.unreadableMessage(unreadable.error)))
                 }
-                let matching = listing.files.filter(matches)
-                let names = Set(matching)
+                let patterns = includes.map(PathBytes.cString)
+                let matching = listing.files.filter { Self.name($0, matches: patterns) }
+                let names = Set(matching.map(ExactKey.init))
                 if matching.isEmpty && listing.unreadable.isEmpty { result.empty.append((operand, listing.files.count)) }
                 // An iPhone backup below is passed over, said on stderr (its files are no state:
                 // an operand that is a backup is a problem, one found in a walk, like `.git`, is not).
                 var isBackupFolder: [String: Bool] = [:], backups: [String] = []
+                // The answer for the folder of the last file asked about: a folder's files are listed together.
+                var lastFolder: (folder: Substring, inBackup: Bool)?
                 func inBackup(_ relative: String) -> Bool {
+                    let folder = relative.utf8.lastIndex(of: UInt8(ascii: "/")).map { relative[..<$0] } ?? ""
+                    if let lastFolder, lastFolder.folder.utf8.elementsEqual(folder.utf8) { return lastFolder.inBackup }
+                    let answer = inBackupWalk(relative)
+                    lastFolder = (folder, answer)
+                    return answer
+                }
+                func inBackupWalk(_ relative: String) -> Bool {
                     let parts = relative.split(separator: "/", omittingEmptySubsequences: false).dropLast()
                     for depth in parts.indices {
                         let folder = parts[...depth].joined(separator: "/")
@@ -83,7 +93,7 @@ struct FileWalk {
                             if known { return true }
                             continue
                         }
-                        let isBackup = BackupCommand.isBackupFolder(below(folder), io: io)
+                        let isBackup = BackupFolderGuard.isBackupFolder(below(folder))
                         isBackupFolder[folder] = isBackup
                         if isBackup {
                             backups.append(folder)
@@ -107,12 +117,12 @@ struct FileWalk {
     /// The message for a directory that could not be read (`ls`'s words).
     static func unreadableMessage(_ error: SystemError) -> String { "cannot open the directory: \(error)" }
 
-    /// Whether a relative path's file name matches one of the globs (byte by byte, as the
-    /// shell would: both go to `fnmatch` as their ``PathBytes``).
-    func matches(_ relative: String) -> Bool {
-        let name = relative.split(separator: "/").last.map(String.init) ?? relative
-        let nameBytes = PathBytes.cString(name)
-        return includes.contains { fnmatch(PathBytes.cString($0), nameBytes, 0) == 0 }
+    /// Whether a relative path's file name (after its last `/` byte) matches one of the globs,
+    /// given as their ``PathBytes`` C strings (byte by byte, as the shell would: both go to
+    /// `fnmatch` as their ``PathBytes``).
+    static func name(_ relative: String, matches patterns: [[CChar]]) -> Bool {
+        let name = relative.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(relative[relative.utf8.index(after: $0)...]) } ?? relative
+        return PathBytes.withCString(name) { name in patterns.contains { fnmatch($0, name, 0) == 0 } }
     }
 
     /// A file operand's place below OUT: its path as given, without a leading `/` or `.`
@@ -129,11 +139,11 @@ struct FileWalk {
 
     /// A backup an earlier `--in-place` run left: `x.plist<suffix>` beside `x.plist`
     /// (`x.plist.orig.plist` with `--backup .orig.plist`).
-    static func isBackup(_ relative: String, among names: Set<String>) -> Bool {
+    static func isBackup(_ relative: String, among names: Set<ExactKey>) -> Bool {
         var candidate = Substring(relative)
-        while let dot = candidate.lastIndex(of: ".") {
+        while let dot = candidate.utf8.lastIndex(of: UInt8(ascii: ".")) {
             candidate = candidate[..<dot]
-            if names.contains(String(candidate)) { return true }
+            if names.contains(ExactKey(String(candidate))) { return true }
         }
         return false
     }

@@ -71,6 +71,10 @@ package struct CommandIO: Sendable {
     package var checkWritable: @Sendable (_ path: String) throws(FileError) -> Void = { _ in }
     /// Creates a directory and its parents.
     package var makeDirectory: @Sendable (_ path: String) throws -> Void = { _ in }
+    /// The writer's "inside an iPhone backup?" rule for the run (``BackupFolderGuard``), asked
+    /// before work that must not start (`backup extract` refuses before a password is asked
+    /// for), and told of each backup the run reads.
+    package var backupGuard = BackupFolderGuard()
     /// Asks for a password on the terminal, `prompt` first, the typed line not echoed (or end
     /// of input with nothing typed); nil when standard input is not a terminal (in memory, never).
     package var askPassword: @Sendable (_ prompt: String) throws(SystemError) -> PasswordPrompt.Answer? = { _ in nil }
@@ -171,6 +175,7 @@ package struct CommandIO: Sendable {
         io.askPassword = { prompt throws(SystemError) in try PasswordPrompt.ask(prompt, streams: streams) }
         io.environment = { name in getenv(name).map { String(cString: $0) } }
         io.hooks = hooks
+        io.backupGuard = backups
         return io
     }
 

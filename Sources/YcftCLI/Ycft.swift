@@ -183,7 +183,7 @@ package enum Ycft {
             bytes = path == "-" ? try io.readStdin(limit, false) : try io.readFile(path, limit, false).bytes
         } catch {
             // A backup folder given as a file: how its files are read.
-            if path != "-", BackupCommand.isBackupFolder(path, io: io) {
+            if path != "-", BackupFolderGuard.isBackupFolder(path) {
                 throw Failure(.trouble, display(path), error.description + ": " + BackupCommand.backupFolderHint(path))
             }
             throw Failure(.trouble, display(path), error.description)

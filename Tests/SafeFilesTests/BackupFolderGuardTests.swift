@@ -96,6 +96,38 @@ import TestSupport
         #expect(backups.folder(holding: "/nonexistent-ycft-folder/x/y.plist") == nil)
     }
 
+    /// A backup the run reads is known by device and inode, so a folder of it holding no mark of
+    /// its own and none above it (as through a bind mount elsewhere) is refused all the same,
+    /// named as the backup was given; an answer given before it was known is asked again; a
+    /// link named as a two-digit folder is not followed; other guards know nothing of it.
+    @Test func aBackupTheRunReadsIsKnownUnderAnyPath() throws {
+        let backup = try folder(holding: ["Manifest.db"])
+        for name in ["3f", "00"] { try FileManager.default.createDirectory(atPath: backup + "/" + name, withIntermediateDirectories: false) }
+        let elsewhere = try TestPaths.temporaryDirectory().path
+        try FileManager.default.createSymbolicLink(atPath: backup + "/a1", withDestinationPath: elsewhere)
+        let guardian = BackupFolderGuard()
+        // Before: the 3f folder is inside by its mark above; then the mark goes (what a bind
+        // mount of 3f elsewhere shows: nothing marked above it).
+        #expect(guardian.folder(holding: backup + "/3f/f.plist") == backup)
+        try FileManager.default.removeItem(atPath: backup + "/Manifest.db")
+        #expect(BackupFolderGuard().folder(holding: backup + "/3f/f.plist") == nil)
+        guardian.remember(backup: backup)
+        #expect(guardian.folder(holding: backup + "/3f/f.plist") == backup)
+        #expect(guardian.folder(holding: backup + "/00/f.plist") == backup)
+        #expect(guardian.folder(holding: backup + "/f.plist") == backup)
+        #expect(throws: FileError(.write, backup + "/3f/f.plist", .insideBackup(folder: backup))) {
+            try guardian.refuse(backup + "/3f/f.plist", .write)
+        }
+        #expect(guardian.folder(holding: elsewhere + "/f.plist") == nil)
+        #expect(BackupFolderGuard().folder(holding: backup + "/3f/f.plist") == nil)
+        // A folder that is not one (a file, nothing) leaves the guard as it was.
+        let other = BackupFolderGuard()
+        other.remember(backup: backup + "/missing")
+        try Data().write(to: URL(fileURLWithPath: backup + "/notes.txt"))
+        other.remember(backup: backup + "/notes.txt")
+        #expect(other.folder(holding: backup + "/3f/f.plist") == nil)
+    }
+
     /// A folder asked about is not asked again by the same guard, for any file in it: a run
     /// sees the answer it started with (the mark made after the first question is not looked
     /// for); a new guard looks again.

@@ -628,6 +628,25 @@ import TestSupport
         #expect(try Backups.snapshot(backup) == before)
     }
 
+    /// What marks a backup folder is one answer for every command: a link named `Manifest.db`,
+    /// even to nothing, marks it for what `dump` says of the folder given as its input as it does
+    /// for the writer's refusal (before, `dump` followed the link and said nothing of a backup).
+    @Test func aFolderMarkedByALinkIsABackupToEveryCommand() throws {
+        let folder = try TestPaths.temporaryDirectory().appendingPathComponent("B")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("Manifest.db").path, withDestinationPath: "nowhere")
+        let dumped = try run(["dump", folder.path])
+        #expect(dumped.status == 2)
+        #expect(dumped.stderr == "ycft: \(folder.path): cannot read: Is a directory: an iPhone backup, whose files have hashed names: "
+            + "'ycft backup apps \(folder.path)' lists the apps with state, '--backup \(folder.path) --app ID' reads one, "
+            + "'ycft backup extract' copies one out\n")
+        let packed = try run(["pack", TestPaths.fixtures.appendingPathComponent("valid/ycft/unicode-keys.json").path, "-o", folder.path + "/x.plist"])
+        #expect(packed.status == 2)
+        #expect(packed.stderr == "ycft: \(folder.path)/x.plist: cannot write: it is inside the iPhone backup \"\(folder.path)\", which ycft never writes into "
+            + "(copy the file out with 'ycft backup extract' and work on the copy)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["Manifest.db"])
+    }
+
     /// `Manifest.db` keeps a domain's bytes as the phone's disk has them, UTF-8 or not: two ids
     /// that differ in a byte that is not UTF-8 are two apps, each shown with that byte as `\xNN`,
     /// each read with `--app` given those bytes (as a shell's `$'\xff'` gives them).

@@ -15,6 +15,11 @@ uint64_t ycft_bench_parse_visit_keep(const char *bytes, uint32_t length);
    failure. The visit's share of the floor is the difference. */
 uint64_t ycft_bench_parse_free(const char *bytes, uint32_t length);
 
+/* The floor of migrating one small defaults file with libplist: open and read the file at
+   `path`, parse it, parse the archive it holds as data under YCFirstTime, free both trees (no
+   visit: a migration reads a handful of nodes of each). Returns 1 when both parsed, else 0. */
+uint64_t ycft_bench_defaults_floor(const char *path);
+
 /* Parses the bytes, then times only plist_to_bin of the resulting tree, `repeat` times.
    Returns the total bytes written (to keep the work observable), 0 on failure. */
 uint64_t ycft_bench_to_bin(const char *bytes, uint32_t length, int repeat, double *seconds_out);
