@@ -153,15 +153,18 @@ enum Completions {
     }
 
     /// An option's help as one short phrase: its first sentence (or clause), on one line, its
-    /// words as they are (quoting is each shell's own, below).
+    /// words as they are (quoting is each shell's own, below). A sentence ends at `. `, else a
+    /// clause at `; `, outside parentheses (`2.x (default; Swift) or 1.x` is one clause).
     static func summary(_ lines: [String]) -> String {
-        let text = lines.map { $0.trimmingWhitespace() }.joined(separator: " ")
-        for stop in [". ", "; "] {
-            if let end = text.firstRange(of: stop), text.distance(from: text.startIndex, to: end.lowerBound) >= 12 {
-                return String(text[..<end.lowerBound])
+        let text = Array(lines.map { $0.trimmingWhitespace() }.joined(separator: " "))
+        for stop in [".", ";"] {
+            var depth = 0
+            for (i, c) in text.enumerated() {
+                depth += c == "(" ? 1 : c == ")" && depth > 0 ? -1 : 0
+                if depth == 0, c == Character(stop), i >= 12, i + 1 < text.count, text[i + 1] == " " { return String(text[..<i]) }
             }
         }
-        return text.hasSuffix(".") ? String(text.dropLast()) : text
+        return text.last == "." ? String(text.dropLast()) : String(text)
     }
 
     /// Text in zsh single quotes: every character as it is (`'` as `'\''`).

@@ -80,6 +80,8 @@ extension MigrateCommand {
             case .conflict: hint = "; use --force to let the source win"
             case .intervalGate: hint = ": migrate without --drop-versions"
             case .onlyOtherData: hint = " (--keep-source)"
+            // A bare archive, not the defaults file holding it: what reads it.
+            case .notDefaults(found: .dictionary): hint = "; 'ycft dump FILE' reads an archive itself"
             default: hint = ""
             }
             throw Ycft.Failure(.content, path, error.description + hint)

@@ -1,7 +1,8 @@
 import Dispatch
 import Synchronization
 
-/// Progress on standard error: a bar on a terminal, a plain line every two seconds otherwise.
+/// Progress on standard error: a bar on a terminal while the files are migrated, a plain line
+/// every two seconds otherwise.
 final class MigrateProgress: Sendable {
     private struct Counter {
         var done = 0
@@ -51,7 +52,8 @@ final class MigrateProgress: Sendable {
         }
     }
 
+    /// Takes the bar away: the summary that follows says what it said.
     func finish() {
-        counter.withLock { c in if c.drew { io.writeStderr("\n") } }
+        counter.withLock { c in if c.drew { io.writeStderr(Ycft.TerminalControl.clearLine) } }
     }
 }

@@ -285,3 +285,31 @@ struct ColourOnATerminal {
         #expect(line(shown, containing: "[record-unknown-key]").contains("\u{1B}[1m\u{1B}[33mwarning\u{1B}[0m"), "\(shown)")
     }
 }
+
+/// `migrate`'s progress bar on a real terminal (tmux): the bar is gone when the run ends, the
+/// summary on its own line after the command (before, `[###...] 40/40` stayed above it); into
+/// a pipe, no bar at all.
+@Suite(.enabled(if: Tmux.available, "tmux or vi is not installed (Scripts/bootstrap.sh installs them)"))
+struct ProgressOnATerminal {
+    @Test func theBarIsGoneWhenTheRunEnds() throws {
+        let dir = try TestPaths.temporaryDirectory()
+        let input = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: false)
+        let example = TestPaths.packageRoot.appendingPathComponent("Examples/exported/com.example.notes.plist")
+        for i in 0..<40 { try FileManager.default.copyItem(at: example, to: input.appendingPathComponent("\(i).plist")) }
+        let tmux = try Tmux(in: dir, temporary: dir)
+        defer { tmux.kill() }
+        let ycft = TestPaths.executable("ycft").path
+        try tmux.type("cd '\(dir.path)' && \(ycft) migrate --to records -o out in; echo ycft-exit=$?")
+        let screen = try tmux.waitFor { Tmux.exitStatus($0) != nil }
+        let lines = screen.split(separator: "\n").map(String.init)
+        let command = try #require(lines.firstIndex { $0.contains("migrate --to records -o out in") })
+        #expect(Array(lines[(command + 1)...].prefix(2)) == ["ycft migrate: 40 files: 40 migrated, 0 unchanged, 0 skipped, 0 failed", "ycft-exit=0"],
+                "\(screen)")
+        #expect(!screen.contains("["), "\(screen)")
+        try tmux.type("clear; \(ycft) migrate --to records -o out2 in 2>&1 | cat; echo ycft-exit=$?")
+        let piped = try tmux.waitFor { Tmux.exitStatus($0) != nil && !$0.contains("clear;") }
+        #expect(!piped.contains("["), "\(piped)")
+        #expect(piped.contains("ycft migrate: 40 files: 40 migrated, 0 unchanged, 0 skipped, 0 failed\nycft-exit=0"), "\(piped)")
+    }
+}

@@ -103,6 +103,26 @@ import FirstTimeCore
         }
     }
 
+    /// A description ends at the first sentence or clause outside parentheses: `(default; Swift)`
+    /// and `(1 ... 7)` are not cut in the middle (before, zsh and fish showed `2.x (default` and
+    /// `first week (1 ..`), and no description of fish's opens a parenthesis it does not close.
+    @Test func descriptionsAreNotCutInsideParentheses() throws {
+        #expect(Completions.summary(["Whose rules: 2.x (default; Swift) or 1.x. More."]) == "Whose rules: 2.x (default; Swift) or 1.x")
+        #expect(Completions.summary(["Override the minimum (1 ... 7). Default: the locale's."]) == "Override the minimum (1 ... 7)")
+        #expect(Completions.summary(["Clause one (a. b) here; clause two"]) == "Clause one (a. b) here")
+        #expect(Completions.summary(["Short. A longer sentence follows."]) == "Short. A longer sentence follows")
+        let zsh = generate(["--generate-completion-script", "zsh"])
+        #expect(zsh.contains("'--minimum-days-in-first-week''[Override the minimum days in the first week (1 ... 7)]:N: '"))
+        let fish = generate(["--generate-completion-script", "fish"])
+        #expect(fish.contains(" -l library -x -a '2.x 1.x' -d 'Whose rules once, per-version and days:<n> follow: 2.x (default; Swift) or 1.x ("))
+        // fish's descriptions: each line's text after ` -d `.
+        for line in fish.split(separator: "\n") {
+            guard let start = line.range(of: " -d '")?.upperBound else { continue }
+            let text = line[start...]
+            #expect(text.filter { $0 == "(" }.count == text.filter { $0 == ")" }.count, "\(line)")
+        }
+    }
+
     /// fish itself, where installed: `ycft help <TAB>` lists the subcommands with their
     /// descriptions intact, and nothing once one is named.
     @Test(.enabled(if: installed("fish"))) func fishCompletesHelp() throws {

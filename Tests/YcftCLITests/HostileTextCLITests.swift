@@ -256,7 +256,7 @@ enum UntrustedTextForTests {
         var io = fake.io
         io.stderrIsTerminal = { true }
         #expect(Ycft.run(["migrate", "-o", "out.plist", "d.plist"], io: io) == 0)
-        #expect(fake.stderr == "\r[" + String(repeating: "#", count: 30) + "] 1/1\n"
+        #expect(fake.stderr == "\r[" + String(repeating: "#", count: 30) + "] 1/1\r\u{1B}[K"
                 + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
     }
 

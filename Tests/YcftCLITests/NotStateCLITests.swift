@@ -69,7 +69,9 @@ import TestSupport
         for target in [["--to", "records"], ["--to", "interval"], ["--to", "legacy", "--force"], ["--to", "records", "--keep-source"]] {
             let (result, path) = try run(["migrate", "--in-place", "--no-backup"] + target + file.keyArguments + ["FILE"], file.bytes)
             #expect(result.status == 1, "\(target)")
-            #expect(result.stderr == "ycft: \(path): \(file.defaultsJudgement)\n"
+            // A keyed archive (a dictionary that is no defaults domain): what reads it.
+            let hint = file.defaultsJudgement.hasSuffix("a keyed archive, not a defaults domain") ? "; 'ycft dump FILE' reads an archive itself" : ""
+            #expect(result.stderr == "ycft: \(path): \(file.defaultsJudgement)\(hint)\n"
                     + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n", "\(target)")
         }
     }
