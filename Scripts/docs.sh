@@ -27,8 +27,13 @@ build=(-Xswiftc -warnings-as-errors "$@")
 
 rm -rf "$out"
 mkdir -p "$out"
-if ! swift package "${build[@]}" dump-symbol-graph --minimum-access-level public >"$out/symbol-graphs.log" 2>&1; then
-    cat "$out/symbol-graphs.log" >&2
+# dump-symbol-graph asks every module of the package for its graph, the test module too, which
+# only --build-tests builds: on a fresh tree it failed with "Couldn't load module
+# 'ycftPackageTests'". Built first (nothing to do where CI's build with these flags ran).
+if ! swift build --build-tests "${build[@]}" >"$out/build.log" 2>&1 ||
+    ! swift package "${build[@]}" dump-symbol-graph --minimum-access-level public >"$out/symbol-graphs.log" 2>&1; then
+    cat "$out/build.log" >&2
+    [ ! -e "$out/symbol-graphs.log" ] || cat "$out/symbol-graphs.log" >&2
     exit 1
 fi
 graphs="$(swift build "${build[@]}" --show-bin-path)/../symbolgraph"
