@@ -21,10 +21,13 @@ import TestSupport
     /// It runs with a scratch directory of its own: `swift test` holds the lock on the package's
     /// `.build` while the tests run, and `describe` there would wait for it, and so for itself.
     /// The package has no remote dependencies, so nothing is fetched (it runs without a network).
+    /// Its `TMPDIR` is in the test's scratch too: SwiftPM leaves a lock file named after the
+    /// scratch path there (before, one `_tmp_ycft-tests-…lock` in `/tmp` for every `swift test`).
     static let targets: Result<[String: Target], any Error> = Result {
-        let scratch = try TestPaths.temporaryDirectory()
+        let scratch = try TestPaths.temporaryDirectory(), temporary = scratch.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
         let result = try runProcess(URL(fileURLWithPath: "/usr/bin/env"),
-                                    ["swift", "package", "--package-path", TestPaths.packageRoot.path,
+                                    ["TMPDIR=\(temporary.path)", "swift", "package", "--package-path", TestPaths.packageRoot.path,
                                      "--scratch-path", scratch.path, "describe", "--type", "json"])
         guard result.status == 0 else {
             throw DescribeFailure(message: "swift package describe exited with \(result.status): \(result.stderr)")
