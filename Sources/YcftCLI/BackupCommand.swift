@@ -259,9 +259,9 @@ enum BackupCommand {
         // as part of a password.
         if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
         guard line.count <= PasswordPrompt.maxLength else {
-            throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
+            throw Ycft.Failure(.trouble, file, "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
         }
-        guard !line.isEmpty else { throw Ycft.Failure(.trouble, Ycft.display(file), "the first line is empty; it should hold the password") }
+        guard !line.isEmpty else { throw Ycft.Failure(.trouble, file, "the first line is empty; it should hold the password") }
         return (Array(line), false)
     }
 
@@ -386,7 +386,7 @@ enum BackupCommand {
                 }
             } catch {
                 // Without failure(_:)'s hint to extract a copy: this is that copy's output.
-                throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description)
+                throw Ycft.Failure(.trouble, error.path, error.description)
             }
         }
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -407,7 +407,7 @@ enum BackupCommand {
             switch OutputGuard.comparison(io.lookAtOutput(output), with: bytes, key: LegacyArchive.defaultsKey, io: io) {
             case let .same(identity)?: expected = identity
             case let .differs(refusal)?:
-                throw Ycft.Failure(.trouble, Ycft.display(output), refusal + " Use another FILE, or --force to replace it")
+                throw Ycft.Failure(.trouble, output, refusal + " Use another FILE, or --force to replace it")
             case nil: break
             }
         }

@@ -205,7 +205,7 @@ enum EditCommands {
                 return options
             }, change: { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
                 let rewritten: StateEdit.Report?
-                do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
+                do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, path, error.message) }
                 guard let rewritten, rewritten.bytes != bytes else { return nil }
                 report = rewritten
                 return rewritten.bytes
