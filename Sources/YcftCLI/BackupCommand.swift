@@ -69,8 +69,6 @@ struct BackupInput {
             switch selection {
             case let .app(app): preferences = try backup.preferences(of: .app(app))
             case let .group(group, app):
-                // The group's container is found by its id; an --app given with it must be in the
-                // backup (a mistyped --app is not ignored).
                 if let app, try !backup.lists(.app(app)) { throw .appNotListed(app) }
                 preferences = try backup.preferences(of: .group(group))
             }
@@ -228,7 +226,6 @@ enum BackupCommand {
     ///   prompt (`no password was given`).
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> (bytes: [UInt8], typed: Bool)? {
         if file == nil || file == "-" {
-            // nil when standard input is not a terminal.
             let answer: PasswordPrompt.Answer?
             do {
                 answer = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
@@ -236,7 +233,6 @@ enum BackupCommand {
                 throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
             }
             switch answer {
-            // Enter alone is no password: the caller asks again, deriving nothing.
             case let .line(typed)?: return (typed, true)
             // End of input (Ctrl-D) with nothing typed: the person gives none, and is not asked again (as sudo).
             case .endOfInput?: throw Ycft.Failure(.trouble, folder, "no password was given")
@@ -411,8 +407,6 @@ enum BackupCommand {
             case nil: break
             }
         }
-        // Decrypted bytes go only where no one else may read them: the writer makes a new file
-        // 0600 and refuses a pipe, a device, or a file whose mode lets others in (it would be kept).
         let options = SafeFile.WriteOptions(expected: expected, replaceReadOnly: force, confidential: encrypted)
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }

@@ -31,8 +31,6 @@ package enum Ycft {
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings (`main.swift` says why).
     package static func main(_ arguments: [String]) -> Int32 {
-        // The process ends when the command does: the last property list read is left to the
-        // exit rather than freed node by node.
         PlistTrees.leaveLastToExit()
         return run(arguments, io: .live(StandardStreams.shared))
     }
