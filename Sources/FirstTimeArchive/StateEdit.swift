@@ -189,8 +189,7 @@ package struct StateEdit {
             report.removedIntervals = before.map(\.key).filter { $0.hasPrefix(IntervalKey.prefix) && remaining[ExactKey($0)] == nil }
         }
         // IntervalClient's own gates (no record's copy) stay, as the app's preferences do.
-        // unreachable: the closure, as the interval form reads its keys alone (no archive)
-        let left = StateSource(after, key: file.key) { _ in nil }
+        let left = StateSource(after, key: file.key)
         // unreachable: the failure and archive closures: the interval form reads no archive, and
         // its keys read before this write
         if left.forms.first == .intervalKeys, let gates = try? left.read(.intervalKeys, failure: { (error: FirstTimeError) in error }, archive: {

@@ -65,8 +65,7 @@ public struct StateFile: Sendable {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
-        // unreachable: the reader of nested archives is asked only for a key the domain holds, and this domain is empty
-        source = StateSource(PlistDictionary(), key: key) { _ in nil }
+        source = StateSource(PlistDictionary(), key: key)
         // An archive whose root holds other keys keeps its value: a write copies them (`rootEntries()`).
         if let decoded = ArchiveReader.fastRead(document), !decoded.findings.contains(where: { $0.rule.spec.rewrite == .keeps }) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)

@@ -82,8 +82,9 @@ package struct StateSource<Domain: StateDomain> {
     /// - Parameters:
     ///   - key: the defaults key of the archive (`YCFirstTime`).
     ///   - archiveRecords: the records of the archive bytes under `key`, or nil when they cannot
-    ///     be read; asked only when `interval.*` keys are beside the archive.
-    package init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords?) {
+    ///     be read; asked only when `interval.*` keys are beside the archive. By default none:
+    ///     such keys are then IntervalClient's own.
+    package init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords? = { _ in nil }) {
         self.domain = domain
         self.key = key
         var archive = false, plain = false, interval = false
