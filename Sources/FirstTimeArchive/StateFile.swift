@@ -12,9 +12,6 @@ internal import FileErrors
 /// defaults domain (an exported preferences file) holding any of: the archive under the key,
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
-/// Whether it holds YCFirstTime state is ``heldState()``'s answer, which every writer
-/// (`StateEdit`) asks too.
-///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
 /// ``init(_:key:limits:)`` and `StateEdit`.
@@ -312,8 +309,6 @@ public struct StateFile: Sendable {
     }
 }
 
-// Checking bytes as `ycft verify` does: every finding of every form, and a finding (not an
-// error) for bytes that hold no readable state.
 extension StateFile {
     /// Checks archive bytes, or a defaults file holding the state (an archive under `key`, the
     /// plain records, IntervalClient keys), against the contract, as `ycft verify` does.
