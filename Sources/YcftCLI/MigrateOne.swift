@@ -93,6 +93,10 @@ extension MigrateCommand {
         Ycft.warnDropped(outcome.dropped, path: path, io: io, dryRun: dryRun)
         func say(_ text: String) { io.writeStderr("ycft: \(Ycft.shown(path)): \(text)\n") }
         func records(_ keys: [String]) -> String { "\(keys.count) record\(keys.count == 1 ? "" : "s")" }
+        func listed(_ keys: [String]) -> String {
+            let shown = keys.prefix(10).map(UntrustedText.quoted).joined(separator: ", ")
+            return keys.count > 10 ? shown + ", and \(keys.count - 10) more" : shown
+        }
         let (versions, rounded, timeless) = (outcome.droppedVersions, outcome.roundedTimes, outcome.droppedRecords)
         if !versions.isEmpty { say("dropped the versions of \(records(versions)): \(listed(versions))") }
         if !rounded.isEmpty {
