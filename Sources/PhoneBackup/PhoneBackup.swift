@@ -518,5 +518,4 @@ package struct PhoneBackup {
         guard case let .dictionary(dictionary) = value else { throw .plistShape(name: name, key: nil) }
         return dictionary
     }
-
 }

@@ -81,7 +81,6 @@ enum DiffCommand {
         return "\(ExactTime.utcText(secondsSince2001: value)) (\(Ycft.exactTime(value)))"
     }
 
-
     static func text(_ a: Side, _ b: Side, _ changes: [Change], _ gates: [(StatusCommand.Gate, GateDecision, GateDecision)],
                      now: StatusCommand.Shown) -> String {
         func head(_ mark: String, _ side: Side) -> String {
