@@ -26,13 +26,11 @@ extension StateDomain {
 }
 
 extension PlistDictionary: StateDomain {
-    /// The keys, in order.
     package var domainKeys: [String] { entries.map(\.key) }
 
     /// The value for `key`, or nil (``subscript(_:)``).
     package func plistValue(forKey key: String) -> PlistValue? { self[key] }
 
-    /// The entries whose key starts with `prefix`, in order.
     package func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
         entries.filter { $0.key.hasPrefix(prefix) }
     }
