@@ -63,7 +63,7 @@ extension MigrateCommand {
         do { input = try io.readFile(path, limit, lock) } catch { throw Ycft.Failure(.trouble, path, Ycft.failure(error).message) }
         guard input.bytes.count <= limit else {
             input.release()
-            throw Ycft.Failure(.content, path, "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
+            throw Ycft.tooLarge(path, limit: limit)
         }
         return input
     }
