@@ -282,7 +282,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                 output = try StateEdit.bytes(of: changed.domain, next.format, byteOrderMark: next.byteOrderMark)
             } catch { throw .inFile(path: path, error) }
             // What was saved, as a new store would load it: no group left to replace.
-            next.source = StateSource(changed.domain) { _ in nil }.without(.intervalKeys)
+            next.source = StateSource(changed.domain).without(.intervalKeys)
             (next.records, next.groupReplacedOnSave) = (changed.records, false)
             saved = next
             return output
@@ -325,9 +325,7 @@ public final class FirstTimeStore: @unchecked Sendable {
 
         /// An empty domain (no file yet).
         init(_ format: PlistFormat) {
-            // unreachable: the reader of nested archives is asked only for a key the domain holds, and this domain is
-            // empty
-            source = StateSource(PlistDictionary()) { _ in nil }
+            source = StateSource(PlistDictionary())
             records = FirstTimeRecords()
             self.format = format
         }
@@ -346,8 +344,7 @@ public final class FirstTimeStore: @unchecked Sendable {
                     let state = try file.state()
                     records = DeviceLoad(held: state.records, findings: state.findings).records
                     if state.keepsRootEntries { root = try file.rootEntries() }
-                    // unreachable: (the closure) a domain of the archive alone has no interval.* copy to read it for
-                    source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))])) { _ in nil }
+                    source = StateSource(PlistDictionary([(LegacyArchive.defaultsKey, .data(input.bytes))]))
                     format = .binary
                     return
                 }

@@ -1,5 +1,4 @@
 internal import FirstTimeCore
-
 internal import KeyedArchive
 internal import Plist
 internal import PlistCore

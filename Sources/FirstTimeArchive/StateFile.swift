@@ -12,9 +12,6 @@ internal import FileErrors
 /// defaults domain (an exported preferences file) holding any of: the archive under the key,
 /// the plain records under `YCFirstTime.records`, IntervalClient's `interval.<key>` numbers.
 ///
-/// Whether it holds YCFirstTime state is ``heldState()``'s answer, which every writer
-/// (`StateEdit`) asks too.
-///
 /// The entry points: read a file's state with ``init(contentsOf:key:limits:)`` and ``state()``,
 /// change it in place with ``update(at:key:limits:_:)``; for bytes in memory,
 /// ``init(_:key:limits:)`` and `StateEdit`.
@@ -65,8 +62,7 @@ public struct StateFile: Sendable {
         let document: PlistDocument
         do { document = try PlistDocument(bytes, limits: limits) } catch { throw .archive(.plist(error)) }
         // A bare archive reads through an empty domain: it has no forms of its own there.
-        // unreachable: the reader of nested archives is asked only for a key the domain holds, and this domain is empty
-        source = StateSource(PlistDictionary(), key: key) { _ in nil }
+        source = StateSource(PlistDictionary(), key: key)
         // An archive whose root holds other keys keeps its value: a write copies them (`rootEntries()`).
         if let decoded = ArchiveReader.fastRead(document), !decoded.findings.contains(where: { $0.rule.spec.rewrite == .keeps }) {
             (forms, format, value, fastArchive) = ([.archive], .binary, nil, decoded)
@@ -313,8 +309,6 @@ public struct StateFile: Sendable {
     }
 }
 
-// Checking bytes as `ycft verify` does: every finding of every form, and a finding (not an
-// error) for bytes that hold no readable state.
 extension StateFile {
     /// Checks archive bytes, or a defaults file holding the state (an archive under `key`, the
     /// plain records, IntervalClient keys), against the contract, as `ycft verify` does.

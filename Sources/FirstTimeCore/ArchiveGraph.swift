@@ -8,7 +8,6 @@ package struct ArchiveNode {
     /// The conformer's own number for the node (an address, an index, ...).
     package let handle: UInt
 
-    /// A node with the conformer's number `handle`.
     package init(_ handle: UInt) { self.handle = handle }
 }
 

@@ -171,13 +171,11 @@ public enum ContractRule: String, Sendable, CaseIterable {
     public var device: DeviceBehaviour { spec.device }
     /// What the rule means, for the README and `--help`.
     public var summary: String { spec.summary }
-    /// Whether ycft's own rewrite of the state loses the part a finding names: ycft's records
-    /// do not carry it (a record's unknown coder key), or the rewrite replaces it (a copy of
-    /// the state that differs). `set`, `unset`, `edit`, `reset`, `pack --into` and a migration
-    /// that removes the archive drop it, and say so (`FirstTimeState/dropped`,
-    /// ``Migration/Outcome/dropped``); a value under the archive key that is not data
-    /// (``stateNotData``) is replaced only when forced. The root's other keys are not lost by a
-    /// rewrite, which keeps them as YCFirstTime's save does (`ContractRule.Spec.rewrite`).
+    /// Whether ycft's own rewrite of the state (`set`, `unset`, `edit`, `reset`, `pack --into`, a
+    /// migration that removes the archive) loses the part a finding names, and says so
+    /// (``Migration/Outcome/dropped``): a record's unknown coder key, a copy of the state that
+    /// differs, a value under the archive key that is not data (``stateNotData``, only when
+    /// forced). The root's other keys are kept, as YCFirstTime's save keeps them.
     public var rewriteLoses: Bool { spec.rewrite == .drops || spec.rewrite == .replacesOnlyForced }
 
     /// The rule table: the only place a rule's properties are written.

@@ -215,9 +215,8 @@ public enum Migration {
         public var findings: [ContractFinding] = []
         /// What the migration loses or changes: the parts of an archive it removes or replaces
         /// that the records do not carry (an unrelated root key, a record's unknown coder key),
-        /// none when the archive stays (`keepSource`); and
-        /// the values it moves out of the archive in another form (an integer time, written as
-        /// the real the app reads), the archive kept or not.
+        /// none when the archive stays (`keepSource`); and the values it moves out of the archive
+        /// in another form (an integer time, written as the real the app reads), the archive kept or not.
         public var dropped: [ContractFinding] = []
         /// For a file: its new bytes, when `.migrated`. Nil on the device, which writes into the
         /// domain itself.

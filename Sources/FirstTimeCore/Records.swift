@@ -173,7 +173,6 @@ struct KeyOrder {
             // unreachable: the capacity is at least 8 bytes, so the buffer has an address
             guard let base = buffer.baseAddress else { return }
             var at = 0
-            // `total` counted every key's bytes, so each fits where it goes.
             func copy(_ utf8: UnsafeBufferPointer<UInt8>) {
                 // unreachable: `total` counted every key's bytes, and a non-empty key's UTF-8 has an address (an empty
                 // one copies nothing)

@@ -22,7 +22,6 @@ package enum RecordsFormat {
         case nil: return .null
         case let t? where t.isNaN: return .string("NaN")
         case let t? where t.isInfinite: return .string(t < 0 ? "-Infinity" : "Infinity")
-        // Finite here (the two cases above took NaN and the infinities), so never nil.
         // unreachable: a finite Double always has a JSON number (the cases above took NaN and the infinities)
         case let t?: return JSON.number(t) ?? .string(t.description)
         }
@@ -38,8 +37,7 @@ package enum RecordsFormat {
     }
 
     /// ``json(_:style:)``'s text handed to `emit` in pieces of about `pieces` bytes, each as
-    /// soon as it is written, so that no buffer of the whole text is made: `ycft dump` of a
-    /// large archive wrote the text into fresh memory and then copied it (docs/performance.md,
+    /// soon as it is written, so that no buffer of the whole text is made (docs/performance.md,
     /// "Left to the exit"). A piece ends after a record; with `.max`, the text is one piece.
     package static func writeJSON(_ records: FirstTimeRecords, style: JSON.Style = .pretty, pieces: Int = 1 << 16,
                                   to emit: ([UInt8]) -> Void) {

@@ -26,13 +26,11 @@ extension StateDomain {
 }
 
 extension PlistDictionary: StateDomain {
-    /// The keys, in order.
     package var domainKeys: [String] { entries.map(\.key) }
 
     /// The value for `key`, or nil (``subscript(_:)``).
     package func plistValue(forKey key: String) -> PlistValue? { self[key] }
 
-    /// The entries whose key starts with `prefix`, in order.
     package func plistEntries(withPrefix prefix: String) -> [(key: String, value: PlistValue)] {
         entries.filter { $0.key.hasPrefix(prefix) }
     }
@@ -82,8 +80,9 @@ package struct StateSource<Domain: StateDomain> {
     /// - Parameters:
     ///   - key: the defaults key of the archive (`YCFirstTime`).
     ///   - archiveRecords: the records of the archive bytes under `key`, or nil when they cannot
-    ///     be read; asked only when `interval.*` keys are beside the archive.
-    package init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords?) {
+    ///     be read; asked only when `interval.*` keys are beside the archive. By default none:
+    ///     such keys are then IntervalClient's own.
+    package init(_ domain: Domain, key: String = LegacyArchive.defaultsKey, archiveRecords: ([UInt8]) -> FirstTimeRecords? = { _ in nil }) {
         self.domain = domain
         self.key = key
         var archive = false, plain = false, interval = false

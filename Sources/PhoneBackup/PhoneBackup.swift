@@ -135,8 +135,6 @@ package struct PhoneBackup {
             guard case let .system(failure) = error.reason, failure.errno != ENOTDIR else { throw .folder(nil) }
             throw .folder(failure)
         }
-        // Read once, through the folder's descriptor: a link swapped in is not followed, a pipe
-        // not waited on, and what SQLite queries is this copy.
         let stored: [UInt8]?
         do { stored = try root.read("Manifest.db", limit: Self.maxManifestSize) } catch {
             guard case let .system(failure) = error.reason, failure.errno == ENOENT else { throw .file(name: "Manifest.db", error) }
@@ -520,5 +518,4 @@ package struct PhoneBackup {
         guard case let .dictionary(dictionary) = value else { throw .plistShape(name: name, key: nil) }
         return dictionary
     }
-
 }

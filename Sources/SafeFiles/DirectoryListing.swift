@@ -98,8 +98,7 @@ package final class DirectoryHandle {
     /// bytes), as `entry.pointee.d_name` does, read past the last entry of the stream's buffer
     /// (AddressSanitizer: heap-buffer-overflow, in a folder of 10,001 entries).
     package static func name(of entry: UnsafePointer<dirent>) -> String {
-        // `d_name` is a stored field of a C struct, so it has an offset.
-        // unreachable: nil only for a computed property
+        // unreachable: nil only for a computed property; `d_name` is a stored field of a C struct
         guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return "" }
         return PathBytes.decode(cString: (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self))
     }

@@ -129,7 +129,6 @@ package enum PathBytes {
     }
 
     private static func escape(_ byte: UInt8) -> Unicode.Scalar {
-        // U+10FF00 + byte is a valid scalar for every byte (at most U+10FFFF).
         // unreachable: U+10FF00 + a byte is at most U+10FFFF, always a valid scalar
         Unicode.Scalar(base + UInt32(byte)) ?? "\u{FFFD}"
     }

@@ -67,7 +67,7 @@ final class ParsedArguments {
             // The next argument is the value unless it is one of the command's own options
             // (`-o --force` is a forgotten value, not a file named `--force`): such a value is
             // given attached, `--output=--force`.
-            if inline == nil, let next = rest.first, next.hasPrefix("-"), next != "-", isOption(next) {
+            if inline == nil, let next = rest.first, next.hasPrefix("-"), next != "-", spec.option(Self.split(next).spelling) != nil {
                 throw UsageError("Missing value for '\(spelling) \(option.placeholder)' ('\(next)' is an option; "
                                  + "give such a value as '\(option.name.long)=\(next)')")
             }
@@ -163,9 +163,6 @@ final class ParsedArguments {
         if !argument.hasPrefix("--"), argument.count > 2 { return (String(argument.prefix(2)), String(argument.dropFirst(2))) }
         return (argument, nil)
     }
-
-    /// Whether `argument` names one of the command's options (`--force`, `-o`, `--key=x`, `-j4`).
-    private func isOption(_ argument: String) -> Bool { spec.option(Self.split(argument).spelling) != nil }
 
     /// Refuses `name` when another option of one of its exclusive groups was given, and a
     /// second one of a `.oneOf` group (where results go: two `-o` are as ambiguous as `-o` and

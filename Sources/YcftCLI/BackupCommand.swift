@@ -69,8 +69,6 @@ struct BackupInput {
             switch selection {
             case let .app(app): preferences = try backup.preferences(of: .app(app))
             case let .group(group, app):
-                // The group's container is found by its id; an --app given with it must be in the
-                // backup (a mistyped --app is not ignored).
                 if let app, try !backup.lists(.app(app)) { throw .appNotListed(app) }
                 preferences = try backup.preferences(of: .group(group))
             }
@@ -230,7 +228,6 @@ enum BackupCommand {
     ///   prompt (`no password was given`).
     static func password(_ file: String?, folder: String, io: CommandIO) throws(Ycft.Failure) -> (bytes: [UInt8], typed: Bool)? {
         if file == nil || file == "-" {
-            // nil when standard input is not a terminal.
             let answer: PasswordPrompt.Answer?
             do {
                 answer = try io.askPassword("Password of the encrypted backup \(Ycft.shown(folder)): ")
@@ -238,7 +235,6 @@ enum BackupCommand {
                 throw Ycft.Failure(.trouble, folder, "cannot read the password from the terminal: \(error)")
             }
             switch answer {
-            // Enter alone is no password: the caller asks again, deriving nothing.
             case let .line(typed)?: return (typed, true)
             // End of input (Ctrl-D) with nothing typed: the person gives none, and is not asked again (as sudo).
             case .endOfInput?: throw Ycft.Failure(.trouble, folder, "no password was given")
@@ -261,9 +257,9 @@ enum BackupCommand {
         // as part of a password.
         if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
         guard line.count <= PasswordPrompt.maxLength else {
-            throw Ycft.Failure(.trouble, Ycft.display(file), "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
+            throw Ycft.Failure(.trouble, file, "the password's line is longer than \(PasswordPrompt.maxLength) bytes")
         }
-        guard !line.isEmpty else { throw Ycft.Failure(.trouble, Ycft.display(file), "the first line is empty; it should hold the password") }
+        guard !line.isEmpty else { throw Ycft.Failure(.trouble, file, "the first line is empty; it should hold the password") }
         return (Array(line), false)
     }
 
@@ -385,7 +381,7 @@ enum BackupCommand {
                 try io.backupGuard.refuse(output, .write)
             } catch {
                 // Without failure(_:)'s hint to extract a copy: this is that copy's output.
-                throw Ycft.Failure(.trouble, Ycft.display(error.path), error.description)
+                throw Ycft.Failure(.trouble, error.path, error.description)
             }
         }
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
@@ -406,12 +402,10 @@ enum BackupCommand {
             switch OutputGuard.comparison(io.lookAtOutput(output), with: bytes, key: LegacyArchive.defaultsKey, io: io) {
             case let .same(identity)?: expected = identity
             case let .differs(refusal)?:
-                throw Ycft.Failure(.trouble, Ycft.display(output), refusal + " Use another FILE, or --force to replace it")
+                throw Ycft.Failure(.trouble, output, refusal + " Use another FILE, or --force to replace it")
             case nil: break
             }
         }
-        // Decrypted bytes go only where no one else may read them: the writer makes a new file
-        // 0600 and refuses a pipe, a device, or a file whose mode lets others in (it would be kept).
         let options = SafeFile.WriteOptions(expected: expected, replaceReadOnly: force, confidential: encrypted)
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }

@@ -33,9 +33,7 @@ struct Colour: Sendable, Equatable {
         stderr = Self.colours(when, terminal: io.stderrIsTerminal(), noColor: noColor, term: term)
     }
 
-    /// Whether a stream is coloured: `always` and `never` as they say; `auto` on a terminal
-    /// only, and not when `NO_COLOR` has any value but the empty one, or `TERM` is unset,
-    /// empty or `dumb`.
+    /// Whether a stream is coloured, as ``When`` says.
     static func colours(_ when: When, terminal: Bool, noColor: String?, term: String?) -> Bool {
         switch when {
         case .never: false

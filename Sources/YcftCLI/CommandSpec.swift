@@ -235,7 +235,6 @@ enum Usage {
     static func lines(_ spec: CommandSpec) -> [[String]] {
         let shown = spec.options.filter { !$0.hidden && $0.name != .help }
         guard !spec.actions.isEmpty else { return [line(spec, shown, arguments: spec.arguments, required: [])] }
-        // The first argument is the action's name; the rest follow it.
         return spec.actions.map { action in
             [action.name] + line(spec, shown.filter { action.options.contains($0.name) }, arguments: Array(spec.arguments.dropFirst()),
                                  required: action.required)

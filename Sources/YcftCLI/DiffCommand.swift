@@ -51,7 +51,6 @@ enum DiffCommand {
         if PropertyList.detectFormat(bytes) == nil, let records = try? RecordsFormat.records(fromJSON: bytes) {
             return (path, DeviceLoad(held: records), "records-json")
         }
-        // Read as status reads it; run says any failure as trouble (exit 1 means "they differ").
         let (file, load) = try StatusCommand.load(bytes, of: path, options: options)
         // The finding by which the device discards the state is said once, with what it means here.
         Ycft.warn(load.findings.filter { $0 != load.resetsAll }, path: path, io: io)
@@ -81,7 +80,6 @@ enum DiffCommand {
         guard let value else { return "none" }
         return "\(ExactTime.utcText(secondsSince2001: value)) (\(Ycft.exactTime(value)))"
     }
-
 
     static func text(_ a: Side, _ b: Side, _ changes: [Change], _ gates: [(StatusCommand.Gate, GateDecision, GateDecision)],
                      now: StatusCommand.Shown) -> String {

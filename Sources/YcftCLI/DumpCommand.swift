@@ -40,7 +40,6 @@ enum DumpCommand {
         var options = try Options(ParsedArguments(arguments, spec: .dump))
         do throws(Ycft.Failure) {
             var io = io
-            // git shows a textconv that fails as an error: a file it cannot show is a line too.
             if options.mode == .textconv, options.backup == nil {
                 io.writeStdout(textconv(path: options.path, key: options.stateKey, limits: options.limits, compact: options.compact, io: io))
                 return .success
@@ -162,7 +161,6 @@ enum DumpCommand {
             return Array("(\(bytes.count) bytes, no property list ycft reads: \(error.description))\n".utf8)
         }
         let file = try? StateFile(bytes, key: key, limits: limits)
-        // An archive of its own: its records, as dump prints them.
         if let file, file.defaults == nil, let state = try? file.state() { return RecordsFormat.json(state.records, style: style) }
         let raw: JSON
         do { raw = try ArchiveDump.raw(value, shared: .expand) } catch {
@@ -171,7 +169,6 @@ enum DumpCommand {
             }
             raw = shared
         }
-        // A defaults file: the archive data under the key read as its records, every other key as it is.
         guard let file, file.forms.contains(.defaultsArchive), case let .object(members) = raw,
               let state = try? file.state(), let records = try? JSON.parse(RecordsFormat.json(state.records)) else {
             return raw.bytes(style: style)

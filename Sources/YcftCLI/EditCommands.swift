@@ -205,7 +205,7 @@ enum EditCommands {
                 return options
             }, change: { (bytes: [UInt8]) throws(Ycft.Failure) -> [UInt8]? in
                 let rewritten: StateEdit.Report?
-                do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, Ycft.display(path), error.message) }
+                do throws(Ycft.Failure) { rewritten = try change(bytes) } catch { throw Ycft.Failure(.content, path, error.message) }
                 guard let rewritten, rewritten.bytes != bytes else { return nil }
                 report = rewritten
                 return rewritten.bytes
@@ -242,7 +242,6 @@ enum EditCommands {
             let why = [removed.finding].resetsAll == nil ? "ycft cannot read" : "YCFirstTime discards unread"
             Ycft.warn("removed \(UntrustedText.quoted(removed.key)), which \(why) "
                       + "([\(removed.finding.rule.rawValue)] \(removed.finding.located))", path: path, io: io)
-            // Other keys that hold the state stay: whether they copied what was removed cannot be told.
             let names = removed.left.map { $0 == .plainRecords ? "\"\(RecordsFormat.defaultsKey)\"" : "\"\(IntervalKey.prefix)*\"" }
             if !names.isEmpty {
                 Ycft.warn("the state in \(names.joined(separator: " and ")) stays: whether it copied what was removed cannot be "

@@ -49,7 +49,8 @@ private struct EditSession {
     /// How the editing part ended (`rewriteState` may still fail to write).
     enum End {
         case open, cancelled, changed
-        case stopped(Stop)
+        /// By trouble, or by a signal that then ends ycft (a content stop is thrown instead).
+        case stopped(String, signal: Int32?)
     }
 
     static let name = "records.json"
@@ -77,8 +78,11 @@ private struct EditSession {
             holdsEdit = true
             return edited
         } catch {
-            if case let .content(message) = error { throw Ycft.Failure(.content, nil, message) }
-            end = .stopped(error)
+            switch error {
+            case let .content(message): throw Ycft.Failure(.content, nil, message)
+            case let .trouble(message): end = .stopped(message, signal: nil)
+            case let .signal(signal, message): end = .stopped(message, signal: signal)
+            }
             return nil
         }
     }
@@ -228,12 +232,9 @@ private struct EditSession {
         var exit = status
         var signal: Int32?
         switch end {
-        case let .stopped(.trouble(message)), let .stopped(.content(message)):
-            exit = Ycft.Failure(.trouble, Ycft.display(path), message).report(io)
-        case let .stopped(.signal(received, message)):
-            _ = Ycft.Failure(.trouble, Ycft.display(path), message).report(io)
+        case let .stopped(message, received):
+            exit = Ycft.Failure(.trouble, path, message).report(io)
             signal = received
-            exit = .trouble
         case .cancelled where status == .success:
             io.writeStderr("ycft: \(Ycft.shown(path)): no change; nothing was written\n")
         case .open, .cancelled, .changed: break
@@ -253,7 +254,7 @@ private struct EditSession {
         if caught, let late = signal ?? ForegroundEditor.stopSignal {
             if signal == nil {
                 let written = status == .success && { if case .changed = end { return true } else { return false } }()
-                _ = Ycft.Failure(.trouble, Ycft.display(path), "stopped by \(ForegroundEditor.name(of: late))"
+                _ = Ycft.Failure(.trouble, path, "stopped by \(ForegroundEditor.name(of: late))"
                                  + (written ? " after the edit was written" : "; nothing was written")).report(io)
             }
             ForegroundEditor.raiseByDefault(late)

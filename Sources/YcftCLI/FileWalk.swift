@@ -13,7 +13,7 @@ import Darwin
 /// twice (or through a link) counts once.
 struct FileWalk {
     /// Globs a file's name must match in a directory walk (`fnmatch`); never empty.
-    var includes: [String] = ["*.plist"]
+    var includes: [String]
 
     struct Input {
         let path: String

@@ -63,7 +63,7 @@ extension MigrateCommand {
         do { input = try io.readFile(path, limit, lock) } catch { throw Ycft.Failure(.trouble, path, Ycft.failure(error).message) }
         guard input.bytes.count <= limit else {
             input.release()
-            throw Ycft.Failure(.content, path, "input is larger than the limit of \(limit) bytes (raise it with --max-input-size)")
+            throw Ycft.tooLarge(path, limit: limit)
         }
         return input
     }
@@ -95,6 +95,10 @@ extension MigrateCommand {
         Ycft.warnDropped(outcome.dropped, path: path, io: io, dryRun: dryRun)
         func say(_ text: String) { io.writeStderr("ycft: \(Ycft.shown(path)): \(text)\n") }
         func records(_ keys: [String]) -> String { "\(keys.count) record\(keys.count == 1 ? "" : "s")" }
+        func listed(_ keys: [String]) -> String {
+            let shown = keys.prefix(10).map(UntrustedText.quoted).joined(separator: ", ")
+            return keys.count > 10 ? shown + ", and \(keys.count - 10) more" : shown
+        }
         let (versions, rounded, timeless) = (outcome.droppedVersions, outcome.roundedTimes, outcome.droppedRecords)
         if !versions.isEmpty { say("dropped the versions of \(records(versions)): \(listed(versions))") }
         if !rounded.isEmpty {

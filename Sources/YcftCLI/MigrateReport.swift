@@ -40,11 +40,6 @@ extension MigrateCommand {
             + "\(count(.skipped)) skipped, \(count(nil)) failed" + (mode == .dryRun ? " (dry run: nothing written)" : "") + "\n"
     }
 
-    static func listed(_ keys: [String]) -> String {
-        let shown = keys.prefix(10).map(UntrustedText.quoted).joined(separator: ", ")
-        return keys.count > 10 ? shown + ", and \(keys.count - 10) more" : shown
-    }
-
     /// A file's line in the dry-run listing; nil when it failed.
     static func dryRunLine(_ report: FileReport) -> String? {
         guard report.error == nil, let outcome = report.outcome else { return nil }

@@ -40,13 +40,13 @@ enum PackCommand {
             } catch {
                 // A plist or an archive given to pack (`ycft pack prefs.plist`): dump was probably meant.
                 let hint = PropertyList.detectFormat(bytes) == nil ? "" : "; it is a property list: did you mean 'ycft dump \(Ycft.shown(options.path))'?"
-                throw Ycft.Failure(.content, Ycft.display(options.path), error.description + hint)
+                throw Ycft.Failure(.content, options.path, error.description + hint)
             }
             // Never write an archive that ycft itself would refuse to read with these limits
             // (many records: more values than the node ceiling of --max-input-size allows).
             func checkReadable(_ archive: [UInt8]) throws(Ycft.Failure) {
                 do throws(PlistError) { try PropertyList.checkReadable(archive, limits: options.common.limits) } catch {
-                    throw Ycft.Failure(.content, Ycft.display(options.path),
+                    throw Ycft.Failure(.content, options.path,
                                        "the archive would not be read back with these limits: \(error.description) (raise it with --max-input-size); nothing was written")
                 }
             }

@@ -126,10 +126,10 @@ enum StatusCommand {
     static func load(_ bytes: [UInt8], of path: String, options: Options) throws(Ycft.Failure) -> (file: StateFile, load: DeviceLoad) {
         let file: StateFile
         do { file = try StateFile(bytes, key: options.key, limits: options.limits) } catch {
-            throw Ycft.Failure(.content, Ycft.display(path), error.description)
+            throw Ycft.Failure(.content, path, error.description)
         }
         do { return (file, try file.deviceLoad()) } catch {
-            throw Ycft.Failure(.content, Ycft.display(path), EditCommands.refusal(error, in: file).message)
+            throw Ycft.Failure(.content, path, EditCommands.refusal(error, in: file).message)
         }
     }
 
@@ -157,7 +157,7 @@ enum StatusCommand {
                 // answer would be "never run, runs now" for a gate no app has. (A record may
                 // have the empty key; then it is asked about.)
                 if gate.key.isEmpty {
-                    throw Ycft.Failure(.trouble, Ycft.display(options.path), "'--gate =\(UntrustedText.escaped(gate.text))' names the empty key, and no record has it "
+                    throw Ycft.Failure(.trouble, options.path, "'--gate =\(UntrustedText.escaped(gate.text))' names the empty key, and no record has it "
                                        + "(a variable in the command left empty?)")
                 }
                 let hint = Suggestion.hint(for: gate.key, among: keys)

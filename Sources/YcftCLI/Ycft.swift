@@ -31,8 +31,6 @@ package enum Ycft {
     /// - Parameter arguments: the raw `argv` (without the program name) as `PathBytes`
     ///   strings (`main.swift` says why).
     package static func main(_ arguments: [String]) -> Int32 {
-        // The process ends when the command does: the last property list read is left to the
-        // exit rather than freed node by node.
         PlistTrees.leaveLastToExit()
         return run(arguments, io: .live(StandardStreams.shared))
     }
@@ -184,16 +182,16 @@ package enum Ycft {
         } catch {
             // A backup folder given as a file: how its files are read.
             if path != "-", BackupFolderGuard.isBackupFolder(path) {
-                throw Failure(.trouble, display(path), error.description + ": " + BackupCommand.backupFolderHint(path))
+                throw Failure(.trouble, path, error.description + ": " + BackupCommand.backupFolderHint(path))
             }
-            throw Failure(.trouble, display(path), error.description)
+            throw Failure(.trouble, path, error.description)
         }
         guard bytes.count <= limit else { throw tooLarge(path, limit: limit) }
         return bytes
     }
 
     /// An input over `--max-input-size`: `ycft: FILE: input is ` and ``overLimit(_:)``, exit 1.
-    static func tooLarge(_ path: String, limit: Int) -> Failure { Failure(.content, display(path), "input is " + overLimit(limit)) }
+    static func tooLarge(_ path: String, limit: Int) -> Failure { Failure(.content, path, "input is " + overLimit(limit)) }
 
     /// `larger than the limit of N bytes (raise it with --max-input-size)`.
     static func overLimit(_ limit: Int) -> String { "larger than the limit of \(limit) bytes (raise it with --max-input-size)" }
@@ -215,7 +213,7 @@ package enum Ycft {
             message += "; decrypted preferences go only to standard output (-o -) or to a regular file only its owner may read"
         default: break
         }
-        return Failure(.trouble, display(error.path), message)
+        return Failure(.trouble, error.path, message)
     }
 
     /// The one rule for binary output on a terminal (`pack`, `migrate -o`, `backup extract`): a
