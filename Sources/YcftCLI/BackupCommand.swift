@@ -372,18 +372,20 @@ enum BackupCommand {
     /// decrypted), written to `output` through the one writer (never into the backup folder); a
     /// new file holding decrypted bytes gets mode 0600.
     static func extract(_ input: BackupInput, to output: String, force: Bool, limits: PlistLimits, io: CommandIO) throws(Ycft.Failure) {
-        let (path, io, encrypted) = try input.open(limits: limits, io: io)
         if !Ycft.isStandardOutput(output) {
+            // Refused before the backup is read (and a password asked for: each try derives a
+            // key for seconds), as the writer will refuse it: inside the backup (one of its
+            // folders under another path too), or a folder.
             do throws(FileError) {
-                // Refused before the backup is read (and a password asked for), as the writer
-                // will refuse it: one of the backup's folders under another path too.
                 io.backupGuard.remember(backup: input.folder)
                 try io.backupGuard.refuse(output, .write)
             } catch {
                 // Without failure(_:)'s hint to extract a copy: this is that copy's output.
                 throw Ycft.Failure(.trouble, error.path, error.description)
             }
+            if io.fileStatus(output)?.kind == .directory { throw Ycft.failure(FileError(.write, output, .isDirectory)) }
         }
+        let (path, io, encrypted) = try input.open(limits: limits, io: io)
         let bytes = try Ycft.readInput(path, io: io, limit: limits.maxInputSize)
         try Ycft.refuseBinaryOnTerminal(bytes, to: output, io: io, plistFormatHint: "")
         if Ycft.isStandardOutput(output) {

@@ -154,14 +154,18 @@ enum Completions {
 
     /// An option's help as one short phrase: its first sentence (or clause), on one line, its
     /// words as they are (quoting is each shell's own, below). A sentence ends at `. `, else a
-    /// clause at `; `, outside parentheses (`2.x (default; Swift) or 1.x` is one clause).
+    /// clause at `; `, outside parentheses (`2.x (default; Swift) or 1.x` is one clause) and
+    /// not at an ellipsis.
     static func summary(_ lines: [String]) -> String {
         let text = Array(lines.map { $0.trimmingWhitespace() }.joined(separator: " "))
         for stop in [".", ";"] {
             var depth = 0
             for (i, c) in text.enumerated() {
                 depth += c == "(" ? 1 : c == ")" && depth > 0 ? -1 : 0
-                if depth == 0, c == Character(stop), i >= 12, i + 1 < text.count, text[i + 1] == " " { return String(text[..<i]) }
+                // An ellipsis (`japanese, ... (default`) ends nothing.
+                if depth == 0, c == Character(stop), i >= 12, i + 1 < text.count, text[i + 1] == " ", text[i - 1] != "." {
+                    return String(text[..<i])
+                }
             }
         }
         return text.last == "." ? String(text.dropLast()) : String(text)

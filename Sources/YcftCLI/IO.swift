@@ -55,6 +55,8 @@ package struct CommandIO: Sendable {
     /// The width help wraps to: `COLUMNS`, else the terminal's on standard output, else 80
     /// (as swift-argument-parser measures it).
     package var terminalWidth: @Sendable () -> Int = { 80 }
+    /// The width of the terminal on standard error (`migrate`'s progress bar fits in it), else 80.
+    package var stderrWidth: @Sendable () -> Int = { 80 }
     package var stderrIsTerminal: @Sendable () -> Bool = { false }
     /// Whether a path that is not a descriptor name is a terminal device (`/dev/tty`,
     /// `/dev/pts/3`, a link to one: `SafeFile/isTerminalDevice(_:)`); in memory, never.
@@ -158,6 +160,10 @@ package struct CommandIO: Sendable {
         io.stderrIsTerminal = { isatty(2) != 0 && !streams.standardError.wasClosed }
         io.isTerminalDevice = { path in SafeFile.isTerminalDevice(path) }
         io.terminalWidth = { CommandIO.terminalWidth(columns: getenv("COLUMNS").map { String(cString: $0) }) }
+        io.stderrWidth = {
+            var size = winsize()
+            return ioctl(2, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+        }
         io.fileStatus = { path in try? FileStatus.of(path).get() }
         io.readRegularFile = { path, limit throws(FileError) in try SafeFile.read(path, limit: limit, regularOnly: true) }
         io.listFiles = { directory throws(SystemError) in try DirectoryListing.regularFiles(below: directory) }

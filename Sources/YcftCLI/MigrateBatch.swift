@@ -42,6 +42,10 @@ extension MigrateCommand {
                 if SafeFile.descriptorPath(out) != nil && !single && !found.isEmpty {
                     throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): standard output and other descriptors take one input file; give a directory for several")
                 }
+                // An existing file there: one refusal, not one "cannot create the directory" a file.
+                if !single && !found.isEmpty, let status = io.fileStatus(out), status.kind != .directory {
+                    throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): not a directory; several inputs, or a directory operand, go into -o DIRECTORY")
+                }
                 jobs = found.map { item in
                     Job(path: item.path, output: single ? out : (out.hasSuffix("/") ? out + item.mirror : "\(out)/\(item.mirror)"))
                 }

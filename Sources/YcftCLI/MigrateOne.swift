@@ -81,7 +81,7 @@ extension MigrateCommand {
             case .intervalGate: hint = ": migrate without --drop-versions"
             case .onlyOtherData: hint = " (--keep-source)"
             // A bare archive, not the defaults file holding it: what reads it.
-            case .notDefaults(found: .dictionary): hint = "; 'ycft dump FILE' reads an archive itself"
+            case .notDefaults(found: .dictionary): hint = "; 'ycft dump \(Ycft.shown(path))' reads an archive itself"
             default: hint = ""
             }
             throw Ycft.Failure(.content, path, error.description + hint)

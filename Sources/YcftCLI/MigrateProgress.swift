@@ -30,10 +30,17 @@ final class MigrateProgress: Sendable {
             guard now.uptimeNanoseconds - c.last.uptimeNanoseconds >= interval || (terminal && c.done == total) else { return }
             c.last = now
             if terminal {
-                let width = 30
-                let filled = total == 0 ? width : width * c.done / total
+                // The whole line fits on one screen line, short of the last column (a line that
+                // wraps is not cleared by clearLine): a narrower bar, or the count alone.
+                let count = " \(c.done)/\(total)"
+                let width = min(30, io.stderrWidth() - 1 - count.count - 2)
                 io.writeStderr(Ycft.TerminalControl.lineStart)
-                io.writeStderr("[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(c.done)/\(total)")
+                if width >= 10 {
+                    let filled = total == 0 ? width : width * c.done / total
+                    io.writeStderr("[\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))]\(count)")
+                } else {
+                    io.writeStderr(String(count.dropFirst()))
+                }
                 c.drew = true
             } else {
                 io.writeStderr("ycft migrate: \(c.done)/\(total) files\n")

@@ -40,9 +40,12 @@ extension MigrateCommand {
             + "\(count(.skipped)) skipped, \(count(nil)) failed" + (mode == .dryRun ? " (dry run: nothing written)" : "") + "\n"
     }
 
-    /// A file's line in the dry-run listing; nil when it failed.
+    /// A file's line in the dry-run listing; one that would fail is listed in its place with
+    /// the reason (said on standard error too, as it happened: in a long listing it scrolled
+    /// away above it).
     static func dryRunLine(_ report: FileReport) -> String? {
-        guard report.error == nil, let outcome = report.outcome else { return nil }
+        if let error = report.error { return "\(Ycft.shown(report.path)): would fail: \(error)\n" }
+        guard let outcome = report.outcome else { return nil }
         switch outcome.status {
         case .unchanged: return "\(Ycft.shown(report.path)): unchanged\n"
         case .skipped: return "\(Ycft.shown(report.path)): skipped (no source state)\n"

@@ -307,6 +307,13 @@ struct ProgressOnATerminal {
         #expect(Array(lines[(command + 1)...].prefix(2)) == ["ycft migrate: 40 files: 40 migrated, 0 unchanged, 0 skipped, 0 failed", "ycft-exit=0"],
                 "\(screen)")
         #expect(!screen.contains("["), "\(screen)")
+        // A terminal narrower than the bar: the bar is narrower (a line that wraps would not be
+        // cleared), and gone at the end all the same.
+        try tmux.run(["resize-window", "-t", "edit", "-x", "30"])
+        try tmux.type("clear; \(ycft) migrate --to records -o narrow in; echo ycft-exit=$?")
+        let narrow = try tmux.waitFor { Tmux.exitStatus($0) != nil && !$0.contains("clear;") }
+        #expect(!narrow.contains("[") && !narrow.contains("40/40"), "\(narrow)")
+        try tmux.run(["resize-window", "-t", "edit", "-x", "300"])
         try tmux.type("clear; \(ycft) migrate --to records -o out2 in 2>&1 | cat; echo ycft-exit=$?")
         let piped = try tmux.waitFor { Tmux.exitStatus($0) != nil && !$0.contains("clear;") }
         #expect(!piped.contains("["), "\(piped)")

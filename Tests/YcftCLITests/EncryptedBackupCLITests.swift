@@ -144,6 +144,23 @@ import TestSupport
         #expect(try Backups.snapshot(encrypted) == before)
     }
 
+    /// `extract -o` into the backup, or onto a folder, is refused before the backup is read: no
+    /// password is asked for (each try derives a key for seconds), where before the refusal came
+    /// only after the password.
+    @Test func anOutputTheWriterRefusesIsRefusedBeforeThePassword() throws {
+        let encrypted = try Backups.make(password: Backups.password)
+        let before = try Backups.snapshot(encrypted)
+        let folder = try TestPaths.temporaryDirectory()
+        let inside = encrypted.appendingPathComponent("n.plist").path
+        let intoBackup = try run(["backup", "extract", "--app", "com.example.notes", "-o", inside, encrypted.path])
+        #expect(intoBackup.status == 2)
+        #expect(intoBackup.stderr == "ycft: \(inside): cannot write: it is inside the iPhone backup \"\(encrypted.path)\", which ycft never writes into\n")
+        let ontoFolder = try run(["backup", "extract", "--app", "com.example.notes", "-o", folder.path, encrypted.path])
+        #expect(ontoFolder.status == 2)
+        #expect(ontoFolder.stderr == "ycft: \(folder.path): cannot write: Is a directory\n")
+        #expect(try Backups.snapshot(encrypted) == before)
+    }
+
     /// Each spoilt encrypted backup: the exact line from a read of the notes app's preferences
     /// and from `backup apps` (which names the app when only its file is spoilt).
     @Test(arguments: [

@@ -111,6 +111,8 @@ import FirstTimeCore
         #expect(Completions.summary(["Override the minimum (1 ... 7). Default: the locale's."]) == "Override the minimum (1 ... 7)")
         #expect(Completions.summary(["Clause one (a. b) here; clause two"]) == "Clause one (a. b) here")
         #expect(Completions.summary(["Short. A longer sentence follows."]) == "Short. A longer sentence follows")
+        #expect(Completions.summary(["Calendars: gregorian, hebrew, ... (default: the locale's). More."])
+                == "Calendars: gregorian, hebrew, ... (default: the locale's)")
         let zsh = generate(["--generate-completion-script", "zsh"])
         #expect(zsh.contains("'--minimum-days-in-first-week''[Override the minimum days in the first week (1 ... 7)]:N: '"))
         let fish = generate(["--generate-completion-script", "fish"])

@@ -260,6 +260,18 @@ enum UntrustedTextForTests {
                 + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
     }
 
+    /// The bar fits in a narrow terminal, short of its last column (a line that wraps is not
+    /// cleared at the end); narrower still, the count alone.
+    @Test(arguments: [(30, "[" + String(repeating: "#", count: 23) + "] 1/1"), (20, "[" + String(repeating: "#", count: 13) + "] 1/1"), (15, "1/1")])
+    func theProgressBarFitsTheTerminal(_ width: Int, _ drawn: String) throws {
+        let fake = FakeIO(files: ["d.plist": try readBytes(TestPaths.fixtures.appendingPathComponent("valid/defaults/export.binary.plist"))])
+        var io = fake.io
+        io.stderrIsTerminal = { true }
+        io.stderrWidth = { width }
+        #expect(Ycft.run(["migrate", "-o", "out.plist", "d.plist"], io: io) == 0)
+        #expect(fake.stderr == "\r" + drawn + "\r\u{1B}[K" + "ycft migrate: 1 file: 1 migrated, 0 unchanged, 0 skipped, 0 failed\n")
+    }
+
     @Test func anythingElseIsEscaped() {
         let fake = FakeIO()
         let io = Ycft.terminalSafe(fake.io)

@@ -70,7 +70,7 @@ import TestSupport
             let (result, path) = try run(["migrate", "--in-place", "--no-backup"] + target + file.keyArguments + ["FILE"], file.bytes)
             #expect(result.status == 1, "\(target)")
             // A keyed archive (a dictionary that is no defaults domain): what reads it.
-            let hint = file.defaultsJudgement.hasSuffix("a keyed archive, not a defaults domain") ? "; 'ycft dump FILE' reads an archive itself" : ""
+            let hint = file.defaultsJudgement.hasSuffix("a keyed archive, not a defaults domain") ? "; 'ycft dump \(path)' reads an archive itself" : ""
             #expect(result.stderr == "ycft: \(path): \(file.defaultsJudgement)\(hint)\n"
                     + "ycft migrate: 1 file: 0 migrated, 0 unchanged, 0 skipped, 1 failed\n", "\(target)")
         }

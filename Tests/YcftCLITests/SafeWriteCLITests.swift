@@ -204,6 +204,17 @@ private let attributesWork: Bool = {
         let two = try ycft(in: dir, ["migrate", "-o", "-", "a/x.plist", "b/x.plist"])
         #expect(two.status == 2)
         #expect(two.stderr == "ycft: /dev/stdout: standard output and other descriptors take one input file; give a directory for several\n")
+        // An existing file as OUT for several inputs, or for a directory operand: one refusal
+        // before any work (before, one "cannot create the directory: Not a directory" a file),
+        // the file untouched; one input file still replaces it.
+        try Data("keep".utf8).write(to: dir.appendingPathComponent("out.plist"))
+        for operands in [["a/x.plist", "b/x.plist"], ["a"]] {
+            let intoFile = try ycft(in: dir, ["migrate", "-o", "out.plist"] + operands)
+            #expect(intoFile.status == 2, "\(operands)")
+            #expect(intoFile.stderr == "ycft: out.plist: not a directory; several inputs, or a directory operand, go into -o DIRECTORY\n", "\(operands)")
+        }
+        #expect(try Data(contentsOf: dir.appendingPathComponent("out.plist")) == Data("keep".utf8))
+        #expect(try ycft(in: dir, ["migrate", "-o", "out.plist", "a/x.plist"]).status == 0)
         // One input that is no file (a pipe): said as such, not as "several inputs".
         let piped = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd \"$1\" && cat a/x.plist | \"$0\" migrate -o - /dev/stdin",
                                                                       ycft.path, dir.path])
