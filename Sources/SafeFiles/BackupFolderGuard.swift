@@ -79,16 +79,20 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// folders by device and inode under any path, so a write into one seen elsewhere through a
     /// bind mount (`mount --bind BACKUP/3f /mnt/x`: no folder above `/mnt/x` is marked) is
     /// refused too, named as `folder`. Looked at now; a two-digit folder is not followed through
-    /// a link. Answers given before are asked again.
+    /// a link. Answers given before are asked again; a backup already taken is not looked at again.
     package func remember(backup folder: String) {
-        guard case let .success(root) = FileStatus.of(folder), root.kind == .directory else { return }
+        let fd = Self.openFolder(folder)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        // unreachable: fstat of an open descriptor does not fail
+        guard case let .success(root) = FileStatus.of(descriptor: fd) else { return }
         let backup = Folder(path: folder, inode: FileIdentity.Inode(root.identity))
+        if locked({ known[backup.inode] }) != nil { return }
         let digits = Array("0123456789abcdef")
         var folders = [backup.inode]
         for high in digits {
             for low in digits {
-                let name = (folder.hasSuffix("/") ? folder : folder + "/") + String(high) + String(low)
-                if case let .success(seen) = FileStatus.of(name, followLinks: false), seen.kind == .directory {
+                if case let .success(seen) = FileStatus.of(String(high) + String(low), in: fd, followLinks: false), seen.kind == .directory {
                     folders.append(FileIdentity.Inode(seen.identity))
                 }
             }
@@ -110,10 +114,16 @@ package final class BackupFolderGuard: @unchecked Sendable {
     /// at as the writer's walk looks at them (a link is a mark, followed or not); false when the
     /// folder cannot be opened. For what a command says of a backup given as its input.
     package static func isBackupFolder(_ path: String) -> Bool {
-        let fd = open(PathBytes.cString(path), HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC)
+        let fd = openFolder(path)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         return (try? isBackupFolder(descriptor: fd).get()) ?? false
+    }
+
+    /// The folder at `path` (links followed), opened to look at its entries by descriptor; -1
+    /// with `errno` set when it cannot be.
+    private static func openFolder(_ path: String) -> Int32 {
+        PathBytes.withCString(path) { open($0, HeldFolder.pathOnly | O_DIRECTORY | O_CLOEXEC) }
     }
 
     /// Whether the folder open as `fd` is a backup folder by ``marksBackup(_:)``; an entry that
