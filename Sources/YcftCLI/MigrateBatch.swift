@@ -32,18 +32,21 @@ extension MigrateCommand {
             }
             let found = walked.inputs
             inputs = walked.inodes
+            // OUT as it is before the run (nil: not there), looked at once.
+            var outStatus: FileStatus?
             switch mode {
             case .dryRun: jobs = found.map { Job(path: $0.path, output: nil) }
             case .inPlace: jobs = found.map { Job(path: $0.path, output: $0.path) }
             case let .output(out):
+                outStatus = io.fileStatus(out)
                 let single = operands.count == 1 && found.count == 1 && found[0].fileOperand
-                    && io.fileStatus(out)?.kind != .directory && !out.hasSuffix("/")
+                    && outStatus?.kind != .directory && !out.hasSuffix("/")
                 // (Nothing found: the walk's problems say why, as for any output.)
                 if SafeFile.descriptorPath(out) != nil && !single && !found.isEmpty {
                     throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): standard output and other descriptors take one input file; give a directory for several")
                 }
                 // An existing file there: one refusal, not one "cannot create the directory" a file.
-                if !single && !found.isEmpty, let status = io.fileStatus(out), status.kind != .directory {
+                if !single && !found.isEmpty, let status = outStatus, status.kind != .directory {
                     throw Ycft.Failure(.trouble, nil, "\(Ycft.shown(out)): not a directory; several inputs, or a directory operand, go into -o DIRECTORY")
                 }
                 jobs = found.map { item in
@@ -51,8 +54,8 @@ extension MigrateCommand {
                 }
             }
             // Refuse outputs that meet, and outputs that are inputs (none is below an OUT that is not there).
-            guard case let .output(out) = mode else { return }
-            let outExists = io.fileStatus(out) != nil
+            guard case .output = mode else { return }
+            let outExists = outStatus != nil
             // Each output's spelling normalized once (a string walk per job).
             let spellings = jobs.map { Self.normalized($0.output ?? "") }
             var byOutput: [String: [String]] = [:]
