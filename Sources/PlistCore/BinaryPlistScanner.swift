@@ -551,9 +551,7 @@ final class ObjectTable {
         // byte of input, under 4 GiB (the scanner checks), so the size cannot overflow; an
         // `Array` would trap the same way at the same sizes.
         // unreachable: only when malloc fails (at most 24 bytes a byte of --max-input-size), as an Array would trap
-        guard let memory = malloc(size * MemoryLayout<Entry>.stride) else {
-            fatalError("out of memory")
-        }
+        guard let memory = malloc(size * MemoryLayout<Entry>.stride) else { fatalError("out of memory") }
         base = memory.bindMemory(to: Entry.self, capacity: size)
         self.count = count
     }

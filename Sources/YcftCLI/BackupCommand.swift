@@ -412,8 +412,6 @@ enum BackupCommand {
         do { _ = try io.writeFile(output, bytes, options) } catch { throw Ycft.failure(error) }
     }
 
-
-
     /// What to say of an iPhone backup folder given as a file or a folder of files.
     static func backupFolderHint(_ path: String) -> String {
         let shown = Ycft.shown(path)
