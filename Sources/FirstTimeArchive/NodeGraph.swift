@@ -21,10 +21,10 @@ final class NodeGraph: ArchiveGraph {
         mayHoldWideIntegers = document.mayHoldWideIntegers
         // Exactly the four keys NSKeyedArchiver writes (more: the checked path names them).
         guard document.format == .binary, envelope.dictionaryCount == 4,
-              envelope["$archiver"]?.string == KeyedArchive.archiverName,
-              envelope["$version"]?.int64(mayBeWide: mayHoldWideIntegers) == KeyedArchive.archiverVersion,
-              let top = envelope["$top"], top.dictionaryCount == 1, let rootUID = top["root"]?.uid,
-              let array = envelope["$objects"], let objects = PlistItemCursor(array, of: document),
+              envelope[literal: "$archiver"]?.string == KeyedArchive.archiverName,
+              envelope[literal: "$version"]?.int64(mayBeWide: mayHoldWideIntegers) == KeyedArchive.archiverVersion,
+              let top = envelope[literal: "$top"], top.dictionaryCount == 1, let rootUID = top[literal: "root"]?.uid,
+              let array = envelope[literal: "$objects"], let objects = PlistItemCursor(array, of: document),
               objects.count > 0, objects[0].string == "$null"
         else { return nil }
         self.objects = objects

@@ -269,9 +269,11 @@ extension ContractRule {
     ///   - subject: what holds the time, as the message names it (`NS.time`, `lastTime`).
     ///   - path: where it is.
     ///   - record: the block key of its record, when known.
-    package static func nonFiniteTime(_ seconds: Double, named subject: String, at path: ObjectPath, record: String?) -> ContractFinding? {
+    package static func nonFiniteTime(_ seconds: Double, named subject: String, at path: @autoclosure () -> ObjectPath,
+                                      record: String?) -> ContractFinding? {
+        // The path is made only for a finding: every record's time passes through here.
         guard !seconds.isFinite else { return nil }
-        return ContractFinding(.timeNonFinite, at: path, "\(subject) is \(seconds): interval gates misfire "
+        return ContractFinding(.timeNonFinite, at: path(), "\(subject) is \(seconds): interval gates misfire "
                                + "(YCFirstTime 2.x's days: rule never fires again for NaN and +infinity, always for -infinity)", record: record)
     }
 }

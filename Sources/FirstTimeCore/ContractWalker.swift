@@ -126,7 +126,14 @@ package struct ContractWalker {
         // `field` is nil for anything but a dictionary: no separate kind check (each one is a
         // call into libplist on the fast path).
         guard let ref = graph.field(node, named: "$class"), let classUID = graph.uid(ref), classUID < UInt64(objectCount) else { return nil }
-        if classSlots.isEmpty { classSlots = Array(repeating: 0, count: objectCount) }
+        if classSlots.isEmpty {
+            classSlots = Array(repeating: 0, count: objectCount)
+            // YCFirstTime's archive names three classes, the dictionary, the record and the date:
+            // room for them at once, not three arrays grown one class at a time.
+            classes.reserveCapacity(4)
+            chains.reserveCapacity(4)
+            checked.reserveCapacity(4)
+        }
         let slot = classSlots[Int(classUID)]
         if slot > 0 { return classes[slot - 1] }
         var info: ClassInfo?

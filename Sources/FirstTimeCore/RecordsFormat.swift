@@ -219,6 +219,7 @@ package enum RecordsFormat {
             ("formatVersion", .integer(.signed(Int64(formatVersion)))),
             ("records", .dictionary(PlistDictionary(records.map { key, record in
                 var fields: [(key: String, value: PlistValue)] = []
+                fields.reserveCapacity(2)
                 if let t = record.lastTime { fields.append(("lastTime", .real(t))) }
                 if let v = record.lastVersion { fields.append(("lastVersion", .string(v))) }
                 return (key, .dictionary(PlistDictionary(fields)))

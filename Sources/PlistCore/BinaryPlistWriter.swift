@@ -20,6 +20,9 @@ struct BinaryPlistWriter {
     private var objects: [Object] = []
     private var scalarBytes: [UInt8] = []
     private var refStore: [Int] = []
+    /// The references of the containers being flattened, innermost last: one stack, not an
+    /// array a container.
+    private var refStack: [Int] = []
     /// Where the scalar being encoded starts: it is encoded straight onto the end of
     /// `scalarBytes` and taken back if an equal one is shared (a separate scratch buffer copied
     /// every scalar once more; docs/performance.md).
@@ -50,8 +53,11 @@ struct BinaryPlistWriter {
     ///   would cut it) or a UID above 2^32-1 (CoreFoundation's limit).
     static func write(_ value: PlistValue) throws(PlistError) -> [UInt8] {
         var writer = BinaryPlistWriter()
-        // A dictionary's keys and values are most of the objects: size the tables once.
-        if case let .dictionary(top) = value { writer.reserve(objects: 2 * top.count + 1) }
+        // Sized once from a count of the value: growing each store from empty was most of a
+        // small file's allocations (docs/performance.md).
+        var size = Size()
+        size.count(value)
+        writer.reserve(size)
         let top = try writer.flatten(value)
         return writer.serialize(top: top)
     }
@@ -103,14 +109,43 @@ struct BinaryPlistWriter {
         return size
     }
 
-    /// Sizes the object tables and the sharing table (kept at most half full) for about
-    /// `count` objects. Only capacity: the output is the same without it.
-    fileprivate mutating func reserve(objects count: Int) {
-        objects.reserveCapacity(count)
-        hashes.reserveCapacity(count)
-        var size = 64
-        while size < 2 * count { size *= 2 }
-        if size > table.count { table = Array(repeating: 0, count: size) }
+    /// What a value will take: its objects (a dictionary's keys counted), their references, and
+    /// about their encoded bytes (a string's UTF-8 and data's bytes, 9 for anything else).
+    private struct Size {
+        var objects = 0, refs = 0, bytes = 0
+
+        mutating func count(_ value: PlistValue) {
+            objects += 1
+            switch value {
+            case let .string(s): bytes += 2 + s.utf8.count
+            case let .data(d): bytes += 9 + d.count
+            case let .array(items):
+                refs += items.count
+                for item in items { count(item) }
+            case let .dictionary(dict):
+                objects += dict.count
+                refs += 2 * dict.count
+                for (key, item) in dict {
+                    bytes += 2 + key.utf8.count
+                    count(item)
+                }
+            case .integer, .real, .real32, .bool, .date, .uid: bytes += 9
+            }
+        }
+    }
+
+    /// Sizes the stores and the sharing table (kept at most half full) for `size`. Only
+    /// capacity: the output is the same without it.
+    private mutating func reserve(_ size: Size) {
+        objects.reserveCapacity(size.objects)
+        hashes.reserveCapacity(size.objects)
+        scalarBytes.reserveCapacity(size.bytes)
+        refStore.reserveCapacity(size.refs)
+        // Coder keys repeat by the handful; a defaults file's keys are long and not memoised.
+        keyRefs.reserveCapacity(32)
+        var slots = 64
+        while slots < 2 * size.objects { slots *= 2 }
+        if slots > table.count { table = Array(repeating: 0, count: slots) }
     }
 
     /// A 16-byte integer's object (marker `0x14`, the high half first), as CoreFoundation
@@ -185,9 +220,12 @@ struct BinaryPlistWriter {
         return objects.count - 1
     }
 
-    fileprivate mutating func closeContainer(_ index: Int, marker: UInt8, refs: [Int], count: Int) {
-        objects[index] = .container(marker: marker, start: refStore.count, refCount: refs.count, count: count)
-        refStore.append(contentsOf: refs)
+    /// Ends a container whose references are `refStack` from `base` (its children's own went into
+    /// `refStore` while it was open), moving them to `refStore`.
+    fileprivate mutating func closeContainer(_ index: Int, marker: UInt8, refsFrom base: Int, count: Int) {
+        objects[index] = .container(marker: marker, start: refStore.count, refCount: refStack.count - base, count: count)
+        refStore.append(contentsOf: refStack[base...])
+        refStack.removeLast(refStack.count - base)
     }
 
     fileprivate mutating func flatten(_ value: PlistValue) throws(PlistError) -> Int {
@@ -242,27 +280,28 @@ struct BinaryPlistWriter {
             uidObjects[value] = index + 1
             return index
         case let .array(items):
-            let index = openContainer()
-            var refs: [Int] = []
-            refs.reserveCapacity(items.count)
+            let index = openContainer(), base = refStack.count
             for (i, item) in items.enumerated() {
                 path.push(.index(i))
-                refs.append(try flatten(item))
+                let ref = try flatten(item)
+                refStack.append(ref)
                 path.pop()
             }
-            closeContainer(index, marker: 0xA, refs: refs, count: items.count)
+            closeContainer(index, marker: 0xA, refsFrom: base, count: items.count)
             return index
         case let .dictionary(dict):
-            let index = openContainer()
-            var refs: [Int] = []
-            refs.reserveCapacity(2 * dict.count)
-            for (key, _) in dict { refs.append(try self.key(key)) }
+            let index = openContainer(), base = refStack.count
+            for (key, _) in dict {
+                let ref = try self.key(key)
+                refStack.append(ref)
+            }
             for (key, item) in dict {
                 path.push(.key(key))
-                refs.append(try flatten(item))
+                let ref = try flatten(item)
+                refStack.append(ref)
                 path.pop()
             }
-            closeContainer(index, marker: 0xD, refs: refs, count: dict.count)
+            closeContainer(index, marker: 0xD, refsFrom: base, count: dict.count)
             return index
         }
     }
@@ -305,10 +344,9 @@ struct BinaryPlistWriter {
         }
         if nul { return false }
         if !ascii {
-            let units = Array(s.utf16)
-            append(into: &bytes) { header(0x6, units.count, to: $0) }
-            bytes.reserveCapacity(bytes.count + 2 * units.count)
-            for unit in units { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
+            let count = s.utf16.count
+            append(into: &bytes) { header(0x6, count, to: $0) }
+            for unit in s.utf16 { bytes.append(UInt8(unit >> 8)); bytes.append(UInt8(unit & 0xFF)) }
         }
         return true
     }

@@ -3,7 +3,7 @@
 /// Strings compare by their exact Unicode scalars (never by canonical equivalence), reals by
 /// their bit pattern (`-0.0` is not `0.0`; a NaN equals the same NaN), and dictionaries keep
 /// their key order.
-package indirect enum PlistValue: Sendable {
+package enum PlistValue: Sendable {
     case string(String)
     /// An integer: 64-bit, or 16-byte up to 128 bits (see ``PlistInteger``).
     case integer(PlistInteger)
