@@ -1,3 +1,4 @@
+import PlistCore
 import SafeFiles
 import FileErrors
 
@@ -58,12 +59,22 @@ extension MigrateCommand {
             let outExists = outStatus != nil
             // Each output's spelling normalized once (a string walk per job).
             let spellings = jobs.map { Self.normalized($0.output ?? "") }
-            var byOutput: [String: [String]] = [:]
-            for (job, spelling) in zip(jobs, spellings) { byOutput[spelling, default: []].append(job.path) }
+            // By bytes, as the kernel names files (`é` and `e` + U+0301 are two outputs); each
+            // spelling's first job, and the inputs of those that several jobs share.
+            var firstJob: [ExactKey: Int] = [:]
+            firstJob.reserveCapacity(jobs.count)
+            var shared: [Int: [String]] = [:]
+            for (i, spelling) in spellings.enumerated() {
+                if let first = firstJob[ExactKey(spelling)] {
+                    shared[first, default: [jobs[first].path]].append(jobs[i].path)
+                } else {
+                    firstJob[ExactKey(spelling)] = i
+                }
+            }
             var problems: [String] = []
-            for (job, spelling) in zip(jobs, spellings) {
-                guard let output = job.output, let inputs = byOutput[spelling] else { continue }
-                if inputs.count > 1 && inputs[0] == job.path {
+            for (i, job) in jobs.enumerated() {
+                guard let output = job.output else { continue }
+                if let inputs = shared[i] {
                     problems.append("\(Ycft.shown(output)): \(inputs.count) inputs would be written here: \(inputs.map(Ycft.shown).joined(separator: ", "))")
                 }
                 if outExists, let status = io.fileStatus(output), walked.inodes.contains(FileIdentity.Inode(status.identity)) {
@@ -75,13 +86,24 @@ extension MigrateCommand {
             }
         }
 
-        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs: split at each `/` byte,
+        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs by bytes (`exactlyEqual`): split at each `/` byte,
         /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
         /// makes one character of the two).
         static func normalized(_ path: String) -> String {
-            let slash = UInt8(ascii: "/")
-            var path = path
-            return path.withUTF8 { bytes in
+            let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+            var text = path
+            return text.withUTF8 { bytes in
+                // Most spellings are one already (no empty, `.` or `..` part): kept as they are.
+                var start = 0, plain = true
+                for i in 0...bytes.count where i == bytes.count || bytes[i] == slash {
+                    let n = i - start
+                    if n == 0 ? i != 0 : n <= 2 && bytes[start] == dot && (n == 1 || bytes[start + 1] == dot) {
+                        plain = false
+                        break
+                    }
+                    start = i + 1
+                }
+                if plain { return path }
                 var parts: [Slice<UnsafeBufferPointer<UInt8>>] = []
                 // `a//b`, `a/./b`: nothing; `a/../b`: `b`.
                 for part in bytes.split(separator: slash) where !part.elementsEqual(".".utf8) {

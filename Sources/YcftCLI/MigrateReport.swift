@@ -108,8 +108,9 @@ extension MigrateCommand {
             guard !toStdout, SafeFile.descriptorPath(path) == nil else { return }
             let seen = io.fileStatus(path)
             if let seen, batch.inputs.contains(FileIdentity.Inode(seen.identity)) { throw refusal("it is one of the inputs") }
-            if batch.jobs.contains(where: { $0.output.map(Batch.normalized) == Batch.normalized(path) }) { throw refusal("it is one of the outputs") }
-            if case let .inPlace(suffix?) = mode, let job = batch.jobs.first(where: { Batch.normalized($0.path + suffix) == Batch.normalized(path) }) {
+            let spelling = Batch.normalized(path)
+            if batch.jobs.contains(where: { $0.output.map { exactlyEqual(Batch.normalized($0), spelling) } == true }) { throw refusal("it is one of the outputs") }
+            if case let .inPlace(suffix?) = mode, let job = batch.jobs.first(where: { exactlyEqual(Batch.normalized($0.path + suffix), spelling) }) {
                 throw refusal("it is where the backup of \(Ycft.shown(job.path)) goes")
             }
             if let refusal = OutputGuard.refusal(io.lookAtOutput(path), replacingWith: [], key: key, io: io, hint: "Give the report a path of its own") {

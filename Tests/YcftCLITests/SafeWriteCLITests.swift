@@ -117,6 +117,19 @@ private let attributesWork: Bool = {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("OUT").path))
     }
 
+    /// The kernel names files by bytes: `é` (U+00E9) and `e` + U+0301 are two files, and two
+    /// outputs, though Swift's `==` calls the two strings equal.
+    @Test func outputsThatDifferOnlyInNormalizationAreTwoOutputs() throws {
+        let composed = "a/caf\u{E9}.plist", decomposed = "b/cafe\u{301}.plist"
+        let dir = try tree([composed, decomposed])
+        let result = try ycft(in: dir, ["migrate", "-o", "OUT", "a", "b"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try isMigrated(dir.appendingPathComponent("OUT/caf\u{E9}.plist")))
+        #expect(try isMigrated(dir.appendingPathComponent("OUT/cafe\u{301}.plist")))
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("OUT").path)
+        #expect(Set(names.map { Array($0.utf8) }) == [Array("caf\u{E9}.plist".utf8), Array("cafe\u{301}.plist".utf8)])
+    }
+
     // 2. links and special files
 
     @Test func packToAFullDeviceFailsAndLeavesTheDevice() throws {
