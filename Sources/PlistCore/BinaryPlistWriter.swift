@@ -35,10 +35,14 @@ struct BinaryPlistWriter {
     private var table: [Int] = Array(repeating: 0, count: 64)
     private var sharedCount = 0
     private var hashes: [Int] = []
-    /// Dictionary keys already written, by exact bytes: an archive repeats a handful of coder
-    /// keys (`$class`, `NS.time`, ...) once per object, and each would be encoded and hashed
-    /// again. The index is the one `scalar` gives, so the output is the same.
-    private var keyRefs: [ExactKey: Int] = [:]
+    /// Short dictionary keys that came again, packed (``packed(_:)``), and their objects: an
+    /// archive repeats a handful of coder keys (`$class`, `NS.time`, ...) once per object, and
+    /// each would be encoded and hashed again. Searched in order, compared as two words (a hash
+    /// per lookup cost more than the encoding it saved). Only a key `scalar` shared with an
+    /// earlier one is kept, so unique keys (block keys) never crowd the coder keys out; past
+    /// ``shortKeyLimit``, a key is encoded and shared by `scalar`: the output is the same.
+    private var shortKeys: [(low: UInt64, high: UInt64, ref: Int)] = []
+    private static let shortKeyLimit = 16
     /// UIDs below ``directUIDLimit`` by value: their object's index + 1 (0: not written yet).
     /// An archive's UIDs are its object numbers, almost in order, so this is read nearly
     /// sequentially where the sharing table's random probes missed the cache for most new
@@ -142,7 +146,7 @@ struct BinaryPlistWriter {
         scalarBytes.reserveCapacity(size.bytes)
         refStore.reserveCapacity(size.refs)
         // Coder keys repeat by the handful; a defaults file's keys are long and not memoised.
-        keyRefs.reserveCapacity(32)
+        shortKeys.reserveCapacity(Self.shortKeyLimit)
         var slots = 64
         while slots < 2 * size.objects { slots *= 2 }
         if slots > table.count { table = Array(repeating: 0, count: slots) }
@@ -309,17 +313,35 @@ struct BinaryPlistWriter {
     /// A dictionary key's object. Coder keys are short and repeat; a preferences file's keys are
     /// long and unique (memoising those only costs): only short keys go through the memo.
     fileprivate mutating func key(_ key: String) throws(PlistError) -> Int {
-        let memo = key.utf8.count <= 15
-        if memo, let known = keyRefs[ExactKey(key)] { return known }
+        let packed = Self.packed(key)
+        if let packed {
+            for known in shortKeys where known.low == packed.low && known.high == packed.high { return known.ref }
+        }
         guard Self.encodeString(key, into: &scalarBytes) else {
             discardPending()
             path.push(.key(key))
             defer { path.pop() }
             throw .unwritable(.containsNUL(inKey: true), at: path.path)
         }
+        let written = objects.count
         let ref = scalar()
-        if memo { keyRefs[ExactKey(key)] = ref }
+        if let packed, ref < written, shortKeys.count < Self.shortKeyLimit { shortKeys.append((packed.low, packed.high, ref)) }
         return ref
+    }
+
+    /// A key of at most 15 UTF-8 bytes as two words: its bytes, zero-padded, with its length in
+    /// the last byte (so equal words are equal bytes); nil for a longer key.
+    private static func packed(_ key: String) -> (low: UInt64, high: UInt64)? {
+        var key = key
+        return key.withUTF8 { bytes -> (low: UInt64, high: UInt64)? in
+            guard bytes.count <= 15 else { return nil }
+            var words: (low: UInt64, high: UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &words) { raw in
+                raw.copyMemory(from: UnsafeRawBufferPointer(bytes))
+                raw[15] = UInt8(bytes.count)
+            }
+            return words
+        }
     }
 
     /// Appends a string's object to `bytes`; false (and `bytes` partly written) when the string
