@@ -43,6 +43,8 @@ struct BinaryPlistWriter {
     /// ``shortKeyLimit``, a key is encoded and shared by `scalar`: the output is the same.
     private var shortKeys: [(low: UInt64, high: UInt64, ref: Int)] = []
     private static let shortKeyLimit = 16
+    /// The most entries (or bytes) ``reserve(_:)`` sets aside in a store before writing.
+    private static let reserveLimit = 1 << 16
     /// UIDs below ``directUIDLimit`` by value: their object's index + 1 (0: not written yet).
     /// An archive's UIDs are its object numbers, almost in order, so this is read nearly
     /// sequentially where the sharing table's random probes missed the cache for most new
@@ -138,17 +140,20 @@ struct BinaryPlistWriter {
         }
     }
 
-    /// Sizes the stores and the sharing table (kept at most half full) for `size`. Only
-    /// capacity: the output is the same without it.
+    /// Sizes the stores and the sharing table (kept at most half full) for `size`, up to
+    /// ``reserveLimit`` each: the count is of the value as a tree, and a string or a subtree
+    /// shared many times (up to the guard's expanded bytes) is written once, so a larger store
+    /// grows as it is written instead. Only capacity: the output is the same without it.
     private mutating func reserve(_ size: Size) {
-        objects.reserveCapacity(size.objects)
-        hashes.reserveCapacity(size.objects)
-        scalarBytes.reserveCapacity(size.bytes)
-        refStore.reserveCapacity(size.refs)
+        let objectCount = min(size.objects, Self.reserveLimit)
+        objects.reserveCapacity(objectCount)
+        hashes.reserveCapacity(objectCount)
+        scalarBytes.reserveCapacity(min(size.bytes, Self.reserveLimit))
+        refStore.reserveCapacity(min(size.refs, Self.reserveLimit))
         // Coder keys repeat by the handful; a defaults file's keys are long and not memoised.
         shortKeys.reserveCapacity(Self.shortKeyLimit)
         var slots = 64
-        while slots < 2 * size.objects { slots *= 2 }
+        while slots < 2 * objectCount { slots *= 2 }
         if slots > table.count { table = Array(repeating: 0, count: slots) }
     }
 
