@@ -75,24 +75,6 @@ enum Bombs {
     ]
 }
 
-/// The results of runs made on several threads, each in its own slot.
-final class MeasuredRuns: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Result<MeasuredResult, any Error>?]
-
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ result: Result<MeasuredResult, any Error>) { lock.withLock { slots[index] = result } }
-
-    /// A slot no run set.
-    struct NotRun: Error {}
-
-    /// Every slot's result (a slot never set is an error, so a missed run cannot pass).
-    var results: [Result<MeasuredResult, any Error>] {
-        lock.withLock { slots.map { $0 ?? .failure(NotRun()) } }
-    }
-}
-
 @Suite(.serialized) struct ResourceBounds {
     let ycft = TestPaths.executable("ycft")
 
@@ -104,22 +86,13 @@ final class MeasuredRuns: @unchecked Sendable {
         let file = dir.appendingPathComponent("bomb.plist")
         try writeBytes(bytes, to: file)
         let sanitized = ProcessInfo.processInfo.environment["YCFT_SANITIZER"] != nil
-        // Every command reads through the same XML guard, which is what "XML trues" exercises; three
+        var commands = [["dump"], ["dump", "--raw"], ["dump", "--raw", "--refs"], ["dump", "--objects"], ["verify"], ["status"],
+                        ["migrate", "--dry-run"], ["migrate", "--to", "interval", "-o", dir.appendingPathComponent("out.plist").path]]
+        // Every command reads through the same XML guard, which is what this input exercises; three
         // of them keep the suite's time down in a debug build (each takes seconds there).
-        let commands = name == "XML trues" ? [["dump", "--raw"], ["verify"], ["migrate", "--dry-run"]]
-            : [["dump"], ["dump", "--raw"], ["dump", "--raw", "--refs"], ["dump", "--objects"], ["verify"], ["status"],
-               ["migrate", "--dry-run"], ["migrate", "--to", "interval", "-o", dir.appendingPathComponent("out.plist").path]]
-        // Under a sanitizer the bounds are not checked (it distorts them), so the commands run at
-        // once there, one a core: this serialized suite was the last half of the sanitized run.
-        let runs = MeasuredRuns(count: commands.count)
-        let (ycft, path) = (ycft, file.path)
-        DispatchQueue.concurrentPerform(iterations: sanitized ? commands.count : 1) { slice in
-            for i in commands.indices where !sanitized || i == slice {
-                runs.set(i, Result { try runMeasured(ycft, commands[i] + [path]) })
-            }
-        }
-        for (command, run) in zip(commands, runs.results) {
-            let result = try run.get()
+        if name == "XML trues" { commands = [["dump", "--raw"], ["verify"], ["migrate", "--dry-run"]] }
+        for command in commands {
+            let result = try runMeasured(ycft, command + [file.path])
             #expect((0...2).contains(result.status), "\(name): \(command) exited \(result.status)")
             if !sanitized {
                 // A watchdog, not a benchmark: the work is bounded in CPU time (several times what
