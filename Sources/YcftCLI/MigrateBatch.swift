@@ -86,9 +86,9 @@ extension MigrateCommand {
             }
         }
 
-        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs by bytes (`exactlyEqual`): split at each `/` byte,
-        /// as the kernel splits a path (not at each `/` character: a combining mark after a slash
-        /// makes one character of the two).
+        /// `a/b/../c` and `a//c` as one spelling, for comparing outputs by bytes (`exactlyEqual`):
+        /// split at each `/` byte, as the kernel splits a path (not at each `/` character: a
+        /// combining mark after a slash makes one character of the two).
         static func normalized(_ path: String) -> String {
             let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
             var text = path
